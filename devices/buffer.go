@@ -1,0 +1,204 @@
+package devices
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"residentlua/devices/fault"
+	"residentlua/devices/memory"
+)
+
+// Buffer is memory shared by the host and the devices of its profile. The
+// host reads and writes it directly; devices go through a View, which
+// applies the memory model (docs/memory-model.md).
+type Buffer struct {
+	id          uint64
+	owner       uint64
+	profile     *Profile
+	budget      *MemoryBudget
+	region      *memory.Region
+	attachments []*attachment
+
+	hostMu      sync.Mutex // serialises host stores and releases
+	released    bool       // guarded by fabric.mu
+	quarantined bool       // guarded by fabric.mu
+}
+
+// attachment is how one queue family of one device sees the buffer.
+type attachment struct {
+	device   *Device
+	family   QueueFamily
+	coherent bool
+	// stale exists once the host has stored into the buffer: it marks the
+	// lines whose host stores this (non-coherent) family does not see yet,
+	// with what those lines held when it last could see them.
+	stale atomic.Pointer[staleness]
+}
+
+type staleness struct {
+	lines []atomic.Bool
+	words []atomic.Uint32
+}
+
+// ID identifies the buffer in events.
+func (b *Buffer) ID() uint64 { return b.id }
+
+// Size is the buffer's size in bytes (whole lines).
+func (b *Buffer) Size() int { return b.region.Len() }
+
+// Profile is the profile the buffer was allocated from.
+func (b *Buffer) Profile() *Profile { return b.profile }
+
+// HostLoad reads a word as the host sees it (coherent, acquire).
+func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
+
+// HostStore writes a word as the host (release). Non-coherent families do
+// not see it until a host release covering it executes for them.
+func (b *Buffer) HostStore(off int, v uint32) {
+	b.hostMu.Lock()
+	b.hideFromNonCoherent(off/memory.LineBytes, off/memory.LineBytes+1)
+	b.region.Store(off, v)
+	b.hostMu.Unlock()
+	f := b.profile.fabric
+	f.events.Emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	f.exec.changed()
+}
+
+// Zero stores zero into every word as the host.
+func (b *Buffer) Zero() {
+	b.hostMu.Lock()
+	b.hideFromNonCoherent(0, b.region.Len()/memory.LineBytes)
+	for off := 0; off < b.region.Len(); off += 4 {
+		b.region.Store(off, 0)
+	}
+	b.hostMu.Unlock()
+	b.profile.fabric.exec.changed()
+}
+
+// hideFromNonCoherent snapshots lines [lo, hi) for every non-coherent family
+// that still sees them, before the host changes them. Call with hostMu held.
+func (b *Buffer) hideFromNonCoherent(lo, hi int) {
+	const wordsPerLine = memory.LineBytes / 4
+	for _, a := range b.attachments {
+		if a.coherent {
+			continue
+		}
+		st := a.stale.Load()
+		if st == nil {
+			lines := b.region.Len() / memory.LineBytes
+			st = &staleness{lines: make([]atomic.Bool, lines), words: make([]atomic.Uint32, lines*wordsPerLine)}
+			a.stale.Store(st)
+		}
+		for line := lo; line < hi; line++ {
+			if st.lines[line].Load() {
+				continue
+			}
+			for w := line * wordsPerLine; w < (line+1)*wordsPerLine; w++ {
+				st.words[w].Store(b.region.Load(w * 4))
+			}
+			st.lines[line].Store(true)
+		}
+	}
+}
+
+func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) {
+	for _, a := range b.attachments {
+		if a.device == d && a.family.Ordinal == family.Ordinal {
+			return a, nil
+		}
+	}
+	return nil, Errorf(KindInvalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.Ordinal, family.Command)
+}
+
+// Coherent reports whether family of d sees the buffer coherently.
+func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
+	a, err := b.attachment(d, family)
+	if err != nil {
+		return false, err
+	}
+	return a.coherent, nil
+}
+
+// Release unmaps the buffer and returns its budget. It refuses, and keeps the
+// memory, while a program that can reach the buffer has not retired or while
+// a quarantine holds it; the attempt is still recorded as an event, so the
+// oracle sees it.
+func (b *Buffer) Release() error {
+	f := b.profile.fabric
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if b.released {
+		return Errorf(KindBusy, "release", "buffer %d is already released", b.id)
+	}
+	f.events.Emit(HostActor, b.owner, EvRelease, b.id, uint64(b.region.Len()), "")
+	if b.quarantined {
+		return Errorf(KindBusy, "release", "buffer %d is quarantined; reset its devices to release it", b.id)
+	}
+	for _, d := range f.devices {
+		if inv := d.current; inv != nil && !inv.comp.IsDone() && inv.reaches(b) {
+			return Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, d.name)
+		}
+	}
+	b.releaseLocked(false)
+	return nil
+}
+
+func (b *Buffer) releaseLocked(quarantined bool) {
+	b.released = true
+	b.budget.refund(int64(b.region.Len()), quarantined)
+	_ = b.region.Unmap() // only fails when already unmapped, which released excludes
+}
+
+// Publication is a prepared host release: executing it makes the host's
+// stores to a range visible to one queue family.
+type Publication struct {
+	buffer *Buffer
+	att    *attachment
+	lo, hi int    // lines
+	label  string // "npu0 xdna", for events
+}
+
+// PrepareHostRelease prepares a release of bytes [lo, hi) of b for family of d.
+func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (*Publication, error) {
+	a, err := b.attachment(d, family)
+	if err != nil {
+		return nil, err
+	}
+	if lo < 0 || hi > b.region.Len() || lo >= hi {
+		return nil, Errorf(KindInvalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
+	}
+	return &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
+		label: d.name + " " + family.Command.String()}, nil
+}
+
+// Family is the queue family the publication releases to.
+func (p *Publication) Family() QueueFamily { return p.att.family }
+
+// Device is the device the publication releases to.
+func (p *Publication) Device() *Device { return p.att.device }
+
+// Execute performs the release. The fault site host.publish can make it fail
+// (error) or do nothing (skip).
+func (p *Publication) Execute() error {
+	b := p.buffer
+	f := b.profile.fabric
+	fired := f.hitFault(HostActor, b.owner, fault.HostPublish)
+	switch fired.Action {
+	case fault.Error:
+		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
+		return Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
+	case fault.Skip:
+		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
+		return nil
+	}
+	if st := p.att.stale.Load(); st != nil {
+		b.hostMu.Lock()
+		for line := p.lo; line < p.hi; line++ {
+			st.lines[line].Store(false)
+		}
+		b.hostMu.Unlock()
+	}
+	f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
+	f.exec.changed()
+	return nil
+}

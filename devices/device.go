@@ -1,0 +1,134 @@
+package devices
+
+import "fmt"
+
+// DeviceKind says what a device is.
+type DeviceKind uint8
+
+// Device kinds.
+const (
+	GPU DeviceKind = iota + 1
+	NPU
+)
+
+// String is "gpu" or "npu".
+func (k DeviceKind) String() string {
+	switch k {
+	case GPU:
+		return "gpu"
+	case NPU:
+		return "npu"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Command is the command format a queue family accepts.
+type Command uint8
+
+// Queue commands: GPU PM4, AQL and SDMA; NPU XDNA.
+const (
+	PM4 Command = iota + 1
+	AQL
+	SDMA
+	XDNA
+)
+
+// String is the command's name ("pm4", "aql", "sdma", "xdna").
+func (c Command) String() string {
+	switch c {
+	case PM4:
+		return "pm4"
+	case AQL:
+		return "aql"
+	case SDMA:
+		return "sdma"
+	case XDNA:
+		return "xdna"
+	}
+	return fmt.Sprintf("command(%d)", uint8(c))
+}
+
+// ParseCommand reads a command name ("pm4", "aql", "sdma", "xdna").
+func ParseCommand(name string) (Command, error) {
+	for _, c := range []Command{PM4, AQL, SDMA, XDNA} {
+		if c.String() == name {
+			return c, nil
+		}
+	}
+	return 0, Errorf(KindInvalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
+}
+
+// QueueFamily is one of a device's queue families.
+type QueueFamily struct {
+	Ordinal int
+	Command Command
+}
+
+// Device is a GPU or an NPU of a fabric. It runs at most one invocation at a
+// time and stays occupied while a quarantine holds it.
+type Device struct {
+	fabric   *Fabric
+	actor    Actor
+	name     string
+	kind     DeviceKind
+	families []QueueFamily
+
+	// Guarded by fabric.mu.
+	current *invocation
+	held    int // quarantines that hold this device until it is reset
+}
+
+// Name is the device's name, such as "gpu0".
+func (d *Device) Name() string { return d.name }
+
+// Kind is GPU or NPU.
+func (d *Device) Kind() DeviceKind { return d.kind }
+
+// Actor is the device's actor number in events.
+func (d *Device) Actor() Actor { return d.actor }
+
+// Fabric is the fabric the device belongs to.
+func (d *Device) Fabric() *Fabric { return d.fabric }
+
+// QueueFamilies lists the device's queue families in ordinal order.
+func (d *Device) QueueFamilies() []QueueFamily { return append([]QueueFamily(nil), d.families...) }
+
+// Family returns the first family whose command is c.
+func (d *Device) Family(c Command) (QueueFamily, error) {
+	for _, f := range d.families {
+		if f.Command == c {
+			return f, nil
+		}
+	}
+	return QueueFamily{}, Errorf(KindUnsupported, "queue", "%s has no %s queue family", d.name, c)
+}
+
+// Occupied reports whether the device runs an invocation or is held by a quarantine.
+func (d *Device) Occupied() bool {
+	d.fabric.mu.Lock()
+	defer d.fabric.mu.Unlock()
+	return d.occupiedLocked()
+}
+
+func (d *Device) occupiedLocked() bool {
+	return d.held > 0 || (d.current != nil && !d.current.comp.IsDone())
+}
+
+// Reset stops whatever runs on the device (its completion finishes with a
+// reset error) and frees the device. Quarantines whose devices have all been
+// reset since they began are released: their memory is unmapped and their
+// budget returned.
+func (d *Device) Reset() {
+	f := d.fabric
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var stopped uint64
+	if inv := d.current; inv != nil && !inv.comp.IsDone() {
+		stopped = inv.id
+		f.exec.stop(inv)
+	}
+	d.current = nil
+	d.held = 0
+	f.events.Emit(d.actor, 0, EvReset, stopped, 0, "")
+	f.releaseResetQuarantines(d)
+}

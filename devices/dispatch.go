@@ -1,0 +1,192 @@
+package devices
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"residentlua/devices/fault"
+)
+
+// Prepared is a program ready to be dispatched on one queue family of a
+// device, with the buffers it can reach.
+type Prepared struct {
+	device   *Device
+	family   QueueFamily
+	program  Program
+	owner    uint64
+	reach    []*Buffer
+	exchange *Exchange // set when the program is half of the built-in exchange
+
+	dispatched atomic.Bool
+}
+
+// Prepare makes program dispatchable on family of d. owner tags its events;
+// reach lists every buffer the program can touch (they must outlive it).
+func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reach ...*Buffer) (*Prepared, error) {
+	if family.Ordinal < 0 || family.Ordinal >= len(d.families) || d.families[family.Ordinal] != family {
+		return nil, Errorf(KindInvalid, "prepare", "%s has no queue family %d (%s)", d.name, family.Ordinal, family.Command)
+	}
+	if program == nil {
+		return nil, Errorf(KindInvalid, "prepare", "no program given")
+	}
+	return &Prepared{device: d, family: family, program: program, owner: owner, reach: reach}, nil
+}
+
+// Device is the device the program runs on.
+func (p *Prepared) Device() *Device { return p.device }
+
+// Family is the queue family the program is dispatched to.
+func (p *Prepared) Family() QueueFamily { return p.family }
+
+// Reach lists the buffers the program can touch.
+func (p *Prepared) Reach() []*Buffer { return append([]*Buffer(nil), p.reach...) }
+
+// Exchange is the exchange the program belongs to, or nil.
+func (p *Prepared) Exchange() *Exchange { return p.exchange }
+
+// Dispatch puts the program on its queue. It is rejected while the device is
+// occupied (Busy), when the program was dispatched before (Busy), or when the
+// device's dispatch fault fires (Device). An accepted program starts after
+// its queue's dispatch latency.
+func (p *Prepared) Dispatch() (*Completion, error) {
+	d := p.device
+	f := d.fabric
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	reject := func(err *Error) (*Completion, error) {
+		f.events.Emit(d.actor, p.owner, EvReject, uint64(p.family.Ordinal), 0, err.Message)
+		return nil, err
+	}
+	if f.closed {
+		return reject(Errorf(KindBusy, "dispatch", "the fabric is closed; make a new one"))
+	}
+	if d.occupiedLocked() {
+		if d.held > 0 {
+			return reject(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
+		}
+		return reject(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
+	}
+	if p.dispatched.Load() {
+		return reject(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
+	}
+	site := fault.NPUDispatch
+	if d.kind == GPU {
+		site = fault.GPUDispatch
+	}
+	delay := f.timing.dispatch(p.family.Command)
+	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
+	case fault.Error:
+		return reject(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
+	case fault.Delay:
+		delay += fired.Delay
+	}
+	p.dispatched.Store(true)
+	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
+	inv.env.inv = inv
+	inv.comp.inv = inv
+	inv.startAt = f.exec.now() + delay
+	d.current = inv
+	f.events.Emit(d.actor, p.owner, EvDispatch, inv.id, uint64(p.family.Ordinal), "")
+	for _, b := range p.reach {
+		f.events.Emit(d.actor, p.owner, EvReach, inv.id, b.id, "")
+	}
+	f.exec.launch(inv)
+	return inv.comp, nil
+}
+
+// invocation is one dispatched program and its executor state.
+type invocation struct {
+	id      uint64
+	dev     *Device
+	prog    Program
+	owner   uint64
+	reach   []*Buffer
+	comp    *Completion
+	env     Env
+	startAt time.Duration
+
+	started bool          // executor-owned
+	next    Next          // executor-owned: what the program waits for
+	wakeAt  time.Duration // executor-owned
+	stopped atomic.Bool   // set by reset
+}
+
+func (inv *invocation) reaches(b *Buffer) bool {
+	for _, r := range inv.reach {
+		if r == b {
+			return true
+		}
+	}
+	return false
+}
+
+// Completion reports when an invocation retires, like an HSA signal.
+type Completion struct {
+	fabric *Fabric
+	inv    *invocation
+	done   atomic.Bool
+	err    error // set before done
+
+	once sync.Once
+	ch   chan struct{} // closed when done; made on first use by a real-time waiter
+}
+
+// IsDone reports whether the invocation has retired (successfully or not),
+// without making progress.
+func (c *Completion) IsDone() bool { return c.done.Load() }
+
+// IsComplete reports whether the invocation has retired, and its error if it
+// failed, without making progress.
+func (c *Completion) IsComplete() (bool, error) {
+	if !c.done.Load() {
+		return false, nil
+	}
+	return true, c.err
+}
+
+// Wait waits up to timeout for retirement: in simulated time by letting
+// virtual time pass, in real time on the wall clock. It returns false on
+// timeout; a device error is returned as the error.
+func (c *Completion) Wait(timeout time.Duration) (bool, error) {
+	if !c.done.Load() && !c.fabric.exec.wait(c, timeout) {
+		return false, nil
+	}
+	return true, c.err
+}
+
+// ID is the invocation's id in events.
+func (c *Completion) ID() uint64 { return c.inv.id }
+
+func (c *Completion) channel() chan struct{} {
+	c.once.Do(func() { c.ch = make(chan struct{}) })
+	return c.ch
+}
+
+// finish records retirement. The completion fault can turn a clean
+// retirement into a device error.
+func (c *Completion) finish(err error) {
+	inv := c.inv
+	f := c.fabric
+	site := fault.NPUComplete
+	if inv.dev.kind == GPU {
+		site = fault.GPUComplete
+	}
+	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
+		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
+	}
+	status, detail := uint64(0), ""
+	if err != nil {
+		status, detail = 1, err.Error()
+	}
+	f.events.Emit(inv.dev.actor, inv.owner, EvRetire, inv.id, status, detail)
+	c.err = err
+	c.done.Store(true)
+	c.once.Do(func() { c.ch = closedChannel })
+	if c.ch != closedChannel {
+		close(c.ch)
+	}
+}
+
+// closedChannel stands in for a completion's channel when no waiter made one.
+var closedChannel = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()

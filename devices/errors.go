@@ -1,0 +1,68 @@
+package devices
+
+import "fmt"
+
+// ErrorKind classifies an error so callers can match it with errors.Is.
+type ErrorKind uint8
+
+// The kinds of error the hardware model and the protocol return.
+const (
+	// KindUnsupported: the devices or memory cannot do what was asked.
+	KindUnsupported ErrorKind = iota + 1
+	// KindBusy: the operation is not allowed in the current state.
+	KindBusy
+	// KindDevice: a device rejected a dispatch or failed while running.
+	KindDevice
+	// KindPublish: a host-release publication failed.
+	KindPublish
+	// KindBudget: the memory budget is exhausted.
+	KindBudget
+	// KindInvalid: an argument was bad.
+	KindInvalid
+)
+
+var kindNames = [...]string{KindUnsupported: "unsupported", KindBusy: "busy", KindDevice: "device", KindPublish: "publish", KindBudget: "budget", KindInvalid: "invalid"}
+
+// String is the kind's lower-case name ("busy", "device", ...).
+func (k ErrorKind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Error is an error of a known kind: what happened and what to do.
+type Error struct {
+	Kind    ErrorKind
+	Op      string // the operation that failed, such as "dispatch" or "start"
+	Message string
+}
+
+// Error formats the error as "<kind>: <message>".
+func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
+
+// Is reports whether target is the sentinel of the same kind, so that
+// errors.Is(err, devices.ErrBusy) matches every Busy error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Op == sentinelOp && t.Kind == e.Kind
+}
+
+const sentinelOp = "<kind>"
+
+func sentinel(k ErrorKind) *Error { return &Error{Kind: k, Op: sentinelOp, Message: "any " + k.String() + " error"} }
+
+// Sentinels for errors.Is, one per kind.
+var (
+	ErrUnsupported = sentinel(KindUnsupported)
+	ErrBusy        = sentinel(KindBusy)
+	ErrDevice      = sentinel(KindDevice)
+	ErrPublish     = sentinel(KindPublish)
+	ErrBudget      = sentinel(KindBudget)
+	ErrInvalid     = sentinel(KindInvalid)
+)
+
+// Errorf makes an Error of kind k for operation op.
+func Errorf(k ErrorKind, op, format string, args ...any) *Error {
+	return &Error{Kind: k, Op: op, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,166 @@
+package devices
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// EventKind names what happened. The devices package emits the kinds below;
+// the engine adds its own protocol kinds.
+type EventKind string
+
+// Event kinds emitted by the hardware model.
+const (
+	EvAlloc         EventKind = "alloc"           // A: buffer, B: bytes
+	EvAllocFailed   EventKind = "alloc.failed"    // Detail: why
+	EvRelease       EventKind = "release"         // A: buffer, B: bytes
+	EvHostStore     EventKind = "host.store"      // A: buffer, B: value
+	EvPublication   EventKind = "publication"     // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
+	EvDispatch      EventKind = "dispatch"        // A: invocation, B: family ordinal
+	EvReject        EventKind = "dispatch.reject" // A: family ordinal; Detail: why
+	EvReach         EventKind = "reach"           // A: invocation, B: buffer it can reach
+	EvStart         EventKind = "start"           // A: invocation
+	EvObserve       EventKind = "observe"         // A: invocation, B: decision seen
+	EvPayloadWrite  EventKind = "payload.write"   // A: invocation, B: generation
+	EvPayloadRead   EventKind = "payload.read"    // A: invocation, B: generation
+	EvCredit        EventKind = "credit"          // A: invocation, B: generation returned
+	EvDrain         EventKind = "drain"           // A: invocation, B: words written back
+	EvRetire        EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
+	EvFault         EventKind = "fault"           // A: site, B: action; Detail: site and action
+	EvReset         EventKind = "reset"           // A: invocation stopped (0 when idle)
+	EvQuarantine    EventKind = "quarantine"      // A: bytes kept
+	EvQuarantineEnd EventKind = "quarantine.end"  // A: bytes returned
+)
+
+// Actor says who acted: the host or a device.
+type Actor uint8
+
+// HostActor is the host; devices are 1, 2, ... in fabric order.
+const HostActor Actor = 0
+
+// Event is one step of the protocol or of a device.
+type Event struct {
+	Seq     uint64        // position in the stream, from 1
+	Time    time.Duration // since the fabric was made; virtual in simulated time
+	Actor   Actor
+	Session uint64 // the owner tag of the buffer or program (the engine's session id); 0 if none
+	Kind    EventKind
+	A, B    uint64 // kind-specific numbers, see the kind's comment
+	Detail  string
+}
+
+// Stream is the fabric's bounded event stream. It keeps the last events
+// (a ring), feeds every event to its subscribers in order, and keeps a digest
+// of everything emitted so that two runs can be compared byte for byte.
+type Stream struct {
+	mu     sync.Mutex
+	ring   []Event
+	seq    uint64
+	subs   []*subscription
+	digest uint64
+	clock  func() time.Duration
+}
+
+type subscription struct{ fn func(Event) }
+
+func newStream(capacity int, clock func() time.Duration) *Stream {
+	return &Stream{ring: make([]Event, capacity), digest: fnvOffset, clock: clock}
+}
+
+// Emit stamps the event with its sequence number and time, records it and
+// hands it to the subscribers before returning.
+func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	e := Event{Seq: s.seq, Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail}
+	s.ring[s.seq%uint64(len(s.ring))] = e
+	s.hash(&e)
+	for _, sub := range s.subs {
+		sub.fn(e)
+	}
+}
+
+// FNV-1a, written out so that hashing an event allocates nothing.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func (s *Stream) hash(e *Event) {
+	for _, v := range [...]uint64{uint64(e.Time), uint64(e.Actor), e.Session, e.A, e.B, uint64(len(e.Kind))<<32 | uint64(len(e.Detail))} {
+		for i := 0; i < 8; i++ {
+			s.digest = (s.digest ^ (v & 0xff)) * fnvPrime
+			v >>= 8
+		}
+	}
+	for _, str := range [...]string{string(e.Kind), e.Detail} {
+		for i := 0; i < len(str); i++ {
+			s.digest = (s.digest ^ uint64(str[i])) * fnvPrime
+		}
+	}
+}
+
+// Subscribe calls fn with every later event, in order, on the emitting
+// goroutine and under the stream's lock: fn must be quick and must not emit.
+// The returned function ends the subscription.
+func (s *Stream) Subscribe(fn func(Event)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub := &subscription{fn: fn}
+	s.subs = append(s.subs, sub)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, x := range s.subs {
+			if x == sub {
+				s.subs = append(s.subs[:i:i], s.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Events returns the events still held, oldest first, that match keep (all when keep is nil).
+func (s *Stream) Events(keep func(*Event) bool) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := uint64(len(s.ring))
+	first := uint64(1)
+	if s.seq > n {
+		first = s.seq - n + 1
+	}
+	var out []Event
+	for q := first; q <= s.seq; q++ {
+		e := &s.ring[q%n]
+		if keep == nil || keep(e) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// Count is the number of events emitted so far.
+func (s *Stream) Count() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// Digest is a hash of every event emitted so far (times, actors, kinds,
+// numbers and details), for comparing runs.
+func (s *Stream) Digest() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.digest
+}
+
+// Format renders an event as one line, naming actors with names.
+func (e Event) Format(names func(Actor) string) string {
+	s := fmt.Sprintf("%12v %-5s s%-3d %-16s a=%d b=%d", e.Time, names(e.Actor), e.Session, e.Kind, e.A, e.B)
+	if e.Detail != "" {
+		s += " " + e.Detail
+	}
+	return s
+}

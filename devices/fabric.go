@@ -1,0 +1,247 @@
+package devices
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"residentlua/devices/fault"
+)
+
+// Mode selects the executor that runs device programs.
+type Mode uint8
+
+// Executor modes.
+const (
+	// Simulated runs every device step on the caller's goroutine against a
+	// virtual clock, in an order drawn from the seed: reproducible byte for byte.
+	Simulated Mode = iota + 1
+	// RealTime runs each device on its own OS thread against the wall clock.
+	RealTime
+)
+
+// String is "sim" or "realtime".
+func (m Mode) String() string {
+	switch m {
+	case Simulated:
+		return "sim"
+	case RealTime:
+		return "realtime"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// ParseMode reads "sim" or "realtime".
+func ParseMode(name string) (Mode, error) {
+	switch name {
+	case "sim":
+		return Simulated, nil
+	case "realtime":
+		return RealTime, nil
+	}
+	return 0, Errorf(KindInvalid, "fabric", "unknown mode %q; use \"sim\" or \"realtime\"", name)
+}
+
+// DeviceConfig describes one device of a fabric.
+type DeviceConfig struct {
+	Name     string // defaults to kind and index, "gpu0"
+	Kind     DeviceKind
+	Families []Command // queue families in ordinal order
+}
+
+// DefaultDevices is one GPU (PM4, AQL, SDMA) and one NPU (XDNA).
+func DefaultDevices() []DeviceConfig {
+	return []DeviceConfig{
+		{Name: "gpu0", Kind: GPU, Families: []Command{PM4, AQL, SDMA}},
+		{Name: "npu0", Kind: NPU, Families: []Command{XDNA}},
+	}
+}
+
+// DefaultBudget is the memory budget of a fabric that sets none: 1 GiB.
+const DefaultBudget = 1 << 30
+
+// Config says how to make a fabric. The zero value of every field means its default.
+type Config struct {
+	Mode          Mode           // default RealTime
+	Seed          uint64         // 0 picks one; Fabric.Seed reports it
+	Timing        Timing         // default IdealTiming
+	Budget        int64          // bytes; default DefaultBudget
+	Devices       []DeviceConfig // default DefaultDevices
+	NoFineGrained bool           // offer no fine-grained memory (startup must then fail)
+	EventCapacity int            // events kept in the ring; default 1<<16
+}
+
+// Fabric holds the devices, the memory and its budget, the clock, the fault
+// plane and the event stream. It is safe for concurrent use.
+type Fabric struct {
+	mu          sync.Mutex
+	mode        Mode
+	seed        uint64
+	timing      Timing
+	devices     []*Device
+	budget      *MemoryBudget
+	faults      *fault.Plane
+	events      *Stream
+	exec        executor
+	ids         atomic.Uint64
+	quarantines []*Quarantined
+	fineGrained bool
+	closed      bool
+}
+
+// NewFabric makes a fabric from cfg.
+func NewFabric(cfg Config) (*Fabric, error) {
+	if cfg.Mode == 0 {
+		cfg.Mode = RealTime
+	}
+	if cfg.Mode != Simulated && cfg.Mode != RealTime {
+		return nil, Errorf(KindInvalid, "fabric", "unknown mode %d", cfg.Mode)
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()>>12 + 1
+	}
+	if cfg.Budget == 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Budget < 0 {
+		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
+	}
+	if cfg.Devices == nil {
+		cfg.Devices = DefaultDevices()
+	}
+	if cfg.EventCapacity <= 0 {
+		cfg.EventCapacity = 1 << 16
+	}
+	f := &Fabric{
+		mode:        cfg.Mode,
+		seed:        cfg.Seed,
+		timing:      cfg.Timing,
+		faults:      fault.NewPlane(cfg.Seed),
+		fineGrained: !cfg.NoFineGrained,
+	}
+	f.budget = &MemoryBudget{limit: cfg.Budget}
+	counts := map[DeviceKind]int{}
+	for i, dc := range cfg.Devices {
+		if dc.Kind != GPU && dc.Kind != NPU {
+			return nil, Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
+		}
+		name := dc.Name
+		if name == "" {
+			name = fmt.Sprintf("%s%d", dc.Kind, counts[dc.Kind])
+		}
+		counts[dc.Kind]++
+		d := &Device{fabric: f, actor: Actor(i + 1), name: name, kind: dc.Kind}
+		for ord, c := range dc.Families {
+			d.families = append(d.families, QueueFamily{Ordinal: ord, Command: c})
+		}
+		f.devices = append(f.devices, d)
+	}
+	if cfg.Mode == Simulated {
+		f.exec = newSimExecutor(f, cfg.Seed)
+	} else {
+		f.exec = newRealTimeExecutor(f)
+	}
+	f.events = newStream(cfg.EventCapacity, f.exec.now)
+	return f, nil
+}
+
+// Mode is the fabric's executor mode.
+func (f *Fabric) Mode() Mode { return f.mode }
+
+// Seed is the seed that drives every random choice of the fabric.
+func (f *Fabric) Seed() uint64 { return f.seed }
+
+// Timing is the fabric's timing profile.
+func (f *Fabric) Timing() Timing { return f.timing }
+
+// Now is the fabric's clock: virtual time in simulated mode, wall time since
+// the fabric was made in real time.
+func (f *Fabric) Now() time.Duration { return f.exec.now() }
+
+// Devices lists the devices in configuration order.
+func (f *Fabric) Devices() []*Device { return append([]*Device(nil), f.devices...) }
+
+// Device finds a device by name.
+func (f *Fabric) Device(name string) (*Device, error) {
+	for _, d := range f.devices {
+		if d.name == name {
+			return d, nil
+		}
+	}
+	return nil, Errorf(KindInvalid, "fabric", "no device named %q", name)
+}
+
+// First returns the first device of kind k, or nil.
+func (f *Fabric) First(k DeviceKind) *Device {
+	for _, d := range f.devices {
+		if d.kind == k {
+			return d
+		}
+	}
+	return nil
+}
+
+// ActorName names an actor: "host" or the device's name.
+func (f *Fabric) ActorName(a Actor) string {
+	if a == HostActor || int(a) > len(f.devices) {
+		return "host"
+	}
+	return f.devices[a-1].name
+}
+
+// Budget is the fabric's memory budget.
+func (f *Fabric) Budget() *MemoryBudget { return f.budget }
+
+// Faults is the fabric's fault plane.
+func (f *Fabric) Faults() *fault.Plane { return f.faults }
+
+// Events is the fabric's event stream.
+func (f *Fabric) Events() *Stream { return f.events }
+
+// NewID returns a fresh identifier, unique in the fabric, for buffers,
+// invocations and the owners that tag them.
+func (f *Fabric) NewID() uint64 { return f.ids.Add(1) }
+
+// Advance lets simulated time pass by d, running every device step that falls
+// inside it. In real time it sleeps.
+func (f *Fabric) Advance(d time.Duration) { f.exec.advance(d) }
+
+// Close stops every device (as Reset does) and the device threads. Memory
+// held by open owners stays mapped; quarantined memory is released once its
+// devices are stopped.
+func (f *Fabric) Close() {
+	for _, d := range f.devices {
+		d.Reset()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		f.exec.close()
+	}
+}
+
+// hitFault evaluates a fault site and, when something fires, records it as an event.
+func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
+	fired := f.faults.Hit(site)
+	if fired.Action != fault.None {
+		f.events.Emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+	}
+	return fired
+}
+
+// faultDetail names site and action without allocating for the common pairs.
+func faultDetail(site fault.Site, a fault.Action) string {
+	return faultNames[site][a]
+}
+
+var faultNames = func() (names [16][16]string) {
+	for _, s := range fault.Sites() {
+		for a := fault.Off; a <= fault.Flip; a++ {
+			names[s][a] = s.String() + " " + a.String()
+		}
+	}
+	return names
+}()

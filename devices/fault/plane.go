@@ -1,0 +1,118 @@
+package fault
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Fired is what a hit produced. Action None means nothing fired; Off means an
+// `off` term fired, which callers may log but otherwise treat like None.
+type Fired struct {
+	Action  Action
+	Message string        // for Error and Crash
+	Delay   time.Duration // for Delay
+}
+
+// Setting is one configured site with its canonical chain text.
+type Setting struct {
+	Site Site
+	Term string
+}
+
+// pcgStream is the fixed second word of every plane's PCG state.
+const pcgStream = 0x9e3779b97f4a7c15
+
+// Plane holds the configured chain of every site and decides, at each hit,
+// what fires. Probabilities draw from a PCG generator seeded by NewPlane, so a
+// given seed and sequence of hits always gives the same results. A Plane is
+// safe for concurrent use.
+type Plane struct {
+	active atomic.Uint32 // bit s is set while site s has a chain
+
+	mu     sync.Mutex
+	rng    *rand.Rand
+	chains [numSites]Chain
+	left   [numSites][]int // remaining fires per term, for terms with Count > 0
+}
+
+// NewPlane returns a plane with no site configured, drawing probabilities
+// from a generator seeded with seed.
+func NewPlane(seed uint64) *Plane {
+	return &Plane{rng: rand.New(rand.NewPCG(seed, pcgStream))}
+}
+
+// Set parses text and installs it as the site's chain with fresh counts.
+// The text "off" alone removes the site's chain. On a parse error the old
+// chain stays in place.
+func (p *Plane) Set(site Site, text string) error {
+	c, err := Parse(site, text)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(c) == 1 && c[0] == (Term{Percent: 100, Action: Off}) {
+		p.chains[site], p.left[site] = nil, nil
+		p.active.And(^(uint32(1) << site))
+		return nil
+	}
+	left := make([]int, len(c))
+	for i, t := range c {
+		left[i] = t.Count
+	}
+	p.chains[site], p.left[site] = c, left
+	p.active.Or(uint32(1) << site)
+	return nil
+}
+
+// Clear removes the chains of all sites.
+func (p *Plane) Clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.chains, p.left = [numSites]Chain{}, [numSites][]int{}
+	p.active.Store(0)
+}
+
+// Settings returns the configured sites in Site order, each with its
+// canonical chain text (messages that are the site's default left out).
+func (p *Plane) Settings() []Setting {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Setting
+	for i, c := range p.chains {
+		if c != nil {
+			out = append(out, Setting{Site: Site(i), Term: c.format(Site(i))})
+		}
+	}
+	return out
+}
+
+// Hit reports what fires at site now. Terms are tried in order: a term whose
+// count is used up is skipped; a term with a probability below 100% draws
+// from the generator and is skipped when the draw fails; otherwise the term
+// fires, using up one of its count. Hit does not allocate, and when the site
+// has no chain it does not lock either.
+func (p *Plane) Hit(site Site) Fired {
+	if p.active.Load()&(uint32(1)<<site) == 0 {
+		return Fired{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	left := p.left[site]
+	for i := range p.chains[site] {
+		t := &p.chains[site][i]
+		if t.Count > 0 && left[i] == 0 {
+			continue
+		}
+		if t.Percent < 100 && p.rng.Float64()*100 >= t.Percent {
+			continue
+		}
+		if t.Count > 0 {
+			left[i]--
+		}
+		return Fired{Action: t.Action, Message: t.Message, Delay: t.Delay}
+	}
+	return Fired{}
+}

@@ -1,0 +1,169 @@
+// Package fault is the fault plane of the hardware simulator: named sites
+// where the model misbehaves on purpose. Each site is configured with a chain
+// of failpoint terms in the syntax of pingcap/failpoint and tikv/fail-rs,
+// `[p%][N*]action[(arg)]` joined by `->`, for example `50%error(busy)`,
+// `1*off->1*hang` or `delay(10us)`.
+package fault
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Site names a place in the model where a fault can be injected.
+type Site uint8
+
+// The fault sites, in the order Sites returns them.
+const (
+	// GPUDispatch is hit when a job is dispatched to the GPU.
+	GPUDispatch Site = iota
+	// NPUDispatch is hit when a job is dispatched to the NPU.
+	NPUDispatch
+	// GPURun is hit while the GPU runs a job.
+	GPURun
+	// NPURun is hit while the NPU runs a job.
+	NPURun
+	// NPUDrain is hit when the NPU drains its queue.
+	NPUDrain
+	// GPUComplete is hit when the GPU reports a job complete.
+	GPUComplete
+	// NPUComplete is hit when the NPU reports a job complete.
+	NPUComplete
+	// HostPublish is hit when the host publishes a result.
+	HostPublish
+	// MemoryAlloc is hit when device memory is allocated.
+	MemoryAlloc
+	// PayloadCorrupt is hit when a payload may be corrupted in flight.
+	PayloadCorrupt
+
+	numSites
+)
+
+// Action is what a fault term does when it fires.
+type Action uint8
+
+// The actions. None is never parsed; it is what Hit reports when nothing fired.
+const (
+	// None means nothing fired.
+	None Action = iota
+	// Off fires but does nothing; callers treat it like None.
+	Off
+	// Error makes the operation fail with the term's message.
+	Error
+	// Delay makes the operation take the term's extra time.
+	Delay
+	// Hang makes the operation never finish.
+	Hang
+	// Crash makes the device fail hard with the term's message.
+	Crash
+	// IgnoreAbort makes a running job ignore a request to abort.
+	IgnoreAbort
+	// Skip makes the operation silently not happen.
+	Skip
+	// Flip corrupts the payload by flipping bits.
+	Flip
+
+	numActions
+)
+
+var siteNames = [numSites]string{
+	"gpu.dispatch", "npu.dispatch", "gpu.run", "npu.run", "npu.drain",
+	"gpu.complete", "npu.complete", "host.publish", "memory.alloc", "payload.corrupt",
+}
+
+var siteActions = [numSites][]Action{
+	GPUDispatch:    {Error, Delay},
+	NPUDispatch:    {Error, Delay},
+	GPURun:         {Hang, Crash, Delay, IgnoreAbort},
+	NPURun:         {Hang, Crash, Delay, IgnoreAbort},
+	NPUDrain:       {Skip},
+	GPUComplete:    {Error},
+	NPUComplete:    {Error},
+	HostPublish:    {Error, Skip},
+	MemoryAlloc:    {Error},
+	PayloadCorrupt: {Flip},
+}
+
+var actionNames = [numActions]string{
+	"none", "off", "error", "delay", "hang", "crash", "ignore_abort", "skip", "flip",
+}
+
+// Sites returns all sites, in declaration order.
+func Sites() []Site {
+	s := make([]Site, numSites)
+	for i := range s {
+		s[i] = Site(i)
+	}
+	return s
+}
+
+// String returns the site's name, such as "gpu.dispatch".
+func (s Site) String() string {
+	if s < numSites {
+		return siteNames[s]
+	}
+	return "site(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseSite returns the site with the given name.
+func ParseSite(name string) (Site, error) {
+	for i, n := range siteNames {
+		if n == name {
+			return Site(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fault site %q; sites are %s", name, strings.Join(siteNames[:], ", "))
+}
+
+// Actions returns the actions allowed at the site, not counting Off, which
+// every site allows.
+func (s Site) Actions() []Action {
+	if s >= numSites {
+		return nil
+	}
+	return append([]Action(nil), siteActions[s]...)
+}
+
+func (s Site) allows(a Action) bool {
+	if a == Off {
+		return true
+	}
+	for _, b := range siteActions[s] {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed lists the site's actions for error messages, Off last.
+func (s Site) allowed() string {
+	var names []string
+	for _, a := range siteActions[s] {
+		names = append(names, a.String())
+	}
+	return strings.Join(append(names, "off"), ", ")
+}
+
+// String returns the action's name as written in a term, such as "ignore_abort".
+func (a Action) String() string {
+	if a < numActions {
+		return actionNames[a]
+	}
+	return "action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// actionByName returns the parseable action with the name, or None.
+func actionByName(name string) Action {
+	for a := Off; a < numActions; a++ {
+		if actionNames[a] == name {
+			return a
+		}
+	}
+	return None
+}
+
+func defaultMessage(a Action, s Site) string {
+	return "injected " + a.String() + " at " + s.String()
+}

@@ -1,0 +1,119 @@
+package devices
+
+import (
+	"fmt"
+
+	"residentlua/devices/fault"
+	"residentlua/devices/memory"
+)
+
+// ProfileKind is a way memory can be shared by devices.
+type ProfileKind uint8
+
+// Allocation profile kinds.
+const (
+	// FineGrained host memory: GPU families coherent, NPU families not.
+	FineGrained ProfileKind = iota + 1
+	// CoarseGrained host memory: every family non-coherent.
+	CoarseGrained
+	// DeviceLocal memory: not host-accessible.
+	DeviceLocal
+)
+
+// String is the profile's name.
+func (k ProfileKind) String() string {
+	switch k {
+	case FineGrained:
+		return "fine-grained"
+	case CoarseGrained:
+		return "coarse-grained"
+	case DeviceLocal:
+		return "device-local"
+	}
+	return fmt.Sprintf("profile(%d)", uint8(k))
+}
+
+// Profile is one way to allocate memory shared by a set of devices, saying
+// for every (device, family) whether it sees the memory coherently.
+type Profile struct {
+	kind    ProfileKind
+	fabric  *Fabric
+	devices []*Device
+}
+
+// AllocationProfiles lists, best first, the profiles that can share memory
+// between devs; with hostAccess only host-accessible ones.
+func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile, error) {
+	if len(devs) == 0 {
+		return nil, Errorf(KindInvalid, "profiles", "no devices given")
+	}
+	for _, d := range devs {
+		if d == nil || d.fabric != f {
+			return nil, Errorf(KindInvalid, "profiles", "a device is not part of this fabric")
+		}
+	}
+	var kinds []ProfileKind
+	if f.fineGrained {
+		kinds = append(kinds, FineGrained)
+	}
+	kinds = append(kinds, CoarseGrained)
+	if !hostAccess {
+		kinds = append(kinds, DeviceLocal)
+	}
+	out := make([]*Profile, len(kinds))
+	for i, k := range kinds {
+		out[i] = &Profile{kind: k, fabric: f, devices: append([]*Device(nil), devs...)}
+	}
+	return out, nil
+}
+
+// Kind is the profile's kind.
+func (p *Profile) Kind() ProfileKind { return p.kind }
+
+// Devices lists the devices the profile shares memory between.
+func (p *Profile) Devices() []*Device { return append([]*Device(nil), p.devices...) }
+
+// Coherent reports whether family sees memory of this profile coherently.
+func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
+	return p.kind == FineGrained && d.kind == GPU
+}
+
+// Allocate maps size bytes (rounded up to whole lines), zeroed, charged to
+// budget (the fabric's when nil). owner tags the buffer's events.
+func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffer, error) {
+	f := p.fabric
+	if budget == nil {
+		budget = f.budget
+	}
+	if p.kind == DeviceLocal {
+		return nil, Errorf(KindUnsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
+	}
+	if size <= 0 || size > maxBuffer {
+		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
+	}
+	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
+		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(size), fired.Message)
+		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
+	}
+	rounded := memory.RoundUp(size)
+	if err := budget.charge(int64(rounded)); err != nil {
+		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), "budget")
+		return nil, err
+	}
+	region, err := memory.Map(rounded)
+	if err != nil {
+		budget.refund(int64(rounded), false)
+		return nil, Errorf(KindDevice, "alloc", "%v", err)
+	}
+	b := &Buffer{id: f.NewID(), owner: owner, profile: p, budget: budget, region: region}
+	for _, d := range p.devices {
+		for _, fam := range d.families {
+			b.attachments = append(b.attachments, &attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
+		}
+	}
+	f.events.Emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), "")
+	return b, nil
+}
+
+// maxBuffer bounds one allocation: 1 GiB.
+const maxBuffer = 1 << 30

@@ -1,0 +1,82 @@
+package devices
+
+import (
+	"time"
+
+	"residentlua/devices/fault"
+)
+
+// Program is a device program written as a step machine. Step does a little
+// work through its views and says what it waits for next. It never blocks,
+// sleeps or starts goroutines: an executor runs it, so the same program is
+// correct in real and in simulated time, and every interleaving can be
+// replayed.
+type Program interface {
+	Step(env *Env) Next
+}
+
+type nextKind uint8
+
+const (
+	nextContinue nextKind = iota
+	nextWaitWord
+	nextSleep
+	nextHang
+	nextRetire
+)
+
+// Next is what a step returns: continue, wait, or retire.
+type Next struct {
+	kind nextKind
+	view *View
+	off  int
+	old  uint32
+	d    time.Duration
+	err  error
+}
+
+// Continue asks to be stepped again at once.
+func Continue() Next { return Next{kind: nextContinue} }
+
+// WaitWord asks to be stepped again once the word at off, as v sees it, no
+// longer holds old.
+func WaitWord(v *View, off int, old uint32) Next {
+	return Next{kind: nextWaitWord, view: v, off: off, old: old}
+}
+
+// Sleep asks to be stepped again after d of the fabric's time.
+func Sleep(d time.Duration) Next { return Next{kind: nextSleep, d: d} }
+
+// Hang never asks to be stepped again: the program never retires by itself.
+func Hang() Next { return Next{kind: nextHang} }
+
+// Retire ends the program, successfully when err is nil.
+func Retire(err error) Next { return Next{kind: nextRetire, err: err} }
+
+// Env is what a running program may use besides its views: the clock, the
+// timing profile, the fault plane and the event stream.
+type Env struct {
+	inv *invocation
+}
+
+// Now is the fabric's time.
+func (e *Env) Now() time.Duration { return e.inv.dev.fabric.exec.now() }
+
+// Timing is the fabric's timing profile.
+func (e *Env) Timing() *Timing { return &e.inv.dev.fabric.timing }
+
+// Emit records an event by this device about this invocation (A is the
+// invocation).
+func (e *Env) Emit(kind EventKind, b uint64, detail string) {
+	inv := e.inv
+	inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, inv.id, b, detail)
+}
+
+// Fault hits a fault site, recording what fired.
+func (e *Env) Fault(site fault.Site) fault.Fired {
+	inv := e.inv
+	return inv.dev.fabric.hitFault(inv.dev.actor, inv.owner, site)
+}
+
+// Device is the device running the program.
+func (e *Env) Device() *Device { return e.inv.dev }

@@ -1,0 +1,86 @@
+package devices
+
+import "time"
+
+// Quarantined is memory a device may still reach, kept mapped and charged,
+// with the devices that might reach it held occupied, until every one of
+// those devices has been reset.
+type Quarantined struct {
+	owner   uint64
+	label   string
+	since   time.Duration
+	bytes   int64
+	buffers []*Buffer
+	waiting []*Device // devices not yet reset
+}
+
+// QuarantineInfo describes a quarantine.
+type QuarantineInfo struct {
+	Owner   uint64        // the owner tag (session id)
+	Label   string        // why, in words
+	Since   time.Duration // fabric time it began
+	Bytes   int64         // memory kept
+	Waiting []string      // devices that must still be reset
+}
+
+// Quarantine keeps bufs mapped and charged and holds devs occupied until each
+// of them is reset. It never frees anything.
+func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*Buffer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q := &Quarantined{owner: owner, label: label, since: f.exec.now()}
+	for _, b := range bufs {
+		if b.released || b.quarantined {
+			continue
+		}
+		b.quarantined = true
+		q.buffers = append(q.buffers, b)
+		q.bytes += int64(b.region.Len())
+		b.budget.quarantine(int64(b.region.Len()))
+	}
+	for _, d := range devs {
+		d.held++
+		q.waiting = append(q.waiting, d)
+	}
+	f.quarantines = append(f.quarantines, q)
+	f.events.Emit(HostActor, owner, EvQuarantine, uint64(q.bytes), 0, label)
+}
+
+// Quarantines lists the quarantines still in force, oldest first.
+func (f *Fabric) Quarantines() []QuarantineInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]QuarantineInfo, 0, len(f.quarantines))
+	for _, q := range f.quarantines {
+		info := QuarantineInfo{Owner: q.owner, Label: q.label, Since: q.since, Bytes: q.bytes}
+		for _, d := range q.waiting {
+			info.Waiting = append(info.Waiting, d.name)
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// releaseResetQuarantines notes that d was reset and releases every
+// quarantine that waits for no other device (fabric.mu held).
+func (f *Fabric) releaseResetQuarantines(d *Device) {
+	kept := f.quarantines[:0]
+	for _, q := range f.quarantines {
+		for i, w := range q.waiting {
+			if w == d {
+				q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
+				break
+			}
+		}
+		if len(q.waiting) > 0 {
+			kept = append(kept, q)
+			continue
+		}
+		for _, b := range q.buffers {
+			b.releaseLocked(true)
+		}
+		f.events.Emit(HostActor, q.owner, EvQuarantineEnd, uint64(q.bytes), 0, q.label)
+	}
+	clear(f.quarantines[len(kept):])
+	f.quarantines = kept
+}

@@ -1,0 +1,131 @@
+package devices
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// simExecutor runs every device step on the calling goroutine against a
+// virtual clock. When several programs can step at the same instant, a
+// generator seeded from the fabric's seed picks the order, so a seed and a
+// sequence of host operations always give the same events.
+type simExecutor struct {
+	fabric *Fabric
+	mu     sync.Mutex // serialises runs: one goroutine steps devices at a time
+	clock  atomic.Int64
+	rng    *rand.Rand
+	active []*invocation
+	ready  []*invocation // scratch
+}
+
+func newSimExecutor(f *Fabric, seed uint64) *simExecutor {
+	return &simExecutor{fabric: f, rng: rand.New(rand.NewPCG(seed, 0x5eed5c4ed))}
+}
+
+func (s *simExecutor) now() time.Duration { return time.Duration(s.clock.Load()) }
+
+func (s *simExecutor) launch(inv *invocation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv.wakeAt = inv.startAt
+	inv.next = Sleep(0)
+	s.active = append(s.active, inv)
+}
+
+func (s *simExecutor) changed() {}
+
+func (s *simExecutor) wait(c *Completion, timeout time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run(deadline(s.now(), timeout), c)
+}
+
+func (s *simExecutor) advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.run(deadline(s.now(), d), nil)
+}
+
+func (s *simExecutor) stop(inv *invocation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv.stopped.Store(true)
+	s.remove(inv)
+	inv.comp.finish(errReset(inv))
+}
+
+func (s *simExecutor) close() {}
+
+func (s *simExecutor) remove(inv *invocation) {
+	for i, x := range s.active {
+		if x == inv {
+			s.active = append(s.active[:i], s.active[i+1:]...)
+			return
+		}
+	}
+}
+
+// run steps programs until c completes (when c is not nil) or until the
+// clock reaches until, and reports whether c completed.
+func (s *simExecutor) run(until time.Duration, c *Completion) bool {
+	for {
+		if c != nil && c.done.Load() {
+			return true
+		}
+		now := s.now()
+		s.ready = s.ready[:0]
+		next := forever
+		for _, inv := range s.active {
+			switch inv.next.kind {
+			case nextContinue:
+				s.ready = append(s.ready, inv)
+			case nextWaitWord:
+				if inv.next.view.Load(inv.next.off) != inv.next.old {
+					s.ready = append(s.ready, inv)
+				}
+			case nextSleep, nextRetire:
+				if inv.wakeAt <= now {
+					s.ready = append(s.ready, inv)
+				} else if inv.wakeAt < next {
+					next = inv.wakeAt
+				}
+			}
+		}
+		if len(s.ready) == 0 {
+			if next > until {
+				if until > now {
+					s.clock.Store(int64(until))
+				}
+				return c != nil && c.done.Load()
+			}
+			s.clock.Store(int64(next))
+			continue
+		}
+		inv := s.ready[0]
+		if len(s.ready) > 1 {
+			inv = s.ready[s.rng.IntN(len(s.ready))]
+		}
+		s.step(inv)
+	}
+}
+
+func (s *simExecutor) step(inv *invocation) {
+	if inv.next.kind == nextRetire {
+		s.remove(inv)
+		inv.comp.finish(inv.next.err)
+		return
+	}
+	if !inv.started {
+		inv.started = true
+		inv.env.Emit(EvStart, 0, "")
+	}
+	inv.next = inv.prog.Step(&inv.env)
+	switch inv.next.kind {
+	case nextSleep:
+		inv.wakeAt = deadline(s.now(), inv.next.d)
+	case nextRetire:
+		inv.wakeAt = s.now() + inv.dev.fabric.timing.Completion
+	}
+}

@@ -1,0 +1,101 @@
+package devices
+
+import "residentlua/devices/memory"
+
+// View is how one device program reaches a buffer through one queue family.
+//
+// A coherent view loads and stores memory at once. A non-coherent view
+// (the NPU's XDNA DMA) reads what the buffer holds, except lines the host
+// stored into since the last host release for this family: those read as
+// they were then. Its stores stay in the device (its reads see them) until
+// Drain writes them back to memory.
+type View struct {
+	buffer  *Buffer
+	att     *attachment
+	pending []pendingWrite
+}
+
+type pendingWrite struct {
+	off int
+	val uint32
+}
+
+// View returns a view of b for family of d, for one program.
+func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
+	a, err := b.attachment(d, family)
+	if err != nil {
+		return nil, err
+	}
+	return &View{buffer: b, att: a}, nil
+}
+
+// Buffer is the viewed buffer.
+func (v *View) Buffer() *Buffer { return v.buffer }
+
+// Coherent reports whether the view sees memory coherently.
+func (v *View) Coherent() bool { return v.att.coherent }
+
+// Load reads the word at byte offset off as this family sees it.
+func (v *View) Load(off int) uint32 {
+	if v.att.coherent {
+		return v.buffer.region.Load(off)
+	}
+	for i := len(v.pending) - 1; i >= 0; i-- {
+		if v.pending[i].off == off {
+			return v.pending[i].val
+		}
+	}
+	st := v.att.stale.Load()
+	if st == nil {
+		return v.buffer.region.Load(off)
+	}
+	line := off / memory.LineBytes
+	if st.lines[line].Load() {
+		return st.words[off/4].Load()
+	}
+	val := v.buffer.region.Load(off)
+	// A host store may have landed between the two loads; if so the line
+	// became stale first, and the snapshot is what this family may see.
+	if st.lines[line].Load() {
+		return st.words[off/4].Load()
+	}
+	return val
+}
+
+// Store writes the word at off: at once when coherent, at the next Drain otherwise.
+func (v *View) Store(off int, val uint32) {
+	if v.att.coherent {
+		v.buffer.region.Store(off, val)
+		v.buffer.profile.fabric.exec.changed()
+		return
+	}
+	for i := range v.pending {
+		if v.pending[i].off == off {
+			v.pending[i].val = val
+			return
+		}
+	}
+	v.pending = append(v.pending, pendingWrite{off, val})
+}
+
+// Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
+func (v *View) Flip(off int, mask uint32) { v.buffer.region.Xor(off, mask) }
+
+// Drain writes the view's pending stores back to memory, in the order they
+// were made, and returns how many words it wrote.
+func (v *View) Drain() int {
+	n := len(v.pending)
+	if n == 0 {
+		return 0
+	}
+	for _, p := range v.pending {
+		v.buffer.region.Store(p.off, p.val)
+	}
+	v.pending = v.pending[:0]
+	v.buffer.profile.fabric.exec.changed()
+	return n
+}
+
+// Discard forgets the pending stores, as a device reset or an undrained
+// retirement does.
+func (v *View) Discard() { v.pending = v.pending[:0] }

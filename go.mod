@@ -1,0 +1,10 @@
+module residentlua
+
+go 1.26.0
+
+require (
+	github.com/mattn/go-runewidth v0.0.3 // indirect
+	github.com/peterh/liner v1.2.2 // indirect
+	github.com/yuin/gopher-lua v1.1.2 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
