@@ -121,7 +121,7 @@ func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
 
 // Release unmaps the buffer and returns its budget. It refuses, and keeps the
 // memory, while a program that can reach the buffer has not retired or while
-// a quarantine holds it; the attempt is still recorded as an event, so the
+// a quarantine holds it; the refused attempt is recorded as an event, so the
 // oracle sees it.
 func (b *Buffer) Release() error {
 	f := b.profile.fabric
@@ -130,13 +130,16 @@ func (b *Buffer) Release() error {
 	if b.released {
 		return Errorf(KindBusy, "release", "buffer %d is already released", b.id)
 	}
-	f.events.Emit(HostActor, b.owner, EvRelease, b.id, uint64(b.region.Len()), "")
+	refuse := func(err *Error) error {
+		f.events.Emit(HostActor, b.owner, EvReleaseRefused, b.id, uint64(b.region.Len()), err.Message)
+		return err
+	}
 	if b.quarantined {
-		return Errorf(KindBusy, "release", "buffer %d is quarantined; reset its devices to release it", b.id)
+		return refuse(Errorf(KindBusy, "release", "buffer %d is quarantined; reset its devices to release it", b.id))
 	}
 	for _, d := range f.devices {
 		if inv := d.current; inv != nil && !inv.comp.IsDone() && inv.reaches(b) {
-			return Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, d.name)
+			return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, d.name))
 		}
 	}
 	b.releaseLocked(false)
@@ -145,8 +148,21 @@ func (b *Buffer) Release() error {
 
 func (b *Buffer) releaseLocked(quarantined bool) {
 	b.released = true
-	b.budget.refund(int64(b.region.Len()), quarantined)
+	size := b.region.Len()
+	b.budget.refund(int64(size), quarantined)
 	_ = b.region.Unmap() // only fails when already unmapped, which released excludes
+	b.profile.fabric.events.Emit(HostActor, b.owner, EvRelease, b.id, uint64(size), b.budgetLabel())
+}
+
+// PrivateBudget is the Detail of alloc and release events of buffers charged
+// to a budget other than the fabric's.
+const PrivateBudget = "private budget"
+
+func (b *Buffer) budgetLabel() string {
+	if b.budget != b.profile.fabric.budget {
+		return PrivateBudget
+	}
+	return ""
 }
 
 // Publication is a prepared host release: executing it makes the host's

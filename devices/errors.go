@@ -50,7 +50,9 @@ func (e *Error) Is(target error) bool {
 
 const sentinelOp = "<kind>"
 
-func sentinel(k ErrorKind) *Error { return &Error{Kind: k, Op: sentinelOp, Message: "any " + k.String() + " error"} }
+func sentinel(k ErrorKind) *Error {
+	return &Error{Kind: k, Op: sentinelOp, Message: "any " + k.String() + " error"}
+}
 
 // Sentinels for errors.Is, one per kind.
 var (

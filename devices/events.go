@@ -12,25 +12,26 @@ type EventKind string
 
 // Event kinds emitted by the hardware model.
 const (
-	EvAlloc         EventKind = "alloc"           // A: buffer, B: bytes
-	EvAllocFailed   EventKind = "alloc.failed"    // Detail: why
-	EvRelease       EventKind = "release"         // A: buffer, B: bytes
-	EvHostStore     EventKind = "host.store"      // A: buffer, B: value
-	EvPublication   EventKind = "publication"     // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
-	EvDispatch      EventKind = "dispatch"        // A: invocation, B: family ordinal
-	EvReject        EventKind = "dispatch.reject" // A: family ordinal; Detail: why
-	EvReach         EventKind = "reach"           // A: invocation, B: buffer it can reach
-	EvStart         EventKind = "start"           // A: invocation
-	EvObserve       EventKind = "observe"         // A: invocation, B: decision seen
-	EvPayloadWrite  EventKind = "payload.write"   // A: invocation, B: generation
-	EvPayloadRead   EventKind = "payload.read"    // A: invocation, B: generation
-	EvCredit        EventKind = "credit"          // A: invocation, B: generation returned
-	EvDrain         EventKind = "drain"           // A: invocation, B: words written back
-	EvRetire        EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
-	EvFault         EventKind = "fault"           // A: site, B: action; Detail: site and action
-	EvReset         EventKind = "reset"           // A: invocation stopped (0 when idle)
-	EvQuarantine    EventKind = "quarantine"      // A: bytes kept
-	EvQuarantineEnd EventKind = "quarantine.end"  // A: bytes returned
+	EvAlloc          EventKind = "alloc"           // A: buffer, B: bytes
+	EvAllocFailed    EventKind = "alloc.failed"    // Detail: why
+	EvRelease        EventKind = "release"         // A: buffer, B: bytes; Detail: PrivateBudget or empty
+	EvReleaseRefused EventKind = "release.refused" // A: buffer, B: bytes; Detail: why
+	EvHostStore      EventKind = "host.store"      // A: buffer, B: value
+	EvPublication    EventKind = "publication"     // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
+	EvDispatch       EventKind = "dispatch"        // A: invocation, B: family ordinal
+	EvReject         EventKind = "dispatch.reject" // A: family ordinal; Detail: why
+	EvReach          EventKind = "reach"           // A: invocation, B: buffer it can reach
+	EvStart          EventKind = "start"           // A: invocation
+	EvObserve        EventKind = "observe"         // A: invocation, B: decision seen
+	EvPayloadWrite   EventKind = "payload.write"   // A: invocation, B: generation
+	EvPayloadRead    EventKind = "payload.read"    // A: invocation, B: generation
+	EvCredit         EventKind = "credit"          // A: invocation, B: generation returned
+	EvDrain          EventKind = "drain"           // A: invocation, B: words written back
+	EvRetire         EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
+	EvFault          EventKind = "fault"           // A: site, B: action; Detail: site and action
+	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle)
+	EvQuarantine     EventKind = "quarantine"      // A: bytes kept
+	EvQuarantineEnd  EventKind = "quarantine.end"  // A: bytes returned
 )
 
 // Actor says who acted: the host or a device.

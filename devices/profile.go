@@ -111,7 +111,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 			b.attachments = append(b.attachments, &attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
 		}
 	}
-	f.events.Emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), "")
+	f.events.Emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
 	return b, nil
 }
 

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+)
+
+// Invariants the Oracle checks, numbered as in DESIGN section 4.
+var Invariants = [...]string{
+	1: "at most one decision per startup line, and it is RUN or ABORT",
+	2: "RUN only after both participants were accepted",
+	3: "a rejected dispatch after the peer was accepted is followed by ABORT before the error returns",
+	4: "after observing ABORT no program touches the payload",
+	5: "no buffer is released while a program that can reach it has not retired",
+	6: "every Wait attempts both joins",
+	7: "a retired RUN session verifies: every generation once, in order, checksum right",
+	8: "the budget equals live plus quarantined allocations, and is zero when all is closed",
+}
+
+// Violation is a broken invariant with the session's events that led to it.
+type Violation struct {
+	Invariant int
+	Session   uint64
+	Message   string
+	Events    []devices.Event
+}
+
+// Error says which invariant broke and how.
+func (v Violation) Error() string {
+	return fmt.Sprintf("invariant %d (%s) violated in session %d: %s", v.Invariant, Invariants[v.Invariant], v.Session, v.Message)
+}
+
+// Oracle watches a fabric's event stream and checks every invariant on
+// every event, in both executors. A correct engine never violates one,
+// under any fault.
+type Oracle struct {
+	mu          sync.Mutex
+	fabric      *devices.Fabric
+	cancel      func()
+	sessions    map[uint64]*watched
+	invocations map[uint64]*watchedInvocation
+	live        int64 // bytes of live buffers charged to the fabric's budget
+	quarantined int64
+	violations  []Violation
+}
+
+type watched struct {
+	events    []devices.Event
+	line      uint64 // the startup line's buffer
+	decisions int
+	stores    int     // decision stores to the line
+	accepted  [2]bool // by participant
+	rejected  [2]bool // rejected in the submit now returning
+	aborted   [2]bool // ABORT decided after that rejection
+	joined    [2]bool
+	corrupted bool // payload.corrupt flipped a bit
+	undrained bool // npu.drain skipped a drain
+}
+
+type watchedInvocation struct {
+	session  uint64
+	reach    []uint64
+	sawAbort bool
+}
+
+// NewOracle subscribes an oracle to f's events.
+func NewOracle(f *devices.Fabric) *Oracle {
+	o := &Oracle{fabric: f, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+	o.cancel = f.Events().Subscribe(o.observe)
+	return o
+}
+
+// Stop ends the subscription.
+func (o *Oracle) Stop() { o.cancel() }
+
+// Violations lists the violations found so far.
+func (o *Oracle) Violations() []Violation {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Violation(nil), o.violations...)
+}
+
+// CheckSettled checks the end of invariant 8: with every session closed and
+// no quarantine left, nothing is charged to the budget. It records and
+// returns the violation, if any.
+func (o *Oracle) CheckSettled() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := o.fabric.Budget().State()
+	if len(o.sessions) == 0 && st.Quarantined == 0 && st.Charged != 0 {
+		v := o.violate(8, 0, nil, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
+		return v
+	}
+	return nil
+}
+
+func (o *Oracle) violate(inv int, session uint64, w *watched, msg string) Violation {
+	v := Violation{Invariant: inv, Session: session, Message: msg}
+	if w != nil {
+		v.Events = append([]devices.Event(nil), w.events...)
+	}
+	o.violations = append(o.violations, v)
+	return v
+}
+
+func (o *Oracle) session(id uint64) *watched {
+	if id == 0 {
+		return nil
+	}
+	w := o.sessions[id]
+	if w == nil {
+		w = &watched{}
+		o.sessions[id] = w
+	}
+	return w
+}
+
+func (o *Oracle) observe(e devices.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.session(e.Session)
+	if w != nil {
+		w.events = append(w.events, e)
+	}
+	switch e.Kind {
+	case EvStartup:
+		w.line = e.B
+	case EvSubmit:
+		if e.B == 0 {
+			w.accepted[e.A] = true
+		} else {
+			w.rejected[e.A] = true
+		}
+	case EvSubmitReturn:
+		peer := 1 - e.A
+		if w.rejected[e.A] && w.accepted[peer] && !w.aborted[e.A] {
+			o.violate(3, e.Session, w, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", participantName(e.A), participantName(peer)))
+		}
+		w.rejected[e.A], w.aborted[e.A] = false, false
+	case EvDecide:
+		w.decisions++
+		if w.decisions > 1 {
+			o.violate(1, e.Session, w, fmt.Sprintf("decision %d was made after an earlier one", e.A))
+		}
+		if e.A != uint64(devices.StartupRun) && e.A != uint64(devices.StartupAbort) {
+			o.violate(1, e.Session, w, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
+		}
+		if e.A == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]) {
+			o.violate(2, e.Session, w, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
+		}
+		if e.A == uint64(devices.StartupAbort) {
+			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
+		}
+	case devices.EvHostStore:
+		if w != nil && e.A == w.line && e.B != 0 {
+			w.stores++
+			if w.stores > 1 {
+				o.violate(1, e.Session, w, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
+			}
+		}
+	case devices.EvDispatch:
+		o.invocations[e.A] = &watchedInvocation{session: e.Session}
+	case devices.EvReach:
+		if inv := o.invocations[e.A]; inv != nil {
+			inv.reach = append(inv.reach, e.B)
+		}
+	case devices.EvObserve:
+		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(devices.StartupAbort) {
+			inv.sawAbort = true
+		}
+	case devices.EvPayloadWrite, devices.EvPayloadRead:
+		if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
+			o.violate(4, e.Session, w, fmt.Sprintf("invocation %d touched the payload (%s of generation %d) after observing ABORT", e.A, e.Kind, e.B))
+		}
+	case devices.EvRetire:
+		delete(o.invocations, e.A)
+	case devices.EvReset:
+		delete(o.invocations, e.A)
+	case devices.EvRelease, devices.EvReleaseRefused:
+		for id, inv := range o.invocations {
+			for _, b := range inv.reach {
+				if b == e.A {
+					o.violate(5, e.Session, w, fmt.Sprintf("buffer %d was released while invocation %d, which can reach it, has not retired", e.A, id))
+				}
+			}
+		}
+		if e.Kind == devices.EvRelease && e.Detail != devices.PrivateBudget {
+			o.live -= int64(e.B)
+		}
+	case devices.EvAlloc:
+		if e.Detail != devices.PrivateBudget {
+			o.live += int64(e.B)
+		}
+		o.checkBudget(e.Session, w)
+	case devices.EvQuarantine:
+		o.quarantined += int64(e.A)
+		o.checkBudget(e.Session, w)
+	case devices.EvQuarantineEnd:
+		o.quarantined -= int64(e.A)
+		o.checkBudget(e.Session, w)
+	case EvWait:
+		w.joined = [2]bool{}
+	case EvJoin:
+		w.joined[e.A] = true
+	case EvWaitEnd:
+		if !w.joined[0] || !w.joined[1] {
+			o.violate(6, e.Session, w, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.joined[0], w.joined[1]))
+		}
+	case devices.EvFault:
+		if w != nil {
+			w.corrupted = w.corrupted || (fault.Site(e.A) == fault.PayloadCorrupt && fault.Action(e.B) == fault.Flip)
+			w.undrained = w.undrained || (fault.Site(e.A) == fault.NPUDrain && fault.Action(e.B) == fault.Skip)
+		}
+	case EvVerify:
+		switch {
+		case e.A == 0 && !w.corrupted && !w.undrained:
+			o.violate(7, e.Session, w, "the exchange retired but did not verify: "+e.Detail)
+		case e.A == 1 && w.corrupted:
+			o.violate(7, e.Session, w, "a slot was corrupted but verification passed")
+		}
+	case EvClose:
+		o.checkBudget(e.Session, w)
+		delete(o.sessions, e.Session)
+	}
+}
+
+// checkBudget compares the budget with the allocations seen in events.
+func (o *Oracle) checkBudget(session uint64, w *watched) {
+	st := o.fabric.Budget().State()
+	if st.Charged != o.live || st.Quarantined != o.quarantined {
+		o.violate(8, session, w, fmt.Sprintf("the budget charges %d bytes (%d quarantined) but live allocations are %d bytes (%d quarantined)", st.Charged, st.Quarantined, o.live, o.quarantined))
+	}
+}

@@ -1,0 +1,461 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"residentlua/devices"
+)
+
+// DefaultCloseTimeout is how long Close joins both programs before it
+// quarantines the session.
+const DefaultCloseTimeout = 10 * time.Second
+
+// Outcome is how a closed session ended.
+type Outcome uint8
+
+// Outcomes of Close.
+const (
+	// Retired: both programs retired and the memory was released.
+	Retired Outcome = iota + 1
+	// Quarantined: a program may still reach the memory, so it is kept
+	// mapped and charged, and both devices stay occupied until reset.
+	Quarantined
+)
+
+// String is "retired" or "quarantined".
+func (o Outcome) String() string {
+	switch o {
+	case Retired:
+		return "retired"
+	case Quarantined:
+		return "quarantined"
+	}
+	return "open"
+}
+
+// Session is one resident GPU–NPU session: it owns the startup line and both
+// prepared programs. Submit both participants in either order, Start (RUN),
+// then Wait for both; or Abort before a decision. Close is the drop path.
+// A Session is safe for concurrent use; its operations are serialised.
+type Session struct {
+	mu       sync.Mutex
+	startup  *Startup
+	gpu, npu *devices.Prepared
+	gpuDone  *devices.Completion
+	npuDone  *devices.Completion
+	decision uint32 // 0 until decided; recorded before publishing
+	poisoned bool
+	retired  bool // a Wait saw both participants retire
+	verified *devices.Verification
+	outcome  Outcome // set by Close
+}
+
+// NewSession makes a session of startup and two prepared programs: gpu on a
+// PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
+// Both must poll exactly the startup line, never write it, and retire without
+// peer progress after ABORT.
+func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
+	switch {
+	case startup == nil || gpu == nil || npu == nil:
+		return nil, devices.Errorf(devices.KindInvalid, "session", "a startup line and two prepared programs are needed; got nil")
+	case startup.used:
+		return nil, devices.Errorf(devices.KindBusy, "session", "startup line %d already belongs to a session; make a new one", startup.id)
+	case gpu.Device() != startup.gpu:
+		return nil, devices.Errorf(devices.KindInvalid, "session", "the GPU program is prepared for %s, not the startup's %s", gpu.Device().Name(), startup.gpu.Name())
+	case npu.Device() != startup.npu:
+		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program is prepared for %s, not the startup's %s", npu.Device().Name(), startup.npu.Name())
+	case gpu.Family().Command != devices.PM4 && gpu.Family().Command != devices.AQL:
+		return nil, devices.Errorf(devices.KindInvalid, "session", "the GPU program must be on a PM4 or AQL queue, not %s", gpu.Family().Command)
+	case npu.Family().Command != devices.XDNA:
+		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
+	}
+	startup.used = true
+	return &Session{startup: startup, gpu: gpu, npu: npu}, nil
+}
+
+// NewExchangeSession makes a startup line on gpu and npu and a session that
+// runs the built-in exchange with cfg, charged to the fabric's budget.
+func NewExchangeSession(gpu, npu *devices.Device, cfg devices.ExchangeConfig) (*Session, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	st, err := NewStartup(gpu, npu, nil)
+	if err != nil {
+		return nil, err
+	}
+	x, err := devices.PrepareExchange(st.line, gpu, npu, cfg, st.id)
+	if err != nil {
+		_ = st.line.Release()
+		return nil, err
+	}
+	return NewSession(st, x.GPU(), x.NPU())
+}
+
+// ID identifies the session in events (it is the startup line's id).
+func (s *Session) ID() uint64 { return s.startup.id }
+
+// Startup is the session's startup line.
+func (s *Session) Startup() *Startup { return s.startup }
+
+// Exchange is the built-in exchange the session runs, or nil for other programs.
+func (s *Session) Exchange() *devices.Exchange {
+	if x := s.gpu.Exchange(); x != nil && x == s.npu.Exchange() {
+		return x
+	}
+	return nil
+}
+
+func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
+	s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
+}
+
+// ready refuses once the session is poisoned or decided.
+func (s *Session) ready(op string) error {
+	if s.outcome != 0 {
+		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
+	}
+	if s.poisoned || s.decision != 0 {
+		return devices.Errorf(devices.KindBusy, op, "resident startup is already decided or failed")
+	}
+	return nil
+}
+
+// SubmitGPU dispatches the GPU participant, once. When the device rejects
+// it, ABORT is published for the peer before the device's error returns.
+func (s *Session) SubmitGPU() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.submit(ParticipantGPU, "submit_gpu", s.gpu, &s.gpuDone)
+}
+
+// SubmitNPU dispatches the NPU participant, once, like SubmitGPU.
+func (s *Session) SubmitNPU() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.submit(ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
+}
+
+func (s *Session) submit(who uint64, op string, prog *devices.Prepared, done **devices.Completion) error {
+	err := s.admit(who, op, prog, done)
+	status := uint64(0)
+	if err != nil {
+		status = 1
+	}
+	s.emit(EvSubmitReturn, who, status, "")
+	return err
+}
+
+func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **devices.Completion) error {
+	if err := s.ready(op); err != nil {
+		return err
+	}
+	if *done != nil {
+		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
+	}
+	c, err := prog.Dispatch()
+	if err != nil {
+		s.emit(EvSubmit, who, 1, err.Error())
+		_ = s.decide(devices.StartupAbort) // the peer must not wait for a RUN that never comes
+		return err
+	}
+	*done = c
+	s.emit(EvSubmit, who, 0, "")
+	return nil
+}
+
+func participantName(who uint64) string {
+	if who == ParticipantGPU {
+		return "GPU"
+	}
+	return "NPU"
+}
+
+// decide records the decision, then publishes it. If publishing fails the
+// session is poisoned, and no other decision is ever published.
+func (s *Session) decide(v uint32) error {
+	if err := s.ready("decide"); err != nil {
+		return err
+	}
+	s.decision = v
+	s.emit(EvDecide, uint64(v), 0, "")
+	if err := s.startup.publish(v); err != nil {
+		s.poison("publication failed: " + err.Error())
+		s.emit(EvPublished, uint64(v), 1, err.Error())
+		return err
+	}
+	s.emit(EvPublished, uint64(v), 0, "")
+	return nil
+}
+
+func (s *Session) poison(why string) {
+	if !s.poisoned {
+		s.poisoned = true
+		s.emit(EvPoison, 0, 0, why)
+	}
+}
+
+// Start publishes RUN, only once both participants were accepted.
+func (s *Session) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready("start"); err != nil {
+		return err
+	}
+	if s.gpuDone == nil || s.npuDone == nil {
+		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
+	}
+	return s.decide(devices.StartupRun)
+}
+
+// Abort publishes ABORT before a decision. It does not cancel a running
+// exchange: after Start it is Busy.
+func (s *Session) Abort() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.decide(devices.StartupAbort)
+}
+
+// IsComplete reports, without making progress, whether a decision was made
+// and every accepted participant has retired. A participant's device error
+// is returned.
+func (s *Session) IsComplete() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.decision == 0 {
+		return false, nil
+	}
+	for _, c := range []*devices.Completion{s.gpuDone, s.npuDone} {
+		if c == nil {
+			continue
+		}
+		if done, err := c.IsComplete(); err != nil || !done {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// Wait joins the GPU under timeout and the NPU under what is left of it,
+// always attempting both joins. It is Busy before a decision. An error from
+// either participant poisons the session. It returns false on timeout, and
+// the session keeps ownership: a later Wait can still succeed.
+func (s *Session) Wait(timeout time.Duration) (bool, error) {
+	return s.WaitContext(context.Background(), timeout)
+}
+
+// WaitContext is Wait that also returns, with ctx's error, soon after ctx is
+// cancelled; the session then keeps ownership as on a timeout.
+func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outcome != 0 {
+		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
+	}
+	if timeout < 0 {
+		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
+	}
+	return s.wait(ctx, timeout)
+}
+
+func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
+	if s.decision == 0 {
+		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
+	}
+	f := s.startup.fabric
+	start := f.Now()
+	s.emit(EvWait, uint64(timeout), 0, "")
+	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, s.gpuDone, timeout)
+	left := max(timeout-(f.Now()-start), 0)
+	// Always attempt both joins, even when the first one failed.
+	npuOK, npuErr := s.join(ctx, ParticipantNPU, s.npuDone, left)
+	err := gpuErr
+	if err == nil {
+		err = npuErr
+	}
+	if err != nil && ctx.Err() == nil {
+		s.poison("a participant failed: " + err.Error())
+	}
+	ok := err == nil && gpuOK && npuOK
+	result := uint64(0)
+	if ok {
+		result = 1
+		s.retired = true
+		s.verify()
+	}
+	s.emit(EvWaitEnd, result, 0, "")
+	return ok, err
+}
+
+// join waits for one participant; an absent one counts as retired.
+func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, timeout time.Duration) (bool, error) {
+	if c == nil {
+		s.emit(EvJoin, who, JoinAbsent, "")
+		return true, nil
+	}
+	ok, err := waitContext(ctx, c, timeout)
+	switch {
+	case err != nil:
+		s.emit(EvJoin, who, JoinError, err.Error())
+	case !ok:
+		s.emit(EvJoin, who, JoinTimeout, "")
+	default:
+		s.emit(EvJoin, who, JoinRetired, "")
+	}
+	return ok, err
+}
+
+// waitSlice bounds one uninterruptible wait, so cancellation is noticed promptly.
+const waitSlice = 20 * time.Millisecond
+
+func waitContext(ctx context.Context, c *devices.Completion, timeout time.Duration) (bool, error) {
+	if ctx.Done() == nil {
+		return c.Wait(timeout)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		slice := min(timeout, waitSlice)
+		ok, err := c.Wait(slice)
+		if ok || err != nil {
+			return ok, err
+		}
+		timeout -= slice
+		if timeout <= 0 {
+			return false, nil
+		}
+	}
+}
+
+// verify checks the exchange once, after a RUN session retired.
+func (s *Session) verify() {
+	x := s.Exchange()
+	if x == nil || s.decision != devices.StartupRun || s.verified != nil {
+		return
+	}
+	v := x.Verify()
+	s.verified = &v
+	ok := uint64(0)
+	if v.OK {
+		ok = 1
+	}
+	s.emit(EvVerify, ok, uint64(v.Verified), v.Problem)
+}
+
+// Close is the drop path: abort if undecided, join both for up to
+// DefaultCloseTimeout, then release everything, or quarantine it when a
+// participant did not retire or the session is poisoned.
+func (s *Session) Close() Outcome { return s.CloseWithin(context.Background(), DefaultCloseTimeout) }
+
+// CloseWithin is Close with its own join timeout and context. A cancelled
+// context ends the join early, and the session is then quarantined.
+// Closing a closed session returns how it ended.
+func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcome {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outcome != 0 {
+		return s.outcome
+	}
+	if s.decision == 0 && !s.poisoned {
+		_ = s.decide(devices.StartupAbort)
+	}
+	retired := s.retired
+	if !retired && s.decision != 0 {
+		retired, _ = s.wait(ctx, max(timeout, 0))
+	}
+	bufs := s.buffers()
+	if !retired || s.poisoned {
+		s.outcome = Quarantined
+		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		s.emit(EvClose, 1, 0, "")
+		return s.outcome
+	}
+	s.outcome = Retired
+	for _, b := range bufs {
+		_ = b.Release() // every program that reaches b has retired
+	}
+	s.emit(EvClose, 0, 0, "")
+	return s.outcome
+}
+
+func (s *Session) quarantineReason(retired bool) string {
+	if !retired {
+		return fmt.Sprintf("session %d: a participant did not retire", s.startup.id)
+	}
+	return fmt.Sprintf("session %d: poisoned", s.startup.id)
+}
+
+// buffers lists every buffer the session owns, the startup line first.
+func (s *Session) buffers() []*devices.Buffer {
+	out := []*devices.Buffer{s.startup.line}
+	for _, p := range []*devices.Prepared{s.gpu, s.npu} {
+		for _, b := range p.Reach() {
+			if !slices.Contains(out, b) {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// State is where a session stands.
+type State uint8
+
+// Session states.
+const (
+	StateUndecided   State = iota + 1 // no decision yet
+	StateRunning                      // RUN published, not yet seen retired
+	StateAborted                      // ABORT published
+	StateRetired                      // RUN, and a Wait saw both retire
+	StatePoisoned                     // a publication or a participant failed
+	StateClosed                       // closed, memory released
+	StateQuarantined                  // closed, memory quarantined
+)
+
+// String is the state's lower-case name.
+func (st State) String() string {
+	return [...]string{"?", "undecided", "running", "aborted", "retired", "poisoned", "closed", "quarantined"}[st]
+}
+
+// State reports where the session stands.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.outcome == Quarantined:
+		return StateQuarantined
+	case s.outcome == Retired:
+		return StateClosed
+	case s.poisoned:
+		return StatePoisoned
+	case s.decision == 0:
+		return StateUndecided
+	case s.decision == devices.StartupAbort:
+		return StateAborted
+	case s.retired:
+		return StateRetired
+	}
+	return StateRunning
+}
+
+// Decision is the decision published (RUN or ABORT), or 0 before one.
+func (s *Session) Decision() uint32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.decision
+}
+
+// Verification is the host's check of the exchange, once a RUN session
+// retired; ok is false before that or for programs other than the exchange.
+func (s *Session) Verification() (v devices.Verification, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.verified == nil {
+		return devices.Verification{}, false
+	}
+	return *s.verified, true
+}

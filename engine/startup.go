@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"residentlua/devices"
+	"residentlua/devices/memory"
+)
+
+// Startup is the resident startup line: a dedicated 64-byte allocation that
+// both devices can reach, written only by the host (WAIT=0, RUN=1, ABORT=2),
+// with one prepared host-release publication for every PM4, AQL and XDNA
+// queue family of either device.
+type Startup struct {
+	id           uint64
+	fabric       *devices.Fabric
+	gpu, npu     *devices.Device
+	line         *devices.Buffer
+	publications []*devices.Publication
+	used         bool // a session owns it
+}
+
+// NewStartup allocates the startup line for gpu and npu, charged to budget
+// (the fabric's when nil). It refuses unless gpu is a GPU and npu an NPU, and
+// unless the first host-accessible allocation profile the fabric offers for
+// both gives the GPU coherent backing.
+func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startup, error) {
+	if gpu == nil || npu == nil {
+		return nil, devices.Errorf(devices.KindInvalid, "startup", "both a GPU and an NPU device are needed; got nil")
+	}
+	if gpu.Kind() != devices.GPU || npu.Kind() != devices.NPU {
+		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU")
+	}
+	f := gpu.Fabric()
+	if npu.Fabric() != f {
+		return nil, devices.Errorf(devices.KindInvalid, "startup", "%s and %s belong to different fabrics", gpu.Name(), npu.Name())
+	}
+	profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(profiles) == 0 || !coherentForGPU(profiles[0], gpu) {
+		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires coherent GPU backing")
+	}
+	s := &Startup{id: f.NewID(), fabric: f, gpu: gpu, npu: npu}
+	s.line, err = profiles[0].Allocate(memory.LineBytes, budget, s.id)
+	if err != nil {
+		return nil, err
+	}
+	s.line.Zero()
+	for _, d := range []*devices.Device{gpu, npu} {
+		for _, fam := range d.QueueFamilies() {
+			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
+				continue
+			}
+			p, err := s.line.PrepareHostRelease(d, fam, 0, memory.LineBytes)
+			if err != nil {
+				_ = s.line.Release()
+				return nil, err
+			}
+			s.publications = append(s.publications, p)
+		}
+	}
+	f.Events().Emit(devices.HostActor, s.id, EvStartup, uint64(len(s.publications)), s.line.ID(), "")
+	return s, nil
+}
+
+func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
+	for _, fam := range gpu.QueueFamilies() {
+		if !p.Coherent(gpu, fam) {
+			return false
+		}
+	}
+	return true
+}
+
+// ID identifies the startup line, and the session that owns it, in events.
+func (s *Startup) ID() uint64 { return s.id }
+
+// Buffer is the startup allocation, for preparing programs that poll it.
+func (s *Startup) Buffer() *devices.Buffer { return s.line }
+
+// Publications lists the prepared host releases, in execution order.
+func (s *Startup) Publications() []*devices.Publication {
+	return append([]*devices.Publication(nil), s.publications...)
+}
+
+// GPU is the startup's GPU.
+func (s *Startup) GPU() *devices.Device { return s.gpu }
+
+// NPU is the startup's NPU.
+func (s *Startup) NPU() *devices.Device { return s.npu }
+
+// publish stores the decision (release) and executes every publication in
+// order; the first failure is returned and the rest are not executed.
+func (s *Startup) publish(decision uint32) error {
+	s.line.HostStore(0, decision)
+	for _, p := range s.publications {
+		if err := p.Execute(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
