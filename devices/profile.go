@@ -103,6 +103,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	region, err := memory.Map(rounded)
 	if err != nil {
 		budget.refund(int64(rounded), false)
+		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%v", err)
 	}
 	b := &Buffer{id: f.NewID(), owner: owner, profile: p, budget: budget, region: region}

@@ -40,7 +40,8 @@ type Oracle struct {
 	mu          sync.Mutex
 	fabric      *devices.Fabric
 	cancel      func()
-	sessions    map[uint64]*watched
+	sessions    map[uint64]*watched // from the startup event until close (or quarantine end)
+	open        int                 // sessions started and not yet closed
 	invocations map[uint64]*watchedInvocation
 	live        int64 // bytes of live buffers charged to the fabric's budget
 	quarantined int64
@@ -90,7 +91,7 @@ func (o *Oracle) CheckSettled() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	st := o.fabric.Budget().State()
-	if len(o.sessions) == 0 && st.Quarantined == 0 && st.Charged != 0 {
+	if o.open == 0 && st.Quarantined == 0 && st.Charged != 0 {
 		v := o.violate(8, 0, nil, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
 		return v
 	}
@@ -106,22 +107,34 @@ func (o *Oracle) violate(inv int, session uint64, w *watched, msg string) Violat
 	return v
 }
 
-func (o *Oracle) session(id uint64) *watched {
-	if id == 0 {
+// session returns the record of e's session. Records begin with the
+// session's first protocol event (the startup); device events of sessions
+// not (or no longer) watched have none.
+func (o *Oracle) session(e *devices.Event) *watched {
+	if e.Session == 0 {
 		return nil
 	}
-	w := o.sessions[id]
-	if w == nil {
+	w := o.sessions[e.Session]
+	if w == nil && e.Actor == devices.HostActor && isProtocolKind(e.Kind) {
 		w = &watched{}
-		o.sessions[id] = w
+		o.sessions[e.Session] = w
+		o.open++
 	}
 	return w
+}
+
+func isProtocolKind(k devices.EventKind) bool {
+	switch k {
+	case EvStartup, EvSubmit, EvSubmitReturn, EvDecide, EvPublished, EvPoison, EvWait, EvJoin, EvWaitEnd, EvVerify, EvClose:
+		return true
+	}
+	return false
 }
 
 func (o *Oracle) observe(e devices.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	w := o.session(e.Session)
+	w := o.session(&e)
 	if w != nil {
 		w.events = append(w.events, e)
 	}
@@ -201,6 +214,7 @@ func (o *Oracle) observe(e devices.Event) {
 	case devices.EvQuarantineEnd:
 		o.quarantined -= int64(e.A)
 		o.checkBudget(e.Session, w)
+		delete(o.sessions, e.Session)
 	case EvWait:
 		w.joined = [2]bool{}
 	case EvJoin:
@@ -223,7 +237,10 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 	case EvClose:
 		o.checkBudget(e.Session, w)
-		delete(o.sessions, e.Session)
+		if e.A == 0 {
+			delete(o.sessions, e.Session) // a quarantined session's record lives until its quarantine ends
+		}
+		o.open--
 	}
 }
 

@@ -42,16 +42,17 @@ func (o Outcome) String() string {
 // then Wait for both; or Abort before a decision. Close is the drop path.
 // A Session is safe for concurrent use; its operations are serialised.
 type Session struct {
-	mu       sync.Mutex
-	startup  *Startup
-	gpu, npu *devices.Prepared
-	gpuDone  *devices.Completion
-	npuDone  *devices.Completion
-	decision uint32 // 0 until decided; recorded before publishing
-	poisoned bool
-	retired  bool // a Wait saw both participants retire
-	verified *devices.Verification
-	outcome  Outcome // set by Close
+	mu         sync.Mutex
+	startup    *Startup
+	gpu, npu   *devices.Prepared
+	gpuDone    *devices.Completion
+	npuDone    *devices.Completion
+	decision   uint32 // 0 until decided; recorded before publishing
+	poisoned   bool
+	poisonedBy string // why it was poisoned
+	retired    bool   // a Wait saw both participants retire
+	verified   *devices.Verification
+	outcome    Outcome // set by Close
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
@@ -159,7 +160,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 	c, err := prog.Dispatch()
 	if err != nil {
 		s.emit(EvSubmit, who, 1, err.Error())
-		_ = s.decide(devices.StartupAbort) // the peer must not wait for a RUN that never comes
+		_ = s.decide(op, devices.StartupAbort) // the peer must not wait for a RUN that never comes
 		return err
 	}
 	*done = c
@@ -176,8 +177,8 @@ func participantName(who uint64) string {
 
 // decide records the decision, then publishes it. If publishing fails the
 // session is poisoned, and no other decision is ever published.
-func (s *Session) decide(v uint32) error {
-	if err := s.ready("decide"); err != nil {
+func (s *Session) decide(op string, v uint32) error {
+	if err := s.ready(op); err != nil {
 		return err
 	}
 	s.decision = v
@@ -193,7 +194,7 @@ func (s *Session) decide(v uint32) error {
 
 func (s *Session) poison(why string) {
 	if !s.poisoned {
-		s.poisoned = true
+		s.poisoned, s.poisonedBy = true, why
 		s.emit(EvPoison, 0, 0, why)
 	}
 }
@@ -208,7 +209,7 @@ func (s *Session) Start() error {
 	if s.gpuDone == nil || s.npuDone == nil {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
-	return s.decide(devices.StartupRun)
+	return s.decide("start", devices.StartupRun)
 }
 
 // Abort publishes ABORT before a decision. It does not cancel a running
@@ -216,7 +217,7 @@ func (s *Session) Start() error {
 func (s *Session) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.decide(devices.StartupAbort)
+	return s.decide("abort", devices.StartupAbort)
 }
 
 // IsComplete reports, without making progress, whether a decision was made
@@ -361,7 +362,7 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		return s.outcome
 	}
 	if s.decision == 0 && !s.poisoned {
-		_ = s.decide(devices.StartupAbort)
+		_ = s.decide("close", devices.StartupAbort)
 	}
 	retired := s.retired
 	if !retired && s.decision != 0 {
@@ -370,7 +371,7 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	bufs := s.buffers()
 	if !retired || s.poisoned {
 		s.outcome = Quarantined
-		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}
@@ -382,11 +383,11 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	return s.outcome
 }
 
-func (s *Session) quarantineReason(retired bool) string {
-	if !retired {
-		return fmt.Sprintf("session %d: a participant did not retire", s.startup.id)
+func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
+	if s.poisoned {
+		return fmt.Sprintf("session %d: poisoned (%s)", s.startup.id, s.poisonedBy)
 	}
-	return fmt.Sprintf("session %d: poisoned", s.startup.id)
+	return fmt.Sprintf("session %d: a participant did not retire within %v", s.startup.id, timeout)
 }
 
 // buffers lists every buffer the session owns, the startup line first.
