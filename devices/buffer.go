@@ -55,12 +55,13 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 // HostStore writes a word as the host (release). Non-coherent families do
 // not see it until a host release covering it executes for them.
 func (b *Buffer) HostStore(off int, v uint32) {
+	f := b.profile.fabric
+	// The event comes first, so no device's observation precedes it in the stream.
+	f.events.Emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
 	b.hostMu.Lock()
 	b.hideFromNonCoherent(off/memory.LineBytes, off/memory.LineBytes+1)
 	b.region.Store(off, v)
 	b.hostMu.Unlock()
-	f := b.profile.fabric
-	f.events.Emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
 	f.exec.changed()
 }
 
@@ -147,11 +148,17 @@ func (b *Buffer) Release() error {
 }
 
 func (b *Buffer) releaseLocked(quarantined bool) {
+	b.profile.fabric.events.atomically(func(emit emitFunc) { b.releaseEmitting(quarantined, emit) })
+}
+
+// releaseEmitting refunds and unmaps b and emits its release with emit
+// (fabric.mu held, inside Stream.atomically).
+func (b *Buffer) releaseEmitting(quarantined bool, emit emitFunc) {
 	b.released = true
 	size := b.region.Len()
 	b.budget.refund(int64(size), quarantined)
 	_ = b.region.Unmap() // only fails when already unmapped, which released excludes
-	b.profile.fabric.events.Emit(HostActor, b.owner, EvRelease, b.id, uint64(size), b.budgetLabel())
+	emit(HostActor, b.owner, EvRelease, b.id, uint64(size), b.budgetLabel())
 }
 
 // PrivateBudget is the Detail of alloc and release events of buffers charged
@@ -207,6 +214,7 @@ func (p *Publication) Execute() error {
 		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return nil
 	}
+	f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
 	if st := p.att.stale.Load(); st != nil {
 		b.hostMu.Lock()
 		for line := p.lo; line < p.hi; line++ {
@@ -214,7 +222,6 @@ func (p *Publication) Execute() error {
 		}
 		b.hostMu.Unlock()
 	}
-	f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
 	f.exec.changed()
 	return nil
 }

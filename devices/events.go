@@ -30,8 +30,8 @@ const (
 	EvRetire         EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
 	EvFault          EventKind = "fault"           // A: site, B: action; Detail: site and action
 	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle)
-	EvQuarantine     EventKind = "quarantine"      // A: bytes kept
-	EvQuarantineEnd  EventKind = "quarantine.end"  // A: bytes returned
+	EvQuarantine     EventKind = "quarantine"      // A: bytes kept charged to the fabric's budget, B: to other budgets
+	EvQuarantineEnd  EventKind = "quarantine.end"  // A: bytes returned to the fabric's budget, B: to other budgets
 )
 
 // Actor says who acted: the host or a device.
@@ -74,6 +74,24 @@ func newStream(capacity int, clock func() time.Duration) *Stream {
 func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.emitLocked(actor, session, kind, a, b, detail)
+}
+
+// emitFunc emits an event; inside atomically it is emitLocked.
+type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, detail string)
+
+// atomically runs fn under the stream's lock, handing it the way to emit
+// there. What fn changes together with the events it emits is seen by
+// subscribers exactly when they see those events: no subscriber can find
+// the budget charged or refunded before the event that says so. fn must not
+// call Emit.
+func (s *Stream) atomically(fn func(emit emitFunc)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.emitLocked)
+}
+
+func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
 	s.seq++
 	e := Event{Seq: s.seq, Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail}
 	s.ring[s.seq%uint64(len(s.ring))] = e

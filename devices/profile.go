@@ -96,23 +96,30 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	if err := budget.charge(int64(rounded)); err != nil {
-		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), "budget")
-		return nil, err
-	}
 	region, err := memory.Map(rounded)
 	if err != nil {
-		budget.refund(int64(rounded), false)
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%v", err)
 	}
-	b := &Buffer{id: f.NewID(), owner: owner, profile: p, budget: budget, region: region}
+	b := &Buffer{owner: owner, profile: p, budget: budget, region: region}
 	for _, d := range p.devices {
 		for _, fam := range d.families {
 			b.attachments = append(b.attachments, &attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
 		}
 	}
-	f.events.Emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
+	// Charge and say so in one step: a subscriber never sees one without the other.
+	f.events.atomically(func(emit emitFunc) {
+		if err = budget.charge(int64(rounded)); err != nil {
+			emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), "budget")
+			return
+		}
+		b.id = f.NewID()
+		emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
+	})
+	if err != nil {
+		_ = region.Unmap()
+		return nil, err
+	}
 	return b, nil
 }
 

@@ -10,6 +10,7 @@ type Quarantined struct {
 	label   string
 	since   time.Duration
 	bytes   int64
+	private int64 // of bytes, those charged to budgets other than the fabric's
 	buffers []*Buffer
 	waiting []*Device // devices not yet reset
 }
@@ -29,21 +30,26 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	q := &Quarantined{owner: owner, label: label, since: f.exec.now()}
-	for _, b := range bufs {
-		if b.released || b.quarantined {
-			continue
-		}
-		b.quarantined = true
-		q.buffers = append(q.buffers, b)
-		q.bytes += int64(b.region.Len())
-		b.budget.quarantine(int64(b.region.Len()))
-	}
 	for _, d := range devs {
 		d.held++
 		q.waiting = append(q.waiting, d)
 	}
 	f.quarantines = append(f.quarantines, q)
-	f.events.Emit(HostActor, owner, EvQuarantine, uint64(q.bytes), 0, label)
+	f.events.atomically(func(emit emitFunc) {
+		for _, b := range bufs {
+			if b.released || b.quarantined {
+				continue
+			}
+			b.quarantined = true
+			q.buffers = append(q.buffers, b)
+			q.bytes += int64(b.region.Len())
+			if b.budget != f.budget {
+				q.private += int64(b.region.Len())
+			}
+			b.budget.quarantine(int64(b.region.Len()))
+		}
+		emit(HostActor, owner, EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
+	})
 }
 
 // Quarantines lists the quarantines still in force, oldest first.
@@ -76,10 +82,12 @@ func (f *Fabric) releaseResetQuarantines(d *Device) {
 			kept = append(kept, q)
 			continue
 		}
-		for _, b := range q.buffers {
-			b.releaseLocked(true)
-		}
-		f.events.Emit(HostActor, q.owner, EvQuarantineEnd, uint64(q.bytes), 0, q.label)
+		f.events.atomically(func(emit emitFunc) {
+			for _, b := range q.buffers {
+				b.releaseEmitting(true, emit)
+			}
+			emit(HostActor, q.owner, EvQuarantineEnd, uint64(q.bytes-q.private), uint64(q.private), q.label)
+		})
 	}
 	clear(f.quarantines[len(kept):])
 	f.quarantines = kept

@@ -59,6 +59,7 @@ type watched struct {
 	joined    [2]bool
 	corrupted bool // payload.corrupt flipped a bit
 	undrained bool // npu.drain skipped a drain
+	ended     bool // closed, or its startup line released without a close: no longer open
 }
 
 type watchedInvocation struct {
@@ -170,8 +171,13 @@ func (o *Oracle) observe(e devices.Event) {
 	case devices.EvHostStore:
 		if w != nil && e.A == w.line && e.B != 0 {
 			w.stores++
-			if w.stores > 1 {
+			switch {
+			case w.stores > 1:
 				o.violate(1, e.Session, w, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
+			case e.B != uint64(devices.StartupRun) && e.B != uint64(devices.StartupAbort):
+				o.violate(1, e.Session, w, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
+			case e.B == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]):
+				o.violate(2, e.Session, w, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 			}
 		}
 	case devices.EvDispatch:
@@ -202,6 +208,9 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 		if e.Kind == devices.EvRelease && e.Detail != devices.PrivateBudget {
 			o.live -= int64(e.B)
+		}
+		if w != nil && e.Kind == devices.EvRelease && e.A == w.line {
+			o.end(w) // a startup abandoned before any close (NewExchangeSession failed) ends here
 		}
 	case devices.EvAlloc:
 		if e.Detail != devices.PrivateBudget {
@@ -240,6 +249,14 @@ func (o *Oracle) observe(e devices.Event) {
 		if e.A == 0 {
 			delete(o.sessions, e.Session) // a quarantined session's record lives until its quarantine ends
 		}
+		o.end(w)
+	}
+}
+
+// end counts w's session as no longer open, once.
+func (o *Oracle) end(w *watched) {
+	if !w.ended {
+		w.ended = true
 		o.open--
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -277,8 +278,10 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	if err == nil {
 		err = npuErr
 	}
-	if err != nil && ctx.Err() == nil {
-		s.poison("a participant failed: " + err.Error())
+	for _, e := range []error{gpuErr, npuErr} {
+		if e != nil && !isContextError(e) {
+			s.poison("a participant failed: " + e.Error())
+		}
 	}
 	ok := err == nil && gpuOK && npuOK
 	result := uint64(0)
@@ -307,6 +310,10 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 		s.emit(EvJoin, who, JoinRetired, "")
 	}
 	return ok, err
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // waitSlice bounds one uninterruptible wait, so cancellation is noticed promptly.
