@@ -1,0 +1,641 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+)
+
+// The oracle's only input is the event stream, so each invariant is broken
+// here the way a buggy engine or host would break it: by emitting the
+// protocol events it would emit, by driving the devices layer directly, or
+// with a deliberately wrong device program. Each test checks that the right
+// invariant is reported, with a message and the session's events ending at
+// the offending one. The positive controls at the end show that a correct
+// engine, faults included, produces no violation at all.
+
+// --- invariant 1: at most one decision per startup line, and it is RUN or ABORT
+
+func TestOracleInvariant1SecondDecision(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	oNone(t, o)
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0) // a buggy engine deciding again
+	v := oWant(t, o, 1, s.ID(), EvDecide)
+	if !oHas(v.Events, EvPublished) || !oHas(v.Events, EvVerify) {
+		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
+	}
+}
+
+func TestOracleInvariant1NeitherRunNorAbort(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oEmit(f, s.ID(), EvDecide, 3, 0)
+	v := oWant(t, o, 1, s.ID(), EvDecide)
+	if !strings.Contains(v.Message, "neither RUN nor ABORT") {
+		t.Errorf("message %q should say the value is neither RUN nor ABORT", v.Message)
+	}
+}
+
+// A host that stores a decision to the startup line twice, with no decide
+// event at all: the second store is the second decision.
+func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SubmitNPU(); err != nil {
+		t.Fatal(err)
+	}
+	line := s.Startup().Buffer()
+	line.HostStore(0, devices.StartupRun)
+	oNone(t, o)
+	line.HostStore(0, devices.StartupAbort)
+	oWant(t, o, 1, s.ID(), devices.EvHostStore)
+}
+
+// --- invariant 2: RUN only after both participants were accepted
+
+func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	// A buggy Start: records RUN and stores it with the NPU not dispatched.
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupRun), 0)
+	s.Startup().Buffer().HostStore(0, devices.StartupRun)
+	v := oWant(t, o, 2, s.ID(), EvDecide)
+	if !strings.Contains(v.Message, "NPU accepted=false") {
+		t.Errorf("message %q should say the NPU was not accepted", v.Message)
+	}
+	if !oHas(v.Events, EvSubmit) {
+		t.Errorf("the events should show the GPU's submit")
+	}
+}
+
+// The engine refuses RUN before both are accepted, and the oracle sees nothing.
+func TestOracleInvariant2EngineRefusesEarlyStart(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitNPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Start with the GPU not submitted: %v, want Busy", err)
+	}
+	if s.Close() != Retired {
+		t.Fatalf("closing an aborted session whose NPU retired should retire it")
+	}
+	oNone(t, o)
+}
+
+// --- invariant 3: a rejected dispatch after the peer was accepted is
+// followed by ABORT before the error returns
+
+func TestOracleInvariant3RejectWithoutAbort(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	// A buggy submit_npu: the device rejects it and the error returns
+	// without publishing ABORT for the GPU, which now polls forever.
+	oEmit(f, s.ID(), EvSubmit, ParticipantNPU, 1)
+	oEmit(f, s.ID(), EvSubmitReturn, ParticipantNPU, 1)
+	v := oWant(t, o, 3, s.ID(), EvSubmitReturn)
+	if !strings.Contains(v.Message, "NPU") || !strings.Contains(v.Message, "GPU") {
+		t.Errorf("message %q should name both participants", v.Message)
+	}
+}
+
+// ABORT after the error returned is too late.
+func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitNPU(); err != nil {
+		t.Fatal(err)
+	}
+	oEmit(f, s.ID(), EvSubmit, ParticipantGPU, 1)
+	oEmit(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0)
+	oWant(t, o, 3, s.ID(), EvSubmitReturn)
+}
+
+// The engine publishes ABORT when the peer's dispatch is rejected.
+func TestOracleInvariant3EngineAborts(t *testing.T) {
+	for _, first := range []uint64{ParticipantGPU, ParticipantNPU} {
+		f, o := oFabric(t)
+		s := oSession(t, f, 1)
+		site, ok, rejected := fault.NPUDispatch, s.SubmitGPU, s.SubmitNPU
+		if first == ParticipantNPU {
+			site, ok, rejected = fault.GPUDispatch, s.SubmitNPU, s.SubmitGPU
+		}
+		oSet(t, f, site, "error(test)")
+		if err := ok(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rejected(); !errors.Is(err, ErrDevice) {
+			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
+		}
+		if s.Decision() != devices.StartupAbort {
+			t.Fatalf("decision %d after a rejected dispatch, want ABORT", s.Decision())
+		}
+		if s.Close() != Retired {
+			t.Fatalf("the accepted participant saw ABORT and retired; the session should close retired")
+		}
+		oNone(t, o)
+		if err := o.CheckSettled(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// --- invariant 4: after observing ABORT no program touches the payload
+
+func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
+	for _, kind := range []devices.EventKind{devices.EvPayloadWrite, devices.EvPayloadRead} {
+		f, o := oFabric(t)
+		s := oSession(t, f, 1)
+		if err := s.Abort(); err != nil {
+			t.Fatal(err)
+		}
+		gpu := f.First(devices.GPU)
+		fam, err := gpu.Family(devices.AQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A wrong GPU participant: it observes ABORT, then writes (or
+		// reads) a generation of the session's payload anyway.
+		prog := &oProgram{
+			func(env *devices.Env) devices.Next {
+				env.Emit(devices.EvObserve, uint64(devices.StartupAbort), "")
+				return devices.Continue()
+			},
+			func(env *devices.Env) devices.Next {
+				env.Emit(kind, 1, "")
+				return devices.Retire(nil)
+			},
+		}
+		p, err := gpu.Prepare(fam, prog, s.ID(), s.Startup().Buffer(), s.Exchange().Payload())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.Dispatch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := c.Wait(time.Second); !ok || err != nil {
+			t.Fatalf("wait: %v, %v", ok, err)
+		}
+		v := oWant(t, o, 4, s.ID(), kind)
+		if !oHas(v.Events, devices.EvObserve) || !oHas(v.Events, EvDecide) {
+			t.Errorf("the events should show the ABORT decided and observed")
+		}
+	}
+}
+
+// A program that only polls after ABORT (ignore_abort) does not touch the
+// payload: the session ends quarantined, and the oracle is silent.
+func TestOracleInvariant4IgnoreAbortIsNotAViolation(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.GPURun, "ignore_abort")
+	s := oSession(t, f, 2)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SubmitNPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("a GPU that ignores ABORT should leave the session quarantined, got %s", out)
+	}
+	oNone(t, o)
+}
+
+// --- invariant 5: no buffer is released while a program that can reach it
+// has not retired
+
+func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	buf := oBuffer(t, f, 64, s.ID())
+	npu := f.First(devices.NPU)
+	fam, err := npu.Family(devices.XDNA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := npu.Prepare(fam, &oProgram{func(*devices.Env) devices.Next { return devices.Hang() }}, s.ID(), buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Dispatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Advance(time.Millisecond)
+	// The device layer refuses, but the attempt is the bug.
+	if err := buf.Release(); !errors.Is(err, ErrBusy) {
+		t.Fatalf("releasing a reachable buffer returned %v, want Busy", err)
+	}
+	v := oWant(t, o, 5, s.ID(), devices.EvReleaseRefused)
+	if !oHas(v.Events, devices.EvReach) {
+		t.Errorf("the events should show the invocation reaching the buffer")
+	}
+	// Once the device is reset the program is gone and the release is fine.
+	npu.Reset()
+	if done, _ := c.IsComplete(); !done {
+		t.Fatalf("reset did not retire the invocation")
+	}
+	before := len(o.Violations())
+	if err := buf.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(o.Violations()); got != before {
+		t.Errorf("releasing after the program retired was reported: %v", o.Violations()[before:])
+	}
+}
+
+// A buggy teardown that releases the startup line while the GPU participant
+// still polls it.
+func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Startup().Buffer().Release(); err == nil {
+		t.Fatalf("the startup line was released while the GPU polls it")
+	}
+	oWant(t, o, 5, s.ID(), devices.EvReleaseRefused)
+}
+
+// --- invariant 6: every Wait attempts both joins
+
+func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
+	for _, joined := range []uint64{ParticipantGPU, ParticipantNPU} {
+		f, o := oFabric(t)
+		s := oSession(t, f, 1)
+		oRun(t, s)
+		oNone(t, o)
+		// A buggy Wait: the first join fails and it returns at once.
+		oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
+		oEmit(f, s.ID(), EvJoin, joined, JoinError)
+		oEmit(f, s.ID(), EvWaitEnd, 0, 0)
+		v := oWant(t, o, 6, s.ID(), EvWaitEnd)
+		if !oHas(v.Events, EvWait) || !oHas(v.Events, EvJoin) {
+			t.Errorf("the events should show the wait and its one join")
+		}
+	}
+}
+
+// --- invariant 7: a retired RUN session verifies
+
+// A verification failure with no fault that corrupts or loses data.
+func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 3)
+	oRun(t, s)
+	oNone(t, o)
+	f.Events().Emit(devices.HostActor, s.ID(), EvVerify, 0, 1, "generation 2 was consumed 0 times, want once")
+	v := oWant(t, o, 7, s.ID(), EvVerify)
+	if !strings.Contains(v.Message, "generation 2") {
+		t.Errorf("message %q should carry the verification's problem", v.Message)
+	}
+}
+
+// A session whose slot was corrupted, yet verification passed.
+func TestOracleInvariant7CorruptedButPassed(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.PayloadCorrupt, "1*flip")
+	s := oSession(t, f, 2)
+	oRun(t, s)
+	if v, ok := s.Verification(); !ok || v.OK {
+		t.Fatalf("the corrupted exchange should fail verification, got %+v", v)
+	}
+	oNone(t, o) // the real failure is excused by the fault
+	// A buggy verifier that passes it anyway.
+	oEmit(f, s.ID(), EvVerify, 1, 2)
+	v := oWant(t, o, 7, s.ID(), EvVerify)
+	if !oHas(v.Events, devices.EvFault) {
+		t.Errorf("the events should show the flip")
+	}
+}
+
+// --- invariant 8: the budget equals live plus quarantined allocations, and
+// is zero when all is closed
+
+// An allocation reported but not charged (or charged twice).
+func TestOracleInvariant8AllocMismatch(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	f.Events().Emit(devices.HostActor, s.ID(), devices.EvAlloc, 999, 64, "")
+	v := oWant(t, o, 8, s.ID(), devices.EvAlloc)
+	if !strings.Contains(v.Message, "budget charges") {
+		t.Errorf("message %q should compare the budget with the allocations", v.Message)
+	}
+}
+
+// A quarantine that says it keeps more than the budget holds as quarantined.
+func TestOracleInvariant8QuarantineMismatch(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantine, 64, 0, "forged")
+	oWant(t, o, 8, s.ID(), devices.EvQuarantine)
+}
+
+// Everything closed, yet something is still charged.
+func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	if s.Close() != Retired {
+		t.Fatal("a clean session should retire")
+	}
+	if err := o.CheckSettled(); err != nil {
+		t.Fatalf("nothing is left, yet: %v", err)
+	}
+	stray := oBuffer(t, f, 128, 0) // leaked by a buggy host
+	err := o.CheckSettled()
+	var v Violation
+	if !errors.As(err, &v) || v.Invariant != 8 {
+		t.Fatalf("CheckSettled with 128 bytes charged returned %v, want an invariant 8 violation", err)
+	}
+	if !strings.Contains(v.Message, "128 bytes") {
+		t.Errorf("message %q should say how much is charged", v.Message)
+	}
+	oWant(t, o, 8, 0, "")
+	_ = stray.Release()
+}
+
+// --- positive controls: a correct engine produces no violation
+
+func TestOracleCleanLifecycles(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, s *Session) Outcome
+	}{
+		{"gpu first, run", func(t *testing.T, s *Session) Outcome { oRun(t, s); return s.Close() }},
+		{"npu first, run", func(t *testing.T, s *Session) Outcome {
+			for _, err := range []error{s.SubmitNPU(), s.SubmitGPU(), s.Start()} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for {
+				ok, err := s.Wait(time.Microsecond)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok {
+					break
+				}
+			}
+			return s.Close()
+		}},
+		{"abort after both", func(t *testing.T, s *Session) Outcome {
+			for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Abort()} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			return s.Close()
+		}},
+		{"abort after one", func(t *testing.T, s *Session) Outcome {
+			if err := s.SubmitNPU(); err != nil {
+				t.Fatal(err)
+			}
+			return s.Close() // aborts
+		}},
+		{"close untouched", func(t *testing.T, s *Session) Outcome { return s.Close() }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, o := oFabric(t)
+			s := oSession(t, f, 5) // 5 rounds over 2 credits: the ring wraps
+			if out := c.run(t, s); out != Retired {
+				t.Fatalf("outcome %s, want retired", out)
+			}
+			if v, ok := s.Verification(); ok && !v.OK {
+				t.Fatalf("verification: %+v", v)
+			}
+			oNone(t, o)
+			if err := o.CheckSettled(); err != nil {
+				t.Fatal(err)
+			}
+			if st := f.Budget().State(); st.Charged != 0 {
+				t.Fatalf("budget after close: %+v", st)
+			}
+		})
+	}
+}
+
+// A hung participant: the session is quarantined with its memory charged,
+// and resetting both devices returns it; the oracle sees nothing wrong.
+func TestOracleQuarantineAndReset(t *testing.T) {
+	for _, site := range []fault.Site{fault.GPURun, fault.NPURun} {
+		f, o := oFabric(t)
+		oSet(t, f, site, "hang")
+		s := oSession(t, f, 3)
+		for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ok, err := s.Wait(time.Millisecond); ok || err != nil {
+			t.Fatalf("wait on a hung %s: %v, %v; want a timeout", site, ok, err)
+		}
+		if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+			t.Fatalf("outcome %s, want quarantined", out)
+		}
+		st := f.Budget().State()
+		if st.Quarantined == 0 || st.Charged != st.Quarantined {
+			t.Fatalf("budget of a quarantined session: %+v", st)
+		}
+		oNone(t, o)
+		for _, d := range f.Devices() {
+			d.Reset()
+		}
+		if st := f.Budget().State(); st.Charged != 0 || st.Quarantined != 0 {
+			t.Fatalf("budget after the resets: %+v", st)
+		}
+		if err := o.CheckSettled(); err != nil {
+			t.Fatal(err)
+		}
+		oNone(t, o)
+	}
+}
+
+// Faults that lose or corrupt data make verification fail, and the oracle
+// excuses exactly those; faults that poison the session lead to quarantine.
+func TestOracleFaultsAreNotViolations(t *testing.T) {
+	cases := []struct {
+		site  fault.Site
+		chain string
+		want  Outcome
+	}{
+		{fault.PayloadCorrupt, "flip", Retired},
+		{fault.NPUDrain, "2*off->skip", Retired}, // the last round's results are lost
+		{fault.GPUComplete, "error", Quarantined},
+		{fault.NPURun, "crash", Quarantined},
+		{fault.HostPublish, "2*off->error", Quarantined}, // the NPU's release fails
+		{fault.HostPublish, "2*off->skip", Quarantined},  // the NPU never sees RUN
+		{fault.GPURun, "delay(30us)", Retired},
+	}
+	for _, c := range cases {
+		t.Run(c.site.String()+"="+c.chain, func(t *testing.T) {
+			f, o := oFabric(t)
+			oSet(t, f, c.site, c.chain)
+			s := oSession(t, f, 3)
+			for _, err := range []error{s.SubmitGPU(), s.SubmitNPU()} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = s.Start()
+			_, _ = s.Wait(time.Millisecond)
+			if out := s.CloseWithin(t.Context(), time.Millisecond); out != c.want {
+				t.Fatalf("outcome %s, want %s", out, c.want)
+			}
+			for _, d := range f.Devices() {
+				d.Reset()
+			}
+			oNone(t, o)
+			if st := f.Budget().State(); st.Charged != 0 {
+				t.Fatalf("budget after the resets: %+v", st)
+			}
+		})
+	}
+}
+
+// --- bugs found in the oracle and the devices layer; the last three fail
+// until they are fixed (the fixes are in the report)
+
+// CheckSettled must still check after a session was quarantined and its
+// devices reset. (Found failing: the quarantine's release events, which
+// arrive after the session's close, made the oracle watch the session again
+// for good, and CheckSettled, which only checks when no session is open,
+// went silent for the rest of the fabric's life. Fixed in 635fbe6.)
+func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.GPURun, "1*hang")
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	for _, d := range f.Devices() {
+		d.Reset()
+	}
+	if err := o.CheckSettled(); err != nil {
+		t.Fatal(err)
+	}
+	stray := oBuffer(t, f, 64, 0)
+	defer stray.Release()
+	if err := o.CheckSettled(); err == nil {
+		t.Fatalf("every session is closed and no quarantine is left, yet 64 bytes are charged (%+v), and CheckSettled said nothing", f.Budget().State())
+	}
+}
+
+// The same after a session could not be made: NewExchangeSession emits the
+// startup event, which opens the session in the oracle, then fails to
+// allocate the payload and releases the line, but no close event ever comes,
+// so the oracle counts the session open for good and CheckSettled is silent.
+func TestOracleSettledAfterFailedSession(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
+	if _, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), devices.DefaultExchange()); !errors.Is(err, ErrDevice) {
+		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
+	}
+	if st := f.Budget().State(); st.Charged != 0 {
+		t.Fatalf("a session that could not be made left %d bytes charged", st.Charged)
+	}
+	stray := oBuffer(t, f, 64, 0)
+	defer stray.Release()
+	if err := o.CheckSettled(); err == nil {
+		t.Fatalf("nothing is open, yet 64 bytes are charged, and CheckSettled said nothing")
+	}
+}
+
+// The startup word itself is the decision: a host that stores RUN before
+// both participants were accepted, or a value that is neither RUN nor
+// ABORT, breaks invariants 2 and 1 even when it emits no decide event.
+func TestOracleStoreToLineWithoutDecide(t *testing.T) {
+	t.Run("RUN before both accepted", func(t *testing.T) {
+		f, o := oFabric(t)
+		s := oSession(t, f, 1)
+		if err := s.SubmitGPU(); err != nil {
+			t.Fatal(err)
+		}
+		s.Startup().Buffer().HostStore(0, devices.StartupRun)
+		oWant(t, o, 2, s.ID(), devices.EvHostStore)
+	})
+	t.Run("neither RUN nor ABORT", func(t *testing.T) {
+		f, o := oFabric(t)
+		s := oSession(t, f, 1)
+		s.Startup().Buffer().HostStore(0, 7)
+		oWant(t, o, 1, s.ID(), devices.EvHostStore)
+	})
+}
+
+// Sessions driven from two goroutines at once (each on its own GPU and NPU)
+// are correct, so the oracle must stay silent. It compares the budget,
+// read when an event arrives, with the allocations the events announced;
+// but a buffer is charged before its alloc event is emitted (with an mmap in
+// between) and refunded before its release event, so another goroutine's
+// event in that window sees a budget that does not match, and invariant 8
+// is reported falsely, in both executors.
+func TestOracleConcurrentHostsKeepBudgetInvariant(t *testing.T) {
+	for _, mode := range []devices.Mode{devices.Simulated, devices.RealTime} {
+		t.Run(mode.String(), func(t *testing.T) {
+			gpu := devices.DeviceConfig{Kind: devices.GPU, Families: []devices.Command{devices.PM4, devices.AQL}}
+			npu := devices.DeviceConfig{Kind: devices.NPU, Families: []devices.Command{devices.XDNA}}
+			f, err := devices.NewFabric(devices.Config{Mode: mode, Seed: 3, Devices: []devices.DeviceConfig{gpu, npu, gpu, npu}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := NewOracle(f)
+			defer f.Close()
+			defer o.Stop()
+			ds := f.Devices()
+			var wg sync.WaitGroup
+			for pair := range 2 {
+				wg.Go(func() {
+					for range 200 {
+						s, err := NewExchangeSession(ds[2*pair], ds[2*pair+1], devices.DefaultExchange())
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						_, _, _ = s.SubmitGPU(), s.SubmitNPU(), s.Start()
+						_, _ = s.Wait(time.Second)
+						if out := s.Close(); out != Retired {
+							t.Errorf("session %d: %s, want retired", s.ID(), out)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if vs := o.Violations(); len(vs) > 0 {
+				t.Errorf("%d violations of correct concurrent sessions, the first: %v", len(vs), vs[0])
+			}
+			if err := o.CheckSettled(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

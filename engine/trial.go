@@ -1,0 +1,692 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+)
+
+// TrialConfig says how to run one randomized trial: a fabric (simulated
+// unless Mode says otherwise) made with Seed, an Oracle attached to it, random fault chains at random sites,
+// and a few resident sessions driven by random host operations in a random
+// interleaving. The zero value of every field but Seed means its default.
+type TrialConfig struct {
+	// Seed drives the fabric (its scheduler and fault plane) and every host
+	// choice of the trial; in simulated time the same seed replays the same
+	// trial event for event. Zero is taken as 1.
+	Seed uint64
+	// Sessions is how many sessions the trial opens, one after another, with
+	// at most two open at once. Default 3.
+	Sessions int
+	// Rounds is the most generations of an exchange; each session draws from
+	// 1 to Rounds. Default 8.
+	Rounds int
+	// Credits is the most ring slots of an exchange; each session draws from
+	// 1 to Credits. Default 4.
+	Credits int
+	// MaxFaults is the most fault sites armed; each trial arms from 0 to
+	// MaxFaults distinct sites. Default 3; negative arms none.
+	MaxFaults int
+	// Mode is the executor: Simulated (the default) replays a seed event for
+	// event; RealTime runs the devices on their own threads, so the same
+	// seed arms the same faults but the interleaving, and so the events and
+	// the host operations that depend on them, differ from run to run. In
+	// real time every wait, close and pause is capped at RealTimeCap, to
+	// keep hung trials short.
+	Mode devices.Mode
+}
+
+// RealTimeCap bounds every timeout and pause of a real-time trial.
+const RealTimeCap = 2 * time.Millisecond
+
+// TrialDefaults is the configuration a zero TrialConfig (with a seed) runs.
+func TrialDefaults(seed uint64) TrialConfig {
+	return TrialConfig{Seed: seed}.withDefaults()
+}
+
+func (c TrialConfig) withDefaults() TrialConfig {
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Sessions <= 0 {
+		c.Sessions = 3
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 8
+	}
+	c.Rounds = min(c.Rounds, devices.MaxRounds)
+	if c.Credits <= 0 {
+		c.Credits = 4
+	}
+	c.Credits = min(c.Credits, devices.MaxCredits)
+	if c.Mode == 0 {
+		c.Mode = devices.Simulated
+	}
+	if c.MaxFaults == 0 {
+		c.MaxFaults = 3
+	}
+	c.MaxFaults = min(c.MaxFaults, len(fault.Sites()))
+	return c
+}
+
+// TrialSession is what became of one session of a trial.
+type TrialSession struct {
+	// ID is the session's id in events, 0 when it could not be made.
+	ID uint64
+	// Exchange is the exchange the session ran.
+	Exchange devices.ExchangeConfig
+	// Outcome is how Close ended it, 0 when it could not be made.
+	Outcome Outcome
+	// Decision is the decision published (RUN or ABORT), 0 for none.
+	Decision uint32
+	// Verified is true when a RUN session retired and its exchange verified.
+	Verified bool
+	// Err is why the session could not be made, empty when it was.
+	Err string
+}
+
+// TrialResult is the outcome of RunTrial.
+type TrialResult struct {
+	// Seed replays the trial: in simulated time, RunTrial with the same
+	// configuration and seed gives the same events, byte for byte.
+	Seed uint64
+	// Faults lists the fault chains armed, as "site=chain".
+	Faults []string
+	// Ops lists the host operations made, in order, each with what it returned.
+	Ops []string
+	// Sessions lists the sessions, in the order they were opened.
+	Sessions []TrialSession
+	// ErrorKinds counts the errors host operations returned, by kind ("busy",
+	// "device", "publish", "budget", ...).
+	ErrorKinds map[string]int
+	// Fired counts the faults that fired, by "site action".
+	Fired map[string]int
+	// Paths counts protocol paths the trial went through, seen in its
+	// events: "reject after peer accepted", "poisoned", "verify ok",
+	// "verify failed", "quarantine released".
+	Paths map[string]int
+	// Violations lists what the oracle found, CheckSettled included.
+	Violations []Violation
+	// Problems lists contract breaks the oracle does not watch: a session
+	// that did not end retired or quarantined, a second submit or an early
+	// Wait that was not Busy, a Start that succeeded with a participant
+	// missing, a RUN session retired unverified, a quarantine the fabric
+	// does not list, memory or devices still held after every device was
+	// reset.
+	Problems []string
+	// Settled is true when every session ended retired or quarantined and,
+	// after every device was reset, no quarantine is left, no device is
+	// occupied and nothing is charged to the budget.
+	Settled bool
+	// Budget is the fabric's budget after the resets.
+	Budget devices.BudgetState
+	// Events is how many events the trial emitted; Digest hashes them all.
+	Events, Digest uint64
+	// Elapsed is the fabric time the trial took (virtual in simulated time).
+	Elapsed time.Duration
+}
+
+// OK reports whether the trial found nothing wrong: no violation, no
+// problem, and everything settled.
+func (r TrialResult) OK() bool {
+	return len(r.Violations) == 0 && len(r.Problems) == 0 && r.Settled
+}
+
+// Outcomes counts the trial's sessions by how they ended: "retired",
+// "quarantined", or "not made" when making the session failed.
+func (r TrialResult) Outcomes() map[string]int {
+	out := map[string]int{}
+	for _, s := range r.Sessions {
+		out[s.outcomeName()]++
+	}
+	return out
+}
+
+func (s TrialSession) outcomeName() string {
+	if s.ID == 0 {
+		return "not made"
+	}
+	return s.Outcome.String()
+}
+
+// String summarises the trial in one line, seed first, so that a failure
+// can be replayed.
+func (r TrialResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d: ", r.Seed)
+	for i, s := range r.Sessions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.outcomeName())
+	}
+	fmt.Fprintf(&b, "; faults [%s]; %d violations, %d problems, settled=%v", strings.Join(r.Faults, " "), len(r.Violations), len(r.Problems), r.Settled)
+	return b.String()
+}
+
+// Report is the trial in full, for a person replaying a failure: the
+// summary, the faults, every host operation, every violation with the
+// events that led to it, and every problem.
+func (r TrialResult) Report() string {
+	var b strings.Builder
+	b.WriteString(r.String() + "\n")
+	b.WriteString("host operations:\n")
+	for _, op := range r.Ops {
+		b.WriteString("  " + op + "\n")
+	}
+	for _, v := range r.Violations {
+		b.WriteString("violation: " + v.Error() + "\n")
+		for _, e := range v.Events {
+			b.WriteString("    " + e.Format(trialActorName) + "\n")
+		}
+	}
+	for _, p := range r.Problems {
+		b.WriteString("problem: " + p + "\n")
+	}
+	return b.String()
+}
+
+// trialActorName names the actors of a trial's fabric, which has the
+// default devices.
+func trialActorName(a devices.Actor) string {
+	switch a {
+	case devices.HostActor:
+		return "host"
+	case 1:
+		return "gpu0"
+	case 2:
+		return "npu0"
+	}
+	return fmt.Sprintf("device%d", a)
+}
+
+// TrialStats adds up trials, for campaigns and benchmarks.
+type TrialStats struct {
+	// Trials is how many trials were added; Failed how many were not OK.
+	Trials, Failed int
+	// Outcomes counts sessions by how they ended (see TrialResult.Outcomes).
+	Outcomes map[string]int
+	// ErrorKinds counts errors returned to the host, by kind.
+	ErrorKinds map[string]int
+	// Fired counts faults that fired, by "site action".
+	Fired map[string]int
+	// Paths counts protocol paths the trials went through (see TrialResult.Paths).
+	Paths map[string]int
+	// Violations counts violations by invariant number.
+	Violations map[int]int
+	// FailedSeeds lists the seeds of the first failed trials (at most 20).
+	FailedSeeds []uint64
+	// Elapsed is the fabric time of every trial added up.
+	Elapsed time.Duration
+}
+
+// Add counts one trial.
+func (s *TrialStats) Add(r TrialResult) {
+	if s.Outcomes == nil {
+		s.Outcomes, s.ErrorKinds, s.Fired, s.Paths, s.Violations = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[int]int{}
+	}
+	s.Trials++
+	if !r.OK() {
+		s.Failed++
+		if len(s.FailedSeeds) < 20 {
+			s.FailedSeeds = append(s.FailedSeeds, r.Seed)
+		}
+	}
+	for k, n := range r.Outcomes() {
+		s.Outcomes[k] += n
+	}
+	for k, n := range r.ErrorKinds {
+		s.ErrorKinds[k] += n
+	}
+	for k, n := range r.Fired {
+		s.Fired[k] += n
+	}
+	for k, n := range r.Paths {
+		s.Paths[k] += n
+	}
+	for _, v := range r.Violations {
+		s.Violations[v.Invariant]++
+	}
+	s.Elapsed += r.Elapsed
+}
+
+// String lists the figures, keys sorted.
+func (s *TrialStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d trials, %d failed; sessions %s; errors %s; faults fired %s; paths %s; violations %s",
+		s.Trials, s.Failed, trialCounts(s.Outcomes), trialCounts(s.ErrorKinds), trialCounts(s.Fired), trialCounts(s.Paths), trialCounts(s.Violations))
+	if len(s.FailedSeeds) > 0 {
+		fmt.Fprintf(&b, "; failed seeds %v", s.FailedSeeds)
+	}
+	return b.String()
+}
+
+func trialCounts[K comparable](m map[K]int) string {
+	keys := make([]string, 0, len(m))
+	byName := map[string]int{}
+	for k, n := range m {
+		name := fmt.Sprint(k)
+		keys = append(keys, name)
+		byName[name] = n
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, byName[k])
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// RunTrial runs one randomized trial and reports what happened. It makes a
+// fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
+// an Oracle, arms random fault chains at random sites (drawn, like every
+// other choice, from a PCG generator seeded with cfg.Seed), draws a tight
+// memory budget one time in four, and opens cfg.Sessions exchange sessions
+// of random shapes on the default GPU and NPU. Each
+// session gets a random plan of host operations (submit the GPU and the NPU
+// in a random order, sometimes one of them not at all or twice, Start or
+// Abort or neither, Waits and IsComplete with random timeouts, sometimes a
+// device reset or letting time pass, then Close with a random timeout); the
+// plans of up to two open sessions are interleaved at random. At the end it
+// resets every device, checks that every session ended retired or
+// quarantined, that nothing is left charged, quarantined or occupied, and
+// runs Oracle.CheckSettled.
+func RunTrial(cfg TrialConfig) TrialResult {
+	cfg = cfg.withDefaults()
+	t := &trial{
+		cfg:      cfg,
+		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x7419a1c0ffee)),
+		accepted: map[uint64][2]bool{},
+		res:      TrialResult{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}},
+	}
+	t.run()
+	return t.res
+}
+
+// trial is the state of one RunTrial.
+type trial struct {
+	cfg      TrialConfig
+	rng      *rand.Rand
+	f        *devices.Fabric
+	oracle   *Oracle
+	res      TrialResult
+	gpu, npu *devices.Device
+	accepted map[uint64][2]bool // participants accepted, by session
+}
+
+// trialOp is one host operation of a session's plan.
+type trialOp struct {
+	kind trialOpKind
+	d    time.Duration // timeout of Wait and Close; time to pass for Advance
+	dev  int           // device to reset: 0 GPU, 1 NPU
+}
+
+type trialOpKind uint8
+
+const (
+	opSubmitGPU trialOpKind = iota
+	opSubmitNPU
+	opStart
+	opAbort
+	opWait
+	opIsComplete
+	opAdvance
+	opReset
+	opClose
+)
+
+// trialPlan is a session and the host operations left to make on it.
+type trialPlan struct {
+	index int // in res.Sessions
+	s     *Session
+	ops   []trialOp
+	// submitted counts accepted submits by participant, to check that a
+	// second submit is Busy.
+	submitted [2]bool
+}
+
+// trialTimeouts are the timeouts waits and closes draw from.
+var trialTimeouts = []time.Duration{0, time.Microsecond, 20 * time.Microsecond, 200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, DefaultCloseTimeout}
+
+func (t *trial) timeout() time.Duration {
+	d := trialTimeouts[t.rng.IntN(len(trialTimeouts))]
+	if t.cfg.Mode == devices.RealTime {
+		d = min(d, RealTimeCap)
+	}
+	return d
+}
+
+func (t *trial) chance(p float64) bool { return t.rng.Float64() < p }
+
+func (t *trial) problem(format string, args ...any) {
+	t.res.Problems = append(t.res.Problems, fmt.Sprintf(format, args...))
+}
+
+func (t *trial) op(format string, args ...any) {
+	t.res.Ops = append(t.res.Ops, fmt.Sprintf("%10v ", t.f.Now())+fmt.Sprintf(format, args...))
+}
+
+// result names what an operation returned and counts its error's kind.
+func (t *trial) result(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	kind := "other"
+	var de *devices.Error
+	if errors.As(err, &de) {
+		kind = de.Kind.String()
+	}
+	t.res.ErrorKinds[kind]++
+	return err.Error()
+}
+
+func (t *trial) run() {
+	budget := int64(0) // the default
+	if t.chance(0.25) {
+		budget = int64(1024 + 64*t.rng.IntN(64)) // tight: overlapping sessions run out
+	}
+	timing := devices.IdealTiming()
+	if t.chance(0.5) {
+		timing = devices.PublishedTiming()
+	}
+	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: 256})
+	if err != nil {
+		t.problem("making the fabric: %v", err)
+		return
+	}
+	t.f = f
+	defer f.Close()
+	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
+	t.oracle = NewOracle(f)
+	defer t.oracle.Stop()
+	cancel := f.Events().Subscribe(t.count)
+	defer cancel()
+
+	t.armFaults()
+
+	var open []*trialPlan
+	opened := 0
+	for opened < t.cfg.Sessions || len(open) > 0 {
+		if opened < t.cfg.Sessions && (len(open) == 0 || (len(open) < 2 && t.chance(0.3))) {
+			if len(open) == 0 && opened > 0 && t.chance(0.3) {
+				t.resetDevices()
+			}
+			opened++
+			if p := t.open(); p != nil {
+				open = append(open, p)
+			}
+			continue
+		}
+		i := t.rng.IntN(len(open))
+		p := open[i]
+		t.step(p)
+		if len(p.ops) == 0 {
+			open = slices.Delete(open, i, i+1)
+		}
+	}
+
+	t.resetDevices()
+	t.settle()
+}
+
+// count notes faults and protocol paths as events go by.
+func (t *trial) count(e devices.Event) {
+	switch e.Kind {
+	case devices.EvFault:
+		t.res.Fired[e.Detail]++
+	case EvSubmit:
+		acc := t.accepted[e.Session]
+		if e.B == 0 {
+			acc[e.A] = true
+		} else if acc[1-e.A] {
+			t.res.Paths["reject after peer accepted"]++
+		}
+		t.accepted[e.Session] = acc
+	case EvPoison:
+		t.res.Paths["poisoned"]++
+	case EvVerify:
+		if e.A == 1 {
+			t.res.Paths["verify ok"]++
+		} else {
+			t.res.Paths["verify failed"]++
+		}
+	case devices.EvQuarantineEnd:
+		t.res.Paths["quarantine released"]++
+	}
+}
+
+// armFaults sets random chains at random distinct sites.
+func (t *trial) armFaults() {
+	sites := fault.Sites()
+	t.rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
+	n := 0
+	if t.cfg.MaxFaults > 0 {
+		n = t.rng.IntN(t.cfg.MaxFaults + 1)
+	}
+	for _, site := range sites[:n] {
+		term := t.faultTerm(site)
+		if err := t.f.Faults().Set(site, term); err != nil {
+			t.problem("arming %s=%s: %v", site, term, err)
+			continue
+		}
+		t.res.Faults = append(t.res.Faults, site.String()+"="+term)
+	}
+}
+
+// faultTerm draws a chain for site: one of its actions, with a probability,
+// a count, or an `off` term before it.
+func (t *trial) faultTerm(site fault.Site) string {
+	actions := site.Actions()
+	a := actions[t.rng.IntN(len(actions))]
+	action := a.String()
+	switch a {
+	case fault.Delay:
+		action += fmt.Sprintf("(%dus)", 1+t.rng.IntN(100))
+	case fault.Error, fault.Crash:
+		if t.chance(0.5) {
+			action += "(trial)"
+		}
+	}
+	prefixes := []string{"", "50%", "20%", "1*", "2*", "30%1*", "1*off->1*", "2*off->", "3*off->40%"}
+	return prefixes[t.rng.IntN(len(prefixes))] + action
+}
+
+// open makes a session with a random exchange and draws its plan.
+func (t *trial) open() *trialPlan {
+	x := devices.ExchangeConfig{
+		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
+		Credits:   1 + t.rng.IntN(t.cfg.Credits),
+		SlotBytes: 8 * (1 + t.rng.IntN(32)),
+		GPUQueue:  devices.AQL,
+	}
+	if t.chance(0.5) {
+		x.GPUQueue = devices.PM4
+	}
+	s, err := NewExchangeSession(t.gpu, t.npu, x)
+	ts := TrialSession{Exchange: x}
+	if err != nil {
+		ts.Err = err.Error()
+		t.res.Sessions = append(t.res.Sessions, ts)
+		t.op("new session %d rounds, %d credits, %d-byte slots on %s: %s", x.Rounds, x.Credits, x.SlotBytes, x.GPUQueue, t.result(err))
+		return nil
+	}
+	ts.ID = s.ID()
+	t.res.Sessions = append(t.res.Sessions, ts)
+	t.op("s%d new: %d rounds, %d credits, %d-byte slots on %s", s.ID(), x.Rounds, x.Credits, x.SlotBytes, x.GPUQueue)
+	return &trialPlan{index: len(t.res.Sessions) - 1, s: s, ops: t.plan()}
+}
+
+// plan draws the host operations of one session.
+func (t *trial) plan() []trialOp {
+	var ops []trialOp
+	submits := []trialOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
+	t.rng.Shuffle(2, func(i, j int) { submits[i], submits[j] = submits[j], submits[i] })
+	for _, s := range submits {
+		if t.chance(0.9) {
+			ops = append(ops, s)
+		}
+		if t.chance(0.05) {
+			ops = append(ops, s) // a second submit must be Busy
+		}
+	}
+	if t.chance(0.1) {
+		// Start or Wait too early, somewhere among the submits.
+		early := trialOp{kind: opStart}
+		if t.chance(0.5) {
+			early = trialOp{kind: opWait, d: t.timeout()}
+		}
+		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), early)
+	}
+	if t.chance(0.2) {
+		ops = append(ops, trialOp{kind: opAdvance, d: t.timeout() / 10})
+	}
+	switch r := t.rng.Float64(); {
+	case r < 0.7:
+		ops = append(ops, trialOp{kind: opStart})
+	case r < 0.9:
+		ops = append(ops, trialOp{kind: opAbort})
+	}
+	for range t.rng.IntN(4) {
+		switch r := t.rng.Float64(); {
+		case r < 0.6:
+			ops = append(ops, trialOp{kind: opWait, d: t.timeout()})
+		case r < 0.75:
+			ops = append(ops, trialOp{kind: opIsComplete})
+		case r < 0.9:
+			ops = append(ops, trialOp{kind: opAdvance, d: t.timeout() / 10})
+		default:
+			ops = append(ops, trialOp{kind: opAbort}) // after a decision: Busy
+		}
+	}
+	if t.chance(0.05) {
+		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), trialOp{kind: opReset, dev: t.rng.IntN(2)})
+	}
+	return append(ops, trialOp{kind: opClose, d: t.timeout()})
+}
+
+// step makes the next operation of p.
+func (t *trial) step(p *trialPlan) {
+	op := p.ops[0]
+	p.ops = p.ops[1:]
+	s := p.s
+	id := s.ID()
+	switch op.kind {
+	case opSubmitGPU, opSubmitNPU:
+		who, name, submit := ParticipantGPU, "submit_gpu", s.SubmitGPU
+		if op.kind == opSubmitNPU {
+			who, name, submit = ParticipantNPU, "submit_npu", s.SubmitNPU
+		}
+		again := p.submitted[who]
+		err := submit()
+		t.op("s%d %s: %s", id, name, t.result(err))
+		if err == nil {
+			p.submitted[who] = true
+		}
+		if again && !errors.Is(err, ErrBusy) {
+			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
+		}
+	case opStart:
+		both := p.submitted[0] && p.submitted[1]
+		err := s.Start()
+		t.op("s%d start: %s", id, t.result(err))
+		if err == nil && !both {
+			t.problem("session %d: Start succeeded with GPU accepted=%v and NPU accepted=%v", id, p.submitted[0], p.submitted[1])
+		}
+	case opAbort:
+		t.op("s%d abort: %s", id, t.result(s.Abort()))
+	case opWait:
+		undecided := s.Decision() == 0
+		ok, err := s.Wait(op.d)
+		t.op("s%d wait(%v): %v %s", id, op.d, ok, t.result(err))
+		if undecided && !errors.Is(err, ErrBusy) {
+			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
+		}
+	case opIsComplete:
+		done, err := s.IsComplete()
+		t.op("s%d is_complete: %v %s", id, done, t.result(err))
+	case opAdvance:
+		t.f.Advance(op.d)
+		t.op("advance %v", op.d)
+	case opReset:
+		d := []*devices.Device{t.gpu, t.npu}[op.dev]
+		d.Reset()
+		t.op("reset %s", d.Name())
+	case opClose:
+		t.close(p, op.d)
+	}
+}
+
+// close closes p's session and checks how it ended.
+func (t *trial) close(p *trialPlan, timeout time.Duration) {
+	s := p.s
+	out := s.CloseWithin(context.Background(), timeout)
+	t.op("s%d close(%v): %s", s.ID(), timeout, out)
+	ts := &t.res.Sessions[p.index]
+	ts.Outcome, ts.Decision = out, s.Decision()
+	v, verified := s.Verification()
+	ts.Verified = verified && v.OK
+	if out == Retired && ts.Decision == devices.StartupRun && !verified {
+		t.problem("session %d retired after RUN but its exchange was never verified", s.ID())
+	}
+	switch out {
+	case Retired:
+		if st := s.State(); st != StateClosed {
+			t.problem("session %d closed retired but its state is %s", s.ID(), st)
+		}
+	case Quarantined:
+		if st := s.State(); st != StateQuarantined {
+			t.problem("session %d closed quarantined but its state is %s", s.ID(), st)
+		}
+		if !slices.ContainsFunc(t.f.Quarantines(), func(q devices.QuarantineInfo) bool { return q.Owner == s.ID() }) {
+			t.problem("session %d closed quarantined but the fabric lists no quarantine for it", s.ID())
+		}
+	default:
+		t.problem("session %d: Close returned %s, want retired or quarantined", s.ID(), out)
+	}
+}
+
+// resetDevices resets every device, which releases every quarantine.
+func (t *trial) resetDevices() {
+	for _, d := range t.f.Devices() {
+		d.Reset()
+	}
+	t.op("reset every device")
+}
+
+// settle checks that the trial left nothing behind.
+func (t *trial) settle() {
+	r := &t.res
+	r.Settled = true
+	for _, s := range r.Sessions {
+		if s.ID != 0 && s.Outcome != Retired && s.Outcome != Quarantined {
+			r.Settled = false
+			t.problem("session %d was not closed", s.ID)
+		}
+	}
+	if qs := t.f.Quarantines(); len(qs) > 0 {
+		r.Settled = false
+		t.problem("%d quarantines remain after every device was reset", len(qs))
+	}
+	for _, d := range t.f.Devices() {
+		if d.Occupied() {
+			r.Settled = false
+			t.problem("%s is occupied after it was reset", d.Name())
+		}
+	}
+	r.Budget = t.f.Budget().State()
+	if r.Budget.Charged != 0 || r.Budget.Quarantined != 0 {
+		r.Settled = false
+		t.problem("after every session closed and every device was reset, %d bytes are charged (%d quarantined)", r.Budget.Charged, r.Budget.Quarantined)
+	}
+	_ = t.oracle.CheckSettled()
+	r.Violations = t.oracle.Violations()
+	r.Events, r.Digest, r.Elapsed = t.f.Events().Count(), t.f.Events().Digest(), t.f.Now()
+}
