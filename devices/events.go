@@ -56,7 +56,8 @@ type Event struct {
 // of everything emitted so that two runs can be compared byte for byte.
 type Stream struct {
 	mu     sync.Mutex
-	ring   []Event
+	ring   []Event // grows up to capacity, then wraps: event seq is at (seq-1) % capacity
+	limit  int
 	seq    uint64
 	subs   []*subscription
 	digest uint64
@@ -66,7 +67,7 @@ type Stream struct {
 type subscription struct{ fn func(Event) }
 
 func newStream(capacity int, clock func() time.Duration) *Stream {
-	return &Stream{ring: make([]Event, capacity), digest: fnvOffset, clock: clock}
+	return &Stream{limit: capacity, digest: fnvOffset, clock: clock}
 }
 
 // Emit stamps the event with its sequence number and time, records it and
@@ -94,7 +95,11 @@ func (s *Stream) atomically(fn func(emit emitFunc)) {
 func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
 	s.seq++
 	e := Event{Seq: s.seq, Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail}
-	s.ring[s.seq%uint64(len(s.ring))] = e
+	if len(s.ring) < s.limit {
+		s.ring = append(s.ring, e)
+	} else {
+		s.ring[(s.seq-1)%uint64(s.limit)] = e
+	}
 	s.hash(&e)
 	for _, sub := range s.subs {
 		sub.fn(e)
@@ -146,13 +151,10 @@ func (s *Stream) Events(keep func(*Event) bool) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := uint64(len(s.ring))
-	first := uint64(1)
-	if s.seq > n {
-		first = s.seq - n + 1
-	}
+	first := s.seq - n + 1
 	var out []Event
 	for q := first; q <= s.seq; q++ {
-		e := &s.ring[q%n]
+		e := &s.ring[(q-1)%uint64(s.limit)]
 		if keep == nil || keep(e) {
 			out = append(out, *e)
 		}

@@ -94,7 +94,7 @@ func (s *simExecutor) run(until time.Duration, c *Completion) bool {
 			}
 		}
 		if len(s.ready) == 0 {
-			if next > until {
+			if next > until || next == forever {
 				if until > now {
 					s.clock.Store(int64(until))
 				}

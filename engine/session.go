@@ -323,18 +323,26 @@ func waitContext(ctx context.Context, c *devices.Completion, timeout time.Durati
 	if ctx.Done() == nil {
 		return c.Wait(timeout)
 	}
+	slice := waitSlice
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		slice := min(timeout, waitSlice)
-		ok, err := c.Wait(slice)
+		step := min(timeout, slice)
+		began := time.Now()
+		ok, err := c.Wait(step)
 		if ok || err != nil {
 			return ok, err
 		}
-		timeout -= slice
+		timeout -= step
 		if timeout <= 0 {
 			return false, nil
+		}
+		// In simulated time a slice can pass in no real time (a hung
+		// device): grow it, while each still returns to check ctx within
+		// about waitSlice.
+		if time.Since(began) < waitSlice/4 && slice < timeout {
+			slice *= 2
 		}
 	}
 }
