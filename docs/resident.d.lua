@@ -1,0 +1,280 @@
+---@meta resident
+
+-- Lua language-server definitions (LuaLS, `---@meta`) for residentlua's module
+-- "resident". Nothing here runs: it tells editors what the API is, so they
+-- complete and check it. Use it by adding this folder to the workspace
+-- library, for example in .luarc.json:
+--
+--   { "workspace.library": ["docs"], "runtime.version": "Lua 5.1" }
+--
+-- docs/lua-api.md describes every function with an example.
+
+---A number of seconds (finite, zero or more). Virtual in simulated time.
+---@alias resident.Seconds number
+
+---A size in bytes: a number, or a string with a binary unit such as "64", "4KiB", "2MiB", "1GiB".
+---@alias resident.Size integer|string
+
+---@alias resident.Mode "sim"|"realtime"
+---@alias resident.GPUQueue "aql"|"pm4"
+---@alias resident.Queue "pm4"|"aql"|"sdma"|"xdna"
+---@alias resident.State "undecided"|"running"|"aborted"|"retired"|"poisoned"|"closed"|"quarantined"
+---@alias resident.Outcome "retired"|"quarantined"
+---@alias resident.ErrorKind "busy"|"unsupported"|"device"|"publish"|"budget"|"invalid"
+---@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"
+
+---A protocol error, as raised by the module and returned by pcall. tostring(err) is "<kind>: <message>".
+---@class resident.Error
+---@field kind resident.ErrorKind what went wrong
+---@field op string the operation that failed, such as "submit_npu" or "dispatch"
+---@field message string what happened and what to do
+
+---Timing overrides: a profile and any figures, in seconds or as Go durations ("10us").
+---@class resident.TimingOptions
+---@field profile? "ideal"|"published" the profile the overrides start from
+---@field aql_dispatch? number|string AQL packet written to kernel start
+---@field pm4_dispatch? number|string PM4 submission to kernel start
+---@field xdna_dispatch? number|string XDNA command to NPU program start
+---@field host_to_gpu? number|string a host store becomes visible to a polling GPU
+---@field npu_dma_line? number|string the NPU moves one 64-byte line by DMA
+---@field completion? number|string a retirement is noticed by the host
+
+---@class resident.GPUOptions
+---@field queues? resident.Queue[] queue families in ordinal order (default {"pm4", "aql", "sdma"})
+---@field fine_grained? boolean false: no fine-grained memory, so startup is unsupported (default true)
+---@field name? string the device's name (default "gpu0")
+
+---@class resident.NPUOptions
+---@field queues? resident.Queue[] queue families in ordinal order (default {"xdna"})
+---@field name? string the device's name (default "npu0")
+
+---@class resident.FabricOptions
+---@field mode? resident.Mode simulated (deterministic by seed) or real time
+---@field seed? integer the seed of every random choice; 0 or nil: chosen and reported
+---@field timing? "ideal"|"published"|resident.TimingOptions
+---@field budget? resident.Size the memory budget (default "1GiB")
+---@field gpu? resident.GPUOptions
+---@field npu? resident.NPUOptions|false false: a fabric without an NPU
+
+---@class resident.Fabric
+---@field mode resident.Mode
+---@field seed integer
+---@field timing "ideal"|"published"|"custom"
+---@field budget integer the budget's limit in bytes
+---@field devices string[] device names in fabric order
+---@field figures table<string, number> every timing figure in seconds
+
+---@class resident.StartupOptions
+---@field gpu? resident.GPUQueue the GPU queue (default "aql")
+---@field rounds? integer generations exchanged, 1 to 1000000 (default 1)
+---@field credits? integer ring slots, 1 to 64 (default 1)
+---@field slot_bytes? resident.Size bytes per slot, a multiple of 8 from 8 to 1MiB (default 64)
+
+---One participant's timeline, in seconds of fabric time; nil when the step never happened.
+---@class resident.DeviceStats
+---@field device string the device's name
+---@field accepted? number the host saw the dispatch accepted
+---@field observed? number the program saw the decision
+---@field retired? number the program retired
+---@field error? string the error it retired with
+
+---@class resident.Verification
+---@field ok boolean every generation consumed once, in order, checksum right
+---@field rounds integer generations expected
+---@field verified integer generations that passed
+---@field problem? string the first thing wrong
+
+---@class resident.Stats
+---@field id integer
+---@field seed integer the seed of the session's fabric
+---@field state resident.State
+---@field gpu_queue resident.GPUQueue
+---@field rounds integer
+---@field credits integer
+---@field slot_bytes integer
+---@field bytes integer payload bytes moved and verified
+---@field decision? "run"|"abort"
+---@field decided? number when the host recorded the decision
+---@field gpu resident.DeviceStats
+---@field npu resident.DeviceStats
+---@field verification? resident.Verification after a RUN session retired
+
+---@class resident.Event
+---@field seq integer position in the fabric's stream
+---@field time number seconds of fabric time
+---@field actor string "host" or a device name
+---@field session integer
+---@field kind string see docs/protocol.md, Events
+---@field a number
+---@field b number
+---@field detail string
+
+---@class resident.Quarantine
+---@field session integer
+---@field label string why, in words
+---@field since number when it began, in seconds of fabric time
+---@field bytes integer memory kept
+---@field waiting string[] devices that must still be reset
+
+---@class resident.Budget
+---@field limit integer bytes allowed
+---@field charged integer bytes held, quarantined included
+---@field quarantined integer bytes held by quarantines
+
+---@class resident.Violation
+---@field invariant integer 1 to 8, as in docs/protocol.md
+---@field session integer
+---@field message string
+---@field events integer how many of the session's events led to it
+
+---A resident GPU–NPU session. tostring(s) is like "session 3 (running, aql, rounds=1000, credits=4, slot_bytes=64)".
+---@class Session
+---@field id integer the session's number in events (read-only)
+---@field state resident.State where it stands (read-only)
+local Session = {}
+
+---Dispatches the GPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error.
+function Session:submit_gpu() end
+
+---Dispatches the NPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error.
+function Session:submit_npu() end
+
+---Publishes RUN; busy unless both participants were accepted.
+function Session:start() end
+
+---Publishes ABORT, before a decision only (busy after start).
+function Session:abort() end
+
+---Joins both participants under one deadline: true when both retired, false on timeout.
+---@param seconds resident.Seconds
+---@return boolean retired
+function Session:wait(seconds) end
+
+---Whether a decision was made and every accepted participant retired, without waiting.
+---@return boolean
+function Session:is_complete() end
+
+---The drop path: aborts if undecided, joins for up to seconds (default 10), releases or quarantines.
+---@param seconds? resident.Seconds
+---@return resident.Outcome
+function Session:close(seconds) end
+
+---What the session did: shape, bytes, decision, per-device timeline, verification.
+---@return resident.Stats
+function Session:stats() end
+
+---The session's events still held by its fabric, oldest first.
+---@return resident.Event[]
+function Session:events() end
+
+---@class resident
+resident = {}
+
+---Makes a new fabric and makes it current (invalid while sessions are open); without an argument, describes the current one.
+---@param opts? resident.FabricOptions
+---@return resident.Fabric
+function resident.fabric(opts) end
+
+---Makes a session on the fabric's first GPU and NPU.
+---@param opts? resident.StartupOptions
+---@return Session
+function resident.startup(opts) end
+
+---@param s Session
+function resident.submit_gpu(s) end
+
+---@param s Session
+function resident.submit_npu(s) end
+
+---@param s Session
+function resident.start(s) end
+
+---@param s Session
+function resident.abort(s) end
+
+---@param s Session
+---@param seconds resident.Seconds
+---@return boolean retired
+function resident.wait(s, seconds) end
+
+---@param s Session
+---@return boolean
+function resident.is_complete(s) end
+
+---@param s Session
+---@param seconds? resident.Seconds
+---@return resident.Outcome
+function resident.close(s, seconds) end
+
+---@param s Session
+---@return resident.Stats
+function resident.stats(s) end
+
+---@param s Session
+---@return resident.Event[]
+function resident.events(s) end
+
+---The sessions not yet closed, oldest first.
+---@return Session[]
+function resident.sessions() end
+
+---Sets a fault site's chain of terms `[p%][N*]action[(arg)]` joined by `->`; "off" clears it.
+---@param site resident.Site
+---@param term string
+function resident.fault(site, term) end
+
+---The configured fault sites and their terms.
+---@return table<resident.Site, string>
+function resident.faults() end
+
+---Clears every fault site.
+function resident.clear_faults() end
+
+---Resets a device ("gpu", "npu" or a name): stops what runs on it and ends quarantines whose devices were all reset.
+---@param device "gpu"|"npu"|string
+function resident.reset(device) end
+
+---The quarantines in force, oldest first.
+---@return resident.Quarantine[]
+function resident.quarantined() end
+
+---The memory budget.
+---@return resident.Budget
+function resident.budget() end
+
+---The protocol oracle's violations; a correct engine has none.
+---@return resident.Violation[]
+function resident.violations() end
+
+---The fabric's clock in seconds (virtual in simulated time).
+---@return number
+function resident.now() end
+
+---The current fabric's seed.
+---@return integer
+function resident.seed() end
+
+-- The command (residentlua) also sets the six verbs as globals.
+
+---@param opts? resident.StartupOptions
+---@return Session
+function startup(opts) end
+
+---@param s Session
+function submit_gpu(s) end
+
+---@param s Session
+function submit_npu(s) end
+
+---@param s Session
+function start(s) end
+
+---@param s Session
+function abort(s) end
+
+---@param s Session
+---@param seconds resident.Seconds
+---@return boolean retired
+function wait(s, seconds) end
+
+return resident

@@ -1,0 +1,148 @@
+package luaapi
+
+import (
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/devices"
+)
+
+// errorTypeName is the __name of the error values' metatable.
+const errorTypeName = "resident.error"
+
+// newErrorMeta makes the metatable of protocol error values: tables with
+// kind, op and message whose tostring is "<kind>: <message>".
+func newErrorMeta(L *lua.LState) *lua.LTable {
+	mt := L.NewTable()
+	mt.RawSetString("__name", lua.LString(errorTypeName))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		t, ok := L.Get(1).(*lua.LTable)
+		if !ok {
+			L.Push(lua.LString(L.Get(1).String()))
+			return 1
+		}
+		L.Push(lua.LString(lua.LVAsString(t.RawGetString("kind")) + ": " + lua.LVAsString(t.RawGetString("message"))))
+		return 1
+	}))
+	return mt
+}
+
+// errorValue turns e into the Lua value raised for it.
+func (m *Module) errorValue(L *lua.LState, e *devices.Error) *lua.LTable {
+	t := L.CreateTable(0, 3)
+	t.RawSetString("kind", lua.LString(e.Kind.String()))
+	t.RawSetString("op", lua.LString(e.Op))
+	t.RawSetString("message", lua.LString(e.Message))
+	L.SetMetatable(t, m.errorMeta)
+	return t
+}
+
+// ErrorOf returns the protocol error that a Lua error value stands for: lv
+// may be the value itself (a table with kind, op and message, as pcall returns
+// it) or the *lua.ApiError that L.DoString or L.PCall returned. ok is false
+// for anything else.
+func ErrorOf(v any) (e *devices.Error, ok bool) {
+	if api, isAPI := v.(*lua.ApiError); isAPI {
+		v = api.Object
+	}
+	t, isTable := v.(*lua.LTable)
+	if !isTable {
+		return nil, false
+	}
+	mt, _ := t.Metatable.(*lua.LTable)
+	if mt == nil || mt.RawGetString("__name") != lua.LString(errorTypeName) {
+		return nil, false
+	}
+	kind := lua.LVAsString(t.RawGetString("kind"))
+	for k := devices.KindUnsupported; k <= devices.KindInvalid; k++ {
+		if k.String() == kind {
+			return &devices.Error{Kind: k, Op: lua.LVAsString(t.RawGetString("op")), Message: lua.LVAsString(t.RawGetString("message"))}, true
+		}
+	}
+	return nil, false
+}
+
+// ErrorString renders a Lua error value as a person reads it: a protocol
+// error as "<kind>: <message>", a string as itself, anything else with
+// tostring. v may be an LValue or the *lua.ApiError of a failed call (then
+// the stack trace is left out).
+func ErrorString(v any) string {
+	if api, ok := v.(*lua.ApiError); ok {
+		v = api.Object
+	}
+	if e, ok := ErrorOf(v); ok {
+		return e.Error()
+	}
+	if lv, ok := v.(lua.LValue); ok {
+		return lv.String()
+	}
+	if err, ok := v.(error); ok {
+		return err.Error()
+	}
+	return fmt.Sprint(v)
+}
+
+// raise raises err in L: a protocol error as an error value, anything else as
+// a string.
+func (m *Module) raise(L *lua.LState, err error) {
+	var e *devices.Error
+	if errors.As(err, &e) {
+		L.Error(m.errorValue(L, e), 1)
+		return
+	}
+	L.RaiseError("%s", err.Error())
+}
+
+// invalid raises an invalid error value for op.
+func (m *Module) invalid(L *lua.LState, op, format string, args ...any) {
+	m.raise(L, devices.Errorf(devices.KindInvalid, op, format, args...))
+}
+
+// argError raises "bad argument #n to 'name' (msg)", as Lua's auxiliary
+// library does.
+func argError(L *lua.LState, n int, name, msg string) {
+	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)
+}
+
+// typeName names the type of argument n, "no value" when it is absent.
+func typeName(L *lua.LState, n int) string {
+	if n > L.GetTop() {
+		return "no value"
+	}
+	return valueTypeName(L.Get(n))
+}
+
+func valueTypeName(v lua.LValue) string {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if _, ok := ud.Value.(*session); ok {
+			return "session"
+		}
+	}
+	return v.Type().String()
+}
+
+// typeError raises "bad argument #n to 'name' (want expected, got type)".
+func typeError(L *lua.LState, n int, name, want string) {
+	argError(L, n, name, want+" expected, got "+typeName(L, n))
+}
+
+// internalError marks a Go panic turned into a Lua error; tests look for it.
+const internalError = "resident: internal error"
+
+// guard wraps a module function so that no Go panic escapes it: gopher-lua's
+// own errors pass through, anything else becomes a Lua error.
+func guard(name string, fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(*lua.ApiError); ok {
+					panic(r)
+				}
+				L.RaiseError("%s in '%s': %v (please report this)", internalError, name, r)
+			}
+		}()
+		return fn(L)
+	}
+}

@@ -1,0 +1,397 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/devices"
+	"residentlua/engine"
+)
+
+// session is what a session userdata holds.
+type session struct {
+	m        *Module
+	id       uint64
+	seed     uint64
+	cfg      devices.ExchangeConfig
+	gpuName  string
+	npuName  string
+	gpuActor devices.Actor
+	npuActor devices.Actor
+	ud       *lua.LUserData
+
+	eng *engine.Session // nil once frozen
+	fab *fabricState    // nil once frozen
+
+	frozen *SessionStats // set when the session's fabric was replaced
+}
+
+// open reports whether the session can still be driven.
+func (s *session) open() bool {
+	if s.eng == nil {
+		return false
+	}
+	st := s.eng.State()
+	return st != engine.StateClosed && st != engine.StateQuarantined
+}
+
+// state is the session's state name.
+func (s *session) state() string {
+	if s.frozen != nil {
+		return s.frozen.State
+	}
+	return s.eng.State().String()
+}
+
+// freeze keeps the session's stats and lets go of its fabric, which is being
+// replaced (every session on it is closed by then).
+func (s *session) freeze() {
+	if s.frozen != nil {
+		return
+	}
+	st := s.stats()
+	s.frozen = &st
+	s.eng, s.fab = nil, nil
+}
+
+// quarantineReason is the label of the session's quarantine, if it has one.
+func (s *session) quarantineReason() string {
+	if s.fab == nil {
+		return ""
+	}
+	for _, q := range s.fab.f.Quarantines() {
+		if q.Owner == s.id {
+			return strings.TrimPrefix(q.Label, fmt.Sprintf("session %d: ", s.id))
+		}
+	}
+	return ""
+}
+
+// stats reports the session's stats.
+func (s *session) stats() SessionStats {
+	if s.frozen != nil {
+		return *s.frozen
+	}
+	st := SessionStats{
+		ID:        s.id,
+		Seed:      s.seed,
+		State:     s.eng.State().String(),
+		GPUQueue:  s.cfg.GPUQueue.String(),
+		Rounds:    s.cfg.Rounds,
+		Credits:   s.cfg.Credits,
+		SlotBytes: s.cfg.SlotBytes,
+		GPU:       DeviceStats{Device: s.gpuName},
+		NPU:       DeviceStats{Device: s.npuName},
+	}
+	switch s.eng.Decision() {
+	case devices.StartupRun:
+		st.Decision = "run"
+	case devices.StartupAbort:
+		st.Decision = "abort"
+	}
+	if v, ok := s.eng.Verification(); ok {
+		st.Verification = &Verification{OK: v.OK, Rounds: v.Rounds, Verified: v.Verified, Problem: v.Problem}
+		st.Bytes = int64(v.Verified) * int64(s.cfg.SlotBytes)
+	}
+	s.fab.rec.fill(s.id, s.gpuActor, s.npuActor, &st)
+	return st
+}
+
+// String is how tostring shows the session.
+func (s *session) String() string {
+	return fmt.Sprintf("session %d (%s, %s, rounds=%d, credits=%d, slot_bytes=%d)",
+		s.id, s.state(), s.cfg.GPUQueue, s.cfg.Rounds, s.cfg.Credits, s.cfg.SlotBytes)
+}
+
+// newSessionMeta makes the session userdata's metatable and its methods.
+func (m *Module) newSessionMeta(L *lua.LState) (mt, methods *lua.LTable) {
+	methods = L.NewTable()
+	for _, name := range []string{"submit_gpu", "submit_npu", "start", "abort", "wait", "is_complete", "close", "stats", "events"} {
+		methods.RawSetString(name, m.table.RawGetString(name))
+	}
+	mt = L.NewTable()
+	mt.RawSetString("__name", lua.LString("resident.session"))
+	mt.RawSetString("__index", m.fn(L, "__index", func(L *lua.LState) int {
+		s := m.checkSession(L, 1, "__index")
+		key, _ := L.Get(2).(lua.LString)
+		switch key {
+		case "id":
+			L.Push(lua.LNumber(s.id))
+		case "state":
+			L.Push(lua.LString(s.state()))
+		default:
+			L.Push(methods.RawGetString(string(key)))
+		}
+		return 1
+	}))
+	mt.RawSetString("__newindex", m.fn(L, "__newindex", func(L *lua.LState) int {
+		L.RaiseError("a session's fields are read-only; cannot set '%s'", L.Get(2).String())
+		return 0
+	}))
+	mt.RawSetString("__tostring", m.fn(L, "__tostring", func(L *lua.LState) int {
+		L.Push(lua.LString(m.checkSession(L, 1, "__tostring").String()))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("resident.session"))
+	return mt, methods
+}
+
+// checkSession reads argument n as a session.
+func (m *Module) checkSession(L *lua.LState, n int, name string) *session {
+	if ud, ok := L.Get(n).(*lua.LUserData); ok {
+		if s, ok := ud.Value.(*session); ok && s.m == m {
+			return s
+		}
+	}
+	typeError(L, n, name, "session")
+	return nil
+}
+
+// live returns the engine session behind argument 1, raising busy when the
+// session is closed.
+func (m *Module) live(L *lua.LState, name string) (*session, *engine.Session) {
+	s := m.checkSession(L, 1, name)
+	if !s.open() {
+		m.raise(L, devices.Errorf(devices.KindBusy, name, "session %d is closed", s.id))
+	}
+	return s, s.eng
+}
+
+// ctxOf is the state's context, or a background one.
+func ctxOf(L *lua.LState) context.Context {
+	if ctx := L.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// interrupted raises the error of a wait stopped by the state's context.
+func interrupted(L *lua.LState, op string, id uint64, err error) {
+	L.RaiseError("%s on session %d interrupted: %v", op, id, err)
+}
+
+// startup makes a session: resident.startup{gpu=, rounds=, credits=, slot_bytes=}.
+func (m *Module) startup(L *lua.LState) int {
+	const name = "startup"
+	t := fields(L, 1, name, true, "gpu", "rounds", "credits", "slot_bytes")
+	def := devices.DefaultExchange()
+	queue := stringField(L, 1, name, t, "gpu", def.GPUQueue.String())
+	cfg := devices.ExchangeConfig{
+		Rounds:    int(intField(L, 1, name, t, "rounds", int64(def.Rounds))),
+		Credits:   int(intField(L, 1, name, t, "credits", int64(def.Credits))),
+		SlotBytes: int(m.sizeField(L, 1, name, "startup", t, "slot_bytes", int64(def.SlotBytes))),
+	}
+	cmd, err := devices.ParseCommand(queue)
+	if err != nil {
+		m.raise(L, err)
+	}
+	cfg.GPUQueue = cmd
+	if err := cfg.Validate(); err != nil {
+		m.raise(L, err)
+	}
+	fs, err := m.current()
+	if err != nil {
+		m.raise(L, err)
+	}
+	gpu, npu := fs.f.First(devices.GPU), fs.f.First(devices.NPU)
+	if gpu == nil || npu == nil {
+		m.raise(L, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU"))
+	}
+	eng, err := engine.NewExchangeSession(gpu, npu, cfg)
+	if err != nil {
+		m.raise(L, err)
+	}
+	s := &session{
+		m: m, id: eng.ID(), seed: fs.f.Seed(), cfg: cfg,
+		gpuName: gpu.Name(), npuName: npu.Name(), gpuActor: gpu.Actor(), npuActor: npu.Actor(),
+		eng: eng, fab: fs,
+	}
+	s.ud = L.NewUserData()
+	s.ud.Value = s
+	L.SetMetatable(s.ud, m.sessionMeta)
+	m.sessions = append(m.sessions, s)
+	L.Push(s.ud)
+	return 1
+}
+
+func (m *Module) submitGPU(L *lua.LState) int {
+	_, eng := m.live(L, "submit_gpu")
+	if err := eng.SubmitGPU(); err != nil {
+		m.raise(L, err)
+	}
+	return 0
+}
+
+func (m *Module) submitNPU(L *lua.LState) int {
+	_, eng := m.live(L, "submit_npu")
+	if err := eng.SubmitNPU(); err != nil {
+		m.raise(L, err)
+	}
+	return 0
+}
+
+func (m *Module) start(L *lua.LState) int {
+	_, eng := m.live(L, "start")
+	if err := eng.Start(); err != nil {
+		m.raise(L, err)
+	}
+	return 0
+}
+
+func (m *Module) abort(L *lua.LState) int {
+	_, eng := m.live(L, "abort")
+	if err := eng.Abort(); err != nil {
+		m.raise(L, err)
+	}
+	return 0
+}
+
+// simHorizon keeps simulated deadlines short of the end of time, where the
+// simulated executor has no later instant to stop at.
+const simHorizon = time.Duration(1<<63-1) - time.Hour
+
+// bound shortens d so that now+d stays within the simulated clock's range.
+func bound(f *devices.Fabric, d time.Duration) time.Duration {
+	if f.Mode() == devices.Simulated {
+		if left := simHorizon - f.Now(); d > left {
+			return max(left, 0)
+		}
+	}
+	return d
+}
+
+func (m *Module) wait(L *lua.LState) int {
+	s := m.checkSession(L, 1, "wait")
+	d := m.checkSeconds(L, 2, "wait", "wait", "the wait timeout")
+	_, eng := m.live(L, "wait")
+	ctx := ctxOf(L)
+	ok, err := eng.WaitContext(ctx, bound(s.fab.f, d))
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			interrupted(L, "wait", s.id, err)
+		}
+		m.raise(L, err)
+	}
+	L.Push(lua.LBool(ok))
+	return 1
+}
+
+func (m *Module) isComplete(L *lua.LState) int {
+	_, eng := m.live(L, "is_complete")
+	done, err := eng.IsComplete()
+	if err != nil {
+		m.raise(L, err)
+	}
+	L.Push(lua.LBool(done))
+	return 1
+}
+
+// close is the drop path: s:close([seconds]) returns "retired" or "quarantined".
+func (m *Module) close(L *lua.LState) int {
+	s := m.checkSession(L, 1, "close")
+	d := m.opts.CloseTimeout
+	if L.Get(2) != lua.LNil {
+		d = m.checkSeconds(L, 2, "close", "close", "the close timeout")
+	}
+	if s.eng == nil { // its fabric was replaced; it was closed before that
+		L.Push(lua.LString(closedOutcome(s.frozen.State)))
+		return 1
+	}
+	out := s.eng.CloseWithin(ctxOf(L), bound(s.fab.f, d))
+	L.Push(lua.LString(out.String()))
+	return 1
+}
+
+// closedOutcome names how a closed session ended, from its state.
+func closedOutcome(state string) string {
+	if state == engine.StateQuarantined.String() {
+		return engine.Quarantined.String()
+	}
+	return engine.Retired.String()
+}
+
+func (m *Module) sessionStats(L *lua.LState) int {
+	s := m.checkSession(L, 1, "stats")
+	L.Push(statsTable(L, s.stats()))
+	return 1
+}
+
+// statsTable converts stats to the table s:stats() returns.
+func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
+	t := L.CreateTable(0, 16)
+	t.RawSetString("id", lua.LNumber(st.ID))
+	t.RawSetString("seed", lua.LNumber(st.Seed))
+	t.RawSetString("state", lua.LString(st.State))
+	t.RawSetString("gpu_queue", lua.LString(st.GPUQueue))
+	t.RawSetString("rounds", lua.LNumber(st.Rounds))
+	t.RawSetString("credits", lua.LNumber(st.Credits))
+	t.RawSetString("slot_bytes", lua.LNumber(st.SlotBytes))
+	t.RawSetString("bytes", lua.LNumber(st.Bytes))
+	if st.Decision != "" {
+		t.RawSetString("decision", lua.LString(st.Decision))
+	}
+	setTime(t, "decided", st.Decided)
+	for key, d := range map[string]DeviceStats{"gpu": st.GPU, "npu": st.NPU} {
+		dt := L.CreateTable(0, 5)
+		dt.RawSetString("device", lua.LString(d.Device))
+		setTime(dt, "accepted", d.Accepted)
+		setTime(dt, "observed", d.Observed)
+		setTime(dt, "retired", d.Retired)
+		if d.Error != "" {
+			dt.RawSetString("error", lua.LString(d.Error))
+		}
+		t.RawSetString(key, dt)
+	}
+	if v := st.Verification; v != nil {
+		vt := L.CreateTable(0, 4)
+		vt.RawSetString("ok", lua.LBool(v.OK))
+		vt.RawSetString("rounds", lua.LNumber(v.Rounds))
+		vt.RawSetString("verified", lua.LNumber(v.Verified))
+		if v.Problem != "" {
+			vt.RawSetString("problem", lua.LString(v.Problem))
+		}
+		t.RawSetString("verification", vt)
+	}
+	return t
+}
+
+func setTime(t *lua.LTable, key string, v *float64) {
+	if v != nil {
+		t.RawSetString(key, lua.LNumber(*v))
+	}
+}
+
+// sessionEvents returns the session's events still held by its fabric.
+func (m *Module) sessionEvents(L *lua.LState) int {
+	s := m.checkSession(L, 1, "events")
+	out := L.NewTable()
+	if s.fab == nil {
+		L.Push(out)
+		return 1
+	}
+	f := s.fab.f
+	for _, e := range f.Events().Events(func(e *devices.Event) bool { return e.Session == s.id }) {
+		out.Append(eventTable(L, f, e))
+	}
+	L.Push(out)
+	return 1
+}
+
+// eventTable converts an event to {seq, time, actor, session, kind, a, b, detail}.
+func eventTable(L *lua.LState, f *devices.Fabric, e devices.Event) *lua.LTable {
+	t := L.CreateTable(0, 8)
+	t.RawSetString("seq", lua.LNumber(e.Seq))
+	t.RawSetString("time", seconds(e.Time))
+	t.RawSetString("actor", lua.LString(f.ActorName(e.Actor)))
+	t.RawSetString("session", lua.LNumber(e.Session))
+	t.RawSetString("kind", lua.LString(e.Kind))
+	t.RawSetString("a", lua.LNumber(e.A))
+	t.RawSetString("b", lua.LNumber(e.B))
+	t.RawSetString("detail", lua.LString(e.Detail))
+	return t
+}
