@@ -1,0 +1,77 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"residentlua/devices"
+)
+
+// TestRunShort runs the quick table as CI does: every figure is measured and
+// finite. No goal is enforced here; goals are for cmd/residentbench.
+func TestRunShort(t *testing.T) {
+	figures, err := Run(Options{Short: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figures) != 8 {
+		t.Fatalf("%d figures, want 8", len(figures))
+	}
+	for _, f := range figures {
+		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {
+			t.Errorf("%s: value %+v is not a measurement", f.Name, f.Value)
+		}
+		if f.Baseline != nil && (f.Ratio <= 0 || math.IsNaN(f.Ratio)) {
+			t.Errorf("%s: ratio %v is not a ratio", f.Name, f.Ratio)
+		}
+	}
+}
+
+// TestParallelTrialsMatchSerial: one worker per core gives the same per-seed
+// results as one worker.
+func TestParallelTrialsMatchSerial(t *testing.T) {
+	serial, _ := RunTrials(1, 64, 1)
+	parallel, _ := RunTrials(1, 64, 4)
+	if !slices.Equal(serial, parallel) {
+		t.Fatalf("per-seed digests differ between serial and parallel runs:\n%v\n%v", serial, parallel)
+	}
+	if slices.Equal(serial[:32], serial[32:]) {
+		t.Fatalf("different seeds gave identical trials; the comparison proves nothing")
+	}
+}
+
+func BenchmarkRawRoundTrip(b *testing.B) {
+	b.ReportMetric(float64(RawRoundTrip(b.N).Nanoseconds()), "ns/roundtrip")
+}
+
+func BenchmarkPublicationLatency(b *testing.B) {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var total float64
+	for i := 0; i < b.N; i++ {
+		d, err := PublicationLatency(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += float64(d.Nanoseconds())
+	}
+	b.ReportMetric(total/float64(b.N), "ns/publication")
+}
+
+func BenchmarkLuaLifecycle(b *testing.B) {
+	l, g, err := LuaOverhead(b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(l.Nanoseconds()), "ns/lua-lifecycle")
+	b.ReportMetric(float64(g.Nanoseconds()), "ns/go-lifecycle")
+}
+
+func BenchmarkStandardTrial(b *testing.B) {
+	_, perSecond := RunTrials(1, b.N, 1)
+	b.ReportMetric(perSecond, "trials/s")
+}

@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"io"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/devices"
+	"residentlua/luaapi"
+)
+
+// luaLifecycle is the whole lifecycle as a script drives it.
+const luaLifecycle = `
+local s = resident.startup{rounds = 1}
+s:submit_gpu()
+s:submit_npu()
+s:start()
+assert(s:wait(30))
+assert(s:close() == "retired")
+`
+
+// LuaOverhead runs n rounds-1 lifecycles from Lua and n from the Go API,
+// each on its own simulated fabric, and returns the time per lifecycle of each.
+func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
+	L := lua.NewState()
+	defer L.Close()
+	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true, Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer m.Close()
+	chunk, err := L.LoadString(luaLifecycle)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		L.Push(chunk)
+		if err := L.PCall(0, 0, nil); err != nil {
+			return 0, 0, err
+		}
+	}
+	fromLua = time.Since(start) / time.Duration(n)
+
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	start = time.Now()
+	for i := 0; i < n; i++ {
+		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+			return 0, 0, err
+		}
+	}
+	return fromLua, time.Since(start) / time.Duration(n), nil
+}

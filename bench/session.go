@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/engine"
+)
+
+// lifecycle runs one whole session (submit both, start, wait, close) and
+// returns it closed, with the fabric time it took from the first submit to
+// the end of the wait.
+func lifecycle(f *devices.Fabric, cfg devices.ExchangeConfig) (*engine.Session, time.Duration, error) {
+	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	t0 := f.Now()
+	if err := s.SubmitGPU(); err != nil {
+		return nil, 0, err
+	}
+	if err := s.SubmitNPU(); err != nil {
+		return nil, 0, err
+	}
+	if err := s.Start(); err != nil {
+		return nil, 0, err
+	}
+	ok, err := s.Wait(30 * time.Second)
+	elapsed := f.Now() - t0
+	if err != nil || !ok {
+		return nil, 0, fmt.Errorf("session %d did not retire: ok=%v err=%v", s.ID(), ok, err)
+	}
+	if v, _ := s.Verification(); !v.OK {
+		return nil, 0, fmt.Errorf("session %d did not verify: %s", s.ID(), v.Problem)
+	}
+	return s, elapsed, nil
+}
+
+// sessionEvents returns the events of one session still in the stream.
+func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
+	return f.Events().Events(func(e *devices.Event) bool { return e.Session == id })
+}
+
+// PublicationLatency runs one real-time session and returns the time from
+// the host's RUN decision to the last device observing it.
+func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
+	s, _, err := lifecycle(f, devices.DefaultExchange())
+	if err != nil {
+		return 0, err
+	}
+	var decided, observed time.Duration
+	for _, e := range sessionEvents(f, s.ID()) {
+		switch e.Kind {
+		case engine.EvDecide:
+			decided = e.Time
+		case devices.EvObserve:
+			observed = max(observed, e.Time)
+		}
+	}
+	return observed - decided, nil
+}
+
+// ExchangeRoundTrip runs an exchange of rounds generations with one credit
+// and 8-byte slots and returns the time per generation (GPU → NPU → GPU).
+func ExchangeRoundTrip(f *devices.Fabric, rounds int) (time.Duration, error) {
+	s, _, err := lifecycle(f, devices.ExchangeConfig{Rounds: rounds, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL})
+	if err != nil {
+		return 0, err
+	}
+	var first, last time.Duration
+	for _, e := range sessionEvents(f, s.ID()) {
+		switch {
+		case e.Kind == devices.EvPayloadWrite && e.B == 1:
+			first = e.Time
+		case e.Kind == devices.EvPayloadRead && e.B == uint64(rounds):
+			last = e.Time
+		}
+	}
+	return (last - first) / time.Duration(rounds-1), nil
+}
+
+// ModelOverhead runs the same lifecycle in real time and in simulated time,
+// both with timing, and returns both durations: the simulated one is the
+// minimum the timing profile models.
+func ModelOverhead(realtime, sim *devices.Fabric, rounds int) (real, modeled time.Duration, err error) {
+	cfg := devices.ExchangeConfig{Rounds: rounds, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL}
+	if _, real, err = lifecycle(realtime, cfg); err != nil {
+		return 0, 0, err
+	}
+	_, modeled, err = lifecycle(sim, cfg)
+	return real, modeled, err
+}
+
+// SessionsPerSecond runs whole rounds-1 lifecycles for about d and returns
+// how many per second completed.
+func SessionsPerSecond(f *devices.Fabric, d time.Duration) (float64, error) {
+	start := time.Now()
+	n := 0
+	for time.Since(start) < d {
+		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}

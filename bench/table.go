@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"residentlua/devices"
+)
+
+// Options size a run of every figure.
+type Options struct {
+	Short bool // a quick run, for CI: fewer repetitions, smaller counts
+}
+
+type sizes struct {
+	repeats, publications, exchangeRounds, rawRounds, luaLifecycles, trials, memoryTotal int
+	sessionsFor                                                                         time.Duration
+}
+
+func (o Options) sizes() sizes {
+	if o.Short {
+		return sizes{repeats: 3, publications: 20, exchangeRounds: 200, rawRounds: 10_000, luaLifecycles: 200, trials: 200, memoryTotal: 3_000, sessionsFor: 100 * time.Millisecond}
+	}
+	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 10_000, memoryTotal: 100_000, sessionsFor: time.Second}
+}
+
+// Run measures every figure and returns the table, in order.
+func Run(o Options) ([]Figure, error) {
+	z := o.sizes()
+	raw := repeat(z.repeats, func() (float64, error) { return micros(RawRoundTrip(z.rawRounds)), nil })
+	var figures []Figure
+	add := func(f Figure, err error) error {
+		if err == nil {
+			figures = append(figures, f)
+		}
+		return err
+	}
+	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	steps := []func() (Figure, error){
+		func() (Figure, error) { return publicationFigure(rt, z, raw) },
+		func() (Figure, error) { return exchangeFigure(rt, z, raw) },
+		func() (Figure, error) { return luaFigure(z) },
+		func() (Figure, error) { return trialFigure(z) },
+		func() (Figure, error) { return parallelFigure(z) },
+		func() (Figure, error) { return modelFigure(z) },
+		func() (Figure, error) { return memoryFigure(z) },
+		func() (Figure, error) { return sessionsFigure(rt, z) },
+	}
+	for _, step := range steps {
+		if err := add(step()); err != nil {
+			return figures, err
+		}
+	}
+	return figures, nil
+}
+
+// repeatErr measures fn n times, stopping at the first error.
+func repeatErr(n int, fn func() (float64, error)) (Sample, error) {
+	values := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		v, err := fn()
+		if err != nil {
+			return Sample{}, err
+		}
+		values = append(values, v)
+	}
+	return Summarise(values), nil
+}
+
+// repeat is repeatErr for measurements that cannot fail.
+func repeat(n int, fn func() (float64, error)) Sample {
+	s, _ := repeatErr(n, fn)
+	return s
+}
+
+func ratioFigure(name, unit string, value, baseline Sample, baselineName, goal string, limit float64) Figure {
+	f := Figure{Name: name, Unit: unit, Value: value}
+	r := value.Median / baseline.Median
+	f.compare(baseline, baselineName, r, goal, r <= limit)
+	return f
+}
+
+func publicationFigure(rt *devices.Fabric, z sizes, raw Sample) (Figure, error) {
+	v, err := repeatErr(z.publications, func() (float64, error) {
+		d, err := PublicationLatency(rt)
+		return micros(d), err
+	})
+	return ratioFigure("publication latency", "µs", v, raw, "raw round trip", "≤ 2×", 2), err
+}
+
+func exchangeFigure(rt *devices.Fabric, z sizes, raw Sample) (Figure, error) {
+	v, err := repeatErr(z.repeats, func() (float64, error) {
+		d, err := ExchangeRoundTrip(rt, z.exchangeRounds)
+		return micros(d), err
+	})
+	return ratioFigure("exchange round trip", "µs", v, raw, "raw round trip", "≤ 1.5×", 1.5), err
+}
+
+func luaFigure(z sizes) (Figure, error) {
+	var fromLua, fromGo []float64
+	for i := 0; i < z.repeats; i++ {
+		l, g, err := LuaOverhead(z.luaLifecycles)
+		if err != nil {
+			return Figure{}, err
+		}
+		fromLua, fromGo = append(fromLua, micros(l)), append(fromGo, micros(g))
+	}
+	return ratioFigure("Lua overhead (sim lifecycle)", "µs", Summarise(fromLua), Summarise(fromGo), "same lifecycle from Go", "≤ 1.25×", 1.25), nil
+}
+
+func trialFigure(z sizes) (Figure, error) {
+	v := repeat(z.repeats, func() (float64, error) {
+		_, perSecond := RunTrials(1, z.trials/z.repeats+1, 1)
+		return perSecond, nil
+	})
+	f := Figure{Name: "simulated trials, one core", Unit: "trials/s", Value: v, Goal: "≥ 10,000 trials/s"}
+	met := v.Median >= 10_000
+	f.Met = &met
+	return f, nil
+}
+
+func parallelFigure(z sizes) (Figure, error) {
+	n := z.trials/z.repeats + 1
+	var one, many []float64
+	for i := 0; i < z.repeats; i++ {
+		_, a := RunTrials(1, n, 1)
+		_, b := RunTrials(1, n, Workers())
+		one, many = append(one, a), append(many, b)
+	}
+	v, base := Summarise(many), Summarise(one)
+	f := Figure{Name: fmt.Sprintf("parallel trials, %d workers", Workers()), Unit: "trials/s", Value: v}
+	r := v.Median / base.Median
+	f.compare(base, "one worker", r, fmt.Sprintf("≥ %.1f× (0.8 × cores)", 0.8*float64(Workers())), r >= 0.8*float64(Workers()))
+	return f, nil
+}
+
+func modelFigure(z sizes) (Figure, error) {
+	cfg := devices.Config{Timing: devices.PublishedTiming()}
+	cfg.Mode = devices.RealTime
+	real, err := devices.NewFabric(cfg)
+	if err != nil {
+		return Figure{}, err
+	}
+	defer real.Close()
+	cfg.Mode, cfg.Seed = devices.Simulated, 1
+	sim, err := devices.NewFabric(cfg)
+	if err != nil {
+		return Figure{}, err
+	}
+	defer sim.Close()
+	var reals, modeled []float64
+	for i := 0; i < z.repeats*3; i++ {
+		r, m, err := ModelOverhead(real, sim, 10)
+		if err != nil {
+			return Figure{}, err
+		}
+		reals, modeled = append(reals, micros(r)), append(modeled, micros(m))
+	}
+	return ratioFigure("model overhead (published, rounds 10)", "µs", Summarise(reals), Summarise(modeled), "modeled minimum", "≤ 1.10×", 1.10), nil
+}
+
+func memoryFigure(z sizes) (Figure, error) {
+	first := z.memoryTotal / 100
+	a, b, err := ResidentAfterSessions(first, z.memoryTotal)
+	if err != nil {
+		return Figure{}, err
+	}
+	mib := func(n int64) Sample { v := float64(n) / (1 << 20); return Sample{Median: v, Low: v, High: v, N: 1} }
+	return ratioFigure(fmt.Sprintf("resident memory after %d sessions", z.memoryTotal), "MiB", mib(b), mib(a), fmt.Sprintf("after %d", first), "≤ 1.10×", 1.10), nil
+}
+
+func sessionsFigure(rt *devices.Fabric, z sizes) (Figure, error) {
+	v, err := repeatErr(z.repeats, func() (float64, error) { return SessionsPerSecond(rt, z.sessionsFor/time.Duration(z.repeats)) })
+	return Figure{Name: "real-time sessions (rounds 1, ideal)", Unit: "sessions/s", Value: v, Goal: "report"}, err
+}

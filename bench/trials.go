@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"residentlua/engine"
+)
+
+// StandardTrial is the trial the simulated-trial figures run: one session of
+// up to 100 rounds with at most one random fault, in simulated time. It is
+// the same engine.RunTrial that the campaign test and script use.
+func StandardTrial(seed uint64) engine.TrialConfig {
+	return engine.TrialConfig{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
+}
+
+// RunTrials runs the standard trials of seeds first..first+n-1 on workers
+// goroutines and returns each trial's event digest (by seed order) and the
+// trials per second.
+func RunTrials(first uint64, n, workers int) (digests []uint64, perSecond float64) {
+	digests = make([]uint64, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				digests[i] = engine.RunTrial(StandardTrial(first + uint64(i))).Digest
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return digests, float64(n) / time.Since(start).Seconds()
+}
+
+// Workers is one worker per core the Go scheduler may use.
+func Workers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,75 @@
+// Command residentbench measures every performance figure of residentlua
+// beside the floor the machine sets, in one run, and prints one table
+// (figure, value, baseline, ratio, goal, met). See docs/performance.md.
+//
+//	go run ./cmd/residentbench [-short] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"text/tabwriter"
+
+	"residentlua/bench"
+)
+
+func main() {
+	short := flag.Bool("short", false, "a quick run (CI runs it; no thresholds enforced)")
+	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
+	flag.Parse()
+	if err := run(*short, *jsonPath, *cpuProfile, *memProfile); err != nil {
+		fmt.Fprintln(os.Stderr, "residentbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(short bool, jsonPath, cpuProfile, memProfile string) error {
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Printf("residentbench: %d cores (GOMAXPROCS), %s/%s, short=%v\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, short)
+	figures, err := bench.Run(bench.Options{Short: short})
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet")
+	for _, f := range figures {
+		row := f.Row()
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", row[0], row[1], row[2], row[3], row[4], row[5])
+	}
+	w.Flush()
+	if err != nil {
+		return err
+	}
+	if jsonPath != "" {
+		data, err := json.MarshalIndent(figures, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(jsonPath, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		runtime.GC()
+		return pprof.WriteHeapProfile(f)
+	}
+	return nil
+}
