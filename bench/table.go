@@ -14,7 +14,7 @@ type Options struct {
 
 type sizes struct {
 	repeats, publications, exchangeRounds, rawRounds, luaLifecycles, trials, memoryTotal int
-	sessionsFor                                                                         time.Duration
+	sessionsFor                                                                          time.Duration
 }
 
 func (o Options) sizes() sizes {
