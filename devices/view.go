@@ -45,17 +45,20 @@ func (v *View) Load(off int) uint32 {
 			return v.pending[i].val
 		}
 	}
-	st := v.att.stale.Load()
-	if st == nil {
-		return v.buffer.region.Load(off)
-	}
 	line := off / memory.LineBytes
-	if st.lines[line].Load() {
+	st := v.att.stale.Load()
+	if st != nil && st.lines[line].Load() {
 		return st.words[off/4].Load()
 	}
 	val := v.buffer.region.Load(off)
-	// A host store may have landed between the two loads; if so the line
-	// became stale first, and the snapshot is what this family may see.
+	// A host store may have landed between the loads; if so its line was
+	// marked stale (and the snapshot made) first, and the snapshot is what
+	// this family may see.
+	if st == nil {
+		if st = v.att.stale.Load(); st == nil {
+			return val
+		}
+	}
 	if st.lines[line].Load() {
 		return st.words[off/4].Load()
 	}
