@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"fmt"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+	"residentlua/engine"
+)
+
+// A whole resident session in simulated time: admit both participants,
+// publish RUN, join both under one deadline, check the exchange, and close.
+func ExampleSession() {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 42})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+
+	s, err := engine.NewExchangeSession(gpu, npu, devices.ExchangeConfig{
+		Rounds: 100, Credits: 4, SlotBytes: 256, GPUQueue: devices.AQL,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("publications:", len(s.Startup().Publications()))
+	fmt.Println("state:", s.State())
+
+	fmt.Println("submit gpu:", s.SubmitGPU())
+	fmt.Println("submit gpu again:", s.SubmitGPU())
+	fmt.Println("start too early:", s.Start())
+	fmt.Println("submit npu:", s.SubmitNPU())
+	fmt.Println("start:", s.Start())
+	fmt.Println("state:", s.State())
+
+	ok, err := s.Wait(time.Second)
+	fmt.Println("wait:", ok, err)
+	fmt.Println("state:", s.State())
+	if v, ok := s.Verification(); ok {
+		fmt.Printf("verified %d of %d generations: ok=%v\n", v.Verified, v.Rounds, v.OK)
+	}
+
+	fmt.Println("close:", s.Close())
+	fmt.Println("state:", s.State())
+	fmt.Println("bytes charged:", f.Budget().State().Charged)
+	// Output:
+	// publications: 3
+	// state: undecided
+	// submit gpu: <nil>
+	// submit gpu again: busy: GPU participant already submitted
+	// start too early: busy: both resident participants must be accepted before RUN
+	// submit npu: <nil>
+	// start: <nil>
+	// state: running
+	// wait: true <nil>
+	// state: retired
+	// verified 100 of 100 generations: ok=true
+	// close: retired
+	// state: closed
+	// bytes charged: 0
+}
+
+// A GPU program that never retires: Close cannot join it, so it quarantines
+// the session, keeping its memory mapped and charged and both devices
+// occupied, until both devices are reset.
+func ExampleSession_quarantine() {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 42})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	if err := f.Faults().Set(fault.GPURun, "hang"); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	s, err := engine.NewExchangeSession(gpu, npu, devices.DefaultExchange())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, step := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
+		if err := step(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+
+	fmt.Println("close:", s.Close()) // joins for engine.DefaultCloseTimeout of virtual time
+	fmt.Println("state:", s.State())
+	for _, q := range f.Quarantines() {
+		fmt.Printf("quarantine of session %d: %d bytes, waiting for %v (%s)\n", q.Owner, q.Bytes, q.Waiting, q.Label)
+	}
+	st := f.Budget().State()
+	fmt.Printf("charged %d bytes, %d quarantined\n", st.Charged, st.Quarantined)
+	fmt.Println("occupied:", gpu.Occupied(), npu.Occupied())
+
+	gpu.Reset()
+	fmt.Println("after resetting gpu0:", len(f.Quarantines()), "quarantine waiting for", f.Quarantines()[0].Waiting)
+	npu.Reset()
+	st = f.Budget().State()
+	fmt.Println("after resetting npu0:", len(f.Quarantines()), "quarantines")
+	fmt.Printf("charged %d bytes, %d quarantined\n", st.Charged, st.Quarantined)
+	fmt.Println("occupied:", gpu.Occupied(), npu.Occupied())
+	// Output:
+	// close: quarantined
+	// state: quarantined
+	// quarantine of session 1: 320 bytes, waiting for [gpu0 npu0] (session 1: a participant did not retire within 10s)
+	// charged 320 bytes, 320 quarantined
+	// occupied: true true
+	// after resetting gpu0: 1 quarantine waiting for [npu0]
+	// after resetting npu0: 0 quarantines
+	// charged 0 bytes, 0 quarantined
+	// occupied: false false
+}

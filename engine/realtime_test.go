@@ -1,0 +1,280 @@
+package engine
+
+// A representative subset of the protocol tests in real time: each device on
+// its own OS thread, the host on the test's goroutine. Deadlines are
+// generous (seconds); the tests assert order and outcomes, never speed.
+// Run them with -race.
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+)
+
+// protoRealTime makes a real-time fabric with timing and an oracle attached.
+func protoRealTime(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
+	t.Helper()
+	return protoFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: protoSeed})
+}
+
+// protoRealDeadline bounds every join of these tests that must succeed.
+const protoRealDeadline = 30 * time.Second
+
+func TestRealTimeLifecycleVerifies(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		timing devices.Timing
+		queue  devices.Command
+	}{
+		{"ideal timing, AQL", devices.IdealTiming(), devices.AQL},
+		{"published timing, PM4", devices.PublishedTiming(), devices.PM4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, o := protoRealTime(t, tc.timing)
+			defer f.Close()
+			s := protoSession(t, f, protoExchange(1000, 4, 64, tc.queue))
+			protoStarted(t, s)
+			protoWait(t, s, protoRealDeadline)
+			protoState(t, s, StateRetired)
+			if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 1000 {
+				t.Errorf("Verification = %+v, %v; want all 1000 generations", v, ok)
+			}
+			// Each program saw RUN only once it was visible to it, and
+			// touched the payload only after.
+			protoSawDecision(t, f, s, devices.StartupRun)
+			protoInOrder(t, f, s.ID(),
+				protoEvAB(devices.EvObserve, protoInvocation(t, f, s, s.Startup().GPU()), uint64(devices.StartupRun)),
+				protoEvAB(devices.EvPayloadWrite, protoInvocation(t, f, s, s.Startup().GPU()), 1),
+				protoEvA(EvVerify, 1))
+			// Each program started no sooner than its queue's dispatch latency.
+			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
+				fam := tc.queue
+				if d.Kind() == devices.NPU {
+					fam = devices.XDNA
+				}
+				latency := map[devices.Command]time.Duration{devices.AQL: tc.timing.AQLDispatch, devices.PM4: tc.timing.PM4Dispatch, devices.XDNA: tc.timing.XDNADispatch}[fam]
+				inv := protoInvocation(t, f, s, d)
+				ev := protoInOrder(t, f, s.ID(), protoEvA(devices.EvDispatch, inv), protoEvA(devices.EvStart, inv))
+				if len(ev) == 2 && ev[1].Time-ev[0].Time < latency {
+					t.Errorf("%s started %v after its dispatch, sooner than the %v %v latency", d.Name(), ev[1].Time-ev[0].Time, fam, latency)
+				}
+			}
+			if out := s.Close(); out != Retired {
+				t.Errorf("Close = %v, want retired", out)
+			}
+			protoSettled(t, f, o)
+		})
+	}
+}
+
+// protoSawDecision checks that both programs of s observed decision exactly
+// once, and only after it was visible to them: the coherent GPU after the
+// host's store to the line, the non-coherent NPU after the host release (the
+// publication) for its XDNA family. The GPU may see it before the other
+// publications finish: nothing orders it after them.
+func protoSawDecision(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
+	t.Helper()
+	line := s.Startup().Buffer().ID()
+	gpu, npu := s.Startup().GPU(), s.Startup().NPU()
+	for _, d := range []*devices.Device{gpu, npu} {
+		inv := protoInvocation(t, f, s, d)
+		visible := protoEvAB(devices.EvHostStore, line, uint64(decision))
+		if d == npu {
+			visible = protoEvAB(devices.EvPublication, uint64(npu.Actor()), 0)
+		}
+		protoInOrder(t, f, s.ID(), protoEvA(EvDecide, uint64(decision)), visible, protoEvAB(devices.EvObserve, inv, uint64(decision)))
+		if n := protoCount(f, s.ID(), protoEvA(devices.EvObserve, inv)); n != 1 {
+			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
+		}
+	}
+}
+
+// protoInvocation is the id of the session's invocation on d.
+func protoInvocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
+	t.Helper()
+	evs := f.Events().Events(func(e *devices.Event) bool {
+		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == d.Actor()
+	})
+	if len(evs) != 1 {
+		t.Fatalf("%d dispatches of session %d on %s, want 1", len(evs), s.ID(), d.Name())
+	}
+	return evs[0].A
+}
+
+func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
+	f, o := protoRealTime(t, devices.PublishedTiming())
+	defer f.Close()
+	protoFault(t, f, fault.NPUDispatch, "error(boom)")
+	s := protoSession(t, f, protoExchange(100, 2, 64, devices.AQL))
+	protoOK(t, "SubmitGPU", s.SubmitGPU())
+	protoWantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
+	protoInOrder(t, f, s.ID(),
+		protoEvAB(EvSubmit, ParticipantNPU, 1),
+		protoEvA(EvDecide, uint64(devices.StartupAbort)),
+		protoEvAB(EvPublished, uint64(devices.StartupAbort), 0),
+		protoEvAB(EvSubmitReturn, ParticipantNPU, 1))
+	protoWait(t, s, protoRealDeadline)
+	gpu := protoInvocation(t, f, s, s.Startup().GPU())
+	protoInOrder(t, f, s.ID(),
+		protoEvAB(devices.EvObserve, gpu, uint64(devices.StartupAbort)),
+		protoEvAB(devices.EvRetire, gpu, 0),
+		protoEvA(EvWaitEnd, 1))
+	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	if out := s.Close(); out != Retired {
+		t.Errorf("Close = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
+
+func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
+	f, o := protoRealTime(t, devices.IdealTiming())
+	defer f.Close()
+	s := protoSession(t, f, protoExchange(100, 2, 64, devices.AQL))
+	protoSubmitBoth(t, s)
+	protoOK(t, "Abort", s.Abort())
+	protoWantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
+	protoWait(t, s, protoRealDeadline)
+	protoState(t, s, StateAborted)
+	protoSawDecision(t, f, s, devices.StartupAbort)
+	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
+		inv := protoInvocation(t, f, s, d)
+		protoInOrder(t, f, s.ID(),
+			protoEvAB(devices.EvObserve, inv, uint64(devices.StartupAbort)),
+			protoEvAB(devices.EvRetire, inv, 0))
+	}
+	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	if out := s.Close(); out != Retired {
+		t.Errorf("Close = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
+
+func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
+	f, o := protoRealTime(t, devices.IdealTiming())
+	defer f.Close()
+	gpu, npu := protoPair(t, f)
+	protoFault(t, f, fault.GPURun, "hang")
+	s := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
+	bytes := protoBytes(s)
+	protoStarted(t, s)
+	if out := s.CloseWithin(context.Background(), 200*time.Millisecond); out != Quarantined {
+		t.Fatalf("CloseWithin = %v, want quarantined", out)
+	}
+	protoState(t, s, StateQuarantined)
+	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+
+	gpu.Reset()
+	if q := f.Quarantines(); len(q) != 1 {
+		t.Errorf("after resetting the GPU only: quarantines %+v, want one", q)
+	}
+	protoBudget(t, f, bytes, bytes)
+	npu.Reset()
+	if gpu.Occupied() || npu.Occupied() {
+		t.Errorf("after both resets: occupied gpu=%v npu=%v, want both free", gpu.Occupied(), npu.Occupied())
+	}
+	protoSettled(t, f, o)
+
+	f.Faults().Clear()
+	s2 := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
+	protoStarted(t, s2)
+	protoWait(t, s2, protoRealDeadline)
+	if out := s2.Close(); out != Retired {
+		t.Errorf("Close after the reset = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
+
+func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
+	f, o := protoRealTime(t, devices.IdealTiming())
+	defer f.Close()
+	protoFault(t, f, fault.GPURun, "1*delay(300ms)")
+	s := protoSession(t, f, protoExchange(50, 2, 64, devices.AQL))
+	protoStarted(t, s)
+	ok, err := s.Wait(20 * time.Millisecond)
+	if ok || err != nil {
+		t.Fatalf("Wait(20ms) with the GPU delayed 300ms = %v, %v; want false, nil", ok, err)
+	}
+	protoState(t, s, StateRunning)
+	protoWait(t, s, protoRealDeadline)
+	protoInOrder(t, f, s.ID(),
+		protoEvA(EvWaitEnd, 0),
+		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
+		protoEvAB(EvJoin, ParticipantNPU, JoinRetired),
+		protoEvA(EvWaitEnd, 1))
+	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 50 {
+		t.Errorf("Verification = %+v, %v; want all 50 generations", v, ok)
+	}
+	if out := s.Close(); out != Retired {
+		t.Errorf("Close = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
+
+// Three busy participants on two cores: the host waits while both devices
+// poll, round after round, with one credit. Waiters must sleep rather than
+// spin, or this takes far longer than its deadline.
+func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	f, o := protoRealTime(t, devices.IdealTiming())
+	defer f.Close()
+	const rounds = 20000
+	s := protoSession(t, f, protoExchange(rounds, 1, 8, devices.AQL))
+	protoStarted(t, s)
+	began := time.Now()
+	protoWait(t, s, 60*time.Second)
+	t.Logf("%d rounds with one credit on %d cores (GOMAXPROCS 2) in %v", rounds, runtime.NumCPU(), time.Since(began))
+	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != rounds {
+		t.Errorf("Verification = %+v, %v; want all %d generations", v, ok, rounds)
+	}
+	if out := s.Close(); out != Retired {
+		t.Errorf("Close = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
+
+// Start and Abort raced from eight goroutines in real time: exactly one
+// decision wins and reaches the line; every other one is Busy.
+func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
+	f, o := protoRealTime(t, devices.IdealTiming())
+	defer f.Close()
+	s := protoSession(t, f, protoExchange(100, 4, 64, devices.AQL))
+	protoSubmitBoth(t, s)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			if i%2 == 0 {
+				errs <- s.Start()
+			} else {
+				errs <- s.Abort()
+			}
+		}()
+	}
+	won := 0
+	for range 8 {
+		if err := <-errs; err == nil {
+			won++
+		} else {
+			protoWantErr(t, "a losing decision", err, ErrBusy, "resident startup is already decided or failed")
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d decisions succeeded, want exactly 1", won)
+	}
+	if n := protoCount(f, s.ID(), protoEv(devices.EvHostStore)); n != 1 {
+		t.Errorf("%d stores to the line, want 1", n)
+	}
+	protoWait(t, s, protoRealDeadline)
+	if s.Decision() == devices.StartupRun {
+		if v, ok := s.Verification(); !ok || !v.OK {
+			t.Errorf("Verification = %+v, %v", v, ok)
+		}
+	}
+	if out := s.Close(); out != Retired {
+		t.Errorf("Close = %v, want retired", out)
+	}
+	protoSettled(t, f, o)
+}
