@@ -1,0 +1,259 @@
+package engine
+
+// Simulated time is reproducible (DESIGN 3.6, 3.9): the same seed and the
+// same host operations give the same events, byte for byte, faults
+// included; and the seed is what decides probabilistic faults.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/fault"
+)
+
+// xProbabilistic are fault chains that draw from the fabric's generator at
+// every site that takes one.
+var xProbabilistic = map[fault.Site]string{
+	fault.GPUDispatch:    "15%error(x)->20%delay(4us)",
+	fault.NPUDispatch:    "10%error(y)->20%delay(7us)",
+	fault.GPURun:         "3%crash(c)->3%hang->30%delay(3us)",
+	fault.NPURun:         "3%crash(d)->30%delay(3us)->2%ignore_abort",
+	fault.NPUDrain:       "3%skip",
+	fault.GPUComplete:    "5%error(g)",
+	fault.NPUComplete:    "5%error(n)",
+	fault.HostPublish:    "3%skip->3%error(p)",
+	fault.MemoryAlloc:    "3%error(m)",
+	fault.PayloadCorrupt: "5%flip",
+}
+
+// xRecord is what one scripted run produced.
+type xRecord struct {
+	digest   uint64
+	count    uint64
+	events   []string
+	outcomes []string
+	oracle   []string
+	faults   int // fault events that fired
+}
+
+// xScript makes a simulated fabric with seed and published timing, installs
+// faults, and runs a fixed sequence of host operations over several
+// sessions of different shapes: submit (in an order fixed by the session's
+// index), start or abort, wait, close, and reset the devices after a
+// quarantine.
+func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
+	t.Helper()
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: devices.PublishedTiming(), EventCapacity: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Seed() != seed {
+		t.Fatalf("Seed() = %d, want %d", f.Seed(), seed)
+	}
+	o := NewOracle(f)
+	defer o.Stop()
+	for _, site := range fault.Sites() {
+		if term, ok := faults[site]; ok {
+			if err := f.Faults().Set(site, term); err != nil {
+				t.Fatalf("Set(%v, %q): %v", site, term, err)
+			}
+		}
+	}
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	var rec xRecord
+	for i := range 12 {
+		cfg := xCfg(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
+		var steps []string
+		s, err := NewExchangeSession(gpu, npu, cfg)
+		steps = append(steps, "new="+xErrWord(err))
+		if err != nil {
+			rec.outcomes = append(rec.outcomes, xOutcomeLine(i, nil, steps))
+			continue
+		}
+		first, second := s.SubmitGPU, s.SubmitNPU
+		if i%3 == 1 {
+			first, second = second, first
+		}
+		e1 := first()
+		e2 := second()
+		steps = append(steps, "submit="+xErrWord(e1)+","+xErrWord(e2))
+		if i%5 == 4 {
+			steps = append(steps, "abort="+xErrWord(s.Abort()))
+		} else {
+			steps = append(steps, "start="+xErrWord(s.Start()))
+		}
+		if s.Decision() != 0 {
+			ok, err := s.Wait(time.Duration(1+i%3) * time.Millisecond)
+			steps = append(steps, "wait="+map[bool]string{true: "done", false: "open"}[ok]+"/"+xErrWord(err))
+		}
+		out := s.CloseWithin(t.Context(), 2*time.Millisecond)
+		steps = append(steps, "close="+out.String(), "state="+s.State().String())
+		rec.outcomes = append(rec.outcomes, xOutcomeLine(i, s, steps))
+		if out == Quarantined {
+			gpu.Reset()
+			npu.Reset()
+		}
+		// Let the (virtual) clock run between sessions.
+		f.Advance(time.Duration(i) * time.Microsecond)
+	}
+	if st := f.Budget().State(); st.Charged != 0 {
+		t.Errorf("seed %d: %d bytes still charged after the script", seed, st.Charged)
+	}
+	for _, v := range o.Violations() {
+		rec.oracle = append(rec.oracle, v.Error())
+	}
+	rec.digest = f.Events().Digest()
+	rec.count = f.Events().Count()
+	all := f.Events().Events(nil)
+	rec.events = xFormat(f, all)
+	for _, e := range all {
+		if e.Kind == devices.EvFault {
+			rec.faults++
+		}
+	}
+	if uint64(len(rec.events)) != rec.count {
+		t.Fatalf("the stream kept %d of %d events; raise EventCapacity", len(rec.events), rec.count)
+	}
+	return rec
+}
+
+// xSame requires that two records are identical.
+func xSame(t *testing.T, what string, a, b xRecord) {
+	t.Helper()
+	if i := xFirstDiff(a.events, b.events); i >= 0 {
+		get := func(evs []string) string {
+			if i < len(evs) {
+				return evs[i]
+			}
+			return "(end)"
+		}
+		t.Errorf("%s: the event streams differ at event %d:\n  first:  %s\n  second: %s", what, i+1, get(a.events), get(b.events))
+	}
+	if a.digest != b.digest || a.count != b.count {
+		t.Errorf("%s: digests %#x (%d events) and %#x (%d events) differ", what, a.digest, a.count, b.digest, b.count)
+	}
+	if i := xFirstDiff(a.outcomes, b.outcomes); i >= 0 {
+		t.Errorf("%s: outcomes differ:\n  %s\n  %s", what, strings.Join(a.outcomes, "\n  "), strings.Join(b.outcomes, "\n  "))
+	}
+}
+
+// TestDeterminismSameSeedSameEvents: two runs of the same script with the
+// same seed give byte-identical event streams and the same outcomes, with
+// no faults and with probabilistic faults at every site.
+func TestDeterminismSameSeedSameEvents(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		faults map[fault.Site]string
+	}{
+		{"no faults", nil},
+		{"probabilistic delays", map[fault.Site]string{fault.NPURun: "30%delay(3us)", fault.GPURun: "30%delay(2us)", fault.GPUDispatch: "50%delay(5us)"}},
+		{"probabilistic faults everywhere", xProbabilistic},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, seed := range []uint64{1, 424242, 1 << 40} {
+				a := xScript(t, seed, c.faults)
+				b := xScript(t, seed, c.faults)
+				xSame(t, "same seed "+c.name, a, b)
+				if a.count < 100 {
+					t.Errorf("seed %d: only %d events; the script did too little to compare", seed, a.count)
+				}
+				for _, v := range append(a.oracle, b.oracle...) {
+					t.Errorf("seed %d: oracle: %s", seed, v)
+				}
+				if (a.faults == 0) != (c.faults == nil) {
+					t.Errorf("seed %d: %d faults fired with chains %v", seed, a.faults, c.faults)
+				}
+				if c.faults == nil {
+					for _, o := range a.outcomes {
+						if !strings.Contains(o, "close=retired") {
+							t.Errorf("seed %d without faults: %s, want every session retired", seed, o)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDeterminismSeedDecidesFaults: with probabilistic faults, different
+// seeds give different runs (streams and outcomes), and a seed replays its
+// own run.
+func TestDeterminismSeedDecidesFaults(t *testing.T) {
+	const seeds = 20
+	var digests []uint64
+	var outcomes []string
+	byDigest := map[uint64]xRecord{}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := xScript(t, seed*7919, xProbabilistic)
+		for _, v := range r.oracle {
+			t.Errorf("seed %d: oracle: %s", seed*7919, v)
+		}
+		digests = append(digests, r.digest)
+		outcomes = append(outcomes, strings.Join(r.outcomes, "\n"))
+		byDigest[r.digest] = r
+	}
+	if n := xDistinct(digests); n < 2 {
+		t.Errorf("%d seeds gave %d distinct event digests, want several", seeds, n)
+	}
+	if n := xDistinct(outcomes); n < 2 {
+		t.Errorf("%d seeds gave %d distinct outcome sets, want several", seeds, n)
+	}
+	// Replaying the first and the last seed gives their runs again.
+	for _, seed := range []uint64{1, seeds} {
+		r := xScript(t, seed*7919, xProbabilistic)
+		if want, ok := byDigest[digests[seed-1]]; !ok || r.digest != digests[seed-1] {
+			t.Errorf("seed %d replayed to digest %#x, want %#x", seed*7919, r.digest, digests[seed-1])
+		} else {
+			xSame(t, "replay", want, r)
+		}
+	}
+	// The seed alone decides which host-side faults fire, with no device
+	// step involved: sixteen GPU submissions under 50%error, per seed.
+	var patterns []string
+	for seed := uint64(1); seed <= seeds; seed++ {
+		a, b := xDispatchPattern(t, seed), xDispatchPattern(t, seed)
+		if a != b {
+			t.Errorf("seed %d: dispatch outcomes %s then %s", seed, a, b)
+		}
+		patterns = append(patterns, a)
+	}
+	if n := xDistinct(patterns); n < seeds/2 {
+		t.Errorf("%d seeds gave %d distinct patterns of rejected dispatches, want most of them distinct: %v", seeds, n, patterns)
+	}
+	// Without faults, the seed changes no outcome: only probabilistic
+	// faults and the order of simultaneous steps depend on it.
+	plain := map[string]bool{}
+	for seed := uint64(1); seed <= 5; seed++ {
+		plain[strings.Join(xScript(t, seed, nil).outcomes, "\n")] = true
+	}
+	if len(plain) != 1 {
+		t.Errorf("without faults, 5 seeds gave %d different outcome sets, want 1", len(plain))
+	}
+}
+
+// xDispatchPattern submits the GPU participant of sixteen sessions under
+// gpu.dispatch=50%error on a fabric seeded with seed, and returns which
+// were rejected ("x") and which accepted (".").
+func xDispatchPattern(t *testing.T, seed uint64) string {
+	t.Helper()
+	w := xNewWorld(t, devices.Simulated, seed)
+	w.setFault(t, fault.GPUDispatch, "50%error(coin)")
+	var b strings.Builder
+	for range 16 {
+		s := w.session(t, xCfg(1, 1, 8, devices.AQL))
+		if err := s.SubmitGPU(); err != nil {
+			xWantKind(t, "SubmitGPU", err, ErrDevice, "coin")
+			b.WriteByte('x')
+		} else {
+			b.WriteByte('.')
+		}
+		if out := s.Close(); out != Retired {
+			t.Fatalf("Close = %v, want retired", out)
+		}
+	}
+	w.noViolations(t)
+	return b.String()
+}
