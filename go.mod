@@ -3,8 +3,10 @@ module residentlua
 go 1.26.0
 
 require (
-	github.com/mattn/go-runewidth v0.0.3 // indirect
-	github.com/peterh/liner v1.2.2 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/creack/pty v1.1.24
+	github.com/peterh/liner v1.2.2
+	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/sys v0.50.0
 )
+
+require github.com/mattn/go-runewidth v0.0.3 // indirect

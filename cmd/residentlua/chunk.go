@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// chunkError is a failed chunk: the message lua.c's message handler would
+// make of the error value, and the traceback where it was raised.
+type chunkError struct {
+	msg       string
+	traceback string // "stack traceback:\n\t..." or empty (syntax errors)
+}
+
+// Error is the message, then the traceback on the lines below it.
+func (e *chunkError) Error() string {
+	if e.traceback == "" {
+		return e.msg
+	}
+	return e.msg + "\n" + e.traceback
+}
+
+// call runs fn with args in protected mode and returns its results. While
+// it runs, Ctrl-C cancels the state's context, which stops the chunk (and
+// any wait inside it) with an error marked as interrupted.
+func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
+	L := c.L
+	L.SetContext(c.intr.arm())
+	base := L.GetTop()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	err := L.PCall(len(args), lua.MultRet, nil)
+	// Remove the context before disarming cancels it: rendering the error
+	// may run __tostring.
+	L.RemoveContext()
+	interrupted := c.intr.disarm()
+	if err != nil {
+		ce := asChunkError(L, err)
+		if interrupted {
+			if !strings.Contains(ce.msg, "interrupted") {
+				ce.msg = "interrupted: " + ce.msg
+			}
+		}
+		return nil, ce
+	}
+	n := L.GetTop() - base
+	results := make([]lua.LValue, n)
+	for i := range results {
+		results[i] = L.Get(base + 1 + i)
+	}
+	L.SetTop(base)
+	return results, nil
+}
+
+// asChunkError turns an error of gopher-lua into a chunkError, rendering the
+// error value the way lua.c's message handler does: strings as they are,
+// values with __tostring through it, anything else by its type.
+func asChunkError(L *lua.LState, err error) *chunkError {
+	var api *lua.ApiError
+	if !errors.As(err, &api) {
+		return &chunkError{msg: err.Error()}
+	}
+	ce := &chunkError{traceback: api.StackTrace}
+	switch v := api.Object.(type) {
+	case lua.LString:
+		ce.msg = string(v)
+	case lua.LNumber:
+		ce.msg = v.String()
+	default:
+		ce.msg = fmt.Sprintf("(error object is a %s value)", v.Type())
+		if L.GetMetaField(v, "__tostring") != lua.LNil {
+			if s, ok := tostring(L, v); ok {
+				ce.msg = s
+			}
+		}
+	}
+	// Syntax errors from the parser end with a newline; the message is one line.
+	ce.msg = strings.TrimRight(ce.msg, "\n")
+	return ce
+}
+
+// tostring is Lua's tostring(v), protected: ok is false when __tostring fails.
+func tostring(L *lua.LState, v lua.LValue) (string, bool) {
+	fn := L.NewFunction(func(L *lua.LState) int {
+		L.Push(L.ToStringMeta(L.Get(1)))
+		return 1
+	})
+	if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, v); err != nil {
+		return "", false
+	}
+	s := L.Get(-1)
+	L.Pop(1)
+	return lua.LVAsString(s), true
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Prompts of the REPL, as lua.c's.
+const (
+	prompt1 = "> "
+	prompt2 = ">> "
+)
+
+// repl reads, evaluates and prints until the end of input (Ctrl-D). It
+// survives every error of a chunk. On a terminal it uses liner; otherwise
+// it reads plain lines.
+func (c *command) repl() {
+	c.intr.repl(true)
+	defer c.intr.repl(false)
+	var in lineReader
+	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+		in = newLinerReader(newCompleter(c.L).complete)
+	} else {
+		in = &plainReader{in: os.Stdin}
+	}
+	c.atFinish(in.close)
+	for {
+		fn, err := c.readChunk(in)
+		switch {
+		case errors.Is(err, errAborted):
+			continue
+		case err != nil:
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			fmt.Println()
+			return
+		case fn == nil:
+			continue // a syntax error, already reported
+		}
+		c.evalPrint(fn, in)
+	}
+}
+
+// readChunk reads one chunk: a line that is an expression is returned as
+// "return <line>" (so its values are printed), as is "=<expr>"; otherwise
+// lines are read until they make a complete chunk. A syntax error is
+// reported and gives a nil function.
+func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
+	line, err := in.prompt(prompt1)
+	if err != nil {
+		return nil, err
+	}
+	in.remember(line)
+	src := line
+	if expr, ok := strings.CutPrefix(line, "="); ok {
+		src = "return " + expr
+	} else if fn, err := c.L.Load(strings.NewReader("return "+line), "stdin"); err == nil {
+		return fn, nil
+	}
+	for {
+		fn, err := c.L.Load(strings.NewReader(src), "stdin")
+		if err == nil {
+			return fn, nil
+		}
+		if !incomplete(err) {
+			fmt.Fprintln(os.Stderr, asChunkError(c.L, err).msg)
+			return nil, nil
+		}
+		more, err := in.prompt(prompt2)
+		if err != nil {
+			return nil, err
+		}
+		in.remember(more)
+		src += "\n" + more
+	}
+}
+
+// incomplete reports whether err is a syntax error at the end of the input:
+// the chunk may go on in the next line.
+func incomplete(err error) bool {
+	var api *lua.ApiError
+	if !errors.As(err, &api) {
+		return false
+	}
+	var perr *parse.Error
+	return errors.As(api.Cause, &perr) && perr.Pos.Line == parse.EOF
+}
+
+// evalPrint runs a chunk with the terminal in its normal mode, then prints
+// its values with the global print (a session prints its tostring), or
+// its error and traceback on standard error.
+func (c *command) evalPrint(fn *lua.LFunction, in lineReader) {
+	done := in.running()
+	defer done()
+	results, err := c.call(fn)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	if len(results) == 0 {
+		return
+	}
+	printFn, ok := c.L.GetGlobal("print").(*lua.LFunction)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "error calling 'print' (a nil value)")
+		return
+	}
+	if _, err := c.call(printFn, results...); err != nil {
+		fmt.Fprintf(os.Stderr, "error calling 'print' (%v)\n", err)
+	}
+}

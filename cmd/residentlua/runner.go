@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/luaapi"
+)
+
+// progName prefixes the command's own messages, as lua.c's progname does.
+const progName = "residentlua"
+
+// version is what -v and -i print.
+const version = "residentlua 0.1 (" + lua.PackageName + " " + lua.PackageVersion + ", " + lua.LuaVersion + ")"
+
+// command is one run of residentlua: its options, the Lua state with the
+// module open in it, and where the run's records go.
+type command struct {
+	opts     *options
+	L        *lua.LState
+	module   *luaapi.Module
+	trace    *traceRecorder // nil without --trace
+	intr     *interrupter
+	cleanups []func() // run first by finish, last added first
+	finished bool
+}
+
+// run is the whole command; it returns the exit status.
+func run(args []string) int {
+	opts, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n%s", progName, err, usageText)
+		return 1
+	}
+	if opts.help {
+		fmt.Print(usageText)
+		return 0
+	}
+	if opts.version {
+		fmt.Println(version)
+	}
+	c, err := newCommand(opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+		return 1
+	}
+	status := c.main()
+	if err := c.finish(); err != nil && status == 0 {
+		status = 1
+	}
+	return status
+}
+
+// newCommand makes the Lua state, opens the module with the globals, and
+// sets arg.
+func newCommand(opts *options) (*command, error) {
+	c := &command{opts: opts, L: lua.NewState(), intr: newInterrupter()}
+	lopts := luaapi.Options{
+		Config:  opts.fabricConfig(),
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Globals: true,
+	}
+	if opts.tracePath != "" {
+		c.trace = &traceRecorder{}
+		lopts.OnFabric = c.trace.attach
+	}
+	m, err := luaapi.Open(c.L, lopts)
+	if err != nil {
+		c.L.Close()
+		return nil, err
+	}
+	c.module = m
+	c.replaceExit()
+	setArgTable(c.L, opts.args, opts.script)
+	return c, nil
+}
+
+// main does what lua.c's pmain does after the options: the -e and -l steps
+// in order, then the script, then the REPL or standard input. It stops at
+// the first failure and returns the exit status.
+func (c *command) main() int {
+	for _, s := range c.opts.steps {
+		if !c.report(c.runStep(s)) {
+			return 1
+		}
+	}
+	if c.opts.hasScript() {
+		if !c.report(c.runScript()) {
+			return 1
+		}
+	}
+	switch {
+	case c.opts.interactive:
+		c.repl()
+	case !c.opts.hasScript() && !c.opts.hasExec() && !c.opts.version:
+		if isTerminal(os.Stdin) {
+			fmt.Println(version)
+			c.repl()
+		} else if !c.report(c.runStdin(nil)) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// report prints a failure on standard error with the program's name, as
+// lua.c's l_message does, and says whether there was none.
+func (c *command) report(err error) bool {
+	if err == nil {
+		return true
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	return false
+}
+
+// runStep does one -e or -l.
+func (c *command) runStep(s step) error {
+	if s.kind == stepExec {
+		fn, err := c.L.Load(strings.NewReader(s.text), "(command line)")
+		if err != nil {
+			return asChunkError(c.L, err)
+		}
+		_, err = c.call(fn)
+		return err
+	}
+	return c.require(s.text)
+}
+
+// require does -l: "mod" sets the global mod to require("mod"), "g=mod"
+// sets the global g; like lua.c, a version suffix after '-' is not part of
+// the global's name ("-l mod-1.2" sets mod).
+func (c *command) require(spec string) error {
+	global, mod, named := strings.Cut(spec, "=")
+	if !named {
+		mod = spec
+		global, _, _ = strings.Cut(spec, "-")
+	}
+	req, ok := c.L.GetGlobal("require").(*lua.LFunction)
+	if !ok {
+		return errors.New("'require' is not a function")
+	}
+	res, err := c.call(req, lua.LString(mod))
+	if err != nil {
+		return err
+	}
+	v := lua.LValue(lua.LNil)
+	if len(res) > 0 {
+		v = res[0]
+	}
+	c.L.SetGlobal(global, v)
+	return nil
+}
+
+// runScript runs the named script ("-" is standard input) with the words
+// after it as its arguments (`...`).
+func (c *command) runScript() error {
+	name := c.opts.args[c.opts.script]
+	scriptArgs := []lua.LValue{}
+	for _, a := range c.opts.args[c.opts.script+1:] {
+		scriptArgs = append(scriptArgs, lua.LString(a))
+	}
+	if name == "-" {
+		return c.runStdin(scriptArgs)
+	}
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("cannot open %s", strings.TrimPrefix(err.Error(), "open "))
+	}
+	return c.runSource(src, name, scriptArgs)
+}
+
+// runStdin reads standard input to its end and runs it as a chunk named stdin.
+func (c *command) runStdin(args []lua.LValue) error {
+	src, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return fmt.Errorf("cannot read stdin: %v", err)
+	}
+	return c.runSource(src, "stdin", args)
+}
+
+// runSource loads src as a chunk called name, skipping a first line that
+// starts with '#' (a "#!" line) as lua.c does, and calls it with args.
+func (c *command) runSource(src []byte, name string, args []lua.LValue) error {
+	if bytes.HasPrefix(src, []byte("#")) {
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			src = src[i:] // keep the newline so that line numbers stay right
+		} else {
+			src = nil
+		}
+	}
+	fn, err := c.L.Load(bytes.NewReader(src), name)
+	if err != nil {
+		return asChunkError(c.L, err)
+	}
+	_, err = c.call(fn, args...)
+	return err
+}
+
+// replaceExit makes os.exit([code]) end the run the way a normal exit does:
+// open sessions are closed and reported, and --trace and --stats are
+// written, before the process exits with the code (true is 0, false 1).
+func (c *command) replaceExit() {
+	osTable, ok := c.L.GetGlobal("os").(*lua.LTable)
+	if !ok {
+		return
+	}
+	c.L.SetField(osTable, "exit", c.L.NewFunction(func(L *lua.LState) int {
+		code := 0
+		switch v := L.Get(1).(type) {
+		case lua.LBool:
+			if !v {
+				code = 1
+			}
+		case lua.LNumber:
+			code = int(v)
+		}
+		if err := c.finish(); err != nil && code == 0 {
+			code = 1
+		}
+		os.Exit(code)
+		return 0
+	}))
+}
+
+// atFinish registers fn to run first when the run finishes (the REPL
+// restores the terminal and saves its history this way).
+func (c *command) atFinish(fn func()) { c.cleanups = append(c.cleanups, fn) }
+
+// finish ends the run once: it runs the cleanups, closes the sessions still
+// open (the module reports each on standard error), writes the trace and
+// the stats, and closes the Lua state. A file that cannot be written is
+// reported and returned.
+func (c *command) finish() error {
+	if c.finished {
+		return nil
+	}
+	c.finished = true
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+	c.L.RemoveContext()
+	c.module.Close()
+	var errs []error
+	if c.trace != nil {
+		if err := c.trace.write(c.opts.tracePath); err != nil {
+			errs = append(errs, fmt.Errorf("--trace: %v", err))
+		}
+	}
+	if c.opts.statsPath != "" {
+		if err := writeStats(c.opts.statsPath, c.module.Stats()); err != nil {
+			errs = append(errs, fmt.Errorf("--stats: %v", err))
+		}
+	}
+	for _, err := range errs {
+		c.report(err)
+	}
+	c.L.Close()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// scriptCase is how one file of examples/ or scripts/ is run and what its
+// output must show.
+type scriptCase struct {
+	args   []string // after the script name; "{dir}" is a temporary directory
+	seed   string
+	stdout []string // key lines, in order
+	stderr []string
+	code   int
+}
+
+// scriptCases covers every .lua file in examples/ and scripts/; a file with
+// no entry fails TestEveryScriptIsTested.
+var scriptCases = map[string]scriptCase{
+	"examples/hello.lua": {stdout: []string{
+		"made        session 1 (undecided, aql, rounds=4, credits=2, slot_bytes=256)",
+		"started     state=running",
+		"waited      both retired: true, state=retired",
+		"exchanged   4 rounds, 1024 bytes, verified: true",
+		"closed      retired",
+		"budget      0 bytes still charged",
+	}},
+	"examples/faults.lua": {stdout: []string{
+		"submit_npu  failed: device: npu0 rejected the dispatch: queue full (kind device)",
+		"wait        both retired: true, state=aborted",
+		"close       retired",
+		"wait        both retired: false",
+		"close       quarantined",
+		"quarantined 1 session(s)",
+		"new session busy: gpu0 is held by a quarantined session",
+		"after reset 0 quarantined session(s), 0 bytes charged",
+		"new session both retired: true, close: retired",
+		"violations  0",
+	}},
+	"scripts/partial_admission.lua": {stdout: []string{
+		"1. GPU accepted, NPU rejected by the device",
+		"submit_npu raised          device: npu0 rejected the dispatch: command queue full",
+		"error kind/op              device / dispatch",
+		"after the rejection        state=aborted",
+		"GPU and NPU retired        true",
+		"ABORT published            true",
+		"payload writes by the GPU  0",
+		"close                      retired",
+		"2. NPU accepted first, GPU rejected",
+		"submit_gpu raised          device: gpu0 rejected the dispatch: ring full",
+		"3. Why a rejected session cannot start",
+		"start raised               busy: ",
+		"budget charged 0 bytes, violations 0",
+	}},
+	"scripts/publication_failure.lua": {stdout: []string{
+		"1. the release for one queue family fails",
+		"start raised        publish: ",
+		"doorbell write failed",
+		"error kind          publish",
+		"state               poisoned",
+		"abort raised        busy: ",
+		"close               quarantined",
+		"quarantined         1 session(s)",
+		"after reset         0 quarantined, 0 bytes charged",
+		"2. the store happens but the NPU's release is skipped",
+		"wait(0.01)          both retired: false",
+		"gpu0 observed      RUN",
+		"npu0 never observed anything",
+		"close               quarantined",
+		"after reset         0 quarantined, 0 bytes charged",
+		"violations 0",
+	}},
+	"scripts/quarantine_and_reset.lua": {stdout: []string{
+		"wait(0.01)      both retired: false",
+		"close(0.01)     quarantined",
+		"state           quarantined",
+		"quarantined     session 1, ",
+		"waiting for gpu0 and npu0",
+		"new session     busy: npu0 is held by a quarantined session",
+		"reset npu       1 quarantined",
+		"reset gpu       0 quarantined, 0 bytes charged",
+		"new session     both retired: true, close: retired",
+		"violations      0",
+	}},
+	"scripts/sweep.lua": {
+		args: []string{"{dir}/sweep.csv", "8"},
+		stdout: []string{
+			"slot_bytes credits rounds    bytes",
+			"        64       1      8      512",
+			"      4096       4      8    32768",
+			"wrote 12 rows to ",
+		},
+		stderr: []string{"timing=published"},
+	},
+	"scripts/campaign.lua": {
+		args: []string{"60"},
+		seed: "1000",
+		stdout: []string{
+			"campaign: 60 trials, seeds 1000..1059, simulated time",
+			"retired",
+			"quarantined",
+			"oracle violations: 0",
+			"failures: 0",
+		},
+	},
+}
+
+func TestEveryScriptIsTested(t *testing.T) {
+	for _, dir := range []string{"examples", "scripts"} {
+		files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.lua"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Errorf("no .lua files in %s", dir)
+		}
+		for _, f := range files {
+			name := dir + "/" + filepath.Base(f)
+			if _, ok := scriptCases[name]; !ok {
+				t.Errorf("%s has no entry in scriptCases", name)
+			}
+		}
+	}
+}
+
+// TestScripts runs every example and script in simulated time with a fixed
+// seed, checks its key lines in order, and runs it again to check that the
+// output is the same byte for byte.
+func TestScripts(t *testing.T) {
+	for name, tc := range scriptCases {
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			seed := tc.seed
+			if seed == "" {
+				seed = "1"
+			}
+			args := []string{"--mode", "sim", "--seed", seed, name}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "{dir}", dir))
+			}
+			r := runCmd(t, "", "", args...)
+			r.wantCode(t, tc.code)
+			inOrder(t, name+" stdout", r.stdout, tc.stdout)
+			contains(t, name+" stderr", r.stderr, append([]string{"mode=sim seed=" + seed}, tc.stderr...)...)
+			if strings.Contains(r.stderr, "stack traceback") {
+				t.Errorf("%s raised an error:\n%s", name, r.stderr)
+			}
+			again := runCmd(t, "", "", args...)
+			if again.stdout != r.stdout {
+				t.Errorf("%s: a second run with the same seed printed something else:\n%s\n---\n%s", name, r.stdout, again.stdout)
+			}
+		})
+	}
+}
+
+// inOrder fails the test unless s holds every one of wants, each after the
+// one before.
+func inOrder(t *testing.T, what, s string, wants []string) {
+	t.Helper()
+	rest := s
+	for _, w := range wants {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("%s lacks %q (in order) in:\n%s", what, w, s)
+			return
+		}
+		rest = rest[i+len(w):]
+	}
+}
+
+func TestSweepCSV(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "out.csv")
+	r := runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", csv, "4")
+	r.wantCode(t, 0)
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != "slot_bytes,credits,rounds,bytes,elapsed_us,throughput_mbps,round_latency_us,npu_observe_us,verified" {
+		t.Errorf("CSV header %q", lines[0])
+	}
+	if len(lines) != 1+4*3 {
+		t.Fatalf("%d CSV lines, want 13:\n%s", len(lines), data)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 9 || f[2] != "4" || f[8] != "true" || f[5] == "0.000" {
+			t.Errorf("CSV row %q", l)
+		}
+	}
+	// Without an argument the CSV goes to sweep.csv in the working directory.
+	script, _ := filepath.Abs(filepath.Join(repoRoot, "scripts", "sweep.lua"))
+	r = runCmd(t, dir, "", "--mode", "sim", "--seed", "1", script)
+	r.wantCode(t, 0)
+	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err != nil {
+		t.Errorf("default CSV: %v", err)
+	}
+}
+
+func TestCampaignReplay(t *testing.T) {
+	// Every trial is replayable alone: trial i of a campaign seeded s runs
+	// exactly as a one-trial campaign seeded s+i-1. A failing trial prints
+	// that command; here the same outcome counts must come back.
+	r := runCmd(t, "", "", "--mode", "sim", "--seed", "2000", "scripts/campaign.lua", "5")
+	r.wantCode(t, 0)
+	total := map[string]int{}
+	for i := 0; i < 5; i++ {
+		one := runCmd(t, "", "", "--mode", "sim", "--seed", strconv.Itoa(2000+i), "scripts/campaign.lua", "1")
+		one.wantCode(t, 0)
+		for _, l := range strings.Split(one.stdout, "\n") {
+			if n, outcome, ok := countLine(l); ok {
+				total[outcome] += n
+			}
+		}
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if n, outcome, ok := countLine(l); ok && total[outcome] != n {
+			t.Errorf("outcome %q: %d in the campaign, %d in the replays", outcome, n, total[outcome])
+		}
+	}
+}
+
+// countLine reads a campaign count line: "    12  retired".
+func countLine(l string) (int, string, bool) {
+	f := strings.Fields(l)
+	if len(f) < 2 {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 0, "", false
+	}
+	return n, strings.Join(f[1:], " "), true
+}
