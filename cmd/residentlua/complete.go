@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/luaapi"
 )
 
 // completer completes the name before the cursor for the REPL's Tab key:
@@ -15,11 +17,8 @@ type completer struct{ L *lua.LState }
 func newCompleter(L *lua.LState) *completer { return &completer{L: L} }
 
 // sessionMembers are the names a userdata's __index function is asked for
-// when it cannot be listed: the members of a session.
-var sessionMembers = []string{
-	"abort", "close", "events", "id", "is_complete", "start", "state", "stats",
-	"submit_gpu", "submit_npu", "wait",
-}
+// when it cannot be listed: a session's methods and its fields.
+var sessionMembers = append(luaapi.SessionMethods(), "id", "state")
 
 // keywords of Lua 5.1, completed at the top level.
 var keywords = []string{
