@@ -198,21 +198,7 @@ func xStart(t *testing.T, s *Session) {
 // other kind, whose text contains every one of contains.
 func xWantKind(t *testing.T, what string, err, kind error, contains ...string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("%s: no error, want %v", what, kind)
-	}
-	if !errors.Is(err, kind) {
-		t.Fatalf("%s: %v is not %v", what, err, kind)
-	}
-	for _, other := range []error{ErrUnsupported, ErrBusy, ErrDevice, ErrPublish, ErrBudget, ErrInvalid} {
-		if other != kind && errors.Is(err, other) {
-			t.Errorf("%s: %v also matches %v", what, err, other)
-		}
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatalf("%s: %v (%T) is not an *Error", what, err, err)
-	}
+	protoWantErr(t, what, err, kind, "")
 	for _, c := range contains {
 		if !strings.Contains(err.Error(), c) {
 			t.Errorf("%s: %q does not mention %q", what, err, c)
