@@ -29,7 +29,7 @@ const (
 	EvDrain          EventKind = "drain"           // A: invocation, B: words written back
 	EvRetire         EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
 	EvFault          EventKind = "fault"           // A: site, B: action; Detail: site and action
-	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle)
+	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
 	EvQuarantine     EventKind = "quarantine"      // A: bytes kept charged to the fabric's budget, B: to other budgets
 	EvQuarantineEnd  EventKind = "quarantine.end"  // A: bytes returned to the fabric's budget, B: to other budgets
 )
