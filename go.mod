@@ -9,4 +9,7 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/mattn/go-runewidth v0.0.3 // indirect
+require (
+	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/mattn/go-runewidth v0.0.3 // indirect
+)

@@ -72,6 +72,7 @@ type Device struct {
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
+	accel    Accelerator // real hardware running the GPU half; nil when simulated
 
 	// Guarded by fabric.mu.
 	current *invocation
@@ -86,6 +87,10 @@ func (d *Device) Kind() DeviceKind { return d.kind }
 
 // Actor is the device's actor number in events.
 func (d *Device) Actor() Actor { return d.actor }
+
+// Accelerator is the real hardware behind the device, or nil when it is
+// simulated.
+func (d *Device) Accelerator() Accelerator { return d.accel }
 
 // Fabric is the fabric the device belongs to.
 func (d *Device) Fabric() *Fabric { return d.fabric }
@@ -117,7 +122,8 @@ func (d *Device) occupiedLocked() bool {
 // Reset stops whatever runs on the device (its completion finishes with a
 // reset error) and frees the device. Quarantines whose devices have all been
 // reset since they began are released: their memory is unmapped and their
-// budget returned.
+// budget returned. On real hardware whose teardown fails, the device stays
+// held and nothing it could reach is released; the reset event says why.
 func (d *Device) Reset() {
 	f := d.fabric
 	f.mu.Lock()
@@ -126,6 +132,14 @@ func (d *Device) Reset() {
 	if inv := d.current; inv != nil && !inv.comp.IsDone() {
 		stopped = inv.id
 		f.exec.stop(inv)
+	}
+	if d.accel != nil && (stopped != 0 || d.held > 0) {
+		// The kernel may still run: tear its context down.
+		if err := d.accel.Reset(); err != nil {
+			d.held++
+			f.events.Emit(d.actor, 0, EvReset, stopped, 1, err.Error())
+			return
+		}
 	}
 	d.current = nil
 	d.held = 0

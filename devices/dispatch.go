@@ -86,6 +86,12 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	inv.env.inv = inv
 	inv.comp.inv = inv
 	inv.startAt = f.exec.now() + delay
+	if k, ok := p.program.(*kernelExchange); ok {
+		// A real kernel is admitted once it is resident and polling.
+		if err := k.launch(&inv.env); err != nil {
+			return reject(err)
+		}
+	}
 	d.current = inv
 	f.events.Emit(d.actor, p.owner, EvDispatch, inv.id, uint64(p.family.Ordinal), "")
 	for _, b := range p.reach {

@@ -88,6 +88,9 @@ func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owne
 	if err != nil {
 		return nil, err
 	}
+	if gpu.accel != nil && startup.profile.kind != Pinned {
+		return nil, Errorf(KindUnsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.name, startup.profile.kind)
+	}
 	x := &Exchange{cfg: cfg, owner: owner, stride: slotData + memory.RoundUp(cfg.SlotBytes)}
 	x.results = cfg.Credits * x.stride
 	payload, err := startup.profile.Allocate(x.results+cfg.Rounds*resultSize, startup.budget, owner)
@@ -103,7 +106,11 @@ func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		x.gpu, err = gpu.Prepare(gfam, &gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}, owner, startup, payload)
+		var prog Program = &gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
+		if gpu.accel != nil {
+			prog = &kernelExchange{x: x, accel: gpu.accel, startup: startup}
+		}
+		x.gpu, err = gpu.Prepare(gfam, prog, owner, startup, payload)
 	}
 	if err != nil {
 		_ = payload.Release()
@@ -139,8 +146,9 @@ func (x *Exchange) dataOff(slot int) int { return slot*x.stride + slotData }
 func (x *Exchange) resultOff(g int) int  { return x.results + (g-1)*resultSize }
 func (x *Exchange) slot(g int) int       { return (g - 1) % x.cfg.Credits }
 
-// pattern is word i of generation g of session owner.
-func pattern(owner uint64, g, i int) uint32 {
+// Pattern is word i of generation g of session owner: what the GPU half
+// writes into a slot (a real-hardware kernel computes the same).
+func Pattern(owner uint64, g, i int) uint32 {
 	v := uint32(owner)*0x9E3779B1 ^ uint32(g)*0x85EBCA77 ^ uint32(i)*0xC2B2AE3D
 	v ^= v >> 15
 	v *= 0x2C1B3C6D
@@ -157,7 +165,7 @@ const (
 func (x *Exchange) expectedChecksum(g int) uint32 {
 	h := uint32(checksumStart)
 	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		h = (h ^ pattern(x.owner, g, i)) * checksumPrime
+		h = (h ^ Pattern(x.owner, g, i)) * checksumPrime
 	}
 	return h
 }
@@ -308,7 +316,7 @@ func (p *gpuExchange) Step(env *Env) Next {
 		}
 		base := x.dataOff(slot)
 		for i := 0; i < x.cfg.SlotBytes/4; i++ {
-			p.payload.Store(base+4*i, pattern(x.owner, p.g, i))
+			p.payload.Store(base+4*i, Pattern(x.owner, p.g, i))
 		}
 		if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
 			i := p.g % (x.cfg.SlotBytes / 4)

@@ -49,6 +49,9 @@ type DeviceConfig struct {
 	Name     string // defaults to kind and index, "gpu0"
 	Kind     DeviceKind
 	Families []Command // queue families in ordinal order
+	// Accelerator, for a GPU, is real hardware that runs its half of the
+	// exchange (devices/cuda); nil simulates it. The fabric closes it.
+	Accelerator Accelerator
 }
 
 // DefaultDevices is one GPU (PM4, AQL, SDMA) and one NPU (XDNA).
@@ -132,7 +135,13 @@ func NewFabric(cfg Config) (*Fabric, error) {
 			name = fmt.Sprintf("%s%d", dc.Kind, counts[dc.Kind])
 		}
 		counts[dc.Kind]++
-		d := &Device{fabric: f, actor: Actor(i + 1), name: name, kind: dc.Kind}
+		if dc.Accelerator != nil && dc.Kind != GPU {
+			return nil, Errorf(KindInvalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
+		}
+		if dc.Accelerator != nil && cfg.Mode != RealTime {
+			return nil, Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
+		}
+		d := &Device{fabric: f, actor: Actor(i + 1), name: name, kind: dc.Kind, accel: dc.Accelerator}
 		for ord, c := range dc.Families {
 			d.families = append(d.families, QueueFamily{Ordinal: ord, Command: c})
 		}
@@ -144,6 +153,15 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		f.exec = newRealTimeExecutor(f)
 	}
 	f.events = newStream(cfg.EventCapacity, f.exec.now)
+	for _, d := range f.devices {
+		if d.accel == nil {
+			continue
+		}
+		if err := d.accel.Attach(f.exec.now); err != nil {
+			f.Close()
+			return nil, Errorf(KindDevice, "fabric", "%s (%s) could not start: %v", d.name, d.accel.Describe(), err)
+		}
+	}
 	return f, nil
 }
 
@@ -220,6 +238,11 @@ func (f *Fabric) Close() {
 	if !f.closed {
 		f.closed = true
 		f.exec.close()
+		for _, d := range f.devices {
+			if d.accel != nil {
+				_ = d.accel.Close()
+			}
+		}
 	}
 }
 

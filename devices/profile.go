@@ -18,6 +18,10 @@ const (
 	CoarseGrained
 	// DeviceLocal memory: not host-accessible.
 	DeviceLocal
+	// Pinned host memory lent by a GPU's accelerator: that GPU coherent at
+	// system scope, every other family not. The only host profile offered
+	// for devices that include an accelerated GPU.
+	Pinned
 )
 
 // String is the profile's name.
@@ -29,6 +33,8 @@ func (k ProfileKind) String() string {
 		return "coarse-grained"
 	case DeviceLocal:
 		return "device-local"
+	case Pinned:
+		return "pinned"
 	}
 	return fmt.Sprintf("profile(%d)", uint8(k))
 }
@@ -53,10 +59,14 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 		}
 	}
 	var kinds []ProfileKind
-	if f.fineGrained {
-		kinds = append(kinds, FineGrained)
+	switch {
+	case acceleratorOf(devs) != nil:
+		kinds = append(kinds, Pinned) // the accelerator reaches nothing else
+	case f.fineGrained:
+		kinds = append(kinds, FineGrained, CoarseGrained)
+	default:
+		kinds = append(kinds, CoarseGrained)
 	}
-	kinds = append(kinds, CoarseGrained)
 	if !hostAccess {
 		kinds = append(kinds, DeviceLocal)
 	}
@@ -67,6 +77,16 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 	return out, nil
 }
 
+// acceleratorOf is the accelerator of the first accelerated device, or nil.
+func acceleratorOf(devs []*Device) Accelerator {
+	for _, d := range devs {
+		if d.accel != nil {
+			return d.accel
+		}
+	}
+	return nil
+}
+
 // Kind is the profile's kind.
 func (p *Profile) Kind() ProfileKind { return p.kind }
 
@@ -75,6 +95,9 @@ func (p *Profile) Devices() []*Device { return append([]*Device(nil), p.devices.
 
 // Coherent reports whether family sees memory of this profile coherently.
 func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
+	if p.kind == Pinned {
+		return d.accel != nil
+	}
 	return p.kind == FineGrained && d.kind == GPU
 }
 
@@ -96,7 +119,11 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	region, err := memory.Map(rounded)
+	mapMemory := memory.Map
+	if p.kind == Pinned {
+		mapMemory = acceleratorOf(p.devices).Map
+	}
+	region, err := mapMemory(rounded)
 	if err != nil {
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%v", err)

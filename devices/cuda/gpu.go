@@ -1,0 +1,332 @@
+// Package cuda is the CUDA backend of a GPU device: the GPU half of the
+// resident exchange runs as a one-thread resident kernel on a real NVIDIA GPU
+// and polls the startup word in pinned, mapped host memory, while the NPU
+// stays simulated and shares that memory non-coherently.
+//
+// The driver is loaded at run time with purego (no cgo). One locked OS thread
+// owns two contexts: a memory context that allocates every pinned buffer and
+// lives as long as the backend, and an execution context holding the module
+// and the stream, which a reset destroys and makes anew. Destroying the
+// execution context therefore never frees memory that the host or the NPU
+// may still reach.
+package cuda
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/memory"
+)
+
+//go:embed kernels.ptx
+var kernelsPTX []byte
+
+// Driver flags and attributes the backend uses.
+const (
+	ctxMapHost          = 0x08 // CU_CTX_MAP_HOST
+	hostAllocPortable   = 0x01 // CU_MEMHOSTALLOC_PORTABLE
+	hostAllocDeviceMap  = 0x02 // CU_MEMHOSTALLOC_DEVICEMAP
+	streamNonBlocking   = 0x01 // CU_STREAM_NON_BLOCKING
+	attrCanMapHost      = 19   // CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY
+	attrComputeMajor    = 75   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+	attrComputeMinor    = 76   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+	minComputeMajor     = 7    // system-scope acquire/release needs sm_70
+	stopTimeout         = 2 * time.Second
+	calibrationRounds   = 200
+	kernelAnswerTimeout = 5 * time.Second
+)
+
+// Layout of the scratch region (mapped memory outside the Go heap) that
+// receives the driver's out-parameters and holds C strings.
+const (
+	scratchOut      = 0    // 8 bytes: an out-parameter
+	scratchName     = 64   // 256 bytes: the device name
+	scratchExchange = 512  // "resident_exchange\0"
+	scratchPing     = 576  // "ping_pong\0"
+	scratchBytes    = 1024 // whole region
+)
+
+// Layout of the control region (pinned, mapped): kernel parameters,
+// argument blocks and the status block the exchange kernel writes. The
+// argument and status layouts match kernels.cu.
+const (
+	ctlExchangeParam = 0   // u64: device address of the exchange arguments
+	ctlExchangeList  = 8   // u64: host address of ctlExchangeParam (the kernelParams array)
+	ctlPingParam     = 16  // u64: device address of the ping arguments
+	ctlPingList      = 24  // u64: host address of ctlPingParam
+	ctlArgs          = 64  // ExchangeArgs
+	ctlStatus        = 128 // Status
+	ctlPingArgs      = 256 // PingArgs
+	ctlPing          = 320 // u32 ping word, a line of its own
+	ctlPong          = 384 // u32 pong word
+	ctlClock         = 448 // u64 %globaltimer at the last pong
+	controlBytes     = 512
+
+	argStartup   = ctlArgs + 0
+	argPayload   = ctlArgs + 8
+	argStatus    = ctlArgs + 16
+	argDelay     = ctlArgs + 24
+	argRounds    = ctlArgs + 32
+	argCredits   = ctlArgs + 36
+	argSlotBytes = ctlArgs + 40
+	argStride    = ctlArgs + 44
+	argOwner     = ctlArgs + 48
+	argMode      = ctlArgs + 52
+
+	statusObserved   = ctlStatus + 0
+	statusDone       = ctlStatus + 4
+	statusStop       = ctlStatus + 8
+	statusStarted    = ctlStatus + 16
+	statusObservedAt = ctlStatus + 24
+	statusRetiredAt  = ctlStatus + 32
+	statusBytes      = 40
+
+	pingArgPing   = ctlPingArgs + 0
+	pingArgPong   = ctlPingArgs + 8
+	pingArgClock  = ctlPingArgs + 16
+	pingArgRounds = ctlPingArgs + 24
+
+	pingStop = 0xFFFFFFFF // a ping that ends ping_pong early
+)
+
+// GPU is a CUDA device as a devices.Accelerator.
+type GPU struct {
+	drv     *driver
+	thread  *thread
+	device  uintptr // CUdevice
+	name    string
+	major   int
+	minor   int
+	memCtx  uintptr
+	scratch *memory.Region // mapped, not pinned: out-parameters and C strings
+	image   *memory.Region // mapped: the PTX, NUL-terminated
+	control *memory.Region // pinned: parameters, arguments, status, ping words
+
+	mu          sync.Mutex // guards what follows, and the control region's use
+	exec        execution
+	clockOffset time.Duration // kernel clock minus fabric clock
+	pinned      int           // regions lent by Map and not yet given back
+	closed      bool
+}
+
+// execution is what a reset destroys: the execution context, its module,
+// functions and stream, and the device address of the control region in it.
+type execution struct {
+	ctx, module, stream uintptr
+	exchange, ping      uintptr
+	controlDevice       uintptr
+	launched            bool
+}
+
+// Open loads libcuda, takes GPU ordinal 0 and readies it. The error says
+// what was missing: the driver library, a GPU, or a capability.
+func Open() (*GPU, error) { return open(libraryName) }
+
+func open(library string) (*GPU, error) {
+	drv, err := loadDriver(library)
+	if err != nil {
+		return nil, devices.Errorf(devices.KindUnsupported, "cuda", "%v", err)
+	}
+	g := &GPU{drv: drv, thread: startThread()}
+	if err := g.thread.do(g.start); err != nil {
+		g.thread.stop()
+		return nil, err
+	}
+	return g, nil
+}
+
+// start runs on the thread: device, memory context, control region,
+// execution context.
+func (g *GPU) start() (err error) {
+	if g.scratch, err = memory.Map(scratchBytes); err != nil {
+		return err
+	}
+	if g.image, err = memory.Map(len(kernelsPTX) + 1); err != nil {
+		return err
+	}
+	g.image.Write(0, kernelsPTX)
+	g.scratch.Write(scratchExchange, []byte("resident_exchange\x00"))
+	g.scratch.Write(scratchPing, []byte("ping_pong\x00"))
+	d := g.drv
+	if err := d.call("cuInit", 0); err != nil {
+		if re := (*resultError)(nil); errors.As(err, &re) && re.code == cudaErrNoDevice {
+			return devices.Errorf(devices.KindUnsupported, "cuda", "no CUDA GPU is present (%v)", err)
+		}
+		return devices.Errorf(devices.KindUnsupported, "cuda", "the driver did not start: %v", err)
+	}
+	if err := d.call("cuDeviceGetCount", g.out()); err != nil {
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%v", err)
+	}
+	if g.scratch.Load(scratchOut) == 0 {
+		return devices.Errorf(devices.KindUnsupported, "cuda", "no CUDA GPU is present (the driver found none)")
+	}
+	if err := d.call("cuDeviceGet", g.out(), 0); err != nil {
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%v", err)
+	}
+	g.device = uintptr(g.scratch.Load(scratchOut))
+	if err := d.call("cuDeviceGetName", g.scratch.Addr(scratchName), 255, g.device); err == nil {
+		g.name = cString(g.scratch.Read(scratchName, 256))
+	}
+	canMap, err := g.attribute(attrCanMapHost)
+	if err == nil {
+		g.major, err = g.attribute(attrComputeMajor)
+	}
+	if err == nil {
+		g.minor, err = g.attribute(attrComputeMinor)
+	}
+	switch {
+	case err != nil:
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%v", err)
+	case canMap == 0:
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%s cannot map host memory, which the resident kernel polls", g.name)
+	case g.major < minComputeMajor:
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%s is sm_%d%d; the resident kernel needs sm_70 or newer", g.name, g.major, g.minor)
+	}
+	if g.memCtx, err = g.createContext(); err != nil {
+		return err
+	}
+	if g.control, err = g.hostAlloc(controlBytes, func() {}); err != nil {
+		return err
+	}
+	return g.startExecution()
+}
+
+// out is the address of the scratch out-parameter, zeroed.
+func (g *GPU) out() uintptr {
+	g.scratch.Store64(scratchOut, 0)
+	return g.scratch.Addr(scratchOut)
+}
+
+func (g *GPU) attribute(attr uintptr) (int, error) {
+	if err := g.drv.call("cuDeviceGetAttribute", g.out(), attr, g.device); err != nil {
+		return 0, err
+	}
+	return int(int32(g.scratch.Load(scratchOut))), nil
+}
+
+func (g *GPU) createContext() (uintptr, error) {
+	if err := g.drv.call("cuCtxCreate_v2", g.out(), ctxMapHost, g.device); err != nil {
+		return 0, devices.Errorf(devices.KindDevice, "cuda", "%v", err)
+	}
+	return uintptr(g.scratch.Load64(scratchOut)), nil
+}
+
+// hostAlloc allocates pinned, mapped, portable host memory in the memory
+// context (on the thread). Unmapping the region frees it, then calls freed.
+func (g *GPU) hostAlloc(size int, freed func()) (*memory.Region, error) {
+	d := g.drv
+	if err := d.call("cuCtxSetCurrent", g.memCtx); err != nil {
+		return nil, devices.Errorf(devices.KindDevice, "cuda", "%v", err)
+	}
+	if err := d.call("cuMemHostAlloc", g.out(), uintptr(size), hostAllocPortable|hostAllocDeviceMap); err != nil {
+		return nil, devices.Errorf(devices.KindDevice, "alloc", "pinned host memory of %d bytes: %v", size, err)
+	}
+	addr := uintptr(g.scratch.Load64(scratchOut))
+	free := func() error {
+		err := g.thread.do(func() error {
+			if err := d.call("cuCtxSetCurrent", g.memCtx); err != nil {
+				return err
+			}
+			return d.call("cuMemFreeHost", addr)
+		})
+		freed()
+		return err
+	}
+	r, err := memory.Foreign(addr, size, free)
+	if err != nil {
+		_ = d.call("cuMemFreeHost", addr)
+		return nil, err
+	}
+	return r, nil
+}
+
+// startExecution makes the execution context, loads the kernels and makes
+// the stream (on the thread).
+func (g *GPU) startExecution() error {
+	d := g.drv
+	ctx, err := g.createContext()
+	if err != nil {
+		return err
+	}
+	x := execution{ctx: ctx}
+	fail := func(err error) error {
+		_ = d.call("cuCtxDestroy_v2", ctx)
+		return devices.Errorf(devices.KindDevice, "cuda", "%v", err)
+	}
+	if err := d.call("cuModuleLoadData", g.out(), g.image.Addr(0)); err != nil {
+		return fail(fmt.Errorf("loading the kernels (PTX for sm_90 and newer) on %s: %w", g.name, err))
+	}
+	x.module = uintptr(g.scratch.Load64(scratchOut))
+	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchExchange)); err != nil {
+		return fail(err)
+	}
+	x.exchange = uintptr(g.scratch.Load64(scratchOut))
+	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchPing)); err != nil {
+		return fail(err)
+	}
+	x.ping = uintptr(g.scratch.Load64(scratchOut))
+	if err := d.call("cuStreamCreate", g.out(), streamNonBlocking); err != nil {
+		return fail(err)
+	}
+	x.stream = uintptr(g.scratch.Load64(scratchOut))
+	if x.controlDevice, err = g.devicePointer(g.control, 0); err != nil {
+		return fail(err)
+	}
+	c := g.control
+	c.Store64(ctlExchangeParam, uint64(x.controlDevice+ctlArgs))
+	c.Store64(ctlExchangeList, uint64(c.Addr(ctlExchangeParam)))
+	c.Store64(ctlPingParam, uint64(x.controlDevice+ctlPingArgs))
+	c.Store64(ctlPingList, uint64(c.Addr(ctlPingParam)))
+	g.exec = x
+	return nil
+}
+
+// devicePointer is where the current context's kernels see byte off of a
+// pinned region.
+func (g *GPU) devicePointer(r *memory.Region, off int) (uintptr, error) {
+	if err := g.drv.call("cuMemHostGetDevicePointer_v2", g.out(), r.Addr(0), 0); err != nil {
+		return 0, err
+	}
+	return uintptr(g.scratch.Load64(scratchOut)) + uintptr(off), nil
+}
+
+// cString is b up to its first NUL.
+func cString(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// Describe names the GPU, such as "cuda: NVIDIA H200 (sm_90)".
+func (g *GPU) Describe() string {
+	return fmt.Sprintf("cuda: %s (sm_%d%d)", g.name, g.major, g.minor)
+}
+
+// Map lends zeroed pinned host memory that the GPU reaches at system scope.
+func (g *GPU) Map(size int) (*memory.Region, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, devices.Errorf(devices.KindBusy, "alloc", "the CUDA backend is closed")
+	}
+	var r *memory.Region
+	err := g.thread.do(func() (err error) {
+		r, err = g.hostAlloc(size, func() {
+			g.mu.Lock()
+			g.pinned--
+			g.mu.Unlock()
+		})
+		return err
+	})
+	if err == nil {
+		g.pinned++
+	}
+	return r, err
+}

@@ -1,0 +1,165 @@
+// Kernels of the CUDA backend. kernels.ptx beside this file is generated
+// from it and embedded in the Go package; regenerate it with (CUDA 13):
+//
+//   nvcc --ptx -arch=compute_90 -O3 -o kernels.ptx kernels.cu
+//
+// Every argument lives in pinned, mapped host memory: each kernel takes one
+// pointer to its argument block, never Go memory. Words that the host or the
+// simulated NPU shares with a kernel are read with ld.acquire.sys and written
+// with st.release.sys, so both sides agree on order across PCIe.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u32 load_acquire(const u32 *p) {
+  u32 v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release(u32 *p, u32 v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void store_release64(u64 *p, u64 v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ u64 globaltimer() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Values of the startup word (devices.StartupWait, Run, Abort).
+enum { WAIT = 0, RUN = 1, ABORT = 2 };
+
+// Modes: how the gpu.run fault shapes the kernel.
+enum { MODE_RUN = 0, MODE_HANG = 1, MODE_IGNORE_ABORT = 2, MODE_CRASH = 3 };
+
+// Completion codes in Status.done.
+enum { DONE_OK = 1, DONE_CRASHED = 2, DONE_STOPPED = 3, DONE_BAD_DECISION = 4 };
+
+// Status is written by the exchange kernel and read by the host.
+struct Status {
+  u32 observed;  // the decision seen, 0 until one is
+  u32 done;      // a DONE_ code, 0 while running
+  u32 stop;      // set by the host: leave at once (reset)
+  u32 pad;
+  u64 started;   // %globaltimer at entry
+  u64 observed_at;
+  u64 retired_at;
+};
+
+// ExchangeArgs matches devices.ExchangeConfig and the payload layout of
+// devices.Exchange: credits slots of stride bytes (generation word at +0,
+// credit word at +64, data at +128).
+struct ExchangeArgs {
+  u32 *startup;
+  unsigned char *payload;
+  Status *status;
+  u64 delay_ns;
+  u32 rounds, credits, slot_bytes, stride;
+  u32 owner, mode;
+};
+
+// pattern is word i of generation g of session owner (devices.pattern).
+__device__ __forceinline__ u32 pattern(u32 owner, u32 g, u32 i) {
+  u32 v = owner * 0x9E3779B1u ^ g * 0x85EBCA77u ^ i * 0xC2B2AE3Du;
+  v ^= v >> 15;
+  v *= 0x2C1B3C6Du;
+  v ^= v >> 12;
+  return v;
+}
+
+__device__ void retire(Status *s, u32 code) {
+  s->retired_at = globaltimer();
+  store_release(&s->done, code);
+}
+
+// resident_exchange is the GPU half of the exchange as one resident thread:
+// poll the startup word; on ABORT retire without touching the payload; on
+// RUN produce every generation into a free credit slot.
+extern "C" __global__ void resident_exchange(const ExchangeArgs *a) {
+  Status *s = a->status;
+  s->started = globaltimer();
+  if (a->mode == MODE_HANG) {  // never observes the line; only a reset ends it
+    while (load_acquire(&s->stop) == 0) {
+    }
+    retire(s, DONE_STOPPED);
+    return;
+  }
+  u32 seen;
+  for (;;) {
+    if (load_acquire(&s->stop) != 0) {
+      retire(s, DONE_STOPPED);
+      return;
+    }
+    seen = load_acquire(a->startup);
+    if (seen == WAIT || (seen == ABORT && a->mode == MODE_IGNORE_ABORT)) continue;
+    break;
+  }
+  u64 at = globaltimer();
+  s->observed_at = at;
+  store_release(&s->observed, seen);
+  if (a->mode == MODE_CRASH) {
+    retire(s, DONE_CRASHED);
+    return;
+  }
+  if (seen == ABORT) {
+    retire(s, DONE_OK);
+    return;
+  }
+  if (seen != RUN) {
+    retire(s, DONE_BAD_DECISION);
+    return;
+  }
+  while (globaltimer() - at < a->delay_ns) {
+    if (load_acquire(&s->stop) != 0) {
+      retire(s, DONE_STOPPED);
+      return;
+    }
+  }
+  for (u32 g = 1; g <= a->rounds; g++) {
+    u32 slot = (g - 1) % a->credits;
+    unsigned char *base = a->payload + (u64)slot * a->stride;
+    if (g > a->credits) {
+      u32 need = g - a->credits;
+      while (load_acquire((u32 *)(base + 64)) < need) {
+        if (load_acquire(&s->stop) != 0) {
+          retire(s, DONE_STOPPED);
+          return;
+        }
+      }
+    }
+    volatile u32 *data = (volatile u32 *)(base + 128);
+    for (u32 i = 0; i < a->slot_bytes / 4; i++) data[i] = pattern(a->owner, g, i);
+    store_release((u32 *)base, g);
+  }
+  retire(s, DONE_OK);
+}
+
+// PingArgs drives the raw round trip: the host writes ping = i, the kernel
+// answers pong = i after writing its %globaltimer to clock. A ping of
+// PING_STOP ends the kernel early.
+struct PingArgs {
+  u32 *ping;
+  u32 *pong;
+  u64 *clock;
+  u32 rounds;
+};
+
+// ping_pong answers rounds pings: the floor of a host <-> kernel round trip
+// over mapped memory, and the samples that align %globaltimer with the host.
+enum : u32 { PING_STOP = 0xFFFFFFFFu };
+
+extern "C" __global__ void ping_pong(const PingArgs *a) {
+  for (u32 i = 1; i <= a->rounds; i++) {
+    u32 p;
+    while ((p = load_acquire(a->ping)) != i) {
+      if (p == PING_STOP) return;
+    }
+    store_release64(a->clock, globaltimer());
+    store_release(a->pong, i);
+  }
+}

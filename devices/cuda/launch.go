@@ -1,0 +1,303 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"residentlua/devices"
+	"residentlua/devices/memory"
+)
+
+// Launch starts the exchange kernel: one block of one thread on the
+// execution context's stream. Only one kernel runs at a time (the fabric
+// runs one invocation per device).
+func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, devices.Errorf(devices.KindBusy, "dispatch", "the CUDA backend is closed")
+	}
+	if g.exec.launched && !g.idle() {
+		return nil, devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
+	}
+	err := g.thread.do(func() error {
+		d := g.drv
+		if err := d.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
+			return err
+		}
+		startup, err := g.devicePointer(k.Startup, 0)
+		if err != nil {
+			return fmt.Errorf("the startup line is not pinned memory of this GPU: %w", err)
+		}
+		payload, err := g.devicePointer(k.Payload, 0)
+		if err != nil {
+			return fmt.Errorf("the payload is not pinned memory of this GPU: %w", err)
+		}
+		c := g.control
+		for off := ctlStatus; off < ctlStatus+statusBytes; off += 8 {
+			c.Store64(off, 0)
+		}
+		c.Store64(argStartup, uint64(startup))
+		c.Store64(argPayload, uint64(payload))
+		c.Store64(argStatus, uint64(g.exec.controlDevice+ctlStatus))
+		c.Store64(argDelay, uint64(k.Delay.Nanoseconds()))
+		c.Store(argRounds, uint32(k.Config.Rounds))
+		c.Store(argCredits, uint32(k.Config.Credits))
+		c.Store(argSlotBytes, uint32(k.Config.SlotBytes))
+		c.Store(argStride, uint32(k.Stride))
+		c.Store(argOwner, uint32(k.Owner))
+		c.Store(argMode, uint32(k.Mode))
+		return g.launch(g.exec.exchange, ctlExchangeList)
+	})
+	if err != nil {
+		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%v", err)
+	}
+	g.exec.launched = true
+	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
+		return nil, devices.Errorf(devices.KindDevice, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
+	}
+	return &kernel{g: g}, nil
+}
+
+// launch starts fn with one thread, its parameter list at off of the
+// control region (on the thread, execution context current).
+func (g *GPU) launch(fn uintptr, list int) error {
+	return g.drv.call("cuLaunchKernel", fn, 1, 1, 1, 1, 1, 1, 0, g.exec.stream, g.control.Addr(list), 0)
+}
+
+// idle reports whether the stream has nothing running (g.mu held).
+func (g *GPU) idle() bool {
+	var r uintptr
+	_ = g.thread.do(func() error {
+		r = g.drv.status("cuStreamQuery", g.exec.stream)
+		return nil
+	})
+	return r != cudaErrNotReady
+}
+
+// kernel is a launched exchange kernel; it reads the status block.
+type kernel struct{ g *GPU }
+
+// Status reads the status block the kernel writes.
+func (k *kernel) Status() devices.KernelStatus {
+	c := k.g.control
+	st := devices.KernelStatus{
+		Observed: c.Load(statusObserved),
+		Done:     devices.KernelDone(c.Load(statusDone)),
+	}
+	if st.Observed != devices.StartupWait {
+		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
+	}
+	if st.Done != devices.KernelRunning {
+		st.RetiredAt = k.g.fabricTime(c.Load64(statusRetiredAt))
+	}
+	return st
+}
+
+// Fault asks the driver whether the kernel's stream failed.
+func (k *kernel) Fault() error {
+	g := k.g
+	var r uintptr
+	_ = g.thread.do(func() error {
+		r = g.drv.status("cuStreamQuery", g.exec.stream)
+		return nil
+	})
+	if r == cudaSuccess || r == cudaErrNotReady {
+		return nil
+	}
+	return result("the kernel's stream", r)
+}
+
+// fabricTime converts a %globaltimer reading to the fabric's clock.
+func (g *GPU) fabricTime(gt uint64) time.Duration {
+	return time.Duration(int64(gt)) - g.clockOffset
+}
+
+// Attach aligns %globaltimer with the fabric's clock: it bounces the ping
+// word off ping_pong and keeps the reading of the fastest round trip, whose
+// midpoint is closest to the moment the kernel read its clock.
+func (g *GPU) Attach(clock func() time.Duration) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	trips, err := g.pingPong(calibrationRounds, clock)
+	if err != nil {
+		return err
+	}
+	best := trips[0]
+	for _, t := range trips {
+		if t.end-t.start < best.end-best.start {
+			best = t
+		}
+	}
+	g.clockOffset = time.Duration(int64(best.kernelClock)) - (best.start+best.end)/2
+	return nil
+}
+
+// trip is one host ↔ kernel round trip: host times around it and the
+// kernel's clock when it answered.
+type trip struct {
+	start, end  time.Duration
+	kernelClock uint64
+}
+
+// RoundTrips runs the ping-pong kernel for rounds round trips through
+// mapped memory, with the host spinning, and returns each one's duration
+// sorted: the floor under any host ↔ kernel exchange.
+func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	epoch := time.Now()
+	trips, err := g.pingPong(rounds, func() time.Duration { return time.Since(epoch) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, len(trips))
+	for i, t := range trips {
+		out[i] = t.end - t.start
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// pingPong launches ping_pong and bounces rounds pings off it (g.mu held).
+func (g *GPU) pingPong(rounds int, clock func() time.Duration) ([]trip, error) {
+	if g.closed {
+		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
+	}
+	if rounds < 1 || rounds >= pingStop {
+		return nil, devices.Errorf(devices.KindInvalid, "cuda", "round trips must be from 1 to %d, got %d", pingStop-1, rounds)
+	}
+	c := g.control
+	err := g.thread.do(func() error {
+		if err := g.drv.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
+			return err
+		}
+		c.Store(ctlPing, 0)
+		c.Store(ctlPong, 0)
+		c.Store64(pingArgPing, uint64(g.exec.controlDevice+ctlPing))
+		c.Store64(pingArgPong, uint64(g.exec.controlDevice+ctlPong))
+		c.Store64(pingArgClock, uint64(g.exec.controlDevice+ctlClock))
+		c.Store(pingArgRounds, uint32(rounds))
+		return g.launch(g.exec.ping, ctlPingList)
+	})
+	if err != nil {
+		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching ping_pong: %v", err)
+	}
+	trips := make([]trip, rounds)
+	for i := range trips {
+		t := &trips[i]
+		t.start = clock()
+		c.Store(ctlPing, uint32(i+1))
+		if !spinUntil(c, ctlPong, uint32(i+1), kernelAnswerTimeout) {
+			c.Store(ctlPing, pingStop)
+			return nil, devices.Errorf(devices.KindDevice, "cuda", "ping_pong did not answer round trip %d within %v", i+1, kernelAnswerTimeout)
+		}
+		t.end = clock()
+		t.kernelClock = c.Load64(ctlClock)
+	}
+	return trips, g.waitIdle(kernelAnswerTimeout)
+}
+
+// spinUntil spins until the word at off holds want, or timeout passes.
+func spinUntil(r *memory.Region, off int, want uint32, timeout time.Duration) bool {
+	start := time.Now()
+	for i := 0; ; i++ {
+		if r.Load(off) == want {
+			return true
+		}
+		if i&1023 == 1023 && time.Since(start) > timeout {
+			return false
+		}
+	}
+}
+
+// spinUntilNonZero64 spins until the 8-byte word at off is not zero, or
+// timeout passes.
+func spinUntilNonZero64(r *memory.Region, off int, timeout time.Duration) bool {
+	start := time.Now()
+	for i := 0; ; i++ {
+		if r.Load64(off) != 0 {
+			return true
+		}
+		if i&1023 == 1023 && time.Since(start) > timeout {
+			return false
+		}
+	}
+}
+
+// waitIdle waits until the stream has finished its kernels (g.mu held).
+func (g *GPU) waitIdle(timeout time.Duration) error {
+	start := time.Now()
+	for {
+		var r uintptr
+		_ = g.thread.do(func() error {
+			r = g.drv.status("cuStreamQuery", g.exec.stream)
+			return nil
+		})
+		switch {
+		case r == cudaSuccess:
+			return nil
+		case r != cudaErrNotReady:
+			return devices.Errorf(devices.KindDevice, "cuda", "%v", result("the stream", r))
+		case time.Since(start) > timeout:
+			return devices.Errorf(devices.KindDevice, "cuda", "a kernel did not finish within %v", timeout)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// Reset asks a running kernel to leave, gives it stopTimeout to do so, then
+// destroys the execution context (which ends whatever still runs) and makes
+// a new one. Pinned memory lives in the memory context and stays valid.
+func (g *GPU) Reset() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.control.Store(statusStop, 1)
+	g.control.Store(ctlPing, pingStop)
+	stopErr := g.waitIdle(stopTimeout)
+	err := g.thread.do(func() error {
+		if err := g.drv.call("cuCtxDestroy_v2", g.exec.ctx); err != nil {
+			return fmt.Errorf("destroying the execution context: %w", err)
+		}
+		g.exec = execution{}
+		return g.startExecution()
+	})
+	if err != nil {
+		return devices.Errorf(devices.KindDevice, "reset", "%s could not be reset: %v (the kernel was asked to stop: %v)", g.name, err, stopErr)
+	}
+	return nil
+}
+
+// Close destroys the execution context and, when no pinned memory is lent
+// out any more, the memory context; lent memory stays valid otherwise.
+func (g *GPU) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	g.control.Store(statusStop, 1)
+	g.control.Store(ctlPing, pingStop)
+	_ = g.waitIdle(stopTimeout)
+	pinned := g.pinned
+	g.mu.Unlock()
+	err := g.thread.do(func() error {
+		errs := []error{g.drv.call("cuCtxDestroy_v2", g.exec.ctx)}
+		if pinned == 0 {
+			errs = append(errs, g.drv.call("cuCtxDestroy_v2", g.memCtx))
+		}
+		return errors.Join(errs...)
+	})
+	if pinned == 0 {
+		g.thread.stop()
+		_ = g.scratch.Unmap()
+		_ = g.image.Unmap()
+	}
+	return err
+}

@@ -1,0 +1,64 @@
+package cuda
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"residentlua/devices"
+)
+
+// Without the driver library, Open fails with an Unsupported error that
+// names the library and says what to install.
+func TestOpenWithoutTheDriverSaysWhichLibraryIsMissing(t *testing.T) {
+	_, err := open("libcuda-not-installed.so.1")
+	if !errors.Is(err, devices.ErrUnsupported) {
+		t.Fatalf("open = %v, want an Unsupported error", err)
+	}
+	for _, want := range []string{"libcuda-not-installed.so.1 was not found", "install"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// On a machine without a CUDA GPU (CI), Open fails with an Unsupported
+// error naming what was missing; on one with a GPU it describes it.
+func TestOpenSaysWhatWasMissingOrDescribesTheGPU(t *testing.T) {
+	g, err := Open()
+	if err != nil {
+		if !errors.Is(err, devices.ErrUnsupported) {
+			t.Fatalf("Open = %v, want an Unsupported error", err)
+		}
+		if !strings.Contains(err.Error(), "libcuda.so.1") && !strings.Contains(err.Error(), "no CUDA GPU") {
+			t.Errorf("error %q names neither the driver library nor a missing GPU", err)
+		}
+		return
+	}
+	defer g.Close()
+	if d := g.Describe(); !strings.HasPrefix(d, "cuda: ") || !strings.Contains(d, "(sm_") {
+		t.Errorf("Describe = %q, want \"cuda: NAME (sm_XY)\"", d)
+	}
+}
+
+func TestCStringStopsAtTheFirstNUL(t *testing.T) {
+	for in, want := range map[string]string{"H200\x00junk": "H200", "": "", "no nul": "no nul"} {
+		if got := cString([]byte(in)); got != want {
+			t.Errorf("cString(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDriverErrorsNameTheResult(t *testing.T) {
+	for code, want := range map[uintptr]string{
+		100:   "cuInit failed: CUDA_ERROR_NO_DEVICE (100)",
+		12345: "cuInit failed: CUresult (12345)",
+	} {
+		if got := result("cuInit", code).Error(); got != want {
+			t.Errorf("result(%d) = %q, want %q", code, got, want)
+		}
+	}
+	if result("cuInit", 0) != nil {
+		t.Error("CUDA_SUCCESS is an error")
+	}
+}
