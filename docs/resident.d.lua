@@ -43,6 +43,7 @@
 ---@field queues? resident.Queue[] queue families in ordinal order (default {"pm4", "aql", "sdma"})
 ---@field fine_grained? boolean false: no fine-grained memory, so startup is unsupported (default true)
 ---@field name? string the device's name (default "gpu0")
+---@field backend? "sim"|"cuda" "cuda": a real NVIDIA GPU runs the GPU half as a resident kernel (real time only; default "sim")
 
 ---@class resident.NPUOptions
 ---@field queues? resident.Queue[] queue families in ordinal order (default {"xdna"})
@@ -62,6 +63,7 @@
 ---@field timing "ideal"|"published"|"custom"
 ---@field budget integer the budget's limit in bytes
 ---@field devices string[] device names in fabric order
+---@field gpu string "sim", or the real GPU, such as "cuda: NVIDIA H200 (sm_90)"
 ---@field figures table<string, number> every timing figure in seconds
 
 ---@class resident.StartupOptions

@@ -82,8 +82,8 @@ func (m *Module) fabric(L *lua.LState) int {
 		}
 		m.invalid(L, "fabric", "cannot make a new fabric while sessions are open: %s; close them with s:close() first", strings.Join(ids, ", "))
 	}
-	cfg := m.fabricConfig(L, t)
-	f, err := devices.NewFabric(cfg)
+	cfg, backend := m.fabricConfig(L, t)
+	f, err := newFabric(cfg, backend)
 	if err != nil {
 		m.raise(L, err)
 	}
@@ -92,10 +92,11 @@ func (m *Module) fabric(L *lua.LState) int {
 	return 1
 }
 
-// fabricConfig reads the options of resident.fabric over Options.Config.
-func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) devices.Config {
+// fabricConfig reads the options of resident.fabric over Options.Config and
+// Options.GPUBackend.
+func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config, backend string) {
 	const name = "fabric"
-	cfg := m.opts.Config
+	cfg, backend = m.opts.Config, m.opts.GPUBackend
 	cfg.Devices = append([]devices.DeviceConfig(nil), cfg.Devices...)
 	if v := stringField(L, 1, name, t, "mode", ""); v != "" {
 		mode, err := devices.ParseMode(v)
@@ -120,7 +121,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) devices.Config {
 	}
 	gv, nv := field(t, "gpu"), field(t, "npu")
 	if gv == lua.LNil && nv == lua.LNil {
-		return cfg
+		return cfg, backend
 	}
 	base := cfg.Devices
 	if base == nil {
@@ -137,6 +138,16 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) devices.Config {
 				fieldError(L, 1, name, "gpu.fine_grained", "boolean expected, got "+valueTypeName(v))
 			}
 			cfg.NoFineGrained = !bool(b)
+		}
+		if v := gv.RawGetString("backend"); v != lua.LNil {
+			s, ok := v.(lua.LString)
+			if !ok || checkBackend(string(s)) != nil {
+				fieldError(L, 1, name, "gpu.backend", "\"sim\" or \"cuda\" expected, got "+valueTypeName(v))
+			}
+			backend = string(s)
+			if field(t, "mode") == lua.LNil && backend == BackendCUDA {
+				cfg.Mode = devices.RealTime // a real GPU runs in real time
+			}
 		}
 	default:
 		fieldError(L, 1, name, "gpu", "table expected, got "+valueTypeName(gv))
@@ -156,7 +167,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) devices.Config {
 	if npu != nil {
 		cfg.Devices = append(cfg.Devices, *npu)
 	}
-	return cfg
+	return cfg, backend
 }
 
 // firstOf returns a copy of the first device of kind k, or the default one.
@@ -175,11 +186,13 @@ func firstOf(devs []devices.DeviceConfig, k devices.DeviceKind) *devices.DeviceC
 	return nil
 }
 
-// deviceOption reads gpu={queues=, name=, fine_grained=} or npu={queues=, name=}.
+// deviceOption reads gpu={queues=, name=, fine_grained=, backend=} or
+// npu={queues=, name=}; fabricConfig reads fine_grained and backend.
 func (m *Module) deviceOption(L *lua.LState, key string, t *lua.LTable, d *devices.DeviceConfig) *devices.DeviceConfig {
 	known := map[string]bool{"queues": true, "name": true}
 	if key == "gpu" {
 		known["fine_grained"] = true
+		known["backend"] = true
 	}
 	var unknown []string
 	t.ForEach(func(k, _ lua.LValue) {
@@ -297,6 +310,7 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 	t.RawSetString("seed", lua.LNumber(f.Seed()))
 	t.RawSetString("timing", lua.LString(fs.timing))
 	t.RawSetString("budget", lua.LNumber(f.Budget().State().Limit))
+	t.RawSetString("gpu", lua.LString(backendOf(f)))
 	devs := L.NewTable()
 	for _, d := range f.Devices() {
 		devs.Append(lua.LString(d.Name()))

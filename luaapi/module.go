@@ -25,6 +25,10 @@ type Options struct {
 	// (real time, ideal timing, one GPU and one NPU, a chosen seed when zero)
 	// and the fields a script leaves out of resident.fabric{...}.
 	Config devices.Config
+	// GPUBackend is the GPU of every fabric the module makes unless a script
+	// says otherwise: "" or "sim" for the simulated one, "cuda" for a real
+	// NVIDIA GPU (which needs the real-time mode).
+	GPUBackend string
 	// Stdout receives print and reports; default os.Stdout.
 	Stdout io.Writer
 	// Stderr receives the line naming each fabric's seed and the reports of
@@ -190,7 +194,7 @@ func (m *Module) current() (*fabricState, error) {
 	if m.closed {
 		return nil, errClosed
 	}
-	f, err := devices.NewFabric(m.opts.Config)
+	f, err := newFabric(m.opts.Config, m.opts.GPUBackend)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestVersionAndHelp(t *testing.T) {
 	contains(t, "--help stdout", r.stdout,
 		"usage: residentlua [options] [script [args]]",
 		"-e stat", "-i ", "-l mod", "-l g=mod", "-v ", "--  ", "-  ",
-		"--mode sim|realtime", "--seed N", "--timing ideal|published", "--trace FILE", "--stats FILE", "--help")
+		"--mode sim|realtime", "--seed N", "--timing ideal|published", "--gpu sim|cuda", "--trace FILE", "--stats FILE", "--help")
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -41,6 +41,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--mode", "fast"}, `--mode "fast": use sim or realtime`},
 		{[]string{"--timing=slow"}, `--timing "slow": use ideal or published`},
 		{[]string{"--seed", "-3"}, `--seed "-3": give a positive integer`},
+		{[]string{"--gpu", "rocm"}, `--gpu "rocm": use sim or cuda`},
 		{[]string{"--trace"}, "'--trace' needs argument"},
 	} {
 		r := runCmd(t, "", "", tc.args...)
@@ -349,4 +350,20 @@ func TestInterruptScript(t *testing.T) {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, stderr.String())
 	}
 	contains(t, "stderr", stderr.String(), "residentlua: interrupted: loop.lua:", "context canceled", "resident: closed session 1 at exit: retired")
+}
+
+// --gpu cuda asks every fabric for the real GPU: without the driver or a
+// GPU (CI) the first use fails, saying which was missing; with one the
+// fabric names it.
+func TestGPUOptionOpensTheCUDABackend(t *testing.T) {
+	r := runCmd(t, "", "", "--gpu", "cuda", "-e", "print(resident.fabric().gpu)")
+	if r.code == 0 {
+		contains(t, "stdout", r.stdout, "cuda: ")
+		return
+	}
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "residentlua: unsupported: ")
+	if !strings.Contains(r.stderr, "libcuda.so.1") && !strings.Contains(r.stderr, "no CUDA GPU") {
+		t.Errorf("stderr %q names neither the driver library nor a missing GPU", r.stderr)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"residentlua/devices"
+	"residentlua/luaapi"
 )
 
 // stepKind says what one -e or -l option asks for.
@@ -32,6 +33,7 @@ type options struct {
 	help        bool     // --help, -h
 
 	mode, timing string // --mode, --timing; empty for the defaults
+	gpu          string // --gpu: the GPU backend; empty for the simulated one
 	seed         uint64 // --seed; 0 for one chosen by the fabric
 	tracePath    string // --trace
 	statsPath    string // --stats
@@ -130,7 +132,7 @@ func parseArgs(args []string) (*options, error) {
 // longOptionTakesValue reports whether name is a long option of residentlua.
 func longOptionTakesValue(name string) bool {
 	switch name {
-	case "mode", "seed", "timing", "trace", "stats":
+	case "mode", "seed", "timing", "gpu", "trace", "stats":
 		return true
 	}
 	return false
@@ -144,6 +146,11 @@ func (o *options) setLong(name, value string) error {
 			return &usageError{fmt.Sprintf("--mode %q: use sim or realtime", value)}
 		}
 		o.mode = value
+	case "gpu":
+		if value != luaapi.BackendSim && value != luaapi.BackendCUDA {
+			return &usageError{fmt.Sprintf("--gpu %q: use sim or cuda", value)}
+		}
+		o.gpu = value
 	case "timing":
 		if _, err := devices.TimingProfile(value); err != nil {
 			return &usageError{fmt.Sprintf("--timing %q: use ideal or published", value)}
@@ -191,6 +198,8 @@ residentlua options (before the script):
   --mode sim|realtime        executor of the default fabric (default realtime)
   --seed N                   seed of the default fabric (default: chosen and reported)
   --timing ideal|published   timing profile of the default fabric (default ideal)
+  --gpu sim|cuda             GPU of every fabric: simulated (default) or a real
+                             NVIDIA GPU running a resident kernel (real time only)
   --trace FILE               write a Chrome trace-event JSON timeline of every fabric
   --stats FILE               write every session's stats as a JSON array
   --help, -h                 show this help

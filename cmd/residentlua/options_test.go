@@ -23,6 +23,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"rl", "--"}, options{script: 2}},
 		{[]string{"rl", "--mode", "sim", "--seed=0x10", "--timing", "published", "--trace=t.json", "--stats", "s.json", "x.lua"},
 			options{script: 9, mode: "sim", seed: 16, timing: "published", tracePath: "t.json", statsPath: "s.json"}},
+		{[]string{"rl", "--gpu", "cuda", "x.lua"}, options{script: 3, gpu: "cuda"}},
 		{[]string{"rl", "--help"}, options{script: 2, help: true}},
 		{[]string{"rl", "-h", "s.lua"}, options{script: 2, help: true}},
 	} {

@@ -62,10 +62,11 @@ func run(args []string) int {
 func newCommand(opts *options) (*command, error) {
 	c := &command{opts: opts, L: lua.NewState(), intr: newInterrupter()}
 	lopts := luaapi.Options{
-		Config:  opts.fabricConfig(),
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Globals: true,
+		Config:     opts.fabricConfig(),
+		GPUBackend: opts.gpu,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Globals:    true,
 	}
 	if opts.tracePath != "" {
 		c.trace = &traceRecorder{}
