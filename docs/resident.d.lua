@@ -78,6 +78,8 @@
 ---@field accepted? number the host saw the dispatch accepted
 ---@field observed? number the program saw the decision
 ---@field retired? number the program retired
+---@field kernel_observed? number real GPU only: the kernel saw the decision, by its own clock aligned with the fabric's
+---@field kernel_retired? number real GPU only: the kernel retired, by its own clock
 ---@field error? string the error it retired with
 
 ---@class resident.Verification

@@ -3,6 +3,9 @@ package luaapi
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"residentlua/devices"
 )
 
 // A script asks for the real GPU. Without the driver or a GPU (CI) that is
@@ -30,5 +33,29 @@ func TestFabricWithTheCUDABackend(t *testing.T) {
 func TestAnUnknownBackendOptionIsInvalid(t *testing.T) {
 	if _, err := newFabric(simConfig(), "rocm"); err == nil || !strings.Contains(err.Error(), `unknown GPU backend "rocm"; use "sim" or "cuda"`) {
 		t.Errorf("newFabric(rocm) = %v, want the unknown-backend error", err)
+	}
+}
+
+// The kernel's own clock readings, which a real GPU's events carry, reach
+// the GPU's stats; a simulated GPU's stats have none.
+func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
+	f, err := devices.NewFabric(simConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := newRecorder(f)
+	defer r.stop()
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	const session = 9
+	f.Events().Emit(gpu.Actor(), session, devices.EvKernelObserve, 1, uint64(3*time.Microsecond), "")
+	f.Events().Emit(gpu.Actor(), session, devices.EvKernelRetire, 1, uint64(40*time.Microsecond), "")
+	var st SessionStats
+	r.fill(session, gpu.Actor(), npu.Actor(), &st)
+	if st.GPU.KernelObserved == nil || *st.GPU.KernelObserved != 3e-6 || st.GPU.KernelRetired == nil || *st.GPU.KernelRetired != 40e-6 {
+		t.Errorf("GPU stats %+v, want the kernel observed at 3µs and retired at 40µs", st.GPU)
+	}
+	if st.NPU.KernelObserved != nil || st.NPU.KernelRetired != nil {
+		t.Errorf("NPU stats %+v carry kernel times", st.NPU)
 	}
 }

@@ -342,6 +342,8 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 		setTime(dt, "accepted", d.Accepted)
 		setTime(dt, "observed", d.Observed)
 		setTime(dt, "retired", d.Retired)
+		setTime(dt, "kernel_observed", d.KernelObserved)
+		setTime(dt, "kernel_retired", d.KernelRetired)
 		if d.Error != "" {
 			dt.RawSetString("error", lua.LString(d.Error))
 		}

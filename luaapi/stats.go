@@ -34,6 +34,10 @@ type DeviceStats struct {
 	Observed *float64 `json:"observed"` // the program saw the decision
 	Retired  *float64 `json:"retired"`  // the program retired
 	Error    string   `json:"error,omitempty"`
+	// On a real GPU, when the kernel itself saw the decision and retired,
+	// by its own clock aligned with the fabric's; nil otherwise.
+	KernelObserved *float64 `json:"kernel_observed,omitempty"`
+	KernelRetired  *float64 `json:"kernel_retired,omitempty"`
 }
 
 // Verification is the host's check of the exchange.
@@ -78,6 +82,7 @@ type timeline struct {
 	observed map[devices.Actor]stamp
 	retired  map[devices.Actor]stamp
 	errs     map[devices.Actor]string
+	kernel   map[devices.Actor]*[2]stamp // observed, retired by a real GPU's clock
 }
 
 func newRecorder(f *devices.Fabric) *recorder {
@@ -93,7 +98,7 @@ func (r *recorder) observe(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, devices.EvObserve, devices.EvRetire:
+	case engine.EvSubmit, engine.EvDecide, devices.EvObserve, devices.EvRetire, devices.EvKernelObserve, devices.EvKernelRetire:
 	default:
 		return
 	}
@@ -101,7 +106,7 @@ func (r *recorder) observe(e devices.Event) {
 	defer r.mu.Unlock()
 	t := r.lines[e.Session]
 	if t == nil {
-		t = &timeline{observed: map[devices.Actor]stamp{}, retired: map[devices.Actor]stamp{}, errs: map[devices.Actor]string{}}
+		t = &timeline{observed: map[devices.Actor]stamp{}, retired: map[devices.Actor]stamp{}, errs: map[devices.Actor]string{}, kernel: map[devices.Actor]*[2]stamp{}}
 		r.lines[e.Session] = t
 	}
 	switch e.Kind {
@@ -122,6 +127,17 @@ func (r *recorder) observe(e devices.Event) {
 		if e.B != 0 && t.errs[e.Actor] == "" {
 			t.errs[e.Actor] = e.Detail
 		}
+	case devices.EvKernelObserve, devices.EvKernelRetire:
+		k := t.kernel[e.Actor]
+		if k == nil {
+			k = &[2]stamp{}
+			t.kernel[e.Actor] = k
+		}
+		i := 0
+		if e.Kind == devices.EvKernelRetire {
+			i = 1
+		}
+		k[i].mark(time.Duration(e.B))
 	}
 }
 
@@ -140,5 +156,8 @@ func (r *recorder) fill(id uint64, gpu, npu devices.Actor, st *SessionStats) {
 		d.Observed = t.observed[actor].seconds()
 		d.Retired = t.retired[actor].seconds()
 		d.Error = t.errs[actor]
+		if k := t.kernel[actor]; k != nil {
+			d.KernelObserved, d.KernelRetired = k[0].seconds(), k[1].seconds()
+		}
 	}
 }
