@@ -75,3 +75,16 @@ func BenchmarkStandardTrial(b *testing.B) {
 	_, perSecond := RunTrials(1, b.N, 1)
 	b.ReportMetric(perSecond, "trials/s")
 }
+
+func BenchmarkExchangeRoundTrip(b *testing.B) {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	d, err := ExchangeRoundTrip(f, max(b.N, 2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(d.Nanoseconds()), "ns/generation")
+}

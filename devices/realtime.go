@@ -7,21 +7,40 @@ import (
 	"time"
 )
 
-// realTimeExecutor runs each device on its own locked OS thread against the
-// wall clock. A waiting program spins briefly, then sleeps until a write wakes
-// it, so a 2-core machine is not starved by polling devices.
+// realTimeExecutor runs each device on its own goroutine against the wall
+// clock. A waiting program polls, handing its processor to any other
+// runnable goroutine between short bursts of polls, and blocks only when the
+// wait lasts longer than spinFor; so a 2-core machine is not starved by
+// polling devices, and a peer's write is seen within a scheduler hand-off
+// instead of a thread wake-up.
+//
+// The device goroutines are not locked to OS threads: runtime.Gosched on a
+// locked thread parks the thread and costs a futex wake-up (tens of
+// microseconds) every time, while on an ordinary goroutine it costs about a
+// hundred nanoseconds. docs/performance.md has the measurements.
 type realTimeExecutor struct {
 	fabric  *Fabric
 	epoch   time.Time
-	devices map[*Device]*deviceThread
+	devices []*deviceThread // by actor - 1
 	quit    chan struct{}
 	wg      sync.WaitGroup
 }
 
-// spinFor is how long a waiter polls before it sleeps.
-const spinFor = 20 * time.Microsecond
+const (
+	// spinFor is how long a waiter polls before it blocks. While a session
+	// runs, its peers answer well within it; a wait this long means the
+	// peer is idle, hung or sleeping a long modeled latency.
+	spinFor = 500 * time.Microsecond
+	// pollsPerYield is how many polls a waiter makes back to back (a
+	// fraction of a microsecond) before it yields its processor.
+	pollsPerYield = 32
+	// timerSlack is how late a Go timer may fire: the runtime's poller
+	// sleeps in whole milliseconds. sleepUntil polls for the last part of
+	// a sleep, so a modeled latency ends on time.
+	timerSlack = 1500 * time.Microsecond
+)
 
-// deviceThread is one device's OS thread.
+// deviceThread is one device's goroutine.
 type deviceThread struct {
 	exec     *realTimeExecutor
 	queue    chan *invocation
@@ -30,10 +49,10 @@ type deviceThread struct {
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, epoch: time.Now(), devices: map[*Device]*deviceThread{}, quit: make(chan struct{})}
-	for _, d := range f.devices {
+	r := &realTimeExecutor{fabric: f, epoch: time.Now(), quit: make(chan struct{})}
+	for range f.devices {
 		t := &deviceThread{exec: r, queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
-		r.devices[d] = t
+		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()
 	}
@@ -42,7 +61,9 @@ func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
 
 func (r *realTimeExecutor) now() time.Duration { return time.Since(r.epoch) }
 
-func (r *realTimeExecutor) launch(inv *invocation) { r.devices[inv.dev].queue <- inv }
+func (r *realTimeExecutor) thread(d *Device) *deviceThread { return r.devices[d.actor-1] }
+
+func (r *realTimeExecutor) launch(inv *invocation) { r.thread(inv.dev).queue <- inv }
 
 func (r *realTimeExecutor) changed() {
 	for _, t := range r.devices {
@@ -59,17 +80,41 @@ func (t *deviceThread) poke() {
 	}
 }
 
+// backoff paces a polling loop: pollsPerYield polls back to back, then a
+// yield of the processor, until budget has passed since the first yield.
+type backoff struct {
+	polls  int
+	start  time.Time
+	budget time.Duration
+}
+
+// next is called after each poll that found nothing; it reports whether to
+// keep polling.
+func (b *backoff) next() bool {
+	b.polls++
+	if b.polls%pollsPerYield != 0 {
+		return true
+	}
+	if b.polls == pollsPerYield {
+		b.start = time.Now() // a wait that ends in the first burst reads no clock
+	} else if time.Since(b.start) > b.budget {
+		return false
+	}
+	runtime.Gosched()
+	return true
+}
+
 func (r *realTimeExecutor) wait(c *Completion, timeout time.Duration) bool {
-	start := time.Now()
-	for time.Since(start) < spinFor && time.Since(start) < timeout {
-		if c.done.Load() {
-			return true
+	b := backoff{budget: min(spinFor, timeout)}
+	for !c.done.Load() {
+		if !b.next() {
+			break
 		}
 	}
 	if c.done.Load() {
 		return true
 	}
-	left := timeout - time.Since(start)
+	left := timeout - time.Since(b.start)
 	if left <= 0 {
 		return false
 	}
@@ -85,14 +130,15 @@ func (r *realTimeExecutor) wait(c *Completion, timeout time.Duration) bool {
 
 func (r *realTimeExecutor) stop(inv *invocation) {
 	inv.stopped.Store(true)
-	r.devices[inv.dev].poke()
-	// The device thread finishes the invocation; wait for it, so that
+	t := r.thread(inv.dev)
+	t.poke()
+	// The device goroutine finishes the invocation; wait for it, so that
 	// nothing runs the program once stop returns.
 	for !inv.comp.done.Load() {
 		select {
 		case <-inv.comp.channel():
 		case <-time.After(time.Millisecond):
-			r.devices[inv.dev].poke()
+			t.poke()
 		}
 	}
 }
@@ -106,9 +152,23 @@ func (r *realTimeExecutor) close() {
 
 func (t *deviceThread) loop() {
 	defer t.exec.wg.Done()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	for {
+		// Sessions come back to back: poll the queue for a while first.
+		b := backoff{budget: spinFor}
+		for {
+			select {
+			case inv := <-t.queue:
+				t.run(inv)
+				b = backoff{budget: spinFor}
+				continue
+			case <-t.exec.quit:
+				return
+			default:
+			}
+			if !b.next() {
+				break
+			}
+		}
 		select {
 		case inv := <-t.queue:
 			t.run(inv)
@@ -136,11 +196,11 @@ func (t *deviceThread) run(inv *invocation) {
 		case nextWaitWord:
 			ok = t.waitWord(inv, n.view, n.off, n.old)
 		case nextSleep:
-			ok = t.sleepUntil(inv, deadline(t.exec.now(), n.d))
+			ok = t.sleepFor(inv, n.d)
 		case nextHang:
 			ok = t.block(inv, forever)
 		case nextRetire:
-			if t.sleepUntil(inv, t.exec.now()+t.exec.fabric.timing.Completion) {
+			if t.sleepFor(inv, t.exec.fabric.timing.Completion) {
 				inv.comp.finish(n.err)
 			} else {
 				inv.comp.finish(errReset(inv))
@@ -156,15 +216,15 @@ func (t *deviceThread) run(inv *invocation) {
 
 // waitWord returns when the word changes (true) or the invocation is stopped (false).
 func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) bool {
-	start := time.Now()
-	for i := 0; ; i++ {
+	b := backoff{budget: spinFor}
+	for {
 		if v.Load(off) != old {
 			return true
 		}
 		if inv.stopped.Load() {
 			return false
 		}
-		if i&63 == 63 && time.Since(start) > spinFor {
+		if !b.next() {
 			break
 		}
 	}
@@ -183,9 +243,19 @@ func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) b
 	}
 }
 
-// sleepUntil waits for the clock to reach at: spinning when it is near,
-// sleeping otherwise. It returns false when the invocation is stopped.
+// sleepFor waits for d of the clock; a zero wait (ideal timing) reads no clock.
+func (t *deviceThread) sleepFor(inv *invocation, d time.Duration) bool {
+	if d <= 0 {
+		return !inv.stopped.Load()
+	}
+	return t.sleepUntil(inv, deadline(t.exec.now(), d))
+}
+
+// sleepUntil waits for the clock to reach at: polling (and yielding) for the
+// last timerSlack, blocking on a timer before that. It returns false when
+// the invocation is stopped.
 func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
+	polls := 0
 	for {
 		if inv.stopped.Load() {
 			return false
@@ -194,11 +264,14 @@ func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 		if left <= 0 {
 			return true
 		}
-		if left <= 200*time.Microsecond {
+		if left > 2*timerSlack {
+			if !t.block(inv, left-timerSlack) {
+				return false
+			}
 			continue
 		}
-		if !t.block(inv, left-100*time.Microsecond) {
-			return false
+		if polls++; polls%pollsPerYield == 0 {
+			runtime.Gosched()
 		}
 	}
 }
