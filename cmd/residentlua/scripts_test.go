@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"residentlua/devices/cuda"
 )
 
 // scriptCase is how one file of examples/ or scripts/ is run and what its
@@ -16,6 +18,10 @@ type scriptCase struct {
 	stdout []string // key lines, in order
 	stderr []string
 	code   int
+	// onGPU, for a script that needs a real GPU, is what it must show where
+	// one is present (it then runs in real time, so its output varies); the
+	// case itself is what it shows elsewhere.
+	onGPU *scriptCase
 }
 
 // scriptCases covers every .lua file in examples/ and scripts/; a file with
@@ -96,6 +102,31 @@ var scriptCases = map[string]scriptCase{
 		},
 		stderr: []string{"timing=published"},
 	},
+	"scripts/gpu_lifecycle.lua": {
+		code: 1,
+		stderr: []string{
+			"gpu_lifecycle.lua needs a real NVIDIA GPU: unsupported: ",
+			"docs/cuda.md says how",
+		},
+		onGPU: &scriptCase{
+			args: []string{"20", "1000"},
+			stdout: []string{
+				"gpu          cuda: ",
+				"  wait       both retired: true",
+				"  verified   true",
+				"  kernel saw RUN ",
+				"  close      retired",
+				"2. 20 lifecycles, rounds=1000",
+				"  observation latency (kernel's clock)   median ",
+				"  exchange per round (GPU -> NPU -> GPU)  median ",
+				"  close      quarantined",
+				"  after reset 0 quarantined",
+				"  new session both retired: true, close: retired",
+				"violations   0",
+			},
+			stderr: []string{"mode=realtime"},
+		},
+	},
 	"scripts/campaign.lua": {
 		args: []string{"60"},
 		seed: "1000",
@@ -131,8 +162,13 @@ func TestEveryScriptIsTested(t *testing.T) {
 // seed, checks its key lines in order, and runs it again to check that the
 // output is the same byte for byte.
 func TestScripts(t *testing.T) {
+	gpu := gpuPresent()
 	for name, tc := range scriptCases {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			if tc.onGPU != nil && gpu {
+				runOnGPU(t, name, *tc.onGPU)
+				return
+			}
 			t.Parallel()
 			dir := t.TempDir()
 			seed := tc.seed
@@ -146,7 +182,10 @@ func TestScripts(t *testing.T) {
 			r := runCmd(t, "", "", args...)
 			r.wantCode(t, tc.code)
 			inOrder(t, name+" stdout", r.stdout, tc.stdout)
-			contains(t, name+" stderr", r.stderr, append([]string{"mode=sim seed=" + seed}, tc.stderr...)...)
+			if tc.code == 0 {
+				contains(t, name+" stderr", r.stderr, "mode=sim seed="+seed)
+			}
+			contains(t, name+" stderr", r.stderr, tc.stderr...)
 			if strings.Contains(r.stderr, "stack traceback") {
 				t.Errorf("%s raised an error:\n%s", name, r.stderr)
 			}
@@ -156,6 +195,25 @@ func TestScripts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gpuPresent reports whether a CUDA GPU can be opened here.
+func gpuPresent() bool {
+	g, err := cuda.Open()
+	if err != nil {
+		return false
+	}
+	_ = g.Close()
+	return true
+}
+
+// runOnGPU runs a script that needs a real GPU where one is present.
+func runOnGPU(t *testing.T, name string, tc scriptCase) {
+	r := runCmd(t, "", "", append([]string{name}, tc.args...)...)
+	r.wantCode(t, tc.code)
+	inOrder(t, name+" stdout", r.stdout, tc.stdout)
+	contains(t, name+" stderr", r.stderr, tc.stderr...)
+	t.Logf("%s on a real GPU:\n%s", name, r.stdout)
 }
 
 // inOrder fails the test unless s holds every one of wants, each after the

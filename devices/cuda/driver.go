@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/ebitengine/purego"
 )
@@ -29,9 +30,16 @@ const libraryName = "libcuda.so.1"
 
 // loadDriver opens the driver library name and resolves every symbol.
 func loadDriver(name string) (*driver, error) {
+	// dlerror is per thread: stay on one between dlopen and reading it.
+	runtime.LockOSThread()
 	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	runtime.UnlockOSThread()
 	if err != nil {
-		return nil, fmt.Errorf("%s was not found (%v); the CUDA backend needs the NVIDIA driver installed", name, err)
+		why := ""
+		if msg := err.Error(); msg != "" {
+			why = " (" + msg + ")"
+		}
+		return nil, fmt.Errorf("%s was not found%s; the CUDA backend needs the NVIDIA driver installed", name, why)
 	}
 	d := &driver{lib: lib, fn: map[string]uintptr{}}
 	for _, symbol := range symbols {
