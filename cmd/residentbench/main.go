@@ -2,7 +2,10 @@
 // beside the floor the machine sets, in one run, and prints one table
 // (figure, value, baseline, ratio, goal, met). See docs/performance.md.
 //
-//	go run ./cmd/residentbench [-short] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/residentbench [-short] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//
+// With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
+// participant instead (docs/cuda.md).
 package main
 
 import (
@@ -22,14 +25,24 @@ func main() {
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
+	gpu := flag.String("gpu", "sim", "`sim`: the simulated GPU's table; cuda: a real NVIDIA GPU's figures")
 	flag.Parse()
-	if err := run(*short, *jsonPath, *cpuProfile, *memProfile); err != nil {
+	measure := bench.Run
+	switch *gpu {
+	case "sim":
+	case "cuda":
+		measure = bench.RunCUDA
+	default:
+		fmt.Fprintf(os.Stderr, "residentbench: -gpu %q: use sim or cuda\n", *gpu)
+		os.Exit(2)
+	}
+	if err := run(measure, *short, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(short bool, jsonPath, cpuProfile, memProfile string) error {
+func run(measure func(bench.Options) ([]bench.Figure, error), short bool, jsonPath, cpuProfile, memProfile string) error {
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -42,7 +55,7 @@ func run(short bool, jsonPath, cpuProfile, memProfile string) error {
 		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("residentbench: %d cores (GOMAXPROCS), %s/%s, short=%v\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, short)
-	figures, err := bench.Run(bench.Options{Short: short})
+	figures, err := measure(bench.Options{Short: short})
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet")
 	for _, f := range figures {
