@@ -31,6 +31,11 @@ const (
 	// runs, its peers answer well within it; a wait this long means the
 	// peer is idle, hung or sleeping a long modeled latency.
 	spinFor = 500 * time.Microsecond
+	// hostSpinFor is how long the host polls a completion before it
+	// blocks: shorter than a device's, because while the host polls, three
+	// goroutines (host, GPU, NPU) share what may be two processors, and
+	// every one the host gives back runs a device at full speed.
+	hostSpinFor = 20 * time.Microsecond
 	// pollsPerYield is how many polls a waiter makes back to back (a
 	// fraction of a microsecond) before it yields its processor.
 	pollsPerYield = 32
@@ -105,7 +110,7 @@ func (b *backoff) next() bool {
 }
 
 func (r *realTimeExecutor) wait(c *Completion, timeout time.Duration) bool {
-	b := backoff{budget: min(spinFor, timeout)}
+	b := backoff{budget: min(hostSpinFor, timeout)}
 	for !c.done.Load() {
 		if !b.next() {
 			break
@@ -190,17 +195,21 @@ func (t *deviceThread) run(inv *invocation) {
 			inv.comp.finish(errReset(inv))
 			return
 		}
+		// A modeled latency starts when the step that asks for it starts,
+		// as in simulated time, where a step takes no time: the step's own
+		// work is then part of the latency instead of added to it.
+		began := t.exec.now()
 		n := inv.prog.Step(&inv.env)
 		ok := true
 		switch n.kind {
 		case nextWaitWord:
 			ok = t.waitWord(inv, n.view, n.off, n.old)
 		case nextSleep:
-			ok = t.sleepFor(inv, n.d)
+			ok = n.d <= 0 || t.sleepUntil(inv, deadline(began, n.d))
 		case nextHang:
 			ok = t.block(inv, forever)
 		case nextRetire:
-			if t.sleepFor(inv, t.exec.fabric.timing.Completion) {
+			if t.sleepUntil(inv, deadline(began, t.exec.fabric.timing.Completion)) {
 				inv.comp.finish(n.err)
 			} else {
 				inv.comp.finish(errReset(inv))
@@ -241,14 +250,6 @@ func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) b
 		}
 		t.sleeping.Store(false)
 	}
-}
-
-// sleepFor waits for d of the clock; a zero wait (ideal timing) reads no clock.
-func (t *deviceThread) sleepFor(inv *invocation, d time.Duration) bool {
-	if d <= 0 {
-		return !inv.stopped.Load()
-	}
-	return t.sleepUntil(inv, deadline(t.exec.now(), d))
 }
 
 // sleepUntil waits for the clock to reach at: polling (and yielding) for the

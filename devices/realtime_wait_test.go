@@ -1,0 +1,60 @@
+package devices
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// A real-time device that polled past its spin budget and blocked is woken
+// by the host's publication, and the exchange then runs to the end: the
+// blocking path loses no wake-up. The test waits for the state (both device
+// goroutines asleep), never for a duration.
+func TestRealTimeBlockedDevicesWakeOnPublication(t *testing.T) {
+	f, err := NewFabric(Config{Mode: RealTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gpu, npu := f.First(GPU), f.First(NPU)
+	profiles, err := f.AllocationProfiles([]*Device{gpu, npu}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := profiles[0].Allocate(64, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := PrepareExchange(line, gpu, npu, ExchangeConfig{Rounds: 50, Credits: 1, SlotBytes: 8, GPUQueue: AQL}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gdone, err := x.GPU().Dispatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ndone, err := x.NPU().Dispatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := f.exec.(*realTimeExecutor)
+	for !exec.thread(gpu).sleeping.Load() || !exec.thread(npu).sleeping.Load() {
+		runtime.Gosched()
+	}
+	pub, err := line.PrepareHostRelease(npu, npu.families[0], 0, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line.HostStore(0, StartupRun)
+	if err := pub.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Completion{gdone, ndone} {
+		if ok, err := c.Wait(time.Minute); !ok || err != nil {
+			t.Fatalf("a blocked device did not finish after the publication: ok=%v err=%v", ok, err)
+		}
+	}
+	if v := x.Verify(); !v.OK {
+		t.Fatalf("the exchange after the wake-up did not verify: %s", v.Problem)
+	}
+}
