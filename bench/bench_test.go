@@ -88,3 +88,45 @@ func BenchmarkExchangeRoundTrip(b *testing.B) {
 	}
 	b.ReportMetric(float64(d.Nanoseconds()), "ns/generation")
 }
+
+func BenchmarkParallelTrials(b *testing.B) {
+	_, perSecond := RunTrials(1, b.N, Workers())
+	b.ReportMetric(perSecond, "trials/s")
+}
+
+func BenchmarkModelOverhead(b *testing.B) {
+	cfg := devices.Config{Mode: devices.RealTime, Timing: devices.PublishedTiming()}
+	real, err := devices.NewFabric(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer real.Close()
+	cfg.Mode, cfg.Seed = devices.Simulated, 1
+	sim, err := devices.NewFabric(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sim.Close()
+	var r, m float64
+	for i := 0; i < b.N; i++ {
+		rd, md, err := ModelOverhead(real, sim, 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, m = r+float64(rd.Nanoseconds()), m+float64(md.Nanoseconds())
+	}
+	b.ReportMetric(r/m, "real/modeled")
+}
+
+func BenchmarkRealTimeSession(b *testing.B) {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

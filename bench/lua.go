@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"residentlua/devices"
+	"residentlua/engine"
 	"residentlua/luaapi"
 )
 
@@ -22,6 +23,9 @@ assert(s:close() == "retired")
 
 // LuaOverhead runs n rounds-1 lifecycles from Lua and n from the Go API,
 // each on its own simulated fabric, and returns the time per lifecycle of each.
+// The Lua module always checks its fabric with the engine's oracle, so the Go
+// side attaches one too: the ratio is what Lua itself adds (the interpreter,
+// the bindings and the per-session stats the module keeps).
 func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
 	L := lua.NewState()
 	defer L.Close()
@@ -48,11 +52,20 @@ func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
 		return 0, 0, err
 	}
 	defer f.Close()
+	oracle := engine.NewOracle(f)
+	defer oracle.Stop()
 	start = time.Now()
 	for i := 0; i < n; i++ {
 		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
 			return 0, 0, err
 		}
 	}
-	return fromLua, time.Since(start) / time.Duration(n), nil
+	fromGo = time.Since(start) / time.Duration(n)
+	if err := oracle.CheckSettled(); err != nil {
+		return 0, 0, err
+	}
+	if v := oracle.Violations(); len(v) > 0 {
+		return 0, 0, v[0]
+	}
+	return fromLua, fromGo, nil
 }
