@@ -1,11 +1,13 @@
 package luaapi
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"residentlua/devices"
+	"residentlua/devices/memory"
 )
 
 // A script asks for the real GPU. Without the driver or a GPU (CI) that is
@@ -58,4 +60,35 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	if st.NPU.KernelObserved != nil || st.NPU.KernelRetired != nil {
 		t.Errorf("NPU stats %+v carry kernel times", st.NPU)
 	}
+}
+
+// stubGPU is an accelerator that is never asked to run anything.
+type stubGPU struct{}
+
+func (stubGPU) Describe() string                                    { return "stub: test GPU" }
+func (stubGPU) Attach(func() time.Duration) error                   { return nil }
+func (stubGPU) Map(size int) (*memory.Region, error)                { return memory.Map(size) }
+func (stubGPU) Launch(devices.KernelLaunch) (devices.Kernel, error) { return nil, errors.New("stub") }
+func (stubGPU) Reset() error                                        { return nil }
+func (stubGPU) Close() error                                        { return nil }
+
+// On a real GPU the kernel writes the slots, so payload.corrupt cannot fire:
+// setting it is refused with the reason, and the fabric names the GPU.
+func TestPayloadCorruptIsRefusedOnARealGPU(t *testing.T) {
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = stubGPU{}
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := newHarness(t, Options{Fabric: f, Globals: true})
+	if got := h.str("resident.fabric().gpu"); got != "stub: test GPU" {
+		t.Errorf("fabric gpu %q, want the accelerator's description", got)
+	}
+	want := "invalid: payload.corrupt does not apply to a real GPU (stub: test GPU): the kernel writes the slots itself; see docs/faults.md"
+	if got := h.fails(`resident.fault("payload.corrupt", "flip")`); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	h.run(`resident.fault("payload.corrupt", "off"); resident.fault("gpu.run", "hang")`)
 }

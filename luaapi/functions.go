@@ -344,7 +344,11 @@ func (m *Module) fault(L *lua.LState) int {
 	if err != nil {
 		m.invalid(L, "fault", "%s", err.Error())
 	}
-	if err := m.currentOrRaise(L).f.Faults().Set(site, term); err != nil {
+	f := m.currentOrRaise(L).f
+	if site == fault.PayloadCorrupt && term != "off" && backendOf(f) != BackendSim {
+		m.invalid(L, "fault", "payload.corrupt does not apply to a real GPU (%s): the kernel writes the slots itself; see docs/faults.md", backendOf(f))
+	}
+	if err := f.Faults().Set(site, term); err != nil {
 		m.invalid(L, "fault", "%s", err.Error())
 	}
 	return 0
