@@ -142,6 +142,16 @@ func fakeSession(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *e
 	return s
 }
 
+// fakeStarted submits both programs and publishes RUN.
+func fakeStarted(t *testing.T, s *engine.Session) {
+	t.Helper()
+	for _, step := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // The session runs with the GPU half on the accelerator: memory comes from
 // the pinned profile (GPU coherent, NPU not), the kernel's observation and
 // retirement become events, and the exchange verifies.
@@ -157,15 +167,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if line.Profile().Kind() != devices.Pinned || !gc || nc {
 		t.Errorf("startup line from %s, GPU coherent %v, NPU coherent %v; want pinned, true, false", line.Profile().Kind(), gc, nc)
 	}
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SubmitNPU(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	fakeStarted(t, s)
 	if ok, err := s.Wait(time.Minute); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v", ok, err)
 	}
@@ -206,15 +208,7 @@ func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing
 		t.Fatal(err)
 	}
 	s := fakeSession(t, f, devices.DefaultExchange())
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SubmitNPU(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	fakeStarted(t, s)
 	if out := s.CloseWithin(context.Background(), 50*time.Millisecond); out != engine.Quarantined {
 		t.Fatalf("Close = %v, want quarantined", out)
 	}

@@ -67,10 +67,9 @@ func (d *driver) status(name string, args ...uintptr) uintptr {
 
 // CUresult values the backend tells apart.
 const (
-	cudaSuccess      = 0
-	cudaErrNoDevice  = 100
-	cudaErrNotReady  = 600
-	cudaErrNotInited = 3
+	cudaSuccess     = 0
+	cudaErrNoDevice = 100
+	cudaErrNotReady = 600
 )
 
 // resultNames names the CUresult codes a user is likely to meet.
