@@ -121,7 +121,7 @@ func (g *GPU) fabricTime(gt uint64) time.Duration {
 func (g *GPU) Attach(clock func() time.Duration) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	trips, err := g.pingPong(calibrationRounds, clock)
+	trips, err := g.pingPong(calibrationRounds, clock, true)
 	if err != nil {
 		return err
 	}
@@ -143,13 +143,14 @@ type trip struct {
 }
 
 // RoundTrips runs the ping-pong kernel for rounds round trips through
-// mapped memory, with the host spinning, and returns each one's duration
-// sorted: the floor under any host ↔ kernel exchange.
+// mapped memory, with the host spinning and the kernel only answering (no
+// clock reading), and returns each one's duration sorted: the floor under
+// any host ↔ kernel exchange.
 func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	epoch := time.Now()
-	trips, err := g.pingPong(rounds, func() time.Duration { return time.Since(epoch) })
+	trips, err := g.pingPong(rounds, func() time.Duration { return time.Since(epoch) }, false)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +162,9 @@ func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
 	return out, nil
 }
 
-// pingPong launches ping_pong and bounces rounds pings off it (g.mu held).
-func (g *GPU) pingPong(rounds int, clock func() time.Duration) ([]trip, error) {
+// pingPong launches ping_pong and bounces rounds pings off it, the kernel
+// reading its clock at each answer when withClock (g.mu held).
+func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) ([]trip, error) {
 	if g.closed {
 		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
 	}
@@ -178,7 +180,10 @@ func (g *GPU) pingPong(rounds int, clock func() time.Duration) ([]trip, error) {
 		c.Store(ctlPong, 0)
 		c.Store64(pingArgPing, uint64(g.exec.controlDevice+ctlPing))
 		c.Store64(pingArgPong, uint64(g.exec.controlDevice+ctlPong))
-		c.Store64(pingArgClock, uint64(g.exec.controlDevice+ctlClock))
+		c.Store64(pingArgClock, 0)
+		if withClock {
+			c.Store64(pingArgClock, uint64(g.exec.controlDevice+ctlClock))
+		}
 		c.Store(pingArgRounds, uint32(rounds))
 		return g.launch(g.exec.ping, ctlPingList)
 	})
