@@ -34,7 +34,7 @@ const (
 	attrCanMapHost      = 19   // CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY
 	attrComputeMajor    = 75   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 	attrComputeMinor    = 76   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
-	minComputeMajor     = 7    // system-scope acquire/release needs sm_70
+	minCompute          = 75   // sm_75: the oldest target of CUDA 13, which built the PTX
 	stopTimeout         = 2 * time.Second
 	calibrationRounds   = 200
 	kernelAnswerTimeout = 5 * time.Second
@@ -183,8 +183,8 @@ func (g *GPU) start() (err error) {
 		return devices.Errorf(devices.KindUnsupported, "cuda", "%v", err)
 	case canMap == 0:
 		return devices.Errorf(devices.KindUnsupported, "cuda", "%s cannot map host memory, which the resident kernel polls", g.name)
-	case g.major < minComputeMajor:
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%s is sm_%d%d; the resident kernel needs sm_70 or newer", g.name, g.major, g.minor)
+	case g.major*10+g.minor < minCompute:
+		return devices.Errorf(devices.KindUnsupported, "cuda", "%s is sm_%d%d; the resident kernel needs sm_75 or newer", g.name, g.major, g.minor)
 	}
 	if g.memCtx, err = g.createContext(); err != nil {
 		return err
@@ -258,7 +258,7 @@ func (g *GPU) startExecution() error {
 		return devices.Errorf(devices.KindDevice, "cuda", "%v", err)
 	}
 	if err := d.call("cuModuleLoadData", g.out(), g.image.Addr(0)); err != nil {
-		return fail(fmt.Errorf("loading the kernels (PTX for sm_90 and newer) on %s: %w", g.name, err))
+		return fail(fmt.Errorf("loading the kernels (PTX ISA 9.0 for sm_75 and newer, which needs a CUDA 13 driver) on %s: %w", g.name, err))
 	}
 	x.module = uintptr(g.scratch.Load64(scratchOut))
 	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchExchange)); err != nil {

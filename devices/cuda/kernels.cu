@@ -1,7 +1,7 @@
 // Kernels of the CUDA backend. kernels.ptx beside this file is generated
 // from it and embedded in the Go package; regenerate it with (CUDA 13):
 //
-//   nvcc --ptx -arch=compute_90 -O3 -o kernels.ptx kernels.cu
+//   nvcc --ptx -arch=compute_75 -O3 -o kernels.ptx kernels.cu
 //
 // Every argument lives in pinned, mapped host memory: each kernel takes one
 // pointer to its argument block, never Go memory. Words that the host or the

@@ -62,3 +62,14 @@ func TestDriverErrorsNameTheResult(t *testing.T) {
 		t.Error("CUDA_SUCCESS is an error")
 	}
 }
+
+// The embedded PTX holds both kernels the backend launches, for the oldest
+// target Open accepts (sm_75), which the driver compiles for any newer GPU.
+func TestEmbeddedPTXHasBothKernels(t *testing.T) {
+	ptx := string(kernelsPTX)
+	for _, want := range []string{".target sm_75", ".entry resident_exchange(", ".entry ping_pong(", "ld.acquire.sys.global.u32", "st.release.sys.global.u32", "%globaltimer"} {
+		if !strings.Contains(ptx, want) {
+			t.Errorf("kernels.ptx lacks %q; regenerate it from kernels.cu with the command in that file", want)
+		}
+	}
+}
