@@ -158,22 +158,8 @@ func (r *realTimeExecutor) close() {
 func (t *deviceThread) loop() {
 	defer t.exec.wg.Done()
 	for {
-		// Sessions come back to back: poll the queue for a while first.
-		b := backoff{budget: spinFor}
-		for {
-			select {
-			case inv := <-t.queue:
-				t.run(inv)
-				b = backoff{budget: spinFor}
-				continue
-			case <-t.exec.quit:
-				return
-			default:
-			}
-			if !b.next() {
-				break
-			}
-		}
+		// An idle device blocks at once: polling the queue would take a
+		// processor from the host while it prepares and dispatches.
 		select {
 		case inv := <-t.queue:
 			t.run(inv)
