@@ -85,7 +85,6 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
 	inv.env.inv = inv
 	inv.comp.inv = inv
-	inv.startAt = f.exec.now() + delay
 	if k, ok := p.program.(*kernelExchange); ok {
 		// A real kernel is admitted once it is resident and polling.
 		if err := k.launch(&inv.env); err != nil {
@@ -97,6 +96,9 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	for _, b := range p.reach {
 		f.events.Emit(d.actor, p.owner, EvReach, inv.id, b.id, "")
 	}
+	// The latency counts from the dispatch event, however long the host
+	// took to get here: the program never starts sooner after it.
+	inv.startAt = f.exec.now() + delay
 	f.exec.launch(inv)
 	return inv.comp, nil
 }
