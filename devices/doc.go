@@ -7,7 +7,7 @@
 // quarantine, timing profiles, the fault plane and the event stream.
 //
 // Programs run under one of two executors chosen when the fabric is made:
-// real time (one OS thread per device, wall-clock deadlines) or simulated
+// real time (one goroutine per device, wall-clock deadlines) or simulated
 // time (one goroutine at a time, a virtual clock and seeded scheduling, so
 // a seed replays byte for byte). Nothing here knows about sessions; the
 // engine tags buffers and programs with an owner id that events carry.

@@ -3,7 +3,7 @@ package devices
 import "time"
 
 // executor runs device programs: simExecutor in virtual time,
-// realTimeExecutor on OS threads.
+// realTimeExecutor on one goroutine per device.
 type executor interface {
 	// now is the fabric's clock.
 	now() time.Duration

@@ -18,7 +18,7 @@ const (
 	// Simulated runs every device step on the caller's goroutine against a
 	// virtual clock, in an order drawn from the seed: reproducible byte for byte.
 	Simulated Mode = iota + 1
-	// RealTime runs each device on its own OS thread against the wall clock.
+	// RealTime runs each device on its own goroutine against the wall clock.
 	RealTime
 )
 
