@@ -20,12 +20,15 @@ var Invariants = [...]string{
 	8: "the budget equals live plus quarantined allocations, and is zero when all is closed",
 }
 
-// Violation is a broken invariant with the session's events that led to it.
+// Violation is a broken invariant with the session's events that led to it:
+// those still in the fabric's event ring, up to the one that broke it.
 type Violation struct {
 	Invariant int
 	Session   uint64
 	Message   string
 	Events    []devices.Event
+
+	at uint64 // the sequence number of the event that broke it
 }
 
 // Error says which invariant broke and how.
@@ -46,10 +49,10 @@ type Oracle struct {
 	live        int64 // bytes of live buffers charged to the fabric's budget
 	quarantined int64
 	violations  []Violation
+	seen        uint64 // the sequence number of the event being checked
 }
 
 type watched struct {
-	events    []devices.Event
 	line      uint64 // the startup line's buffer
 	decisions int
 	stores    int     // decision stores to the line
@@ -78,11 +81,30 @@ func NewOracle(f *devices.Fabric) *Oracle {
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
 
-// Violations lists the violations found so far.
+// Violations lists the violations found so far, each with its session's
+// events. The events are read from the fabric's ring when first asked for,
+// not copied as they go by: keeping a copy of every event of every session
+// made the oracle the largest cost of a simulated trial.
 func (o *Oracle) Violations() []Violation {
 	o.mu.Lock()
+	out := append([]Violation(nil), o.violations...)
+	o.mu.Unlock()
+	// Read the ring without o.mu: an emit holds the ring's lock while it
+	// calls observe, which takes o.mu.
+	for i := range out {
+		v := &out[i]
+		if v.Events == nil && v.Session != 0 {
+			v.Events = o.fabric.Events().Events(func(e *devices.Event) bool { return e.Session == v.Session && e.Seq <= v.at })
+		}
+	}
+	o.mu.Lock()
 	defer o.mu.Unlock()
-	return append([]Violation(nil), o.violations...)
+	for i := range out {
+		if o.violations[i].Events == nil {
+			o.violations[i].Events = out[i].Events
+		}
+	}
+	return out
 }
 
 // CheckSettled checks the end of invariant 8: with every session closed and
@@ -93,17 +115,14 @@ func (o *Oracle) CheckSettled() error {
 	defer o.mu.Unlock()
 	st := o.fabric.Budget().State()
 	if o.open == 0 && st.Quarantined == 0 && st.Charged != 0 {
-		v := o.violate(8, 0, nil, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
+		v := o.violate(8, 0, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
 		return v
 	}
 	return nil
 }
 
-func (o *Oracle) violate(inv int, session uint64, w *watched, msg string) Violation {
-	v := Violation{Invariant: inv, Session: session, Message: msg}
-	if w != nil {
-		v.Events = append([]devices.Event(nil), w.events...)
-	}
+func (o *Oracle) violate(inv int, session uint64, msg string) Violation {
+	v := Violation{Invariant: inv, Session: session, Message: msg, at: o.seen}
 	o.violations = append(o.violations, v)
 	return v
 }
@@ -135,10 +154,8 @@ func isProtocolKind(k devices.EventKind) bool {
 func (o *Oracle) observe(e devices.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.seen = e.Seq
 	w := o.session(&e)
-	if w != nil {
-		w.events = append(w.events, e)
-	}
 	switch e.Kind {
 	case EvStartup:
 		w.line = e.B
@@ -151,19 +168,19 @@ func (o *Oracle) observe(e devices.Event) {
 	case EvSubmitReturn:
 		peer := 1 - e.A
 		if w.rejected[e.A] && w.accepted[peer] && !w.aborted[e.A] {
-			o.violate(3, e.Session, w, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", participantName(e.A), participantName(peer)))
+			o.violate(3, e.Session, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", participantName(e.A), participantName(peer)))
 		}
 		w.rejected[e.A], w.aborted[e.A] = false, false
 	case EvDecide:
 		w.decisions++
 		if w.decisions > 1 {
-			o.violate(1, e.Session, w, fmt.Sprintf("decision %d was made after an earlier one", e.A))
+			o.violate(1, e.Session, fmt.Sprintf("decision %d was made after an earlier one", e.A))
 		}
 		if e.A != uint64(devices.StartupRun) && e.A != uint64(devices.StartupAbort) {
-			o.violate(1, e.Session, w, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
+			o.violate(1, e.Session, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
 		}
 		if e.A == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]) {
-			o.violate(2, e.Session, w, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
+			o.violate(2, e.Session, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 		}
 		if e.A == uint64(devices.StartupAbort) {
 			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
@@ -173,11 +190,11 @@ func (o *Oracle) observe(e devices.Event) {
 			w.stores++
 			switch {
 			case w.stores > 1:
-				o.violate(1, e.Session, w, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
+				o.violate(1, e.Session, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
 			case e.B != uint64(devices.StartupRun) && e.B != uint64(devices.StartupAbort):
-				o.violate(1, e.Session, w, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
+				o.violate(1, e.Session, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
 			case e.B == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]):
-				o.violate(2, e.Session, w, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
+				o.violate(2, e.Session, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 			}
 		}
 	case devices.EvDispatch:
@@ -192,7 +209,7 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 	case devices.EvPayloadWrite, devices.EvPayloadRead:
 		if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
-			o.violate(4, e.Session, w, fmt.Sprintf("invocation %d touched the payload (%s of generation %d) after observing ABORT", e.A, e.Kind, e.B))
+			o.violate(4, e.Session, fmt.Sprintf("invocation %d touched the payload (%s of generation %d) after observing ABORT", e.A, e.Kind, e.B))
 		}
 	case devices.EvRetire:
 		delete(o.invocations, e.A)
@@ -202,7 +219,7 @@ func (o *Oracle) observe(e devices.Event) {
 		for id, inv := range o.invocations {
 			for _, b := range inv.reach {
 				if b == e.A {
-					o.violate(5, e.Session, w, fmt.Sprintf("buffer %d was released while invocation %d, which can reach it, has not retired", e.A, id))
+					o.violate(5, e.Session, fmt.Sprintf("buffer %d was released while invocation %d, which can reach it, has not retired", e.A, id))
 				}
 			}
 		}
@@ -216,13 +233,13 @@ func (o *Oracle) observe(e devices.Event) {
 		if e.Detail != devices.PrivateBudget {
 			o.live += int64(e.B)
 		}
-		o.checkBudget(e.Session, w)
+		o.checkBudget(e.Session)
 	case devices.EvQuarantine:
 		o.quarantined += int64(e.A)
-		o.checkBudget(e.Session, w)
+		o.checkBudget(e.Session)
 	case devices.EvQuarantineEnd:
 		o.quarantined -= int64(e.A)
-		o.checkBudget(e.Session, w)
+		o.checkBudget(e.Session)
 		delete(o.sessions, e.Session)
 	case EvWait:
 		w.joined = [2]bool{}
@@ -230,7 +247,7 @@ func (o *Oracle) observe(e devices.Event) {
 		w.joined[e.A] = true
 	case EvWaitEnd:
 		if !w.joined[0] || !w.joined[1] {
-			o.violate(6, e.Session, w, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.joined[0], w.joined[1]))
+			o.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.joined[0], w.joined[1]))
 		}
 	case devices.EvFault:
 		if w != nil {
@@ -240,12 +257,12 @@ func (o *Oracle) observe(e devices.Event) {
 	case EvVerify:
 		switch {
 		case e.A == 0 && !w.corrupted && !w.undrained:
-			o.violate(7, e.Session, w, "the exchange retired but did not verify: "+e.Detail)
+			o.violate(7, e.Session, "the exchange retired but did not verify: "+e.Detail)
 		case e.A == 1 && w.corrupted:
-			o.violate(7, e.Session, w, "a slot was corrupted but verification passed")
+			o.violate(7, e.Session, "a slot was corrupted but verification passed")
 		}
 	case EvClose:
-		o.checkBudget(e.Session, w)
+		o.checkBudget(e.Session)
 		if e.A == 0 {
 			delete(o.sessions, e.Session) // a quarantined session's record lives until its quarantine ends
 		}
@@ -262,9 +279,9 @@ func (o *Oracle) end(w *watched) {
 }
 
 // checkBudget compares the budget with the allocations seen in events.
-func (o *Oracle) checkBudget(session uint64, w *watched) {
+func (o *Oracle) checkBudget(session uint64) {
 	st := o.fabric.Budget().State()
 	if st.Charged != o.live || st.Quarantined != o.quarantined {
-		o.violate(8, session, w, fmt.Sprintf("the budget charges %d bytes (%d quarantined) but live allocations are %d bytes (%d quarantined)", st.Charged, st.Quarantined, o.live, o.quarantined))
+		o.violate(8, session, fmt.Sprintf("the budget charges %d bytes (%d quarantined) but live allocations are %d bytes (%d quarantined)", st.Charged, st.Quarantined, o.live, o.quarantined))
 	}
 }

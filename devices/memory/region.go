@@ -26,17 +26,23 @@ type Region struct {
 }
 
 // Map maps size bytes (rounded up to whole lines) of zeroed shared anonymous
-// memory.
+// memory. A mapping of the same number of pages that an earlier region gave
+// back (Unmap) is reused, zeroed, before a new one is made.
 func Map(size int) (*Region, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("memory: cannot map %d bytes; size must be positive", size)
 	}
 	size = RoundUp(size)
-	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	if b := spares.take(pages(size)); b != nil {
+		b = b[:size]
+		clear(b)
+		return &Region{bytes: b}, nil
+	}
+	b, err := unix.Mmap(-1, 0, pages(size)*pageBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, fmt.Errorf("memory: mmap of %d bytes failed: %w", size, err)
 	}
-	return &Region{bytes: b}, nil
+	return &Region{bytes: b[:size]}, nil
 }
 
 // RoundUp rounds n up to a whole number of lines.
@@ -79,10 +85,11 @@ func (r *Region) Unmap() error {
 		return fmt.Errorf("memory: region already unmapped")
 	}
 	var err error
-	if r.free != nil {
+	switch whole := r.bytes[:cap(r.bytes)]; {
+	case r.free != nil:
 		err = r.free()
-	} else {
-		err = unix.Munmap(r.bytes)
+	case !spares.give(whole):
+		err = unix.Munmap(whole)
 	}
 	r.bytes = nil
 	return err
