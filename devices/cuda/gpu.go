@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"residentlua/devices"
@@ -37,6 +38,8 @@ const (
 	minCompute          = 75   // sm_75: the oldest target of CUDA 13, which built the PTX
 	stopTimeout         = 2 * time.Second
 	calibrationRounds   = 200
+	realignRounds       = 50
+	realignEvery        = 100 * time.Millisecond
 	kernelAnswerTimeout = 5 * time.Second
 )
 
@@ -108,8 +111,10 @@ type GPU struct {
 
 	mu          sync.Mutex // guards what follows, and the control region's use
 	exec        execution
-	clockOffset time.Duration // kernel clock minus fabric clock
-	pinned      int           // regions lent by Map and not yet given back
+	clock       func() time.Duration // the fabric's, from Attach
+	alignedAt   time.Duration        // when the clocks were last aligned, by clock
+	clockOffset atomic.Int64         // kernel clock minus fabric clock, in ns
+	pinned      int                  // regions lent by Map and not yet given back
 	closed      bool
 }
 

@@ -68,6 +68,15 @@ __device__ __forceinline__ u32 pattern(u32 owner, u32 g, u32 i) {
   return v;
 }
 
+// stop_asked reads the host's stop word on every STOP_EVERY-th poll only:
+// each read crosses PCIe, and reading it on every poll would double the
+// time the kernel takes to see the word it is waiting for.
+enum : u32 { STOP_EVERY = 256 };
+
+__device__ __forceinline__ bool stop_asked(Status *s, u32 polls) {
+  return polls % STOP_EVERY == 0 && load_acquire(&s->stop) != 0;
+}
+
 __device__ void retire(Status *s, u32 code) {
   s->retired_at = globaltimer();
   store_release(&s->done, code);
@@ -86,14 +95,13 @@ extern "C" __global__ void resident_exchange(const ExchangeArgs *a) {
     return;
   }
   u32 seen;
-  for (;;) {
-    if (load_acquire(&s->stop) != 0) {
+  for (u32 polls = 1;; polls++) {
+    seen = load_acquire(a->startup);
+    if (seen != WAIT && !(seen == ABORT && a->mode == MODE_IGNORE_ABORT)) break;
+    if (stop_asked(s, polls)) {
       retire(s, DONE_STOPPED);
       return;
     }
-    seen = load_acquire(a->startup);
-    if (seen == WAIT || (seen == ABORT && a->mode == MODE_IGNORE_ABORT)) continue;
-    break;
   }
   u64 at = globaltimer();
   s->observed_at = at;
@@ -121,8 +129,8 @@ extern "C" __global__ void resident_exchange(const ExchangeArgs *a) {
     unsigned char *base = a->payload + (u64)slot * a->stride;
     if (g > a->credits) {
       u32 need = g - a->credits;
-      while (load_acquire((u32 *)(base + 64)) < need) {
-        if (load_acquire(&s->stop) != 0) {
+      for (u32 polls = 1; load_acquire((u32 *)(base + 64)) < need; polls++) {
+        if (stop_asked(s, polls)) {
           retire(s, DONE_STOPPED);
           return;
         }

@@ -22,6 +22,14 @@ func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
 	if g.exec.launched && !g.idle() {
 		return nil, devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
 	}
+	if g.clock == nil {
+		return nil, devices.Errorf(devices.KindInvalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
+	}
+	if g.clock()-g.alignedAt > realignEvery {
+		if err := g.align(realignRounds); err != nil {
+			return nil, err
+		}
+	}
 	err := g.thread.do(func() error {
 		d := g.drv
 		if err := d.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
@@ -112,16 +120,25 @@ func (k *kernel) Fault() error {
 
 // fabricTime converts a %globaltimer reading to the fabric's clock.
 func (g *GPU) fabricTime(gt uint64) time.Duration {
-	return time.Duration(int64(gt)) - g.clockOffset
+	return time.Duration(int64(gt) - g.clockOffset.Load())
 }
 
-// Attach aligns %globaltimer with the fabric's clock: it bounces the ping
-// word off ping_pong and keeps the reading of the fastest round trip, whose
-// midpoint is closest to the moment the kernel read its clock.
+// Attach aligns %globaltimer with the fabric's clock (align), and keeps
+// the clock to align them again as they drift apart.
 func (g *GPU) Attach(clock func() time.Duration) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	trips, err := g.pingPong(calibrationRounds, clock, true)
+	g.clock = clock
+	return g.align(calibrationRounds)
+}
+
+// align bounces the ping word off ping_pong rounds times and keeps the
+// reading of the fastest round trip, whose midpoint is closest to the
+// moment the kernel read its clock (g.mu held). The two clocks drift apart
+// by microseconds within seconds, so Launch aligns them again when
+// realignEvery has passed.
+func (g *GPU) align(rounds int) error {
+	trips, err := g.pingPong(rounds, g.clock, true)
 	if err != nil {
 		return err
 	}
@@ -131,7 +148,8 @@ func (g *GPU) Attach(clock func() time.Duration) error {
 			best = t
 		}
 	}
-	g.clockOffset = time.Duration(int64(best.kernelClock)) - (best.start+best.end)/2
+	g.clockOffset.Store(int64(best.kernelClock) - int64((best.start+best.end)/2))
+	g.alignedAt = best.end
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"residentlua/devices"
 )
@@ -71,5 +72,33 @@ func TestEmbeddedPTXHasBothKernels(t *testing.T) {
 		if !strings.Contains(ptx, want) {
 			t.Errorf("kernels.ptx lacks %q; regenerate it from kernels.cu with the command in that file", want)
 		}
+	}
+}
+
+// The kernel's clock and the host's drift apart: aligning twice, a second
+// apart, shows by how much, which is why Launch aligns them again every
+// realignEvery.
+func TestClockDriftBetweenAlignments(t *testing.T) {
+	g, err := Open()
+	if err != nil {
+		t.Skipf("skipped: this test needs a CUDA GPU: %v", err)
+	}
+	defer g.Close()
+	epoch := time.Now()
+	if err := g.Attach(func() time.Duration { return time.Since(epoch) }); err != nil {
+		t.Fatal(err)
+	}
+	first := g.clockOffset.Load()
+	time.Sleep(time.Second)
+	g.mu.Lock()
+	err = g.align(calibrationRounds)
+	g.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drift := time.Duration(g.clockOffset.Load() - first)
+	t.Logf("the kernel's clock drifted %v against the host's in one second", drift)
+	if drift > time.Millisecond || drift < -time.Millisecond {
+		t.Errorf("drift of %v in a second: the alignment is wrong", drift)
 	}
 }
