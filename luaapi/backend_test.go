@@ -53,7 +53,8 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	f.Events().Emit(gpu.Actor(), session, devices.EvKernelObserve, 1, uint64(3*time.Microsecond), "")
 	f.Events().Emit(gpu.Actor(), session, devices.EvKernelRetire, 1, uint64(40*time.Microsecond), "")
 	var st SessionStats
-	r.fill(session, gpu.Actor(), npu.Actor(), &st)
+	line := r.timeline(session)
+	line.fill(gpu.Actor(), npu.Actor(), &st)
 	if st.GPU.KernelObserved == nil || *st.GPU.KernelObserved != 3e-6 || st.GPU.KernelRetired == nil || *st.GPU.KernelRetired != 40e-6 {
 		t.Errorf("GPU stats %+v, want the kernel observed at 3µs and retired at 40µs", st.GPU)
 	}

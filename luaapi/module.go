@@ -227,6 +227,7 @@ func (m *Module) retire() {
 	for _, s := range m.sessions {
 		if s.fab == fs {
 			s.freeze()
+			s.fab = nil
 		}
 	}
 	_ = fs.oracle.CheckSettled()

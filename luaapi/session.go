@@ -26,9 +26,29 @@ type session struct {
 	ud       *lua.LUserData
 
 	eng *engine.Session // nil once frozen
-	fab *fabricState    // nil once frozen
+	fab *fabricState    // nil once its fabric was replaced
 
-	frozen *SessionStats // set when the session's fabric was replaced
+	frozen *record // set once the session retired or its fabric was replaced
+}
+
+// record is what a session's stats are made of: the engine's view of it and
+// the recorder's timeline. A frozen session keeps it by value.
+type record struct {
+	state        engine.State
+	decision     uint32
+	verification devices.Verification
+	verified     bool // the host verified the exchange
+	line         timeline
+}
+
+// record reads the session's record, live or frozen.
+func (s *session) record() record {
+	if s.frozen != nil {
+		return *s.frozen
+	}
+	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: s.fab.rec.timeline(s.id)}
+	r.verification, r.verified = s.eng.Verification()
+	return r
 }
 
 // open reports whether the session can still be driven.
@@ -43,20 +63,24 @@ func (s *session) open() bool {
 // state is the session's state name.
 func (s *session) state() string {
 	if s.frozen != nil {
-		return s.frozen.State
+		return s.frozen.state.String()
 	}
 	return s.eng.State().String()
 }
 
-// freeze keeps the session's stats and lets go of its fabric, which is being
-// replaced (every session on it is closed by then).
+// freeze keeps the session's stats and lets go of its engine session (and
+// so of everything the engine keeps for it), once the session retired or
+// its fabric is being replaced (every session on it is closed by then). A
+// script may run millions of sessions; what the module keeps of each closed
+// one is its stats.
 func (s *session) freeze() {
 	if s.frozen != nil {
 		return
 	}
-	st := s.stats()
-	s.frozen = &st
-	s.eng, s.fab = nil, nil
+	r := s.record()
+	s.frozen = &r
+	s.eng = nil
+	s.fab.rec.forget(s.id)
 }
 
 // quarantineReason is the label of the session's quarantine, if it has one.
@@ -74,13 +98,11 @@ func (s *session) quarantineReason() string {
 
 // stats reports the session's stats.
 func (s *session) stats() SessionStats {
-	if s.frozen != nil {
-		return *s.frozen
-	}
+	r := s.record()
 	st := SessionStats{
 		ID:        s.id,
 		Seed:      s.seed,
-		State:     s.eng.State().String(),
+		State:     r.state.String(),
 		GPUQueue:  s.cfg.GPUQueue.String(),
 		Rounds:    s.cfg.Rounds,
 		Credits:   s.cfg.Credits,
@@ -88,17 +110,17 @@ func (s *session) stats() SessionStats {
 		GPU:       DeviceStats{Device: s.gpuName},
 		NPU:       DeviceStats{Device: s.npuName},
 	}
-	switch s.eng.Decision() {
+	switch r.decision {
 	case devices.StartupRun:
 		st.Decision = "run"
 	case devices.StartupAbort:
 		st.Decision = "abort"
 	}
-	if v, ok := s.eng.Verification(); ok {
+	if v := r.verification; r.verified {
 		st.Verification = &Verification{OK: v.OK, Rounds: v.Rounds, Verified: v.Verified, Problem: v.Problem}
 		st.Bytes = int64(v.Verified) * int64(s.cfg.SlotBytes)
 	}
-	s.fab.rec.fill(s.id, s.gpuActor, s.npuActor, &st)
+	r.line.fill(s.gpuActor, s.npuActor, &st)
 	return st
 }
 
@@ -298,18 +320,21 @@ func (m *Module) close(L *lua.LState) int {
 	if L.Get(2) != lua.LNil {
 		d = m.checkSeconds(L, 2, "close", "close", "the close timeout")
 	}
-	if s.eng == nil { // its fabric was replaced; it was closed before that
-		L.Push(lua.LString(closedOutcome(s.frozen.State)))
+	if s.eng == nil { // it retired, or its fabric was replaced after it closed
+		L.Push(lua.LString(closedOutcome(s.frozen.state)))
 		return 1
 	}
 	out := s.eng.CloseWithin(ctxOf(L), bound(s.fab.f, d))
+	if out == engine.Retired {
+		s.freeze()
+	}
 	L.Push(lua.LString(out.String()))
 	return 1
 }
 
 // closedOutcome names how a closed session ended, from its state.
-func closedOutcome(state string) string {
-	if state == engine.StateQuarantined.String() {
+func closedOutcome(state engine.State) string {
+	if state == engine.StateQuarantined {
 		return engine.Quarantined.String()
 	}
 	return engine.Retired.String()

@@ -76,13 +76,43 @@ func (s stamp) seconds() *float64 {
 	return &v
 }
 
+// timeline is one session's recorded steps. A session involves two
+// devices, so their lines are found by actor in a small array, not a map.
 type timeline struct {
 	accepted [2]stamp // by participant
 	decided  stamp
-	observed map[devices.Actor]stamp
-	retired  map[devices.Actor]stamp
-	errs     map[devices.Actor]string
-	kernel   map[devices.Actor]*[2]stamp // observed, retired by a real GPU's clock
+	devices  [2]deviceLine
+}
+
+// deviceLine is one device's steps in a session.
+type deviceLine struct {
+	actor                         devices.Actor // 0 while unused
+	observed, retired             stamp
+	kernelObserved, kernelRetired stamp
+	err                           string
+}
+
+// line returns the device line of actor, claiming a free one; nil when
+// more than two devices took part.
+func (t *timeline) line(actor devices.Actor) *deviceLine {
+	for i := range t.devices {
+		d := &t.devices[i]
+		if d.actor == actor || d.actor == 0 {
+			d.actor = actor
+			return d
+		}
+	}
+	return nil
+}
+
+// find returns the device line of actor, or nil.
+func (t *timeline) find(actor devices.Actor) *deviceLine {
+	for i := range t.devices {
+		if t.devices[i].actor == actor {
+			return &t.devices[i]
+		}
+	}
+	return nil
 }
 
 func newRecorder(f *devices.Fabric) *recorder {
@@ -92,6 +122,13 @@ func newRecorder(f *devices.Fabric) *recorder {
 }
 
 func (r *recorder) stop() { r.cancel() }
+
+// forget drops the timeline of session id, whose stats were kept.
+func (r *recorder) forget(id uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.lines, id)
+}
 
 func (r *recorder) observe(e devices.Event) {
 	if e.Session == 0 {
@@ -106,7 +143,7 @@ func (r *recorder) observe(e devices.Event) {
 	defer r.mu.Unlock()
 	t := r.lines[e.Session]
 	if t == nil {
-		t = &timeline{observed: map[devices.Actor]stamp{}, retired: map[devices.Actor]stamp{}, errs: map[devices.Actor]string{}, kernel: map[devices.Actor]*[2]stamp{}}
+		t = &timeline{}
 		r.lines[e.Session] = t
 	}
 	switch e.Kind {
@@ -114,50 +151,52 @@ func (r *recorder) observe(e devices.Event) {
 		if e.B == 0 && e.A < 2 {
 			t.accepted[e.A].mark(e.Time)
 		}
+		return
 	case engine.EvDecide:
 		t.decided.mark(e.Time)
+		return
+	}
+	d := t.line(e.Actor)
+	if d == nil {
+		return
+	}
+	switch e.Kind {
 	case devices.EvObserve:
-		s := t.observed[e.Actor]
-		s.mark(e.Time)
-		t.observed[e.Actor] = s
+		d.observed.mark(e.Time)
 	case devices.EvRetire:
-		s := t.retired[e.Actor]
-		s.mark(e.Time)
-		t.retired[e.Actor] = s
-		if e.B != 0 && t.errs[e.Actor] == "" {
-			t.errs[e.Actor] = e.Detail
+		d.retired.mark(e.Time)
+		if e.B != 0 && d.err == "" {
+			d.err = e.Detail
 		}
-	case devices.EvKernelObserve, devices.EvKernelRetire:
-		k := t.kernel[e.Actor]
-		if k == nil {
-			k = &[2]stamp{}
-			t.kernel[e.Actor] = k
-		}
-		i := 0
-		if e.Kind == devices.EvKernelRetire {
-			i = 1
-		}
-		k[i].mark(time.Duration(e.B))
+	case devices.EvKernelObserve:
+		d.kernelObserved.mark(time.Duration(e.B))
+	case devices.EvKernelRetire:
+		d.kernelRetired.mark(time.Duration(e.B))
 	}
 }
 
-// fill writes the recorded times of session id into st.
-func (r *recorder) fill(id uint64, gpu, npu devices.Actor, st *SessionStats) {
+// timeline returns a copy of session id's timeline; an empty one when
+// nothing was recorded.
+func (r *recorder) timeline(id uint64) timeline {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.lines[id]
-	if t == nil {
-		return
+	if t := r.lines[id]; t != nil {
+		return *t
 	}
+	return timeline{}
+}
+
+// fill writes the recorded times into st; gpu and npu are the session's
+// devices.
+func (t *timeline) fill(gpu, npu devices.Actor, st *SessionStats) {
 	st.Decided = t.decided.seconds()
 	for i, d := range []*DeviceStats{&st.GPU, &st.NPU} {
-		actor := []devices.Actor{gpu, npu}[i]
 		d.Accepted = t.accepted[i].seconds()
-		d.Observed = t.observed[actor].seconds()
-		d.Retired = t.retired[actor].seconds()
-		d.Error = t.errs[actor]
-		if k := t.kernel[actor]; k != nil {
-			d.KernelObserved, d.KernelRetired = k[0].seconds(), k[1].seconds()
+		line := t.find([]devices.Actor{gpu, npu}[i])
+		if line == nil {
+			continue
 		}
+		d.Observed, d.Retired, d.Error = line.observed.seconds(), line.retired.seconds(), line.err
+		d.KernelObserved, d.KernelRetired = line.kernelObserved.seconds(), line.kernelRetired.seconds()
 	}
 }
