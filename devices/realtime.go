@@ -158,14 +158,29 @@ func (r *realTimeExecutor) close() {
 func (t *deviceThread) loop() {
 	defer t.exec.wg.Done()
 	for {
-		// An idle device blocks at once: polling the queue would take a
-		// processor from the host while it prepares and dispatches.
-		select {
-		case inv := <-t.queue:
-			t.run(inv)
-		case <-t.exec.quit:
-			return
+		// An idle device polls its queue for a while (yielding between
+		// polls, so the host keeps a processor to dispatch on), then
+		// blocks: a dispatch to a blocked device pays for waking a thread.
+		b := backoff{budget: spinFor}
+		var inv *invocation
+		for inv == nil {
+			select {
+			case inv = <-t.queue:
+				continue
+			default:
+			}
+			if !b.next() {
+				break
+			}
 		}
+		if inv == nil {
+			select {
+			case inv = <-t.queue:
+			case <-t.exec.quit:
+				return
+			}
+		}
+		t.run(inv)
 	}
 }
 
