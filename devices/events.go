@@ -67,8 +67,12 @@ type Stream struct {
 
 type subscription struct{ fn func(Event) }
 
-func newStream(capacity int, clock func() time.Duration) *Stream {
-	return &Stream{limit: capacity, digest: fnvOffset, clock: clock}
+func newStream(capacity int, buffer []Event, clock func() time.Duration) *Stream {
+	s := &Stream{limit: capacity, digest: fnvOffset, clock: clock}
+	if cap(buffer) >= capacity {
+		s.ring = buffer[:0]
+	}
+	return s
 }
 
 // Emit stamps the event with its sequence number and time, records it and

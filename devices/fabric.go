@@ -74,6 +74,11 @@ type Config struct {
 	Devices       []DeviceConfig // default DefaultDevices
 	NoFineGrained bool           // offer no fine-grained memory (startup must then fail)
 	EventCapacity int            // events kept in the ring; default 1<<16
+	// EventBuffer, when its capacity is at least EventCapacity, is used as
+	// the ring's storage instead of allocating one, so that a caller making
+	// many short-lived fabrics (a campaign) can reuse it. The caller must
+	// leave it alone until the fabric is closed and its events are read.
+	EventBuffer []Event
 }
 
 // Fabric holds the devices, the memory and its budget, the clock, the fault
@@ -152,7 +157,7 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	} else {
 		f.exec = newRealTimeExecutor(f)
 	}
-	f.events = newStream(cfg.EventCapacity, f.exec.now)
+	f.events = newStream(cfg.EventCapacity, cfg.EventBuffer, f.exec.now)
 	for _, d := range f.devices {
 		if d.accel == nil {
 			continue

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"residentlua/devices"
@@ -388,6 +389,18 @@ func (t *trial) result(err error) string {
 	return err.Error()
 }
 
+// trialRing is how many events a trial's fabric keeps: enough for the
+// oracle's reports of a trial's sessions.
+const trialRing = 256
+
+// trialRings recycles the event rings of finished trials, which were most
+// of what a trial allocated. A trial's fabric does not outlive it, and what
+// it reports (violations and their events) is copied out of the ring.
+var trialRings = sync.Pool{New: func() any {
+	ring := make([]devices.Event, 0, trialRing)
+	return &ring
+}}
+
 func (t *trial) run() {
 	budget := int64(0) // the default
 	if t.chance(0.25) {
@@ -397,7 +410,9 @@ func (t *trial) run() {
 	if t.chance(0.5) {
 		timing = devices.PublishedTiming()
 	}
-	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: 256})
+	ring := trialRings.Get().(*[]devices.Event)
+	defer trialRings.Put(ring) // after the fabric is closed (defers run last first)
+	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: trialRing, EventBuffer: *ring})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return

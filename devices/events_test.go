@@ -1,0 +1,36 @@
+package devices
+
+import "testing"
+
+// A caller's EventBuffer becomes the ring's storage when it is large
+// enough, and the ring still keeps the last EventCapacity events; a smaller
+// one is left alone.
+func TestEventBufferIsTheRingsStorage(t *testing.T) {
+	buf := make([]Event, 3, 4)
+	f, err := NewFabric(Config{Mode: Simulated, Seed: 1, EventCapacity: 4, EventBuffer: buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := uint64(1); i <= 6; i++ {
+		f.Events().Emit(HostActor, 7, EvHostStore, i, 0, "")
+	}
+	kept := f.Events().Events(nil)
+	if len(kept) != 4 || kept[0].A != 3 || kept[3].A != 6 {
+		t.Fatalf("kept %v, want the last 4 events (A=3..6)", kept)
+	}
+	if &f.events.ring[0] != &buf[0] || buf[:4][3].A != 4 {
+		t.Error("the ring does not live in the given buffer")
+	}
+
+	small := make([]Event, 0, 2)
+	g, err := NewFabric(Config{Mode: Simulated, Seed: 1, EventCapacity: 4, EventBuffer: small})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.Events().Emit(HostActor, 7, EvHostStore, 1, 0, "")
+	if &g.events.ring[0] == &small[:1][0] {
+		t.Error("a buffer smaller than the capacity was used")
+	}
+}
