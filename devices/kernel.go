@@ -12,7 +12,7 @@ const (
 )
 
 // kernelExchange is the GPU half of an exchange on an accelerator. It is a
-// step machine like every program, run by the device's real-time thread,
+// step machine like every program, run by the device's real-time goroutine,
 // but its steps only launch the kernel and then watch the kernel's mapped
 // status block: the kernel itself polls the startup word and produces the
 // generations. It reports the observation when the kernel does and retires
