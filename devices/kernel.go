@@ -13,9 +13,9 @@ const (
 
 // kernelExchange is the GPU half of an exchange on an accelerator. It is a
 // step machine like every program, run by the device's real-time goroutine,
-// but its steps only launch the kernel and then watch the kernel's mapped
-// status block: the kernel itself polls the startup word and produces the
-// generations. It reports the observation when the kernel does and retires
+// but Dispatch launches the kernel and its steps only watch the kernel's
+// mapped status block: the kernel itself polls the startup word and
+// produces the generations. It reports the observation when the kernel does and retires
 // when the kernel does, and rings the doorbell (Env.ring) whenever the
 // kernel publishes a generation, so that a sleeping NPU wakes as it would
 // for a host write.
