@@ -40,22 +40,14 @@ func RunCUDA(o Options) ([]Figure, error) {
 		}
 		raw = append(raw, micros(rt[len(rt)/2]))
 		for i := 0; i < sessions; i++ {
-			s, d, err := lifecycle(f, one)
-			if err != nil {
-				return nil, err
-			}
-			k, err := kernelTimes(f, s.ID())
+			k, d, err := kernelLifecycle(f, one)
 			if err != nil {
 				return nil, err
 			}
 			observe, life1 = append(observe, micros(k.observed-k.decided)), append(life1, micros(d))
 		}
 		for i := 0; i < longs; i++ {
-			s, d, err := lifecycle(f, long)
-			if err != nil {
-				return nil, err
-			}
-			k, err := kernelTimes(f, s.ID())
+			k, d, err := kernelLifecycle(f, long)
 			if err != nil {
 				return nil, err
 			}
@@ -84,6 +76,17 @@ func ratioReport(name string, value, baseline Sample, baselineName string) Figur
 // kernelClock is what the kernel of one session reported by its own clock,
 // beside the host's decision, all in fabric time.
 type kernelClock struct{ decided, observed, retired time.Duration }
+
+// kernelLifecycle runs one whole lifecycle and returns its kernel's clock
+// readings and how long it took.
+func kernelLifecycle(f *devices.Fabric, cfg devices.ExchangeConfig) (kernelClock, time.Duration, error) {
+	s, d, err := lifecycle(f, cfg)
+	if err != nil {
+		return kernelClock{}, 0, err
+	}
+	k, err := kernelTimes(f, s.ID())
+	return k, d, err
+}
 
 // kernelTimes reads session id's decision and its kernel's clock events.
 func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {

@@ -36,34 +36,8 @@ func TestExchangeStepsAllocateNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	gpu, npu := f.First(GPU), f.First(NPU)
-	profiles, err := f.AllocationProfiles([]*Device{gpu, npu}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := profiles[0].Allocate(64, nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := PrepareExchange(line, gpu, npu, ExchangeConfig{Rounds: MaxRounds, Credits: 2, SlotBytes: 64, GPUQueue: AQL}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gdone, err := x.GPU().Dispatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := x.NPU().Dispatch(); err != nil {
-		t.Fatal(err)
-	}
-	pub, err := line.PrepareHostRelease(npu, npu.families[0], 0, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line.HostStore(0, StartupRun)
-	if err := pub.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	line, _, gdone, _, release := dispatchedExchange(t, f, ExchangeConfig{Rounds: MaxRounds, Credits: 2, SlotBytes: 64, GPUQueue: AQL})
+	runExchange(t, line, release)
 	f.Advance(2 * time.Millisecond) // past dispatch and into the exchange; fills the ring
 	before := f.Events().Count()
 	if n := testing.AllocsPerRun(200, func() { f.Advance(20 * time.Microsecond) }); n != 0 {
@@ -72,6 +46,6 @@ func TestExchangeStepsAllocateNothing(t *testing.T) {
 	if f.Events().Count() == before || gdone.IsDone() {
 		t.Fatalf("the exchange did not make progress while measured (events %d → %d, GPU done %v)", before, f.Events().Count(), gdone.IsDone())
 	}
-	gpu.Reset()
-	npu.Reset()
+	f.First(GPU).Reset()
+	f.First(NPU).Reset()
 }

@@ -17,38 +17,12 @@ func TestRealTimeBlockedDevicesWakeOnPublication(t *testing.T) {
 	}
 	defer f.Close()
 	gpu, npu := f.First(GPU), f.First(NPU)
-	profiles, err := f.AllocationProfiles([]*Device{gpu, npu}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := profiles[0].Allocate(64, nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := PrepareExchange(line, gpu, npu, ExchangeConfig{Rounds: 50, Credits: 1, SlotBytes: 8, GPUQueue: AQL}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gdone, err := x.GPU().Dispatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ndone, err := x.NPU().Dispatch()
-	if err != nil {
-		t.Fatal(err)
-	}
+	line, x, gdone, ndone, release := dispatchedExchange(t, f, ExchangeConfig{Rounds: 50, Credits: 1, SlotBytes: 8, GPUQueue: AQL})
 	exec := f.exec.(*realTimeExecutor)
 	for !exec.thread(gpu).sleeping.Load() || !exec.thread(npu).sleeping.Load() {
 		runtime.Gosched()
 	}
-	pub, err := line.PrepareHostRelease(npu, npu.families[0], 0, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line.HostStore(0, StartupRun)
-	if err := pub.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	runExchange(t, line, release)
 	for _, c := range []*Completion{gdone, ndone} {
 		if ok, err := c.Wait(time.Minute); !ok || err != nil {
 			t.Fatalf("a blocked device did not finish after the publication: ok=%v err=%v", ok, err)

@@ -1,0 +1,41 @@
+package devices
+
+import "testing"
+
+// dispatchedExchange prepares an exchange of cfg between the fabric's first
+// GPU and NPU, dispatches both halves, and returns the startup line, the
+// exchange, both completions and the NPU's release of the line, so that a
+// test publishes RUN with runExchange.
+func dispatchedExchange(t *testing.T, f *Fabric, cfg ExchangeConfig) (line *Buffer, x *Exchange, gpu, npu *Completion, release *Publication) {
+	t.Helper()
+	g, n := f.First(GPU), f.First(NPU)
+	profiles, err := f.AllocationProfiles([]*Device{g, n}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err = profiles[0].Allocate(64, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = PrepareExchange(line, g, n, cfg, 1); err != nil {
+		t.Fatal(err)
+	}
+	if gpu, err = x.GPU().Dispatch(); err != nil {
+		t.Fatal(err)
+	}
+	if npu, err = x.NPU().Dispatch(); err != nil {
+		t.Fatal(err)
+	}
+	if release, err = line.PrepareHostRelease(n, n.families[0], 0, 64); err != nil {
+		t.Fatal(err)
+	}
+	return line, x, gpu, npu, release
+}
+
+// runExchange stores RUN in the line and releases it to the NPU.
+func runExchange(t *testing.T, line *Buffer, release *Publication) {
+	t.Helper()
+	line.HostStore(0, StartupRun)
+	if err := release.Execute(); err != nil {
+		t.Fatal(err)
+	}
+}
