@@ -90,6 +90,7 @@ type resultError struct {
 	code uintptr
 }
 
+// Error names the call and the CUresult, by name where it is known.
 func (e *resultError) Error() string {
 	name := resultNames[e.code]
 	if name == "" {
