@@ -122,7 +122,9 @@ func (tf *tracedFabric) tid(a devices.Actor) int {
 
 // instants turns every event into an instant event on its actor's track,
 // named by its kind ("publication", "observe", "payload.write",
-// "payload.read", "retire", ...), with the event's fields as arguments.
+// "payload.read", "retire", ...), with the event's fields as arguments. A
+// real GPU's kernel.observe and kernel.retire stand at the kernel's own time
+// (their B), not when the host noticed.
 func (tf *tracedFabric) instants() []traceEvent {
 	evs := make([]traceEvent, 0, len(tf.events))
 	for _, e := range tf.events {
@@ -130,9 +132,13 @@ func (tf *tracedFabric) instants() []traceEvent {
 		if e.Detail != "" {
 			args["detail"] = e.Detail
 		}
+		at := e.Time
+		if e.Kind == devices.EvKernelObserve || e.Kind == devices.EvKernelRetire {
+			at = time.Duration(e.B)
+		}
 		evs = append(evs, traceEvent{
 			Name: string(e.Kind), Cat: category(e.Kind), Ph: "i", Scope: "t",
-			Ts: micros(e.Time), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
+			Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
 		})
 	}
 	return evs
@@ -144,7 +150,7 @@ func category(k devices.EventKind) string {
 	case devices.EvPayloadWrite, devices.EvPayloadRead, devices.EvCredit, devices.EvDrain:
 		return "round"
 	case devices.EvDispatch, devices.EvReject, devices.EvReach, devices.EvStart, devices.EvObserve,
-		devices.EvRetire, devices.EvReset:
+		devices.EvRetire, devices.EvReset, devices.EvKernelObserve, devices.EvKernelRetire:
 		return "device"
 	case devices.EvFault:
 		return "fault"

@@ -195,3 +195,16 @@ func TestTraceSpansFromEvents(t *testing.T) {
 		t.Errorf("instant %+v", in[4])
 	}
 }
+
+// A real GPU kernel's own clock readings stand at the kernel's time, on the
+// GPU's track.
+func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
+	tf := &tracedFabric{pid: 1, tracks: []string{"host", "gpu0", "npu0"}, events: []devices.Event{
+		{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)},
+		{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvObserve, A: 10, B: 1},
+	}}
+	in := tf.instants()
+	if in[0].Ts != 4 || in[0].Tid != 1 || in[0].Cat != "device" || in[1].Ts != 9 {
+		t.Errorf("instants %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", in)
+	}
+}
