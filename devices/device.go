@@ -122,23 +122,27 @@ func (d *Device) occupiedLocked() bool {
 // Reset stops whatever runs on the device (its completion finishes with a
 // reset error) and frees the device. Quarantines whose devices have all been
 // reset since they began are released: their memory is unmapped and their
-// budget returned. On real hardware whose teardown fails, the device stays
-// held and nothing it could reach is released; the reset event says why.
+// budget returned. Real hardware is torn down first; if that fails, the
+// invocation is left as it is (so everything it can reach stays in place),
+// the device stays held, and the reset event says why.
 func (d *Device) Reset() {
 	f := d.fabric
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var stopped uint64
-	if inv := d.current; inv != nil && !inv.comp.IsDone() {
-		stopped = inv.id
-		f.exec.stop(inv)
-	}
-	if d.accel != nil && (stopped != 0 || d.held > 0) {
-		// The kernel may still run: tear its context down.
+	inv := d.current
+	running := inv != nil && !inv.comp.IsDone()
+	if d.accel != nil && (running || d.held > 0) {
 		if err := d.accel.Reset(); err != nil {
 			d.held++
-			f.events.Emit(d.actor, 0, EvReset, stopped, 1, err.Error())
+			f.events.Emit(d.actor, 0, EvReset, 0, 1, err.Error())
 			return
+		}
+	}
+	var stopped uint64
+	if running {
+		stopped = inv.id
+		if !inv.comp.IsDone() { // the torn-down kernel's watcher may have retired it
+			f.exec.stop(inv)
 		}
 	}
 	d.current = nil

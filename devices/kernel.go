@@ -34,12 +34,13 @@ type kernelExchange struct {
 // whether the kernel failed (a driver call costs more than a read).
 const faultCheckEvery = 1 << 12
 
-// Step watches the kernel, which Dispatch launched.
+// Step watches the kernel, which Dispatch launched. It polls (Poll) while
+// nothing changes, so the executor paces it.
 func (p *kernelExchange) Step(env *Env) Next {
-	p.ringOnNewGenerations(env)
+	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
 	if st.Observed != StartupWait && !p.observed {
-		p.observed = true
+		p.observed, progress = true, true
 		env.Emit(EvObserve, uint64(st.Observed), "")
 		env.Emit(EvKernelObserve, uint64(st.ObservedAt), "")
 	}
@@ -52,12 +53,15 @@ func (p *kernelExchange) Step(env *Env) Next {
 			return Retire(Errorf(KindDevice, "run", "%s: the kernel failed: %v", env.Device().name, err))
 		}
 	}
-	return Continue()
+	if progress {
+		return Continue()
+	}
+	return Poll()
 }
 
 // ringOnNewGenerations rings the doorbell when a slot's generation word
-// changed since the last step.
-func (p *kernelExchange) ringOnNewGenerations(env *Env) {
+// changed since the last step, and reports whether one did.
+func (p *kernelExchange) ringOnNewGenerations(env *Env) bool {
 	changed := false
 	for slot := range p.gens {
 		if g := p.x.payload.region.Load(p.x.genOff(slot)); g != p.gens[slot] {
@@ -67,6 +71,7 @@ func (p *kernelExchange) ringOnNewGenerations(env *Env) {
 	if changed {
 		env.ring()
 	}
+	return changed
 }
 
 // launch applies the gpu.run fault to the kernel's mode, once, and starts
@@ -106,7 +111,7 @@ func (p *kernelExchange) ending(env *Env, st KernelStatus) error {
 	case KernelBadDecision:
 		return Errorf(KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", name, st.Observed)
 	case KernelStopped:
-		return Errorf(KindDevice, "run", "%s's kernel was stopped", name)
+		return errReset(env.inv)
 	}
 	return Errorf(KindDevice, "run", "%s's kernel ended with unknown code %d", name, st.Done)
 }

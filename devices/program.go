@@ -23,6 +23,7 @@ const (
 	nextSleep
 	nextHang
 	nextRetire
+	nextPoll
 )
 
 // Next is what a step returns: continue, wait, or retire.
@@ -46,6 +47,13 @@ func WaitWord(v *View, off int, old uint32) Next {
 
 // Sleep asks to be stepped again after d of the fabric's time.
 func Sleep(d time.Duration) Next { return Next{kind: nextSleep, d: d} }
+
+// Poll asks to be stepped again soon, after a step that found nothing new
+// in memory whose writes no view announces (a real device's status block,
+// written by hardware). The real-time executor polls, yielding its
+// processor, then backs off to naps of up to a millisecond; simulated time
+// lets a microsecond pass.
+func Poll() Next { return Next{kind: nextPoll} }
 
 // Hang never asks to be stepped again: the program never retires by itself.
 func Hang() Next { return Next{kind: nextHang} }

@@ -191,6 +191,7 @@ func (t *deviceThread) run(inv *invocation) {
 		return
 	}
 	inv.env.Emit(EvStart, 0, "")
+	var polling pacer
 	for {
 		if inv.stopped.Load() {
 			inv.comp.finish(errReset(inv))
@@ -209,6 +210,8 @@ func (t *deviceThread) run(inv *invocation) {
 			ok = n.d <= 0 || t.sleepUntil(inv, deadline(began, n.d))
 		case nextHang:
 			ok = t.block(inv, forever)
+		case nextPoll:
+			ok = polling.pace(t, inv)
 		case nextRetire:
 			if t.sleepUntil(inv, deadline(began, t.exec.fabric.timing.Completion)) {
 				inv.comp.finish(n.err)
@@ -221,7 +224,37 @@ func (t *deviceThread) run(inv *invocation) {
 			inv.comp.finish(errReset(inv))
 			return
 		}
+		if n.kind != nextPoll {
+			polling = pacer{}
+		}
 	}
+}
+
+// Naps of a program that keeps polling without progress.
+const (
+	firstNap = 50 * time.Microsecond
+	longNap  = time.Millisecond
+)
+
+// pacer paces a program that returns Poll: it polls, yielding between
+// bursts, for spinFor, then naps, each nap twice the last up to longNap, so
+// that a device watching hardware which makes no progress (a kernel waiting
+// for a decision the host has not made) does not take a processor.
+type pacer struct {
+	burst backoff
+	nap   time.Duration
+}
+
+// pace reports false when the invocation was stopped.
+func (p *pacer) pace(t *deviceThread, inv *invocation) bool {
+	if p.burst.budget == 0 {
+		p.burst.budget = spinFor
+	}
+	if p.burst.next() {
+		return !inv.stopped.Load()
+	}
+	p.nap = min(max(2*p.nap, firstNap), longNap)
+	return t.block(inv, p.nap)
 }
 
 // waitWord returns when the word changes (true) or the invocation is stopped (false).

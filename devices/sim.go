@@ -122,6 +122,9 @@ func (s *simExecutor) step(inv *invocation) {
 		inv.env.Emit(EvStart, 0, "")
 	}
 	inv.next = inv.prog.Step(&inv.env)
+	if inv.next.kind == nextPoll {
+		inv.next = Sleep(time.Microsecond)
+	}
 	switch inv.next.kind {
 	case nextSleep:
 		inv.wakeAt = deadline(s.now(), inv.next.d)

@@ -84,7 +84,8 @@ func (o *Oracle) Stop() { o.cancel() }
 // Violations lists the violations found so far, each with its session's
 // events. The events are read from the fabric's ring when first asked for,
 // not copied as they go by: keeping a copy of every event of every session
-// made the oracle the largest cost of a simulated trial.
+// made the oracle the largest cost of a simulated trial. It reads the ring,
+// so an event subscriber must not call it.
 func (o *Oracle) Violations() []Violation {
 	o.mu.Lock()
 	out := append([]Violation(nil), o.violations...)

@@ -34,6 +34,9 @@ func newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
 	if cfg.Mode == devices.Simulated {
 		return nil, devices.Errorf(devices.KindInvalid, "fabric", "the cuda backend is a real GPU, which runs in real time; use mode \"realtime\"")
 	}
+	if cfg.NoFineGrained {
+		return nil, devices.Errorf(devices.KindInvalid, "fabric", "fine_grained = false does not apply to the cuda backend, whose memory is always pinned; leave it out")
+	}
 	devs := cfg.Devices
 	if devs == nil {
 		devs = devices.DefaultDevices()

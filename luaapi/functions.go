@@ -141,8 +141,11 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 		}
 		if v := gv.RawGetString("backend"); v != lua.LNil {
 			s, ok := v.(lua.LString)
-			if !ok || checkBackend(string(s)) != nil {
+			if !ok {
 				fieldError(L, 1, name, "gpu.backend", "\"sim\" or \"cuda\" expected, got "+valueTypeName(v))
+			}
+			if checkBackend(string(s)) != nil {
+				fieldError(L, 1, name, "gpu.backend", fmt.Sprintf("\"sim\" or \"cuda\" expected, got %q", string(s)))
 			}
 			backend = string(s)
 			if field(t, "mode") == lua.LNil && backend == BackendCUDA {

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ebitengine/purego"
+
 	"residentlua/devices"
 	"residentlua/devices/memory"
 )
@@ -138,10 +140,29 @@ func open(library string) (*GPU, error) {
 	}
 	g := &GPU{drv: drv, thread: startThread()}
 	if err := g.thread.do(g.start); err != nil {
+		_ = g.thread.do(g.release)
 		g.thread.stop()
+		_ = purego.Dlclose(drv.lib)
 		return nil, err
 	}
 	return g, nil
+}
+
+// release undoes what a failed start made (on the thread): the contexts
+// (which frees the control region) and the mapped scratch and image.
+func (g *GPU) release() error {
+	if g.exec.ctx != 0 {
+		_ = g.drv.call("cuCtxDestroy_v2", g.exec.ctx)
+	}
+	if g.memCtx != 0 {
+		_ = g.drv.call("cuCtxDestroy_v2", g.memCtx)
+	}
+	for _, r := range []*memory.Region{g.scratch, g.image} {
+		if r != nil {
+			_ = r.Unmap()
+		}
+	}
+	return nil
 }
 
 // start runs on the thread: device, memory context, control region,

@@ -19,6 +19,9 @@ func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
 	if g.closed {
 		return nil, devices.Errorf(devices.KindBusy, "dispatch", "the CUDA backend is closed")
 	}
+	if g.exec.ctx == 0 {
+		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
+	}
 	if g.exec.launched && !g.idle() {
 		return nil, devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
 	}
@@ -64,7 +67,13 @@ func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
 	}
 	g.exec.launched = true
 	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
-		return nil, devices.Errorf(devices.KindDevice, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
+		// No invocation will own this kernel: end it before the memory it
+		// was given can be released.
+		err := devices.Errorf(devices.KindDevice, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
+		if terr := g.teardown(); terr != nil {
+			err = devices.Errorf(devices.KindDevice, "dispatch", "%v, and tearing it down failed: %v", err, terr)
+		}
+		return nil, err
 	}
 	return &kernel{g: g}, nil
 }
@@ -76,13 +85,26 @@ func (g *GPU) launch(fn uintptr, list int) error {
 }
 
 // idle reports whether the stream has nothing running (g.mu held).
-func (g *GPU) idle() bool {
+func (g *GPU) idle() bool { return g.streamStatus() != cudaErrNotReady }
+
+// streamStatus asks the driver about the execution context's stream, with
+// that context current: CUDA_SUCCESS when its kernels are done, NOT_READY
+// while one runs, another code when one failed. Without an execution
+// context (a reset failed half-way) nothing runs.
+func (g *GPU) streamStatus() uintptr {
 	var r uintptr
 	_ = g.thread.do(func() error {
+		if g.exec.ctx == 0 {
+			return nil
+		}
+		if err := g.drv.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
+			r = err.(*resultError).code
+			return nil
+		}
 		r = g.drv.status("cuStreamQuery", g.exec.stream)
 		return nil
 	})
-	return r != cudaErrNotReady
+	return r
 }
 
 // kernel is a launched exchange kernel; it reads the status block.
@@ -106,12 +128,7 @@ func (k *kernel) Status() devices.KernelStatus {
 
 // Fault asks the driver whether the kernel's stream failed.
 func (k *kernel) Fault() error {
-	g := k.g
-	var r uintptr
-	_ = g.thread.do(func() error {
-		r = g.drv.status("cuStreamQuery", g.exec.stream)
-		return nil
-	})
+	r := k.g.streamStatus()
 	if r == cudaSuccess || r == cudaErrNotReady {
 		return nil
 	}
@@ -254,11 +271,7 @@ func spinUntilNonZero64(r *memory.Region, off int, timeout time.Duration) bool {
 func (g *GPU) waitIdle(timeout time.Duration) error {
 	start := time.Now()
 	for {
-		var r uintptr
-		_ = g.thread.do(func() error {
-			r = g.drv.status("cuStreamQuery", g.exec.stream)
-			return nil
-		})
+		r := g.streamStatus()
 		switch {
 		case r == cudaSuccess:
 			return nil
@@ -280,14 +293,24 @@ func (g *GPU) Reset() error {
 	if g.closed {
 		return nil
 	}
+	return g.teardown()
+}
+
+// teardown asks a running kernel to leave, gives it stopTimeout to do so,
+// then destroys the execution context, which ends whatever still runs, and
+// makes a new one (g.mu held). After a teardown that failed half-way (no
+// execution context), it only makes the new one.
+func (g *GPU) teardown() error {
 	g.control.Store(statusStop, 1)
 	g.control.Store(ctlPing, pingStop)
 	stopErr := g.waitIdle(stopTimeout)
 	err := g.thread.do(func() error {
-		if err := g.drv.call("cuCtxDestroy_v2", g.exec.ctx); err != nil {
-			return fmt.Errorf("destroying the execution context: %w", err)
+		if g.exec.ctx != 0 {
+			if err := g.drv.call("cuCtxDestroy_v2", g.exec.ctx); err != nil {
+				return fmt.Errorf("destroying the execution context: %w", err)
+			}
+			g.exec = execution{}
 		}
-		g.exec = execution{}
 		return g.startExecution()
 	})
 	if err != nil {
@@ -297,7 +320,9 @@ func (g *GPU) Reset() error {
 }
 
 // Close destroys the execution context and, when no pinned memory is lent
-// out any more, the memory context; lent memory stays valid otherwise.
+// out any more, the memory context. Otherwise lent memory stays valid, and
+// the memory context and the thread that frees it stay until the process
+// ends.
 func (g *GPU) Close() error {
 	g.mu.Lock()
 	if g.closed {
