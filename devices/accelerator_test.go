@@ -35,14 +35,20 @@ func (g *fakeGPU) Attach(func() time.Duration) error    { return nil }
 func (g *fakeGPU) Map(size int) (*memory.Region, error) { return memory.Map(size) }
 func (g *fakeGPU) Close() error                         { g.closed.Store(true); g.Reset(); return nil }
 
+// Reset stops the kernels, unless it is set to fail: then, like hardware
+// whose teardown failed, it leaves them running.
 func (g *fakeGPU) Reset() error {
 	g.resets.Add(1)
+	g.mu.Lock()
+	err := g.resetErr
+	g.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	g.stop.Store(true)
 	g.kernels.Wait()
 	g.stop.Store(false)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.resetErr
+	return nil
 }
 
 func (g *fakeGPU) setResetErr(err error) {
@@ -221,6 +227,9 @@ func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing
 	}
 	if !gpu.Occupied() || len(f.Quarantines()) != 1 {
 		t.Fatalf("after a failed teardown: GPU occupied %v, quarantines %d; want held and kept", gpu.Occupied(), len(f.Quarantines()))
+	}
+	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
+		t.Fatalf("the GPU's invocation retired %d times after a failed teardown; it must stay, with its reach", n)
 	}
 	g.setResetErr(nil)
 	gpu.Reset()

@@ -1,0 +1,79 @@
+package devices
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// poller polls until done is set, then retires.
+type poller struct {
+	done  *atomic.Bool
+	polls int
+}
+
+func (p *poller) Step(*Env) Next {
+	if p.done.Load() {
+		return Retire(nil)
+	}
+	p.polls++
+	return Poll()
+}
+
+func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Completion) {
+	t.Helper()
+	gpu := f.First(GPU)
+	fam, _ := gpu.Family(AQL)
+	p := &poller{done: done}
+	prep, err := gpu.Prepare(fam, p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := prep.Dispatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c
+}
+
+// In real time a program that keeps polling without progress is paced: it
+// ends up napping (the device goroutine blocks) instead of holding a
+// processor, and it still retires once what it waits for happens.
+func TestRealTimePollingProgramNapsAndFinishes(t *testing.T) {
+	f, err := NewFabric(Config{Mode: RealTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var done atomic.Bool
+	_, c := dispatchPoller(t, f, &done)
+	exec := f.exec.(*realTimeExecutor)
+	for !exec.thread(f.First(GPU)).sleeping.Load() {
+		runtime.Gosched()
+	}
+	done.Store(true)
+	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
+	}
+}
+
+// In simulated time each poll lets a microsecond pass, so a polling
+// program cannot stop the clock.
+func TestSimulatedPollLetsTimePass(t *testing.T) {
+	f, err := NewFabric(Config{Mode: Simulated, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var done atomic.Bool
+	p, c := dispatchPoller(t, f, &done)
+	f.Advance(100 * time.Microsecond)
+	if p.polls < 90 || p.polls > 101 {
+		t.Errorf("%d polls in 100 µs of simulated time, want about one per µs", p.polls)
+	}
+	done.Store(true)
+	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
+		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
+	}
+}
