@@ -187,19 +187,6 @@ func stringField(L *lua.LState, n int, name string, t *lua.LTable, key, def stri
 	return string(s)
 }
 
-// boolField reads a boolean field; def when absent.
-func boolField(L *lua.LState, n int, name string, t *lua.LTable, key string, def bool) bool {
-	v := field(t, key)
-	if v == lua.LNil {
-		return def
-	}
-	b, ok := v.(lua.LBool)
-	if !ok {
-		fieldError(L, n, name, key, "boolean expected, got "+valueTypeName(v))
-	}
-	return bool(b)
-}
-
 // sizeField reads a size field; def when absent. A bad size is an invalid
 // error value.
 func (m *Module) sizeField(L *lua.LState, n int, name, op string, t *lua.LTable, key string, def int64) int64 {
