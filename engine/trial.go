@@ -48,11 +48,6 @@ type TrialConfig struct {
 // RealTimeCap bounds every timeout and pause of a real-time trial.
 const RealTimeCap = 2 * time.Millisecond
 
-// TrialDefaults is the configuration a zero TrialConfig (with a seed) runs.
-func TrialDefaults(seed uint64) TrialConfig {
-	return TrialConfig{Seed: seed}.withDefaults()
-}
-
 func (c TrialConfig) withDefaults() TrialConfig {
 	if c.Seed == 0 {
 		c.Seed = 1
