@@ -21,8 +21,9 @@ const protoSeed = 20240601
 
 // protoFabric makes a fabric from cfg (simulated, seeded with protoSeed, when
 // cfg leaves mode and seed out) with an oracle attached. When the test ends
-// the oracle is stopped and must have found no violation: every test of these
-// files exercises a correct behaviour. The caller defers f.Close().
+// the fabric is closed (after the cleanups the test registers later, such as
+// its sessions' closes), then the oracle is stopped and must have found no
+// violation: every test of these files exercises a correct behaviour.
 func protoFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
 	t.Helper()
 	if cfg.Mode == 0 {
@@ -45,6 +46,7 @@ func protoFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
 			}
 		}
 	})
+	t.Cleanup(f.Close) // cleanups run last first: before the oracle's check
 	return f, o
 }
 
@@ -75,6 +77,14 @@ func protoSession(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *
 	return s
 }
 
+// protoSimSession makes the default simulated fabric (protoSim) and an
+// exchange session of cfg on it.
+func protoSimSession(t *testing.T, cfg devices.ExchangeConfig) (*devices.Fabric, *Oracle, *Session) {
+	t.Helper()
+	f, o := protoSim(t)
+	return f, o, protoSession(t, f, cfg)
+}
+
 // protoExchange is an exchange of rounds generations over credits slots.
 func protoExchange(rounds, credits, slotBytes int, queue devices.Command) devices.ExchangeConfig {
 	return devices.ExchangeConfig{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
@@ -98,6 +108,24 @@ func protoStarted(t *testing.T, s *Session) {
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+}
+
+// protoClose closes s and checks that it ended as want; what names the
+// close in the message.
+func protoClose(t *testing.T, what string, s *Session, want Outcome) {
+	t.Helper()
+	if out := s.Close(); out != want {
+		t.Errorf("%s = %v, want %v", what, out, want)
+	}
+}
+
+// protoResetBoth resets the fabric's GPU, then its NPU: what frees the
+// devices and the memory of a quarantined session.
+func protoResetBoth(t *testing.T, f *devices.Fabric) {
+	t.Helper()
+	gpu, npu := protoPair(t, f)
+	gpu.Reset()
+	npu.Reset()
 }
 
 // protoFault installs a fault chain at site.
@@ -157,6 +185,15 @@ func protoState(t *testing.T, s *Session, want State) {
 	t.Helper()
 	if got := s.State(); got != want {
 		t.Errorf("State() = %v, want %v", got, want)
+	}
+}
+
+// protoVerified requires that s retired with all rounds generations of its
+// exchange verified.
+func protoVerified(t *testing.T, s *Session, rounds int) {
+	t.Helper()
+	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != rounds {
+		t.Errorf("Verification = %+v, %v; want all %d generations", v, ok, rounds)
 	}
 }
 
