@@ -34,7 +34,6 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := protoFabric(t, devices.Config{Devices: tc.devs})
-			defer f.Close()
 			devs := f.Devices()
 			st, err := NewStartup(devs[tc.gpu], devs[tc.npu], nil)
 			if st != nil {
@@ -55,7 +54,6 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	t.Run("no fine-grained memory", func(t *testing.T) {
 		f, _ := protoFabric(t, devices.Config{NoFineGrained: true})
-		defer f.Close()
 		gpu, npu := protoPair(t, f)
 		profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
 		protoOK(t, "AllocationProfiles", err)
@@ -73,7 +71,6 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	})
 	t.Run("fine-grained memory is taken first", func(t *testing.T) {
 		f, o := protoSim(t)
-		defer f.Close()
 		gpu, npu := protoPair(t, f)
 		st, err := NewStartup(gpu, npu, nil)
 		protoOK(t, "NewStartup", err)
@@ -132,7 +129,6 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			f, o := protoFabric(t, devices.Config{Devices: []devices.DeviceConfig{
 				{Kind: devices.GPU, Families: tc.gpu}, {Kind: devices.NPU, Families: tc.npu},
 			}})
-			defer f.Close()
 			gpu, npu := protoPair(t, f)
 			st, err := NewStartup(gpu, npu, nil)
 			protoOK(t, "NewStartup", err)
@@ -184,9 +180,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			if !slices.Equal(labels, want) {
 				t.Errorf("publications executed %q, want %q", labels, want)
 			}
-			if out := s.Close(); out != Retired {
-				t.Errorf("Close = %v, want retired", out)
-			}
+			protoClose(t, "Close", s, Retired)
 			protoSettled(t, f, o)
 		})
 	}
@@ -202,10 +196,8 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, o := protoSim(t)
-			defer f.Close()
 			// A budget other than f's: the only ones there are belong to fabrics.
 			other, _ := protoFabric(t, devices.Config{Budget: 4096})
-			defer other.Close()
 			budget := other.Budget()
 			gpu, npu := protoPair(t, f)
 			st, err := NewStartup(gpu, npu, budget)
@@ -233,13 +225,9 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 			protoStarted(t, s)
 			if !tc.hang {
 				protoWait(t, s, time.Second)
-				if out := s.Close(); out != Retired {
-					t.Errorf("Close = %v, want retired", out)
-				}
+				protoClose(t, "Close", s, Retired)
 			} else {
-				if out := s.Close(); out != Quarantined {
-					t.Errorf("Close = %v, want quarantined", out)
-				}
+				protoClose(t, "Close", s, Quarantined)
 				// Regression: the oracle once added every quarantined byte
 				// to the fabric's budget, private ones included, and
 				// reported invariant 8 here although both budgets were right.
@@ -247,8 +235,7 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 					t.Errorf("the given budget: %+v, want %d charged and quarantined", st, bytes)
 				}
 				protoBudget(t, f, 0, 0)
-				gpu.Reset()
-				npu.Reset()
+				protoResetBoth(t, f)
 			}
 			if st := budget.State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("the given budget after close: %+v, want nothing charged", st)
@@ -267,7 +254,6 @@ func (protoRetireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire
 
 func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := protoSim(t)
-	defer f.Close()
 	gpu, npu := protoPair(t, f)
 	st, err := NewStartup(gpu, npu, nil)
 	protoOK(t, "NewStartup", err)
@@ -305,9 +291,7 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	protoWantErr(t, "a second NewSession on the line", err, ErrBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.ID()))
 	protoStarted(t, s)
 	protoWait(t, s, time.Second)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
@@ -325,9 +309,7 @@ func TestSubmitNPUTwiceIsBusy(t *testing.T) {
 // changes nothing (no second dispatch, no decision), and the session still
 // runs to a verified retirement.
 func protoSubmitTwice(t *testing.T, who uint64) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, protoExchange(8, 2, 64, devices.AQL))
+	f, o, s := protoSimSession(t, protoExchange(8, 2, 64, devices.AQL))
 	submit, other := s.SubmitGPU, s.SubmitNPU
 	dev := s.Startup().GPU()
 	if who == ParticipantNPU {
@@ -352,12 +334,8 @@ func protoSubmitTwice(t *testing.T, who uint64) {
 	protoOK(t, "submit the peer", other())
 	protoOK(t, "Start", s.Start())
 	protoWait(t, s, time.Second)
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 8 {
-		t.Errorf("Verification = %+v, %v; want 8 generations verified", v, ok)
-	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoVerified(t, s, 8)
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
@@ -373,9 +351,7 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 		{"only the NPU accepted", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
-			defer f.Close()
-			s := protoSession(t, f, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, devices.DefaultExchange())
 			if tc.gpu {
 				protoOK(t, "SubmitGPU", s.SubmitGPU())
 			}
@@ -392,9 +368,7 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 			protoState(t, s, StateUndecided)
 
 			// Still undecided, so Close aborts: nobody touches the payload.
-			if out := s.Close(); out != Retired {
-				t.Errorf("Close = %v, want retired", out)
-			}
+			protoClose(t, "Close", s, Retired)
 			protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
 			if n := protoCount(f, s.ID(), protoEvA(EvDecide, uint64(devices.StartupAbort))); n != 1 {
 				t.Errorf("%d ABORT decisions, want 1", n)
@@ -419,9 +393,7 @@ func TestGPURejectedAfterNPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.
 // published before the error returned, and that the accepted program saw
 // ABORT and retired without touching the payload.
 func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	peer := 1 - rejected
 	site, rejDev, peerDev := fault.NPUDispatch, s.Startup().NPU(), s.Startup().GPU()
 	submitRejected, submitPeer := s.SubmitNPU, s.SubmitGPU
@@ -475,9 +447,7 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 	if _, ok := s.Verification(); ok {
 		t.Errorf("an aborted session reports a verification")
 	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
@@ -499,10 +469,8 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
-			defer f.Close()
-			gpu, npu := protoPair(t, f)
-			s := protoSession(t, f, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			gpu := s.Startup().GPU()
 			bytes := protoBytes(s)
 			line := s.Startup().Buffer().ID()
 			protoFault(t, f, fault.HostPublish, "error(boom)")
@@ -528,9 +496,7 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 			}{{"Abort", s.Abort}, {"Start", s.Start}, {"SubmitGPU", s.SubmitGPU}, {"SubmitNPU", s.SubmitNPU}} {
 				protoWantErr(t, op.name, op.do(), ErrBusy, "resident startup is already decided or failed")
 			}
-			if out := s.Close(); out != Quarantined {
-				t.Errorf("Close of a poisoned session = %v, want quarantined", out)
-			}
+			protoClose(t, "Close of a poisoned session", s, Quarantined)
 			stores := protoEvents(f, s.ID(), devices.EvHostStore)
 			if len(stores) != 1 || stores[0].A != line || stores[0].B != uint64(tc.decision) {
 				t.Errorf("host stores %v, want exactly one store of %d to line %d", stores, tc.decision, line)
@@ -543,8 +509,7 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 				t.Errorf("%d publications executed, want only the failed first one", n)
 			}
 			protoBudget(t, f, bytes, bytes)
-			gpu.Reset()
-			npu.Reset()
+			protoResetBoth(t, f)
 			protoSettled(t, f, o)
 		})
 	}
@@ -557,10 +522,8 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 // host.store or publication that caused it (it did, under -race: "gpu0
 // observe RUN" and four payload.write events before "host host.store 1").
 func TestPublishEmitsEachStepBeforeDevicesCanSeeIt(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	gpu, npu := protoPair(t, f)
-	s := protoSession(t, f, devices.DefaultExchange())
 	line := s.Startup().Buffer()
 	gfam, _ := gpu.Family(devices.PM4)
 	nfam, _ := npu.Family(devices.XDNA)
@@ -590,18 +553,14 @@ func TestPublishEmitsEachStepBeforeDevicesCanSeeIt(t *testing.T) {
 		t.Errorf("during the events the devices read %q, want %q: the effect was visible before its event", seen, want)
 	}
 	protoWait(t, s, time.Second)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 // ---- abort ----
 
 func TestAbortAfterStartIsBusy(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, protoExchange(16, 4, 128, devices.PM4))
+	f, o, s := protoSimSession(t, protoExchange(16, 4, 128, devices.PM4))
 	protoStarted(t, s)
 	protoWantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
 	if d := s.Decision(); d != devices.StartupRun {
@@ -610,9 +569,7 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	protoState(t, s, StateRunning)
 	// Abort is not cancellation: the exchange runs to the end.
 	protoWait(t, s, time.Second)
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 16 {
-		t.Errorf("Verification = %+v, %v; want all 16 generations", v, ok)
-	}
+	protoVerified(t, s, 16)
 	// Both programs saw RUN, never ABORT.
 	observed := protoEvents(f, s.ID(), devices.EvObserve)
 	if len(observed) != 2 {
@@ -626,9 +583,7 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	if n := protoCount(f, s.ID(), protoEv(EvDecide)); n != 1 {
 		t.Errorf("%d decisions, want 1", n)
 	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
@@ -643,9 +598,7 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 		{"Abort then Start", (*Session).Abort, (*Session).Start, devices.StartupAbort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
-			defer f.Close()
-			s := protoSession(t, f, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, devices.DefaultExchange())
 			protoSubmitBoth(t, s)
 			protoOK(t, "first decision", tc.first(s))
 			protoWantErr(t, "second decision", tc.second(s), ErrBusy, "resident startup is already decided or failed")
@@ -656,9 +609,7 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 				t.Errorf("%d stores to the line, want 1", n)
 			}
 			protoWait(t, s, time.Second)
-			if out := s.Close(); out != Retired {
-				t.Errorf("Close = %v, want retired", out)
-			}
+			protoClose(t, "Close", s, Retired)
 			protoSettled(t, f, o)
 		})
 	}
@@ -667,9 +618,7 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 // ---- is_complete ----
 
 func TestIsCompleteNeedsADecisionAndEveryAcceptedParticipantRetired(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, protoExchange(4, 2, 64, devices.AQL))
+	f, o, s := protoSimSession(t, protoExchange(4, 2, 64, devices.AQL))
 	complete := func(want bool) {
 		t.Helper()
 		events, now := f.Events().Count(), f.Now()
@@ -693,16 +642,12 @@ func TestIsCompleteNeedsADecisionAndEveryAcceptedParticipantRetired(t *testing.T
 	protoWait(t, s, 0)
 	protoState(t, s, StateRetired)
 	complete(true)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	protoOK(t, "Abort", s.Abort())
 	if ok, err := s.IsComplete(); !ok || err != nil {
 		t.Errorf("IsComplete() after ABORT with nobody accepted = %v, %v; want true, nil", ok, err)
@@ -719,18 +664,13 @@ func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
 	if ok, err := s.IsComplete(); !ok || err != nil {
 		t.Errorf("IsComplete() once the NPU retired = %v, %v; want true, nil", ok, err)
 	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	gpu, npu := protoPair(t, f)
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	protoFault(t, f, fault.GPUComplete, "error(boom)")
-	s := protoSession(t, f, devices.DefaultExchange())
 	protoStarted(t, s)
 	f.Advance(time.Second)
 	ok, err := s.IsComplete()
@@ -738,20 +678,15 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
 	protoWantErr(t, "IsComplete", err, ErrDevice, "gpu0 completion reported an error: boom")
-	if out := s.Close(); out != Quarantined {
-		t.Errorf("Close = %v, want quarantined (poisoned)", out)
-	}
-	gpu.Reset()
-	npu.Reset()
+	protoClose(t, "Close of a poisoned session", s, Quarantined)
+	protoResetBoth(t, f)
 	protoSettled(t, f, o)
 }
 
 // ---- wait_timeout ----
 
 func TestWaitBeforeDecisionIsBusy(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	s := protoSession(t, f, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	for _, stage := range []string{"nothing submitted", "both submitted"} {
 		if stage == "both submitted" {
 			protoSubmitBoth(t, s)
@@ -768,17 +703,13 @@ func TestWaitBeforeDecisionIsBusy(t *testing.T) {
 	}
 	protoNoEvents(t, f, s.ID(), EvWait, EvJoin, EvWaitEnd, EvDecide)
 	protoState(t, s, StateUndecided)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
+	f, o, s := protoSimSession(t, protoExchange(10, 2, 64, devices.AQL))
 	protoFault(t, f, fault.GPURun, "1*delay(50ms)")
-	s := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
 	bytes := protoBytes(s)
 	protoStarted(t, s)
 
@@ -806,23 +737,16 @@ func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T
 
 	protoWait(t, s, time.Second)
 	protoState(t, s, StateRetired)
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 10 {
-		t.Errorf("Verification = %+v, %v; want all 10 generations", v, ok)
-	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoVerified(t, s, 10)
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestWaitJoinsTheNPUUnderWhatIsLeftOfTheDeadline(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	gpu, npu := protoPair(t, f)
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	// The GPU retires after 30ms; the NPU never does.
 	protoFault(t, f, fault.GPURun, "1*delay(30ms)")
 	protoFault(t, f, fault.NPURun, "hang")
-	s := protoSession(t, f, devices.DefaultExchange())
 	protoStarted(t, s)
 	before := f.Now()
 	ok, err := s.Wait(100 * time.Millisecond)
@@ -838,19 +762,14 @@ func TestWaitJoinsTheNPUUnderWhatIsLeftOfTheDeadline(t *testing.T) {
 	if d := f.Now() - before; d != 100*time.Millisecond {
 		t.Errorf("Wait(100ms) took %v of virtual time, want 100ms in all", d)
 	}
-	if out := s.Close(); out != Quarantined {
-		t.Errorf("Close = %v, want quarantined", out)
-	}
-	gpu.Reset()
-	npu.Reset()
+	protoClose(t, "Close", s, Quarantined)
+	protoResetBoth(t, f)
 	protoSettled(t, f, o)
 }
 
 func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	protoFault(t, f, fault.GPURun, "1*delay(50ms)")
-	s := protoSession(t, f, devices.DefaultExchange())
 	protoStarted(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -862,20 +781,15 @@ func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
 	protoState(t, s, StateRunning)
 	protoNoEvents(t, f, s.ID(), EvPoison)
 	protoWait(t, s, time.Second)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 // A device error seen by the first join poisons the session even when the
 // context is cancelled during the second join.
 func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
-	gpu, npu := protoPair(t, f)
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	protoFault(t, f, fault.GPURun, "crash(boom)")
-	s := protoSession(t, f, devices.DefaultExchange())
 	protoStarted(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -897,11 +811,8 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	if n := protoCount(f, s.ID(), protoEv(EvPoison)); n != 1 {
 		t.Errorf("%d poison events after a device error, want 1", n)
 	}
-	if out := s.Close(); out != Quarantined {
-		t.Errorf("Close = %v, want quarantined", out)
-	}
-	gpu.Reset()
-	npu.Reset()
+	protoClose(t, "Close", s, Quarantined)
+	protoResetBoth(t, f)
 	protoSettled(t, f, o)
 }
 
@@ -933,11 +844,8 @@ func TestWaitPoisonsWhenNPUJoinErrors(t *testing.T) {
 // checks that Wait returned the device error after attempting both joins,
 // that the session is poisoned, and that Close quarantines it.
 func protoJoinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
-	f, o := protoSim(t)
-	defer f.Close()
-	gpu, npu := protoPair(t, f)
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	protoFault(t, f, site, chain)
-	s := protoSession(t, f, devices.DefaultExchange())
 	bytes := protoBytes(s)
 	protoStarted(t, s)
 
@@ -955,12 +863,9 @@ func protoJoinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, n
 	protoState(t, s, StatePoisoned)
 	protoWantErr(t, "Abort", s.Abort(), ErrBusy, "resident startup is already decided or failed")
 
-	if out := s.Close(); out != Quarantined {
-		t.Errorf("Close of a poisoned session = %v, want quarantined", out)
-	}
+	protoClose(t, "Close of a poisoned session", s, Quarantined)
 	protoBudget(t, f, bytes, bytes)
-	gpu.Reset()
-	npu.Reset()
+	protoResetBoth(t, f)
 	protoSettled(t, f, o)
 }
 
@@ -977,9 +882,7 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 		{"both submitted", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
-			defer f.Close()
-			s := protoSession(t, f, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, devices.DefaultExchange())
 			line := s.Startup().Buffer()
 			lineID := line.ID()
 			if tc.gpu {
@@ -1016,9 +919,7 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 			protoSettled(t, f, o)
 
 			// A closed session keeps its outcome and refuses everything else.
-			if out := s.Close(); out != Retired {
-				t.Errorf("second Close = %v, want retired", out)
-			}
+			protoClose(t, "second Close", s, Retired)
 			closed := fmt.Sprintf("session %d is closed", s.ID())
 			protoWantErr(t, "SubmitGPU", s.SubmitGPU(), ErrBusy, closed)
 			protoWantErr(t, "Start", s.Start(), ErrBusy, closed)
@@ -1055,11 +956,9 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 		{"NPU hangs, NPU reset first", fault.NPURun, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
-			defer f.Close()
+			f, o, s := protoSimSession(t, devices.DefaultExchange())
 			gpu, npu := protoPair(t, f)
 			protoFault(t, f, tc.site, "hang")
-			s := protoSession(t, f, devices.DefaultExchange())
 			bytes := protoBytes(s)
 			if bytes != 64+256 {
 				t.Fatalf("the session owns %d bytes, want 64 (line) + 256 (payload)", bytes)
@@ -1118,9 +1017,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			s2 := protoSession(t, f, devices.DefaultExchange())
 			protoStarted(t, s2)
 			protoWait(t, s2, time.Second)
-			if out := s2.Close(); out != Retired {
-				t.Errorf("Close of a session after the reset = %v, want retired", out)
-			}
+			protoClose(t, "Close of a session after the reset", s2, Retired)
 			protoSettled(t, f, o)
 		})
 	}
@@ -1157,19 +1054,15 @@ func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int
 			submit, dev = other.SubmitNPU, npu
 		}
 		protoWantErr(t, "a dispatch on "+dev.Name(), submit(), ErrBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
-		if out := other.Close(); out != Retired {
-			t.Errorf("Close of the refused session = %v, want retired", out)
-		}
+		protoClose(t, "Close of the refused session", other, Retired)
 	}
 	protoBudget(t, f, bytes, bytes)
 }
 
 func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
-	f, o := protoSim(t)
-	defer f.Close()
+	f, o, s := protoSimSession(t, devices.DefaultExchange())
 	gpu, npu := protoPair(t, f)
 	protoFault(t, f, fault.NPURun, "ignore_abort")
-	s := protoSession(t, f, devices.DefaultExchange())
 	bytes := protoBytes(s)
 	protoSubmitBoth(t, s)
 	// Undecided: Close aborts, the GPU retires, the NPU keeps polling.
@@ -1183,8 +1076,7 @@ func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
 		protoEvA(EvClose, 1))
 	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
 	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
-	gpu.Reset()
-	npu.Reset()
+	protoResetBoth(t, f)
 	protoSettled(t, f, o)
 }
 
@@ -1287,8 +1179,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, _ := protoFabric(t, tc.cfg)
-			t.Cleanup(f.Close) // after the sessions' cleanups
+			f, _ := protoFabric(t, tc.cfg) // closed after the sessions' cleanups
 			r := tc.run(t, f)
 			protoWantErr(t, tc.name, r.err, tc.kind, r.msg)
 			// Wrapped, it still matches by kind and by type.
