@@ -21,6 +21,14 @@ func protoRealTime(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracl
 	return protoFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: protoSeed})
 }
 
+// protoRealSession makes a real-time fabric with timing (protoRealTime) and
+// an exchange session of cfg on it.
+func protoRealSession(t *testing.T, timing devices.Timing, cfg devices.ExchangeConfig) (*devices.Fabric, *Oracle, *Session) {
+	t.Helper()
+	f, o := protoRealTime(t, timing)
+	return f, o, protoSession(t, f, cfg)
+}
+
 // protoRealDeadline bounds every join of these tests that must succeed.
 const protoRealDeadline = 30 * time.Second
 
@@ -34,15 +42,11 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 		{"published timing, PM4", devices.PublishedTiming(), devices.PM4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoRealTime(t, tc.timing)
-			defer f.Close()
-			s := protoSession(t, f, protoExchange(1000, 4, 64, tc.queue))
+			f, o, s := protoRealSession(t, tc.timing, protoExchange(1000, 4, 64, tc.queue))
 			protoStarted(t, s)
 			protoWait(t, s, protoRealDeadline)
 			protoState(t, s, StateRetired)
-			if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 1000 {
-				t.Errorf("Verification = %+v, %v; want all 1000 generations", v, ok)
-			}
+			protoVerified(t, s, 1000)
 			// Each program saw RUN only once it was visible to it, and
 			// touched the payload only after.
 			protoSawDecision(t, f, s, devices.StartupRun)
@@ -63,9 +67,7 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 					t.Errorf("%s started %v after its dispatch, sooner than the %v %v latency", d.Name(), ev[1].Time-ev[0].Time, fam, latency)
 				}
 			}
-			if out := s.Close(); out != Retired {
-				t.Errorf("Close = %v, want retired", out)
-			}
+			protoClose(t, "Close", s, Retired)
 			protoSettled(t, f, o)
 		})
 	}
@@ -106,10 +108,8 @@ func protoInvocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Dev
 }
 
 func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	f, o := protoRealTime(t, devices.PublishedTiming())
-	defer f.Close()
+	f, o, s := protoRealSession(t, devices.PublishedTiming(), protoExchange(100, 2, 64, devices.AQL))
 	protoFault(t, f, fault.NPUDispatch, "error(boom)")
-	s := protoSession(t, f, protoExchange(100, 2, 64, devices.AQL))
 	protoOK(t, "SubmitGPU", s.SubmitGPU())
 	protoWantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
 	protoInOrder(t, f, s.ID(),
@@ -124,16 +124,12 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 		protoEvAB(devices.EvRetire, gpu, 0),
 		protoEvA(EvWaitEnd, 1))
 	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
-	f, o := protoRealTime(t, devices.IdealTiming())
-	defer f.Close()
-	s := protoSession(t, f, protoExchange(100, 2, 64, devices.AQL))
+	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(100, 2, 64, devices.AQL))
 	protoSubmitBoth(t, s)
 	protoOK(t, "Abort", s.Abort())
 	protoWantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
@@ -147,18 +143,14 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 			protoEvAB(devices.EvRetire, inv, 0))
 	}
 	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
-	f, o := protoRealTime(t, devices.IdealTiming())
-	defer f.Close()
+	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(10, 2, 64, devices.AQL))
 	gpu, npu := protoPair(t, f)
 	protoFault(t, f, fault.GPURun, "hang")
-	s := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
 	bytes := protoBytes(s)
 	protoStarted(t, s)
 	if out := s.CloseWithin(context.Background(), 200*time.Millisecond); out != Quarantined {
@@ -182,17 +174,13 @@ func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
 	s2 := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
 	protoStarted(t, s2)
 	protoWait(t, s2, protoRealDeadline)
-	if out := s2.Close(); out != Retired {
-		t.Errorf("Close after the reset = %v, want retired", out)
-	}
+	protoClose(t, "Close after the reset", s2, Retired)
 	protoSettled(t, f, o)
 }
 
 func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
-	f, o := protoRealTime(t, devices.IdealTiming())
-	defer f.Close()
+	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(50, 2, 64, devices.AQL))
 	protoFault(t, f, fault.GPURun, "1*delay(300ms)")
-	s := protoSession(t, f, protoExchange(50, 2, 64, devices.AQL))
 	protoStarted(t, s)
 	ok, err := s.Wait(20 * time.Millisecond)
 	if ok || err != nil {
@@ -205,12 +193,8 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
 		protoEvAB(EvJoin, ParticipantNPU, JoinRetired),
 		protoEvA(EvWaitEnd, 1))
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != 50 {
-		t.Errorf("Verification = %+v, %v; want all 50 generations", v, ok)
-	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoVerified(t, s, 50)
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
@@ -219,29 +203,21 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 // spin, or this takes far longer than its deadline.
 func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	f, o := protoRealTime(t, devices.IdealTiming())
-	defer f.Close()
 	const rounds = 20000
-	s := protoSession(t, f, protoExchange(rounds, 1, 8, devices.AQL))
+	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(rounds, 1, 8, devices.AQL))
 	protoStarted(t, s)
 	began := time.Now()
 	protoWait(t, s, 60*time.Second)
 	t.Logf("%d rounds with one credit on %d cores (GOMAXPROCS 2) in %v", rounds, runtime.NumCPU(), time.Since(began))
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != rounds {
-		t.Errorf("Verification = %+v, %v; want all %d generations", v, ok, rounds)
-	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoVerified(t, s, rounds)
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
 
 // Start and Abort raced from eight goroutines in real time: exactly one
 // decision wins and reaches the line; every other one is Busy.
 func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
-	f, o := protoRealTime(t, devices.IdealTiming())
-	defer f.Close()
-	s := protoSession(t, f, protoExchange(100, 4, 64, devices.AQL))
+	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(100, 4, 64, devices.AQL))
 	protoSubmitBoth(t, s)
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -273,8 +249,6 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 			t.Errorf("Verification = %+v, %v", v, ok)
 		}
 	}
-	if out := s.Close(); out != Retired {
-		t.Errorf("Close = %v, want retired", out)
-	}
+	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
