@@ -38,6 +38,16 @@ func mmFabric(t *testing.T, cfg Config) *Fabric {
 	return f
 }
 
+// mmShared makes a fabric from cfg (as mmFabric does) and allocates a
+// fine-grained buffer of size bytes on it; it returns them with the fabric's
+// first GPU and first NPU.
+func mmShared(t *testing.T, cfg Config, size int) (f *Fabric, gpu, npu *Device, b *Buffer) {
+	t.Helper()
+	f = mmFabric(t, cfg)
+	gpu, npu = f.First(GPU), f.First(NPU)
+	return f, gpu, npu, mmAlloc(t, mmProfile(t, f, FineGrained), size)
+}
+
 // mmFamily returns d's family for command c.
 func mmFamily(t *testing.T, d *Device, c Command) QueueFamily {
 	t.Helper()
@@ -104,6 +114,27 @@ func mmRelease(t *testing.T, b *Buffer, d *Device, c Command, lo, hi int) {
 	if err := p.Execute(); err != nil {
 		t.Fatalf("Execute release to %s %s: %v", d.Name(), c, err)
 	}
+}
+
+// mmPrepare prepares program on d's family c, owned by owner, reaching
+// the buffers reach.
+func mmPrepare(t *testing.T, d *Device, c Command, program Program, owner uint64, reach ...*Buffer) *Prepared {
+	t.Helper()
+	pp, err := d.Prepare(mmFamily(t, d, c), program, owner, reach...)
+	if err != nil {
+		t.Fatalf("Prepare on %s %s: %v", d.Name(), c, err)
+	}
+	return pp
+}
+
+// mmDispatch dispatches a prepared program, which must be accepted.
+func mmDispatch(t *testing.T, pp *Prepared) *Completion {
+	t.Helper()
+	c, err := pp.Dispatch()
+	if err != nil {
+		t.Fatalf("Dispatch: %v", err)
+	}
+	return c
 }
 
 // mmLoad checks what v reads at off.
@@ -392,9 +423,7 @@ func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 // covering that range has executed for that family; until then its reads
 // of that range return what the range held at the previous release."
 func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
-	f := mmFabric(t, Config{})
-	gpu, npu := f.First(GPU), f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+	f, gpu, npu, b := mmShared(t, Config{}, 128)
 	nv := mmView(t, b, npu, XDNA)
 	if nv.Coherent() {
 		t.Fatal("the NPU XDNA view of fine-grained memory is coherent")
@@ -445,19 +474,10 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 	for _, mode := range mmModes() {
 		t.Run(mode.String(), func(t *testing.T) {
-			f := mmFabric(t, Config{Mode: mode})
-			npu := f.First(NPU)
-			b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+			_, _, npu, b := mmShared(t, Config{Mode: mode}, 64)
 			var seen atomic.Uint32
 			prog := mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &seen)
-			pp, err := npu.Prepare(mmFamily(t, npu, XDNA), prog, 0, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := pp.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
 			b.HostStore(0, 3)
 			if ok, err := c.Wait(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release = %v, %v; want a timeout: the NPU must not see the store", ok, err)
@@ -539,9 +559,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 // "... a host release covering that range": a release of another range
 // does not help; one covering the stored word does.
 func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
-	f := mmFabric(t, Config{})
-	npu := f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 192)
+	_, _, npu, b := mmShared(t, Config{}, 192)
 	nv := mmView(t, b, npu, XDNA)
 	b.HostStore(64, 11) // line 1
 	mmRelease(t, b, npu, XDNA, 0, 64)
@@ -571,9 +589,7 @@ func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
 // such a line is seen by the NPU at once, while a line the host stored into
 // keeps its released content.
 func TestMemoryLinesNeverStoredByHostAreReadDirectly(t *testing.T) {
-	f := mmFabric(t, Config{})
-	gpu, npu := f.First(GPU), f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+	_, gpu, npu, b := mmShared(t, Config{}, 128)
 	gv, nv := mmView(t, b, gpu, AQL), mmView(t, b, npu, XDNA)
 	gv.Store(0, 21)
 	mmLoad(t, "GPU store, nothing stored by the host", nv, 0, 21)
@@ -597,9 +613,7 @@ func TestMemoryLinesNeverStoredByHostAreReadDirectly(t *testing.T) {
 // release, error makes it fail with KindPublish; either way the NPU stays
 // blind, and an event says which.
 func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
-	f := mmFabric(t, Config{})
-	npu := f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	f, _, npu, b := mmShared(t, Config{}, 64)
 	nv := mmView(t, b, npu, XDNA)
 	pub, err := b.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), 0, 64)
 	if err != nil {
@@ -648,9 +662,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 // own stores at once; the host and the GPU see them only after Drain;
 // Discard drops them.
 func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
-	f := mmFabric(t, Config{})
-	gpu, npu := f.First(GPU), f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+	_, gpu, npu, b := mmShared(t, Config{}, 128)
 	gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
 
 	nv.Store(0, 5)
@@ -697,9 +709,7 @@ func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
 func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 	for _, mode := range mmModes() {
 		t.Run(mode.String(), func(t *testing.T) {
-			f := mmFabric(t, Config{Mode: mode})
-			gpu, npu := f.First(GPU), f.First(NPU)
-			b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+			_, gpu, npu, b := mmShared(t, Config{Mode: mode}, 128)
 			nv, gv := mmView(t, b, npu, XDNA), mmView(t, b, gpu, AQL)
 			stored := make(chan struct{})
 			state := 0
@@ -718,14 +728,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 					return Retire(nil)
 				}
 			}}
-			pp, err := npu.Prepare(mmFamily(t, npu, XDNA), prog, 0, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := pp.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("the program retired without the host's go")
 			}
@@ -928,18 +931,12 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			b := mmAlloc(t, p, 128)
 			unreached := mmAlloc(t, p, 64)
 			var seen atomic.Uint32
-			pp, err := gpu.Prepare(mmFamily(t, gpu, AQL), mmWaitNonZero(mmView(t, b, gpu, AQL), 64, &seen), 0, b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pp := mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 64, &seen), 0, b)
 			if r := pp.Reach(); len(r) != 1 || r[0] != b {
 				t.Fatalf("Reach() = %v, want [buffer %d]", r, b.ID())
 			}
-			c, err := pp.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = b.Release()
+			c := mmDispatch(t, pp)
+			err := b.Release()
 			mmKind(t, "Release while reachable (just dispatched)", err, KindBusy)
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("the program retired on its own")
@@ -994,14 +991,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			b := mmAlloc(t, p, size)
 			line := mmAlloc(t, p, 64)
 			hang := &mmProgram{step: func(*Env) Next { return Hang() }}
-			pp, err := gpu.Prepare(mmFamily(t, gpu, PM4), hang, 99, b, line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := pp.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mmDispatch(t, mmPrepare(t, gpu, PM4, hang, 99, b, line))
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("a hanging program retired")
 			}
@@ -1026,10 +1016,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 				t.Errorf("Occupied: gpu %v npu %v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 			}
 			idle := &mmProgram{step: func(*Env) Next { return Retire(nil) }}
-			np, err := npu.Prepare(mmFamily(t, npu, XDNA), idle, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			np := mmPrepare(t, npu, XDNA, idle, 0)
 			if _, err := np.Dispatch(); err == nil {
 				t.Error("a dispatch to a device held by a quarantine was accepted")
 			} else {
