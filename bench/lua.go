@@ -14,10 +14,12 @@ import (
 // luaLifecycles returns a function that runs n whole lifecycles as a
 // script's loop drives them (calling a chunk anew each time would also
 // measure gopher-lua's vararg setup, which a script's loop does not pay).
+// The session takes the defaults (rounds 1), as the Go side's
+// DefaultExchange does.
 const luaLifecycles = `
 return function(n)
   for _ = 1, n do
-    local s = resident.startup{rounds = 1}
+    local s = resident.startup()
     s:submit_gpu()
     s:submit_npu()
     s:start()

@@ -57,7 +57,6 @@ type Module struct {
 
 	table       *lua.LTable // the module table require returns
 	sessionMeta *lua.LTable
-	methods     *lua.LTable
 	errorMeta   *lua.LTable
 
 	fab            *fabricState       // the current fabric, nil until first use
@@ -102,7 +101,7 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	}
 	m.errorMeta = newErrorMeta(L)
 	m.table = m.newModuleTable(L)
-	m.sessionMeta, m.methods = m.newSessionMeta(L)
+	m.sessionMeta = m.newSessionMeta(L)
 	L.PreloadModule("resident", func(L *lua.LState) int {
 		L.Push(m.table)
 		return 1

@@ -130,13 +130,13 @@ func (s *session) String() string {
 		s.id, s.state(), s.cfg.GPUQueue, s.cfg.Rounds, s.cfg.Credits, s.cfg.SlotBytes)
 }
 
-// newSessionMeta makes the session userdata's metatable and its methods.
-func (m *Module) newSessionMeta(L *lua.LState) (mt, methods *lua.LTable) {
-	methods = L.NewTable()
+// newSessionMeta makes the session userdata's metatable, with its methods.
+func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
+	methods := L.NewTable()
 	for _, name := range []string{"submit_gpu", "submit_npu", "start", "abort", "wait", "is_complete", "close", "stats", "events"} {
 		methods.RawSetString(name, m.table.RawGetString(name))
 	}
-	mt = L.NewTable()
+	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString("resident.session"))
 	mt.RawSetString("__index", m.fn(L, "__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
@@ -160,7 +160,7 @@ func (m *Module) newSessionMeta(L *lua.LState) (mt, methods *lua.LTable) {
 		return 1
 	}))
 	mt.RawSetString("__metatable", lua.LString("resident.session"))
-	return mt, methods
+	return mt
 }
 
 // checkSession reads argument n as a session.
