@@ -11,6 +11,7 @@ import (
 
 	"residentlua/devices"
 	"residentlua/devices/fault"
+	"residentlua/engine"
 )
 
 // newModuleTable makes the table require "resident" returns.
@@ -18,10 +19,10 @@ func (m *Module) newModuleTable(L *lua.LState) *lua.LTable {
 	funcs := map[string]lua.LGFunction{
 		"fabric":       m.fabric,
 		"startup":      m.startup,
-		"submit_gpu":   m.submitGPU,
-		"submit_npu":   m.submitNPU,
-		"start":        m.start,
-		"abort":        m.abort,
+		"submit_gpu":   m.act("submit_gpu", (*engine.Session).SubmitGPU),
+		"submit_npu":   m.act("submit_npu", (*engine.Session).SubmitNPU),
+		"start":        m.act("start", (*engine.Session).Start),
+		"abort":        m.act("abort", (*engine.Session).Abort),
 		"wait":         m.wait,
 		"is_complete":  m.isComplete,
 		"close":        m.close,

@@ -133,7 +133,7 @@ func (s *session) String() string {
 // newSessionMeta makes the session userdata's metatable, with its methods.
 func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 	methods := L.NewTable()
-	for _, name := range []string{"submit_gpu", "submit_npu", "start", "abort", "wait", "is_complete", "close", "stats", "events"} {
+	for _, name := range SessionMethods() {
 		methods.RawSetString(name, m.table.RawGetString(name))
 	}
 	mt := L.NewTable()
@@ -241,36 +241,16 @@ func (m *Module) startup(L *lua.LState) int {
 	return 1
 }
 
-func (m *Module) submitGPU(L *lua.LState) int {
-	_, eng := m.live(L, "submit_gpu")
-	if err := eng.SubmitGPU(); err != nil {
-		m.raise(L, err)
+// act makes the module function that calls one of the engine session's
+// verbs (SubmitGPU, SubmitNPU, Start, Abort) on argument 1.
+func (m *Module) act(name string, verb func(*engine.Session) error) lua.LGFunction {
+	return func(L *lua.LState) int {
+		_, eng := m.live(L, name)
+		if err := verb(eng); err != nil {
+			m.raise(L, err)
+		}
+		return 0
 	}
-	return 0
-}
-
-func (m *Module) submitNPU(L *lua.LState) int {
-	_, eng := m.live(L, "submit_npu")
-	if err := eng.SubmitNPU(); err != nil {
-		m.raise(L, err)
-	}
-	return 0
-}
-
-func (m *Module) start(L *lua.LState) int {
-	_, eng := m.live(L, "start")
-	if err := eng.Start(); err != nil {
-		m.raise(L, err)
-	}
-	return 0
-}
-
-func (m *Module) abort(L *lua.LState) int {
-	_, eng := m.live(L, "abort")
-	if err := eng.Abort(); err != nil {
-		m.raise(L, err)
-	}
-	return 0
 }
 
 // simHorizon keeps simulated deadlines short of the end of time, where the
