@@ -1,0 +1,31 @@
+package lua51
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Options configure NewState and Install.
+type Options struct {
+	// Seed seeds the state's random generator (math.random) until a script
+	// calls math.randomseed; the resident module passes its fabric's seed so
+	// that a script's random choices replay with --seed.
+	Seed int64
+}
+
+// NewState makes a Lua state with Lua 5.1's limits and every fix of this
+// package installed. Close it with L.Close.
+func NewState(opts Options) *lua.LState {
+	L := lua.NewState(stateOptions())
+	Install(L, opts)
+	return L
+}
+
+// Install applies this package's fixes to a state made elsewhere (an
+// embedder's): every replaced library function, pcall and xpcall, and the
+// loaders. The limits of NewState can only be chosen when a state is made.
+func Install(L *lua.LState, opts Options) {
+	installProtect(L)
+	installLibrary(L, opts)
+	installPatterns(L)
+	installLoad(L)
+}
