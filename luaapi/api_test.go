@@ -181,8 +181,11 @@ func TestQuarantineAndReset(t *testing.T) {
 		t:close()
 		resident.reset("gpu")
 		assert(#resident.quarantined() == 1 and resident.quarantined()[1].waiting[1] == "npu0")
+		assert(s.state == "quarantined", "still quarantined while the NPU is held")
 		resident.reset("npu0")
 		assert(#resident.quarantined() == 0)
+		assert(s.state == "released", s.state)
+		assert(s:stats().state == "released" and s:close() == "released")
 		b = resident.budget()
 		assert(b.charged == 0 and b.quarantined == 0)
 		local st = s:stats()
@@ -194,6 +197,40 @@ func TestQuarantineAndReset(t *testing.T) {
 	`)
 	if v := h.m.Violations(); len(v) > 0 {
 		t.Fatal(v)
+	}
+	if st := h.m.Stats(); len(st) != 3 || st[0].State != "released" {
+		t.Errorf("stats after the release: %+v", st)
+	}
+}
+
+func TestModuleForgetsFinishedSessions(t *testing.T) {
+	// A script may run millions of sessions: the module tracks only those
+	// open or quarantined, and keeps the stats of at most StatsLimit others.
+	h := newHarness(t, Options{Globals: true, StatsLimit: 10})
+	h.run(`
+		for i = 1, 500 do
+			local s = startup{}
+			s:submit_gpu(); s:submit_npu(); s:start(); assert(s:wait(1))
+			assert(s:close() == "retired")
+		end
+		resident.fault("npu.run", "hang")
+		q = startup{}; q:submit_gpu(); q:submit_npu(); q:start()
+		assert(q:close(0.001) == "quarantined")
+		open = startup{}
+	`)
+	if n := len(h.m.tracked); n != 2 {
+		t.Errorf("the module tracks %d sessions, want 2 (one quarantined, one open)", n)
+	}
+	st := h.m.Stats()
+	if len(st) != 12 || st[0].ID >= st[10].ID || st[10].State != "quarantined" || st[11].State != "undecided" {
+		t.Errorf("stats: %d entries, want the first 10 finished, then the quarantined and the open one", len(st))
+	}
+	if h.m.StatsDropped() != 490 {
+		t.Errorf("StatsDropped() = %d, want 490", h.m.StatsDropped())
+	}
+	h.run(`resident.reset("gpu"); resident.reset("npu"); assert(q.state == "released"); open:close()`)
+	if n := len(h.m.tracked); n != 0 {
+		t.Errorf("after the release and the close the module tracks %d sessions", n)
 	}
 }
 
@@ -343,7 +380,7 @@ func TestGlobals(t *testing.T) {
 
 func TestFabric(t *testing.T) {
 	var made []*devices.Fabric
-	h := newHarness(t, Options{Config: simConfig(), Globals: true, OnFabric: func(f *devices.Fabric) { made = append(made, f) }})
+	h := newHarness(t, Options{Config: simConfig(), Globals: true, ReportEveryFabric: true, OnFabric: func(f *devices.Fabric) { made = append(made, f) }})
 	h.run(`
 		local d = resident.fabric()
 		assert(d.mode == "sim" and d.seed == 42 and d.timing == "ideal" and d.devices[1] == "gpu0" and d.devices[2] == "npu0")
@@ -371,9 +408,10 @@ func TestFabric(t *testing.T) {
 	if len(made) != 3 {
 		t.Fatalf("OnFabric saw %d fabrics, want 3", len(made))
 	}
+	// The third fabric gives no seed: it gets the run's third derived seed.
 	wantErr := "resident: fabric mode=sim seed=42 timing=ideal\n" +
 		"resident: fabric mode=sim seed=9 timing=custom\n" +
-		"resident: fabric mode=sim seed=42 timing=ideal\n"
+		fmt.Sprintf("resident: fabric mode=sim seed=%d timing=ideal\n", DeriveSeed(42, 3))
 	if got := h.stderr.String(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 	}

@@ -71,7 +71,8 @@ func TestBadInput(t *testing.T) {
 		{"too many credits", `resident.startup{credits=65}`, `invalid: credits must be from 1 to 64, got 65`},
 		{"sdma queue", `resident.startup{gpu="sdma"}`, `invalid: the GPU queue must be pm4 or aql, got sdma`},
 		{"unknown queue", `resident.startup{gpu="warp"}`, `invalid: unknown queue kind "warp"; use pm4, aql, sdma or xdna`},
-		{"negative seed", `s:close(); resident.fabric{seed=-1}`, `invalid: seed must be zero (choose one) or positive, got -1`},
+		{"negative seed", `s:close(); resident.fabric{seed=-1}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
+		{"seed above 2^53-1", `s:close(); resident.fabric{seed=2^53}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got 9007199254740992`},
 
 		// Faults.
 		{"unknown fault site", `resident.fault("gpu.dispatchx", "error")`, `invalid: unknown fault site "gpu.dispatchx"; sites are gpu.dispatch, npu.dispatch, gpu.run, npu.run, npu.drain, gpu.complete, npu.complete, host.publish, memory.alloc, payload.corrupt`},

@@ -84,7 +84,7 @@ func (m *Module) fabric(L *lua.LState) int {
 		m.invalid(L, "fabric", "cannot make a new fabric while sessions are open: %s; close them with s:close() first", strings.Join(ids, ", "))
 	}
 	cfg, backend := m.fabricConfig(L, t)
-	f, err := newFabric(cfg, backend)
+	f, err := m.newFabric(cfg, backend)
 	if err != nil {
 		m.raise(L, err)
 	}
@@ -98,6 +98,7 @@ func (m *Module) fabric(L *lua.LState) int {
 func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config, backend string) {
 	const name = "fabric"
 	cfg, backend = m.opts.Config, m.opts.GPUBackend
+	cfg.Seed = 0 // derived from the run's unless given
 	cfg.Devices = append([]devices.DeviceConfig(nil), cfg.Devices...)
 	if v := stringField(L, 1, name, t, "mode", ""); v != "" {
 		mode, err := devices.ParseMode(v)
@@ -108,8 +109,8 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 	}
 	if v := field(t, "seed"); v != lua.LNil {
 		seed := intField(L, 1, name, t, "seed", 0)
-		if seed < 0 {
-			m.invalid(L, "fabric", "seed must be zero (choose one) or positive, got %d", seed)
+		if seed < 0 || seed > MaxSeed {
+			m.invalid(L, "fabric", "seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (%d), got %d", int64(MaxSeed), seed)
 		}
 		cfg.Seed = uint64(seed)
 	}
@@ -395,6 +396,7 @@ func (m *Module) reset(L *lua.LState) int {
 		}
 	}
 	d.Reset()
+	m.releaseQuarantines(m.fab)
 	return 0
 }
 

@@ -1,11 +1,14 @@
 package luaapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +49,19 @@ type Options struct {
 	// CloseTimeout is how long Close joins each open session before it
 	// quarantines it; default engine.DefaultCloseTimeout.
 	CloseTimeout time.Duration
+	// ReportEveryFabric writes the line naming a fabric's mode, seed and
+	// timing for every fabric the module makes; otherwise only for the
+	// first, whose seed is the run's.
+	ReportEveryFabric bool
+	// StatsLimit is how many finished sessions' stats Stats keeps, oldest
+	// first (0: DefaultStatsLimit; negative: none). The module forgets a
+	// session once it is closed and released; only this record stays.
+	StatsLimit int
 }
+
+// DefaultStatsLimit is the number of finished sessions whose stats Stats
+// keeps when Options.StatsLimit is 0.
+const DefaultStatsLimit = 100_000
 
 // Module is the "resident" module opened in one LState. Like the state, it
 // is used from one goroutine at a time.
@@ -59,10 +74,31 @@ type Module struct {
 	sessionMeta *lua.LTable
 	errorMeta   *lua.LTable
 
-	fab            *fabricState       // the current fabric, nil until first use
-	sessions       []*session         // every session, in creation order
-	pastViolations []engine.Violation // found on fabrics since replaced
+	fab            *fabricState        // the current fabric, nil until first use
+	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
+	fabricsMade    uint64              // how many fabrics the module made
+	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
+	finished       finishedStats       // the stats of sessions the module no longer tracks
+	pastViolations []engine.Violation  // found on fabrics since replaced
 	closed         bool
+}
+
+// finishedStats keeps the stats of finished sessions (closed and released,
+// or quarantined on a fabric since replaced) for Stats, oldest first, up to
+// a limit: a script may run millions of sessions.
+type finishedStats struct {
+	limit   int // the most kept; negative: none
+	kept    []SessionStats
+	dropped int // finished beyond the limit
+}
+
+// add keeps st if the limit allows.
+func (f *finishedStats) add(st SessionStats) {
+	if len(f.kept) < f.limit {
+		f.kept = append(f.kept, st)
+		return
+	}
+	f.dropped++
 }
 
 // fabricState is a fabric with what the module attached to it.
@@ -95,6 +131,17 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	}
 	if m.opts.CloseTimeout <= 0 {
 		m.opts.CloseTimeout = engine.DefaultCloseTimeout
+	}
+	m.tracked = map[uint64]*session{}
+	m.runSeed = opts.Config.Seed
+	if m.runSeed == 0 {
+		m.runSeed = rand.Uint64N(MaxSeed) + 1
+	} else if m.runSeed > MaxSeed {
+		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(MaxSeed))
+	}
+	m.finished.limit = opts.StatsLimit
+	if m.finished.limit == 0 {
+		m.finished.limit = DefaultStatsLimit
 	}
 	if err := ensurePackage(L); err != nil {
 		return nil, err
@@ -193,18 +240,53 @@ func (m *Module) current() (*fabricState, error) {
 	if m.closed {
 		return nil, errClosed
 	}
-	f, err := newFabric(m.opts.Config, m.opts.GPUBackend)
+	cfg := m.opts.Config
+	cfg.Seed = 0 // derived from the run's
+	f, err := m.newFabric(cfg, m.opts.GPUBackend)
 	if err != nil {
 		return nil, err
 	}
 	return m.adopt(f, true), nil
 }
 
+// MaxSeed is the largest seed: 2^53-1, the largest integer a Lua number
+// holds exactly, so that resident.seed() gives back the seed that was set.
+const MaxSeed = 1<<53 - 1
+
+// DeriveSeed is the seed of the k-th fabric (from 1) that a run with seed
+// run makes without a seed of its own: the run's seed for the first, and a
+// mix of both for the others, so that --seed replays a whole run of many
+// fabrics.
+func DeriveSeed(run, k uint64) uint64 {
+	if k <= 1 {
+		return run
+	}
+	z := run + k*0x9e3779b97f4a7c15 // splitmix64
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return z%MaxSeed + 1
+}
+
+// newFabric makes the module's next fabric from cfg, with the next derived
+// seed when cfg has none.
+func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
+	m.fabricsMade++
+	if cfg.Seed == 0 {
+		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
+	}
+	f, err := newFabric(cfg, backend)
+	if err != nil {
+		m.fabricsMade--
+	}
+	return f, err
+}
+
 // adopt makes f the current fabric: it reports a fabric it made, attaches
 // an oracle and the session recorder, and tells OnFabric.
 func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 	fs := &fabricState{f: f, own: own, timing: timingLabel(f.Timing())}
-	if own {
+	if own && (m.fabricsMade == 1 || m.opts.ReportEveryFabric) {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s\n", f.Mode(), f.Seed(), fs.timing)
 	}
 	fs.oracle = engine.NewOracle(f)
@@ -223,11 +305,8 @@ func (m *Module) retire() {
 	if fs == nil {
 		return
 	}
-	for _, s := range m.sessions {
-		if s.fab == fs {
-			s.freeze()
-			s.fab = nil
-		}
+	for _, s := range m.trackedSessions() { // all closed: fabric{} refuses while any is open
+		m.finish(s)
 	}
 	_ = fs.oracle.CheckSettled()
 	m.pastViolations = append(m.pastViolations, fs.oracle.Violations()...)
@@ -250,26 +329,71 @@ func timingLabel(t devices.Timing) string {
 	return "custom"
 }
 
-// openSessions lists the sessions not yet closed, in creation order.
-func (m *Module) openSessions() []*session {
-	var open []*session
-	for _, s := range m.sessions {
-		if s.open() {
-			open = append(open, s)
-		}
+// trackedSessions lists the sessions the module tracks, in creation order.
+func (m *Module) trackedSessions() []*session {
+	out := make([]*session, 0, len(m.tracked))
+	for _, s := range m.tracked {
+		out = append(out, s)
 	}
-	return open
-}
-
-// Stats returns every session's stats, in creation order, including those
-// already closed and those of fabrics since replaced.
-func (m *Module) Stats() []SessionStats {
-	out := make([]SessionStats, 0, len(m.sessions))
-	for _, s := range m.sessions {
-		out = append(out, s.stats())
-	}
+	slices.SortFunc(out, func(a, b *session) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
+
+// openSessions lists the sessions not yet closed, in creation order.
+func (m *Module) openSessions() []*session {
+	return slices.DeleteFunc(m.trackedSessions(), func(s *session) bool { return !s.open() })
+}
+
+// OpenSessionIDs lists the sessions not yet closed, in creation order:
+// those Close will join.
+func (m *Module) OpenSessionIDs() []uint64 {
+	var ids []uint64
+	for _, s := range m.openSessions() {
+		ids = append(ids, s.id)
+	}
+	return ids
+}
+
+// CloseTimeout is how long Close joins each open session.
+func (m *Module) CloseTimeout() time.Duration { return m.opts.CloseTimeout }
+
+// finish stops tracking s, keeping its stats if the limit allows: it is
+// closed and released, or quarantined on a fabric being replaced or closed.
+func (m *Module) finish(s *session) {
+	s.freeze()
+	delete(m.tracked, s.id)
+	m.finished.add(s.stats())
+}
+
+// releaseQuarantines finishes the tracked sessions whose quarantine a reset
+// has released: their memory is unmapped and their devices free.
+func (m *Module) releaseQuarantines(fs *fabricState) {
+	held := map[uint64]bool{}
+	for _, q := range fs.f.Quarantines() {
+		held[q.Owner] = true
+	}
+	for _, s := range m.trackedSessions() {
+		if s.fab == fs && !s.open() && !held[s.id] {
+			s.released = true
+			m.finish(s)
+		}
+	}
+}
+
+// Stats returns the stats of the sessions the module tracks and of those
+// finished that Options.StatsLimit lets it keep, in creation order.
+func (m *Module) Stats() []SessionStats {
+	out := slices.Clone(m.finished.kept)
+	for _, s := range m.trackedSessions() {
+		out = append(out, s.stats())
+	}
+	slices.SortStableFunc(out, func(a, b SessionStats) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// StatsDropped is the number of finished sessions whose stats were not kept
+// because of Options.StatsLimit.
+func (m *Module) StatsDropped() int { return m.finished.dropped }
 
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
@@ -293,14 +417,18 @@ type CloseReport struct {
 // then closes the fabric if the module made it. Afterwards the functions that
 // act (fabric, startup, the verbs, fault, reset) raise a busy error; those
 // that read, and Stats, still work. Closing twice does nothing.
-func (m *Module) Close() []CloseReport {
+func (m *Module) Close() []CloseReport { return m.CloseContext(context.Background()) }
+
+// CloseContext is Close whose joins end when ctx is done: the sessions not
+// yet retired are then quarantined at once (a command's Ctrl-C).
+func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 	if m.closed {
 		return nil
 	}
 	m.closed = true
 	var reports []CloseReport
 	for _, s := range m.openSessions() {
-		out := s.eng.CloseWithin(context.Background(), m.opts.CloseTimeout)
+		out := s.eng.CloseWithin(ctx, m.opts.CloseTimeout)
 		r := CloseReport{Session: s.id, Outcome: out.String()}
 		line := fmt.Sprintf("resident: closed session %d at exit: %s", s.id, out)
 		if out == engine.Quarantined {
@@ -312,6 +440,9 @@ func (m *Module) Close() []CloseReport {
 	}
 	if fs := m.fab; fs != nil {
 		_ = fs.oracle.CheckSettled()
+		for _, s := range m.trackedSessions() {
+			m.finish(s)
+		}
 		if fs.own {
 			fs.f.Close()
 		}

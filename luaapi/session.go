@@ -26,9 +26,10 @@ type session struct {
 	ud       *lua.LUserData
 
 	eng *engine.Session // nil once frozen
-	fab *fabricState    // nil once its fabric was replaced
+	fab *fabricState    // the fabric the session was made on
 
-	frozen *record // set once the session retired or its fabric was replaced
+	frozen   *record // set once the session retired or its fabric was replaced
+	released bool    // it was quarantined, and resets released the quarantine
 }
 
 // record is what a session's stats are made of: the engine's view of it and
@@ -60,19 +61,24 @@ func (s *session) open() bool {
 	return st != engine.StateClosed && st != engine.StateQuarantined
 }
 
+// stateReleased names a session whose quarantine resets released: its
+// memory is unmapped and its devices free, so it is no leak.
+const stateReleased = "released"
+
 // state is the session's state name.
 func (s *session) state() string {
-	if s.frozen != nil {
+	switch {
+	case s.released:
+		return stateReleased
+	case s.frozen != nil:
 		return s.frozen.state.String()
 	}
 	return s.eng.State().String()
 }
 
-// freeze keeps the session's stats and lets go of its engine session (and
-// so of everything the engine keeps for it), once the session retired or
-// its fabric is being replaced (every session on it is closed by then). A
-// script may run millions of sessions; what the module keeps of each closed
-// one is its stats.
+// freeze keeps the session's record by value and lets go of its engine
+// session and fabric (and so of everything the engine keeps for it), once
+// the module stops tracking it.
 func (s *session) freeze() {
 	if s.frozen != nil {
 		return
@@ -102,7 +108,7 @@ func (s *session) stats() SessionStats {
 	st := SessionStats{
 		ID:        s.id,
 		Seed:      s.seed,
-		State:     r.state.String(),
+		State:     s.state(),
 		GPUQueue:  s.cfg.GPUQueue.String(),
 		Rounds:    s.cfg.Rounds,
 		Credits:   s.cfg.Credits,
@@ -236,7 +242,7 @@ func (m *Module) startup(L *lua.LState) int {
 	s.ud = L.NewUserData()
 	s.ud.Value = s
 	L.SetMetatable(s.ud, m.sessionMeta)
-	m.sessions = append(m.sessions, s)
+	m.tracked[s.id] = s
 	L.Push(s.ud)
 	return 1
 }
@@ -300,21 +306,25 @@ func (m *Module) close(L *lua.LState) int {
 	if L.Get(2) != lua.LNil {
 		d = m.checkSeconds(L, 2, "close", "close", "the close timeout")
 	}
-	if s.eng == nil { // it retired, or its fabric was replaced after it closed
-		L.Push(lua.LString(closedOutcome(s.frozen.state)))
+	if s.eng == nil { // the module no longer tracks it
+		L.Push(lua.LString(s.closedOutcome()))
 		return 1
 	}
 	out := s.eng.CloseWithin(ctxOf(L), bound(s.fab.f, d))
 	if out == engine.Retired {
-		s.freeze()
+		m.finish(s)
 	}
 	L.Push(lua.LString(out.String()))
 	return 1
 }
 
-// closedOutcome names how a closed session ended, from its state.
-func closedOutcome(state engine.State) string {
-	if state == engine.StateQuarantined {
+// closedOutcome names how a session the module no longer tracks ended:
+// retired, quarantined, or released.
+func (s *session) closedOutcome() string {
+	switch {
+	case s.released:
+		return stateReleased
+	case s.frozen.state == engine.StateQuarantined:
 		return engine.Quarantined.String()
 	}
 	return engine.Retired.String()
@@ -377,7 +387,7 @@ func setTime(t *lua.LTable, key string, v *float64) {
 func (m *Module) sessionEvents(L *lua.LState) int {
 	s := m.checkSession(L, 1, "events")
 	out := L.NewTable()
-	if s.fab == nil {
+	if s.fab != m.fab { // its fabric was replaced, and its events with it
 		L.Push(out)
 		return 1
 	}

@@ -40,7 +40,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-e", "-i"}, "'-e' needs argument"},
 		{[]string{"--mode", "fast"}, `--mode "fast": use sim or realtime`},
 		{[]string{"--timing=slow"}, `--timing "slow": use ideal or published`},
-		{[]string{"--seed", "-3"}, `--seed "-3": give a positive integer`},
+		{[]string{"--seed", "-3"}, `--seed "-3": give a whole number from 1 to 2^53-1`},
+		{[]string{"--seed", "9007199254740992"}, `--seed "9007199254740992": give a whole number from 1 to 2^53-1`},
+		{[]string{"--trace", "-e", "print(1)"}, `--trace "-e": give a file name (this looks like an option)`},
+		{[]string{"--trace", "same.json", "--stats", "same.json"}, `--trace and --stats both name same.json: give each its own file`},
 		{[]string{"--gpu", "rocm"}, `--gpu "rocm": use sim or cuda`},
 		{[]string{"--trace"}, "'--trace' needs argument"},
 	} {
@@ -301,10 +304,66 @@ func TestStatsFile(t *testing.T) {
 		t.Errorf("stats with no session: %s", data)
 	}
 
-	// A file that cannot be written makes the run fail.
-	r = runCmd(t, dir, "", "--stats", filepath.Join(dir, "no", "such", "dir.json"), "-e", "print(1)")
+	// A file that cannot be written is refused before anything runs.
+	missing := filepath.Join(dir, "no", "such")
+	r = runCmd(t, dir, "", "--stats", filepath.Join(missing, "dir.json"), "-e", "print('ran')")
 	r.wantCode(t, 1)
-	contains(t, "stderr", r.stderr, "residentlua: --stats: ")
+	contains(t, "stderr", r.stderr, "residentlua: --stats "+filepath.Join(missing, "dir.json")+": the directory "+missing+" does not exist; create it first")
+	if strings.Contains(r.stdout, "ran") {
+		t.Errorf("the chunk ran although --stats cannot be written: %q", r.stdout)
+	}
+}
+
+func TestResultFileReplacedWhole(t *testing.T) {
+	// A write that fails half-way leaves the previous file as it was, and
+	// no temporary file behind.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stats.json")
+	writeFile(t, dir, "stats.json", "[\"previous\"]\n")
+	err := writeFileAtomically(path, func(w io.Writer) error {
+		io.WriteString(w, "[truncat")
+		return errors.New("no space left on device")
+	})
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("write error %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "[\"previous\"]\n" {
+		t.Errorf("the previous file became %q", data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left in the directory: %v", entries)
+	}
+	if err := writeFileAtomically(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "new\n" {
+		t.Errorf("the file after a good write is %q", data)
+	}
+}
+
+func TestRunSeedDerivesEveryFabric(t *testing.T) {
+	// Each fabric of a run gets its own seed, derived from the run's, so
+	// that --seed replays the whole run; one fabric line unless --verbose.
+	chunk := `local a = resident.seed(); resident.fabric{mode="sim"}; local b = resident.seed()
+resident.fabric{mode="sim"}; print(a, b, resident.seed())`
+	r1 := runCmd(t, "", "", "--mode", "sim", "--seed", "7", "-e", chunk)
+	r2 := runCmd(t, "", "", "--mode", "sim", "--seed", "7", "-e", chunk)
+	r1.wantCode(t, 0)
+	if r1.stdout != r2.stdout {
+		t.Errorf("the same --seed gave %q then %q", r1.stdout, r2.stdout)
+	}
+	seeds := strings.Fields(r1.stdout)
+	if len(seeds) != 3 || seeds[0] != "7" || seeds[1] == seeds[0] || seeds[2] == seeds[1] {
+		t.Errorf("fabric seeds %q: want 7, then two others", seeds)
+	}
+	if n := strings.Count(r1.stderr, "resident: fabric "); n != 1 {
+		t.Errorf("%d fabric lines on stderr, want 1:\n%s", n, r1.stderr)
+	}
+	r3 := runCmd(t, "", "", "--mode", "sim", "--seed", "7", "--verbose", "-e", chunk)
+	if n := strings.Count(r3.stderr, "resident: fabric "); n != 3 {
+		t.Errorf("--verbose: %d fabric lines on stderr, want 3:\n%s", n, r3.stderr)
+	}
+	contains(t, "stderr", r3.stderr, "seed="+seeds[1], "seed="+seeds[2])
 }
 
 func TestPlainInteractive(t *testing.T) {

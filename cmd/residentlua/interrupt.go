@@ -8,58 +8,85 @@ import (
 	"syscall"
 )
 
-// interrupter turns Ctrl-C (SIGINT) into the cancellation of the chunk that
-// is running: the chunk, and any wait inside it, stops with an error. With
-// no chunk running, Ctrl-C is ignored while the REPL is up (it only reaches
-// us in the moment between a chunk and the next prompt) and otherwise ends
-// the process as usual, so that a second Ctrl-C still kills a run that is
-// closing its sessions.
+// interrupter turns Ctrl-C (SIGINT) and SIGTERM into the cancellation of
+// what is running: a chunk (it stops with an error, and so does any wait
+// inside it) or the close of the sessions still open at the end of the run
+// (they are quarantined at once). SIGTERM also ends the run: once the chunk
+// has stopped, the run finishes as it does at the end of a script (sessions
+// closed, --trace and --stats written) and exits with status 143.
+//
+// With nothing cancellable running, Ctrl-C is ignored while the REPL waits
+// for a line and otherwise ends the process as usual, so that a Ctrl-C still
+// kills a run stuck where nothing listens; SIGTERM at the REPL's prompt
+// finishes the run through onIdleTerm.
 type interrupter struct {
 	mu          sync.Mutex
-	cancel      context.CancelFunc // the running chunk's; nil between chunks
-	interrupted bool               // the running chunk was cancelled by Ctrl-C
-	inREPL      bool
+	cancel      context.CancelFunc // the running chunk's or close's; nil between them
+	interrupted bool               // the running chunk or close was cancelled by a signal
+	terminated  bool               // SIGTERM arrived: the run is to end
+	inREPL      bool               // the REPL is up (waiting for a line, or running one)
+	onIdleTerm  func()             // ends the run when SIGTERM arrives at the prompt
 }
 
-// newInterrupter starts listening for SIGINT.
+// exitTerminated is the exit status after SIGTERM, as a shell reports a
+// process killed by it.
+const exitTerminated = 128 + int(syscall.SIGTERM)
+
+// newInterrupter starts listening for SIGINT and SIGTERM.
 func newInterrupter() *interrupter {
 	in := &interrupter{}
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		for range sig {
-			in.hit()
+		for s := range sig {
+			in.hit(s)
 		}
 	}()
 	return in
 }
 
-// hit handles one SIGINT.
-func (in *interrupter) hit() {
+// hit handles one signal.
+func (in *interrupter) hit(s os.Signal) {
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	term := s == syscall.SIGTERM
+	if term {
+		in.terminated = true
+	}
 	switch {
 	case in.cancel != nil:
 		in.cancel()
 		in.cancel = nil
 		in.interrupted = true
-	case in.inREPL:
+		in.mu.Unlock()
+	case term && in.inREPL && in.onIdleTerm != nil:
+		idle := in.onIdleTerm
+		in.mu.Unlock()
+		idle()
+	case term || in.inREPL:
+		in.mu.Unlock() // the run ends at its next step (terminated), or the REPL ignores Ctrl-C
 	default:
+		in.mu.Unlock()
 		signal.Reset(os.Interrupt)
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 	}
 }
 
-// arm gives the chunk about to run a context that Ctrl-C cancels.
+// arm gives what is about to run a context that a signal cancels; after
+// SIGTERM it is cancelled already.
 func (in *interrupter) arm() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	in.mu.Lock()
-	in.cancel, in.interrupted = cancel, false
-	in.mu.Unlock()
+	defer in.mu.Unlock()
+	in.interrupted = in.terminated
+	if in.terminated {
+		cancel()
+		return ctx
+	}
+	in.cancel = cancel
 	return ctx
 }
 
-// disarm ends the chunk's watch and says whether Ctrl-C cancelled it.
+// disarm ends the watch and says whether a signal cancelled what ran.
 func (in *interrupter) disarm() (interrupted bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -70,9 +97,17 @@ func (in *interrupter) disarm() (interrupted bool) {
 	return in.interrupted
 }
 
-// repl says whether the REPL is up.
-func (in *interrupter) repl(up bool) {
+// wasTerminated reports whether SIGTERM arrived.
+func (in *interrupter) wasTerminated() bool {
 	in.mu.Lock()
-	in.inREPL = up
+	defer in.mu.Unlock()
+	return in.terminated
+}
+
+// repl says whether the REPL is up, and how to end the run when SIGTERM
+// arrives while it waits for a line.
+func (in *interrupter) repl(up bool, onIdleTerm func()) {
+	in.mu.Lock()
+	in.inREPL, in.onIdleTerm = up, onIdleTerm
 	in.mu.Unlock()
 }

@@ -31,6 +31,7 @@ type options struct {
 	interactive bool     // -i
 	version     bool     // -v (also set by -i)
 	help        bool     // --help, -h
+	verbose     bool     // --verbose: report every fabric, not only the first
 
 	mode, timing string // --mode, --timing; empty for the defaults
 	gpu          string // --gpu: the GPU backend; empty for the simulated one
@@ -86,6 +87,8 @@ func parseArgs(args []string) (*options, error) {
 			return o, nil
 		case a == "--help" || a == "-h":
 			o.help = true
+		case a == "--verbose":
+			o.verbose = true
 		case strings.HasPrefix(a, "--"):
 			name, value, attached := strings.Cut(a[2:], "=")
 			if !longOptionTakesValue(name) {
@@ -158,8 +161,8 @@ func (o *options) setLong(name, value string) error {
 		o.timing = value
 	case "seed":
 		n, err := strconv.ParseUint(value, 0, 64)
-		if err != nil || n == 0 {
-			return &usageError{fmt.Sprintf("--seed %q: give a positive integer", value)}
+		if err != nil || n == 0 || n > luaapi.MaxSeed {
+			return &usageError{fmt.Sprintf("--seed %q: give a whole number from 1 to 2^53-1 (%d), which a Lua number holds exactly", value, uint64(luaapi.MaxSeed))}
 		}
 		o.seed = n
 	case "trace":
@@ -196,12 +199,14 @@ Available options are:
   -                stop handling options and execute stdin
 residentlua options (before the script):
   --mode sim|realtime        executor of the default fabric (default realtime)
-  --seed N                   seed of the default fabric (default: chosen and reported)
+  --seed N                   seed of the run, 1 to 2^53-1 (default: chosen and
+                             reported); each fabric's seed derives from it
   --timing ideal|published   timing profile of the default fabric (default ideal)
   --gpu sim|cuda             GPU of every fabric: simulated (default) or a real
                              NVIDIA GPU running a resident kernel (real time only)
   --trace FILE               write a Chrome trace-event JSON timeline of every fabric
   --stats FILE               write every session's stats as a JSON array
+  --verbose                  report every fabric the run makes (default: the first)
   --help, -h                 show this help
 With no script, no -e and no -v: the REPL when standard input is a terminal,
 otherwise standard input is run as a script. See docs/cli.md.

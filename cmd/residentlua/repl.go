@@ -21,8 +21,8 @@ const (
 // survives every error of a chunk. On a terminal it uses liner; otherwise
 // it reads plain lines.
 func (c *command) repl() {
-	c.intr.repl(true)
-	defer c.intr.repl(false)
+	c.intr.repl(true, c.endAtPrompt)
+	defer c.intr.repl(false, nil)
 	var in lineReader
 	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
 		in = newLinerReader(newCompleter(c.L).complete)
@@ -30,7 +30,7 @@ func (c *command) repl() {
 		in = &plainReader{in: os.Stdin}
 	}
 	c.atFinish(in.close)
-	for {
+	for !c.intr.wasTerminated() {
 		fn, err := c.readChunk(in)
 		switch {
 		case errors.Is(err, errAborted):
@@ -44,8 +44,26 @@ func (c *command) repl() {
 		case fn == nil:
 			continue // a syntax error, already reported
 		}
+		c.luaMu.Lock()
 		c.evalPrint(fn, in)
+		c.luaMu.Unlock()
 	}
+}
+
+// endAtPrompt ends the run when SIGTERM arrives while the REPL waits for a
+// line: nothing runs, so the run finishes here (in the signal's goroutine)
+// and the process exits.
+func (c *command) endAtPrompt() {
+	c.luaMu.Lock() // a line being compiled or run finishes first
+	c.finish()
+	os.Exit(exitTerminated)
+}
+
+// load compiles a chunk the REPL read, holding the Lua state.
+func (c *command) load(src string) (*lua.LFunction, error) {
+	c.luaMu.Lock()
+	defer c.luaMu.Unlock()
+	return c.L.Load(strings.NewReader(src), "stdin")
 }
 
 // readChunk reads one chunk: a line that is an expression is returned as
@@ -61,11 +79,11 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 	src := line
 	if expr, ok := strings.CutPrefix(line, "="); ok {
 		src = "return " + expr
-	} else if fn, err := c.L.Load(strings.NewReader("return "+line), "stdin"); err == nil {
+	} else if fn, err := c.load("return " + line); err == nil {
 		return fn, nil
 	}
 	for {
-		fn, err := c.L.Load(strings.NewReader(src), "stdin")
+		fn, err := c.load(src)
 		if err == nil {
 			return fn, nil
 		}

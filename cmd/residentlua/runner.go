@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -23,6 +26,8 @@ const version = "residentlua 0.1 (" + lua.PackageName + " " + lua.PackageVersion
 // module open in it, and where the run's records go.
 type command struct {
 	opts     *options
+	luaMu    sync.Mutex // held while the REPL uses L, so that SIGTERM at its prompt can finish the run
+	finishMu sync.Mutex // makes finish run once, whichever goroutine calls it
 	L        *lua.LState
 	module   *luaapi.Module
 	trace    *traceRecorder // nil without --trace
@@ -42,6 +47,13 @@ func run(args []string) int {
 		fmt.Print(usageText)
 		return 0
 	}
+	if err := opts.checkOutputs(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+		if _, usage := err.(*usageError); usage {
+			fmt.Fprint(os.Stderr, usageText)
+		}
+		return 1
+	}
 	if opts.version {
 		fmt.Println(version)
 	}
@@ -53,6 +65,9 @@ func run(args []string) int {
 	status := c.main()
 	if err := c.finish(); err != nil && status == 0 {
 		status = 1
+	}
+	if c.intr.wasTerminated() {
+		status = exitTerminated
 	}
 	return status
 }
@@ -67,6 +82,13 @@ func newCommand(opts *options) (*command, error) {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Globals:    true,
+		// Keep every session's stats for --stats; without it, keep none:
+		// the module then forgets each session once it is closed.
+		StatsLimit:        -1,
+		ReportEveryFabric: opts.verbose,
+	}
+	if opts.statsPath != "" {
+		lopts.StatsLimit = math.MaxInt
 	}
 	if opts.tracePath != "" {
 		c.trace = &traceRecorder{}
@@ -91,6 +113,9 @@ func (c *command) main() int {
 		if !c.report(c.runStep(s)) {
 			return 1
 		}
+	}
+	if c.intr.wasTerminated() {
+		return 1
 	}
 	if c.opts.hasScript() {
 		if !c.report(c.runScript()) {
@@ -235,10 +260,13 @@ func (c *command) replaceExit() {
 func (c *command) atFinish(fn func()) { c.cleanups = append(c.cleanups, fn) }
 
 // finish ends the run once: it runs the cleanups, closes the sessions still
-// open (the module reports each on standard error), writes the trace and
-// the stats, and closes the Lua state. A file that cannot be written is
-// reported and returned.
+// open (saying at once which it joins and for how long; Ctrl-C or SIGTERM
+// quarantines them now; the module reports each on standard error), writes
+// the trace and the stats, and closes the Lua state. A file that cannot be
+// written is reported and returned.
 func (c *command) finish() error {
+	c.finishMu.Lock()
+	defer c.finishMu.Unlock()
 	if c.finished {
 		return nil
 	}
@@ -247,7 +275,7 @@ func (c *command) finish() error {
 		c.cleanups[i]()
 	}
 	c.L.RemoveContext()
-	c.module.Close()
+	c.closeSessions()
 	var errs []error
 	if c.trace != nil {
 		if err := c.trace.write(c.opts.tracePath); err != nil {
@@ -264,4 +292,28 @@ func (c *command) finish() error {
 	}
 	c.L.Close()
 	return errors.Join(errs...)
+}
+
+// closeSessions closes the sessions still open. Joining a hung session takes
+// the whole close timeout, so it first says which sessions it joins, for how
+// long, and that Ctrl-C quarantines them at once.
+func (c *command) closeSessions() {
+	if ids := c.module.OpenSessionIDs(); len(ids) > 0 {
+		fmt.Fprintf(os.Stderr, "%s: closing %s: joining for up to %s each (Ctrl-C quarantines now)\n",
+			progName, sessionList(ids), c.module.CloseTimeout())
+	}
+	c.module.CloseContext(c.intr.arm())
+	c.intr.disarm()
+}
+
+// sessionList names sessions for a message: "session 3", "sessions 1, 2 and 5".
+func sessionList(ids []uint64) string {
+	words := make([]string, len(ids))
+	for i, id := range ids {
+		words[i] = strconv.FormatUint(id, 10)
+	}
+	if len(words) == 1 {
+		return "session " + words[0]
+	}
+	return "sessions " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

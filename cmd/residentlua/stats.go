@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
+	"io"
 
 	"residentlua/luaapi"
 )
@@ -13,9 +13,9 @@ func writeStats(path string, stats []luaapi.SessionStats) error {
 	if stats == nil {
 		stats = []luaapi.SessionStats{}
 	}
-	data, err := json.MarshalIndent(stats, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return writeFileAtomically(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(stats)
+	})
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -76,11 +76,12 @@ type traceFile struct {
 
 // write renders everything recorded so far into path.
 func (r *traceRecorder) write(path string) error {
-	data, err := json.MarshalIndent(r.file(), "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	file := r.file()
+	return writeFileAtomically(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(file)
+	})
 }
 
 // file builds the trace: metadata naming processes and threads, then for
