@@ -338,7 +338,7 @@ func TestContextInterruptsWait(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("wait took %v after a cancel at 100ms", took)
 	}
-	if !strings.Contains(err.Error(), "context canceled") {
+	if !strings.Contains(err.Error(), "wait on session 1 interrupted; the session keeps its devices: wait again or close it") {
 		t.Errorf("error: %v", err)
 	}
 	h.L.RemoveContext()

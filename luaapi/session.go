@@ -198,9 +198,14 @@ func ctxOf(L *lua.LState) context.Context {
 	return context.Background()
 }
 
-// interrupted raises the error of a wait stopped by the state's context.
+// interrupted raises the error of a wait stopped by the state's context
+// (Ctrl-C in the command), in words rather than Go's "context canceled".
 func interrupted(L *lua.LState, op string, id uint64, err error) {
-	L.RaiseError("%s on session %d interrupted: %v", op, id, err)
+	why := ""
+	if errors.Is(err, context.DeadlineExceeded) {
+		why = " (the caller's deadline passed)"
+	}
+	L.RaiseError("%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
 }
 
 // startup makes a session: resident.startup{gpu=, rounds=, credits=, slot_bytes=}.

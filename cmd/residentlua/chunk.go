@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,6 +43,9 @@ func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, err
 	if err != nil {
 		ce := asChunkError(L, err)
 		if interrupted {
+			// gopher-lua stops a running chunk with the context's error, in
+			// Go's words ("context canceled").
+			ce.msg = strings.Replace(ce.msg, context.Canceled.Error(), "interrupted", 1)
 			if !strings.Contains(ce.msg, "interrupted") {
 				ce.msg = "interrupted: " + ce.msg
 			}

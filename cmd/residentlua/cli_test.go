@@ -408,7 +408,7 @@ func TestInterruptScript(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, stderr.String())
 	}
-	contains(t, "stderr", stderr.String(), "residentlua: interrupted: loop.lua:", "context canceled", "resident: closed session 1 at exit: retired")
+	contains(t, "stderr", stderr.String(), "residentlua: loop.lua:4: interrupted\n", "resident: closed session 1 at exit: retired")
 }
 
 // --gpu cuda asks every fabric for the real GPU: without the driver or a

@@ -298,7 +298,11 @@ func (c *command) finish() error {
 // the whole close timeout, so it first says which sessions it joins, for how
 // long, and that Ctrl-C quarantines them at once.
 func (c *command) closeSessions() {
-	if ids := c.module.OpenSessionIDs(); len(ids) > 0 {
+	switch ids := c.module.OpenSessionIDs(); {
+	case len(ids) == 0:
+	case c.intr.wasTerminated():
+		fmt.Fprintf(os.Stderr, "%s: terminated: closing %s without joining\n", progName, sessionList(ids))
+	default:
 		fmt.Fprintf(os.Stderr, "%s: closing %s: joining for up to %s each (Ctrl-C quarantines now)\n",
 			progName, sessionList(ids), c.module.CloseTimeout())
 	}
