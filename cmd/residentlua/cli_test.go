@@ -18,7 +18,7 @@ import (
 func TestVersionAndHelp(t *testing.T) {
 	r := runCmd(t, "", "", "-v")
 	r.wantCode(t, 0)
-	contains(t, "-v stdout", r.stdout, "residentlua 0.1", "GopherLua", "Lua 5.1")
+	contains(t, "-v stdout", r.stdout, "residentlua ", "(gopher-lua v1.1.2, Lua 5.1)")
 
 	r = runCmd(t, "", "", "--help")
 	r.wantCode(t, 0)
@@ -371,7 +371,7 @@ func TestPlainInteractive(t *testing.T) {
 	// It prints values, continues incomplete chunks, survives errors.
 	r := runCmd(t, "", "1+1\nfor i = 1, 2 do\nprint(i * 10)\nend\nerror('oops')\nprint('after')\n=3*3\n", "-i")
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "residentlua 0.1", "> 2\n", ">> ", "10\n20\n", "after\n", "9\n")
+	contains(t, "stdout", r.stdout, "(gopher-lua v1.1.2, Lua 5.1)", "> 2\n", ">> ", "10\n20\n", "after\n", "9\n")
 	contains(t, "stderr", r.stderr, "stdin:1: oops", "stack traceback:")
 	// -i after a script: the script's globals are there.
 	dir := t.TempDir()

@@ -89,6 +89,8 @@ func parseArgs(args []string) (*options, error) {
 			o.help = true
 		case a == "--verbose":
 			o.verbose = true
+		case a == "--version":
+			o.version = true
 		case strings.HasPrefix(a, "--"):
 			name, value, attached := strings.Cut(a[2:], "=")
 			if !longOptionTakesValue(name) {
@@ -193,7 +195,7 @@ Available options are:
   -i               enter interactive mode after executing 'script'
   -l mod           require library 'mod' into global 'mod'
   -l g=mod         require library 'mod' into global 'g'
-  -v               show version information
+  -v, --version    show version information
   -E, -W           accepted for compatibility with lua; no effect
   --               stop handling options
   -                stop handling options and execute stdin

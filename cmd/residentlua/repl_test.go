@@ -11,7 +11,7 @@ import (
 
 func TestREPLExpressionsAndContinuation(t *testing.T) {
 	tm := startTerminal(t, filepath.Join(t.TempDir(), "history"), "--mode", "sim", "--seed", "1")
-	tm.expect("residentlua 0.1")
+	tm.expect("(gopher-lua v1.1.2, Lua 5.1)")
 	tm.expect("> ")
 
 	// An expression prints its values.

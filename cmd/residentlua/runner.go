@@ -19,8 +19,6 @@ import (
 // progName prefixes the command's own messages, as lua.c's progname does.
 const progName = "residentlua"
 
-// version is what -v and -i print.
-const version = "residentlua 0.1 (" + lua.PackageName + " " + lua.PackageVersion + ", " + lua.LuaVersion + ")"
 
 // command is one run of residentlua: its options, the Lua state with the
 // module open in it, and where the run's records go.
@@ -55,7 +53,7 @@ func run(args []string) int {
 		return 1
 	}
 	if opts.version {
-		fmt.Println(version)
+		fmt.Println(versionLine())
 	}
 	c, err := newCommand(opts)
 	if err != nil {
@@ -127,7 +125,7 @@ func (c *command) main() int {
 		c.repl()
 	case !c.opts.hasScript() && !c.opts.hasExec() && !c.opts.version:
 		if isTerminal(os.Stdin) {
-			fmt.Println(version)
+			fmt.Println(versionLine())
 			c.repl()
 		} else if !c.report(c.runStdin(nil)) {
 			return 1
