@@ -24,8 +24,8 @@ func TestVersionAndHelp(t *testing.T) {
 	r.wantCode(t, 0)
 	contains(t, "--help stdout", r.stdout,
 		"usage: residentlua [options] [script [args]]",
-		"-e stat", "-i ", "-l mod", "-l g=mod", "-v ", "--  ", "-  ",
-		"--mode sim|realtime", "--seed N", "--timing ideal|published", "--gpu sim|cuda", "--trace FILE", "--stats FILE", "--help")
+		"-e stat", "-i ", "-l mod", "-l g=mod", "-v, --version", "--  ", "-  ",
+		"--mode sim|realtime", "--seed N", "--timing ideal|published", "--gpu sim|cuda", "--trace FILE", "--stats FILE", "--verbose", "--help")
 }
 
 func TestUsageErrors(t *testing.T) {
