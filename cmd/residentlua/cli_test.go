@@ -366,6 +366,17 @@ resident.fabric{mode="sim"}; print(a, b, resident.seed())`
 	contains(t, "stderr", r3.stderr, "seed="+seeds[1], "seed="+seeds[2])
 }
 
+func TestREPLShowsTableFields(t *testing.T) {
+	// A table result shows its fields, sorted, one level deep, long values
+	// cut, instead of its address; a table with __tostring prints as usual.
+	r := runCmd(t, "", "resident.budget()\n{3, 1, z = {}, a = string.rep('x', 70), [true] = 1}\nsetmetatable({}, {__tostring = function() return 'mine' end})\n", "-i", "--mode", "sim")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout,
+		"{ charged = 0, limit = 1073741824, quarantined = 0 }\n",
+		`{ 3, 1, a = "`+strings.Repeat("x", showValue-1)+`..., z = {...}, [true] = 1 }`,
+		"mine\n")
+}
+
 func TestPlainInteractive(t *testing.T) {
 	// -i with standard input not a terminal: the REPL without line editing.
 	// It prints values, continues incomplete chunks, survives errors.

@@ -112,8 +112,8 @@ func incomplete(err error) bool {
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints
-// its values with the global print (a session prints its tostring), or
-// its error and traceback on standard error.
+// its values with the global print (a session prints its tostring, a table
+// its fields), or its error and traceback on standard error.
 func (c *command) evalPrint(fn *lua.LFunction, in lineReader) {
 	done := in.running()
 	defer done()
@@ -129,6 +129,11 @@ func (c *command) evalPrint(fn *lua.LFunction, in lineReader) {
 	if !ok {
 		fmt.Fprintln(os.Stderr, "error calling 'print' (a nil value)")
 		return
+	}
+	for i, v := range results {
+		if t, ok := v.(*lua.LTable); ok && c.L.GetMetaField(t, "__tostring") == lua.LNil {
+			results[i] = lua.LString(showTable(c.L, t))
+		}
 	}
 	if _, err := c.call(printFn, results...); err != nil {
 		fmt.Fprintf(os.Stderr, "error calling 'print' (%v)\n", err)
