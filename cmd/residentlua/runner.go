@@ -19,7 +19,6 @@ import (
 // progName prefixes the command's own messages, as lua.c's progname does.
 const progName = "residentlua"
 
-
 // command is one run of residentlua: its options, the Lua state with the
 // module open in it, and where the run's records go.
 type command struct {
