@@ -69,8 +69,9 @@ func TestBadInput(t *testing.T) {
 		// Values out of range.
 		{"zero rounds", `resident.startup{rounds=0}`, `invalid: rounds must be from 1 to 1000000, got 0`},
 		{"too many credits", `resident.startup{credits=65}`, `invalid: credits must be from 1 to 64, got 65`},
-		{"sdma queue", `resident.startup{gpu="sdma"}`, `invalid: the GPU queue must be pm4 or aql, got sdma`},
-		{"unknown queue", `resident.startup{gpu="warp"}`, `invalid: unknown queue kind "warp"; use pm4, aql, sdma or xdna`},
+		{"sdma queue", `resident.startup{gpu="sdma"}`, `invalid: gpu: the GPU's queue kind must be "aql" or "pm4", got "sdma"`},
+		{"unknown queue", `resident.startup{gpu="warp"}`, `invalid: gpu: the GPU's queue kind must be "aql" or "pm4", got "warp"`},
+		{"upper-case queue", `resident.startup{gpu="AQL"}`, `invalid: gpu: the GPU's queue kind must be "aql" or "pm4", got "AQL" (queue kinds are lower case: "aql")`},
 		{"negative seed", `s:close(); resident.fabric{seed=-1}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
 		{"seed above 2^53-1", `s:close(); resident.fabric{seed=2^53}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got 9007199254740992`},
 

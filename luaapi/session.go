@@ -220,8 +220,12 @@ func (m *Module) startup(L *lua.LState) int {
 		SlotBytes: int(m.sizeField(L, 1, name, "startup", t, "slot_bytes", int64(def.SlotBytes))),
 	}
 	cmd, err := devices.ParseCommand(queue)
-	if err != nil {
-		m.raise(L, err)
+	if err != nil || (cmd != devices.AQL && cmd != devices.PM4) {
+		hint := ""
+		if lower := strings.ToLower(queue); lower == "aql" || lower == "pm4" {
+			hint = fmt.Sprintf(" (queue kinds are lower case: %q)", lower)
+		}
+		m.invalid(L, name, "gpu: the GPU's queue kind must be \"aql\" or \"pm4\", got %q%s", queue, hint)
 	}
 	cfg.GPUQueue = cmd
 	if err := cfg.Validate(); err != nil {
