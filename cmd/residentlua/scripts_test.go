@@ -241,7 +241,10 @@ func TestSweepCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != "slot_bytes,credits,rounds,bytes,elapsed_us,throughput_mbps,round_latency_us,npu_observe_us,verified" {
+	const header = "slot_bytes,credits,rounds,samples,bytes," +
+		"elapsed_us,elapsed_us_min,elapsed_us_max,mb_per_s,mb_per_s_min,mb_per_s_max," +
+		"round_latency_us,round_latency_us_min,round_latency_us_max,npu_observe_us,npu_observe_us_min,npu_observe_us_max,verified"
+	if lines[0] != header {
 		t.Errorf("CSV header %q", lines[0])
 	}
 	if len(lines) != 1+4*3 {
@@ -249,8 +252,25 @@ func TestSweepCSV(t *testing.T) {
 	}
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 9 || f[2] != "4" || f[8] != "true" || f[5] == "0.000" {
+		// Simulated time: one sample, so the median is the smallest and the largest.
+		if len(f) != 18 || f[2] != "4" || f[3] != "1" || f[17] != "true" || f[8] == "n/a" || f[5] != f[6] || f[5] != f[7] {
 			t.Errorf("CSV row %q", l)
+		}
+	}
+	contains(t, "stdout", r.stdout, "simulated time: one sample per cell; the model charges no time for the GPU's writes,")
+
+	// Real time: each cell is several samples, reported as median, smallest and largest.
+	r = runCmd(t, "", "", "--mode", "realtime", "scripts/sweep.lua", csv, "4", "ideal", "3")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "real time: median of 3 samples per cell")
+	data, _ = os.ReadFile(csv)
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		med, _ := strconv.ParseFloat(f[5], 64)
+		lo, _ := strconv.ParseFloat(f[6], 64)
+		hi, _ := strconv.ParseFloat(f[7], 64)
+		if f[3] != "3" || lo > med || med > hi {
+			t.Errorf("real-time CSV row %q", l)
 		}
 	}
 	// Without an argument the CSV goes to sweep.csv in the working directory.
