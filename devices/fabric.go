@@ -140,6 +140,11 @@ func NewFabric(cfg Config) (*Fabric, error) {
 			name = fmt.Sprintf("%s%d", dc.Kind, counts[dc.Kind])
 		}
 		counts[dc.Kind]++
+		for _, other := range f.devices {
+			if other.name == name {
+				return nil, Errorf(KindInvalid, "fabric", "two devices are named %s; give each device its own name", name)
+			}
+		}
 		if dc.Accelerator != nil && dc.Kind != GPU {
 			return nil, Errorf(KindInvalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
 		}

@@ -86,6 +86,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown timing figure", `s:close(); resident.fabric{timing={aql_dispatchx=1}}`, `invalid: unknown timing figure "aql_dispatchx"; figures are [aql_dispatch pm4_dispatch xdna_dispatch host_to_gpu npu_dma_line completion]`},
 		{"unknown timing profile", `s:close(); resident.fabric{timing="fast"}`, `invalid: unknown timing profile "fast"; use "ideal" or "published"`},
 		{"bad duration", `s:close(); resident.fabric{timing={xdna_dispatch="soon"}}`, `invalid: timing.xdna_dispatch: "soon" is not a duration; give seconds as a number or a duration like "5us"`},
+		{"duplicate device name", `s:close(); resident.fabric{gpu={name="npu0"}}`, `invalid: two devices are named npu0; give each device its own name`},
 		{"unknown gpu queue", `s:close(); resident.fabric{gpu={queues={"pm4","warp"}}}`, `invalid: unknown queue kind "warp"; use pm4, aql, sdma or xdna`},
 		{"no npu", `s:close(); resident.fabric{npu=false}; resident.startup{}`, `unsupported: resident startup requires a GPU and an NPU`},
 		{"no fine-grained memory", `s:close(); resident.fabric{gpu={fine_grained=false}}; resident.startup{}`, `unsupported: resident startup requires coherent GPU backing`},
