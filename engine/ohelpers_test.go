@@ -163,3 +163,18 @@ func oRun(t *testing.T, s *Session) {
 		t.Fatalf("wait: %v, %v", ok, err)
 	}
 }
+
+// oBreak builds the engine with rule broken until the test ends.
+func oBreak(t *testing.T, rule brokenRule) {
+	t.Helper()
+	broken = rule
+	t.Cleanup(func() { broken = keepRules })
+}
+
+// oClose closes s and fails unless it ended as want.
+func oClose(t *testing.T, s *Session, want Outcome) {
+	t.Helper()
+	if out := s.Close(); out != want {
+		t.Fatalf("session %d closed %s, want %s", s.ID(), out, want)
+	}
+}
