@@ -41,8 +41,10 @@ func (v Violation) Error() string {
 }
 
 // Oracle watches a fabric's event stream and checks every invariant on
-// every event, in both executors. A correct engine never violates one,
-// under any fault.
+// every event, in both executors (invariant 11, a Wait's deadline, in
+// simulated time only, where deadlines are exact). A correct engine never
+// violates one, under any fault. It keeps state only for what is open:
+// sessions until their close, invocations until they retire or are reset.
 type Oracle struct {
 	mu          sync.Mutex
 	fabric      *devices.Fabric
