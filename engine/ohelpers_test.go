@@ -170,11 +170,3 @@ func oBreak(t *testing.T, rule brokenRule) {
 	broken = rule
 	t.Cleanup(func() { broken = keepRules })
 }
-
-// oClose closes s and fails unless it ended as want.
-func oClose(t *testing.T, s *Session, want Outcome) {
-	t.Helper()
-	if out := s.Close(); out != want {
-		t.Fatalf("session %d closed %s, want %s", s.ID(), out, want)
-	}
-}

@@ -622,49 +622,46 @@ func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
 // The oracle forgets a session once it is closed and settled (retired, or
 // quarantined and released by reset), and a session that could not be made
 // once its line is released: a long-lived oracle's state stays bounded.
+// Each round makes a session under one of these faults (none, hung,
+// crashed, failed, rejected, unpublished, deaf to ABORT), runs it, closes
+// it and resets the devices; or fails to make one.
 func TestOracleForgetsEndedSessions(t *testing.T) {
 	f, o := oFabric(t)
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	for i := range 400 {
-		switch i % 4 {
-		case 0: // the line is made, the payload is not
-			oSet(t, f, fault.MemoryAlloc, "1*off->1*error")
-			if _, err := NewExchangeSession(gpu, npu, devices.DefaultExchange()); err == nil {
+	faults := []struct {
+		site  fault.Site
+		chain string
+	}{
+		{fault.GPURun, "off"}, {fault.GPURun, "hang"}, {fault.NPURun, "crash"}, {fault.GPUComplete, "error"},
+		{fault.NPUDispatch, "error"}, {fault.HostPublish, "error"}, {fault.HostPublish, "2*off->skip"},
+		{fault.NPURun, "ignore_abort"}, {fault.MemoryAlloc, "1*off->1*error"},
+	}
+	for i := range 450 {
+		c := faults[i%len(faults)]
+		oSet(t, f, c.site, c.chain)
+		s, err := NewExchangeSession(gpu, npu, devices.DefaultExchange())
+		if c.site == fault.MemoryAlloc {
+			if err == nil {
 				t.Fatal("the payload's allocation should have failed")
 			}
-			f.Faults().Clear()
-		case 1:
-			s := oSession(t, f, 2)
-			oRun(t, s)
-			oClose(t, s, Retired)
-			oClose(t, oSession(t, f, 1), Retired) // and one closed untouched
-		case 2: // hung, quarantined, released by reset
-			oSet(t, f, fault.GPURun, "hang")
-			s := oSession(t, f, 2)
-			for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
-				t.Fatalf("outcome %s, want quarantined", out)
-			}
-			f.Faults().Clear()
-			gpu.Reset()
-			npu.Reset()
-		case 3: // the GPU's completion fails: poisoned, quarantined, released
-			oSet(t, f, fault.GPUComplete, "error(test)")
-			s := oSession(t, f, 1)
-			if err := s.SubmitGPU(); err != nil {
+		} else {
+			if err != nil {
 				t.Fatal(err)
 			}
-			oClose(t, s, Quarantined) // aborted, joined, poisoned
-			f.Faults().Clear()
-			gpu.Reset()
-			npu.Reset()
+			_, _ = s.SubmitGPU(), s.SubmitNPU()
+			if c.chain == "ignore_abort" {
+				_ = s.Abort()
+			} else {
+				_ = s.Start()
+			}
+			_, _ = s.Wait(time.Millisecond)
+			s.CloseWithin(t.Context(), time.Millisecond)
 		}
+		f.Faults().Clear()
+		gpu.Reset()
+		npu.Reset()
 		if n := o.tracked(); n != 0 {
-			t.Fatalf("after %d settled sessions the oracle still tracks %d sessions and invocations", i+1, n)
+			t.Fatalf("after %d settled sessions (the last under %s=%s) the oracle still tracks %d sessions and invocations", i+1, c.site, c.chain, n)
 		}
 	}
 	oNone(t, o)
