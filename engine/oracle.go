@@ -221,7 +221,7 @@ func (o *Oracle) observe(e devices.Event) {
 		if e.A == uint64(devices.StartupAbort) {
 			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
 		}
-		if w.close.begun && e.A != uint64(devices.StartupAbort) {
+		if w.close.begun && w.decisions == 1 && e.A != uint64(devices.StartupAbort) {
 			o.violateClose(w, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
 		}
 	case devices.EvHostStore:

@@ -498,6 +498,23 @@ func TestOracleInvariant10CloseWithoutAbort(t *testing.T) {
 	}
 }
 
+// A close that decides RUN for an undecided session.
+func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupRun), 0)
+	v := oWant(t, o, 10, s.ID(), EvDecide)
+	if !strings.Contains(v.Message, "not ABORT") {
+		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
+	}
+}
+
 // A close that joins before it aborts.
 func TestOracleInvariant10JoinBeforeAbort(t *testing.T) {
 	f, o := oFabric(t)
