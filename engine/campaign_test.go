@@ -2,6 +2,7 @@ package engine
 
 import (
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ var (
 	campaignBase   = flag.Uint64("campaign.seed", 1, "seed of TestCampaign's first trial; trial i uses seed+i")
 	campaignReplay = flag.Uint64("campaign.replay", 0, "replay only the trial with this seed, printing its host operations")
 	campaignRT     = flag.Int("trials.realtime", 30, "randomized trials TestCampaignRealTime runs on the real-time executor")
+	campaignBroken = flag.Int("trials.broken", 3000, "most randomized trials TestCampaignCatchesBrokenRules runs for each broken rule")
+	campaignAll    = flag.Bool("trials.broken.all", false, "run every -trials.broken trial for each broken rule, for the figures, rather than stopping at the first that reports it")
 )
 
 // TestCampaign runs seeded randomized trials (random host operation orders,
@@ -120,4 +123,60 @@ func TestCampaignReplays(t *testing.T) {
 	if a, b := RunTrial(TrialConfig{Seed: 1}), RunTrial(TrialConfig{Seed: 2}); a.Digest == b.Digest {
 		t.Errorf("seeds 1 and 2 gave the same events")
 	}
+}
+
+// TestCampaignCatchesBrokenRules builds the engine with one rule of the seed
+// broken at a time (the test-only hook broken) and runs TestCampaign's
+// campaign over the same seeds, up to -trials.broken trials: it must report
+// the invariant that the rule keeps. It stops at the first trial that does,
+// unless -trials.broken.all asks for the figures of the whole campaign. The
+// trial that reported it must then be clean with no rule broken, so the
+// violation is the rule's doing (TestCampaign is the clean campaign). The
+// unit tests catch each of these bugs; this shows that a campaign does too,
+// for whoever changes the protocol and relies on it.
+func TestCampaignCatchesBrokenRules(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rule brokenRule
+		inv  int
+	}{
+		{"failed publication does not poison", skipPublishPoison, 9},
+		{"participant error does not poison", skipParticipantPoison, 9},
+		{"close of undecided session does not abort", skipCloseAbort, 10},
+		{"close quarantines without joining", skipCloseJoin, 10},
+		{"second join gets the whole timeout", fullSecondJoin, 11},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			broken = c.rule
+			start := time.Now()
+			stats, first := campaignWithRule(*campaignBroken, c.inv, !*campaignAll)
+			t.Logf("%d trials, %d failed, violations %v; invariant %d first reported by the trial of seed %d (wall %v)",
+				stats.Trials, stats.Failed, trialCounts(stats.Violations), c.inv, first, time.Since(start).Round(time.Millisecond))
+			if first == 0 {
+				t.Fatalf("with the rule broken, %d trials reported no violation of invariant %d (%s); violations %v",
+					stats.Trials, c.inv, Invariants[c.inv], trialCounts(stats.Violations))
+			}
+			if r := RunTrial(TrialConfig{Seed: first}); !r.OK() {
+				t.Fatalf("with no rule broken, the trial of seed %d still fails:\n%s", first, r.Report())
+			}
+		})
+	}
+}
+
+// campaignWithRule runs up to trials trials of TestCampaign's seeds and
+// returns their figures and the seed of the first trial that reported
+// invariant inv (0 if none), stopping there when stop is true.
+func campaignWithRule(trials, inv int, stop bool) (stats TrialStats, first uint64) {
+	defer func() { broken = keepRules }() // even if a trial panics
+	for i := range trials {
+		r := RunTrial(TrialConfig{Seed: *campaignBase + uint64(i)})
+		stats.Add(r)
+		if first == 0 && slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Invariant == inv }) {
+			first = r.Seed
+			if stop {
+				break
+			}
+		}
+	}
+	return stats, first
 }

@@ -12,9 +12,10 @@ const (
 	EvPublished    devices.EventKind = "published"     // A: decision, B: 0 ok, 1 failed
 	EvPoison       devices.EventKind = "poison"        // Detail: why
 	EvWait         devices.EventKind = "wait"          // A: timeout in ns
-	EvJoin         devices.EventKind = "join"          // A: participant, B: JoinRetired, JoinTimeout, JoinError or JoinAbsent
+	EvJoin         devices.EventKind = "join"          // A: participant, B: JoinRetired, JoinTimeout, JoinError, JoinAbsent or JoinCancelled
 	EvWaitEnd      devices.EventKind = "wait.end"      // A: 1 when both retired
 	EvVerify       devices.EventKind = "verify"        // A: 1 ok, B: generations verified; Detail: problem
+	EvCloseBegin   devices.EventKind = "close.begin"   // A: the join's timeout in ns
 	EvClose        devices.EventKind = "close"         // A: 0 retired, 1 quarantined
 )
 
@@ -23,8 +24,18 @@ const (
 	JoinRetired uint64 = iota
 	JoinTimeout
 	JoinError
-	JoinAbsent // the participant was never accepted: nothing to join
+	JoinAbsent    // the participant was never accepted: nothing to join
+	JoinCancelled // the wait's context ended the join: no failure of the participant
 )
+
+// joinFailure is the result of a join that returned err: JoinCancelled when
+// the wait's context ended it, JoinError when the participant failed.
+func joinFailure(err error) uint64 {
+	if isContextError(err) {
+		return JoinCancelled
+	}
+	return JoinError
+}
 
 // Participants, the A of submit and join events.
 const (

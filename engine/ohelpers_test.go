@@ -163,3 +163,10 @@ func oRun(t *testing.T, s *Session) {
 		t.Fatalf("wait: %v, %v", ok, err)
 	}
 }
+
+// oBreak builds the engine with rule broken until the test ends.
+func oBreak(t *testing.T, rule brokenRule) {
+	t.Helper()
+	broken = rule
+	t.Cleanup(func() { broken = keepRules })
+}

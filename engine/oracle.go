@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"residentlua/devices"
 	"residentlua/devices/fault"
@@ -10,14 +11,17 @@ import (
 
 // Invariants the Oracle checks, numbered as in DESIGN section 4.
 var Invariants = [...]string{
-	1: "at most one decision per startup line, and it is RUN or ABORT",
-	2: "RUN only after both participants were accepted",
-	3: "a rejected dispatch after the peer was accepted is followed by ABORT before the error returns",
-	4: "after observing ABORT no program touches the payload",
-	5: "no buffer is released while a program that can reach it has not retired",
-	6: "every Wait attempts both joins",
-	7: "a retired RUN session verifies: every generation once, in order, checksum right",
-	8: "the budget equals live plus quarantined allocations, and is zero when all is closed",
+	1:  "at most one decision per startup line, and it is RUN or ABORT",
+	2:  "RUN only after both participants were accepted",
+	3:  "a rejected dispatch after the peer was accepted is followed by ABORT before the error returns",
+	4:  "after observing ABORT no program touches the payload",
+	5:  "no buffer is released while a program that can reach it has not retired",
+	6:  "every Wait attempts both joins",
+	7:  "a retired RUN session verifies: every generation once, in order, checksum right",
+	8:  "the budget equals live plus quarantined allocations, and is zero when all is closed",
+	9:  "a failed publication or a participant's error poisons the session: it never counts as retired, and its close quarantines",
+	10: "closing an undecided session publishes ABORT before joining, and a close attempts the join (for its timeout) before it quarantines anything that is not poisoned",
+	11: "a Wait ends by its one deadline: the second join gets only what the first left",
 }
 
 // Violation is a broken invariant with the session's events that led to it:
@@ -37,21 +41,25 @@ func (v Violation) Error() string {
 }
 
 // Oracle watches a fabric's event stream and checks every invariant on
-// every event, in both executors. A correct engine never violates one,
-// under any fault.
+// every event, in both executors (invariant 11, a Wait's deadline, in
+// simulated time only, where deadlines are exact). A correct engine never
+// violates one, under any fault. It keeps state only for what is open:
+// sessions until their close, invocations until they retire or are reset.
 type Oracle struct {
 	mu          sync.Mutex
 	fabric      *devices.Fabric
+	simulated   bool // times are virtual: a Wait's deadline is exact
 	cancel      func()
-	sessions    map[uint64]*watched // from the startup event until close (or quarantine end)
-	open        int                 // sessions started and not yet closed
-	invocations map[uint64]*watchedInvocation
-	live        int64 // bytes of live buffers charged to the fabric's budget
+	sessions    map[uint64]*watched           // from the startup event until close (or until the line is released unclosed)
+	invocations map[uint64]*watchedInvocation // from dispatch until retire or reset
+	live        int64                         // bytes of live buffers charged to the fabric's budget
 	quarantined int64
 	violations  []Violation
 	seen        uint64 // the sequence number of the event being checked
 }
 
+// watched is what the oracle keeps of one session, from its startup until
+// it is closed: the state its invariants need and nothing more.
 type watched struct {
 	line      uint64 // the startup line's buffer
 	decisions int
@@ -59,10 +67,27 @@ type watched struct {
 	accepted  [2]bool // by participant
 	rejected  [2]bool // rejected in the submit now returning
 	aborted   [2]bool // ABORT decided after that rejection
-	joined    [2]bool
-	corrupted bool // payload.corrupt flipped a bit
-	undrained bool // npu.drain skipped a drain
-	ended     bool // closed, or its startup line released without a close: no longer open
+	corrupted bool    // payload.corrupt flipped a bit
+	undrained bool    // npu.drain skipped a drain
+	poisoned  bool
+	wait      watchedWait // the latest Wait
+	close     watchedClose
+}
+
+// watchedWait is one Wait of a session, from its wait event to its end.
+type watchedWait struct {
+	at, timeout time.Duration // when it began, and the deadline it was given
+	joined      [2]bool
+	failed      bool // a join failed with the participant's error
+	overdue     bool // invariant 11 was reported for it
+}
+
+// watchedClose is a session's close, from its close.begin event.
+type watchedClose struct {
+	begun    bool
+	timeout  time.Duration // what the close joins for
+	joined   bool          // a Wait ended within the close
+	reported bool          // invariant 10 was reported for it
 }
 
 type watchedInvocation struct {
@@ -73,7 +98,7 @@ type watchedInvocation struct {
 
 // NewOracle subscribes an oracle to f's events.
 func NewOracle(f *devices.Fabric) *Oracle {
-	o := &Oracle{fabric: f, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+	o := &Oracle{fabric: f, simulated: f.Mode() == devices.Simulated, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
 	o.cancel = f.Events().Subscribe(o.observe)
 	return o
 }
@@ -115,7 +140,7 @@ func (o *Oracle) CheckSettled() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	st := o.fabric.Budget().State()
-	if o.open == 0 && st.Quarantined == 0 && st.Charged != 0 {
+	if len(o.sessions) == 0 && st.Quarantined == 0 && st.Charged != 0 {
 		v := o.violate(8, 0, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
 		return v
 	}
@@ -128,25 +153,32 @@ func (o *Oracle) violate(inv int, session uint64, msg string) Violation {
 	return v
 }
 
-// session returns the record of e's session. Records begin with the
-// session's first protocol event (the startup); device events of sessions
-// not (or no longer) watched have none.
+// tracked is how many sessions and invocations the oracle keeps state for.
+func (o *Oracle) tracked() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.sessions) + len(o.invocations)
+}
+
+// session returns the record of e's session. A record begins with the
+// session's startup event and ends with its close (or with the release of
+// its line when no close began: a session that could not be made). Events
+// of sessions not (or no longer) watched have none.
 func (o *Oracle) session(e *devices.Event) *watched {
 	if e.Session == 0 {
 		return nil
 	}
 	w := o.sessions[e.Session]
-	if w == nil && e.Actor == devices.HostActor && isProtocolKind(e.Kind) {
-		w = &watched{}
+	if w == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
+		w = &watched{line: e.B}
 		o.sessions[e.Session] = w
-		o.open++
 	}
 	return w
 }
 
 func isProtocolKind(k devices.EventKind) bool {
 	switch k {
-	case EvStartup, EvSubmit, EvSubmitReturn, EvDecide, EvPublished, EvPoison, EvWait, EvJoin, EvWaitEnd, EvVerify, EvClose:
+	case EvStartup, EvSubmit, EvSubmitReturn, EvDecide, EvPublished, EvPoison, EvWait, EvJoin, EvWaitEnd, EvVerify, EvCloseBegin, EvClose:
 		return true
 	}
 	return false
@@ -157,9 +189,12 @@ func (o *Oracle) observe(e devices.Event) {
 	defer o.mu.Unlock()
 	o.seen = e.Seq
 	w := o.session(&e)
+	if w == nil && isProtocolKind(e.Kind) {
+		return // a session made before the oracle, or already closed
+	}
 	switch e.Kind {
-	case EvStartup:
-		w.line = e.B
+	case EvPublished, EvPoison, EvCloseBegin, EvWait, EvJoin, EvWaitEnd, EvClose:
+		o.lifecycle(w, &e)
 	case EvSubmit:
 		if e.B == 0 {
 			w.accepted[e.A] = true
@@ -185,6 +220,9 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 		if e.A == uint64(devices.StartupAbort) {
 			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
+		}
+		if w.close.begun && w.decisions == 1 && e.A != uint64(devices.StartupAbort) {
+			o.violateClose(w, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
 		}
 	case devices.EvHostStore:
 		if w != nil && e.A == w.line && e.B != 0 {
@@ -227,8 +265,8 @@ func (o *Oracle) observe(e devices.Event) {
 		if e.Kind == devices.EvRelease && e.Detail != devices.PrivateBudget {
 			o.live -= int64(e.B)
 		}
-		if w != nil && e.Kind == devices.EvRelease && e.A == w.line {
-			o.end(w) // a startup abandoned before any close (NewExchangeSession failed) ends here
+		if w != nil && e.Kind == devices.EvRelease && e.A == w.line && !w.close.begun {
+			delete(o.sessions, e.Session) // a startup abandoned before any close (NewExchangeSession failed) ends here
 		}
 	case devices.EvAlloc:
 		if e.Detail != devices.PrivateBudget {
@@ -238,18 +276,12 @@ func (o *Oracle) observe(e devices.Event) {
 	case devices.EvQuarantine:
 		o.quarantined += int64(e.A)
 		o.checkBudget(e.Session)
+		if w != nil {
+			o.checkClose(w, e.Session, true)
+		}
 	case devices.EvQuarantineEnd:
 		o.quarantined -= int64(e.A)
 		o.checkBudget(e.Session)
-		delete(o.sessions, e.Session)
-	case EvWait:
-		w.joined = [2]bool{}
-	case EvJoin:
-		w.joined[e.A] = true
-	case EvWaitEnd:
-		if !w.joined[0] || !w.joined[1] {
-			o.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.joined[0], w.joined[1]))
-		}
 	case devices.EvFault:
 		if w != nil {
 			w.corrupted = w.corrupted || (fault.Site(e.A) == fault.PayloadCorrupt && fault.Action(e.B) == fault.Flip)
@@ -262,20 +294,6 @@ func (o *Oracle) observe(e devices.Event) {
 		case e.A == 1 && w.corrupted:
 			o.violate(7, e.Session, "a slot was corrupted but verification passed")
 		}
-	case EvClose:
-		o.checkBudget(e.Session)
-		if e.A == 0 {
-			delete(o.sessions, e.Session) // a quarantined session's record lives until its quarantine ends
-		}
-		o.end(w)
-	}
-}
-
-// end counts w's session as no longer open, once.
-func (o *Oracle) end(w *watched) {
-	if !w.ended {
-		w.ended = true
-		o.open--
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -292,7 +293,7 @@ func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
 		oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
 		oEmit(f, s.ID(), EvJoin, joined, JoinError)
 		oEmit(f, s.ID(), EvWaitEnd, 0, 0)
-		v := oWant(t, o, 6, s.ID(), EvWaitEnd)
+		v := oWant(t, o, 6, s.ID(), EvWaitEnd, 9) // the failed join did not poison either
 		if !oHas(v.Events, EvWait) || !oHas(v.Events, EvJoin) {
 			t.Errorf("the events should show the wait and its one join")
 		}
@@ -351,7 +352,7 @@ func TestOracleInvariant8QuarantineMismatch(t *testing.T) {
 	f, o := oFabric(t)
 	s := oSession(t, f, 1)
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantine, 64, 0, "forged")
-	oWant(t, o, 8, s.ID(), devices.EvQuarantine)
+	oWant(t, o, 8, s.ID(), devices.EvQuarantine, 10) // and no close aborted the session first
 }
 
 // Everything closed, yet something is still charged.
@@ -376,6 +377,314 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 	}
 	oWant(t, o, 8, 0, "")
 	_ = stray.Release()
+}
+
+// --- invariant 9: a failed publication or a participant's error poisons
+// the session: it never counts as retired, and its close quarantines
+
+// A publication that fails with no poison before its published event.
+func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0)
+	oEmit(f, s.ID(), EvPublished, uint64(devices.StartupAbort), 1)
+	v := oWant(t, o, 9, s.ID(), EvPublished)
+	if !strings.Contains(v.Message, "not poisoned") {
+		t.Errorf("message %q should say the session was not poisoned", v.Message)
+	}
+}
+
+// The engine built to skip that poison is caught on its own events.
+func TestOracleInvariant9EngineSkipsPublicationPoison(t *testing.T) {
+	f, o := oFabric(t)
+	oBreak(t, skipPublishPoison)
+	oSet(t, f, fault.HostPublish, "error(test)")
+	s := oSession(t, f, 1)
+	if err := s.Abort(); !errors.Is(err, ErrPublish) {
+		t.Fatalf("Abort with the publication failing: %v, want a Publish error", err)
+	}
+	oWant(t, o, 9, s.ID(), EvPublished)
+}
+
+// A Wait whose join failed, ending with no poison.
+func TestOracleInvariant9JoinErrorNotPoisoned(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
+	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinError)
+	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinRetired)
+	oEmit(f, s.ID(), EvWaitEnd, 0, 0)
+	v := oWant(t, o, 9, s.ID(), EvWaitEnd)
+	if !oHas(v.Events, EvJoin) {
+		t.Errorf("the events should show the failed join")
+	}
+}
+
+// The engine built to skip the participant's poison.
+func TestOracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
+	f, o := oFabric(t)
+	oBreak(t, skipParticipantPoison)
+	oSet(t, f, fault.NPUComplete, "error(test)")
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Wait(time.Second); !errors.Is(err, ErrDevice) {
+		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
+	}
+	oWant(t, o, 9, s.ID(), EvWaitEnd)
+}
+
+// A poisoned session released as retired.
+func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	oEmit(f, s.ID(), EvPoison, 0, 0) // a failure the engine then forgets
+	f.Events().Emit(devices.HostActor, s.ID(), EvClose, 0, 0, "forged")
+	v := oWant(t, o, 9, s.ID(), EvClose)
+	if !strings.Contains(v.Message, "retired") {
+		t.Errorf("message %q should say the session was released as retired", v.Message)
+	}
+}
+
+// A Wait ended by its context failed no participant: it does not poison,
+// and the oracle does not ask it to.
+func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.GPURun, "hang")
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.WaitContext(ctx, time.Second); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitContext(cancelled): %v, want context.Canceled", err)
+	}
+	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvJoin && e.B == JoinCancelled })); n == 0 {
+		t.Errorf("no join was reported cancelled")
+	}
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	oNone(t, o)
+}
+
+// --- invariant 10: closing an undecided session publishes ABORT before
+// joining, and a close attempts the join (for its timeout) before it
+// quarantines anything that is not poisoned
+
+// The engine built to close an undecided session without ABORT.
+func TestOracleInvariant10CloseWithoutAbort(t *testing.T) {
+	f, o := oFabric(t)
+	oBreak(t, skipCloseAbort)
+	s := oSession(t, f, 1)
+	if err := s.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	s.CloseWithin(t.Context(), time.Millisecond)
+	v := oWant(t, o, 10, s.ID(), devices.EvQuarantine)
+	if !strings.Contains(v.Message, "undecided") || !oHas(v.Events, EvCloseBegin) {
+		t.Errorf("message %q and events should show an undecided session's close", v.Message)
+	}
+	if n := len(o.Violations()); n != 1 {
+		t.Errorf("%d violations of one close, want it reported once", n)
+	}
+}
+
+// A close that decides RUN for an undecided session.
+func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupRun), 0)
+	v := oWant(t, o, 10, s.ID(), EvDecide)
+	if !strings.Contains(v.Message, "not ABORT") {
+		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
+	}
+}
+
+// A close that joins before it aborts.
+func TestOracleInvariant10JoinBeforeAbort(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
+	oWant(t, o, 10, s.ID(), EvWait)
+}
+
+// The engine built to quarantine at close without joining.
+func TestOracleInvariant10QuarantineWithoutJoin(t *testing.T) {
+	f, o := oFabric(t)
+	oBreak(t, skipCloseJoin)
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := s.Close(); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	v := oWant(t, o, 10, s.ID(), devices.EvQuarantine)
+	if oHas(v.Events, EvWait) {
+		t.Errorf("the events show a join, but none was attempted")
+	}
+}
+
+// A close that joins for less than its timeout, then quarantines.
+func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	if err := s.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	oEmit(f, s.ID(), EvWait, uint64(time.Millisecond), 0)
+	v := oWant(t, o, 10, s.ID(), EvWait)
+	if !strings.Contains(v.Message, "1ms") || !strings.Contains(v.Message, "1s") {
+		t.Errorf("message %q should give both timeouts", v.Message)
+	}
+}
+
+// A poisoned session may be quarantined at once.
+func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
+	f, o := oFabric(t)
+	oSet(t, f, fault.HostPublish, "error(test)")
+	s := oSession(t, f, 1)
+	if err := s.Abort(); !errors.Is(err, ErrPublish) {
+		t.Fatalf("Abort: %v, want a Publish error", err)
+	}
+	oBreak(t, skipCloseJoin)
+	if out := s.Close(); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	oNone(t, o)
+}
+
+// --- invariant 11: a Wait ends by its one deadline
+
+// The engine built to give the second join the whole timeout again: with
+// both participants hung, the Wait ends a whole timeout late.
+func TestOracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
+	f, o := oFabric(t)
+	oBreak(t, fullSecondJoin)
+	oSet(t, f, fault.GPURun, "hang")
+	s := oSession(t, f, 1)
+	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := s.Wait(time.Millisecond); ok || err != nil {
+		t.Fatalf("wait on a hung GPU: %v, %v; want a timeout", ok, err)
+	}
+	v := oWant(t, o, 11, s.ID(), EvJoin)
+	if !strings.Contains(v.Message, "NPU join") || !strings.Contains(v.Message, "1ms past") {
+		t.Errorf("message %q should say the NPU join ended 1ms past the deadline", v.Message)
+	}
+	if n := len(o.Violations()); n != 1 {
+		t.Errorf("%d violations of one Wait, want it reported once", n)
+	}
+}
+
+// The same, forged: the NPU's join ends after the deadline.
+func TestOracleInvariant11JoinPastDeadline(t *testing.T) {
+	f, o := oFabric(t)
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	oEmit(f, s.ID(), EvWait, 0, 0)
+	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinRetired)
+	f.Advance(time.Microsecond)
+	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
+	oWant(t, o, 11, s.ID(), EvJoin)
+}
+
+// In real time a wait overshoots its deadline by however late its thread
+// runs, so the oracle does not check invariant 11 there.
+func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NewOracle(f)
+	defer f.Close()
+	defer o.Stop()
+	s := oSession(t, f, 1)
+	oRun(t, s)
+	oEmit(f, s.ID(), EvWait, 0, 0)
+	time.Sleep(time.Millisecond)
+	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
+	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
+	oEmit(f, s.ID(), EvWaitEnd, 0, 0)
+	if s.Close() != Retired {
+		t.Fatal("a clean session should retire")
+	}
+	oNone(t, o)
+}
+
+// --- what the oracle keeps
+
+// The oracle forgets a session once it is closed and settled (retired, or
+// quarantined and released by reset), and a session that could not be made
+// once its line is released: a long-lived oracle's state stays bounded.
+// Each round makes a session under one of these faults (none, hung,
+// crashed, failed, rejected, unpublished, deaf to ABORT), runs it, closes
+// it and resets the devices; or fails to make one.
+func TestOracleForgetsEndedSessions(t *testing.T) {
+	f, o := oFabric(t)
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	faults := []struct {
+		site  fault.Site
+		chain string
+	}{
+		{fault.GPURun, "off"}, {fault.GPURun, "hang"}, {fault.NPURun, "crash"}, {fault.GPUComplete, "error"},
+		{fault.NPUDispatch, "error"}, {fault.HostPublish, "error"}, {fault.HostPublish, "2*off->skip"},
+		{fault.NPURun, "ignore_abort"}, {fault.MemoryAlloc, "1*off->1*error"},
+	}
+	for i := range 450 {
+		c := faults[i%len(faults)]
+		oSet(t, f, c.site, c.chain)
+		s, err := NewExchangeSession(gpu, npu, devices.DefaultExchange())
+		if c.site == fault.MemoryAlloc {
+			if err == nil {
+				t.Fatal("the payload's allocation should have failed")
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = s.SubmitGPU(), s.SubmitNPU()
+			if c.chain == "ignore_abort" {
+				_ = s.Abort()
+			} else {
+				_ = s.Start()
+			}
+			_, _ = s.Wait(time.Millisecond)
+			s.CloseWithin(t.Context(), time.Millisecond)
+		}
+		f.Faults().Clear()
+		gpu.Reset()
+		npu.Reset()
+		if n := o.tracked(); n != 0 {
+			t.Fatalf("after %d settled sessions (the last under %s=%s) the oracle still tracks %d sessions and invocations", i+1, c.site, c.chain, n)
+		}
+	}
+	oNone(t, o)
+	if err := o.CheckSettled(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // --- positive controls: a correct engine produces no violation

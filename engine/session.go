@@ -185,7 +185,9 @@ func (s *Session) decide(op string, v uint32) error {
 	s.decision = v
 	s.emit(EvDecide, uint64(v), 0, "")
 	if err := s.startup.publish(v); err != nil {
-		s.poison("publication failed: " + err.Error())
+		if broken != skipPublishPoison {
+			s.poison("publication failed: " + err.Error())
+		}
 		s.emit(EvPublished, uint64(v), 1, err.Error())
 		return err
 	}
@@ -272,6 +274,9 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	s.emit(EvWait, uint64(timeout), 0, "")
 	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, s.gpuDone, timeout)
 	left := max(timeout-(f.Now()-start), 0)
+	if broken == fullSecondJoin {
+		left = timeout
+	}
 	// Always attempt both joins, even when the first one failed.
 	npuOK, npuErr := s.join(ctx, ParticipantNPU, s.npuDone, left)
 	err := gpuErr
@@ -279,7 +284,7 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 		err = npuErr
 	}
 	for _, e := range []error{gpuErr, npuErr} {
-		if e != nil && !isContextError(e) {
+		if e != nil && !isContextError(e) && broken != skipParticipantPoison {
 			s.poison("a participant failed: " + e.Error())
 		}
 	}
@@ -303,7 +308,7 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 	ok, err := waitContext(ctx, c, timeout)
 	switch {
 	case err != nil:
-		s.emit(EvJoin, who, JoinError, err.Error())
+		s.emit(EvJoin, who, joinFailure(err), err.Error())
 	case !ok:
 		s.emit(EvJoin, who, JoinTimeout, "")
 	default:
@@ -376,11 +381,12 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	if s.outcome != 0 {
 		return s.outcome
 	}
-	if s.decision == 0 && !s.poisoned {
+	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
+	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
 		_ = s.decide("close", devices.StartupAbort)
 	}
 	retired := s.retired
-	if !retired && s.decision != 0 {
+	if !retired && s.decision != 0 && broken != skipCloseJoin {
 		retired, _ = s.wait(ctx, max(timeout, 0))
 	}
 	bufs := s.buffers()

@@ -1,0 +1,21 @@
+package engine
+
+// brokenRule is one rule of the seed that the engine can be built to
+// break, so that a test can show a campaign's oracle catches code that
+// breaks it (DESIGN 4, invariants 9 to 11). Only the package's _test.go
+// files set broken; nothing exported and nothing reachable from Lua does.
+type brokenRule uint8
+
+// The rules a test can break, one at a time; keepRules breaks none.
+const (
+	keepRules             brokenRule = iota
+	skipPublishPoison                // a failed publication does not poison the session
+	skipParticipantPoison            // a participant's device error does not poison the session
+	skipCloseAbort                   // closing an undecided session does not publish ABORT
+	skipCloseJoin                    // Close quarantines without attempting the join
+	fullSecondJoin                   // a Wait's second join gets the whole timeout again
+)
+
+// broken is the rule the engine breaks: keepRules except while a test of
+// the oracle runs. The session code checks it in one-line conditions.
+var broken brokenRule

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"residentlua/devices"
+)
+
+// The invariants about how a session's publications, Waits and close end:
+// 6 (a Wait attempts both joins), 9 (failures poison), 10 (how a close
+// aborts, joins and quarantines) and 11 (a Wait's one deadline). The engine
+// emits poison before the failed published event or the wait.end that
+// follows a failed join, and close.begin before anything its Close does.
+
+// lifecycle checks one event of a session's publications, Waits and close.
+func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
+	switch e.Kind {
+	case EvPublished:
+		if e.B == 1 && !w.poisoned {
+			o.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
+		}
+	case EvPoison:
+		w.poisoned = true
+	case EvCloseBegin:
+		w.close = watchedClose{begun: true, timeout: time.Duration(e.A)}
+	case EvWait:
+		o.waitBegins(w, e)
+	case EvJoin:
+		w.wait.joined[e.A] = true
+		w.wait.failed = w.wait.failed || e.B == JoinError
+		o.checkDeadline(w, e, "its "+participantName(e.A)+" join ended")
+	case EvWaitEnd:
+		o.waitEnds(w, e)
+	case EvClose:
+		o.checkBudget(e.Session)
+		if e.A == 0 && w.poisoned {
+			o.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
+		}
+		o.checkClose(w, e.Session, e.A == 1)
+		delete(o.sessions, e.Session) // closed: nothing more to check of it
+	}
+}
+
+func (o *Oracle) waitBegins(w *watched, e *devices.Event) {
+	w.wait = watchedWait{at: e.Time, timeout: time.Duration(e.A)}
+	if !w.close.begun {
+		return
+	}
+	switch {
+	case w.decisions == 0:
+		o.violateClose(w, e.Session, "the close joined an undecided session before publishing ABORT")
+	case w.wait.timeout != w.close.timeout:
+		o.violateClose(w, e.Session, fmt.Sprintf("the close joined for %v, not for its timeout of %v", w.wait.timeout, w.close.timeout))
+	}
+}
+
+func (o *Oracle) waitEnds(w *watched, e *devices.Event) {
+	if !w.wait.joined[0] || !w.wait.joined[1] {
+		o.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.wait.joined[0], w.wait.joined[1]))
+	}
+	o.checkDeadline(w, e, "it ended")
+	if w.wait.failed && !w.poisoned {
+		o.violate(9, e.Session, "a participant failed in a join of the Wait, and the session was not poisoned")
+	}
+	if w.close.begun {
+		w.close.joined = true
+	}
+}
+
+// checkDeadline reports a Wait that ran past its one deadline (invariant
+// 11). Only simulated time is exact: in real time a wait overshoots its
+// deadline by however late its thread is scheduled, so no bound holds there
+// and the invariant is not checked.
+func (o *Oracle) checkDeadline(w *watched, e *devices.Event, what string) {
+	over := e.Time - w.wait.at - w.wait.timeout
+	if !o.simulated || w.wait.overdue || over <= 0 {
+		return
+	}
+	w.wait.overdue = true
+	o.violate(11, e.Session, fmt.Sprintf("a Wait given %v at %v: %s at %v, %v past its deadline", w.wait.timeout, w.wait.at, what, e.Time, over))
+}
+
+// checkClose checks a close that quarantines the session (its quarantine
+// event, then close with A=1) or releases it (close with A=0): an undecided
+// session must have been aborted, and one that is not poisoned must have
+// been joined before it is quarantined (invariant 10).
+func (o *Oracle) checkClose(w *watched, session uint64, quarantines bool) {
+	switch {
+	case w.poisoned: // may be quarantined at once
+	case w.decisions == 0:
+		o.violateClose(w, session, "the session was closed undecided, without publishing ABORT")
+	case quarantines && !w.close.joined:
+		o.violateClose(w, session, "the close quarantined a session that is not poisoned without attempting to join its participants")
+	}
+}
+
+// violateClose reports invariant 10 once per close.
+func (o *Oracle) violateClose(w *watched, session uint64, msg string) {
+	if !w.close.reported {
+		w.close.reported = true
+		o.violate(10, session, msg)
+	}
+}
