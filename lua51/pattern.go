@@ -449,23 +449,31 @@ func (ms *matchState) matchCapture(s int, d byte) int {
 	return s + c.len
 }
 
-// captureValue returns capture i of a match from s to e: the whole match
-// when the pattern has no captures and i is 0, a position as a number.
-func (ms *matchState) captureValue(i, s, e int) lua.LValue {
+// captureRange returns where capture i of a match from s to e starts and
+// its length, capPosition for a position capture; with no captures, capture
+// 0 is the whole match.
+func (ms *matchState) captureRange(i, s, e int) (int, int) {
 	if i >= ms.level {
 		if i != 0 {
 			ms.fail("invalid capture index")
 		}
-		return lua.LString(ms.src[s:e])
+		return s, e - s
 	}
 	c := ms.capture[i]
-	switch c.len {
-	case capUnfinished:
+	if c.len == capUnfinished {
 		ms.fail("unfinished capture")
-	case capPosition:
-		return lua.LNumber(c.init + 1)
 	}
-	return lua.LString(ms.src[c.init : c.init+c.len])
+	return c.init, c.len
+}
+
+// captureValue returns capture i of a match from s to e as a Lua value: a
+// string, or a position (from 1) as a number.
+func (ms *matchState) captureValue(i, s, e int) lua.LValue {
+	init, n := ms.captureRange(i, s, e)
+	if n == capPosition {
+		return lua.LNumber(init + 1)
+	}
+	return lua.LString(ms.src[init : init+n])
 }
 
 // pushCaptures pushes the captures of a match from s to e, or the whole
@@ -571,6 +579,13 @@ func strFindAux(L *lua.LState, find bool) int {
 		L.Push(lua.LNil)
 		return 1
 	}
+	return findPattern(L, s, p, start, find)
+}
+
+// findPattern is find and match with the matcher: it tries each start from
+// start on (only start itself when p is anchored with '^') and pushes the
+// first match's position (find) and captures.
+func findPattern(L *lua.LState, s, p string, start int, find bool) int {
 	anchor := len(p) > 0 && p[0] == '^'
 	if anchor {
 		p = p[1:]
@@ -660,19 +675,20 @@ func strGsub(L *lua.LState) int {
 		p = p[1:]
 	}
 	ms := newMatchState(L, src, p)
-	b := make([]byte, 0, len(src))
+	var b strings.Builder
+	b.Grow(len(src))
 	s, n := 0, int64(0)
 	for n < maxN {
 		ms.level = 0
 		e := ms.match(s, 0)
 		if e >= 0 {
 			n++
-			b = ms.appendValue(b, s, e, repl)
+			ms.writeValue(&b, s, e, repl)
 		}
 		if e > s {
 			s = e
 		} else if s < len(src) {
-			b = append(b, src[s])
+			b.WriteByte(src[s])
 			s++
 		} else {
 			break
@@ -681,18 +697,19 @@ func strGsub(L *lua.LState) int {
 			break
 		}
 	}
-	b = append(b, src[s:]...)
-	L.Push(lua.LString(b))
+	b.WriteString(src[s:])
+	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(n))
 	return 2
 }
 
-// appendValue appends the replacement of the match from s to e to b.
-func (ms *matchState) appendValue(b []byte, s, e int, repl lua.LValue) []byte {
+// writeValue writes the replacement of the match from s to e to b.
+func (ms *matchState) writeValue(b *strings.Builder, s, e int, repl lua.LValue) {
 	var v lua.LValue
 	switch r := repl.(type) {
 	case lua.LString:
-		return ms.appendReplacement(b, s, e, string(r))
+		ms.writeReplacement(b, s, e, string(r))
+		return
 	case *lua.LTable:
 		v = ms.L.GetTable(r, ms.captureValue(0, s, e))
 	case *lua.LFunction:
@@ -705,46 +722,46 @@ func (ms *matchState) appendValue(b []byte, s, e int, repl lua.LValue) []byte {
 	}
 	switch x := v.(type) {
 	case lua.LString:
-		return append(b, x...)
+		b.WriteString(string(x))
 	case lua.LNumber:
-		return append(b, NumberToString(x)...)
+		b.WriteString(NumberToString(x))
+	default:
+		if lua.LVAsBool(v) {
+			ms.fail("invalid replacement value (a " + v.Type().String() + ")")
+		}
+		b.WriteString(ms.src[s:e]) // false or nil keeps the match
 	}
-	if !lua.LVAsBool(v) {
-		return append(b, ms.src[s:e]...) // false or nil keeps the match
-	}
-	ms.fail("invalid replacement value (a " + v.Type().String() + ")")
-	return b
 }
 
-// appendReplacement appends repl with %0-%9 replaced by the captures and %
+// writeReplacement writes repl with %0-%9 replaced by the captures and %
 // before any other byte standing for that byte. A '%' at the end of repl
 // stands for a zero byte (Lua 5.1 reads the string's terminator there).
-func (ms *matchState) appendReplacement(b []byte, s, e int, repl string) []byte {
+func (ms *matchState) writeReplacement(b *strings.Builder, s, e int, repl string) {
 	for {
 		i := strings.IndexByte(repl, '%')
 		if i < 0 {
-			return append(b, repl...)
+			b.WriteString(repl)
+			return
 		}
-		b = append(b, repl[:i]...)
+		b.WriteString(repl[:i])
 		var d byte
 		if i+1 < len(repl) {
 			d = repl[i+1]
 		}
 		switch {
 		case d == '0':
-			b = append(b, ms.src[s:e]...)
+			b.WriteString(ms.src[s:e])
 		case isDigit(d):
-			switch v := ms.captureValue(int(d-'1'), s, e).(type) {
-			case lua.LString:
-				b = append(b, v...)
-			case lua.LNumber:
-				b = strconv.AppendInt(b, int64(v), 10)
+			if init, n := ms.captureRange(int(d-'1'), s, e); n == capPosition {
+				b.WriteString(strconv.Itoa(init + 1))
+			} else {
+				b.WriteString(ms.src[init : init+n])
 			}
 		default:
-			b = append(b, d)
+			b.WriteByte(d)
 		}
 		if i+2 > len(repl) {
-			return b
+			return
 		}
 		repl = repl[i+2:]
 	}
