@@ -10,8 +10,9 @@ import (
 
 // Lua 5.1's pattern matching (string.find, match, gmatch and gsub), written
 // from the semantics of its lstrlib.c. gopher-lua's versions differ in ways
-// scripts notice: no match returns nothing instead of nil, %f gives wrong
-// positions, '^' in gmatch is an anchor, and several errors differ.
+// scripts notice: match returns nothing where Lua 5.1 returns nil, %f gives
+// wrong positions, '^' in gmatch is an anchor, a position capture is not a
+// number everywhere, and several errors differ or are missing.
 //
 // The matcher works on byte offsets into the subject and the pattern. The
 // subject may hold zero bytes; the pattern ends at its first zero byte, as
