@@ -10,3 +10,4 @@ show(86400 * 365 + 3600 * 13 + 61)
 show(951782400) -- 2000-02-29
 show(1703980800 + 86399) -- 2023-12-31 23:59:59
 print(os.date("!%d/%m/%y", 86400 * 40), type(os.date()), type(os.time()))
+print(os.date("*t", 86400 * 40).yday == tonumber(os.date("%j", 86400 * 40)))
