@@ -34,8 +34,8 @@ type rewrite struct {
 }
 
 // Why the statements of officialDivergences still differ from Lua 5.1. The
-// first group are defects of gopher-lua that issue 9 asks lua51 to fix; the
-// others are differences it keeps (see docs/lua.md).
+// first group are defects of gopher-lua that the fixes of issue 9 should
+// remove; the others may stay, and docs/lua.md then lists them.
 const (
 	whyRegistry          = "table.concat of 3,000 items fails with \"registry overflow\": gopher-lua's registry does not grow (issue 9, limits)"
 	whyErrorNil          = "error() without a value is gopher-lua's argument error \"value expected\"; Lua 5.1 raises nil"
@@ -207,26 +207,25 @@ assert(i == 4)`, whyWeakTables},
 	{"gc.lua", "assert(not pcall(collectgarbage))", whyFinalizers},
 }
 
-// officialLighter are rewrites for speed only, applied before any run (each
-// file runs once, then once more per divergence).
+// officialLighter are rewrites for speed only, applied before every run (a
+// file runs once, then once more for each of its divergences).
 var officialLighter = []struct {
 	rewrite
 	replacement string
 }{
-	// All 32,768 combinations of constructs.lua's short-circuit expressions
-	// take 7 s (a minute under -race); every 31st (odd, so every operand
-	// position still takes each of its values) takes a fraction of that.
-	{rewrite{"constructs.lua", "  i = i+1\nuntil i==c", "speed"}, "  i = i+31\nuntil i>=c"},
-	// gopher-lua keeps integer keys in a table's array part, growing it to
-	// reach them: keys 2^0 to 2^50 make an array of 2^25 slots (9 s, 512 MB).
-	// Keys up to 2^20 test the same border search.
-	{rewrite{"nextvar.lua", "for i=0,50 do a[math.pow(2,i)] = true end", "speed"}, "for i=0,20 do a[math.pow(2,i)] = true end"},
-	// Compiling 5,000 chunks takes gopher-lua's parser a second under -race,
-	// and gc.lua runs once per divergence; 500 still make garbage.
-	{rewrite{"gc.lua", "limit = 5000\n", "speed"}, "limit = 500\n"},
-	// gopher-lua's string.gsub copies the subject at each match: 5,000
-	// function replacements in 20,000 characters take 2 s under -race.
-	{rewrite{"gc.lua", "s = string.sub(s, 1, 20000)\ns, i = string.gsub(s, '(%d%d%d%d)', math.sin)\nassert(i==20000/4)", "speed"},
+	{rewrite{"constructs.lua", "  i = i+1\nuntil i==c",
+		"all 32,768 combinations of the short-circuit expressions take 7 s (a minute under -race); " +
+			"every 31st (odd, so each operand position still takes each of its values) takes a fraction of that"},
+		"  i = i+31\nuntil i>=c"},
+	{rewrite{"nextvar.lua", "for i=0,50 do a[math.pow(2,i)] = true end",
+		"gopher-lua keeps integer keys in a table's array part, growing it to reach them: keys 2^0 to 2^50 " +
+			"make an array of 2^25 slots (9 s, 512 MB); keys up to 2^16 test the same border search"},
+		"for i=0,16 do a[math.pow(2,i)] = true end"},
+	{rewrite{"gc.lua", "limit = 5000\n",
+		"compiling 5,000 chunks takes gopher-lua's parser a second under -race; 500 still make garbage"},
+		"limit = 500\n"},
+	{rewrite{"gc.lua", "s = string.sub(s, 1, 20000)\ns, i = string.gsub(s, '(%d%d%d%d)', math.sin)\nassert(i==20000/4)",
+		"gopher-lua's string.gsub copies the subject at each match: 5,000 function replacements in 20,000 characters take 2 s under -race"},
 		"s = string.sub(s, 1, 2000)\ns, i = string.gsub(s, '(%d%d%d%d)', math.sin)\nassert(i==2000/4)"},
 }
 
