@@ -33,10 +33,10 @@ type rewrite struct {
 	reason    string
 }
 
-// Why the statements of officialDivergences still differ from Lua 5.1. The
-// first group are defects of gopher-lua that the fixes of issue 9 should
-// remove; the others may stay, and docs/lua.md then lists them.
+// Why the statements of officialDivergences still differ from Lua 5.1. Those
+// that stay after the fixes of issue 9 are listed in docs/lua.md.
 const (
+	// Defects the fixes of issue 9 should remove.
 	whyRegistry          = "table.concat of 3,000 items fails with \"registry overflow\": gopher-lua's registry does not grow (issue 9, limits)"
 	whyErrorNil          = "error() without a value is gopher-lua's argument error \"value expected\"; Lua 5.1 raises nil"
 	whySyntaxFormat      = "syntax errors are not in lua.c's format [string \"...\"]:LINE: message near 'TOKEN' (issue 9, error messages)"
@@ -45,21 +45,23 @@ const (
 	whyConcatMessage     = "the concatenation error says \"cannot perform concat operation\", not Lua 5.1's \"attempt to concatenate\" (issue 9, error messages)"
 	whyErrorLevel        = "error(msg, level) with level 2 or 3 names the wrong line (issue 9, error messages)"
 	whyOverflowTraceback = "debug.traceback in xpcall's handler after a stack overflow does not list the overflowing frames (issue 9, pcall/xpcall and limits)"
-	whyForeach           = "gopher-lua has no table.foreach and table.foreachi (deprecated in Lua 5.1, still part of its library)"
-	whyMaxn              = "gopher-lua's table.maxn counts only integer keys; Lua 5.1's returns the largest positive numeric key"
-	whyForString         = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
-	whyEmptyStatement    = "gopher-lua's parser accepts an empty statement ';' (Lua 5.2 syntax); Lua 5.1 reports a syntax error"
-	whyAmbiguous         = "gopher-lua's parser does not report Lua 5.1's \"ambiguous syntax (function call x new statement)\""
-	whyFileGC            = "gopher-lua's file metatable has no __gc, so the call fails as a call of nil, not as a bad argument (\"no value\")"
-	whyForLine           = "the error of a generic for over a number is reported on another line than Lua 5.1's"
-	whySyntaxLevels      = "gopher-lua's parser has no limit of nested syntax levels, so 400 nested constructs do not give \"chunk has too many syntax levels\""
-	whyUpvalueLimit      = "gopher-lua has no limit of 60 upvalues per function, so 70 do not give Lua 5.1's error at line 3"
-	whyLocalLimit        = "gopher-lua has no limit of 200 local variables per function, so 300 do not give Lua 5.1's error at line 2"
-	whyGcinfo            = "gopher-lua has no gcinfo (Lua 5.1's deprecated base function)"
-	whyGCSteps           = "collectgarbage(\"step\") cannot run Go's garbage collector in steps, and gcinfo is missing"
-	whyGCStop            = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and a Go program's heap does not fall under 1000 KB"
-	whyWeakTables        = "gopher-lua does not implement weak tables (__mode)"
-	whyFinalizers        = "gopher-lua does not call the __gc metamethod of userdata"
+
+	// Differences that may stay.
+	whyForeach        = "gopher-lua has no table.foreach and table.foreachi (deprecated in Lua 5.1, still part of its library)"
+	whyMaxn           = "gopher-lua's table.maxn counts only integer keys; Lua 5.1's returns the largest positive numeric key"
+	whyForString      = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
+	whyEmptyStatement = "gopher-lua's parser accepts an empty statement ';' (Lua 5.2 syntax); Lua 5.1 reports a syntax error"
+	whyAmbiguous      = "gopher-lua's parser does not report Lua 5.1's \"ambiguous syntax (function call x new statement)\""
+	whyFileGC         = "gopher-lua's file metatable has no __gc, so the call fails as a call of nil, not as a bad argument (\"no value\")"
+	whyForLine        = "the error of a generic for over a number is reported on another line than Lua 5.1's"
+	whySyntaxLevels   = "gopher-lua's parser has no limit of nested syntax levels, so 400 nested constructs do not give \"chunk has too many syntax levels\""
+	whyUpvalueLimit   = "gopher-lua has no limit of 60 upvalues per function, so 70 do not give Lua 5.1's error at line 3"
+	whyLocalLimit     = "gopher-lua has no limit of 200 local variables per function, so 300 do not give Lua 5.1's error at line 2"
+	whyGcinfo         = "gopher-lua has no gcinfo (Lua 5.1's deprecated base function)"
+	whyGCSteps        = "collectgarbage(\"step\") cannot run Go's garbage collector in steps, and gcinfo is missing"
+	whyGCStop         = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and a Go program's heap does not fall under 1000 KB"
+	whyWeakTables     = "gopher-lua does not implement weak tables (__mode)"
+	whyFinalizers     = "gopher-lua does not call the __gc metamethod of userdata"
 )
 
 // officialDivergences are the statements that still differ from Lua 5.1
