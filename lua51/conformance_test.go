@@ -1,0 +1,181 @@
+package lua51_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/lua51"
+)
+
+// TestConformance runs every script testdata/conformance/NAME.lua in a state
+// from lua51.NewState and compares what it prints with NAME.out, the output
+// of the reference interpreter (Lua 5.1.5's lua.c) that testdata/regen.sh
+// recorded: standard output, then the message of an uncaught error without
+// lua.c's program name and traceback, then "exit: N".
+func TestConformance(t *testing.T) {
+	t.Chdir(filepath.Join("testdata", "conformance"))
+	scripts, err := filepath.Glob("*.lua")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no conformance scripts (%v)", err)
+	}
+	checkEveryOutputHasScript(t)
+	for _, script := range scripts {
+		name := strings.TrimSuffix(script, ".lua")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(name + ".out")
+			if err != nil {
+				t.Fatalf("%v: run testdata/regen.sh to record Lua 5.1's output", err)
+			}
+			got := runConformanceScript(t, script)
+			if got != string(want) {
+				t.Errorf("%s prints what Lua 5.1 does not:\n%s", script, lineDiff(name+".out (Lua 5.1)", "lua51.NewState", string(want), got))
+			}
+		})
+	}
+}
+
+// checkEveryOutputHasScript fails on a .out file left behind by a removed
+// script.
+func checkEveryOutputHasScript(t *testing.T) {
+	outs, err := filepath.Glob("*.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range outs {
+		if _, err := os.Stat(strings.TrimSuffix(out, ".out") + ".lua"); err != nil {
+			t.Errorf("%s has no script: remove it or run testdata/regen.sh", out)
+		}
+	}
+}
+
+// runConformanceScript runs script (in the current directory) as lua.c
+// would and returns the text regen.sh records for it.
+func runConformanceScript(t *testing.T, script string) string {
+	L := lua51.NewState(lua51.Options{})
+	defer L.Close()
+	stdout := captureOutput(t, L)
+	status := 0
+	var message string
+	fn, err := L.LoadFile(script)
+	if err == nil {
+		L.Push(fn)
+		err = L.PCall(0, 0, nil)
+	}
+	if err != nil {
+		status, message = 1, uncaughtMessage(err)+"\n"
+	}
+	return stdout() + message + fmt.Sprintf("exit: %d\n", status)
+}
+
+// captureOutput sends what the state's scripts write to standard output,
+// through print and io.write alike and in the order written, to a file of
+// the test's own, and returns a function that reads it back. print is
+// replaced by one that does what Lua 5.1's does (each argument through the
+// global tostring, separated by tabs, ended by a newline) and writes through
+// io.write.
+func captureOutput(t *testing.T, L *lua.LState) func() string {
+	path := filepath.Join(t.TempDir(), "stdout")
+	ioLib := L.GetGlobal("io")
+	if err := L.CallByParam(lua.P{Fn: L.GetField(ioLib, "output"), Protect: true}, lua.LString(path)); err != nil {
+		t.Fatalf("io.output: %v", err)
+	}
+	write := L.GetField(ioLib, "write")
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		var line strings.Builder
+		for i := 1; i <= L.GetTop(); i++ {
+			if i > 1 {
+				line.WriteByte('\t')
+			}
+			L.Push(L.GetGlobal("tostring"))
+			L.Push(L.Get(i))
+			L.Call(1, 1)
+			s, ok := L.Get(-1).(lua.LString)
+			if !ok {
+				L.RaiseError("'tostring' must return a string to 'print'")
+			}
+			L.Pop(1)
+			line.WriteString(string(s))
+		}
+		line.WriteByte('\n')
+		L.Push(write)
+		L.Push(lua.LString(line.String()))
+		L.Call(1, 0)
+		return 0
+	}))
+	return func() string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("reading the captured output: %v", err)
+		}
+		return string(data)
+	}
+}
+
+// uncaughtMessage is the message lua.c prints for an error that ends a
+// script: the error value if it is a string or a number, else "(error object
+// is not a string)".
+func uncaughtMessage(err error) string {
+	var apiErr *lua.ApiError
+	if !errors.As(err, &apiErr) || apiErr.Object == nil {
+		return err.Error()
+	}
+	switch v := apiErr.Object.(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return lua51.NumberToString(v)
+	}
+	return "(error object is not a string)"
+}
+
+// lineDiff shows where got differs from want as one unified-diff hunk: the
+// lines between their common prefix and common suffix, with up to three
+// lines of context before, and at most maxDiffLines lines of each side.
+func lineDiff(wantName, gotName, want, got string) string {
+	const context, maxDiffLines = 3, 20
+	w := strings.SplitAfter(want, "\n")
+	g := strings.SplitAfter(got, "\n")
+	prefix := 0
+	for prefix < len(w) && prefix < len(g) && w[prefix] == g[prefix] {
+		prefix++
+	}
+	suffix := 0
+	for suffix < len(w)-prefix && suffix < len(g)-prefix && w[len(w)-1-suffix] == g[len(g)-1-suffix] {
+		suffix++
+	}
+	start := max(prefix-context, 0)
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ -%d,%d +%d,%d @@\n", wantName, gotName,
+		start+1, len(w)-suffix-start, start+1, len(g)-suffix-start)
+	for _, line := range w[start:prefix] {
+		b.WriteString(" " + showLine(line))
+	}
+	writeSide(&b, "-", w[prefix:len(w)-suffix], maxDiffLines)
+	writeSide(&b, "+", g[prefix:len(g)-suffix], maxDiffLines)
+	return b.String()
+}
+
+// writeSide writes lines with the mark in front, at most limit of them.
+func writeSide(b *strings.Builder, mark string, lines []string, limit int) {
+	for i, line := range lines {
+		if i == limit {
+			fmt.Fprintf(b, "%s... (%d more lines)\n", mark, len(lines)-limit)
+			return
+		}
+		b.WriteString(mark + showLine(line))
+	}
+}
+
+// showLine makes a line's end visible when it has no newline.
+func showLine(line string) string {
+	if strings.HasSuffix(line, "\n") {
+		return line
+	}
+	return line + "\n\\ No newline at end\n"
+}

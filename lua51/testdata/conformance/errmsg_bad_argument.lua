@@ -1,0 +1,10 @@
+-- Argument errors of library functions, in Lua 5.1's words.
+print(pcall(function() return string.rep() end))
+print(pcall(function() return math.floor("x") end))
+print(pcall(function() return setmetatable(1, {}) end))
+print(pcall(function() return ("x"):rep() end))
+print(pcall(function() return ("x"):sub({}) end))
+print(pcall(function() return ipairs() end))
+print(pcall(function() return table.insert({}, 1, 2, 3) end))
+print(pcall(function() return tostring() end))
+print(pcall(function() return string.char(256) end))

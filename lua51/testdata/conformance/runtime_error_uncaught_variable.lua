@@ -1,0 +1,4 @@
+-- An uncaught error from the runtime names the variable.
+print("start")
+local config = nil
+print(config.path)

@@ -1,0 +1,10 @@
+-- Syntax errors at the end of the chunk say near '<eof>'.
+print(loadstring("if x then"))
+print(loadstring("if x then\n  y = 1\n"))
+print(loadstring("function f()\n  return 1\n"))
+print(loadstring("x = "))
+print(loadstring("f("))
+print(loadstring("for i = 1, 2 do"))
+print(loadstring("t = {1, 2"))
+print(loadstring("while true do\nrepeat\nuntil false\n"))
+print(loadstring("x = [[never closed"))
