@@ -1,7 +1,354 @@
 package lua51
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// idSize is Lua 5.1's LUA_IDSIZE: the longest chunk id, with its NUL.
+const idSize = 60
+
+// ChunkID is the name Lua 5.1 shows for a chunk in messages (luaO_chunkid):
+// "=name" is name, "@file" is file (its last part when long), and anything
+// else is source text, shown as [string "first line..."].
+func ChunkID(chunkname string) string {
+	switch {
+	case strings.HasPrefix(chunkname, "="):
+		s := chunkname[1:]
+		if len(s) > idSize-1 {
+			s = s[:idSize-1]
+		}
+		return s
+	case strings.HasPrefix(chunkname, "@"):
+		s := chunkname[1:]
+		if limit := idSize - len(" '...' ") - 1; len(s) > limit {
+			s = "..." + s[len(s)-limit:]
+		}
+		return s
+	}
+	n := strings.IndexAny(chunkname, "\n\r")
+	if n < 0 {
+		n = len(chunkname)
+	}
+	if limit := idSize - len(` [string "..."] `) - 1; n > limit {
+		n = limit
+	}
+	if n < len(chunkname) {
+		return `[string "` + chunkname[:n] + `..."]`
+	}
+	return `[string "` + chunkname + `"]`
+}
+
+// Load compiles the chunk read from r as lua_load does: chunkname is
+// lua_load's ("@script.lua", "=stdin", or the source itself for a string
+// chunk) and names the chunk in messages and tracebacks as ChunkID shows
+// it. The function's environment is the state's globals. A syntax error
+// is a *lua.ApiError of type lua.ApiErrorSyntax whose Object is the
+// message lua.c prints: "script.lua:2: unexpected symbol near '='".
+// Concatenations in the chunk format numbers as Lua 5.1 does (%.14g).
+func Load(L *lua.LState, r io.Reader, chunkname string) (*lua.LFunction, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &lua.ApiError{Type: lua.ApiErrorFile, Object: lua.LString(err.Error()), Cause: err}
+	}
+	return loadBytes(L, src, chunkname)
+}
+
+// LoadString compiles src; chunkname is as for Load, and an empty one
+// names the chunk by its source, as loadstring(src) does.
+func LoadString(L *lua.LState, src, chunkname string) (*lua.LFunction, error) {
+	if chunkname == "" {
+		chunkname = src
+	}
+	return loadBytes(L, []byte(src), chunkname)
+}
+
+// LoadFile compiles the file at path as luaL_loadfile does: the chunk is
+// named "@path", a first line starting with '#' is skipped (its newline
+// kept, so line numbers stay right), and a file that can't be read is an
+// error of type lua.ApiErrorFile saying "cannot open path: reason". An
+// empty path reads standard input, named "=stdin".
+func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
+	chunkname, display := "@"+path, path
+	var src []byte
+	var err error
+	if path == "" {
+		chunkname, display = "=stdin", "stdin"
+		src, err = io.ReadAll(os.Stdin)
+	} else {
+		src, err = os.ReadFile(path)
+	}
+	if err != nil {
+		what := "read"
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			what = "open"
+		}
+		msg := fmt.Sprintf("cannot %s %s: %s", what, display, strerror(err))
+		return nil, &lua.ApiError{Type: lua.ApiErrorFile, Object: lua.LString(msg), Cause: err}
+	}
+	if bytes.HasPrefix(src, []byte("#")) {
+		if i := bytes.IndexAny(src, "\n\r"); i >= 0 {
+			src = src[i:]
+		} else {
+			src = nil
+		}
+	}
+	return loadBytes(L, src, chunkname)
+}
+
+// strerror is err's reason as C's strerror words it ("No such file or
+// directory").
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// IsIncomplete reports whether err is a syntax error at the end of the
+// input ("... near '<eof>'"): what lua.c's REPL checks to read another line
+// for the same chunk.
+func IsIncomplete(err error) bool {
+	var api *lua.ApiError
+	if !errors.As(err, &api) || api.Type != lua.ApiErrorSyntax {
+		return false
+	}
+	s, ok := api.Object.(lua.LString)
+	return ok && strings.HasSuffix(string(s), "'<eof>'")
+}
+
+// loadBytes parses, rewrites the concatenations of, and compiles src.
+func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, error) {
+	id := ChunkID(chunkname)
+	chunk, err := parse.Parse(bytes.NewReader(src), id)
+	if err != nil {
+		return nil, syntaxFailure(src, id, err)
+	}
+	fn, err := compileChunk(L, chunk, id)
+	if err != nil {
+		return nil, syntaxFailure(src, id, err)
+	}
+	return fn, nil
+}
+
+// syntaxFailure is the error of a chunk that gopher-lua's parser or
+// compiler rejected (cause), in Lua 5.1's words: those of Lua 5.1's own
+// parser where it finds the error, else cause's reworded.
+func syntaxFailure(src []byte, id string, cause error) error {
+	var msg string
+	if se := checkSyntax(src); se != nil {
+		msg = se.format(id)
+	} else {
+		msg = rewordSyntax(src, id, cause)
+	}
+	return &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(msg), Cause: cause}
+}
+
+// rewordSyntax words an error of gopher-lua's parser or compiler the way
+// lua.c shows errors, for chunks that Lua 5.1's grammar accepts but
+// gopher-lua does not (goto used as a name) or limits that differ.
+func rewordSyntax(src []byte, id string, cause error) string {
+	var perr *parse.Error
+	if errors.As(cause, &perr) {
+		line, near := perr.Pos.Line, perr.Token
+		if line == parse.EOF {
+			line, near = lastLine(src), "<eof>"
+		}
+		msg := perr.Message
+		if msg == "syntax error" {
+			msg = "unexpected symbol"
+		}
+		return fmt.Sprintf("%s:%d: %s near '%s'", id, line, msg, near)
+	}
+	var cerr *lua.CompileError
+	if errors.As(cause, &cerr) {
+		return fmt.Sprintf("%s:%d: %s", id, cerr.Line, cerr.Message)
+	}
+	return fmt.Sprintf("%s: %v", id, cause)
+}
+
+// lastLine is the number of the last line of src, as Lua's lexer counts
+// lines ("\r\n" and "\n\r" are one line break).
+func lastLine(src []byte) int {
+	lx := lexer5{src: src, line: 1}
+	for lx.current() != eoz {
+		if lx.isNewline() {
+			lx.incLine()
+		} else {
+			lx.next()
+		}
+	}
+	return lx.line
+}
 
 // installLoad replaces load, loadstring, loadfile, dofile and the Lua file
-// loader of require.
-func installLoad(L *lua.LState) {}
+// loader of require (package.loaders[2]) with ones that name chunks and
+// word syntax errors as Lua 5.1 does.
+func installLoad(L *lua.LState) {
+	L.SetGlobal("load", L.NewFunction(baseLoad))
+	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
+	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
+	L.SetGlobal("dofile", L.NewFunction(baseDoFile))
+	if pkg, ok := L.GetGlobal("package").(*lua.LTable); ok {
+		if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
+			L.RawSetInt(loaders, 2, L.NewFunction(loaderLua))
+		}
+	}
+}
+
+// pushLoaded returns load's results: the function, or nil and the message.
+func pushLoaded(L *lua.LState, fn *lua.LFunction, err error) int {
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(errorValue(err))
+		return 2
+	}
+	L.Push(fn)
+	return 1
+}
+
+// errorValue is the Lua value of a loading error.
+func errorValue(err error) lua.LValue {
+	var api *lua.ApiError
+	if errors.As(err, &api) {
+		return api.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// baseLoad is load(func [, chunkname]): the chunk is the concatenation of
+// func's results up to nil or an empty string. As in Lua 5.1, an error of
+// the reader is returned, not raised.
+func baseLoad(L *lua.LState) int {
+	reader := L.CheckFunction(1)
+	chunkname := L.OptString(2, "=(load)")
+	src, err := readAll(L, reader)
+	if err != nil {
+		return pushLoaded(L, nil, err)
+	}
+	fn, err := loadBytes(L, src, chunkname)
+	return pushLoaded(L, fn, err)
+}
+
+// readAll calls reader until it returns nil or an empty string and joins
+// its pieces.
+func readAll(L *lua.LState, reader *lua.LFunction) ([]byte, error) {
+	var src []byte
+	for {
+		L.Push(reader)
+		if err := L.PCall(0, 1, nil); err != nil {
+			return nil, err
+		}
+		v := L.Get(-1)
+		L.Pop(1)
+		if v == lua.LNil {
+			return src, nil
+		}
+		if !isStringOrNumber(v) {
+			return nil, errors.New("reader function must return a string")
+		}
+		s := lua.LVAsString(v)
+		if n, ok := v.(lua.LNumber); ok {
+			s = NumberToString(n)
+		}
+		if s == "" {
+			return src, nil
+		}
+		src = append(src, s...)
+	}
+}
+
+// isStringOrNumber is lua_isstring.
+func isStringOrNumber(v lua.LValue) bool {
+	switch v.(type) {
+	case lua.LString, lua.LNumber:
+		return true
+	}
+	return false
+}
+
+// baseLoadString is loadstring(s [, chunkname]).
+func baseLoadString(L *lua.LState) int {
+	src := L.CheckString(1)
+	chunkname := L.OptString(2, src)
+	fn, err := loadBytes(L, []byte(src), chunkname)
+	return pushLoaded(L, fn, err)
+}
+
+// baseLoadFile is loadfile([filename]); without a name it reads stdin.
+func baseLoadFile(L *lua.LState) int {
+	fn, err := LoadFile(L, L.OptString(1, ""))
+	return pushLoaded(L, fn, err)
+}
+
+// baseDoFile is dofile([filename]): it runs the file and returns its
+// results; a loading error is raised as it is, without a position.
+func baseDoFile(L *lua.LState) int {
+	fn, err := LoadFile(L, L.OptString(1, ""))
+	if err != nil {
+		L.Error(errorValue(err), 0)
+	}
+	top := L.GetTop()
+	L.Push(fn)
+	L.Call(0, lua.MultRet)
+	return L.GetTop() - top
+}
+
+// loaderLua is package.loaders[2]: it looks for name along package.path
+// and loads the file it finds, as Lua 5.1's loader_Lua does.
+func loaderLua(L *lua.LState) int {
+	name := L.CheckString(1)
+	pkg, _ := L.GetGlobal("package").(*lua.LTable)
+	var path lua.LValue = lua.LNil
+	if pkg != nil {
+		path = L.GetField(pkg, "path")
+	}
+	pattern, ok := path.(lua.LString)
+	if !ok {
+		L.RaiseError("'package.path' must be a string")
+	}
+	file, tried := findFile(strings.ReplaceAll(name, ".", string(os.PathSeparator)), string(pattern))
+	if file == "" {
+		L.Push(lua.LString(tried))
+		return 1
+	}
+	fn, err := LoadFile(L, file)
+	if err != nil {
+		L.RaiseError("error loading module '%s' from file '%s':\n\t%s", name, file, lua.LVAsString(errorValue(err)))
+	}
+	L.Push(fn)
+	return 1
+}
+
+// findFile returns the first file of the ';'-separated templates of path,
+// with '?' replaced by name, that can be opened for reading; when there is
+// none, tried lists them as Lua 5.1 does ("\n\tno file 'x.lua'" each).
+func findFile(name, path string) (file, tried string) {
+	var b strings.Builder
+	for _, template := range strings.Split(path, ";") {
+		if template == "" {
+			continue
+		}
+		candidate := strings.ReplaceAll(template, "?", name)
+		if f, err := os.Open(candidate); err == nil {
+			f.Close()
+			return candidate, ""
+		}
+		fmt.Fprintf(&b, "\n\tno file '%s'", candidate)
+	}
+	return "", b.String()
+}
