@@ -13,23 +13,31 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// idSize is Lua 5.1's LUA_IDSIZE: the longest chunk id, with its NUL.
-const idSize = 60
+// idSize is Lua 5.1's LUA_IDSIZE, the size of a chunk id in runtime
+// positions and tracebacks; syntax errors allow srcSize (llex.c's MAXSRC).
+const (
+	idSize  = 60
+	srcSize = 80
+)
 
-// ChunkID is the name Lua 5.1 shows for a chunk in messages (luaO_chunkid):
-// "=name" is name, "@file" is file (its last part when long), and anything
-// else is source text, shown as [string "first line..."].
-func ChunkID(chunkname string) string {
+// ChunkID is the name Lua 5.1 shows for a chunk in runtime messages and
+// tracebacks (luaO_chunkid): "=name" is name, "@file" is file (its last
+// part when long), and anything else is source text, shown as
+// [string "first line..."].
+func ChunkID(chunkname string) string { return chunkID(chunkname, idSize) }
+
+// chunkID is luaO_chunkid with a buffer of size bytes.
+func chunkID(chunkname string, size int) string {
 	switch {
 	case strings.HasPrefix(chunkname, "="):
 		s := chunkname[1:]
-		if len(s) > idSize-1 {
-			s = s[:idSize-1]
+		if len(s) > size-1 {
+			s = s[:size-1]
 		}
 		return s
 	case strings.HasPrefix(chunkname, "@"):
 		s := chunkname[1:]
-		if limit := idSize - len(" '...' ") - 1; len(s) > limit {
+		if limit := size - len(" '...' ") - 1; len(s) > limit {
 			s = "..." + s[len(s)-limit:]
 		}
 		return s
@@ -38,7 +46,7 @@ func ChunkID(chunkname string) string {
 	if n < 0 {
 		n = len(chunkname)
 	}
-	if limit := idSize - len(` [string "..."] `) - 1; n > limit {
+	if limit := size - len(` [string "..."] `) - 1; n > limit {
 		n = limit
 	}
 	if n < len(chunkname) {
@@ -131,36 +139,31 @@ func IsIncomplete(err error) bool {
 	return ok && strings.HasSuffix(string(s), "'<eof>'")
 }
 
-// loadBytes parses, rewrites the concatenations of, and compiles src.
+// loadBytes checks src with Lua 5.1's grammar, then parses it with
+// gopher-lua's parser, rewrites its concatenations and compiles it.
 func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, error) {
+	if se := checkSyntax(src); se != nil {
+		return nil, syntaxFailure(se.format(chunkID(chunkname, srcSize)), se)
+	}
 	id := ChunkID(chunkname)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
-	if err != nil {
-		return nil, syntaxFailure(src, id, err)
+	if err == nil {
+		var fn *lua.LFunction
+		if fn, err = compileChunk(L, chunk, id); err == nil {
+			return fn, nil
+		}
 	}
-	fn, err := compileChunk(L, chunk, id)
-	if err != nil {
-		return nil, syntaxFailure(src, id, err)
-	}
-	return fn, nil
+	return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
 }
 
-// syntaxFailure is the error of a chunk that gopher-lua's parser or
-// compiler rejected (cause), in Lua 5.1's words: those of Lua 5.1's own
-// parser where it finds the error, else cause's reworded.
-func syntaxFailure(src []byte, id string, cause error) error {
-	var msg string
-	if se := checkSyntax(src); se != nil {
-		msg = se.format(id)
-	} else {
-		msg = rewordSyntax(src, id, cause)
-	}
+// syntaxFailure is the error of a chunk that does not compile.
+func syntaxFailure(msg string, cause error) error {
 	return &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(msg), Cause: cause}
 }
 
 // rewordSyntax words an error of gopher-lua's parser or compiler the way
-// lua.c shows errors, for chunks that Lua 5.1's grammar accepts but
-// gopher-lua does not (goto used as a name) or limits that differ.
+// lua.c shows errors, for chunks that Lua 5.1's grammar accepts and
+// gopher-lua's does not (goto used as a name), or a limit of its compiler.
 func rewordSyntax(src []byte, id string, cause error) string {
 	var perr *parse.Error
 	if errors.As(cause, &perr) {

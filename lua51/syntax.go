@@ -7,9 +7,10 @@ import (
 
 // This file finds the first syntax error of a chunk the way Lua 5.1's
 // lexer and parser (llex.c, lparser.c) do, so that its message is Lua
-// 5.1's: gopher-lua's yacc parser says only "syntax error" and where. It
-// only checks; it runs after gopher-lua's parser or compiler rejected a
-// chunk, so a chunk that loads costs nothing more.
+// 5.1's: gopher-lua's yacc parser says only "syntax error" and where, and
+// it accepts chunks Lua 5.1 rejects (goto and labels, "1e", "\300",
+// ambiguous calls across lines). It only checks; every chunk goes through
+// it before gopher-lua's parser builds the tree that is compiled.
 
 // syntaxError is one syntax error as Lua 5.1 reports it.
 type syntaxError struct {
@@ -17,6 +18,9 @@ type syntaxError struct {
 	msg  string // "unexpected symbol", "'=' expected", ...
 	near string // the token's text, "<eof>" at the end of the input
 }
+
+// Error is the message without the chunk's name and line.
+func (e *syntaxError) Error() string { return e.msg + " near '" + e.near + "'" }
 
 // format is the error as lua_load gives it: "chunkid:line: msg near 'tok'".
 func (e *syntaxError) format(chunkid string) string {
