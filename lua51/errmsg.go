@@ -1,6 +1,12 @@
 package lua51
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 // describeError is called by the error handler of pcall, xpcall and
 // ProtectedCall while the frames of the failed call are still on the stack
@@ -8,4 +14,365 @@ import lua "github.com/yuin/gopher-lua"
 // value with gopher-lua's runtime messages reworded as Lua 5.1's, naming the
 // variable involved where the debug information allows; other values are
 // returned as they are.
-func describeError(L *lua.LState, v lua.LValue) lua.LValue { return v }
+func describeError(L *lua.LState, v lua.LValue) lua.LValue {
+	s, ok := v.(lua.LString)
+	if !ok {
+		return v
+	}
+	msg := string(s)
+	for _, r := range runtimeMessages {
+		m := r.pattern.FindStringSubmatchIndex(msg)
+		if m == nil {
+			continue
+		}
+		groups := make([]string, len(m)/2)
+		for i := range groups {
+			if m[2*i] >= 0 {
+				groups[i] = msg[m[2*i]:m[2*i+1]]
+			}
+		}
+		return lua.LString(msg[:m[0]] + r.reword(newFaultSite(L), groups))
+	}
+	return v
+}
+
+// runtimeMessage is one of gopher-lua's runtime error messages (without
+// the position before it) and how Lua 5.1 words it.
+type runtimeMessage struct {
+	pattern *regexp.Regexp
+	reword  func(site *faultSite, groups []string) string
+}
+
+// runtimeMessages are gopher-lua's messages that Lua 5.1 words otherwise.
+var runtimeMessages = []runtimeMessage{
+	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall},
+	{regexp.MustCompile(`(?s)attempt to index a non-table object\((\w+)\) with key '(.*)'$`), rewordIndex},
+	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between (\w+) and (\w+)$`), rewordArith},
+	{regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)$`), rewordConcat},
+	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on")},
+	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of")},
+	{regexp.MustCompile(`attempt to compare (\w+) with (\w+)$`), rewordCompare},
+	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
+}
+
+func rewordCall(site *faultSite, _ []string) string {
+	if op, ok := site.find(func(inst uint32) (int, bool) {
+		switch opcodeOf(inst) {
+		case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+			return argA(inst), true
+		}
+		return 0, false
+	}, func(v lua.LValue) bool { _, fn := v.(*lua.LFunction); return !fn }); ok {
+		return typeError(op.value, "call", op.name)
+	}
+	return "attempt to call a non-function value"
+}
+
+func rewordIndex(site *faultSite, g []string) string {
+	typ, key := g[1], g[2]
+	op, ok := site.find(func(inst uint32) (int, bool) {
+		switch opcodeOf(inst) {
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF:
+			return argB(inst), site.keyIs(argC(inst), key)
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			return argA(inst), site.keyIs(argB(inst), key)
+		}
+		return 0, false
+	}, hasType(typ))
+	if !ok {
+		return "attempt to index a " + typ + " value"
+	}
+	return typeError(op.value, "index", op.name)
+}
+
+// arithOps maps gopher-lua's operation names to opcodes.
+var arithOps = map[string]int{
+	"add": lua.OP_ADD, "sub": lua.OP_SUB, "mul": lua.OP_MUL,
+	"div": lua.OP_DIV, "mod": lua.OP_MOD, "pow": lua.OP_POW,
+}
+
+// rewordArith names the operand Lua 5.1 names: the first unless it is a
+// number (gopher-lua's message shows a string that converts as a number).
+func rewordArith(site *faultSite, g []string) string {
+	opcode, types := arithOps[g[1]], g[2:4]
+	side := 0
+	if types[0] == "number" {
+		side = 1
+	}
+	bad, ok := site.find(func(inst uint32) (int, bool) {
+		if side == 0 {
+			return argB(inst), opcodeOf(inst) == opcode
+		}
+		return argC(inst), opcodeOf(inst) == opcode
+	}, hasType(types[side]))
+	if !ok {
+		return "attempt to perform arithmetic on a " + types[side] + " value"
+	}
+	return typeError(bad.value, "perform arithmetic on", bad.name)
+}
+
+// convertible reports whether v is a number or a string that converts to one.
+func convertible(v lua.LValue) bool {
+	switch v := v.(type) {
+	case lua.LNumber:
+		return true
+	case lua.LString:
+		_, ok := ParseNumber(string(v))
+		return ok
+	}
+	return false
+}
+
+func rewordConcat(_ *faultSite, g []string) string {
+	bad := g[1]
+	if bad == "string" || bad == "number" {
+		bad = g[2]
+	}
+	return "attempt to concatenate a " + bad + " value"
+}
+
+// rewordUnary words the failure of the unary operation opcode on R(B).
+func rewordUnary(opcode int, what string) func(*faultSite, []string) string {
+	return func(site *faultSite, _ []string) string {
+		op, ok := site.find(func(inst uint32) (int, bool) {
+			return argB(inst), opcodeOf(inst) == opcode
+		}, func(v lua.LValue) bool { return !unaryOperandOK(v, opcode) })
+		if !ok {
+			return "attempt to " + what + " a value"
+		}
+		return typeError(op.value, what, op.name)
+	}
+}
+
+// unaryOperandOK reports whether v is a valid operand of opcode (OP_UNM or
+// OP_LEN) without a metamethod.
+func unaryOperandOK(v lua.LValue, opcode int) bool {
+	if opcode == lua.OP_UNM {
+		return convertible(v)
+	}
+	switch v.(type) {
+	case lua.LString, *lua.LTable:
+		return true
+	}
+	return false
+}
+
+func rewordCompare(_ *faultSite, g []string) string {
+	if g[1] == g[2] {
+		return "attempt to compare two " + g[1] + " values"
+	}
+	return "attempt to compare " + g[1] + " with " + g[2]
+}
+
+func rewordFor(_ *faultSite, g []string) string {
+	what := g[1]
+	if what == "init" {
+		what = "initial value"
+	}
+	return "'for' " + what + " must be a number"
+}
+
+// hasType is a value check for site.find: the value is of type typ.
+func hasType(typ string) func(lua.LValue) bool {
+	return func(v lua.LValue) bool { return v.Type().String() == typ }
+}
+
+// faultSite is the Lua function that raised an error and the line it was
+// at; find looks there for the instruction that failed.
+type faultSite struct {
+	L     *lua.LState
+	dbg   *lua.Debug
+	proto *lua.FunctionProto
+	line  int
+}
+
+// newFaultSite is the function at level 1 of L's stack, or a site without
+// a function when that is not a Lua function.
+func newFaultSite(L *lua.LState) *faultSite {
+	site := &faultSite{L: L}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return site
+	}
+	fv, err := L.GetInfo("lf", dbg, lua.LNil)
+	if fn, isFn := fv.(*lua.LFunction); err == nil && isFn && !fn.IsG && dbg.CurrentLine > 0 {
+		site.dbg, site.proto, site.line = dbg, fn.Proto, dbg.CurrentLine
+	}
+	return site
+}
+
+// operand is a value an instruction used, and its description
+// ("global 'x'", "" when it has none).
+type operand struct {
+	value lua.LValue
+	name  string
+}
+
+// find looks at the instructions of the site's line: operandOf picks those
+// that may have failed and the register or constant (RK) of their operand;
+// check says whether the operand's value may be the one that failed. It
+// returns the operand when all the candidates agree on its description.
+func (s *faultSite) find(operandOf func(inst uint32) (int, bool), check func(lua.LValue) bool) (operand, bool) {
+	if s.proto == nil {
+		return operand{}, false
+	}
+	var found []operand
+	for pc, inst := range s.proto.Code {
+		if pc >= len(s.proto.DbgSourcePositions) || s.proto.DbgSourcePositions[pc] != s.line {
+			continue
+		}
+		rk, ok := operandOf(inst)
+		if !ok {
+			continue
+		}
+		v, known := s.value(rk)
+		if !known || !check(v) {
+			continue
+		}
+		found = append(found, operand{value: v, name: s.describe(pc, rk)})
+	}
+	if len(found) == 0 {
+		return operand{}, false
+	}
+	for _, o := range found[1:] {
+		if o.name != found[0].name {
+			found[0].name = ""
+		}
+	}
+	return found[0], true
+}
+
+// rkBit marks a constant in an RK operand.
+const rkBit = 1 << 8
+
+// value is the current value of register or constant rk.
+func (s *faultSite) value(rk int) (lua.LValue, bool) {
+	if rk&rkBit != 0 {
+		k := rk &^ rkBit
+		if k < len(s.proto.Constants) {
+			return s.proto.Constants[k], true
+		}
+		return nil, false
+	}
+	name, v := s.L.GetLocal(s.dbg, rk+1)
+	return v, name != ""
+}
+
+// keyIs reports whether the key operand rk may be key, as gopher-lua's
+// message shows it.
+func (s *faultSite) keyIs(rk int, key string) bool {
+	v, ok := s.value(rk)
+	return !ok || v.String() == key || (v.Type() == lua.LTNumber && NumberToString(v.(lua.LNumber)) == key)
+}
+
+// describe names register or constant rk as used by the instruction at pc,
+// as Lua 5.1's getobjname does: a local, or what loaded a temporary.
+func (s *faultSite) describe(pc, rk int) string {
+	if rk&rkBit != 0 {
+		return ""
+	}
+	reg := rk
+	p := s.proto
+	if name := localName(p, reg, pc); name != "" {
+		return "local '" + name + "'"
+	}
+	for i := pc - 1; i >= 0; i-- {
+		inst := p.Code[i]
+		if !setsRegister(inst, reg) {
+			continue
+		}
+		switch opcodeOf(inst) {
+		case lua.OP_GETGLOBAL:
+			return "global '" + s.constant(argBx(inst)) + "'"
+		case lua.OP_MOVE:
+			if b := argB(inst); b < argA(inst) {
+				if name := localName(p, b, i); name != "" {
+					return "local '" + name + "'"
+				}
+			}
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			return "field '" + s.keyName(argC(inst)) + "'"
+		case lua.OP_GETUPVAL:
+			if b := argB(inst); b < len(p.DbgUpvalues) {
+				return "upvalue '" + p.DbgUpvalues[b] + "'"
+			}
+		case lua.OP_SELF:
+			if argA(inst) == reg {
+				return "method '" + s.keyName(argC(inst)) + "'"
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// localName is the name of the local in register reg at pc, "" if none
+// (or one of the compiler's own, such as "(for index)"). Unlike
+// LFunction.LocalName, a local is active from its StartPc, as in Lua 5.1's
+// luaF_getlocalname.
+func localName(p *lua.FunctionProto, reg, pc int) string {
+	n := -1
+	for _, l := range p.DbgLocals {
+		if l.StartPc > pc {
+			break
+		}
+		if pc < l.EndPc {
+			n++
+			if n == reg {
+				if strings.HasPrefix(l.Name, "(") {
+					return ""
+				}
+				return l.Name
+			}
+		}
+	}
+	return ""
+}
+
+// setsRegister reports whether inst writes register reg.
+func setsRegister(inst uint32, reg int) bool {
+	a := argA(inst)
+	switch opcodeOf(inst) {
+	case lua.OP_LOADNIL:
+		return a <= reg && reg <= argB(inst)
+	case lua.OP_SELF:
+		return reg == a || reg == a+1
+	case lua.OP_CALL:
+		return reg >= a
+	case lua.OP_TFORLOOP:
+		return reg >= a+2
+	case lua.OP_VARARG:
+		return reg >= a
+	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
+		lua.OP_JMP, lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST, lua.OP_RETURN,
+		lua.OP_TAILCALL, lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_NOP:
+		return false
+	}
+	return reg == a
+}
+
+// constant is constant k as a string.
+func (s *faultSite) constant(k int) string {
+	if k < len(s.proto.Constants) {
+		return lua.LVAsString(s.proto.Constants[k])
+	}
+	return "?"
+}
+
+// keyName is Lua 5.1's kname: a constant string key, else "?".
+func (s *faultSite) keyName(rk int) string {
+	if rk&rkBit != 0 {
+		if k, ok := s.proto.Constants[rk&^rkBit].(lua.LString); ok {
+			return string(k)
+		}
+	}
+	return "?"
+}
+
+// String describes the site, for test failures.
+func (s *faultSite) String() string {
+	if s.proto == nil {
+		return "(no Lua function)"
+	}
+	return fmt.Sprintf("%s:%d", s.proto.SourceName, s.line)
+}

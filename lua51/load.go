@@ -200,8 +200,10 @@ func lastLine(src []byte) int {
 
 // installLoad replaces load, loadstring, loadfile, dofile and the Lua file
 // loader of require (package.loaders[2]) with ones that name chunks and
-// word syntax errors as Lua 5.1 does.
+// word syntax errors as Lua 5.1 does, and error with one that gives
+// positions as Lua 5.1 does.
 func installLoad(L *lua.LState) {
+	installError(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
