@@ -281,9 +281,16 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 	t.chains = append(t.chains, names)
 	fn := &ast.IdentExpr{Value: concatName}
 	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
+	// Lua 5.1 gives a concatenation the line its last operand ends on.
+	line := e.Line()
+	if last := operands[len(operands)-1]; last.LastLine() > 0 {
+		line = last.LastLine()
+	} else if last.Line() > 0 {
+		line = last.Line()
+	}
 	for _, n := range []ast.PositionHolder{id, fn, call} {
-		n.SetLine(e.Line())
-		n.SetLastLine(e.LastLine())
+		n.SetLine(line)
+		n.SetLastLine(line)
 	}
 	return call
 }
@@ -411,6 +418,9 @@ func (c *concatenator) metaConcat(L *lua.LState, chain, i int, lhs, rhs lua.LVal
 			bad, slot = rhs, i
 		}
 		L.RaiseError("%s", typeError(bad, "concatenate", c.name(chain, slot)))
+	}
+	if _, ok := mm.(*lua.LFunction); !ok && L.GetMetaField(mm, "__call") == lua.LNil {
+		L.RaiseError("%s", typeError(mm, "call", ""))
 	}
 	L.Push(mm)
 	L.Push(lhs)
