@@ -198,21 +198,33 @@ func lastLine(src []byte) int {
 	return lx.line
 }
 
-// installLoad replaces load, loadstring, loadfile, dofile and the Lua file
-// loader of require (package.loaders[2]) with ones that name chunks and
-// word syntax errors as Lua 5.1 does, and error with one that gives
-// positions as Lua 5.1 does.
+// installLoad replaces load, loadstring, loadfile, dofile, require and its
+// loaders of package.preload and Lua files (package.loaders[1] and [2])
+// with ones that name chunks, word syntax errors and report missing
+// modules as Lua 5.1 does, and error with one that gives positions as Lua
+// 5.1 does.
 func installLoad(L *lua.LState) {
 	installError(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
 	L.SetGlobal("dofile", L.NewFunction(baseDoFile))
-	if pkg, ok := L.GetGlobal("package").(*lua.LTable); ok {
-		if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
-			L.RawSetInt(loaders, 2, L.NewFunction(loaderLua))
-		}
+	pkg, ok := L.GetGlobal("package").(*lua.LTable)
+	if !ok {
+		return
 	}
+	if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
+		L.RawSetInt(loaders, 1, L.NewFunction(func(L *lua.LState) int { return loaderPreload(L, pkg) }))
+		L.RawSetInt(loaders, 2, L.NewFunction(func(L *lua.LState) int { return loaderLua(L, pkg) }))
+	}
+	r := &requirer{pkg: pkg, sentinel: L.NewUserData()}
+	L.SetGlobal("require", L.NewFunction(r.require))
+}
+
+// raise is luaL_error: msg with the position of the function that called
+// the running Go function, if that is a Lua function.
+func raise(L *lua.LState, format string, args ...any) {
+	L.Error(lua.LString(Where(L, 1)+fmt.Sprintf(format, args...)), 0)
 }
 
 // pushLoaded returns load's results: the function, or nil and the message.
@@ -264,7 +276,7 @@ func readAll(L *lua.LState, reader *lua.LFunction) ([]byte, error) {
 			return src, nil
 		}
 		if !isStringOrNumber(v) {
-			return nil, errors.New("reader function must return a string")
+			return nil, errors.New(Where(L, 1) + "reader function must return a string")
 		}
 		s := lua.LVAsString(v)
 		if n, ok := v.(lua.LNumber); ok {
@@ -313,27 +325,99 @@ func baseDoFile(L *lua.LState) int {
 	return L.GetTop() - top
 }
 
+// requirer is Lua 5.1's require for the package table pkg: sentinel marks
+// a module being loaded, to find loops.
+type requirer struct {
+	pkg      *lua.LTable
+	sentinel *lua.LUserData
+}
+
+// require is require(name) as Lua 5.1's ll_require: package.loaded[name],
+// or the first loader's function that finds the module, run with name; the
+// messages of the loaders that did not are joined in the error.
+func (r *requirer) require(L *lua.LState) int {
+	name := L.CheckString(1)
+	loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
+	if !ok {
+		raise(L, "'package.loaded' must be a table")
+	}
+	if v := L.GetField(loaded, name); lua.LVAsBool(v) {
+		if v == r.sentinel {
+			raise(L, "loop or previous error loading module '%s'", name)
+		}
+		L.Push(v)
+		return 1
+	}
+	loaders, ok := L.GetField(r.pkg, "loaders").(*lua.LTable)
+	if !ok {
+		raise(L, "'package.loaders' must be a table")
+	}
+	var tried strings.Builder
+	var module lua.LValue
+	for i := 1; module == nil; i++ {
+		loader := L.RawGetInt(loaders, i)
+		if loader == lua.LNil {
+			raise(L, "module '%s' not found:%s", name, tried.String())
+		}
+		L.Push(loader)
+		L.Push(lua.LString(name))
+		L.Call(1, 1)
+		switch v := L.Get(-1).(type) {
+		case *lua.LFunction:
+			module = v
+		case lua.LString, lua.LNumber:
+			tried.WriteString(toString(v))
+		}
+		L.Pop(1)
+	}
+	L.SetField(loaded, name, r.sentinel)
+	L.Push(module)
+	L.Push(lua.LString(name))
+	L.Call(1, 1)
+	if v := L.Get(-1); v != lua.LNil {
+		L.SetField(loaded, name, v)
+	}
+	L.Pop(1)
+	v := L.GetField(loaded, name)
+	if v == r.sentinel {
+		v = lua.LTrue
+		L.SetField(loaded, name, v)
+	}
+	L.Push(v)
+	return 1
+}
+
+// loaderPreload is package.loaders[1]: package.preload[name].
+func loaderPreload(L *lua.LState, pkg *lua.LTable) int {
+	name := L.CheckString(1)
+	preload, ok := L.GetField(pkg, "preload").(*lua.LTable)
+	if !ok {
+		raise(L, "'package.preload' must be a table")
+	}
+	if v := L.GetField(preload, name); v != lua.LNil {
+		L.Push(v)
+		return 1
+	}
+	L.Push(lua.LString(fmt.Sprintf("\n\tno field package.preload['%s']", name)))
+	return 1
+}
+
 // loaderLua is package.loaders[2]: it looks for name along package.path
 // and loads the file it finds, as Lua 5.1's loader_Lua does.
-func loaderLua(L *lua.LState) int {
+func loaderLua(L *lua.LState, pkg *lua.LTable) int {
 	name := L.CheckString(1)
-	pkg, _ := L.GetGlobal("package").(*lua.LTable)
-	var path lua.LValue = lua.LNil
-	if pkg != nil {
-		path = L.GetField(pkg, "path")
+	path := L.GetField(pkg, "path")
+	if !isStringOrNumber(path) {
+		raise(L, "'package.path' must be a string")
 	}
-	pattern, ok := path.(lua.LString)
-	if !ok {
-		L.RaiseError("'package.path' must be a string")
-	}
-	file, tried := findFile(strings.ReplaceAll(name, ".", string(os.PathSeparator)), string(pattern))
+	file, tried := findFile(strings.ReplaceAll(name, ".", string(os.PathSeparator)), toString(path))
 	if file == "" {
 		L.Push(lua.LString(tried))
 		return 1
 	}
 	fn, err := LoadFile(L, file)
 	if err != nil {
-		L.RaiseError("error loading module '%s' from file '%s':\n\t%s", name, file, lua.LVAsString(errorValue(err)))
+		raise(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua.LVAsString(errorValue(err)))
 	}
 	L.Push(fn)
 	return 1
