@@ -1,12 +1,14 @@
 package lua51
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
 )
 
 // gopher-lua's VM formats the numbers of a concatenation with Go's %v
@@ -30,18 +32,34 @@ const concatName = "(concat)"
 // without a name.
 type operandNames []string
 
-// compileChunk rewrites the concatenations of chunk and compiles it as a
-// main chunk called id.
-func compileChunk(L *lua.LState, chunk []ast.Stmt, id string) (*lua.LFunction, error) {
+// compileChunk parses src, rewrites its concatenations and compiles it as
+// a main chunk called id. A chunk whose main function has no room for the
+// hidden local (200 locals already) is compiled as it is.
+func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
+	chunk, err := parse.Parse(bytes.NewReader(src), id)
+	if err != nil {
+		return nil, err
+	}
 	tr := &transformer{}
 	tr.function(nil, chunk)
-	if len(tr.chains) == 0 {
-		proto, err := lua.Compile(chunk, id)
-		if err != nil {
+	if len(tr.chains) > 0 {
+		if fn, err := compileRewritten(L, chunk, id, tr.chains); err == nil {
+			return fn, nil
+		}
+		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 			return nil, err
 		}
-		return L.NewFunctionFromProto(proto), nil
 	}
+	proto, err := lua.Compile(chunk, id)
+	if err != nil {
+		return nil, err
+	}
+	return L.NewFunctionFromProto(proto), nil
+}
+
+// compileRewritten compiles a chunk whose concatenations call the hidden
+// local, and gives the function its hidden upvalue.
+func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, chains []operandNames) (*lua.LFunction, error) {
 	local := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: concatName}}}
 	local.SetLine(chunk[0].Line())
 	local.SetLastLine(chunk[0].Line())
@@ -54,7 +72,7 @@ func compileChunk(L *lua.LState, chunk []ast.Stmt, id string) (*lua.LFunction, e
 	}
 	fn := L.NewFunctionFromProto(proto)
 	uv := &lua.Upvalue{}
-	uv.SetValue(L.NewFunction((&concatenator{chains: tr.chains}).call))
+	uv.SetValue(L.NewFunction((&concatenator{chains: chains}).call))
 	fn.Upvalues[0] = uv
 	return fn, nil
 }

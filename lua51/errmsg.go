@@ -43,15 +43,18 @@ type runtimeMessage struct {
 	reword  func(site *faultSite, groups []string) string
 }
 
+// typeName matches the name of a Lua type as gopher-lua's messages show it.
+const typeName = `(nil|boolean|number|string|function|userdata|thread|table|channel)`
+
 // runtimeMessages are gopher-lua's messages that Lua 5.1 words otherwise.
 var runtimeMessages = []runtimeMessage{
 	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall},
-	{regexp.MustCompile(`(?s)attempt to index a non-table object\((\w+)\) with key '(.*)'$`), rewordIndex},
-	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between (\w+) and (\w+)$`), rewordArith},
-	{regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)$`), rewordConcat},
+	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + typeName + `\) with key '(.*)'$`), rewordIndex},
+	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + typeName + ` and ` + typeName + `$`), rewordArith},
+	{regexp.MustCompile(`cannot perform concat operation between ` + typeName + ` and ` + typeName + `$`), rewordConcat},
 	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on")},
 	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of")},
-	{regexp.MustCompile(`attempt to compare (\w+) with (\w+)$`), rewordCompare},
+	{regexp.MustCompile(`attempt to compare ` + typeName + ` with ` + typeName + `$`), rewordCompare},
 	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
 }
 

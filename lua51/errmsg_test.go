@@ -119,3 +119,26 @@ func runMessage(t *testing.T, L *lua.LState, src string) string {
 	}
 	return lua.LVAsString(err.(*lua.ApiError).Object)
 }
+
+func TestDescribeErrorLeavesOtherValues(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	installLoad(L)
+	for _, c := range []struct{ src, want string }{
+		{"error('my own message')", "t:1: my own message"},
+		{"error('attempt to compare apples with pears')", "t:1: attempt to compare apples with pears"},
+		{"error('attempt to call a nil value', 0)", "attempt to call a nil value"},
+		{`error("attempt to index a non-table object(crate) with key 'x'")`, "t:1: attempt to index a non-table object(crate) with key 'x'"},
+	} {
+		if got := runMessage(t, L, c.src); got != c.want {
+			t.Errorf("run %q: got %q, want %q", c.src, got, c.want)
+		}
+	}
+	table := L.NewTable()
+	if got := describeError(L, table); got != table {
+		t.Errorf("describeError(a table) = %v, want the table", got)
+	}
+	if got := describeError(L, lua.LNumber(42)); got != lua.LNumber(42) {
+		t.Errorf("describeError(42) = %v, want 42", got)
+	}
+}

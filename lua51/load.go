@@ -146,14 +146,11 @@ func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, err
 		return nil, syntaxFailure(se.format(chunkID(chunkname, srcSize)), se)
 	}
 	id := ChunkID(chunkname)
-	chunk, err := parse.Parse(bytes.NewReader(src), id)
-	if err == nil {
-		var fn *lua.LFunction
-		if fn, err = compileChunk(L, chunk, id); err == nil {
-			return fn, nil
-		}
+	fn, err := compileChunk(L, src, id)
+	if err != nil {
+		return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
 	}
-	return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
+	return fn, nil
 }
 
 // syntaxFailure is the error of a chunk that does not compile.

@@ -16,15 +16,20 @@ import (
 type syntaxError struct {
 	line int    // the lexer's line when the error was found
 	msg  string // "unexpected symbol", "'=' expected", ...
-	near string // the token's text, "<eof>" at the end of the input
+	near string // the token's text, "<eof>" at the end of the input; "" for a limit
 }
 
 // Error is the message without the chunk's name and line.
-func (e *syntaxError) Error() string { return e.msg + " near '" + e.near + "'" }
+func (e *syntaxError) Error() string {
+	if e.near == "" {
+		return e.msg
+	}
+	return e.msg + " near '" + e.near + "'"
+}
 
 // format is the error as lua_load gives it: "chunkid:line: msg near 'tok'".
 func (e *syntaxError) format(chunkid string) string {
-	return fmt.Sprintf("%s:%d: %s near '%s'", chunkid, e.line, e.msg, e.near)
+	return fmt.Sprintf("%s:%d: %s", chunkid, e.line, e.Error())
 }
 
 // Token kinds other than single characters, named as luaX_token2str names
@@ -354,9 +359,14 @@ func (lx *lexer5) lexOther(c int) (token, bool) {
 
 // funcState is what the checker keeps of each function being parsed.
 type funcState struct {
+	line   int // where it is defined, 0 for the main chunk
 	vararg bool
 	loops  int // enclosing loops, for break
+	active int // active local variables
 }
+
+// maxVars is Lua 5.1's LUAI_MAXVARS, the most active locals of a function.
+const maxVars = 200
 
 // parser5 is lparser.c without code generation: it only finds the first
 // error.
@@ -461,11 +471,31 @@ func (p *parser5) chunk() {
 	}
 }
 
-// loopBlock is a block inside a loop.
-func (p *parser5) loopBlock() {
-	p.fs.loops++
+// block parses a block, whose locals end with it; declared locals are
+// active in it (a loop's variables), and loop says whether break may end it.
+func (p *parser5) block(loop bool, declared int) {
+	active := p.fs.active
+	p.fs.active += declared
+	if loop {
+		p.fs.loops++
+	}
 	p.chunk()
-	p.fs.loops--
+	if loop {
+		p.fs.loops--
+	}
+	p.fs.active = active
+}
+
+// newLocal checks the limit for the n-th local a statement declares.
+func (p *parser5) newLocal(n int) {
+	if p.fs.active+n+1 <= maxVars {
+		return
+	}
+	msg := fmt.Sprintf("main function has more than %d local variables", maxVars)
+	if p.fs.line != 0 {
+		msg = fmt.Sprintf("function at line %d has more than %d local variables", p.fs.line, maxVars)
+	}
+	panic(&syntaxError{line: p.lx.line, msg: msg})
 }
 
 // statement parses one statement and says whether it must be the last.
@@ -478,17 +508,17 @@ func (p *parser5) statement() bool {
 		p.next()
 		p.expr()
 		p.checkNext("do")
-		p.loopBlock()
+		p.block(true, 0)
 		p.checkMatch("end", "while", line)
 	case "do":
 		p.next()
-		p.chunk()
+		p.block(false, 0)
 		p.checkMatch("end", "do", line)
 	case "for":
 		p.forStat(line)
 	case "repeat":
 		p.next()
-		p.loopBlock()
+		p.block(true, 0)
 		p.checkMatch("until", "repeat", line)
 		p.expr()
 	case "function":
@@ -498,10 +528,11 @@ func (p *parser5) statement() bool {
 			p.next()
 			p.checkName()
 		}
-		if p.testNext(":") {
+		method := p.testNext(":")
+		if method {
 			p.checkName()
 		}
-		p.body(line)
+		p.body(line, method)
 	case "local":
 		p.next()
 		p.localStat(line)
@@ -527,24 +558,31 @@ func (p *parser5) ifStat(line int) {
 	p.next()
 	p.expr()
 	p.checkNext("then")
-	p.chunk()
+	p.block(false, 0)
 	for p.t.kind == "elseif" {
 		p.next()
 		p.expr()
 		p.checkNext("then")
-		p.chunk()
+		p.block(false, 0)
 	}
 	if p.testNext("else") {
-		p.chunk()
+		p.block(false, 0)
 	}
 	p.checkMatch("end", "if", line)
 }
 
+// forStat parses a for statement; its three hidden control variables and
+// then its named ones are locals, as in Lua 5.1.
 func (p *parser5) forStat(line int) {
+	active := p.fs.active
 	p.next()
 	p.checkName()
+	names := 1
 	switch p.t.kind {
 	case "=":
+		for i := range 4 {
+			p.newLocal(i)
+		}
 		p.next()
 		p.expr()
 		p.checkNext(",")
@@ -553,8 +591,13 @@ func (p *parser5) forStat(line int) {
 			p.expr()
 		}
 	case ",", "in":
+		for i := range 4 {
+			p.newLocal(i)
+		}
 		for p.testNext(",") {
 			p.checkName()
+			p.newLocal(3 + names)
+			names++
 		}
 		p.checkNext("in")
 		p.exprList()
@@ -562,30 +605,46 @@ func (p *parser5) forStat(line int) {
 		p.fail("'=' or 'in' expected")
 	}
 	p.checkNext("do")
-	p.loopBlock()
+	p.fs.active += 3
+	p.block(true, names)
+	p.fs.active = active
 	p.checkMatch("end", "for", line)
 }
 
 func (p *parser5) localStat(line int) {
 	if p.testNext("function") {
 		p.checkName()
-		p.body(line)
+		p.newLocal(0)
+		p.fs.active++
+		p.body(line, false)
 		return
 	}
-	p.checkName()
-	for p.testNext(",") {
+	n := 0
+	for {
 		p.checkName()
+		p.newLocal(n)
+		n++
+		if !p.testNext(",") {
+			break
+		}
 	}
 	if p.testNext("=") {
 		p.exprList()
 	}
+	p.fs.active += n
 }
 
-// body parses a function's parameters and body.
-func (p *parser5) body(line int) {
+// body parses a function's parameters and body; a method has self first,
+// and a vararg function a local arg, as in Lua 5.1.
+func (p *parser5) body(line int, method bool) {
 	outer := p.fs
-	p.fs = &funcState{}
+	p.fs = &funcState{line: line}
+	if method {
+		p.newLocal(0)
+		p.fs.active++
+	}
 	p.checkNext("(")
+	params := 0
 	if p.t.kind != ")" {
 		for {
 			if p.t.kind == tkName {
@@ -596,11 +655,14 @@ func (p *parser5) body(line int) {
 			} else {
 				p.fail("<name> or '...' expected")
 			}
+			p.newLocal(params)
+			params++
 			if p.fs.vararg || !p.testNext(",") {
 				break
 			}
 		}
 	}
+	p.fs.active += params
 	p.checkNext(")")
 	p.chunk()
 	p.checkMatch("end", "function", line)
@@ -771,7 +833,7 @@ func (p *parser5) simpleExp() {
 	case "function":
 		line := p.lx.line
 		p.next()
-		p.body(line)
+		p.body(line, false)
 	default:
 		p.primaryExp()
 	}

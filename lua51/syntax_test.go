@@ -1,6 +1,8 @@
 package lua51
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -128,4 +130,43 @@ func loadMessage(L *lua.LState, src, chunkname string) string {
 		return ""
 	}
 	return string(errorValue(err).(lua.LString))
+}
+
+// localsChunk declares n locals, one a line.
+func localsChunk(n int) string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("local a%d", i+1)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestLocalLimitAsLua51 checks Lua 5.1's limit of 200 active locals a
+// function; the messages are what Debian's lua5.1 (5.1.5) gave for
+// loadstring(chunk, "=lim"), recorded once.
+func TestLocalLimitAsLua51(t *testing.T) {
+	params := func(n int) string { return strings.Repeat("p, ", n) }
+	cases := []struct{ src, want string }{
+		{localsChunk(200), ""},
+		{localsChunk(201), "lim:201: main function has more than 200 local variables"},
+		{"local x\nfunction f()\n" + localsChunk(201) + "\nend", "lim:204: function at line 2 has more than 200 local variables"},
+		{localsChunk(197) + "\nfor i = 1, 2 do end", "lim:198: main function has more than 200 local variables"},
+		{localsChunk(196) + "\nfor i = 1, 2 do end", ""},
+		{localsChunk(196) + "\nfor k, v in pairs({}) do end", "lim:197: main function has more than 200 local variables"},
+		{localsChunk(195) + "\nfor k, v in pairs({}) do end", ""},
+		{localsChunk(199) + "\nlocal function f() end", ""},
+		{localsChunk(200) + "\nlocal function f() end", "lim:201: main function has more than 200 local variables"},
+		{"local a, b = 1\n" + localsChunk(198) + "\ndo local c end", "lim:200: main function has more than 200 local variables"},
+		{"function f(" + params(198) + "...) end", ""},
+		{"do " + localsChunk(200) + " end " + localsChunk(200), ""},
+		// A chunk without room for the hidden local of concatenations loads.
+		{localsChunk(196) + "\nreturn a1 .. a2", ""},
+	}
+	L := lua.NewState()
+	defer L.Close()
+	for i, c := range cases {
+		if got := loadMessage(L, c.src, "=lim"); got != c.want {
+			t.Errorf("case %d: got %q, want %q", i+1, got, c.want)
+		}
+	}
 }
