@@ -40,9 +40,7 @@ func Where(L *lua.LState, level int) string {
 	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
 		return ""
 	}
-	// For a level in the gap a tail call left, gopher-lua's GetStack
-	// returns the bottom frame: only the deepest level really is it.
-	if dbg.What == "main" && level < stackDepth(L) {
+	if dbg.What == "main" && level > 0 && lostToTailCall(L, dbg, level) {
 		return ""
 	}
 	if dbg.CurrentLine <= 0 {
@@ -51,23 +49,38 @@ func Where(L *lua.LState, level int) string {
 	return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
 }
 
-// stackDepth is the deepest level L.GetStack accepts.
-func stackDepth(L *lua.LState) int {
-	hi := 1
-	for {
-		if _, ok := L.GetStack(hi); !ok {
-			break
-		}
-		hi *= 2
+// lostToTailCall reports whether level, at which gopher-lua's GetStack gave
+// the bottom frame of the stack (bottom), is one of the levels a tail call
+// left without a frame: GetStack gives the bottom frame for those too. The
+// level is lost when the level above it was a frame that made tail calls,
+// or was that same bottom frame (or another lost level).
+func lostToTailCall(L *lua.LState, bottom *lua.Debug, level int) bool {
+	above, ok := L.GetStack(level - 1)
+	if !ok {
+		return false
 	}
-	lo := hi / 2 // GetStack(lo) is ok (level 0 always is while a function runs)
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if _, ok := L.GetStack(mid); ok {
-			lo = mid
-		} else {
-			hi = mid
+	if _, err := L.GetInfo("S", above, lua.LNil); err != nil {
+		return false
+	}
+	return above.What == "tail" || sameFrame(L, above, bottom)
+}
+
+// sameFrame reports whether a and b are the same activation: the same
+// function, at the same line, with the same local values.
+func sameFrame(L *lua.LState, a, b *lua.Debug) bool {
+	fa, errA := L.GetInfo("lf", a, lua.LNil)
+	fb, errB := L.GetInfo("lf", b, lua.LNil)
+	if errA != nil || errB != nil || fa != fb || a.CurrentLine != b.CurrentLine {
+		return false
+	}
+	for i := 1; ; i++ {
+		na, va := L.GetLocal(a, i)
+		nb, vb := L.GetLocal(b, i)
+		if na != nb || va != vb {
+			return false
+		}
+		if na == "" {
+			return true
 		}
 	}
-	return lo
 }

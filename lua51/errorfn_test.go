@@ -48,6 +48,17 @@ show(coroutine.resume(co))
 local function f3() error("lvl3", 3) end
 local function g3() f3() end
 show(pcall(function() g3() end))
+co = coroutine.create(function() return lvl1() end)
+show(coroutine.resume(co))
+co = coroutine.create(function() return lvl2() end)
+show(coroutine.resume(co))
+co = coroutine.create(function() return tail() end)
+show(coroutine.resume(co))
+co = coroutine.create(function(n) if n > 0 then error("rec", 1) end end)
+show(coroutine.resume(co, 1))
+local function rec(n) if n > 0 then rec(n - 1) else error("rec2", 2) end end
+show(pcall(rec, 2))
+show(pcall(function() return rec(1) end))
 return table.concat(out, "\n")
 `
 
@@ -78,7 +89,13 @@ boolean:false string:far
 boolean:false string:err.lua:32: %d %s
 boolean:false string:err.lua:33: in co
 boolean:false string:in co 2
-boolean:false string:err.lua:39: lvl3`
+boolean:false string:err.lua:39: lvl3
+boolean:false string:err.lua:3: one
+boolean:false string:two
+boolean:false string:two
+boolean:false string:err.lua:46: rec
+boolean:false string:err.lua:48: rec2
+boolean:false string:err.lua:48: rec2`
 
 func TestErrorLevelsAsLua51(t *testing.T) {
 	L := lua.NewState()
