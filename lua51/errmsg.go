@@ -1,7 +1,6 @@
 package lua51
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -180,13 +179,13 @@ func hasType(typ string) func(lua.LValue) bool {
 	return func(v lua.LValue) bool { return v.Type().String() == typ }
 }
 
-// faultSite is the Lua function that raised an error and the line it was
-// at; find looks there for the instruction that failed.
+// faultSite is the Lua function that raised an error and the instruction
+// it was running; find looks there for the operand that failed.
 type faultSite struct {
 	L     *lua.LState
 	dbg   *lua.Debug
 	proto *lua.FunctionProto
-	line  int
+	pc    int
 }
 
 // newFaultSite is the function at level 1 of L's stack, or a site without
@@ -197,11 +196,34 @@ func newFaultSite(L *lua.LState) *faultSite {
 	if !ok {
 		return site
 	}
-	fv, err := L.GetInfo("lf", dbg, lua.LNil)
-	if fn, isFn := fv.(*lua.LFunction); err == nil && isFn && !fn.IsG && dbg.CurrentLine > 0 {
-		site.dbg, site.proto, site.line = dbg, fn.Proto, dbg.CurrentLine
+	fv, err := L.GetInfo("f", dbg, lua.LNil)
+	fn, isFn := fv.(*lua.LFunction)
+	if err != nil || !isFn || fn.IsG {
+		return site
+	}
+	if pc, ok := currentPC(L, dbg, fn.Proto); ok {
+		site.dbg, site.proto, site.pc = dbg, fn.Proto, pc
 	}
 	return site
+}
+
+// currentPC is the index of the instruction the frame dbg of a function
+// with prototype p is running. GetInfo's "l" reads the line of that
+// instruction from the prototype of the function it is given (">l"): given
+// a stand-in whose "lines" are the instructions' indices plus one, it
+// tells the index.
+func currentPC(L *lua.LState, dbg *lua.Debug, p *lua.FunctionProto) (int, bool) {
+	index := make([]int, len(p.Code))
+	for i := range index {
+		index[i] = i + 1
+	}
+	standIn := &lua.LFunction{Proto: &lua.FunctionProto{DbgSourcePositions: index}}
+	probe := *dbg
+	probe.CurrentLine = 0
+	if _, err := L.GetInfo(">l", &probe, standIn); err != nil || probe.CurrentLine <= 0 {
+		return 0, false
+	}
+	return probe.CurrentLine - 1, true
 }
 
 // operand is a value an instruction used, and its description
@@ -211,38 +233,23 @@ type operand struct {
 	name  string
 }
 
-// find looks at the instructions of the site's line: operandOf picks those
-// that may have failed and the register or constant (RK) of their operand;
-// check says whether the operand's value may be the one that failed. It
-// returns the operand when all the candidates agree on its description.
+// find looks at the instruction that failed: operandOf says whether it is
+// one that may have raised the error and gives the register or constant
+// (RK) of its operand; check says whether the operand's value may be the
+// one that failed.
 func (s *faultSite) find(operandOf func(inst uint32) (int, bool), check func(lua.LValue) bool) (operand, bool) {
-	if s.proto == nil {
+	if s.proto == nil || s.pc >= len(s.proto.Code) {
 		return operand{}, false
 	}
-	var found []operand
-	for pc, inst := range s.proto.Code {
-		if pc >= len(s.proto.DbgSourcePositions) || s.proto.DbgSourcePositions[pc] != s.line {
-			continue
-		}
-		rk, ok := operandOf(inst)
-		if !ok {
-			continue
-		}
-		v, known := s.value(rk)
-		if !known || !check(v) {
-			continue
-		}
-		found = append(found, operand{value: v, name: s.describe(pc, rk)})
-	}
-	if len(found) == 0 {
+	rk, ok := operandOf(s.proto.Code[s.pc])
+	if !ok {
 		return operand{}, false
 	}
-	for _, o := range found[1:] {
-		if o.name != found[0].name {
-			found[0].name = ""
-		}
+	v, known := s.value(rk)
+	if !known || !check(v) {
+		return operand{}, false
 	}
-	return found[0], true
+	return operand{value: v, name: s.describe(s.pc, rk)}, true
 }
 
 // rkBit marks a constant in an RK operand.
@@ -370,12 +377,4 @@ func (s *faultSite) keyName(rk int) string {
 		}
 	}
 	return "?"
-}
-
-// String describes the site, for test failures.
-func (s *faultSite) String() string {
-	if s.proto == nil {
-		return "(no Lua function)"
-	}
-	return fmt.Sprintf("%s:%d", s.proto.SourceName, s.line)
 }

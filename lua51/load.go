@@ -150,7 +150,39 @@ func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, err
 	if err != nil {
 		return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
 	}
+	markSource(fn.Proto, &chunkSource{chunkname})
 	return fn, nil
+}
+
+// chunkSource is the chunkname a prototype was loaded with. It is kept as
+// an extra constant at the end of the prototype's constants, which no
+// instruction reads: gopher-lua's prototypes have only the chunk id
+// (SourceName) that positions show.
+type chunkSource struct{ name string }
+
+// markSource appends src to the constants of p and of the functions in it.
+func markSource(p *lua.FunctionProto, src *chunkSource) {
+	p.Constants = append(p.Constants, &lua.LUserData{Value: src})
+	for _, nested := range p.FunctionPrototypes {
+		markSource(nested, src)
+	}
+}
+
+// Source is what Lua 5.1's debug.getinfo(fn).source is: the chunkname fn
+// was loaded with by this package ("@script.lua", "=stdin", or the source
+// text of a string chunk); short_src is ChunkID of it. ok is false for Go
+// functions and functions loaded otherwise, whose source gopher-lua knows
+// only as Proto.SourceName.
+func Source(fn *lua.LFunction) (source string, ok bool) {
+	if fn == nil || fn.IsG || len(fn.Proto.Constants) == 0 {
+		return "", false
+	}
+	if ud, isUD := fn.Proto.Constants[len(fn.Proto.Constants)-1].(*lua.LUserData); isUD {
+		if src, isSrc := ud.Value.(*chunkSource); isSrc {
+			return src.name, true
+		}
+	}
+	return "", false
 }
 
 // syntaxFailure is the error of a chunk that does not compile.

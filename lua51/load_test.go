@@ -239,3 +239,34 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	})
 }
+
+func TestSource(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, chunkname := range []string{"modname", "@script.lua", "=stdin", "return function() end"} {
+		fn, err := LoadString(L, "return function() return 'a' .. 1 end", chunkname)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := Source(fn); !ok || got != chunkname {
+			t.Errorf("Source(chunk loaded as %q) = %q, %v", chunkname, got, ok)
+		}
+		L.Push(fn)
+		L.Call(0, 1)
+		nested := L.Get(-1).(*lua.LFunction)
+		L.Pop(1)
+		if got, ok := Source(nested); !ok || got != chunkname {
+			t.Errorf("Source(function in chunk %q) = %q, %v", chunkname, got, ok)
+		}
+	}
+	stock, err := L.LoadString("return 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Source(stock); ok {
+		t.Error("Source knows a function loaded by gopher-lua's own LoadString")
+	}
+	if _, ok := Source(L.NewFunction(func(*lua.LState) int { return 0 })); ok {
+		t.Error("Source knows a Go function")
+	}
+}
