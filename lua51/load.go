@@ -26,8 +26,10 @@ const (
 // [string "first line..."].
 func ChunkID(chunkname string) string { return chunkID(chunkname, idSize) }
 
-// chunkID is luaO_chunkid with a buffer of size bytes.
+// chunkID is luaO_chunkid with a buffer of size bytes; the chunkname is a
+// C string there, ending at a NUL byte.
 func chunkID(chunkname string, size int) string {
+	chunkname, _, _ = strings.Cut(chunkname, "\x00")
 	switch {
 	case strings.HasPrefix(chunkname, "="):
 		s := chunkname[1:]

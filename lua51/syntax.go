@@ -16,7 +16,7 @@ import (
 type syntaxError struct {
 	line int    // the lexer's line when the error was found
 	msg  string // "unexpected symbol", "'=' expected", ...
-	near string // the token's text, "<eof>" at the end of the input; "" for a limit
+	near string // the token's text, "<eof>" at the end of the input; "" for none
 }
 
 // Error is the message without the chunk's name and line.
@@ -57,11 +57,16 @@ type token struct {
 	text string
 }
 
-// nearText is the token as Lua 5.1's txtToken shows it in a message.
+// nearText is the token as Lua 5.1's txtToken shows it in a message (a C
+// string: it ends at a NUL byte).
 func (t token) nearText() string {
 	switch t.kind {
 	case tkName, tkString, tkNumber:
-		return t.text
+		text, _, _ := strings.Cut(t.text, "\x00")
+		return text
+	}
+	if t.kind == "\x00" {
+		return "" // token 0: lexerror shows no token at all
 	}
 	if len(t.kind) == 1 && (t.kind[0] < 32 || t.kind[0] == 127) {
 		return fmt.Sprintf("char(%d)", t.kind[0])

@@ -97,6 +97,10 @@ var syntaxCases = []struct{ src, file, str string }{
 	{"elseif", "syn.lua:1: '<eof>' expected near 'elseif'", "[string \"elseif\"]:1: '<eof>' expected near 'elseif'"},
 	{"x.1 = 2", "syn.lua:1: '=' expected near '.1'", "[string \"x.1 = 2\"]:1: '=' expected near '.1'"},
 	{"x = .5 + .", "syn.lua:1: unexpected symbol near '.'", "[string \"x = .5 + .\"]:1: unexpected symbol near '.'"},
+	{"x = 1 \x00", "syn.lua:1: unexpected symbol", "[string \"x = 1 \"]:1: unexpected symbol"},
+	{"x = 'a\x00b\ny'", "syn.lua:1: unfinished string near ''a'", "[string \"x = 'a\"]:1: unfinished string near ''a'"},
+	{"f(\x00)", "syn.lua:1: unexpected symbol", "[string \"f(\"]:1: unexpected symbol"},
+	{"x = \x7f", "syn.lua:1: unexpected symbol near 'char(127)'", "[string \"x = \x7f\"]:1: unexpected symbol near 'char(127)'"},
 }
 
 // syntaxDiffers are the chunks Lua 5.1 loads and gopher-lua's parser
