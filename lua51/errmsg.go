@@ -57,6 +57,8 @@ var runtimeMessages = []runtimeMessage{
 	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
 }
 
+// rewordCall names the called value of the CALL, TAILCALL or TFORLOOP
+// that failed, whose type gopher-lua's message does not give.
 func rewordCall(site *faultSite, _ []string) string {
 	if op, ok := site.find(func(inst uint32) (int, bool) {
 		switch opcodeOf(inst) {
@@ -70,6 +72,9 @@ func rewordCall(site *faultSite, _ []string) string {
 	return "attempt to call a non-function value"
 }
 
+// rewordIndex names the indexed value of the failed GETTABLE, SELF or
+// SETTABLE; an index through __index of a value that can't be indexed has
+// no name, as in Lua 5.1.
 func rewordIndex(site *faultSite, g []string) string {
 	typ, key := g[1], g[2]
 	op, ok := site.find(func(inst uint32) (int, bool) {
@@ -125,6 +130,8 @@ func convertible(v lua.LValue) bool {
 	return false
 }
 
+// rewordConcat words a failed OP_CONCAT of a chunk gopher-lua compiled
+// (this package's chunks concatenate with their own function).
 func rewordConcat(_ *faultSite, g []string) string {
 	bad := g[1]
 	if bad == "string" || bad == "number" {
@@ -133,14 +140,15 @@ func rewordConcat(_ *faultSite, g []string) string {
 	return "attempt to concatenate a " + bad + " value"
 }
 
-// rewordUnary words the failure of the unary operation opcode on R(B).
+// rewordUnary words the failure of the unary operation opcode on R(B);
+// gopher-lua's message has no type, so without the instruction it stays.
 func rewordUnary(opcode int, what string) func(*faultSite, []string) string {
-	return func(site *faultSite, _ []string) string {
+	return func(site *faultSite, g []string) string {
 		op, ok := site.find(func(inst uint32) (int, bool) {
 			return argB(inst), opcodeOf(inst) == opcode
 		}, func(v lua.LValue) bool { return !unaryOperandOK(v, opcode) })
 		if !ok {
-			return "attempt to " + what + " a value"
+			return g[0]
 		}
 		return typeError(op.value, what, op.name)
 	}
@@ -159,6 +167,7 @@ func unaryOperandOK(v lua.LValue, opcode int) bool {
 	return false
 }
 
+// rewordCompare is luaG_ordererror's message.
 func rewordCompare(_ *faultSite, g []string) string {
 	if g[1] == g[2] {
 		return "attempt to compare two " + g[1] + " values"
@@ -166,6 +175,8 @@ func rewordCompare(_ *faultSite, g []string) string {
 	return "attempt to compare " + g[1] + " with " + g[2]
 }
 
+// rewordFor is the message of a numeric for's bad initial value, limit
+// or step.
 func rewordFor(_ *faultSite, g []string) string {
 	what := g[1]
 	if what == "init" {
