@@ -40,7 +40,7 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	if err != nil {
 		return nil, err
 	}
-	tr := &transformer{}
+	tr := &transformer{concat: true}
 	tr.function(nil, chunk)
 	if len(tr.chains) > 0 {
 		if fn, err := compileRewritten(L, chunk, id, tr.chains); err == nil {
@@ -49,6 +49,7 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 			return nil, err
 		}
+		(&transformer{}).function(nil, chunk)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
@@ -84,7 +85,7 @@ func patchConcatLocal(proto *lua.FunctionProto) error {
 		return fmt.Errorf("internal error: empty chunk")
 	}
 	inst := proto.Code[0]
-	bx := int(inst & 0x3ffff)
+	bx := argBx(inst)
 	if opcodeOf(inst) != lua.OP_GETGLOBAL || argA(inst) != 0 || bx >= len(proto.Constants) ||
 		proto.Constants[bx] != lua.LString(concatName) {
 		return fmt.Errorf("internal error: unexpected start of the compiled chunk")
@@ -95,8 +96,9 @@ func patchConcatLocal(proto *lua.FunctionProto) error {
 	return nil
 }
 
-// opcodeOf, argA, argB and argC decode an instruction of gopher-lua
-// (opcode in the top 6 bits, then A in 8, C in 9 and B in the low 9).
+// opcodeOf, argA, argB, argC and argBx decode an instruction of
+// gopher-lua: the opcode in the top 6 bits, then A in 8, C in 9 and B in
+// the low 9 (Bx is C and B together).
 func opcodeOf(inst uint32) int { return int(inst >> 26) }
 func argA(inst uint32) int     { return int(inst>>18) & 0xff }
 func argB(inst uint32) int     { return int(inst & 0x1ff) }
@@ -125,8 +127,11 @@ func (s *scope) has(name string) bool {
 	return false
 }
 
-// transformer rewrites the concatenation chains of a chunk, numbering them.
+// transformer rewrites a chunk's tree before it is compiled: the
+// concatenation chains (when concat is set), numbering them, and local f =
+// function, whose f gopher-lua's compiler puts in scope too early.
 type transformer struct {
+	concat bool
 	sc     *scope
 	chains []operandNames
 }
@@ -164,10 +169,18 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.exprs(s.Lhs)
 		t.exprs(s.Rhs)
 	case *ast.LocalAssignStmt:
-		if _, ok := singleFunction(s.Exprs); ok && len(s.Names) == 1 {
-			t.sc.declare(s.Names...) // local function f: f is in scope in its body
-			t.exprs(s.Exprs)
-			return
+		if len(s.Names) == 1 && isSingleFunction(s.Exprs) {
+			if s.LastLine() != 0 {
+				t.sc.declare(s.Names...) // local function f: f is in scope in its body
+				t.exprs(s.Exprs)
+				return
+			}
+			// local f = function ... end: the parser gives it the same tree
+			// as local function f (only without a last line), and the
+			// compiler puts f in scope in the body for both. In Lua 5.1 f
+			// there is the outer f; a second, discarded value makes the
+			// compiler declare f after the function, as for any local.
+			s.Exprs = append(s.Exprs, &ast.NilExpr{})
 		}
 		t.exprs(s.Exprs)
 		t.sc.declare(s.Names...)
@@ -208,13 +221,14 @@ func (t *transformer) stmt(s ast.Stmt) {
 	}
 }
 
-// singleFunction reports whether es is one function expression.
-func singleFunction(es []ast.Expr) (*ast.FunctionExpr, bool) {
+// isSingleFunction reports whether es is one function expression, as in
+// local function f (gopher-lua compiles local f = function the same way).
+func isSingleFunction(es []ast.Expr) bool {
 	if len(es) != 1 {
-		return nil, false
+		return false
 	}
-	f, ok := es[0].(*ast.FunctionExpr)
-	return f, ok
+	_, ok := es[0].(*ast.FunctionExpr)
+	return ok
 }
 
 // functionExpr walks a function expression; a method has self first.
@@ -286,7 +300,7 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 		_, isString := operands[i].(*ast.StringExpr)
 		constant = constant && isString
 	}
-	if constant {
+	if constant || !t.concat {
 		return e
 	}
 	if last, ok := operands[len(operands)-1].(*ast.FuncCallExpr); ok {
@@ -322,6 +336,7 @@ func (t *transformer) describe(e ast.Expr) string {
 		if k, ok := e.Key.(*ast.StringExpr); ok {
 			return "field '" + k.Value + "'"
 		}
+		return "field '?'"
 	}
 	return ""
 }

@@ -270,3 +270,37 @@ func TestSource(t *testing.T) {
 		t.Error("Source knows a Go function")
 	}
 }
+
+// TestLocalFunctionValueScope checks that in local f = function ... end the
+// function's f is the outer one, as in Lua 5.1 (gopher-lua's compiler
+// treats it as local function f). The expected result is what Debian's
+// lua5.1 (5.1.5) returned; recorded once.
+func TestLocalFunctionValueScope(t *testing.T) {
+	const src = `
+local out = {}
+local f = function() return f end
+out[#out + 1] = tostring(f() == nil)
+local function g() return g end
+out[#out + 1] = tostring(g() == g)
+local fact = function(n) if n <= 1 then return 1 end return n * fact(n - 1) end
+out[#out + 1] = tostring(pcall(fact, 3))
+local h = function(...) return select("#", ...) end
+out[#out + 1] = tostring(h(1, 2, 3))
+return table.concat(out, " ")`
+	const want = "true true false 3"
+	for _, withConcat := range []string{"", "\nlocal c = 'x' .. 1"} {
+		L := lua.NewState()
+		fn, err := LoadString(L, withConcat+src, "=lf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		L.Push(fn)
+		if err := L.PCall(0, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := L.ToString(-1); got != want {
+			t.Errorf("chunk %q: got %q, want %q", withConcat+"...", got, want)
+		}
+		L.Close()
+	}
+}
