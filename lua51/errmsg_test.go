@@ -106,6 +106,10 @@ var runtimeCases = []struct{ src, want string }{
 	{"local f = function() end\nlocal t = {f(), g()}", "t:2: attempt to call global 'g' (a nil value)"},
 	{"local a = f(1) + g(2)", "t:1: attempt to call global 'f' (a nil value)"},
 	{"local t = {}\nlocal a = t.x(1) + t.y(2)", "t:2: attempt to call field 'x' (a nil value)"},
+	{"local t = {}\nlocal x = t[1] .. 'x'", "t:2: attempt to concatenate field '?' (a nil value)"},
+	{"local t = {}\nlocal k = 'a'\nlocal x = 'x' .. t[k]", "t:3: attempt to concatenate field '?' (a nil value)"},
+	{"local f = function() return 'a' .. f end\nf()", "t:1: attempt to concatenate global 'f' (a nil value)"},
+	{"local x = 'a' .. (nope)", "t:1: attempt to concatenate global 'nope' (a nil value)"},
 }
 
 func TestRuntimeErrorsAsLua51(t *testing.T) {
