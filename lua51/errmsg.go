@@ -3,6 +3,7 @@ package lua51
 import (
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -224,17 +225,30 @@ func newFaultSite(L *lua.LState) *faultSite {
 // a stand-in whose "lines" are the instructions' indices plus one, it
 // tells the index.
 func currentPC(L *lua.LState, dbg *lua.Debug, p *lua.FunctionProto) (int, bool) {
-	index := make([]int, len(p.Code))
-	for i := range index {
-		index[i] = i + 1
-	}
-	standIn := &lua.LFunction{Proto: &lua.FunctionProto{DbgSourcePositions: index}}
+	standIn := &lua.LFunction{Proto: &lua.FunctionProto{DbgSourcePositions: pcIndex(len(p.Code))}}
 	probe := *dbg
 	probe.CurrentLine = 0
 	if _, err := L.GetInfo(">l", &probe, standIn); err != nil || probe.CurrentLine <= 0 {
 		return 0, false
 	}
 	return probe.CurrentLine - 1, true
+}
+
+// pcIndices holds 1, 2, 3, ...: the stand-in lines of currentPC, shared
+// and never written once published.
+var pcIndices atomic.Pointer[[]int]
+
+// pcIndex returns pcIndices with at least n entries.
+func pcIndex(n int) []int {
+	if p := pcIndices.Load(); p != nil && len(*p) >= n {
+		return *p
+	}
+	index := make([]int, max(n, 1024))
+	for i := range index {
+		index[i] = i + 1
+	}
+	pcIndices.Store(&index)
+	return index
 }
 
 // operand is a value an instruction used, and its description

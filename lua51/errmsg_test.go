@@ -165,3 +165,32 @@ func TestDescribeErrorLeavesOtherValues(t *testing.T) {
 		t.Errorf("describeError(42) = %v, want 42", got)
 	}
 }
+
+// BenchmarkDescribeError measures describeError on a message it leaves
+// alone (an error of the script's own) and on one it rewords.
+func BenchmarkDescribeError(b *testing.B) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, c := range []struct{ name, src string }{
+		{"own", "error('no such sample: 42')"},
+		{"runtime", "local t\nlocal y = t.x"},
+	} {
+		fn, err := LoadString(L, c.src, "=bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			handler := L.NewFunction(func(L *lua.LState) int {
+				v := L.Get(1)
+				for b.Loop() {
+					describeError(L, v)
+				}
+				return 1
+			})
+			L.Push(fn)
+			if err := L.PCall(0, 0, handler); err == nil {
+				b.Fatal("no error")
+			}
+		})
+	}
+}
