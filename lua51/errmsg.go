@@ -319,7 +319,7 @@ func (s *faultSite) describe(pc, rk int) string {
 		switch opcodeOf(inst) {
 		case lua.OP_GETGLOBAL:
 			return "global '" + s.constant(argBx(inst)) + "'"
-		case lua.OP_MOVE:
+		case lua.OP_MOVE, lua.OP_MOVEN:
 			if b := argB(inst); b < argA(inst) {
 				if name := localName(p, b, i); name != "" {
 					return "local '" + name + "'"
@@ -396,10 +396,12 @@ func (s *faultSite) constant(k int) string {
 
 // keyName is Lua 5.1's kname: a constant string key, else "?".
 func (s *faultSite) keyName(rk int) string {
-	if rk&rkBit != 0 {
-		if k, ok := s.proto.Constants[rk&^rkBit].(lua.LString); ok {
-			return string(k)
-		}
+	k := rk &^ rkBit
+	if rk&rkBit == 0 || k >= len(s.proto.Constants) {
+		return "?"
+	}
+	if str, ok := s.proto.Constants[k].(lua.LString); ok {
+		return string(str)
 	}
 	return "?"
 }
