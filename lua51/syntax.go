@@ -381,7 +381,16 @@ type parser5 struct {
 	ahead    *token
 	lastline int
 	fs       *funcState
+	level    int // nested chunks and expressions, with the C calls below
 }
+
+// Lua 5.1 counts nested blocks and expressions with the C calls below the
+// parser (nCcalls) and fails beyond maxLevels; baseLevel is the count of a
+// loadstring called from a main chunk.
+const (
+	maxLevels = 200
+	baseLevel = 2
+)
 
 // checkSyntax parses src as Lua 5.1 does and returns its first syntax
 // error, or nil when Lua 5.1 would accept it.
@@ -395,7 +404,7 @@ func checkSyntax(src []byte) (err *syntaxError) {
 			err = se
 		}
 	}()
-	p := &parser5{lx: lexer5{src: src, line: 1}, fs: &funcState{vararg: true}}
+	p := &parser5{lx: lexer5{src: src, line: 1}, fs: &funcState{vararg: true}, level: baseLevel}
 	p.lastline = 1
 	p.next()
 	p.chunk()
@@ -466,7 +475,20 @@ func (p *parser5) blockFollow() bool {
 	return false
 }
 
+// enterLevel counts one more nesting level, failing beyond Lua 5.1's limit;
+// leaveLevel undoes it.
+func (p *parser5) enterLevel() {
+	p.level++
+	if p.level > maxLevels {
+		panic(&syntaxError{line: p.lx.line, msg: "chunk has too many syntax levels"})
+	}
+}
+
+func (p *parser5) leaveLevel() { p.level-- }
+
 func (p *parser5) chunk() {
+	p.enterLevel()
+	defer p.leaveLevel()
 	for !p.blockFollow() {
 		last := p.statement()
 		p.testNext(";")
@@ -807,6 +829,8 @@ const unaryPriority = 8
 func (p *parser5) expr() { p.subExpr(0) }
 
 func (p *parser5) subExpr(limit int) {
+	p.enterLevel()
+	defer p.leaveLevel()
 	switch p.t.kind {
 	case "not", "-", "#":
 		p.next()

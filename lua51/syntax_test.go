@@ -174,3 +174,35 @@ func TestLocalLimitAsLua51(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxLevelsAsLua51 checks Lua 5.1's limit on nesting ("chunk has
+// too many syntax levels"): the first depth each construct fails at is what
+// Debian's lua5.1 (5.1.5) gave for loadstring from a main chunk; recorded
+// once.
+func TestSyntaxLevelsAsLua51(t *testing.T) {
+	cases := []struct {
+		name   string
+		gen    func(n int) string
+		failAt int
+	}{
+		{"parentheses", func(n int) string { return "x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) }, 197},
+		{"unary minus", func(n int) string { return "x = " + strings.Repeat("- ", n) + "1" }, 197},
+		{"do blocks", func(n int) string { return strings.Repeat("do ", n) + strings.Repeat("end ", n) }, 198},
+		{"tables", func(n int) string { return "x = " + strings.Repeat("{", n) + strings.Repeat("}", n) }, 198},
+		{"calls", func(n int) string { return strings.Repeat("f(", n) + strings.Repeat(")", n) }, 199},
+		{"functions", func(n int) string {
+			return "x = " + strings.Repeat("function() return ", n) + "1" + strings.Repeat(" end", n)
+		}, 99},
+		{"concatenations", func(n int) string { return "x = 1" + strings.Repeat(" .. 1", n) }, 197},
+	}
+	L := lua.NewState()
+	defer L.Close()
+	for _, c := range cases {
+		if got := loadMessage(L, c.gen(c.failAt-1), "=lv"); got != "" {
+			t.Errorf("%s, %d deep: %q, want no error", c.name, c.failAt-1, got)
+		}
+		if got, want := loadMessage(L, c.gen(c.failAt), "=lv"), "lv:1: chunk has too many syntax levels"; got != want {
+			t.Errorf("%s, %d deep: %q, want %q", c.name, c.failAt, got, want)
+		}
+	}
+}
