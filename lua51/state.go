@@ -1,6 +1,8 @@
 package lua51
 
 import (
+	"io"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -10,6 +12,8 @@ type Options struct {
 	// calls math.randomseed; the resident module passes its fabric's seed so
 	// that a script's random choices replay with --seed.
 	Seed int64
+	// Stdout receives print's output; nil means os.Stdout.
+	Stdout io.Writer
 }
 
 // NewState makes a Lua state with Lua 5.1's limits and every fix of this
