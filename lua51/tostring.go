@@ -371,33 +371,46 @@ func installStringArith(L *lua.LState) {
 		"__div": func(a, b float64) float64 { return a / b },
 		"__mod": func(a, b float64) float64 { return a - math.Floor(a/b)*b },
 		"__pow": math.Pow,
+		"__unm": func(a, _ float64) float64 { return -a },
 	}
-	for name, op := range ops {
-		mt.RawSetString(name, L.NewFunction(stringArith(op)))
+	for event, op := range ops {
+		mt.RawSetString(event, L.NewFunction(stringArith(event, op)))
 	}
-	mt.RawSetString("__unm", L.NewFunction(func(L *lua.LState) int {
-		a, ok := toNumber(L.Get(1))
-		if !ok {
-			arithError(L, L.Get(1))
-		}
-		L.Push(-a)
-		return 1
-	}))
 }
 
-// stringArith makes the metamethod of one arithmetic operator.
-func stringArith(op func(a, b float64) float64) lua.LGFunction {
+// stringArith makes the metamethod event of one arithmetic operator on
+// operands a and b (for __unm, b is a again). When an operand is not a
+// number, the other operand's own metamethod is called if it has one, as
+// Lua 5.1 would have found it (the string metatable has none there).
+func stringArith(event string, op func(a, b float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		a, ok := toNumber(L.Get(1))
-		if !ok {
-			arithError(L, L.Get(1))
+		a := L.Get(1)
+		b := a
+		if event != "__unm" {
+			b = L.Get(2)
 		}
-		b, ok := toNumber(L.Get(2))
-		if !ok {
-			arithError(L, L.Get(2))
+		x, okA := toNumber(a)
+		y, okB := toNumber(b)
+		if okA && okB {
+			L.Push(lua.LNumber(op(float64(x), float64(y))))
+			return 1
 		}
-		L.Push(lua.LNumber(op(float64(a), float64(b))))
-		return 1
+		for _, v := range []lua.LValue{a, b} {
+			if _, isString := v.(lua.LString); isString {
+				continue
+			}
+			if mt, ok := L.GetMetatable(v).(*lua.LTable); ok {
+				if fn := mt.RawGetString(event); fn != lua.LNil {
+					L.Push(call1(L, fn, a, b))
+					return 1
+				}
+			}
+		}
+		if !okA {
+			arithError(L, a)
+		}
+		arithError(L, b)
+		return 0
 	}
 }
 

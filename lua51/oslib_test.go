@@ -1,0 +1,114 @@
+package lua51
+
+import (
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// osCases are Lua 5.1 behaviours, each with the output that Debian's lua5.1
+// (5.1.5, glibc 2.36, x86-64) printed for it: recorded once by running the
+// case under lua5.1 with testPrelude, in the time zone tz (UTC if empty).
+var osCases = []libraryCase{
+	{
+		name: "os.date conversions",
+		code: `local t = 1700000000.7
+			local s = {}
+			for c in ("aAbBcCdDeFgGhHIjklmMnpPrRsStTuUVwWxXyYzZ%EOfiJKLNoqQv+1903-_^#"):gmatch(".") do
+			  s[#s + 1] = c .. "=[" .. os.date("!%" .. c, t) .. "]"
+			end
+			print(table.concat(s, " "))`,
+		want: "a=[Tue] A=[Tuesday] b=[Nov] B=[November] c=[Tue Nov 14 22:13:20 2023] C=[20] d=[14] D=[11/14/23] e=[14] F=[2023-11-14] g=[23] G=[2023] h=[Nov] H=[22] I=[10] j=[318] k=[22] l=[10] m=[11] M=[13] n=[\n] p=[PM] P=[pm] r=[10:13:20 PM] R=[22:13] s=[1700000000] S=[20] t=[\t] T=[22:13:20] u=[2] U=[46] V=[46] w=[2] W=[46] x=[11/14/23] X=[22:13:20] y=[23] Y=[2023] z=[+0000] Z=[GMT] %=[%] E=[%E] O=[%O] f=[%f] i=[%i] J=[%J] K=[%K] L=[%L] N=[%N] o=[%o] q=[%q] Q=[%Q] v=[%v] +=[%+] 1=[%1] 9=[       %9] 0=[%0] 3=[ %3] -=[%-] _=[%_] ^=[%^] #=[%#]\n",
+	},
+	{
+		name: "os.date in a local zone",
+		code: `print(os.date("%c|%Z|%z|%s|%H", 1700000000), os.date("%Z|%z|%s|%H", 1590000000), os.date("!%Z|%z|%s|%H", 1590000000))`,
+		tz:   "Europe/Berlin",
+		want: "Tue Nov 14 23:13:20 2023|CET|+0100|1700000000|23\tCEST|+0200|1590000000|20\tGMT|+0000|1589996400|18\n",
+	},
+	{
+		name: "os.date text around conversions",
+		code: `print(os.date("!x%", 0), os.date("!%"), os.date("!abc", 0), os.date("!a\0b%Y", 0), os.date("!%Y-%m-%d %H:%M:%S", 86400 * 365.25 * 30))
+			E(os.date, "!%c", "x")`,
+		want: "x%\t%\tabc\ta\t2000-01-01 12:00:00\nerror\tbad argument #2 (number expected, got string)\n",
+	},
+	{
+		name: "os.date years far away",
+		code: `local t = -62135596800
+			print(os.date("!%Y|%C|%y|%G|%g|%F|%c", t - 86400 * 400), os.date("!%Y|%F|%C|%y|%D", t + 86400 * 365 * 4))
+			print(os.date("!%Y-%m-%d", -1e10), os.date("!%Y", 1e15), os.date("!%Y", 1e17), os.date("*t", 1e300))`,
+		want: "-1|-1|99|-1|99|-1-11-28|Sun Nov 28 00:00:00 -1\t4|4-12-31|0|04|12/31/04\n1653-02-10\t31690708\tnil\tnil\n",
+	},
+	{
+		name: "os.date *t and !*t",
+		code: `local d = os.date("!*t", 1700000000)
+			print(d.year, d.month, d.day, d.hour, d.min, d.sec, d.wday, d.yday, d.isdst)
+			d = os.date("*t", 0)
+			print(d.year, d.month, d.day, d.hour, d.min, d.sec, d.wday, d.yday, d.isdst)
+			d = os.date("*t", 1590000000)
+			print(d.hour, d.isdst, d.yday, d.wday)`,
+		tz:   "Europe/Berlin",
+		want: "2023\t11\t14\t22\t13\t20\t3\t318\tfalse\n1970\t1\t1\t1\t0\t0\t5\t1\tfalse\n20\ttrue\t141\t4\n",
+	},
+	{
+		name: "os.time normalises",
+		code: `print(os.time{year=2020, month=1, day=1}, os.time{year=2020, month=1, day=1, hour=0}, os.time{year=2020, month=13, day=32, hour=25, min=61, sec=-1})
+			print(os.time{year=2020, month=3, day=0}, os.time{year="2021", month=2.9, day=28.5}, os.time{year=1, month=1, day=1}, os.time{year=-5000, month=1, day=1})
+			E(os.time, {year=2020})
+			E(os.time, {year=2020, month="x", day=1})
+			E(os.time, 5)`,
+		want: "1577880000\t1577836800\t1612231259\n1582977600\t1614513600\t-62135553600\t-219951892800\nerror\tfield 'day' missing in date table\nerror\tfield 'month' missing in date table\nerror\tbad argument #1 (table expected, got number)\n",
+	},
+	{
+		name: "os.time isdst",
+		code: `print(os.time{year=2020, month=6, day=1, hour=12, isdst=true}, os.time{year=2020, month=6, day=1, hour=12, isdst=false}, os.time{year=2020, month=1, day=1, hour=12, isdst=true}, os.time{year=2020, month=1, day=1, hour=12})
+			print(os.time{year=2020, month=3, day=29, hour=2, min=30}, os.time{year=2020, month=10, day=25, hour=2, min=30})
+			local d = os.date("*t", 1603589400) print(d.hour, d.isdst, os.time(d))`,
+		tz:   "Europe/Berlin",
+		want: "1591005600\t1591009200\t1577872800\t1577876400\n1585445400\t1603589400\n2\tfalse\t1603589400\n",
+	},
+	{
+		name: "os.time isdst in UTC",
+		code: `print(os.time{year=2020, month=6, day=1, isdst=true}, os.time{year=2020, month=6, day=1, isdst=false})`,
+		want: "1591009200\t1591012800\n",
+	},
+	{
+		name: "os.difftime",
+		code: `print(os.difftime(10.9, 1.2), os.difftime(5), os.difftime(-1.5, 2^40))
+			E(os.difftime)`,
+		want: "9\t5\t-1099511627777\nerror\tbad argument #1 (number expected, got no value)\n",
+	},
+	{
+		name: "os.clock is a number",
+		code: `print(type(os.clock()), os.clock() >= 0)`,
+		want: "number\ttrue\n",
+	},
+}
+
+func TestOS(t *testing.T) { runLibraryCases(t, osCases) }
+
+// TestOSClockIsCPUTime checks that os.clock counts the process's CPU time:
+// it hardly moves while the process sleeps and moves while Lua computes.
+func TestOSClockIsCPUTime(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	clock := func() float64 {
+		if err := L.DoString(`c = os.clock()`); err != nil {
+			t.Fatal(err)
+		}
+		return float64(L.GetGlobal("c").(lua.LNumber))
+	}
+	c0 := clock()
+	time.Sleep(200 * time.Millisecond)
+	c1 := clock()
+	if c1-c0 > 0.1 {
+		t.Errorf("os.clock advanced %.3f s during a 0.2 s sleep", c1-c0)
+	}
+	if err := L.DoString(`local x = 0 for i = 1, 3e6 do x = x + i end`); err != nil {
+		t.Fatal(err)
+	}
+	if c2 := clock(); c2-c1 < 0.02 { // the loop takes about 0.3 s of CPU
+		t.Errorf("os.clock advanced %.3f s during 3e6 iterations", c2-c1)
+	}
+}
