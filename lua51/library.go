@@ -26,6 +26,8 @@ func installLibrary(L *lua.LState, opts Options) {
 		"unpack":         baseUnpack,
 		"collectgarbage": g.collectgarbage,
 		"gcinfo":         baseGCInfo,
+		"assert":         baseAssert,
+		"setmetatable":   baseSetMetatable,
 	})
 	installTable(L)
 	installString(L)
@@ -51,6 +53,33 @@ func library(L *lua.LState, name string) *lua.LTable {
 	t := L.NewTable()
 	L.SetGlobal(name, t)
 	return t
+}
+
+// baseAssert is Lua 5.1's assert(v [, message]): all its arguments when v
+// is true, else an error with message (a number converted) or "assertion
+// failed!".
+func baseAssert(L *lua.LState) int {
+	if !lua.LVAsBool(checkAny(L, 1)) {
+		luaError(L, "%s", optString(L, 2, "assertion failed!"))
+	}
+	return L.GetTop()
+}
+
+// baseSetMetatable is Lua 5.1's setmetatable(t, mt): only tables (gopher-lua
+// also accepts a number or a string, and then changes the metatable of
+// every number or string).
+func baseSetMetatable(L *lua.LState) int {
+	t := checkTable(L, 1)
+	mt := L.Get(2)
+	if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
+		argError(L, 2, "nil or table expected")
+	}
+	if cur, ok := t.Metatable.(*lua.LTable); ok && cur.RawGetString("__metatable") != lua.LNil {
+		luaError(L, "cannot change a protected metatable")
+	}
+	L.SetMetatable(t, mt)
+	L.SetTop(1)
+	return 1
 }
 
 // baseToNumber is Lua 5.1's tonumber(e [, base]): base 10 converts with
