@@ -32,9 +32,9 @@ func installLibrary(L *lua.LState, opts Options) {
 	installTable(L)
 	installString(L)
 	installStringArith(L)
-	installWrite(L)
+	installIO(L, stdout)
 	installMath(L, newRandom(opts.Seed))
-	installOS(L)
+	installOS(L, stdout)
 }
 
 // setFuncs sets each function of fns in t.

@@ -83,6 +83,15 @@ func TestPrintWritesToStdoutOption(t *testing.T) {
 	}
 }
 
+// TestIOWriteGoesToStdoutOption checks that io.write, io.stdout:write and
+// print share Options.Stdout, in order.
+func TestIOWriteGoesToStdoutOption(t *testing.T) {
+	got := runChunk(t, `io.write(1/3, " ") print("p") io.stdout:write(2^63, "\n") io.write("end")`)
+	if got != "0.33333333333333 p\n9.2233720368548e+18\nend" {
+		t.Errorf("output %q", got)
+	}
+}
+
 func TestNewPrintForOtherStates(t *testing.T) {
 	var out bytes.Buffer
 	L := lua.NewState()

@@ -84,10 +84,139 @@ var osCases = []libraryCase{
 		code: `print(type(os.clock()), os.clock() >= 0)`,
 		want: "number\ttrue\n",
 	},
+	{
+		name: "io.open write read close",
+		code: `local name = os.tmpname()
+			local f = assert(io.open(name, "w"))
+			print(io.type(f), io.type(io.stdout), io.type(42), io.type(nil), tostring(f):match("^file %(0x") ~= nil)
+			print(f:write("12 3.5 0x10 -7e2\nline2\n\nlast"), f:write(1/3, " ", 2^63, "\n"))
+			print(f:close(), io.type(f), tostring(f))
+			E(f.write, f, "x")
+			E(f.read, f)
+			f = io.open(name)
+			print(f:read("*n", "*n", "*n", "*n"))
+			print(f:read("*l"), f:read("*l"), f:read("*l"), f:read("*l"), f:read("*l"), f:read("*l"))
+			print(f:seek("set", 3), f:read(4), f:seek("cur"), f:seek("end"), f:read(0), f:read("*a"), f:read("*a"), f:read(1), f:read("*l"))
+			print(f:seek(), f:seek("cur", -5), f:read("*a"))
+			E(f.read, f, "*x")
+			E(f.read, f, "x")
+			E(f.seek, f, "bad")
+			f:close()
+			f = io.open(name) print(f:read(5, "*l", 2)) f:close()
+			f = io.open(name) print(f:read("*n"), f:read("*n"), f:read("*n"), f:read("*n"), f:read("*n"), f:read("*l")) f:close()
+			os.remove(name)`,
+		want: "file\tfile\tnil\tnil\ttrue\ntrue\ttrue\ntrue\tclosed file\tfile (closed)\nerror\tattempt to use a closed file\nerror\tattempt to use a closed file\n12\t3.5\t16\t-700\n\tline2\t\tlast0.33333333333333 9.2233720368548e+18\tnil\tnil\n3\t3.5 \t7\t65\tnil\t\t\tnil\tnil\n65\t60\te+18\n\nerror\tbad argument #2 (invalid format)\nerror\tbad argument #2 (invalid option)\nerror\tbad argument #2 (invalid option 'bad')\n12 3.\t5 0x10 -7e2\tli\n12\t3.5\t16\t-700\tnil\tline2\n",
+	},
+	{
+		name: "io.lines and CRLF",
+		code: `local name = os.tmpname()
+			local f = assert(io.open(name, "wb"))
+			f:write("a,1\r\nb,2\r\n\r\nlast")
+			f:close()
+			local t = {}
+			for l in io.lines(name) do t[#t + 1] = string.format("%q", l) end
+			print(table.concat(t, " "))
+			f = io.open(name, "rb")
+			t = {}
+			for l in f:lines() do t[#t + 1] = #l end
+			print(table.concat(t, " "), f:read("*a"), f:read("*l"))
+			f:close()
+			E(f.lines, f)
+			E(io.lines, "/nonexistent/x")
+			os.remove(name)`,
+		want: "\"a,1\\r\" \"b,2\\r\" \"\\r\" \"last\"\n4 4 1 4\t\tnil\nerror\tattempt to use a closed file\nerror\tbad argument #1 (/nonexistent/x: No such file or directory)\n",
+	},
+	{
+		name: "io.read numbers",
+		code: `local name = os.tmpname()
+			local f = io.open(name, "w") f:write("  12  \n-3.5e1\n.5 abc\n0x1p4 inf 1e+ -nan 5") f:close()
+			f = io.open(name)
+			print(f:read("*n"), f:read("*n"), f:read("*n"), f:read("*n"), f:read("*l"))
+			print(f:read("*n"), f:read("*n"), f:read("*n"), f:read("*a"))
+			f:close()
+			f = io.open(name) print(f:read("*l", "*n", "*n")) f:close()
+			os.remove(name)`,
+		want: "12\t-35\t0.5\tnil\tabc\n16\tinf\t1\t -nan 5\n  12  \t-35\t0.5\n",
+	},
+	{
+		name: "io.open modes and errors",
+		code: `local name = os.tmpname()
+			print(io.open("/nonexistent/x"))
+			local a, b, c = io.open(name, "z")
+			print(io.open(name, "rz") ~= nil, a, b == name .. ": Invalid argument", c)
+			local f = io.open(name, "w") print(f:read("*l")) f:close()
+			f = io.open(name, "a+") print(f:write("ab"), f:seek("set"), f:read("*a"), f:write("cd"), f:seek("set"), f:read("*a")) f:close()
+			f = io.open(name, "r+") print(f:read(1), f:write("X"), f:seek("set"), f:read("*a")) f:close()
+			f = io.open(name, "r") print(f:write("x")) f:close()
+			f = io.open(name, "w") print(f:setvbuf("no"), f:setvbuf("full", 1024), f:setvbuf("line"), f:flush()) E(f.setvbuf, f, "bad") f:close()
+			E(io.open)
+			E(io.read, "*x")
+			os.remove(name)`,
+		want: "nil\t/nonexistent/x: No such file or directory\t2\ntrue\tnil\ttrue\t22\nnil\tBad file descriptor\t9\ntrue\t0\tab\ttrue\t0\tabcd\na\ttrue\t0\taXcd\nnil\tBad file descriptor\t9\ntrue\ttrue\ttrue\ttrue\nerror\tbad argument #2 (invalid option 'bad')\nerror\tbad argument #1 (string expected, got no value)\nerror\tbad argument #1 (invalid format)\n",
+	},
+	{
+		name: "io.input io.output io.close",
+		code: `local name = os.tmpname()
+			print(io.output() == io.stdout, io.input() == io.stdin)
+			local f = io.output(name)
+			print(io.type(f), io.output() == f, io.write("x", 1.5, "\n"), io.flush())
+			print(io.close(), io.type(f))
+			E(io.write, "y")
+			io.output(io.stdout)
+			io.input(name)
+			print(io.read(), io.read(), io.read("*a"))
+			io.input():close()
+			E(io.read)
+			E(io.lines)
+			io.input(io.stdin)
+			print(io.close(io.stdout))
+			print(io.stdout:close(), io.stderr:close(), io.type(io.stdout))
+			E(io.input, "/nonexistent/x")
+			E(io.output, {})
+			local g = io.open(name) g:close()
+			E(io.output, g)
+			os.remove(name)`,
+		want: "true\ttrue\nfile\ttrue\ttrue\ttrue\ntrue\tclosed file\nerror\tstandard output file is closed\nx1.5\tnil\t\nerror\tstandard input file is closed\nerror\tattempt to use a closed file\nnil\tcannot close standard file\nnil\tnil\tfile\nerror\tbad argument #1 (/nonexistent/x: No such file or directory)\nerror\tbad argument #1 (FILE* expected, got table)\nerror\tattempt to use a closed file\n",
+	},
+	{
+		name: "io.tmpfile and io.popen",
+		code: `local f = io.tmpfile()
+			print(io.type(f), f:write("abc"), f:seek("set"), f:read("*a"), f:close())
+			local p = io.popen("echo hi; echo there")
+			print(p:read("*l"), p:read("*a"), p:close())
+			p = io.popen("cat > /dev/null", "w")
+			print(p:write("data"), p:close())
+			print(io.popen("exit 3"):close())`,
+		want: "file\ttrue\t0\tabc\ttrue\nhi\tthere\n\ttrue\ntrue\ttrue\ntrue\n",
+	},
+	{
+		name: "os.execute",
+		code: `print(os.execute("exit 3"), os.execute("true"), os.execute() ~= 0, os.execute("kill -9 $$"))`,
+		want: "768\t0\ttrue\t9\n",
+	},
+	{
+		name: "os.remove os.rename os.tmpname os.getenv",
+		code: `local n = os.tmpname() print(n:match("^/tmp/lua_") ~= nil, io.open(n) ~= nil)
+			print(os.rename(n, n .. "x"), os.remove(n), os.remove(n .. "x"))
+			print(os.remove("/nonexistent/x"))
+			print(os.rename("/nonexistent/a", "/b"))
+			print(os.remove("/proc"))
+			print(os.getenv("HOME") ~= nil, os.getenv("NOPE_X"))
+			E(os.getenv)
+			E(os.remove)`,
+		want: "true\ttrue\ntrue\tnil\ttrue\nnil\t/nonexistent/x: No such file or directory\t2\nnil\t/nonexistent/a: No such file or directory\t2\nnil\t/proc: Device or resource busy\t16\ntrue\tnil\nerror\tbad argument #1 (string expected, got no value)\nerror\tbad argument #1 (string expected, got no value)\n",
+	},
+	{
+		name: "os.setlocale",
+		code: `print(os.setlocale(), os.setlocale("C"), os.setlocale("POSIX"), os.setlocale(nil, "numeric"), os.setlocale("xx_YY"), os.setlocale("C", "time"))
+			E(os.setlocale, "C", "bogus")`,
+		want: "C\tC\tC\tC\tnil\tC\nerror\tbad argument #2 (invalid option 'bogus')\n",
+	},
 }
 
 func TestOS(t *testing.T) { runLibraryCases(t, osCases) }
 
+// Handwritten tests follow.
 // TestOSClockIsCPUTime checks that os.clock counts the process's CPU time:
 // it hardly moves while the process sleeps and moves while Lua computes.
 func TestOSClockIsCPUTime(t *testing.T) {

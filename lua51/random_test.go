@@ -54,6 +54,7 @@ var randomCases = []libraryCase{
 
 func TestRandom(t *testing.T) { runLibraryCases(t, randomCases) }
 
+// Handwritten tests follow.
 // TestRandomSeedOption checks that Options.Seed seeds the state's
 // generator as math.randomseed does, and that states do not share one.
 func TestRandomSeedOption(t *testing.T) {

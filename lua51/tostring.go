@@ -431,45 +431,6 @@ func toNumber(v lua.LValue) (lua.LNumber, bool) {
 	return 0, false
 }
 
-// installWrite makes io.write and the files' write method write numbers as
-// NumberToString; the rest of their work stays gopher-lua's.
-func installWrite(L *lua.LState) {
-	io, ok := L.GetGlobal("io").(*lua.LTable)
-	if !ok {
-		return
-	}
-	if w, ok := io.RawGetString("write").(*lua.LFunction); ok {
-		io.RawSetString("write", L.NewFunction(numbersAsStrings(w, 1)))
-	}
-	mt, ok := L.GetMetatable(io.RawGetString("stdout")).(*lua.LTable)
-	if !ok {
-		return
-	}
-	methods, ok := mt.RawGetString("__index").(*lua.LTable)
-	if !ok {
-		return
-	}
-	if w, ok := methods.RawGetString("write").(*lua.LFunction); ok {
-		methods.RawSetString("write", L.NewFunction(numbersAsStrings(w, 2)))
-	}
-}
-
-// numbersAsStrings calls f with the same arguments, those from the first on
-// that are numbers converted with NumberToString.
-func numbersAsStrings(f *lua.LFunction, first int) lua.LGFunction {
-	return func(L *lua.LState) int {
-		n := L.GetTop()
-		for i := first; i <= n; i++ {
-			if v, ok := L.Get(i).(lua.LNumber); ok {
-				L.Replace(i, lua.LString(NumberToString(v)))
-			}
-		}
-		L.Insert(f, 1)
-		L.Call(n, lua.MultRet)
-		return L.GetTop()
-	}
-}
-
 // luaError is luaL_error: the message formatted, preceded by the position
 // of the calling Lua code when a Lua function called the Go function that
 // raises it (not when, say, pcall called it directly).
