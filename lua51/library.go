@@ -44,14 +44,10 @@ func setFuncs(L *lua.LState, t *lua.LTable, fns map[string]lua.LGFunction) {
 	}
 }
 
-// library returns the global table name, creating it if the state was
-// opened without it.
+// library returns the global table name, or nil when the state was opened
+// without it: a library an embedder left out is not added.
 func library(L *lua.LState, name string) *lua.LTable {
-	if t, ok := L.GetGlobal(name).(*lua.LTable); ok {
-		return t
-	}
-	t := L.NewTable()
-	L.SetGlobal(name, t)
+	t, _ := L.GetGlobal(name).(*lua.LTable)
 	return t
 }
 
@@ -298,7 +294,11 @@ func checkOption(L *lua.LState, n int, def string, opts []string) string {
 
 // installTable replaces the table library with Lua 5.1's.
 func installTable(L *lua.LState) {
-	setFuncs(L, library(L, "table"), map[string]lua.LGFunction{
+	t := library(L, "table")
+	if t == nil {
+		return
+	}
+	setFuncs(L, t, map[string]lua.LGFunction{
 		"concat":   tableConcat,
 		"insert":   tableInsert,
 		"remove":   tableRemove,

@@ -237,3 +237,21 @@ var libraryCases = []libraryCase{
 }
 
 func TestLibrary(t *testing.T) { runLibraryCases(t, libraryCases) }
+
+// TestInstallAddsNoLibrary checks that Install replaces functions only in
+// the libraries the state has: an embedder that left os and io out does
+// not get them back.
+func TestInstallAddsNoLibrary(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	lua.OpenBase(L)
+	Install(L, Options{})
+	for _, name := range []string{"os", "io", "math", "table", "string"} {
+		if v := L.GetGlobal(name); v != lua.LNil {
+			t.Errorf("Install added %s: %v", name, v)
+		}
+	}
+	if err := L.DoString(`assert(tostring(1/3) == "0.33333333333333" and tonumber("0x10") == 16)`); err != nil {
+		t.Error(err)
+	}
+}

@@ -20,6 +20,9 @@ import (
 // generator.
 func installMath(L *lua.LState, g *random) {
 	m := library(L, "math")
+	if m == nil {
+		return
+	}
 	fns := map[string]lua.LGFunction{
 		"abs":   mathAbs,
 		"acos":  unary(math.Acos, false),

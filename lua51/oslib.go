@@ -27,7 +27,11 @@ import (
 // installOS replaces the os library's functions but os.exit; stdout is
 // where os.execute's commands write.
 func installOS(L *lua.LState, stdout io.Writer) {
-	setFuncs(L, library(L, "os"), map[string]lua.LGFunction{
+	t := library(L, "os")
+	if t == nil {
+		return
+	}
+	setFuncs(L, t, map[string]lua.LGFunction{
 		"clock":     osClock,
 		"date":      osDate,
 		"time":      osTime,
@@ -403,6 +407,10 @@ type ioLib struct {
 
 // installIO replaces the io library; stdout is where io.stdout writes.
 func installIO(L *lua.LState, stdout io.Writer) {
+	t := library(L, "io")
+	if t == nil {
+		return
+	}
 	lib := &ioLib{meta: L.NewTable()}
 	setFuncs(L, lib.meta, map[string]lua.LGFunction{
 		"close":      lib.fileClose,
@@ -422,7 +430,6 @@ func installIO(L *lua.LState, stdout io.Writer) {
 	stdin := lib.newFile(L, &luaFile{f: os.Stdin, r: bufio.NewReader(os.Stdin), std: true})
 	lib.input = stdin
 	lib.output = lib.newFile(L, &luaFile{f: stdoutFile, w: stdout, std: true})
-	t := library(L, "io")
 	setFuncs(L, t, map[string]lua.LGFunction{
 		"close":   lib.ioClose,
 		"flush":   lib.ioFlush,

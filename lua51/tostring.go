@@ -211,6 +211,9 @@ func argError(L *lua.LState, n int, msg string) {
 // gopher-lua uses the string table itself, which shows as string.__index.
 func installString(L *lua.LState) {
 	str := library(L, "string")
+	if str == nil {
+		return
+	}
 	str.RawSetString("__index", lua.LNil)
 	setFuncs(L, str, map[string]lua.LGFunction{
 		"byte":    strByte,
@@ -272,6 +275,9 @@ func strByte(L *lua.LState) int {
 	}
 	if posi > pose {
 		return 0
+	}
+	if pose-posi >= maxResults {
+		luaError(L, "string slice too long")
 	}
 	for i := posi; i <= pose; i++ {
 		L.Push(lua.LNumber(s[i-1]))
