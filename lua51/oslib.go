@@ -317,18 +317,39 @@ func conversion(c byte, tm time.Time, utc bool) string {
 }
 
 // mktime is C's mktime of local time fields: out-of-range fields carry
-// over, and isdst (nil: unknown) true or false makes the time one of
-// daylight saving or standard time, moving it by an hour when the zone
-// says otherwise at that time, as glibc does.
+// over, and isdst (nil: unknown) true or false reads the fields as daylight
+// saving or standard time; when the zone says otherwise at that time, the
+// time moves by the zone's difference between the two, an hour where it
+// has no daylight saving time, as glibc does.
 func mktime(year, month, day, hour, minute, sec int, isdst lua.LValue) time.Time {
 	tm := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.Local)
-	if isdst != lua.LNil && lua.LVAsBool(isdst) != tm.IsDST() {
-		if lua.LVAsBool(isdst) {
-			return tm.Add(-time.Hour)
-		}
-		return tm.Add(time.Hour)
+	if isdst == lua.LNil || lua.LVAsBool(isdst) == tm.IsDST() {
+		return tm
 	}
-	return tm
+	_, have := tm.Zone()
+	want := have - 3600
+	if lua.LVAsBool(isdst) {
+		want = have + 3600
+	}
+	if other, ok := nearestOffset(tm, lua.LVAsBool(isdst)); ok {
+		want = other
+	}
+	return tm.Add(time.Duration(have-want) * time.Second)
+}
+
+// nearestOffset is the UTC offset of the zone at the time nearest tm, within
+// about 17 years as glibc searches, whose daylight saving status is dst.
+func nearestOffset(tm time.Time, dst bool) (int, bool) {
+	const step = 30 * 24 * time.Hour
+	for k := 1; k <= 17*12; k++ {
+		for _, t := range []time.Time{tm.Add(-time.Duration(k) * step), tm.Add(time.Duration(k) * step)} {
+			if t.IsDST() == dst {
+				_, offset := t.Zone()
+				return offset, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func hour12(tm time.Time) int {

@@ -212,6 +212,12 @@ var osCases = []libraryCase{
 			E(os.setlocale, "C", "bogus")`,
 		want: "C\tC\tC\tC\tnil\tC\nerror\tbad argument #2 (invalid option 'bogus')\n",
 	},
+	{
+		name: "os.time isdst with a half-hour shift",
+		code: `print(os.time{year=2020, month=6, day=1, hour=12, isdst=true}, os.time{year=2020, month=1, day=1, hour=12, isdst=false}, os.time{year=2020, month=1, day=1, hour=12, isdst=true})`,
+		tz:   "Australia/Lord_Howe",
+		want: "1590973200\t1577842200\t1577840400\n",
+	},
 }
 
 func TestOS(t *testing.T) { runLibraryCases(t, osCases) }
