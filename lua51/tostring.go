@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -74,12 +75,20 @@ func NewPrint(w io.Writer) lua.LGFunction {
 	return func(L *lua.LState) int {
 		n := L.GetTop()
 		tostring := L.GetGlobal("tostring")
+		own := isOwnToString(tostring)
 		var b strings.Builder
 		for i := 1; i <= n; i++ {
-			L.Push(tostring)
-			L.Push(L.Get(i))
-			L.Call(1, 1)
-			switch s := L.Get(-1).(type) {
+			var s lua.LValue
+			if own {
+				s = toStringValue(L, L.Get(i))
+			} else {
+				L.Push(tostring)
+				L.Push(L.Get(i))
+				L.Call(1, 1)
+				s = L.Get(-1)
+				L.Pop(1)
+			}
+			switch s := s.(type) {
 			case lua.LString:
 				b.WriteString(string(s))
 			case lua.LNumber:
@@ -87,7 +96,6 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			default:
 				luaError(L, "'tostring' must return a string to 'print'")
 			}
-			L.Pop(1)
 			if i < n {
 				b.WriteByte('\t')
 			}
@@ -96,6 +104,16 @@ func NewPrint(w io.Writer) lua.LGFunction {
 		_, _ = io.WriteString(w, b.String())
 		return 0
 	}
+}
+
+// ownToString identifies baseToString among Go functions.
+var ownToString = reflect.ValueOf(lua.LGFunction(baseToString)).Pointer()
+
+// isOwnToString reports whether f is this package's tostring, which print
+// then runs without a call through the Lua stack.
+func isOwnToString(f lua.LValue) bool {
+	fn, ok := f.(*lua.LFunction)
+	return ok && fn.IsG && reflect.ValueOf(fn.GFunction).Pointer() == ownToString
 }
 
 // checkString is luaL_checkstring: argument n as a string, a number
