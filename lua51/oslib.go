@@ -820,6 +820,9 @@ func readResult(L *lua.LState, v lua.LValue, ok bool, err error, n int) int {
 func readFormat(L *lua.LState, f *luaFile, i int) (lua.LValue, bool, error) {
 	if n, ok := L.Get(i).(lua.LNumber); ok {
 		count := toInteger(n)
+		if count < 0 { // C's (size_t) of a negative count: everything
+			count = math.MaxInt
+		}
 		if count == 0 {
 			_, err := f.r.Peek(1)
 			if err == io.EOF {

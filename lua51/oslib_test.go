@@ -218,6 +218,12 @@ var osCases = []libraryCase{
 		tz:   "Australia/Lord_Howe",
 		want: "1590973200\t1577842200\t1577840400\n",
 	},
+	{
+		name: "file:read with a negative or huge count",
+		code: `local f = io.tmpfile() f:write("abcdef") f:seek("set")
+			print(f:read(-1), f:read(-1)) f:seek("set") print(f:read(2^40), f:read(3))`,
+		want: "abcdef\tnil\nabcdef\tnil\n",
+	},
 }
 
 func TestOS(t *testing.T) { runLibraryCases(t, osCases) }
