@@ -28,6 +28,8 @@ func installLibrary(L *lua.LState, opts Options) {
 		"gcinfo":         baseGCInfo,
 		"assert":         baseAssert,
 		"setmetatable":   baseSetMetatable,
+		"getfenv":        baseGetfenv,
+		"setfenv":        baseSetfenv,
 	})
 	installTable(L)
 	installString(L)
@@ -75,6 +77,63 @@ func baseSetMetatable(L *lua.LState) int {
 	}
 	L.SetMetatable(t, mt)
 	L.SetTop(1)
+	return 1
+}
+
+// envFunction is getfunc of lbaselib.c: argument 1 when it is a function,
+// else the function running at the level it gives (1, the caller, when
+// absent and optional).
+func envFunction(L *lua.LState, optional bool) lua.LValue {
+	if fn, ok := L.Get(1).(*lua.LFunction); ok {
+		return fn
+	}
+	level := 1
+	if optional {
+		level = optInt(L, 1, 1)
+	} else {
+		level = checkInt(L, 1)
+	}
+	if level < 0 {
+		argError(L, 1, "level must be non-negative")
+	}
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		argError(L, 1, "invalid level")
+	}
+	fn, err := L.GetInfo("f", dbg, lua.LNil)
+	if err != nil || fn == lua.LNil {
+		luaError(L, "no function environment for tail call at level %d", level)
+	}
+	return fn
+}
+
+// baseGetfenv is Lua 5.1's getfenv([f]): the environment of a function or
+// of the function at a level (1 when absent), the globals for a Go
+// function. gopher-lua answers a level beyond the stack with the globals.
+func baseGetfenv(L *lua.LState) int {
+	fn := envFunction(L, true).(*lua.LFunction)
+	if fn.IsG {
+		L.Push(L.G.Global)
+	} else {
+		L.Push(fn.Env)
+	}
+	return 1
+}
+
+// baseSetfenv is Lua 5.1's setfenv(f, table): level 0 changes the running
+// thread's environment.
+func baseSetfenv(L *lua.LState) int {
+	env := checkTable(L, 2)
+	fn := envFunction(L, false).(*lua.LFunction)
+	if n, ok := L.Get(1).(lua.LNumber); ok && n == 0 {
+		L.Env = env
+		return 0
+	}
+	if fn.IsG {
+		luaError(L, "'setfenv' cannot change environment of given object")
+	}
+	fn.Env = env
+	L.Push(fn)
 	return 1
 }
 
