@@ -108,12 +108,13 @@ func envFunction(L *lua.LState, optional bool) lua.LValue {
 }
 
 // baseGetfenv is Lua 5.1's getfenv([f]): the environment of a function or
-// of the function at a level (1 when absent), the globals for a Go
-// function. gopher-lua answers a level beyond the stack with the globals.
+// of the function at a level (1 when absent), the running thread's
+// environment for a Go function (so getfenv(0) is the thread's). gopher-lua
+// answers a level beyond the stack with the globals.
 func baseGetfenv(L *lua.LState) int {
 	fn := envFunction(L, true).(*lua.LFunction)
 	if fn.IsG {
-		L.Push(L.G.Global)
+		L.Push(L.Env)
 	} else {
 		L.Push(fn.Env)
 	}

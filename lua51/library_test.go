@@ -130,6 +130,18 @@ var libraryCases = []libraryCase{
 			print(getmetatable(setmetatable({}, {__metatable = "locked"})))`,
 		want: "1\ttrue\tnil\nerror\tbad argument #1 (table expected, got number)\nerror\tbad argument #1 (table expected, got string)\nerror\tbad argument #2 (nil or table expected)\nerror\tcannot change a protected metatable\nlocked\n",
 	},
+	{
+		name: "getfenv(0) in a coroutine is the thread's",
+		code: `local a = {}
+			local f = coroutine.wrap(function()
+			  setfenv(0, a)
+			  local r = {getfenv(0) == a, getfenv(1) == _G, getfenv() == _G}
+			  coroutine.yield(r)
+			end)
+			local r = f()
+			print(r[1], r[2], r[3], getfenv(0) == _G)`,
+		want: "true\ttrue\ttrue\ttrue\n",
+	},
 }
 
 func TestLibrary(t *testing.T) { runLibraryCases(t, libraryCases) }

@@ -37,15 +37,13 @@ func ToString(L *lua.LState, v lua.LValue) string {
 // toStringValue is luaB_tostring: the __tostring metamethod's result, as it
 // is, or the value's own string.
 func toStringValue(L *lua.LState, v lua.LValue) lua.LValue {
-	if mt, ok := L.GetMetatable(v).(*lua.LTable); ok {
-		if fn := mt.RawGetString("__tostring"); fn != lua.LNil {
-			L.Push(fn)
-			L.Push(v)
-			L.Call(1, 1)
-			r := L.Get(-1)
-			L.Pop(1)
-			return r
-		}
+	if fn := L.GetMetaField(v, "__tostring"); fn != lua.LNil {
+		L.Push(fn)
+		L.Push(v)
+		L.Call(1, 1)
+		r := L.Get(-1)
+		L.Pop(1)
+		return r
 	}
 	return lua.LString(plainString(v))
 }
@@ -423,11 +421,9 @@ func stringArith(event string, op func(a, b float64) float64) lua.LGFunction {
 			if _, isString := v.(lua.LString); isString {
 				continue
 			}
-			if mt, ok := L.GetMetatable(v).(*lua.LTable); ok {
-				if fn := mt.RawGetString(event); fn != lua.LNil {
-					L.Push(call1(L, fn, a, b))
-					return 1
-				}
+			if fn := L.GetMetaField(v, event); fn != lua.LNil {
+				L.Push(call1(L, fn, a, b))
+				return 1
 			}
 		}
 		if !okA {

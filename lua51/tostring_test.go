@@ -152,6 +152,14 @@ var toStringCases = []libraryCase{
 			E(table.concat, "x")`,
 		want: "1,2.5,0.3,inf\ta0.5b\t\t\t2, 3\n588894\t,99999,100000\nerror\tinvalid value (table) at index 2 in table for 'concat'\nerror\tinvalid value (nil) at index 4 in table for 'concat'\nerror\tbad argument #1 (table expected, got string)\n",
 	},
+	{
+		name: "tostring of a protected metatable's object",
+		code: `local a = setmetatable({name = "A"}, {__metatable = "xuxu", __tostring = function(x) return x.name end})
+			print(getmetatable(a), tostring(a), tostring(setmetatable({}, {__metatable = 1, __tostring = function() end})))
+			local V = setmetatable({}, {__metatable = false, __add = function() return "added" end})
+			print("x" + V)`,
+		want: "xuxu\tA\tnil\nadded\n",
+	},
 }
 
 func TestToString(t *testing.T) { runLibraryCases(t, toStringCases) }
