@@ -2,6 +2,7 @@ package lua51
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -405,13 +406,16 @@ func dateField(L *lua.LState, t *lua.LTable, key string, d int) int {
 // of C's ("x: No such file or directory", 2), io.close() closes the
 // process's standard output, and numbers are written with Go's formatting.
 // Writes go straight to the file, unbuffered, as gopher-lua's do, so
-// nothing written is lost when a script ends without closing a file;
-// reads are buffered.
+// nothing written is lost when a script ends without closing a file,
+// unless the script asks for buffering with file:setvbuf; reads are
+// buffered.
 
 // luaFile is the value of a Lua 5.1 file handle (a FILE* userdata).
 type luaFile struct {
 	f      *os.File      // nil for a stream that only writes (Options.Stdout)
 	w      io.Writer     // where writes go; nil when not writable
+	buf    *bufio.Writer // over w, after setvbuf("full") or setvbuf("line")
+	line   bool          // buf is flushed at each newline
 	r      *bufio.Reader // reads, over f or a pipe; nil when not readable
 	cmd    *exec.Cmd     // the command of io.popen's file
 	pipe   io.Closer     // the pipe to cmd
@@ -651,6 +655,7 @@ func closeFile(L *lua.LState, f *luaFile) int {
 		return 2
 	}
 	f.closed = true
+	flushErr := f.flush()
 	if f.cmd != nil {
 		_ = f.pipe.Close()
 		err := f.cmd.Wait()
@@ -660,7 +665,10 @@ func closeFile(L *lua.LState, f *luaFile) int {
 		}
 		return pushResult(L, err, "")
 	}
-	return pushResult(L, f.f.Close(), "")
+	if err := f.f.Close(); err != nil || flushErr != nil {
+		return pushResult(L, errors.Join(flushErr, err), "")
+	}
+	return pushResult(L, nil, "")
 }
 
 // ioClose is io.close([file]), the default output without one.
@@ -785,6 +793,9 @@ func (lib *ioLib) fileRead(L *lua.LState) int { return read(L, lib.openFile(L), 
 func read(L *lua.LState, f *luaFile, first int) int {
 	if f.r == nil {
 		return pushResult(L, syscall.EBADF, "")
+	}
+	if err := f.flush(); err != nil { // what was written comes first
+		return pushResult(L, err, "")
 	}
 	top := L.GetTop()
 	if top < first {
@@ -957,8 +968,23 @@ func write(L *lua.LState, f *luaFile, first int) int {
 	if err := f.syncReads(); err != nil {
 		return pushResult(L, err, "")
 	}
-	_, err := f.w.Write(b)
+	if f.buf == nil {
+		_, err := f.w.Write(b)
+		return pushResult(L, err, "")
+	}
+	_, err := f.buf.Write(b)
+	if err == nil && f.line && bytes.IndexByte(b, '\n') >= 0 {
+		err = f.buf.Flush()
+	}
 	return pushResult(L, err, "")
+}
+
+// flush writes out what setvbuf's buffer holds.
+func (f *luaFile) flush() error {
+	if f.buf == nil {
+		return nil
+	}
+	return f.buf.Flush()
 }
 
 // syncReads moves the file's position back over what the read buffer holds
@@ -981,6 +1007,9 @@ func (lib *ioLib) fileSeek(L *lua.LState) int {
 	if f.f == nil || f.cmd != nil {
 		return pushResult(L, syscall.ESPIPE, "")
 	}
+	if err := f.flush(); err != nil {
+		return pushResult(L, err, "")
+	}
 	if err := f.syncReads(); err != nil {
 		return pushResult(L, err, "")
 	}
@@ -992,26 +1021,30 @@ func (lib *ioLib) fileSeek(L *lua.LState) int {
 	return 1
 }
 
-// fileSetvbuf is file:setvbuf(mode [, size]): writes are unbuffered
-// whatever the mode, so it only checks its arguments.
+// fileSetvbuf is file:setvbuf(mode [, size]): "no" writes at once (the
+// default here), "full" when size bytes (BUFSIZ, 8192, by default) are
+// buffered, "line" also at each newline.
 func (lib *ioLib) fileSetvbuf(L *lua.LState) int {
-	lib.openFile(L)
-	checkOption(L, 2, "", []string{"no", "full", "line"})
-	optInteger(L, 3, 0)
+	f := lib.openFile(L)
+	mode := checkOption(L, 2, "", []string{"no", "full", "line"})
+	size := optInteger(L, 3, 8192)
+	if err := f.flush(); err != nil {
+		return pushResult(L, err, "")
+	}
+	f.buf, f.line = nil, false
+	if mode != "no" && f.w != nil {
+		f.buf, f.line = bufio.NewWriterSize(f.w, max(size, 1)), mode == "line"
+	}
 	L.Push(lua.LTrue)
 	return 1
 }
 
-// fileFlush is file:flush(); writes are not buffered, so it succeeds.
+// fileFlush is file:flush().
 func (lib *ioLib) fileFlush(L *lua.LState) int {
-	lib.openFile(L)
-	L.Push(lua.LTrue)
-	return 1
+	return pushResult(L, lib.openFile(L).flush(), "")
 }
 
-// ioFlush is io.flush().
+// ioFlush is io.flush(), of the default output.
 func (lib *ioLib) ioFlush(L *lua.LState) int {
-	lib.defaultFile(L, true)
-	L.Push(lua.LTrue)
-	return 1
+	return pushResult(L, lib.defaultFile(L, true).flush(), "")
 }

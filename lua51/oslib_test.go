@@ -224,6 +224,17 @@ var osCases = []libraryCase{
 			print(f:read(-1), f:read(-1)) f:seek("set") print(f:read(2^40), f:read(3))`,
 		want: "abcdef\tnil\nabcdef\tnil\n",
 	},
+	{
+		name: "setvbuf buffers until flush",
+		code: `local name = os.tmpname()
+			local f = assert(io.open(name, "w"))
+			local fr = assert(io.open(name, "r"))
+			print(f:setvbuf("full", 2000), f:write("x"), fr:read("*a"), f:flush(), fr:read("*a"))
+			print(f:setvbuf("line"), f:write("a"), fr:read("*a"), f:write("b\nc"), fr:read("*a"), f:setvbuf("no"), fr:read("*a"), f:write("d"), fr:read("*a"))
+			f:setvbuf("full") f:write("e") print(f:close(), fr:read("*a"))
+			fr:close() os.remove(name)`,
+		want: "true\ttrue\t\ttrue\tx\ntrue\ttrue\t\ttrue\tab\n\ttrue\tc\ttrue\td\ntrue\te\n",
+	},
 }
 
 func TestOS(t *testing.T) { runLibraryCases(t, osCases) }
