@@ -972,10 +972,16 @@ func write(L *lua.LState, f *luaFile, first int) int {
 		_, err := f.w.Write(b)
 		return pushResult(L, err, "")
 	}
-	_, err := f.buf.Write(b)
-	if err == nil && f.line && bytes.IndexByte(b, '\n') >= 0 {
-		err = f.buf.Flush()
+	if nl := bytes.LastIndexByte(b, '\n'); f.line && nl >= 0 { // glibc writes up to the last newline
+		if _, err := f.buf.Write(b[:nl+1]); err != nil {
+			return pushResult(L, err, "")
+		}
+		if err := f.buf.Flush(); err != nil {
+			return pushResult(L, err, "")
+		}
+		b = b[nl+1:]
 	}
+	_, err := f.buf.Write(b)
 	return pushResult(L, err, "")
 }
 
