@@ -171,9 +171,11 @@ type libraryCase struct {
 func runLibraryCases(t *testing.T, cases []libraryCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.tz != "" {
-				inZone(t, c.tz)
+			tz := c.tz
+			if tz == "" {
+				tz = "UTC"
 			}
+			inZone(t, tz)
 			got := runChunk(t, testPrelude+c.code)
 			if got != c.want {
 				t.Errorf("lua5.1 printed\n%q\nlua51 prints\n%q", c.want, got)
