@@ -23,7 +23,8 @@ import (
 // ToString is Lua 5.1's tostring of v as a Go string: the result of v's
 // __tostring metamethod when it has one (a number result is converted, any
 // other non-string result gives ""), numbers as NumberToString, and
-// gopher-lua's "table: 0x..." style for the rest.
+// gopher-lua's "table: 0x..." style for the rest. An error in __tostring is
+// raised in L, as a Lua error.
 func ToString(L *lua.LState, v lua.LValue) string {
 	switch s := toStringValue(L, v).(type) {
 	case lua.LString:
