@@ -32,8 +32,12 @@ func NumberToString(n lua.LNumber) string {
 // ParseNumber converts s to a number as Lua 5.1 does for tonumber(s) and for
 // a string in arithmetic (luaO_str2d): C's strtod, so surrounding white space
 // (\r included), exponents, hexadecimal ("0x1A", "0x1p4"), "inf" and "nan"
-// are accepted, and nothing else may follow.
+// are accepted, and nothing else may follow. Like C, it reads s up to its
+// first NUL byte.
 func ParseNumber(s string) (lua.LNumber, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	t = strings.TrimRight(t, " \t\n\v\f\r")
 	if t == "" {

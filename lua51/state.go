@@ -1,15 +1,23 @@
 package lua51
 
 import (
+	"io"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
 // Options configure NewState and Install.
 type Options struct {
-	// Seed seeds the state's random generator (math.random) until a script
-	// calls math.randomseed; the resident module passes its fabric's seed so
-	// that a script's random choices replay with --seed.
+	// Seed seeds the state's random generator (math.random, glibc's rand())
+	// until a script calls math.randomseed: a seed below 2^32 as srand(Seed),
+	// so Seed 42 gives the numbers math.randomseed(42) gives in lua5.1, and 0
+	// the sequence of a lua5.1 script that never calls math.randomseed; the
+	// two halves of a larger seed are combined by exclusive or. The resident
+	// module passes its fabric's seed so that a script's random choices
+	// replay with --seed.
 	Seed int64
+	// Stdout receives print's output; nil means os.Stdout.
+	Stdout io.Writer
 }
 
 // NewState makes a Lua state with Lua 5.1's limits and every fix of this
