@@ -450,10 +450,10 @@ func (c *concatenator) metaConcat(L *lua.LState, chain, i int, lhs, rhs lua.LVal
 		if isStringOrNumber(lhs) {
 			bad, slot = rhs, i
 		}
-		L.RaiseError("%s", typeError(bad, "concatenate", c.name(chain, slot)))
+		L.RaiseError("%s", operandError(bad, "concatenate", c.name(chain, slot)))
 	}
 	if _, ok := mm.(*lua.LFunction); !ok && L.GetMetaField(mm, "__call") == lua.LNil {
-		L.RaiseError("%s", typeError(mm, "call", ""))
+		L.RaiseError("%s", operandError(mm, "call", ""))
 	}
 	L.Push(mm)
 	L.Push(lhs)
@@ -472,9 +472,9 @@ func (c *concatenator) name(chain, slot int) string {
 	return c.chains[chain][slot]
 }
 
-// typeError is luaG_typeerror's message: "attempt to <op> global 'x' (a nil
+// operandError is luaG_typeerror's message: "attempt to <op> global 'x' (a nil
 // value)", or "attempt to <op> a nil value" without a name.
-func typeError(v lua.LValue, op, name string) string {
+func operandError(v lua.LValue, op, name string) string {
 	if name == "" {
 		return fmt.Sprintf("attempt to %s a %s value", op, v.Type())
 	}

@@ -43,19 +43,26 @@ type runtimeMessage struct {
 	reword  func(site *faultSite, groups []string) string
 }
 
-// typeName matches the name of a Lua type as gopher-lua's messages show it.
-const typeName = `(nil|boolean|number|string|function|userdata|thread|table|channel)`
+// gopherTypeNames matches the name of a Lua type as gopher-lua's messages show it.
+const gopherTypeNames = `(nil|boolean|number|string|function|userdata|thread|table|channel)`
 
 // runtimeMessages are gopher-lua's messages that Lua 5.1 words otherwise.
 var runtimeMessages = []runtimeMessage{
 	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall},
-	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + typeName + `\) with key '(.*)'$`), rewordIndex},
-	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + typeName + ` and ` + typeName + `$`), rewordArith},
-	{regexp.MustCompile(`cannot perform concat operation between ` + typeName + ` and ` + typeName + `$`), rewordConcat},
+	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + gopherTypeNames + `\) with key '(.*)'$`), rewordIndex},
+	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordArith},
+	{regexp.MustCompile(`cannot perform concat operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordConcat},
 	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on")},
 	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of")},
-	{regexp.MustCompile(`attempt to compare ` + typeName + ` with ` + typeName + `$`), rewordCompare},
+	{regexp.MustCompile(`attempt to compare ` + gopherTypeNames + ` with ` + gopherTypeNames + `$`), rewordCompare},
 	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
+	{regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'\s]\S*) \((.*)\)$`), quoteArgument},
+}
+
+// quoteArgument quotes the function's name in an argument error of
+// gopher-lua's own library functions, as luaL_argerror does.
+func quoteArgument(_ *faultSite, g []string) string {
+	return "bad argument #" + g[1] + " to '" + g[2] + "' (" + g[3] + ")"
 }
 
 // rewordCall names the called value of the CALL, TAILCALL or TFORLOOP
@@ -68,7 +75,7 @@ func rewordCall(site *faultSite, _ []string) string {
 		}
 		return 0, false
 	}, func(v lua.LValue) bool { _, fn := v.(*lua.LFunction); return !fn }); ok {
-		return typeError(op.value, "call", op.name)
+		return operandError(op.value, "call", op.name)
 	}
 	return "attempt to call a non-function value"
 }
@@ -90,7 +97,7 @@ func rewordIndex(site *faultSite, g []string) string {
 	if !ok {
 		return "attempt to index a " + typ + " value"
 	}
-	return typeError(op.value, "index", op.name)
+	return operandError(op.value, "index", op.name)
 }
 
 // arithOps maps gopher-lua's operation names to opcodes.
@@ -116,7 +123,7 @@ func rewordArith(site *faultSite, g []string) string {
 	if !ok {
 		return "attempt to perform arithmetic on a " + types[side] + " value"
 	}
-	return typeError(bad.value, "perform arithmetic on", bad.name)
+	return operandError(bad.value, "perform arithmetic on", bad.name)
 }
 
 // convertible reports whether v is a number or a string that converts to one.
@@ -151,7 +158,7 @@ func rewordUnary(opcode int, what string) func(*faultSite, []string) string {
 		if !ok {
 			return g[0]
 		}
-		return typeError(op.value, what, op.name)
+		return operandError(op.value, what, op.name)
 	}
 }
 

@@ -101,7 +101,7 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			what = "open"
 		}
-		msg := fmt.Sprintf("cannot %s %s: %s", what, display, strerror(err))
+		msg := fmt.Sprintf("cannot %s %s: %s", what, display, errorText(err))
 		return nil, &lua.ApiError{Type: lua.ApiErrorFile, Object: lua.LString(msg), Cause: err}
 	}
 	if bytes.HasPrefix(src, []byte("#")) {
@@ -114,13 +114,12 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 	return loadBytes(L, src, chunkname)
 }
 
-// strerror is err's reason as C's strerror words it ("No such file or
+// errorText is err's reason as C's strerror words it ("No such file or
 // directory").
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		return strings.ToUpper(s[:1]) + s[1:]
+func errorText(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		return strerror(en)
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {

@@ -1,7 +1,6 @@
 package lua51
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -76,20 +75,8 @@ func newMatchState(L *lua.LState, src, p string) matchState {
 	return matchState{L: L, src: src, pat: p}
 }
 
-// fail raises a pattern error (see patternError).
-func (ms *matchState) fail(msg string) { patternError(ms.L, msg) }
-
-// patternError raises msg as luaL_error does: prefixed with the position of
-// the calling function when that is a Lua function, and with nothing when it
-// is a Go function (pcall(string.find, "", "%") gives the bare message).
-func patternError(L *lua.LState, msg string) {
-	if dbg, ok := L.GetStack(1); ok {
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 {
-			msg = dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine) + ": " + msg
-		}
-	}
-	L.Error(lua.LString(msg), 0)
-}
+// fail raises a pattern error as luaL_error does.
+func (ms *matchState) fail(msg string) { luaError(ms.L, "%s", msg) }
 
 // classEnd returns the offset just after the single-character class that
 // starts at p: a byte, a %-escape or a [set].
@@ -490,22 +477,6 @@ func (ms *matchState) pushCaptures(s, e int, whole bool) int {
 	return n
 }
 
-// patternString returns argument n as a string, converting a number with
-// Lua 5.1's %.14g (NumberToString) as luaL_checkstring does.
-//
-// It stands in for checkString of tostring.go until that lands; the
-// integrator switches the calls to checkString and removes it.
-func patternString(L *lua.LState, n int) string {
-	switch v := L.Get(n).(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return NumberToString(v)
-	}
-	patternArgError(L, n, "string expected, got "+argTypeName(L, n))
-	return ""
-}
-
 // patternOptInteger returns argument n as luaL_optinteger does: def when it
 // is absent or nil, else a number or a numeric string cut to an integer.
 func patternOptInteger(L *lua.LState, n int, def int64) int64 {
@@ -513,44 +484,14 @@ func patternOptInteger(L *lua.LState, n int, def int64) int64 {
 	case *lua.LNilType:
 		return def
 	case lua.LNumber:
-		return cInteger(float64(v))
+		return int64(toInteger(v))
 	case lua.LString:
 		if f, ok := ParseNumber(string(v)); ok {
-			return cInteger(float64(f))
+			return int64(toInteger(f))
 		}
 	}
-	patternArgError(L, n, "number expected, got "+argTypeName(L, n))
+	argError(L, n, "number expected, got "+typeName(L, n))
 	return 0
-}
-
-// cInteger converts f to an integer as C's cast does on x86-64: toward
-// zero, and math.MinInt64 for NaN and values out of range (so a find's init
-// of 1e100 starts at 1, as in lua5.1).
-func cInteger(f float64) int64 {
-	if f != f || f >= 0x1p63 || f < -0x1p63 {
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
-// argTypeName names argument n's type for an argument error: "no value"
-// when it is absent.
-func argTypeName(L *lua.LState, n int) string {
-	if n > L.GetTop() {
-		return "no value"
-	}
-	return L.Get(n).Type().String()
-}
-
-// patternArgError raises Lua 5.1's "bad argument #n to 'name' (msg)".
-func patternArgError(L *lua.LState, n int, msg string) {
-	name := "?"
-	if dbg, ok := L.GetStack(0); ok {
-		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" {
-			name = dbg.Name
-		}
-	}
-	patternError(L, "bad argument #"+strconv.Itoa(n)+" to '"+name+"' ("+msg+")")
 }
 
 // strFind is string.find (s, pattern [, init [, plain]]).
@@ -562,8 +503,8 @@ func strMatch(L *lua.LState) int { return strFindAux(L, false) }
 // strFindAux is find and match: a plain search when find is asked for one
 // or the pattern has no special byte, else the matcher from init on.
 func strFindAux(L *lua.LState, find bool) int {
-	s := patternString(L, 1)
-	p := patternString(L, 2)
+	s := checkString(L, 1)
+	p := checkString(L, 2)
 	init := posRelative(patternOptInteger(L, 3, 1), len(s)) - 1
 	if init < 0 {
 		init = 0
@@ -610,18 +551,6 @@ func findPattern(L *lua.LState, s, p string, start int, find bool) int {
 	return 1
 }
 
-// posRelative turns a negative string position into one from the end, and
-// one still before the start into 0.
-func posRelative(pos int64, n int) int64 {
-	if pos < 0 {
-		pos += int64(n) + 1
-	}
-	if pos < 0 {
-		return 0
-	}
-	return pos
-}
-
 // hasSpecials reports whether pattern p, read as a C string (up to its
 // first zero byte), holds a byte that makes it a pattern.
 func hasSpecials(p string) bool {
@@ -636,8 +565,8 @@ func hasSpecials(p string) bool {
 // empty match). '^' is an ordinary byte here, as in Lua 5.1. Pattern errors
 // are raised by the iterator.
 func strGmatch(L *lua.LState) int {
-	s := patternString(L, 1)
-	p := patternString(L, 2)
+	s := checkString(L, 1)
+	p := checkString(L, 2)
 	pos := 0
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		ms := newMatchState(L, s, p)
@@ -659,14 +588,14 @@ func strGmatch(L *lua.LState) int {
 // strGsub is string.gsub (s, pattern, repl [, n]): it returns s with the
 // first n matches (all by default) replaced, and the number of matches.
 func strGsub(L *lua.LState) int {
-	src := patternString(L, 1)
-	p := patternString(L, 2)
+	src := checkString(L, 1)
+	p := checkString(L, 2)
 	repl := L.Get(3)
 	maxN := int64(int32(patternOptInteger(L, 4, int64(len(src))+1))) // luaL_optint: a C int
 	switch repl.Type() {
 	case lua.LTNumber, lua.LTString, lua.LTFunction, lua.LTTable:
 	default:
-		patternArgError(L, 3, "string/function/table expected")
+		argError(L, 3, "string/function/table expected")
 	}
 	if n, ok := repl.(lua.LNumber); ok {
 		repl = lua.LString(NumberToString(n))

@@ -214,11 +214,17 @@ func typeError(L *lua.LState, n int, want string) {
 	argError(L, n, want+" expected, got "+typeName(L, n))
 }
 
-// argError raises "bad argument #n to <function> (msg)" through gopher-lua's
-// ArgError, so that the function is named as everywhere else in gopher-lua
-// (and errmsg.go's rewording applies); msg is in Lua 5.1's words.
+// argError is luaL_argerror: "bad argument #n to 'name' (msg)", msg in
+// Lua 5.1's words, raised as luaError raises it. gopher-lua's own ArgError
+// leaves the name unquoted.
 func argError(L *lua.LState, n int, msg string) {
-	L.ArgError(n, msg)
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" {
+			name = dbg.Name
+		}
+	}
+	luaError(L, "bad argument #%d to '%s' (%s)", n, name, msg)
 }
 
 // installString replaces the string functions that take strings or numbers
@@ -250,9 +256,9 @@ func installString(L *lua.LState) {
 
 // posRelative is posrelat of lstrlib.c: a negative position counts from the
 // end of a string of length n.
-func posRelative(pos, n int) int {
+func posRelative[T int | int64](pos T, n int) T {
 	if pos < 0 {
-		pos += n + 1
+		pos += T(n) + 1
 	}
 	if pos < 0 {
 		return 0
@@ -456,11 +462,5 @@ func toNumber(v lua.LValue) (lua.LNumber, bool) {
 // of the calling Lua code when a Lua function called the Go function that
 // raises it (not when, say, pcall called it directly).
 func luaError(L *lua.LState, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if dbg, ok := L.GetStack(1); ok {
-		if _, err := L.GetInfo("Sl", dbg, nil); err == nil && dbg.What != "G" && dbg.CurrentLine > 0 {
-			msg = fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, msg)
-		}
-	}
-	L.Error(lua.LString(msg), 0)
+	L.Error(lua.LString(Where(L, 1)+fmt.Sprintf(format, args...)), 0)
 }
