@@ -18,8 +18,10 @@ const (
 	// the states of one Lua universe. Lua 5.1 raises "C stack overflow" when
 	// a C call would make its count of nested C calls reach LUAI_MAXCCALLS
 	// (200); a script run by lua.c starts at 2 (lua_cpcall of pmain,
-	// lua_pcall of the chunk), so its 198th nested pcall fails, as here.
-	maxNesting = 197
+	// lua_pcall of the chunk), so its 198th nested pcall fails. Here the
+	// host's PCall running the script is the first protected call, so a
+	// script's 198th nested pcall is the 199th.
+	maxNesting = 198
 	// maxIdle is how many helper threads a universe keeps for reuse.
 	maxIdle = 8
 	// registryKey names the protector in the Lua registry, so that PCall
@@ -173,11 +175,6 @@ func newHelper(L *lua.LState) *helper {
 		cancel()
 		th.RemoveContext()
 	}
-	return newCallState(th)
-}
-
-// newCallState makes the helper state of protected calls on th.
-func newCallState(th *lua.LState) *helper {
 	h := &helper{L: th}
 	h.onErr = th.NewFunction(h.describe)
 	return h
@@ -208,8 +205,11 @@ func (h *helper) call(nargs, nret int) bool {
 		h.value = lua.LString("stack overflow")
 		if h.handler != nil {
 			h.value = h.callHandler(h.value)
-			h.L.SetTop(0)
 		}
+		// PCall cleared the slots those upvalues refer to (to Go's nil,
+		// which crashes whatever reads it); the helper is not reused and
+		// its whole data stack is set to Lua's nil.
+		h.L.SetTop(max(h.L.Options.RegistrySize, h.L.Options.RegistryMaxSize))
 	}
 	return false
 }
@@ -277,34 +277,26 @@ func traceback(L *lua.LState) string {
 }
 
 // PCall calls, in protected mode, the function below the nargs values at the
-// top of L's stack, for host code (a script runner), with Lua 5.1's
-// semantics: an error closes only the upvalues of the frames it unwinds, and
-// the error value is described as Lua 5.1 would word it. On success the
-// function's results (nret of them, or all with lua.MultRet) are left on the
-// stack; on an error the function and its arguments are removed and the
-// *lua.ApiError returned carries the error value and a "stack traceback:"
-// at the error point, as debug.traceback gives it.
+// top of L's stack, for host code (a script runner, or a Go function called
+// from Lua), with Lua 5.1's semantics: an error closes only the upvalues of
+// the frames it unwinds, and the error value is described as Lua 5.1 would
+// word it. On success the function's results (nret of them, or all with
+// lua.MultRet) replace it and its arguments on the stack; on an error they
+// are removed and the *lua.ApiError returned carries the error value and a
+// "stack traceback:" at the error point, as debug.traceback gives it.
 func PCall(L *lua.LState, nargs, nret int) error {
 	p := protectorOf(L)
-	var h *helper
-	if _, running := L.GetStack(0); running {
-		// Called from a Go function that Lua called: protect the frames
-		// below by running on a helper.
-		if h = p.acquire(L); h == nil {
-			L.Pop(nargs + 1)
-			return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString("C stack overflow")}
-		}
-		defer p.release(h)
-		L.XMoveTo(h.L, nargs+1)
-	} else {
-		h = newCallState(L)
+	h := p.acquire(L)
+	if h == nil {
+		L.Pop(nargs + 1)
+		return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString("C stack overflow")}
 	}
+	defer p.release(h)
 	h.traceback = true
+	L.XMoveTo(h.L, nargs+1)
 	if !h.call(nargs, nret) {
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: h.value, StackTrace: h.trace}
 	}
-	if h.L != L {
-		h.L.XMoveTo(L, h.L.GetTop())
-	}
+	h.L.XMoveTo(L, h.L.GetTop())
 	return nil
 }

@@ -1,8 +1,11 @@
 package lua51
 
 import (
+	"context"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -365,5 +368,254 @@ func TestProtectedCallsLikeLua51(t *testing.T) {
 				t.Errorf("got:\n%s\nlua5.1 printed:\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// newTestState is a state from NewState whose print appends to out.
+func newTestState(out *strings.Builder) *lua.LState {
+	L := NewState(Options{})
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		for i := 1; i <= L.GetTop(); i++ {
+			if i > 1 {
+				out.WriteByte('\t')
+			}
+			out.WriteString(L.ToStringMeta(L.Get(i)).String())
+		}
+		out.WriteByte('\n')
+		return 0
+	}))
+	return L
+}
+
+// doChunk runs src in L through PCall and fails the test on an error.
+func doChunk(t *testing.T, L *lua.LState, src string) {
+	t.Helper()
+	fn, err := L.LoadString(src)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	L.Push(fn)
+	if err := PCall(L, 0, 0); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// TestGoPanicsBecomeLuaErrors checks that a Go panic in a protected
+// function is an error pcall returns, and that the caller's counters are
+// kept.
+func TestGoPanicsBecomeLuaErrors(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	defer L.Close()
+	L.SetGlobal("gopanic", L.NewFunction(func(L *lua.LState) int {
+		switch L.CheckString(1) {
+		case "string":
+			panic("go panic")
+		case "nil":
+			var m map[string]int
+			m["x"]++
+		}
+		var p *lua.LTable
+		return p.Len()
+	}))
+	doChunk(t, L, `
+		local n = 0
+		local function case(kind) local ok, e = pcall(gopanic, kind); n = n + 1; return ok, type(e) end
+		print(case("string")) print(case("nil")) print(case("nilptr")) print(n)
+		print(select(2, pcall(gopanic, "string")))
+		print(xpcall(function() gopanic("string") end, function(m) return "handled: " .. m end))`)
+	want := "false\tstring\nfalse\tstring\nfalse\tstring\n3\ngo panic\nfalse\thandled: go panic\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestPCallForHosts checks PCall's results, its error and traceback, and
+// that it keeps Lua 5.1's semantics when a Go function called from Lua uses
+// it.
+func TestPCallForHosts(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	defer L.Close()
+	fn, err := L.Load(strings.NewReader("local a, b = ...\nreturn a + b, a * b"), "sum.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	L.Push(lua.LNumber(3))
+	L.Push(lua.LNumber(4))
+	if err := PCall(L, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if L.GetTop() != 1 || L.Get(1) != lua.LNumber(7) {
+		t.Errorf("results: top %d, first %v; want 1 value, 7", L.GetTop(), L.Get(1))
+	}
+	L.SetTop(0)
+
+	fn, err = L.Load(strings.NewReader("local function f()\n  error('boom')\nend\nf()\n"), "fail.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	err = PCall(L, 0, 0)
+	aerr, ok := err.(*lua.ApiError)
+	if !ok {
+		t.Fatalf("PCall returned %T %v, want *lua.ApiError", err, err)
+	}
+	if aerr.Object != lua.LString("fail.lua:2: boom") {
+		t.Errorf("error value %q, want %q", aerr.Object, "fail.lua:2: boom")
+	}
+	if !strings.HasPrefix(aerr.StackTrace, "stack traceback:") || !strings.Contains(aerr.StackTrace, "fail.lua:2:") || !strings.Contains(aerr.StackTrace, "fail.lua:4:") {
+		t.Errorf("traceback does not show the error point and its caller:\n%s", aerr.StackTrace)
+	}
+	if L.GetTop() != 0 {
+		t.Errorf("stack has %d values after a failed PCall, want 0", L.GetTop())
+	}
+
+	// A Go function called from Lua that runs Lua through PCall must not
+	// close its caller's upvalues.
+	L.SetGlobal("hostcall", L.NewFunction(func(L *lua.LState) int {
+		L.CheckAny(1)
+		if err := PCall(L, L.GetTop()-1, lua.MultRet); err != nil {
+			L.Push(lua.LString(err.(*lua.ApiError).Object.String()))
+			return 1
+		}
+		return L.GetTop()
+	}))
+	doChunk(t, L, `
+		local n = 0
+		local function case(f) hostcall(f); n = n + 1 end
+		case(function() end); case(function() error("x") end)
+		print(n, hostcall(function(a) return a * 2 end, 21), hostcall(error, "plain", 0))`)
+	if want := "2\t42\tplain\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestHelpersTakeTheCallersContext checks that a protected call sees the
+// context the caller's state has at the time of the call, including one
+// set after earlier calls, and that a cancelled wait is an error pcall
+// catches.
+func TestHelpersTakeTheCallersContext(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	defer L.Close()
+	doChunk(t, L, `print(pcall(function() return "warm" end))`) // a helper is pooled now
+	ctx, cancel := context.WithCancel(context.Background())
+	L.SetContext(ctx)
+	cancel()
+	fn, err := L.LoadString(`spin = function() while true do end end`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.RemoveContext()
+	L.Push(fn)
+	if err := PCall(L, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	L.SetContext(ctx)
+	L.Push(L.GetGlobal("pcall"))
+	L.Push(L.GetGlobal("spin"))
+	// pcall is called from Go here, so that the caller's own loop does not
+	// stop first at the cancelled context.
+	L.Call(1, 2)
+	if L.Get(1) != lua.LFalse || !strings.Contains(L.Get(2).String(), "context canceled") {
+		t.Errorf("pcall(spin) with a cancelled context: %v, %v; want false and the cancellation", L.Get(1), L.Get(2))
+	}
+	L.SetTop(0)
+	L.RemoveContext()
+	doChunk(t, L, `print(pcall(function() for i = 1, 1000 do end return "free" end))`)
+	if want := "true\twarm\ntrue\tfree\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestHelpersAreReleased checks that every path out of a protected call
+// (success, error, Go panic, stack overflow, the nesting limit, a context
+// cancelled) gives its helper back, that at most maxIdle are kept, and that
+// nested protected calls and coroutines never share a helper.
+func TestHelpersAreReleased(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	defer L.Close()
+	L.SetGlobal("gopanic", L.NewFunction(func(L *lua.LState) int { panic("go panic") }))
+	threads := map[*lua.LState]bool{}
+	L.SetGlobal("thread", L.NewFunction(func(L *lua.LState) int {
+		if threads[L] {
+			L.RaiseError("a thread is used twice at once")
+		}
+		threads[L] = true
+		defer delete(threads, L)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		return L.GetTop()
+	}))
+	doChunk(t, L, `
+		local function nest(k)
+			if k == 0 then return true end
+			return thread(pcall, nest, k - 1)
+		end
+		print(nest(20))
+		local co = coroutine.wrap(function()
+			return thread(pcall, function()
+				return select(2, thread(pcall, coroutine.wrap(function() return thread(pcall, nest, 5) end)))
+			end)
+		end)
+		print(co())
+		pcall(error, "e")
+		pcall(gopanic)
+		pcall(function() local function r() return 1 + r() end return r() end)
+		local function deep(n) return pcall(deep, n + 1) end
+		deep(1)
+		xpcall(function() error("e") end, function() error("again") end)`)
+	want := strings.Repeat("true\t", 20) + "true\n" + strings.Repeat("true\t", 7) + "true\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+	p := protectorOf(L)
+	if p.active != 0 || len(p.idle) > maxIdle {
+		t.Errorf("after the calls: %d helpers in use, %d idle; want 0 and at most %d", p.active, len(p.idle), maxIdle)
+	}
+}
+
+// TestClosedStatesAreCollected checks that a closed state's helpers do not
+// keep it, nor themselves, alive.
+func TestClosedStatesAreCollected(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	doChunk(t, L, `local function nest(k) if k > 0 then pcall(nest, k - 1) end end nest(30)`)
+	p := protectorOf(L)
+	if len(p.idle) == 0 {
+		t.Fatal("no idle helper after nested pcalls")
+	}
+	helper := weak.Make(p.idle[0].L)
+	state := weak.Make(L)
+	L.Close()
+	L, p = nil, nil
+	for i := 0; i < 5 && (helper.Value() != nil || state.Value() != nil); i++ {
+		runtime.GC()
+	}
+	if helper.Value() != nil || state.Value() != nil {
+		t.Error("a closed state or its helper was not collected")
+	}
+}
+
+// TestOverflowLeavesNoBrokenClosure checks that a closure of frames that
+// overflowed the call stack reads nil afterwards. Lua 5.1 would give the
+// value at the error point, which gopher-lua has cleared by then (see
+// helper.call); what matters is that nothing reads Go's nil and crashes.
+func TestOverflowLeavesNoBrokenClosure(t *testing.T) {
+	got := runScript(t, "overflow", `
+		local esc
+		local function r(n)
+			local v = n
+			if n == 100 then esc = function() return v end end
+			return 1 + r(n + 1)
+		end
+		print(pcall(r, 1))
+		print(esc())
+		print(pcall(function() return r(1) end))
+		print(esc())`)
+	if want := "false\tstack overflow\nnil\nfalse\tstack overflow\nnil\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
