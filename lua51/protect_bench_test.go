@@ -19,6 +19,10 @@ const (
 		for i = 1, n do xpcall(f, h) end`
 	xpcallErrorLoop = `local n = ... local f = function() error("e") end local h = function(m) return m end
 		for i = 1, n do xpcall(f, h) end`
+	// resumeYieldLoop measures the check coroutine.yield makes that it
+	// does not cross a Go call.
+	resumeYieldLoop = `local n = ... local co = coroutine.wrap(function() while true do coroutine.yield(1) end end)
+		for i = 1, n do co() end`
 )
 
 // benchLoop runs the chunk src with b.N as its argument in L.
@@ -52,3 +56,7 @@ func BenchmarkXpcallSuccessStock(b *testing.B) { benchLoop(b, lua.NewState(), xp
 func BenchmarkXpcallError(b *testing.B) { benchLoop(b, NewState(Options{}), xpcallErrorLoop) }
 
 func BenchmarkXpcallErrorStock(b *testing.B) { benchLoop(b, lua.NewState(), xpcallErrorLoop) }
+
+func BenchmarkResumeYield(b *testing.B) { benchLoop(b, NewState(Options{}), resumeYieldLoop) }
+
+func BenchmarkResumeYieldStock(b *testing.B) { benchLoop(b, lua.NewState(), resumeYieldLoop) }

@@ -78,6 +78,11 @@ main = coroutine.create(function()
 end)
 print(coroutine.resume(main))
 print(coroutine.status(main))
+local seen = {}
+for v in coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end) do seen[#seen + 1] = v end
+print(table.concat(seen, " "))
+local gen = coroutine.wrap(function() for i = 1, 2 do pcall(function() end) coroutine.yield(i) end return "last" end)
+print(gen(), gen(), gen(), pcall(gen))
 `,
 		`true	11
 true	8
@@ -96,6 +101,8 @@ true	true
 true	dead
 true	done
 dead
+1 2 3
+1	2	last	false	cannot resume dead coroutine
 `},
 	{"counter", `local n = 0
 local function case(f) pcall(f); n = n + 1 end
@@ -339,6 +346,21 @@ local w3 = coroutine.wrap(function() error(true) end)
 print(pcall(w3))
 local w4 = coroutine.wrap(function() error("deep") end)
 print(pcall(function() w4() end))
+local fns = {function(x) return coroutine.yield(x) end}
+local anon = coroutine.wrap(function() local v = fns[1]("anon") return fns[1](v) end)
+print(anon(), anon("back"), anon("end"))
+local obj = {}
+function obj:gen(n) for i = 1, n do coroutine.yield(i) end end
+local m = coroutine.wrap(function() obj:gen(2) return "m" end)
+print(m(), m(), m())
+local tail = coroutine.wrap(function() return coroutine.yield(1) end)
+print(tail(), tail(2, 3))
+print(pcall(tail))
+local function f(x) return coroutine.yield(x) end
+local tail2 = coroutine.create(function() return f(1) end)
+print(coroutine.resume(tail2))
+print(coroutine.status(tail2), coroutine.resume(tail2, "r"))
+print(coroutine.status(tail2), coroutine.resume(tail2))
 `,
 		`false	attempt to yield across metamethod/C-call boundary
 pcall	false	attempt to yield across metamethod/C-call boundary
@@ -356,6 +378,13 @@ false	cannot resume dead coroutine
 true	table
 false	true
 false	yields.lua:25: yields.lua:24: deep
+anon	back	end
+1	2	m
+1	2	3
+false	cannot resume dead coroutine
+true	1
+suspended	true	r
+dead	false	cannot resume dead coroutine
 `},
 }
 
