@@ -648,3 +648,30 @@ func TestOverflowLeavesNoBrokenClosure(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestInstallOnStockState checks pcall in a state an embedder made with
+// gopher-lua's defaults (a fixed 256-frame call stack, where an overflow is
+// gopher-lua's own Lua error rather than a Go panic).
+func TestInstallOnStockState(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	Install(L, Options{})
+	var out strings.Builder
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		out.WriteString(L.ToStringMeta(L.Get(1)).String() + "\n")
+		return 0
+	}))
+	doChunk(t, L, `
+		local n = 0
+		local function case(f) pcall(f); n = n + 1 end
+		case(function() end); case(function() error("x") end)
+		local esc
+		local function r(k) local v = k if k == 10 then esc = function() return v end end return 1 + r(k + 1) end
+		case(function() r(1) end)
+		print(n)
+		print(esc())
+		print(select(2, pcall(r, 1)))`)
+	if want := "3\n10\n<string>:6: stack overflow\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
