@@ -152,8 +152,8 @@ func (p *protector) acquire(L *lua.LState) *helper {
 	return h
 }
 
-// release makes h idle again, or drops it after a Go panic (which may have
-// left it inconsistent) or when enough helpers are idle.
+// release makes h idle again, or drops it after a stack overflow (see
+// helper.call) or when enough helpers are idle.
 func (p *protector) release(h *helper) {
 	p.active--
 	if h.overflow || len(p.idle) >= maxIdle {
@@ -182,7 +182,7 @@ func newHelper(L *lua.LState) *helper {
 
 // reset forgets the call that ended.
 func (h *helper) reset() {
-	h.handler, h.value, h.trace = nil, nil, ""
+	h.handler, h.traceback, h.value, h.trace = nil, false, nil, ""
 }
 
 // call calls the function below the nargs values at the top of h.L's stack,
@@ -263,7 +263,12 @@ func (h *helper) callHandler(v lua.LValue) lua.LValue {
 // traceback is what the state's debug.traceback gives for the caller of the
 // function calling traceback: at an error, from the function that raised it.
 func traceback(L *lua.LState) string {
-	fn := L.GetField(L.GetField(L.G.Registry.RawGetString("_LOADED"), "debug"), "traceback")
+	var fn lua.LValue = lua.LNil
+	if loaded, ok := L.G.Registry.RawGetString("_LOADED").(*lua.LTable); ok {
+		if debug, ok := loaded.RawGetString("debug").(*lua.LTable); ok {
+			fn = debug.RawGetString("traceback")
+		}
+	}
 	if fn.Type() != lua.LTFunction {
 		return "stack traceback:\n\t(no debug.traceback)"
 	}

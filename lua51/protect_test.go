@@ -675,3 +675,20 @@ func TestInstallOnStockState(t *testing.T) {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
+
+// TestPCallWithoutLibraries checks PCall in a state with no standard
+// library: no debug.traceback to record the traceback with.
+func TestPCallWithoutLibraries(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	Install(L, Options{})
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("no libraries")
+		return 0
+	}))
+	err := PCall(L, 0, 0)
+	aerr, ok := err.(*lua.ApiError)
+	if !ok || !strings.HasSuffix(aerr.Object.String(), "no libraries") || !strings.HasPrefix(aerr.StackTrace, "stack traceback:") {
+		t.Errorf("PCall returned %#v", err)
+	}
+}
