@@ -38,8 +38,9 @@ const (
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active int       // helpers in use
-	idle   []*helper // helpers for reuse, at most maxIdle
+	active     int       // helpers in use
+	idle       []*helper // helpers for reuse, at most maxIdle
+	coroutines bool      // the coroutine functions are replaced
 }
 
 // helper is a thread protected functions run on, with the state of the call
@@ -62,7 +63,11 @@ func installProtect(L *lua.LState) {
 	p := protectorOf(L)
 	L.SetGlobal("pcall", L.NewFunction(p.pcall))
 	L.SetGlobal("xpcall", L.NewFunction(p.xpcall))
-	installCoroutine(L)
+	if !p.coroutines {
+		// Once: the replacements call gopher-lua's create and resume.
+		installCoroutine(L)
+		p.coroutines = true
+	}
 }
 
 // protectorOf returns the protector of L's universe, making it the first

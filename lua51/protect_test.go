@@ -692,3 +692,24 @@ func TestPCallWithoutLibraries(t *testing.T) {
 		t.Errorf("PCall returned %#v", err)
 	}
 }
+
+// TestInstallTwice checks that installing the fixes again in a state (or in
+// another thread of it) changes nothing.
+func TestInstallTwice(t *testing.T) {
+	var out strings.Builder
+	L := newTestState(&out)
+	defer L.Close()
+	resume := L.GetField(L.GetGlobal("coroutine"), "resume")
+	Install(L, Options{})
+	th, _ := L.NewThread()
+	Install(th, Options{})
+	if L.GetField(L.GetGlobal("coroutine"), "resume") != resume {
+		t.Error("a second Install replaced coroutine.resume again (wrapping the first replacement)")
+	}
+	doChunk(t, L, `
+		local co = coroutine.create(function() local n = 0 pcall(error) n = n + 1 coroutine.yield(n) return "end" end)
+		print(coroutine.resume(co)) print(coroutine.resume(co)) print(coroutine.resume(co))`)
+	if want := "true\t1\ntrue\tend\nfalse\tcannot resume dead coroutine\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
