@@ -32,6 +32,9 @@ const (
 	callstackOverflow = "lua callstack overflow"
 )
 
+// errCStackOverflow is Lua 5.1's error for a protected call past maxNesting.
+var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
+
 // protector runs the protected calls of one Lua universe (a state and the
 // coroutines that share its globals) and keeps its idle helper threads. Like
 // the universe's tables, it is used by one goroutine at a time: coroutines
@@ -109,13 +112,19 @@ func (p *protector) xpcall(L *lua.LState) int {
 // stack on a helper and returns pcall's results to L.
 func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int {
 	h := p.acquire(L)
-	if h == nil {
-		L.Push(lua.LFalse)
-		L.Push(lua.LString("C stack overflow"))
-		return 2
-	}
 	defer p.release(h)
 	h.handler = handler
+	if p.active > maxNesting {
+		// As in Lua 5.1, the message handler still runs, once: the
+		// first call past the limit has a helper to run it on.
+		L.Push(lua.LFalse)
+		if handler != nil && p.active == maxNesting+1 {
+			L.Push(h.callHandler(errCStackOverflow))
+		} else {
+			L.Push(errCStackOverflow)
+		}
+		return 2
+	}
 	H := h.L
 	for i := L.GetTop() - nargs; i <= L.GetTop(); i++ {
 		H.Push(L.Get(i))
@@ -133,12 +142,8 @@ func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int 
 	return n + 1
 }
 
-// acquire returns an idle helper for a protected call from L, or a new one;
-// nil when maxNesting protected calls are already in progress.
+// acquire returns an idle helper for a protected call from L, or a new one.
 func (p *protector) acquire(L *lua.LState) *helper {
-	if p.active >= maxNesting {
-		return nil
-	}
 	p.active++
 	var h *helper
 	if n := len(p.idle); n > 0 {
@@ -297,11 +302,11 @@ func traceback(L *lua.LState) string {
 func PCall(L *lua.LState, nargs, nret int) error {
 	p := protectorOf(L)
 	h := p.acquire(L)
-	if h == nil {
-		L.Pop(nargs + 1)
-		return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString("C stack overflow")}
-	}
 	defer p.release(h)
+	if p.active > maxNesting {
+		L.Pop(nargs + 1)
+		return &lua.ApiError{Type: lua.ApiErrorRun, Object: errCStackOverflow}
+	}
 	h.traceback = true
 	L.XMoveTo(h.L, nargs+1)
 	if !h.call(nargs, nret) {

@@ -125,6 +125,10 @@ local function case(f) pcall(f); n = n + 1 end
 case(function() g(1) end)
 print(n)
 print(xpcall(function() return g(1) end, function(m) return (string.gsub(m, "^.*stack overflow$", "handled overflow")) end))
+local function x(n) depth = n return xpcall(function() return x(n + 1) end, function(m) return "H:" .. m end) end
+print(select(-1, x(1)), depth)
+local function y(n) depth = n return xpcall(function() return y(n + 1) end, function(m) error("again") end) end
+print(select(-1, y(1)), depth)
 `,
 		`199	C stack overflow	198
 false	C stack overflow
@@ -132,6 +136,8 @@ false	C stack overflow
 false	true	true
 1
 false	handled overflow
+H:C stack overflow	198
+error in error handling	198
 `},
 	{"errtables", `local n = 0
 local function case(f) local ok, e = pcall(f); n = n + 1; return ok, e end
