@@ -22,8 +22,10 @@ const (
 	// host's PCall running the script is the first protected call, so a
 	// script's 198th nested pcall is the 199th.
 	maxNesting = 198
-	// maxIdle is how many helper threads a universe keeps for reuse.
-	maxIdle = 8
+	// maxIdle is how many helper threads a universe keeps for reuse. A
+	// helper's data stack keeps the largest size it grew to (up to 16 MiB
+	// for an unpack of a million values), so few are kept.
+	maxIdle = 4
 	// registryKey names the protector in the Lua registry, so that PCall
 	// finds the one Install made for the state's universe.
 	registryKey = "residentlua.lua51.protector"
