@@ -166,13 +166,14 @@ func coRunning(L *lua.LState) int {
 
 // coStatus is coroutine.status(co).
 func coStatus(L *lua.LState) int {
-	L.Push(lua.LString(status(L, checkCoroutine(L, 1))))
+	L.Push(lua.LString(statusName(L, checkCoroutine(L, 1))))
 	return 1
 }
 
-// status is Lua 5.1's name for th's state: gopher-lua sets a coroutine's
-// Parent when it is resumed and clears it when it yields or ends.
-func status(L *lua.LState, th *lua.LState) string {
+// statusName is Lua 5.1's name for th's state: gopher-lua sets a
+// coroutine's Parent when it is resumed and clears it when it yields or
+// ends.
+func statusName(L *lua.LState, th *lua.LState) string {
 	switch {
 	case th.Dead:
 		return "dead"
@@ -201,7 +202,7 @@ func (c *coroutines) resumeFunc(L *lua.LState) int {
 // resumeAt resumes th, which is at index 1 of L's stack with the values to
 // pass above it, and returns resume's results (true or false first).
 func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
-	if st := status(L, th); st != "suspended" {
+	if st := statusName(L, th); st != "suspended" {
 		L.SetTop(0)
 		L.Push(lua.LFalse)
 		L.Push(lua.LString("cannot resume " + st + " coroutine"))
@@ -244,9 +245,9 @@ func (c *coroutines) wrap(L *lua.LState) int {
 		}
 		v := L.Get(top)
 		if s, ok := v.(lua.LString); ok {
-			v = lua.LString(position(L, 1) + string(s))
+			v = lua.LString(callerPosition(L, 1) + string(s))
 		} else if num, ok := v.(lua.LNumber); ok {
-			v = lua.LString(position(L, 1) + NumberToString(num))
+			v = lua.LString(callerPosition(L, 1) + NumberToString(num))
 		}
 		L.Error(v, 0)
 		return 0
@@ -254,10 +255,10 @@ func (c *coroutines) wrap(L *lua.LState) int {
 	return 1
 }
 
-// position is "chunkname:line: " of the function at the given level of L's
-// stack (0: the running one) when it is a Lua function, as Lua 5.1's
+// callerPosition is "chunkname:line: " of the function at the given level
+// of L's stack (0: the running one) when it is a Lua function, as Lua 5.1's
 // luaL_where gives it; otherwise "".
-func position(L *lua.LState, level int) string {
+func callerPosition(L *lua.LState, level int) string {
 	dbg, ok := L.GetStack(level)
 	if !ok {
 		return ""

@@ -12,7 +12,7 @@ import (
 // works, as the issue asks (lua5.1 itself refuses unpack of more than about
 // 8,000 values: "too many results to unpack").
 func TestDataStackGrows(t *testing.T) {
-	got := runScript(t, "big", `
+	got := runProtectScript(t, "big", `
 		local t = {}
 		for i = 1, 100000 do t[i] = i % 10 end
 		print(#table.concat(t, ","))
@@ -30,7 +30,7 @@ func TestDataStackGrows(t *testing.T) {
 // is a "stack overflow" error that pcall catches, as lua5.1's is (lua5.1
 // reaches 16,380 levels in the same function).
 func TestCallStackDepth(t *testing.T) {
-	got := runScript(t, "deep", `
+	got := runProtectScript(t, "deep", `
 		local depth = 0
 		local function down(n) depth = n if n == 0 then return 0 end return 1 + down(n - 1) end
 		print(down(15000))
@@ -44,7 +44,7 @@ func TestCallStackDepth(t *testing.T) {
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := runScript(t, "top", `local function f() return 1 + f() end f()`); got != "error: stack overflow\n" {
+	if got := runProtectScript(t, "top", `local function f() return 1 + f() end f()`); got != "error: stack overflow\n" {
 		t.Errorf("overflow outside pcall: got %q", got)
 	}
 }

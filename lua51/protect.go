@@ -236,7 +236,7 @@ func (h *helper) call(nargs, nret int) bool {
 func (h *helper) describe(L *lua.LState) int {
 	v := describeError(L, L.Get(1))
 	if h.traceback {
-		h.trace = traceback(L)
+		h.trace = errorTraceback(L)
 	}
 	if h.handler != nil {
 		v = h.callHandler(v)
@@ -272,9 +272,9 @@ func (h *helper) callHandler(v lua.LValue) lua.LValue {
 	return v
 }
 
-// traceback is what the state's debug.traceback gives for the caller of the
-// function calling traceback: at an error, from the function that raised it.
-func traceback(L *lua.LState) string {
+// errorTraceback is what the state's debug.traceback gives for the caller
+// of the function calling it: at an error, from the function that raised it.
+func errorTraceback(L *lua.LState) string {
 	var fn lua.LValue = lua.LNil
 	if loaded, ok := L.G.Registry.RawGetString("_LOADED").(*lua.LTable); ok {
 		if debug, ok := loaded.RawGetString("debug").(*lua.LTable); ok {

@@ -25,8 +25,8 @@ const (
 		for i = 1, n do co() end`
 )
 
-// benchLoop runs the chunk src with b.N as its argument in L.
-func benchLoop(b *testing.B, L *lua.LState, src string) {
+// benchProtectLoop runs the chunk src with b.N as its argument in L.
+func benchProtectLoop(b *testing.B, L *lua.LState, src string) {
 	b.Helper()
 	defer L.Close()
 	fn, err := L.LoadString(src)
@@ -41,22 +41,26 @@ func benchLoop(b *testing.B, L *lua.LState, src string) {
 	}
 }
 
-func BenchmarkPcallSuccess(b *testing.B) { benchLoop(b, NewState(Options{}), pcallSuccessLoop) }
+func BenchmarkPcallSuccess(b *testing.B) { benchProtectLoop(b, NewState(Options{}), pcallSuccessLoop) }
 
-func BenchmarkPcallSuccessStock(b *testing.B) { benchLoop(b, lua.NewState(), pcallSuccessLoop) }
+func BenchmarkPcallSuccessStock(b *testing.B) { benchProtectLoop(b, lua.NewState(), pcallSuccessLoop) }
 
-func BenchmarkPcallError(b *testing.B) { benchLoop(b, NewState(Options{}), pcallErrorLoop) }
+func BenchmarkPcallError(b *testing.B) { benchProtectLoop(b, NewState(Options{}), pcallErrorLoop) }
 
-func BenchmarkPcallErrorStock(b *testing.B) { benchLoop(b, lua.NewState(), pcallErrorLoop) }
+func BenchmarkPcallErrorStock(b *testing.B) { benchProtectLoop(b, lua.NewState(), pcallErrorLoop) }
 
-func BenchmarkXpcallSuccess(b *testing.B) { benchLoop(b, NewState(Options{}), xpcallSuccessLoop) }
+func BenchmarkXpcallSuccess(b *testing.B) {
+	benchProtectLoop(b, NewState(Options{}), xpcallSuccessLoop)
+}
 
-func BenchmarkXpcallSuccessStock(b *testing.B) { benchLoop(b, lua.NewState(), xpcallSuccessLoop) }
+func BenchmarkXpcallSuccessStock(b *testing.B) {
+	benchProtectLoop(b, lua.NewState(), xpcallSuccessLoop)
+}
 
-func BenchmarkXpcallError(b *testing.B) { benchLoop(b, NewState(Options{}), xpcallErrorLoop) }
+func BenchmarkXpcallError(b *testing.B) { benchProtectLoop(b, NewState(Options{}), xpcallErrorLoop) }
 
-func BenchmarkXpcallErrorStock(b *testing.B) { benchLoop(b, lua.NewState(), xpcallErrorLoop) }
+func BenchmarkXpcallErrorStock(b *testing.B) { benchProtectLoop(b, lua.NewState(), xpcallErrorLoop) }
 
-func BenchmarkResumeYield(b *testing.B) { benchLoop(b, NewState(Options{}), resumeYieldLoop) }
+func BenchmarkResumeYield(b *testing.B) { benchProtectLoop(b, NewState(Options{}), resumeYieldLoop) }
 
-func BenchmarkResumeYieldStock(b *testing.B) { benchLoop(b, lua.NewState(), resumeYieldLoop) }
+func BenchmarkResumeYieldStock(b *testing.B) { benchProtectLoop(b, lua.NewState(), resumeYieldLoop) }

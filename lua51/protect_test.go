@@ -10,10 +10,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// runScript runs src as the chunk name+".lua" in a state from NewState and
+// runProtectScript runs src as the chunk name+".lua" in a state from NewState and
 // returns what it printed (print writes its arguments with tostring,
 // separated by tabs), followed by "error: " and the error, if any.
-func runScript(t *testing.T, name, src string) string {
+func runProtectScript(t *testing.T, name, src string) string {
 	t.Helper()
 	L := NewState(Options{})
 	defer L.Close()
@@ -39,9 +39,9 @@ func runScript(t *testing.T, name, src string) string {
 	return out.String()
 }
 
-// luaCases are scripts with the output lua5.1 (Debian's Lua 5.1.5) printed
+// protectCases are scripts with the output lua5.1 (Debian's Lua 5.1.5) printed
 // for them, run as name.lua.
-var luaCases = []struct{ name, src, want string }{
+var protectCases = []struct{ name, src, want string }{
 	{"coroutines", `local n = 0
 local co = coroutine.create(function(a)
   local function case(f) pcall(f); n = n + 1 end
@@ -397,17 +397,17 @@ dead	false	cannot resume dead coroutine
 // TestProtectedCallsLikeLua51 runs each script and compares its output with
 // what lua5.1 printed for it.
 func TestProtectedCallsLikeLua51(t *testing.T) {
-	for _, c := range luaCases {
+	for _, c := range protectCases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := runScript(t, c.name, c.src); got != c.want {
+			if got := runProtectScript(t, c.name, c.src); got != c.want {
 				t.Errorf("got:\n%s\nlua5.1 printed:\n%s", got, c.want)
 			}
 		})
 	}
 }
 
-// newTestState is a state from NewState whose print appends to out.
-func newTestState(out *strings.Builder) *lua.LState {
+// newProtectState is a state from NewState whose print appends to out.
+func newProtectState(out *strings.Builder) *lua.LState {
 	L := NewState(Options{})
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		for i := 1; i <= L.GetTop(); i++ {
@@ -422,8 +422,8 @@ func newTestState(out *strings.Builder) *lua.LState {
 	return L
 }
 
-// doChunk runs src in L through PCall and fails the test on an error.
-func doChunk(t *testing.T, L *lua.LState, src string) {
+// runProtectChunk runs src in L through PCall and fails the test on an error.
+func runProtectChunk(t *testing.T, L *lua.LState, src string) {
 	t.Helper()
 	fn, err := L.LoadString(src)
 	if err != nil {
@@ -440,7 +440,7 @@ func doChunk(t *testing.T, L *lua.LState, src string) {
 // kept.
 func TestGoPanicsBecomeLuaErrors(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
+	L := newProtectState(&out)
 	defer L.Close()
 	L.SetGlobal("gopanic", L.NewFunction(func(L *lua.LState) int {
 		switch L.CheckString(1) {
@@ -453,7 +453,7 @@ func TestGoPanicsBecomeLuaErrors(t *testing.T) {
 		var p *lua.LTable
 		return p.Len()
 	}))
-	doChunk(t, L, `
+	runProtectChunk(t, L, `
 		local n = 0
 		local function case(kind) local ok, e = pcall(gopanic, kind); n = n + 1; return ok, type(e) end
 		print(case("string")) print(case("nil")) print(case("nilptr")) print(n)
@@ -470,7 +470,7 @@ func TestGoPanicsBecomeLuaErrors(t *testing.T) {
 // it.
 func TestPCallForHosts(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
+	L := newProtectState(&out)
 	defer L.Close()
 	fn, err := L.Load(strings.NewReader("local a, b = ...\nreturn a + b, a * b"), "sum.lua")
 	if err != nil {
@@ -517,7 +517,7 @@ func TestPCallForHosts(t *testing.T) {
 		}
 		return L.GetTop()
 	}))
-	doChunk(t, L, `
+	runProtectChunk(t, L, `
 		local n = 0
 		local function case(f) hostcall(f); n = n + 1 end
 		case(function() end); case(function() error("x") end)
@@ -533,9 +533,9 @@ func TestPCallForHosts(t *testing.T) {
 // catches.
 func TestHelpersTakeTheCallersContext(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
+	L := newProtectState(&out)
 	defer L.Close()
-	doChunk(t, L, `print(pcall(function() return "warm" end))`) // a helper is pooled now
+	runProtectChunk(t, L, `print(pcall(function() return "warm" end))`) // a helper is pooled now
 	ctx, cancel := context.WithCancel(context.Background())
 	L.SetContext(ctx)
 	cancel()
@@ -559,7 +559,7 @@ func TestHelpersTakeTheCallersContext(t *testing.T) {
 	}
 	L.SetTop(0)
 	L.RemoveContext()
-	doChunk(t, L, `print(pcall(function() for i = 1, 1000 do end return "free" end))`)
+	runProtectChunk(t, L, `print(pcall(function() for i = 1, 1000 do end return "free" end))`)
 	if want := "true\twarm\ntrue\tfree\n"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
@@ -571,7 +571,7 @@ func TestHelpersTakeTheCallersContext(t *testing.T) {
 // nested protected calls and coroutines never share a helper.
 func TestHelpersAreReleased(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
+	L := newProtectState(&out)
 	defer L.Close()
 	L.SetGlobal("gopanic", L.NewFunction(func(L *lua.LState) int { panic("go panic") }))
 	threads := map[*lua.LState]bool{}
@@ -584,7 +584,7 @@ func TestHelpersAreReleased(t *testing.T) {
 		L.Call(L.GetTop()-1, lua.MultRet)
 		return L.GetTop()
 	}))
-	doChunk(t, L, `
+	runProtectChunk(t, L, `
 		local function nest(k)
 			if k == 0 then return true end
 			return thread(pcall, nest, k - 1)
@@ -616,8 +616,8 @@ func TestHelpersAreReleased(t *testing.T) {
 // keep it, nor themselves, alive.
 func TestClosedStatesAreCollected(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
-	doChunk(t, L, `local function nest(k) if k > 0 then pcall(nest, k - 1) end end nest(30)`)
+	L := newProtectState(&out)
+	runProtectChunk(t, L, `local function nest(k) if k > 0 then pcall(nest, k - 1) end end nest(30)`)
 	p := protectorOf(L)
 	if len(p.idle) == 0 {
 		t.Fatal("no idle helper after nested pcalls")
@@ -639,7 +639,7 @@ func TestClosedStatesAreCollected(t *testing.T) {
 // value at the error point, which gopher-lua has cleared by then (see
 // helper.call); what matters is that nothing reads Go's nil and crashes.
 func TestOverflowLeavesNoBrokenClosure(t *testing.T) {
-	got := runScript(t, "overflow", `
+	got := runProtectScript(t, "overflow", `
 		local esc
 		local function r(n)
 			local v = n
@@ -667,7 +667,7 @@ func TestInstallOnStockState(t *testing.T) {
 		out.WriteString(L.ToStringMeta(L.Get(1)).String() + "\n")
 		return 0
 	}))
-	doChunk(t, L, `
+	runProtectChunk(t, L, `
 		local n = 0
 		local function case(f) pcall(f); n = n + 1 end
 		case(function() end); case(function() error("x") end)
@@ -703,7 +703,7 @@ func TestPCallWithoutLibraries(t *testing.T) {
 // another thread of it) changes nothing.
 func TestInstallTwice(t *testing.T) {
 	var out strings.Builder
-	L := newTestState(&out)
+	L := newProtectState(&out)
 	defer L.Close()
 	resume := L.GetField(L.GetGlobal("coroutine"), "resume")
 	Install(L, Options{})
@@ -712,7 +712,7 @@ func TestInstallTwice(t *testing.T) {
 	if L.GetField(L.GetGlobal("coroutine"), "resume") != resume {
 		t.Error("a second Install replaced coroutine.resume again (wrapping the first replacement)")
 	}
-	doChunk(t, L, `
+	runProtectChunk(t, L, `
 		local co = coroutine.create(function() local n = 0 pcall(error) n = n + 1 coroutine.yield(n) return "end" end)
 		print(coroutine.resume(co)) print(coroutine.resume(co)) print(coroutine.resume(co))`)
 	if want := "true\t1\ntrue\tend\nfalse\tcannot resume dead coroutine\n"; out.String() != want {
