@@ -1,0 +1,270 @@
+package lua51
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The coroutine functions, replaced where gopher-lua differs from Lua 5.1 or
+// where pcall's helper threads would change what they see:
+//   - yield raises Lua 5.1's error instead of corrupting the interpreter
+//     when it would cross a Go call (pcall, a metamethod, a sort comparator,
+//     an iterator of a generic for), which Lua 5.1 cannot cross either;
+//   - running returns nil on the main thread, and the coroutine (not a
+//     helper) inside pcall;
+//   - status says "normal" for every coroutine that resumed another and is
+//     waiting for it;
+//   - resume refuses a coroutine that is not suspended with Lua 5.1's
+//     message, and keeps the running coroutine right when called on a helper;
+//   - wrap propagates an error as Lua 5.1 does and leaves the coroutine dead.
+
+const errYieldBoundary = "attempt to yield across metamethod/C-call boundary"
+
+// goStackDepth bounds the Go frames yield inspects (each costs about 100
+// ns): between coroutine.yield and the threadRun of its coroutine there are
+// four (callGFunction, the instruction's function, mainLoop, threadRun), or
+// three when the coroutine's body is yield itself; one more is allowed.
+const goStackDepth = 5
+
+// luaPkgPath prefixes the names of gopher-lua's functions on the Go call
+// stack.
+var luaPkgPath = reflect.TypeFor[lua.LState]().PkgPath() + "."
+
+// Kinds of Go frames, as yield sees them.
+const (
+	otherFrame  = iota + 1
+	loopFrame   // gopher-lua's interpreter loop (mainLoop, mainLoopWithContext)
+	resumeFrame // gopher-lua's threadRun, which resumes a coroutine
+)
+
+// frameKinds caches the kind of the function of each return address seen
+// (a program has few call sites on these paths): naming a frame costs more
+// than a yield.
+var frameKinds sync.Map // uintptr -> int
+
+// frameKind is the kind of the function a return address is in.
+func frameKind(pc uintptr) int {
+	if k, ok := frameKinds.Load(pc); ok {
+		return k.(int)
+	}
+	k := otherFrame
+	if f := runtime.FuncForPC(pc - 1); f != nil {
+		switch f.Name() {
+		case luaPkgPath + "mainLoop", luaPkgPath + "mainLoopWithContext":
+			k = loopFrame
+		case luaPkgPath + "threadRun":
+			k = resumeFrame
+		}
+	}
+	frameKinds.Store(pc, k)
+	return k
+}
+
+// installCoroutine replaces coroutine.yield, running, status, resume and
+// wrap.
+func installCoroutine(L *lua.LState) {
+	co, ok := L.GetGlobal("coroutine").(*lua.LTable)
+	if !ok {
+		return
+	}
+	create, ok1 := co.RawGetString("create").(*lua.LFunction)
+	resume, ok2 := co.RawGetString("resume").(*lua.LFunction)
+	if !ok1 || !ok2 || !create.IsG || !resume.IsG {
+		return
+	}
+	c := &coroutines{create: create.GFunction, resume: resume.GFunction}
+	L.SetFuncs(co, map[string]lua.LGFunction{
+		"yield":   coYield,
+		"running": coRunning,
+		"status":  coStatus,
+		"resume":  c.resumeFunc,
+		"wrap":    c.wrap,
+	})
+}
+
+// coroutines holds gopher-lua's create and resume, which the replacements
+// call.
+type coroutines struct {
+	create, resume lua.LGFunction
+}
+
+// coYield is coroutine.yield(...).
+func coYield(L *lua.LState) int {
+	if L != L.G.CurrentThread || L == L.G.MainThread || !calledInline(L) && crossesGoCall() {
+		// Not a coroutine being resumed (a helper of pcall, or the main
+		// thread, which lua.c runs in a protected call), or the yield
+		// would unwind a Go function. Lua 5.1 gives no position: the
+		// running function is yield.
+		L.Error(lua.LString(errYieldBoundary), 0)
+	}
+	return -1
+}
+
+// maxInlineCheck bounds the Lua frames calledInline inspects.
+const maxInlineCheck = 8
+
+// calledInline reports, cheaply, that every frame of L above its bottom one
+// was called by a call instruction of the Lua function below it, so that one
+// interpreter loop runs them all and a yield crosses no Go call. gopher-lua
+// names a frame after the call instruction that called it; a frame called
+// otherwise (by a metamethod, a generic for, a Go function) gets a name in
+// angle brackets, or "(anonymous)" for a Go function, as does a Lua
+// function called from an expression with no name, or by a tail call.
+// Then, or for deep stacks, it reports false, and crossesGoCall decides.
+func calledInline(L *lua.LState) bool {
+	for level := 0; level <= maxInlineCheck; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return false
+		}
+		if _, err := L.GetInfo("nS", dbg, lua.LNil); err != nil {
+			return false
+		}
+		if dbg.What == "main" {
+			return true // the coroutine's body, run by threadRun's loop
+		}
+		if dbg.Name == "(anonymous)" || strings.HasPrefix(dbg.Name, "<") {
+			return false
+		}
+	}
+	return false
+}
+
+// crossesGoCall reports whether a yield from the calling coroutine would
+// unwind a Go call: gopher-lua runs a coroutine in one interpreter loop
+// (threadRun calls mainLoop), and each call through Go (a metamethod, a Go
+// function calling Lua, the iterator of a generic for) runs a nested loop,
+// which a yield would leave behind and corrupt.
+func crossesGoCall() bool {
+	var pcs [goStackDepth]uintptr
+	loops := 0
+	for _, pc := range pcs[:runtime.Callers(3, pcs[:])] {
+		switch frameKind(pc) {
+		case loopFrame:
+			loops++
+		case resumeFrame:
+			return loops != 1
+		}
+	}
+	return true
+}
+
+// coRunning is coroutine.running(): the running coroutine, or nil on the
+// main thread.
+func coRunning(L *lua.LState) int {
+	if th := L.G.CurrentThread; th != L.G.MainThread {
+		L.Push(th)
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 1
+}
+
+// coStatus is coroutine.status(co).
+func coStatus(L *lua.LState) int {
+	L.Push(lua.LString(statusName(L, checkCoroutine(L, 1))))
+	return 1
+}
+
+// statusName is Lua 5.1's name for th's state: gopher-lua sets a
+// coroutine's Parent when it is resumed and clears it when it yields or
+// ends.
+func statusName(L *lua.LState, th *lua.LState) string {
+	switch {
+	case th.Dead:
+		return "dead"
+	case th == L.G.CurrentThread:
+		return "running"
+	case th.Parent != nil || th == L.G.MainThread:
+		return "normal"
+	}
+	return "suspended"
+}
+
+// checkCoroutine is argument n, which must be a coroutine.
+func checkCoroutine(L *lua.LState, n int) *lua.LState {
+	th, ok := L.Get(n).(*lua.LState)
+	if !ok {
+		L.ArgError(n, "coroutine expected")
+	}
+	return th
+}
+
+// resumeFunc is coroutine.resume(co, ...).
+func (c *coroutines) resumeFunc(L *lua.LState) int {
+	return c.resumeAt(L, checkCoroutine(L, 1))
+}
+
+// resumeAt resumes th, which is at index 1 of L's stack with the values to
+// pass above it, and returns resume's results (true or false first).
+func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
+	if st := statusName(L, th); st != "suspended" {
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("cannot resume " + st + " coroutine"))
+		return 2
+	}
+	if _, hasFrames := th.GetStack(-1); !hasFrames {
+		// The coroutine yielded from a tail call of its last frame
+		// (return coroutine.yield(...)), which gopher-lua ended then:
+		// the values resume passes are what the coroutine returns.
+		th.Dead = true
+		L.Replace(1, lua.LTrue)
+		return L.GetTop()
+	}
+	// gopher-lua makes the resumer the running thread when the coroutine
+	// yields or ends; inside pcall that is a helper, not the coroutine
+	// that called pcall.
+	current := L.G.CurrentThread
+	defer func() { L.G.CurrentThread = current }()
+	n := c.resume(L)
+	if n == 2 && L.Get(-2) == lua.LFalse && L.Get(-1) == lua.LString(callstackOverflow) {
+		L.Pop(1)
+		L.Push(lua.LString("stack overflow"))
+	}
+	return n
+}
+
+// wrap is coroutine.wrap(f): a function that resumes a new coroutine running
+// f and returns what it yields or returns, or raises its error as Lua 5.1
+// does (a string error gets the caller's position in front).
+func (c *coroutines) wrap(L *lua.LState) int {
+	c.create(L)
+	th := L.Get(-1).(*lua.LState)
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		L.Insert(th, 1)
+		n := c.resumeAt(L, th)
+		top := L.GetTop()
+		if L.Get(top-n+1) == lua.LTrue {
+			L.Remove(top - n + 1)
+			return n - 1
+		}
+		v := L.Get(top)
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(callerPosition(L, 1) + string(s))
+		} else if num, ok := v.(lua.LNumber); ok {
+			v = lua.LString(callerPosition(L, 1) + NumberToString(num))
+		}
+		L.Error(v, 0)
+		return 0
+	}))
+	return 1
+}
+
+// callerPosition is "chunkname:line: " of the function at the given level
+// of L's stack (0: the running one) when it is a Lua function, as Lua 5.1's
+// luaL_where gives it; otherwise "".
+func callerPosition(L *lua.LState, level int) string {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return ""
+	}
+	if _, err := L.GetInfo("l", dbg, lua.LNil); err != nil || dbg.CurrentLine <= 0 {
+		return ""
+	}
+	return L.Where(level) + " "
+}
