@@ -220,7 +220,9 @@ func typeError(L *lua.LState, n int, want string) {
 func argError(L *lua.LState, n int, msg string) {
 	name := "?"
 	if dbg, ok := L.GetStack(0); ok {
-		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" {
+		// gopher-lua names a function called from Go (by pcall's helper
+		// thread, say) "main chunk"; Lua 5.1 has no name for it.
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" && dbg.Name != "main chunk" {
 			name = dbg.Name
 		}
 	}
