@@ -9,13 +9,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"residentlua/devices"
 	"residentlua/engine"
+	"residentlua/lua51"
 )
 
 // Options configure Open.
@@ -114,9 +114,10 @@ type fabricState struct {
 // Options.Globals, globals (startup aside, which makes sessions).
 var globalVerbs = []string{"startup", "submit_gpu", "submit_npu", "start", "abort", "wait"}
 
-// Open opens the module in L: it preloads "resident" so that require works,
-// replaces print so that it writes to Options.Stdout, and applies the
-// options. It returns the handle the embedder keeps to read stats and to
+// Open opens the module in L: it gives the state Lua 5.1's behaviour
+// (lua51.Install, with print writing to Options.Stdout and math.random
+// seeded with the run's seed), preloads "resident" so that require works,
+// and applies the options. It returns the handle the embedder keeps to read stats and to
 // close open sessions when the state ends.
 func Open(L *lua.LState, opts Options) (*Module, error) {
 	if L == nil {
@@ -135,7 +136,7 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	m.tracked = map[uint64]*session{}
 	m.runSeed = opts.Config.Seed
 	if m.runSeed == 0 {
-		m.runSeed = rand.Uint64N(MaxSeed) + 1
+		m.runSeed = ChooseSeed()
 	} else if m.runSeed > MaxSeed {
 		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(MaxSeed))
 	}
@@ -153,7 +154,7 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 		L.Push(m.table)
 		return 1
 	})
-	L.SetGlobal("print", L.NewFunction(m.print))
+	lua51.Install(L, lua51.Options{Seed: int64(m.runSeed), Stdout: m.stdout})
 	if opts.Globals {
 		L.SetGlobal("resident", m.table)
 		if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {
@@ -209,20 +210,6 @@ func sandbox(L *lua.LState) {
 	}
 }
 
-// print is Lua's print, writing to Options.Stdout.
-func (m *Module) print(L *lua.LState) int {
-	var b strings.Builder
-	for i := 1; i <= L.GetTop(); i++ {
-		if i > 1 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(L.ToStringMeta(L.Get(i)).String())
-	}
-	b.WriteByte('\n')
-	_, _ = io.WriteString(m.stdout, b.String())
-	return 0
-}
-
 // Fabric is the current fabric; it makes the default one if none exists yet.
 func (m *Module) Fabric() *devices.Fabric {
 	fs, err := m.current()
@@ -253,6 +240,14 @@ func (m *Module) current() (*fabricState, error) {
 // holds exactly, so that resident.seed() gives back the seed that was set.
 const MaxSeed = 1<<53 - 1
 
+// ChosenSeedLimit bounds the seeds the module chooses or derives: they are
+// below 10^14, so that print shows them whole (Lua 5.1 prints numbers with
+// 14 significant digits) and a printed seed replays.
+const ChosenSeedLimit = 100_000_000_000_000
+
+// ChooseSeed picks a seed for a run that was given none.
+func ChooseSeed() uint64 { return rand.Uint64N(ChosenSeedLimit-1) + 1 }
+
 // DeriveSeed is the seed of the k-th fabric (from 1) that a run with seed
 // run makes without a seed of its own: the run's seed for the first, and a
 // mix of both for the others, so that --seed replays a whole run of many
@@ -265,7 +260,7 @@ func DeriveSeed(run, k uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	z ^= z >> 31
-	return z%MaxSeed + 1
+	return z%(ChosenSeedLimit-1) + 1
 }
 
 // newFabric makes the module's next fabric from cfg, with the next derived

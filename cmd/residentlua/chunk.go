@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"residentlua/lua51"
 )
 
 // chunkError is a failed chunk: the message lua.c's message handler would
@@ -35,7 +37,7 @@ func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, err
 	for _, a := range args {
 		L.Push(a)
 	}
-	err := L.PCall(len(args), lua.MultRet, nil)
+	err := lua51.PCall(L, len(args), lua.MultRet)
 	// Remove the context before disarming cancels it: rendering the error
 	// may run __tostring.
 	L.RemoveContext()

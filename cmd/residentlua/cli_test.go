@@ -82,11 +82,11 @@ func TestScriptErrors(t *testing.T) {
 		wants  []string
 	}{
 		{"fail.lua", []string{"residentlua: fail.lua:2: script failed", "stack traceback:", "fail.lua:2: in function 'inner'", "fail.lua:4: in main chunk"}},
-		{"syntax.lua", []string{"residentlua: syntax.lua", "syntax error"}},
+		{"syntax.lua", []string{"residentlua: syntax.lua:2: ')' expected (to close '(' at line 1) near '<eof>'"}},
 		{"errobj.lua", []string{"residentlua: custom error", "stack traceback:"}},
 		{"errtable.lua", []string{"residentlua: (error object is a table value)"}},
 		{"protocol.lua", []string{"residentlua: invalid: ", "no.such.site"}},
-		{"missing.lua", []string{"residentlua: cannot open missing.lua"}},
+		{"missing.lua", []string{"residentlua: cannot open missing.lua: No such file or directory"}},
 	} {
 		r := runCmd(t, dir, "", tc.script)
 		r.wantCode(t, 1)
@@ -419,7 +419,7 @@ func TestInterruptScript(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, stderr.String())
 	}
-	contains(t, "stderr", stderr.String(), "residentlua: loop.lua:4: interrupted\n", "resident: closed session 1 at exit: retired")
+	contains(t, "stderr", stderr.String(), "residentlua: loop.lua:", ": interrupted\n", "resident: closed session 1 at exit: retired")
 }
 
 // --gpu cuda asks every fabric for the real GPU: without the driver or a

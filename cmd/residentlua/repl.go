@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+
+	"residentlua/lua51"
 )
 
 // Prompts of the REPL, as lua.c's.
@@ -63,7 +64,7 @@ func (c *command) endAtPrompt() {
 func (c *command) load(src string) (*lua.LFunction, error) {
 	c.luaMu.Lock()
 	defer c.luaMu.Unlock()
-	return c.L.Load(strings.NewReader(src), "stdin")
+	return lua51.Load(c.L, strings.NewReader(src), "=stdin")
 }
 
 // readChunk reads one chunk: a line that is an expression is returned as
@@ -87,7 +88,7 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 		if err == nil {
 			return fn, nil
 		}
-		if !incomplete(err) {
+		if !lua51.IsIncomplete(err) {
 			fmt.Fprintln(os.Stderr, asChunkError(c.L, err).msg)
 			return nil, nil
 		}
@@ -98,17 +99,6 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 		in.remember(more)
 		src += "\n" + more
 	}
-}
-
-// incomplete reports whether err is a syntax error at the end of the input:
-// the chunk may go on in the next line.
-func incomplete(err error) bool {
-	var api *lua.ApiError
-	if !errors.As(err, &api) {
-		return false
-	}
-	var perr *parse.Error
-	return errors.As(api.Cause, &perr) && perr.Pos.Line == parse.EOF
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints

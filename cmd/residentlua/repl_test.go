@@ -47,7 +47,7 @@ func TestREPLExpressionsAndContinuation(t *testing.T) {
 	tm.run("x = 1", "still alive")
 	// A syntax error too.
 	tm.send("x = = 2\r")
-	tm.expect("syntax error")
+	tm.expect("stdin:1: unexpected symbol near '='")
 	// A protocol error is a value with kind, op and message.
 	tm.send("s:start()\r")
 	tm.expect("busy: ")

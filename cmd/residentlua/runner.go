@@ -13,6 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"residentlua/lua51"
 	"residentlua/luaapi"
 )
 
@@ -72,9 +73,18 @@ func run(args []string) int {
 // newCommand makes the Lua state, opens the module with the globals, and
 // sets arg.
 func newCommand(opts *options) (*command, error) {
-	c := &command{opts: opts, L: lua.NewState(), intr: newInterrupter()}
+	// The run's seed seeds the fabrics and math.random alike, so that
+	// --seed replays both; without --seed one is chosen (and reported with
+	// the first fabric).
+	seed := opts.seed
+	if seed == 0 {
+		seed = luaapi.ChooseSeed()
+	}
+	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout}), intr: newInterrupter()}
+	cfg := opts.fabricConfig()
+	cfg.Seed = seed
 	lopts := luaapi.Options{
-		Config:     opts.fabricConfig(),
+		Config:     cfg,
 		GPUBackend: opts.gpu,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
@@ -146,7 +156,7 @@ func (c *command) report(err error) bool {
 // runStep does one -e or -l.
 func (c *command) runStep(s step) error {
 	if s.kind == stepExec {
-		fn, err := c.L.Load(strings.NewReader(s.text), "(command line)")
+		fn, err := lua51.Load(c.L, strings.NewReader(s.text), "=(command line)")
 		if err != nil {
 			return asChunkError(c.L, err)
 		}
@@ -192,11 +202,12 @@ func (c *command) runScript() error {
 	if name == "-" {
 		return c.runStdin(scriptArgs)
 	}
-	src, err := os.ReadFile(name)
+	fn, err := lua51.LoadFile(c.L, name) // skips a "#!" line, as lua.c does
 	if err != nil {
-		return fmt.Errorf("cannot open %s", strings.TrimPrefix(err.Error(), "open "))
+		return asChunkError(c.L, err)
 	}
-	return c.runSource(src, name, scriptArgs)
+	_, err = c.call(fn, scriptArgs...)
+	return err
 }
 
 // runStdin reads standard input to its end and runs it as a chunk named stdin.
@@ -205,12 +216,7 @@ func (c *command) runStdin(args []lua.LValue) error {
 	if err != nil {
 		return fmt.Errorf("cannot read stdin: %v", err)
 	}
-	return c.runSource(src, "stdin", args)
-}
-
-// runSource loads src as a chunk called name, skipping a first line that
-// starts with '#' (a "#!" line) as lua.c does, and calls it with args.
-func (c *command) runSource(src []byte, name string, args []lua.LValue) error {
+	// Skip a first line that starts with '#' (a "#!" line) as lua.c does.
 	if bytes.HasPrefix(src, []byte("#")) {
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
 			src = src[i:] // keep the newline so that line numbers stay right
@@ -218,7 +224,7 @@ func (c *command) runSource(src []byte, name string, args []lua.LValue) error {
 			src = nil
 		}
 	}
-	fn, err := c.L.Load(bytes.NewReader(src), name)
+	fn, err := lua51.Load(c.L, bytes.NewReader(src), "=stdin")
 	if err != nil {
 		return asChunkError(c.L, err)
 	}
