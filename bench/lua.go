@@ -8,6 +8,7 @@ import (
 
 	"residentlua/devices"
 	"residentlua/engine"
+	"residentlua/lua51"
 	"residentlua/luaapi"
 )
 
@@ -39,14 +40,14 @@ const luaBatch = 50
 // side attaches one too: the ratio is what Lua itself adds (the interpreter,
 // the bindings and the per-session stats the module keeps).
 func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
-	L := lua.NewState()
+	L := lua51.NewState(lua51.Options{})
 	defer L.Close()
 	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		return 0, 0, err
 	}
 	defer m.Close()
-	if err := L.DoString(luaLifecycles); err != nil {
+	if err := lua51.DoString(L, luaLifecycles); err != nil {
 		return 0, 0, err
 	}
 	run := L.Get(-1)

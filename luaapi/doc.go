@@ -4,12 +4,16 @@
 //
 // One call opens it in a caller's state:
 //
-//	L := lua.NewState()
+//	L := lua51.NewState(lua51.Options{}) // Lua 5.1's behaviour and limits
 //	defer L.Close()
 //	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Sandbox: true})
 //	if err != nil { ... }
 //	defer m.Close()
-//	err = L.DoString(`local resident = require "resident" ... `)
+//	err = lua51.DoString(L, `local resident = require "resident" ... `)
+//
+// Open installs package lua51's fixes in any state it is given, so a
+// lua.NewState works too; only lua51.NewState also sets Lua 5.1's limits
+// (a growing data stack, 16,000 levels of calls).
 //
 // Lua sees `require "resident"` (and, with Options.Globals, the global
 // `resident` and the verbs startup, submit_gpu, submit_npu, start, abort and

@@ -17,6 +17,7 @@ import (
 
 	"residentlua/devices"
 	"residentlua/engine"
+	"residentlua/lua51"
 	"residentlua/luaapi"
 )
 
@@ -48,7 +49,9 @@ func run() error {
 	}
 	defer fabric.Close() // the module never closes a fabric it was given
 
-	L := lua.NewState()
+	// A state that behaves like Lua 5.1 (luaapi.Open would install the same
+	// fixes in a lua.NewState, but only NewState sets Lua 5.1's limits).
+	L := lua51.NewState(lua51.Options{})
 	defer L.Close()
 	m, err := luaapi.Open(L, luaapi.Options{
 		Fabric:  fabric,
@@ -66,7 +69,7 @@ func run() error {
 	defer stop()
 	L.SetContext(ctx)
 
-	if err := L.DoString(lifecycle); err != nil {
+	if err := lua51.DoString(L, lifecycle); err != nil {
 		return errors.New(luaapi.ErrorString(err))
 	}
 	outcome, stats := L.Get(-2), L.Get(-1).(*lua.LTable)
@@ -81,13 +84,13 @@ func run() error {
 
 	// A protocol error raised in Lua comes back to Go as a value that
 	// errors.Is understands.
-	err = L.DoString(`local s = require("resident").startup{}; s:start()`)
+	err = lua51.DoString(L, `local s = require("resident").startup{}; s:start()`)
 	if e, ok := luaapi.ErrorOf(err); ok && errors.Is(e, engine.ErrBusy) {
 		fmt.Printf("go: caught %s error from %s: %s\n", e.Kind, e.Op, e.Message)
 	}
 
 	// The sandbox holds.
-	if err := L.DoString(`assert(os == nil and io == nil and dofile == nil)`); err != nil {
+	if err := lua51.DoString(L, `assert(os == nil and io == nil and dofile == nil)`); err != nil {
 		return err
 	}
 
