@@ -16,15 +16,9 @@ assert(n and n >= 1, "usage: campaign.lua [N]: N is a number of trials")
 local base = resident.seed()
 local script = arg[0] or "scripts/campaign.lua"
 
--- A Park-Miller generator, so that a trial's choices depend on its seed
--- alone (math.random cannot be seeded reproducibly here).
-local function generator(seed)
-  local x = seed % 2147483646 + 1
-  return function(k)
-    x = x * 16807 % 2147483647
-    return x % k + 1
-  end
-end
+-- pick(k) draws a whole number from 1 to k from math.random, which each
+-- trial seeds with its own seed: a trial's choices depend on its seed alone.
+local pick = math.random
 
 local faults = {
   {"gpu.dispatch", {"error(ring full)", "delay(20us)"}},
@@ -47,7 +41,7 @@ end
 
 -- trial runs one trial and returns its outcome and, when it failed, why.
 local function trial(seed)
-  local pick = generator(seed)
+  math.randomseed(seed)
   resident.fabric{mode = "sim", seed = seed}
   local before = #resident.violations()
   local fault = "none"
@@ -58,16 +52,15 @@ local function trial(seed)
     fault = site[1] .. "=" .. term
   end
 
-  -- The first protocol error is kept in a table, not in a local captured by
-  -- step: gopher-lua loses writes to captured locals after pcall catches an
-  -- error (yuin/gopher-lua#448).
-  local seen = {}
+  -- step runs one protocol call: a protocol error is expected under faults
+  -- (the first one is kept), any other error fails the trial.
+  local first_error
   local function step(name, f, ...)
     local ok, res = pcall(f, ...)
     if not ok then
       local kind = kind_of(res)
       if not kind then return false, "script error in " .. name .. ": " .. tostring(res) end
-      seen.first_error = seen.first_error or (kind .. " at " .. name)
+      first_error = first_error or (kind .. " at " .. name)
       return nil
     end
     return true, res
@@ -101,7 +94,7 @@ local function trial(seed)
     r, closed = step("close", s.close, s, 0.01)
     if r == false then return "failed", fault, closed end
     outcome = tostring(closed)
-    if seen.first_error then outcome = outcome .. " after " .. seen.first_error end
+    if first_error then outcome = outcome .. " after " .. first_error end
     -- The host's verification must catch a flipped bit or a forgotten drain,
     -- and fail for nothing else.
     local flipped, damaged = false, false
