@@ -3,6 +3,7 @@ package lua51_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,19 +330,18 @@ func commentOut(source string, rs []rewrite) string {
 // suite's switch for its lighter loops) and returns its error, or an error
 // if it runs longer than limit. What it prints is captured and dropped.
 func runOfficial(t *testing.T, file, source string, limit time.Duration) error {
-	L := lua51.NewState(lua51.Options{})
+	L := lua51.NewState(lua51.Options{Stdout: io.Discard})
 	defer L.Close()
-	captureOutput(t, L)
 	L.SetGlobal("_soft", lua.LTrue)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	L.SetContext(ctx)
-	fn, err := L.Load(strings.NewReader(source), file)
+	fn, err := lua51.Load(L, strings.NewReader(source), "@"+file)
 	if err != nil {
 		return err
 	}
 	L.Push(fn)
-	if err := L.PCall(0, 0, nil); err != nil {
+	if err := lua51.PCall(L, 0, 0); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
