@@ -43,9 +43,8 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active     int       // helpers in use
-	idle       []*helper // helpers for reuse, at most maxIdle
-	coroutines bool      // the coroutine functions are replaced
+	active int       // helpers in use
+	idle   []*helper // helpers for reuse, at most maxIdle
 }
 
 // helper is a thread protected functions run on, with the state of the call
@@ -68,11 +67,7 @@ func installProtect(L *lua.LState) {
 	p := protectorOf(L)
 	L.SetGlobal("pcall", L.NewFunction(p.pcall))
 	L.SetGlobal("xpcall", L.NewFunction(p.xpcall))
-	if !p.coroutines {
-		// Once: the replacements call gopher-lua's create and resume.
-		installCoroutine(L)
-		p.coroutines = true
-	}
+	installCoroutine(L)
 }
 
 // protectorOf returns the protector of L's universe, making it the first
