@@ -31,16 +31,45 @@ func describeError(L *lua.LState, v lua.LValue) lua.LValue {
 				groups[i] = msg[m[2*i]:m[2*i+1]]
 			}
 		}
-		return lua.LString(msg[:m[0]] + r.reword(newFaultSite(L), groups))
+		site := newFaultSite(L)
+		position := msg[:m[0]]
+		if r.vm && site.inGo && position == gopherPosition(L) {
+			// Lua 5.1's luaG_runerror gives the position of the running
+			// function only when it is a Lua function.
+			position = ""
+		}
+		return lua.LString(position + r.reword(site, groups))
 	}
 	return v
 }
 
+// gopherPosition is what gopher-lua's raiseError put before a message
+// raised at level 1 of L's stack: the position of the first Lua function
+// from there down ("chunk:line:"), or nothing when there is none, and a
+// space.
+func gopherPosition(L *lua.LState) string {
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return " "
+		}
+		if fv, err := L.GetInfo("f", dbg, lua.LNil); err == nil {
+			if fn, ok := fv.(*lua.LFunction); ok && !fn.IsG {
+				return L.Where(level) + " "
+			}
+		}
+	}
+}
+
 // runtimeMessage is one of gopher-lua's runtime error messages (without
-// the position before it) and how Lua 5.1 words it.
+// the position before it) and how Lua 5.1 words it; vm marks the errors of
+// Lua 5.1's virtual machine (luaG_runerror), which have no position when a
+// Go function raised them (a sort comparing, a call from Go), unlike the
+// errors of the auxiliary library (luaL_error).
 type runtimeMessage struct {
 	pattern *regexp.Regexp
 	reword  func(site *faultSite, groups []string) string
+	vm      bool
 }
 
 // gopherTypeNames matches the name of a Lua type as gopher-lua's messages show it.
@@ -48,15 +77,15 @@ const gopherTypeNames = `(nil|boolean|number|string|function|userdata|thread|tab
 
 // runtimeMessages are gopher-lua's messages that Lua 5.1 words otherwise.
 var runtimeMessages = []runtimeMessage{
-	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall},
-	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + gopherTypeNames + `\) with key '(.*)'$`), rewordIndex},
-	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordArith},
-	{regexp.MustCompile(`cannot perform concat operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordConcat},
-	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on")},
-	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of")},
-	{regexp.MustCompile(`attempt to compare ` + gopherTypeNames + ` with ` + gopherTypeNames + `$`), rewordCompare},
-	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
-	{regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'\s]\S*) \((.*)\)$`), quoteArgument},
+	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall, true},
+	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + gopherTypeNames + `\) with key '(.*)'$`), rewordIndex, true},
+	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordArith, true},
+	{regexp.MustCompile(`cannot perform concat operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordConcat, true},
+	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on"), true},
+	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of"), true},
+	{regexp.MustCompile(`attempt to compare ` + gopherTypeNames + ` with ` + gopherTypeNames + `$`), rewordCompare, true},
+	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor, true},
+	{regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'\s]\S*) \((.*)\)$`), quoteArgument, false},
 }
 
 // quoteArgument quotes the function's name in an argument error of
@@ -202,6 +231,7 @@ func hasType(typ string) func(lua.LValue) bool {
 // it was running; find looks there for the operand that failed.
 type faultSite struct {
 	L     *lua.LState
+	inGo  bool // level 1 is a Go function, or absent
 	dbg   *lua.Debug
 	proto *lua.FunctionProto
 	pc    int
@@ -210,7 +240,7 @@ type faultSite struct {
 // newFaultSite is the function at level 1 of L's stack, or a site without
 // a function when that is not a Lua function.
 func newFaultSite(L *lua.LState) *faultSite {
-	site := &faultSite{L: L}
+	site := &faultSite{L: L, inGo: true}
 	dbg, ok := L.GetStack(1)
 	if !ok {
 		return site
@@ -220,6 +250,7 @@ func newFaultSite(L *lua.LState) *faultSite {
 	if err != nil || !isFn || fn.IsG {
 		return site
 	}
+	site.inGo = false
 	if pc, ok := currentPC(L, dbg, fn.Proto); ok {
 		site.dbg, site.proto, site.pc = dbg, fn.Proto, pc
 	}

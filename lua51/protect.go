@@ -196,6 +196,16 @@ func (h *helper) reset() {
 // leaving its results (nret of them, or all with lua.MultRet) on the stack.
 // On an error it leaves nothing, and h.value is the error value.
 func (h *helper) call(nargs, nret int) bool {
+	if fn := h.L.Get(-nargs - 1); !callable(h.L, fn) {
+		// gopher-lua's error for this call has no type and no frame to
+		// find one in; the value is here.
+		h.L.Pop(nargs + 1)
+		h.value = lua.LString(operandError(fn, "call", ""))
+		if h.handler != nil {
+			h.value = h.callHandler(h.value)
+		}
+		return false
+	}
 	err := h.L.PCall(nargs, nret, h.onErr)
 	if err == nil {
 		return true
@@ -219,6 +229,15 @@ func (h *helper) call(nargs, nret int) bool {
 		h.L.SetTop(max(h.L.Options.RegistrySize, h.L.Options.RegistryMaxSize))
 	}
 	return false
+}
+
+// callable reports whether v can be called: a function, or a value whose
+// __call metamethod is a function (Lua 5.1's luaD_tryfuncTM).
+func callable(L *lua.LState, v lua.LValue) bool {
+	if v.Type() == lua.LTFunction {
+		return true
+	}
+	return L.GetMetaField(v, "__call").Type() == lua.LTFunction
 }
 
 // describe is the error function of the protected call. It is called on the
