@@ -31,6 +31,7 @@ func installLibrary(L *lua.LState, opts Options) {
 		"getfenv":        baseGetfenv,
 		"setfenv":        baseSetfenv,
 	})
+	installPairs(L)
 	installTable(L)
 	installString(L)
 	installStringArith(L)
@@ -51,6 +52,61 @@ func setFuncs(L *lua.LState, t *lua.LTable, fns map[string]lua.LGFunction) {
 func library(L *lua.LState, name string) *lua.LTable {
 	t, _ := L.GetGlobal(name).(*lua.LTable)
 	return t
+}
+
+// installPairs replaces next, pairs and ipairs with Lua 5.1's, whose
+// argument errors say "got no value" for a missing table (gopher-lua's say
+// "got nil"). As in Lua 5.1, pairs returns a next function of its own,
+// not the global one.
+func installPairs(L *lua.LState) {
+	L.G.Global.RawSetString("next", L.NewFunction(baseNext))
+	L.G.Global.RawSetString("pairs", L.NewClosure(basePairs, L.NewFunction(baseNext)))
+	L.G.Global.RawSetString("ipairs", L.NewClosure(baseIpairs, L.NewFunction(ipairsAux)))
+}
+
+// baseNext is Lua 5.1's next(t [, k]).
+func baseNext(L *lua.LState) int {
+	t := checkTable(L, 1)
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+// basePairs is Lua 5.1's pairs(t): next, t, nil.
+func basePairs(L *lua.LState) int {
+	t := checkTable(L, 1)
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
+}
+
+// baseIpairs is Lua 5.1's ipairs(t): its iterator, t, 0.
+func baseIpairs(L *lua.LState) int {
+	t := checkTable(L, 1)
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(lua.LNumber(0))
+	return 3
+}
+
+// ipairsAux is ipairs' iterator: i+1 and t[i+1] (read raw) until that is
+// nil.
+func ipairsAux(L *lua.LState) int {
+	i := checkInt(L, 2) + 1
+	t := checkTable(L, 1)
+	v := t.RawGetInt(i)
+	if v == lua.LNil {
+		return 0
+	}
+	L.Push(lua.LNumber(i))
+	L.Push(v)
+	return 2
 }
 
 // baseAssert is Lua 5.1's assert(v [, message]): all its arguments when v
