@@ -167,6 +167,29 @@ func convertible(v lua.LValue) bool {
 	return false
 }
 
+// arithOperandName describes operand B (or C, when second) of the
+// arithmetic instruction that the Lua function at level 1 of L's stack is
+// running, as Lua 5.1's getobjname does; "" when it has no name or the
+// caller is not such an instruction (the running Go function is an
+// arithmetic metamethod).
+func arithOperandName(L *lua.LState, second bool) string {
+	site := newFaultSite(L)
+	if site.proto == nil || site.pc >= len(site.proto.Code) {
+		return ""
+	}
+	inst := site.proto.Code[site.pc]
+	switch opcodeOf(inst) {
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+		if second {
+			return site.describe(site.pc, argC(inst))
+		}
+		return site.describe(site.pc, argB(inst))
+	case lua.OP_UNM:
+		return site.describe(site.pc, argB(inst))
+	}
+	return ""
+}
+
 // rewordConcat words a failed OP_CONCAT of a chunk gopher-lua compiled
 // (this package's chunks concatenate with their own function).
 func rewordConcat(_ *faultSite, g []string) string {

@@ -459,16 +459,18 @@ func stringArith(event string, op func(a, b float64) float64) lua.LGFunction {
 			}
 		}
 		if !okA {
-			arithError(L, a)
+			arithError(L, a, false)
 		}
-		arithError(L, b)
+		arithError(L, b, true)
 		return 0
 	}
 }
 
-// arithError is luaG_aritherror for the operand v that is not a number.
-func arithError(L *lua.LState, v lua.LValue) {
-	luaError(L, "attempt to perform arithmetic on a %s value", v.Type().String())
+// arithError is luaG_aritherror for the operand v that is not a number,
+// the second operand of the instruction or the first, named as Lua 5.1
+// names it.
+func arithError(L *lua.LState, v lua.LValue, second bool) {
+	luaError(L, "%s", operandError(v, "perform arithmetic on", arithOperandName(L, second)))
 }
 
 // toNumber is Lua 5.1's tonumber of a value: numbers, and strings that
