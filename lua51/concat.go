@@ -128,8 +128,9 @@ func (s *scope) has(name string) bool {
 }
 
 // transformer rewrites a chunk's tree before it is compiled: the
-// concatenation chains (when concat is set), numbering them, and local f =
-// function, whose f gopher-lua's compiler puts in scope too early.
+// concatenation chains (when concat is set), numbering them; local f =
+// function, whose f gopher-lua's compiler puts in scope too early; and the
+// line of a generic for's iterator calls.
 type transformer struct {
 	concat bool
 	sc     *scope
@@ -207,6 +208,10 @@ func (t *transformer) stmt(s ast.Stmt) {
 		}
 		t.block(s.Stmts, s.Name)
 	case *ast.GenericForStmt:
+		// Lua 5.1 gives the loop's calls of its iterator (TFORLOOP) the
+		// line where the expressions after 'in' start; gopher-lua gives
+		// them the statement's line, that of 'for'.
+		s.SetLine(s.Exprs[0].Line())
 		t.exprs(s.Exprs)
 		t.block(s.Stmts, s.Names...)
 	case *ast.FuncDefStmt:

@@ -425,6 +425,30 @@ func localName(p *lua.FunctionProto, reg, pc int) string {
 	return ""
 }
 
+// calledFunction describes the running Go function as Lua 5.1's
+// getfuncname does, from the call instruction of the Lua function at level
+// 1 of L's stack: its name ("?" when it has none, or when a Go function
+// called it) and whether it was called as a method (obj:name(...)).
+func calledFunction(L *lua.LState) (name string, method bool) {
+	site := newFaultSite(L)
+	if site.proto == nil || site.pc >= len(site.proto.Code) {
+		return "?", false
+	}
+	inst := site.proto.Code[site.pc]
+	switch opcodeOf(inst) {
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		kind, quoted, ok := strings.Cut(site.describe(site.pc, argA(inst)), " ")
+		if ok {
+			return strings.Trim(quoted, "'"), kind == "method"
+		}
+	case lua.OP_TFORLOOP:
+		// Its register A is always the hidden local Lua 5.1 names so
+		// (gopher-lua's compiler ends that local before the TFORLOOP).
+		return "(for generator)", false
+	}
+	return "?", false
+}
+
 // setsRegister reports whether inst writes register reg.
 func setsRegister(inst uint32, reg int) bool {
 	a := argA(inst)

@@ -38,19 +38,22 @@ type rewrite struct {
 // that stay after the fixes of issue 9 are listed in docs/lua.md.
 const (
 	// Defects the fixes of issue 9 should remove.
-	whyVariableNames     = "runtime errors do not name the variable (\"attempt to call a non-function object\") (issue 9, error messages)"
 	whyOverflowTraceback = "debug.traceback in xpcall's handler after a stack overflow does not list the overflowing frames (issue 9, pcall/xpcall and limits)"
 
 	// Differences that may stay.
 	whyOverflowPosition = "a stack overflow is \"stack overflow\" without the position Lua 5.1 puts before it: gopher-lua's growing call stack overflows with a Go panic, after which its frames are gone and no function can be called to find the position"
 	whyForString        = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
-	whyFileGC           = "gopher-lua's file metatable has no __gc, so the call fails as a call of nil, not as a bad argument (\"no value\")"
-	whyForLine          = "the error of a generic for over a number is reported on another line than Lua 5.1's"
 	whyUpvalueLimit     = "gopher-lua has no limit of 60 upvalues per function, so 70 do not give Lua 5.1's error at line 3"
 	whyGCSteps          = "collectgarbage(\"step\") cannot run Go's garbage collector in steps, and gcinfo is missing"
+	whyGCStop           = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and gcinfo() counts the Go heap of the whole process (every state, the test binary), which falls under 1000 KB only in a small process: the loop may never end, or end, depending on the process"
 	whyWeakTables       = "gopher-lua does not implement weak tables (__mode)"
 	whyFinalizers       = "gopher-lua does not call the __gc metamethod of userdata"
 )
+
+// dependsOnProcess are the reasons of divergences that may pass or not
+// depending on the whole process (its Go heap): TestOfficial does not
+// restore them to check that they still differ.
+var dependsOnProcess = map[string]bool{whyGCStop: true}
 
 // officialDivergences are the statements that still differ from Lua 5.1
 // under lua51.NewState. TestOfficial comments each out (as a long comment, so
@@ -58,10 +61,6 @@ const (
 // with it restored, so that the list cannot go stale.
 var officialDivergences = []rewrite{
 	{"nextvar.lua", `a = 0; for i="10","1","-2" do a=a+1 end; assert(a==5)`, whyForString},
-	{"errors.lua", `checkmessage("b=1; local aaa='a'; x=aaa+b", "local 'aaa'")`, whyVariableNames},
-	{"errors.lua", `checkmessage("aaa='2'; b=nil;x=aaa*b", "global 'b'")`, whyVariableNames},
-	{"errors.lua", `checkmessage("getmetatable(io.stdin).__gc()", "no value")`, whyFileGC},
-	{"errors.lua", `assert(lineerror"\n\n for k,v in \n 3 \n do \n print(k) \n end" == 4)`, whyForLine},
 	{"errors.lua", `local i=1
 while stack[i] ~= l1 do
   assert(stack[i] == l)
@@ -75,6 +74,18 @@ assert(dosteps(6) < dosteps(2))
 assert(dosteps(10000) == 1)
 assert(collectgarbage("step", 1000000) == true)
 assert(collectgarbage("step", 1000000))`, whyGCSteps},
+	{"gc.lua", `do
+  local x = gcinfo()
+  collectgarbage()
+  collectgarbage"stop"
+  repeat
+    local a = {}
+  until gcinfo() > 1000
+  collectgarbage"restart"
+  repeat
+    local a = {}
+  until gcinfo() < 1000
+end`, whyGCStop},
 	{"gc.lua", `for k,v in pairs(a) do assert(k==v or k..'#'==v); i=i+1 end
 assert(i == 3*lim)`, whyWeakTables},
 	{"gc.lua", `for k,v in pairs(a) do assert(k==v or k-lim..'x' == v); i=i+1 end
@@ -138,6 +149,9 @@ func TestOfficial(t *testing.T) {
 			// collector does what Go's does not).
 			limit := 2*time.Since(start) + time.Second
 			for i, d := range mine {
+				if dependsOnProcess[d.reason] {
+					continue
+				}
 				others := append(append([]rewrite{}, mine[:i]...), mine[i+1:]...)
 				if runOfficial(t, file, upTo(commentOut(source, others), d.statement), limit) == nil {
 					t.Errorf("%s passes with %q restored: remove it from officialDivergences (it was there because %s)", file, d.statement, d.reason)

@@ -215,41 +215,19 @@ func typeError(L *lua.LState, n int, want string) {
 }
 
 // argError is luaL_argerror: "bad argument #n to 'name' (msg)", msg in
-// Lua 5.1's words, raised as luaError raises it. As in Lua 5.1, a method
-// call (s:rep()) does not count self, and a bad self is "calling 'name' on
-// bad self". gopher-lua's own ArgError leaves the name unquoted.
+// Lua 5.1's words, raised as luaError raises it, with the function named as
+// Lua 5.1 names it (gopher-lua's own ArgError leaves the name unquoted and
+// names a function called from Go "main chunk"). A method call (s:rep())
+// does not count self, and a bad self is "calling 'name' on bad self".
 func argError(L *lua.LState, n int, msg string) {
-	name := "?"
-	if dbg, ok := L.GetStack(0); ok {
-		// gopher-lua names a function called from Go (by pcall's helper
-		// thread, say) "main chunk"; Lua 5.1 has no name for it.
-		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" && dbg.Name != "main chunk" {
-			name = dbg.Name
-		}
-	}
-	if calledAsMethod(L) {
+	name, method := calledFunction(L)
+	if method {
 		n--
 		if n == 0 {
 			luaError(L, "calling '%s' on bad self (%s)", name, msg)
 		}
 	}
 	luaError(L, "bad argument #%d to '%s' (%s)", n, name, msg)
-}
-
-// calledAsMethod reports whether the running Go function was called by a
-// Lua function with method syntax (obj:name(...)): the function of the
-// call instruction was loaded by OP_SELF (Lua 5.1's namewhat "method").
-func calledAsMethod(L *lua.LState) bool {
-	site := newFaultSite(L)
-	if site.proto == nil || site.pc >= len(site.proto.Code) {
-		return false
-	}
-	inst := site.proto.Code[site.pc]
-	switch opcodeOf(inst) {
-	case lua.OP_CALL, lua.OP_TAILCALL:
-		return strings.HasPrefix(site.describe(site.pc, argA(inst)), "method ")
-	}
-	return false
 }
 
 // installString replaces the string functions that take strings or numbers
