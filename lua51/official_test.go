@@ -34,20 +34,17 @@ type rewrite struct {
 	reason    string
 }
 
-// Why the statements of officialDivergences still differ from Lua 5.1. Those
-// that stay after the fixes of issue 9 are listed in docs/lua.md.
+// Why the statements of officialDivergences still differ from Lua 5.1; each
+// is listed in docs/lua.md.
 const (
-	// Defects the fixes of issue 9 should remove.
-	whyOverflowTraceback = "debug.traceback in xpcall's handler after a stack overflow does not list the overflowing frames (issue 9, pcall/xpcall and limits)"
-
-	// Differences that may stay.
-	whyOverflowPosition = "a stack overflow is \"stack overflow\" without the position Lua 5.1 puts before it: gopher-lua's growing call stack overflows with a Go panic, after which its frames are gone and no function can be called to find the position"
-	whyForString        = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
-	whyUpvalueLimit     = "gopher-lua has no limit of 60 upvalues per function, so 70 do not give Lua 5.1's error at line 3"
-	whyGCSteps          = "collectgarbage(\"step\") cannot run Go's garbage collector in steps, and gcinfo is missing"
-	whyGCStop           = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and gcinfo() counts the Go heap of the whole process (every state, the test binary), which falls under 1000 KB only in a small process: the loop may never end, or end, depending on the process"
-	whyWeakTables       = "gopher-lua does not implement weak tables (__mode)"
-	whyFinalizers       = "gopher-lua does not call the __gc metamethod of userdata"
+	whyOverflowTraceback = "xpcall's handler of a stack overflow runs after the overflowing frames are gone (see whyOverflowPosition), so debug.traceback there does not list them"
+	whyOverflowPosition  = "a stack overflow is \"stack overflow\" without the position Lua 5.1 puts before it: gopher-lua's growing call stack overflows with a Go panic, after which its frames are gone and no function can be called to find the position"
+	whyForString         = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
+	whyUpvalueLimit      = "gopher-lua has no limit of 60 upvalues per function, so 70 do not give Lua 5.1's error at line 3"
+	whyGCSteps           = "collectgarbage(\"step\") runs a whole cycle of Go's collector and returns true at once, so the number of steps does not depend on the step size"
+	whyGCStop            = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and gcinfo() counts the Go heap of the whole process (every state, the test binary), which falls under 1000 KB only in a small process: the loop may never end, or end, depending on the process"
+	whyWeakTables        = "gopher-lua does not implement weak tables (__mode)"
+	whyFinalizers        = "gopher-lua does not call the __gc metamethod of userdata"
 )
 
 // dependsOnProcess are the reasons of divergences that may pass or not
