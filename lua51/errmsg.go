@@ -155,18 +155,6 @@ func rewordArith(site *faultSite, g []string) string {
 	return operandError(bad.value, "perform arithmetic on", bad.name)
 }
 
-// convertible reports whether v is a number or a string that converts to one.
-func convertible(v lua.LValue) bool {
-	switch v := v.(type) {
-	case lua.LNumber:
-		return true
-	case lua.LString:
-		_, ok := ParseNumber(string(v))
-		return ok
-	}
-	return false
-}
-
 // arithOperandName describes operand B (or C, when second) of the
 // arithmetic instruction that the Lua function at level 1 of L's stack is
 // running, as Lua 5.1's getobjname does; "" when it has no name or the
@@ -218,7 +206,8 @@ func rewordUnary(opcode int, what string) func(*faultSite, []string) string {
 // OP_LEN) without a metamethod.
 func unaryOperandOK(v lua.LValue, opcode int) bool {
 	if opcode == lua.OP_UNM {
-		return convertible(v)
+		_, ok := toNumber(v)
+		return ok
 	}
 	switch v.(type) {
 	case lua.LString, *lua.LTable:

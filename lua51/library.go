@@ -284,7 +284,7 @@ func skipSpace(s string, i int) int {
 func isSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 
 // checkInt is luaL_checkint: checkInteger cut to a C int.
-func checkInt(L *lua.LState, n int) int { return int(int32(checkInteger(L, n))) }
+func checkInt(L *lua.LState, n int) int { return cInt(checkNumber(L, n)) }
 
 // optInt is luaL_optint.
 func optInt(L *lua.LState, n int, d int) int {

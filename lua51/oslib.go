@@ -391,7 +391,7 @@ func osTime(L *lua.LState) int {
 // number (an error when d is negative).
 func dateField(L *lua.LState, t *lua.LTable, key string, d int) int {
 	if n, ok := toNumber(L.GetField(t, key)); ok {
-		return int(int32(toInteger(n)))
+		return cInt(n)
 	}
 	if d < 0 {
 		luaError(L, "field '%s' missing in date table", key)

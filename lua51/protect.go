@@ -92,14 +92,14 @@ func protectorOf(L *lua.LState) *protector {
 
 // pcall is Lua 5.1's pcall(f, ...).
 func (p *protector) pcall(L *lua.LState) int {
-	L.CheckAny(1)
+	checkAny(L, 1)
 	return p.protected(L, L.GetTop()-1, nil)
 }
 
 // xpcall is Lua 5.1's xpcall(f, handler): f is called with no arguments, and
 // an error is passed to handler while the failed frames are still there.
 func (p *protector) xpcall(L *lua.LState) int {
-	L.CheckAny(2)
+	checkAny(L, 2)
 	handler := L.Get(2)
 	L.SetTop(1)
 	return p.protected(L, 0, handler)

@@ -184,6 +184,10 @@ func toInteger(f lua.LNumber) int {
 	return int(f)
 }
 
+// cInt converts as Lua 5.1's (int)lua_Integer of a number does: toInteger
+// cut to its low 32 bits.
+func cInt(f lua.LNumber) int { return int(int32(toInteger(f))) }
+
 // checkAny is luaL_checkany: argument n must be present, nil included.
 func checkAny(L *lua.LState, n int) lua.LValue {
 	if n > L.GetTop() {
@@ -259,9 +263,9 @@ func installString(L *lua.LState) {
 
 // posRelative is posrelat of lstrlib.c: a negative position counts from the
 // end of a string of length n.
-func posRelative[T int | int64](pos T, n int) T {
+func posRelative(pos, n int) int {
 	if pos < 0 {
-		pos += T(n) + 1
+		pos += n + 1
 	}
 	if pos < 0 {
 		return 0
