@@ -78,20 +78,19 @@ func baseNext(L *lua.LState) int {
 }
 
 // basePairs is Lua 5.1's pairs(t): next, t, nil.
-func basePairs(L *lua.LState) int {
-	t := checkTable(L, 1)
-	L.Push(L.Get(lua.UpvalueIndex(1)))
-	L.Push(t)
-	L.Push(lua.LNil)
-	return 3
-}
+func basePairs(L *lua.LState) int { return forTriple(L, lua.LNil) }
 
 // baseIpairs is Lua 5.1's ipairs(t): its iterator, t, 0.
-func baseIpairs(L *lua.LState) int {
+func baseIpairs(L *lua.LState) int { return forTriple(L, lua.LNumber(0)) }
+
+// forTriple returns what pairs and ipairs do for a generic for: the
+// iterator in the running function's first upvalue, the table argument and
+// the control's initial value.
+func forTriple(L *lua.LState, initial lua.LValue) int {
 	t := checkTable(L, 1)
 	L.Push(L.Get(lua.UpvalueIndex(1)))
 	L.Push(t)
-	L.Push(lua.LNumber(0))
+	L.Push(initial)
 	return 3
 }
 
