@@ -549,12 +549,14 @@ func tableForeach(L *lua.LState) int {
 	return 0
 }
 
-// call1 calls f(a, b) and returns its first result.
-func call1(L *lua.LState, f lua.LValue, a, b lua.LValue) lua.LValue {
+// call1 calls f(args...) and returns its first result.
+func call1(L *lua.LState, f lua.LValue, args ...lua.LValue) lua.LValue {
+	mustBeCallable(L, f)
 	L.Push(f)
-	L.Push(a)
-	L.Push(b)
-	L.Call(2, 1)
+	for _, a := range args {
+		L.Push(a)
+	}
+	L.Call(len(args), 1)
 	r := L.Get(-1)
 	L.Pop(1)
 	return r

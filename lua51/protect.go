@@ -240,6 +240,17 @@ func callable(L *lua.LState, v lua.LValue) bool {
 	return L.GetMetaField(v, "__call").Type() == lua.LTFunction
 }
 
+// mustBeCallable raises Lua 5.1's error for a call of v made by a Go
+// function ("attempt to call a number value", with no position, as the
+// running function is not a Lua function), when v cannot be called;
+// gopher-lua's says "attempt to call a non-function object" and gives the
+// position of the Lua function below.
+func mustBeCallable(L *lua.LState, v lua.LValue) {
+	if !callable(L, v) {
+		L.Error(lua.LString(operandError(v, "call", "")), 0)
+	}
+}
+
 // describe is the error function of the protected call. It is called on the
 // helper at an error, above the failed frames (level 1 is the function that
 // raised it), with the error value. It describes the value, records the

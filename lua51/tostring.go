@@ -39,12 +39,7 @@ func ToString(L *lua.LState, v lua.LValue) string {
 // is, or the value's own string.
 func toStringValue(L *lua.LState, v lua.LValue) lua.LValue {
 	if fn := L.GetMetaField(v, "__tostring"); fn != lua.LNil {
-		L.Push(fn)
-		L.Push(v)
-		L.Call(1, 1)
-		r := L.Get(-1)
-		L.Pop(1)
-		return r
+		return call1(L, fn, v)
 	}
 	return lua.LString(plainString(v))
 }
@@ -81,11 +76,7 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			if own {
 				s = toStringValue(L, L.Get(i))
 			} else {
-				L.Push(tostring)
-				L.Push(L.Get(i))
-				L.Call(1, 1)
-				s = L.Get(-1)
-				L.Pop(1)
+				s = call1(L, tostring, L.Get(i))
 			}
 			switch s := s.(type) {
 			case lua.LString:
