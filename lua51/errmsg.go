@@ -139,6 +139,11 @@ var arithOps = map[string]int{
 // number (gopher-lua's message shows a string that converts as a number).
 func rewordArith(site *faultSite, g []string) string {
 	opcode, types := arithOps[g[1]], g[2:4]
+	if tm := site.arithMetamethod(opcode, "__"+g[1]); tm != lua.LNil {
+		// gopher-lua calls only a metamethod that is a function; Lua 5.1
+		// calls what it finds.
+		return operandError(tm, "call", "")
+	}
 	side := 0
 	if types[0] == "number" {
 		side = 1
@@ -153,6 +158,25 @@ func rewordArith(site *faultSite, g []string) string {
 		return "attempt to perform arithmetic on a " + types[side] + " value"
 	}
 	return operandError(bad.value, "perform arithmetic on", bad.name)
+}
+
+// arithMetamethod is the metamethod event of the operands of the failed
+// arithmetic instruction (opcode), as Lua 5.1's call_binTM finds it: the
+// first operand's, else the second's; nil when there is none or the
+// operands are not known.
+func (s *faultSite) arithMetamethod(opcode int, event string) lua.LValue {
+	if s.proto == nil || s.pc >= len(s.proto.Code) || opcodeOf(s.proto.Code[s.pc]) != opcode {
+		return lua.LNil
+	}
+	inst := s.proto.Code[s.pc]
+	for _, rk := range []int{argB(inst), argC(inst)} {
+		if v, ok := s.value(rk); ok {
+			if tm := s.L.GetMetaField(v, event); tm != lua.LNil {
+				return tm
+			}
+		}
+	}
+	return lua.LNil
 }
 
 // arithOperandName describes operand B (or C, when second) of the

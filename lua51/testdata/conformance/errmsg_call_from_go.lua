@@ -13,3 +13,6 @@ local ok, err = pcall(print, 1)
 tostring = old
 print(ok, err)
 print(tostring(setmetatable({}, {__tostring = function() return "custom" end})))
+-- A metamethod of an operator that is not a function is called all the same.
+print(pcall(function() local t = setmetatable({}, {__add = 1}) return t + 1 end))
+print(pcall(function() local t = setmetatable({}, {__mul = "x"}) return 2 * t end))
