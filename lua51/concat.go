@@ -128,8 +128,9 @@ func (s *scope) has(name string) bool {
 }
 
 // transformer rewrites a chunk's tree before it is compiled: the
-// concatenation chains (when concat is set), numbering them, and local f =
-// function, whose f gopher-lua's compiler puts in scope too early.
+// concatenation chains (when concat is set), numbering them; local f =
+// function, whose f gopher-lua's compiler puts in scope too early; and the
+// line of a generic for's iterator calls.
 type transformer struct {
 	concat bool
 	sc     *scope
@@ -207,6 +208,10 @@ func (t *transformer) stmt(s ast.Stmt) {
 		}
 		t.block(s.Stmts, s.Name)
 	case *ast.GenericForStmt:
+		// Lua 5.1 gives the loop's calls of its iterator (TFORLOOP) the
+		// line where the expressions after 'in' start; gopher-lua gives
+		// them the statement's line, that of 'for'.
+		s.SetLine(s.Exprs[0].Line())
 		t.exprs(s.Exprs)
 		t.block(s.Stmts, s.Names...)
 	case *ast.FuncDefStmt:
@@ -373,7 +378,7 @@ func (c *concatenator) call(L *lua.LState) int {
 	for i := range values {
 		values[i] = L.Get(i + 2)
 	}
-	L.Push(c.concat(L, int(L.CheckNumber(1)), values))
+	L.Push(c.concat(L, int(checkNumber(L, 1)), values))
 	return 1
 }
 
@@ -422,20 +427,12 @@ func (c *concatenator) concat(L *lua.LState, chain int, values []lua.LValue) lua
 		}
 		var b strings.Builder
 		for _, v := range values[first : last+1] {
-			b.WriteString(toString(v))
+			b.WriteString(plainString(v))
 		}
 		values[first] = lua.LString(b.String())
 		last = first
 	}
 	return values[0]
-}
-
-// toString converts a string or a number to a string.
-func toString(v lua.LValue) string {
-	if n, ok := v.(lua.LNumber); ok {
-		return NumberToString(n)
-	}
-	return string(v.(lua.LString))
 }
 
 // metaConcat calls the __concat metamethod of lhs or rhs (slots i-1 and i
@@ -450,18 +447,12 @@ func (c *concatenator) metaConcat(L *lua.LState, chain, i int, lhs, rhs lua.LVal
 		if isStringOrNumber(lhs) {
 			bad, slot = rhs, i
 		}
-		L.RaiseError("%s", operandError(bad, "concatenate", c.name(chain, slot)))
+		luaError(L, "%s", operandError(bad, "concatenate", c.name(chain, slot)))
 	}
 	if _, ok := mm.(*lua.LFunction); !ok && L.GetMetaField(mm, "__call") == lua.LNil {
-		L.RaiseError("%s", operandError(mm, "call", ""))
+		luaError(L, "%s", operandError(mm, "call", ""))
 	}
-	L.Push(mm)
-	L.Push(lhs)
-	L.Push(rhs)
-	L.Call(2, 1)
-	v := L.Get(-1)
-	L.Pop(1)
-	return v
+	return call1(L, mm, lhs, rhs)
 }
 
 // name is the description of operand slot of chain, "" when unknown.

@@ -55,66 +55,24 @@ func checkEveryOutputHasScript(t *testing.T) {
 }
 
 // runConformanceScript runs script (in the current directory) as lua.c
-// would and returns the text regen.sh records for it.
+// would (loaded with lua51.LoadFile, so as chunk "@NAME.lua", and run with
+// lua51.PCall) and returns the text regen.sh records for it. print and
+// io.write write to the state's Options.Stdout, in the order written.
 func runConformanceScript(t *testing.T, script string) string {
-	L := lua51.NewState(lua51.Options{})
+	var stdout strings.Builder
+	L := lua51.NewState(lua51.Options{Stdout: &stdout})
 	defer L.Close()
-	stdout := captureOutput(t, L)
 	status := 0
 	var message string
-	fn, err := L.LoadFile(script)
+	fn, err := lua51.LoadFile(L, script)
 	if err == nil {
 		L.Push(fn)
-		err = L.PCall(0, 0, nil)
+		err = lua51.PCall(L, 0, 0)
 	}
 	if err != nil {
 		status, message = 1, uncaughtMessage(err)+"\n"
 	}
-	return stdout() + message + fmt.Sprintf("exit: %d\n", status)
-}
-
-// captureOutput sends what the state's scripts write to standard output,
-// through print and io.write alike and in the order written, to a file of
-// the test's own, and returns a function that reads it back. print is
-// replaced by one that does what Lua 5.1's does (each argument through the
-// global tostring, separated by tabs, ended by a newline) and writes through
-// io.write.
-func captureOutput(t *testing.T, L *lua.LState) func() string {
-	path := filepath.Join(t.TempDir(), "stdout")
-	ioLib := L.GetGlobal("io")
-	if err := L.CallByParam(lua.P{Fn: L.GetField(ioLib, "output"), Protect: true}, lua.LString(path)); err != nil {
-		t.Fatalf("io.output: %v", err)
-	}
-	write := L.GetField(ioLib, "write")
-	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
-		var line strings.Builder
-		for i := 1; i <= L.GetTop(); i++ {
-			if i > 1 {
-				line.WriteByte('\t')
-			}
-			L.Push(L.GetGlobal("tostring"))
-			L.Push(L.Get(i))
-			L.Call(1, 1)
-			s, ok := L.Get(-1).(lua.LString)
-			if !ok {
-				L.RaiseError("'tostring' must return a string to 'print'")
-			}
-			L.Pop(1)
-			line.WriteString(string(s))
-		}
-		line.WriteByte('\n')
-		L.Push(write)
-		L.Push(lua.LString(line.String()))
-		L.Call(1, 0)
-		return 0
-	}))
-	return func() string {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("reading the captured output: %v", err)
-		}
-		return string(data)
-	}
+	return stdout.String() + message + fmt.Sprintf("exit: %d\n", status)
 }
 
 // uncaughtMessage is the message lua.c prints for an error that ends a

@@ -189,7 +189,7 @@ func statusName(L *lua.LState, th *lua.LState) string {
 func checkCoroutine(L *lua.LState, n int) *lua.LState {
 	th, ok := L.Get(n).(*lua.LState)
 	if !ok {
-		L.ArgError(n, "coroutine expected")
+		argError(L, n, "coroutine expected")
 	}
 	return th
 }
@@ -245,26 +245,12 @@ func (c *coroutines) wrap(L *lua.LState) int {
 		}
 		v := L.Get(top)
 		if s, ok := v.(lua.LString); ok {
-			v = lua.LString(callerPosition(L, 1) + string(s))
+			v = lua.LString(Where(L, 1) + string(s))
 		} else if num, ok := v.(lua.LNumber); ok {
-			v = lua.LString(callerPosition(L, 1) + NumberToString(num))
+			v = lua.LString(Where(L, 1) + NumberToString(num))
 		}
 		L.Error(v, 0)
 		return 0
 	}))
 	return 1
-}
-
-// callerPosition is "chunkname:line: " of the function at the given level
-// of L's stack (0: the running one) when it is a Lua function, as Lua 5.1's
-// luaL_where gives it; otherwise "".
-func callerPosition(L *lua.LState, level int) string {
-	dbg, ok := L.GetStack(level)
-	if !ok {
-		return ""
-	}
-	if _, err := L.GetInfo("l", dbg, lua.LNil); err != nil || dbg.CurrentLine <= 0 {
-		return ""
-	}
-	return L.Where(level) + " "
 }

@@ -11,8 +11,10 @@
 //     number formatting (%.14g), tonumber and string coercion, string.format,
 //     the pattern functions, math.random on a generator the state owns,
 //     collectgarbage, os.clock and os.date;
-//   - chunks are loaded with lua.c's syntax error format, and runtime errors
-//     name the variable involved where the debug information allows;
+//   - chunks are loaded with lua.c's syntax error format and Lua 5.1's
+//     limits, runtime and argument errors name the variable or function
+//     involved where the debug information allows, and debug.getinfo gives
+//     the chunkname as source;
 //   - NewState sets limits like Lua's: a growing data stack and a deep call
 //     stack.
 //

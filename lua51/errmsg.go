@@ -31,16 +31,45 @@ func describeError(L *lua.LState, v lua.LValue) lua.LValue {
 				groups[i] = msg[m[2*i]:m[2*i+1]]
 			}
 		}
-		return lua.LString(msg[:m[0]] + r.reword(newFaultSite(L), groups))
+		site := newFaultSite(L)
+		position := msg[:m[0]]
+		if r.vm && site.inGo && position == gopherPosition(L) {
+			// Lua 5.1's luaG_runerror gives the position of the running
+			// function only when it is a Lua function.
+			position = ""
+		}
+		return lua.LString(position + r.reword(site, groups))
 	}
 	return v
 }
 
+// gopherPosition is what gopher-lua's raiseError put before a message
+// raised at level 1 of L's stack: the position of the first Lua function
+// from there down ("chunk:line:"), or nothing when there is none, and a
+// space.
+func gopherPosition(L *lua.LState) string {
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return " "
+		}
+		if fv, err := L.GetInfo("f", dbg, lua.LNil); err == nil {
+			if fn, ok := fv.(*lua.LFunction); ok && !fn.IsG {
+				return L.Where(level) + " "
+			}
+		}
+	}
+}
+
 // runtimeMessage is one of gopher-lua's runtime error messages (without
-// the position before it) and how Lua 5.1 words it.
+// the position before it) and how Lua 5.1 words it; vm marks the errors of
+// Lua 5.1's virtual machine (luaG_runerror), which have no position when a
+// Go function raised them (a sort comparing, a call from Go), unlike the
+// errors of the auxiliary library (luaL_error).
 type runtimeMessage struct {
 	pattern *regexp.Regexp
 	reword  func(site *faultSite, groups []string) string
+	vm      bool
 }
 
 // gopherTypeNames matches the name of a Lua type as gopher-lua's messages show it.
@@ -48,15 +77,15 @@ const gopherTypeNames = `(nil|boolean|number|string|function|userdata|thread|tab
 
 // runtimeMessages are gopher-lua's messages that Lua 5.1 words otherwise.
 var runtimeMessages = []runtimeMessage{
-	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall},
-	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + gopherTypeNames + `\) with key '(.*)'$`), rewordIndex},
-	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordArith},
-	{regexp.MustCompile(`cannot perform concat operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordConcat},
-	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on")},
-	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of")},
-	{regexp.MustCompile(`attempt to compare ` + gopherTypeNames + ` with ` + gopherTypeNames + `$`), rewordCompare},
-	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor},
-	{regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'\s]\S*) \((.*)\)$`), quoteArgument},
+	{regexp.MustCompile(`attempt to call a non-function object$`), rewordCall, true},
+	{regexp.MustCompile(`(?s)attempt to index a non-table object\(` + gopherTypeNames + `\) with key '(.*)'$`), rewordIndex, true},
+	{regexp.MustCompile(`cannot perform (add|sub|mul|div|mod|pow) operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordArith, true},
+	{regexp.MustCompile(`cannot perform concat operation between ` + gopherTypeNames + ` and ` + gopherTypeNames + `$`), rewordConcat, true},
+	{regexp.MustCompile(`__unm undefined$`), rewordUnary(lua.OP_UNM, "perform arithmetic on"), true},
+	{regexp.MustCompile(`__len undefined$`), rewordUnary(lua.OP_LEN, "get length of"), true},
+	{regexp.MustCompile(`attempt to compare ` + gopherTypeNames + ` with ` + gopherTypeNames + `$`), rewordCompare, true},
+	{regexp.MustCompile(`for statement (init|limit|step) must be a number$`), rewordFor, true},
+	{regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'\s]\S*) \((.*)\)$`), quoteArgument, false},
 }
 
 // quoteArgument quotes the function's name in an argument error of
@@ -110,6 +139,11 @@ var arithOps = map[string]int{
 // number (gopher-lua's message shows a string that converts as a number).
 func rewordArith(site *faultSite, g []string) string {
 	opcode, types := arithOps[g[1]], g[2:4]
+	if tm := site.arithMetamethod(opcode, "__"+g[1]); tm != lua.LNil {
+		// gopher-lua calls only a metamethod that is a function; Lua 5.1
+		// calls what it finds.
+		return operandError(tm, "call", "")
+	}
 	side := 0
 	if types[0] == "number" {
 		side = 1
@@ -126,16 +160,46 @@ func rewordArith(site *faultSite, g []string) string {
 	return operandError(bad.value, "perform arithmetic on", bad.name)
 }
 
-// convertible reports whether v is a number or a string that converts to one.
-func convertible(v lua.LValue) bool {
-	switch v := v.(type) {
-	case lua.LNumber:
-		return true
-	case lua.LString:
-		_, ok := ParseNumber(string(v))
-		return ok
+// arithMetamethod is the metamethod event of the operands of the failed
+// arithmetic instruction (opcode), as Lua 5.1's call_binTM finds it: the
+// first operand's, else the second's; nil when there is none or the
+// operands are not known.
+func (s *faultSite) arithMetamethod(opcode int, event string) lua.LValue {
+	if s.proto == nil || s.pc >= len(s.proto.Code) || opcodeOf(s.proto.Code[s.pc]) != opcode {
+		return lua.LNil
 	}
-	return false
+	inst := s.proto.Code[s.pc]
+	for _, rk := range []int{argB(inst), argC(inst)} {
+		if v, ok := s.value(rk); ok {
+			if tm := s.L.GetMetaField(v, event); tm != lua.LNil {
+				return tm
+			}
+		}
+	}
+	return lua.LNil
+}
+
+// arithOperandName describes operand B (or C, when second) of the
+// arithmetic instruction that the Lua function at level 1 of L's stack is
+// running, as Lua 5.1's getobjname does; "" when it has no name or the
+// caller is not such an instruction (the running Go function is an
+// arithmetic metamethod).
+func arithOperandName(L *lua.LState, second bool) string {
+	site := newFaultSite(L)
+	if site.proto == nil || site.pc >= len(site.proto.Code) {
+		return ""
+	}
+	inst := site.proto.Code[site.pc]
+	switch opcodeOf(inst) {
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+		if second {
+			return site.describe(site.pc, argC(inst))
+		}
+		return site.describe(site.pc, argB(inst))
+	case lua.OP_UNM:
+		return site.describe(site.pc, argB(inst))
+	}
+	return ""
 }
 
 // rewordConcat words a failed OP_CONCAT of a chunk gopher-lua compiled
@@ -166,7 +230,8 @@ func rewordUnary(opcode int, what string) func(*faultSite, []string) string {
 // OP_LEN) without a metamethod.
 func unaryOperandOK(v lua.LValue, opcode int) bool {
 	if opcode == lua.OP_UNM {
-		return convertible(v)
+		_, ok := toNumber(v)
+		return ok
 	}
 	switch v.(type) {
 	case lua.LString, *lua.LTable:
@@ -202,6 +267,7 @@ func hasType(typ string) func(lua.LValue) bool {
 // it was running; find looks there for the operand that failed.
 type faultSite struct {
 	L     *lua.LState
+	inGo  bool // level 1 is a Go function, or absent
 	dbg   *lua.Debug
 	proto *lua.FunctionProto
 	pc    int
@@ -210,7 +276,7 @@ type faultSite struct {
 // newFaultSite is the function at level 1 of L's stack, or a site without
 // a function when that is not a Lua function.
 func newFaultSite(L *lua.LState) *faultSite {
-	site := &faultSite{L: L}
+	site := &faultSite{L: L, inGo: true}
 	dbg, ok := L.GetStack(1)
 	if !ok {
 		return site
@@ -220,6 +286,7 @@ func newFaultSite(L *lua.LState) *faultSite {
 	if err != nil || !isFn || fn.IsG {
 		return site
 	}
+	site.inGo = false
 	if pc, ok := currentPC(L, dbg, fn.Proto); ok {
 		site.dbg, site.proto, site.pc = dbg, fn.Proto, pc
 	}
@@ -369,6 +436,30 @@ func localName(p *lua.FunctionProto, reg, pc int) string {
 		}
 	}
 	return ""
+}
+
+// calledFunction describes the running Go function as Lua 5.1's
+// getfuncname does, from the call instruction of the Lua function at level
+// 1 of L's stack: its name ("?" when it has none, or when a Go function
+// called it) and whether it was called as a method (obj:name(...)).
+func calledFunction(L *lua.LState) (name string, method bool) {
+	site := newFaultSite(L)
+	if site.proto == nil || site.pc >= len(site.proto.Code) {
+		return "?", false
+	}
+	inst := site.proto.Code[site.pc]
+	switch opcodeOf(inst) {
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		kind, quoted, ok := strings.Cut(site.describe(site.pc, argA(inst)), " ")
+		if ok {
+			return strings.Trim(quoted, "'"), kind == "method"
+		}
+	case lua.OP_TFORLOOP:
+		// Its register A is always the hidden local Lua 5.1 names so
+		// (gopher-lua's compiler ends that local before the TFORLOOP).
+		return "(for generator)", false
+	}
+	return "?", false
 }
 
 // setsRegister reports whether inst writes register reg.

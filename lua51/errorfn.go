@@ -20,9 +20,9 @@ func installError(L *lua.LState) {
 // values are raised as they are.
 func baseError(L *lua.LState) int {
 	msg := L.Get(1)
-	level := L.OptInt(2, 1)
+	level := optInt(L, 2, 1)
 	if isStringOrNumber(msg) && level > 0 {
-		msg = lua.LString(Where(L, level) + toString(msg))
+		msg = lua.LString(Where(L, level) + plainString(msg))
 	}
 	L.Error(msg, 0)
 	return 0

@@ -31,6 +31,7 @@ func installLibrary(L *lua.LState, opts Options) {
 		"getfenv":        baseGetfenv,
 		"setfenv":        baseSetfenv,
 	})
+	installPairs(L)
 	installTable(L)
 	installString(L)
 	installStringArith(L)
@@ -51,6 +52,60 @@ func setFuncs(L *lua.LState, t *lua.LTable, fns map[string]lua.LGFunction) {
 func library(L *lua.LState, name string) *lua.LTable {
 	t, _ := L.GetGlobal(name).(*lua.LTable)
 	return t
+}
+
+// installPairs replaces next, pairs and ipairs with Lua 5.1's, whose
+// argument errors say "got no value" for a missing table (gopher-lua's say
+// "got nil"). As in Lua 5.1, pairs returns a next function of its own,
+// not the global one.
+func installPairs(L *lua.LState) {
+	L.G.Global.RawSetString("next", L.NewFunction(baseNext))
+	L.G.Global.RawSetString("pairs", L.NewClosure(basePairs, L.NewFunction(baseNext)))
+	L.G.Global.RawSetString("ipairs", L.NewClosure(baseIpairs, L.NewFunction(ipairsAux)))
+}
+
+// baseNext is Lua 5.1's next(t [, k]).
+func baseNext(L *lua.LState) int {
+	t := checkTable(L, 1)
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+// basePairs is Lua 5.1's pairs(t): next, t, nil.
+func basePairs(L *lua.LState) int { return forTriple(L, lua.LNil) }
+
+// baseIpairs is Lua 5.1's ipairs(t): its iterator, t, 0.
+func baseIpairs(L *lua.LState) int { return forTriple(L, lua.LNumber(0)) }
+
+// forTriple returns what pairs and ipairs do for a generic for: the
+// iterator in the running function's first upvalue, the table argument and
+// the control's initial value.
+func forTriple(L *lua.LState, initial lua.LValue) int {
+	t := checkTable(L, 1)
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(initial)
+	return 3
+}
+
+// ipairsAux is ipairs' iterator: i+1 and t[i+1] (read raw) until that is
+// nil.
+func ipairsAux(L *lua.LState) int {
+	i := checkInt(L, 2) + 1
+	t := checkTable(L, 1)
+	v := t.RawGetInt(i)
+	if v == lua.LNil {
+		return 0
+	}
+	L.Push(lua.LNumber(i))
+	L.Push(v)
+	return 2
 }
 
 // baseAssert is Lua 5.1's assert(v [, message]): all its arguments when v
@@ -228,7 +283,7 @@ func skipSpace(s string, i int) int {
 func isSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 
 // checkInt is luaL_checkint: checkInteger cut to a C int.
-func checkInt(L *lua.LState, n int) int { return int(int32(checkInteger(L, n))) }
+func checkInt(L *lua.LState, n int) int { return cInt(checkNumber(L, n)) }
 
 // optInt is luaL_optint.
 func optInt(L *lua.LState, n int, d int) int {
@@ -494,12 +549,14 @@ func tableForeach(L *lua.LState) int {
 	return 0
 }
 
-// call1 calls f(a, b) and returns its first result.
-func call1(L *lua.LState, f lua.LValue, a, b lua.LValue) lua.LValue {
+// call1 calls f(args...) and returns its first result.
+func call1(L *lua.LState, f lua.LValue, args ...lua.LValue) lua.LValue {
+	mustBeCallable(L, f)
 	L.Push(f)
-	L.Push(a)
-	L.Push(b)
-	L.Call(2, 1)
+	for _, a := range args {
+		L.Push(a)
+	}
+	L.Call(len(args), 1)
 	r := L.Get(-1)
 	L.Pop(1)
 	return r

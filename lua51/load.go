@@ -231,10 +231,12 @@ func lastLine(src []byte) int {
 // installLoad replaces load, loadstring, loadfile, dofile, require and its
 // loaders of package.preload and Lua files (package.loaders[1] and [2])
 // with ones that name chunks, word syntax errors and report missing
-// modules as Lua 5.1 does, and error with one that gives positions as Lua
-// 5.1 does.
+// modules as Lua 5.1 does, error with one that gives positions as Lua 5.1
+// does, and debug.getinfo with one that gives Lua 5.1's source and
+// short_src.
 func installLoad(L *lua.LState) {
 	installError(L)
+	installGetinfo(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
@@ -249,12 +251,6 @@ func installLoad(L *lua.LState) {
 	}
 	r := &requirer{pkg: pkg, sentinel: L.NewUserData()}
 	L.SetGlobal("require", L.NewFunction(r.require))
-}
-
-// raise is luaL_error: msg with the position of the function that called
-// the running Go function, if that is a Lua function.
-func raise(L *lua.LState, format string, args ...any) {
-	L.Error(lua.LString(Where(L, 1)+fmt.Sprintf(format, args...)), 0)
 }
 
 // pushLoaded returns load's results: the function, or nil and the message.
@@ -281,8 +277,8 @@ func errorValue(err error) lua.LValue {
 // func's results up to nil or an empty string. As in Lua 5.1, an error of
 // the reader is returned, not raised.
 func baseLoad(L *lua.LState) int {
-	reader := L.CheckFunction(1)
-	chunkname := L.OptString(2, "=(load)")
+	reader := checkFunction(L, 1)
+	chunkname := optString(L, 2, "=(load)")
 	src, err := readAll(L, reader)
 	if err != nil {
 		return pushLoaded(L, nil, err)
@@ -330,22 +326,22 @@ func isStringOrNumber(v lua.LValue) bool {
 
 // baseLoadString is loadstring(s [, chunkname]).
 func baseLoadString(L *lua.LState) int {
-	src := L.CheckString(1)
-	chunkname := L.OptString(2, src)
+	src := checkString(L, 1)
+	chunkname := optString(L, 2, src)
 	fn, err := loadBytes(L, []byte(src), chunkname)
 	return pushLoaded(L, fn, err)
 }
 
 // baseLoadFile is loadfile([filename]); without a name it reads stdin.
 func baseLoadFile(L *lua.LState) int {
-	fn, err := LoadFile(L, L.OptString(1, ""))
+	fn, err := LoadFile(L, optString(L, 1, ""))
 	return pushLoaded(L, fn, err)
 }
 
 // baseDoFile is dofile([filename]): it runs the file and returns its
 // results; a loading error is raised as it is, without a position.
 func baseDoFile(L *lua.LState) int {
-	fn, err := LoadFile(L, L.OptString(1, ""))
+	fn, err := LoadFile(L, optString(L, 1, ""))
 	if err != nil {
 		L.Error(errorValue(err), 0)
 	}
@@ -366,28 +362,28 @@ type requirer struct {
 // or the first loader's function that finds the module, run with name; the
 // messages of the loaders that did not are joined in the error.
 func (r *requirer) require(L *lua.LState) int {
-	name := L.CheckString(1)
+	name := checkString(L, 1)
 	loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
 	if !ok {
-		raise(L, "'package.loaded' must be a table")
+		luaError(L, "'package.loaded' must be a table")
 	}
 	if v := L.GetField(loaded, name); lua.LVAsBool(v) {
 		if v == r.sentinel {
-			raise(L, "loop or previous error loading module '%s'", name)
+			luaError(L, "loop or previous error loading module '%s'", name)
 		}
 		L.Push(v)
 		return 1
 	}
 	loaders, ok := L.GetField(r.pkg, "loaders").(*lua.LTable)
 	if !ok {
-		raise(L, "'package.loaders' must be a table")
+		luaError(L, "'package.loaders' must be a table")
 	}
 	var tried strings.Builder
 	var module lua.LValue
 	for i := 1; module == nil; i++ {
 		loader := L.RawGetInt(loaders, i)
 		if loader == lua.LNil {
-			raise(L, "module '%s' not found:%s", name, tried.String())
+			luaError(L, "module '%s' not found:%s", name, tried.String())
 		}
 		L.Push(loader)
 		L.Push(lua.LString(name))
@@ -396,7 +392,7 @@ func (r *requirer) require(L *lua.LState) int {
 		case *lua.LFunction:
 			module = v
 		case lua.LString, lua.LNumber:
-			tried.WriteString(toString(v))
+			tried.WriteString(plainString(v))
 		}
 		L.Pop(1)
 	}
@@ -419,10 +415,10 @@ func (r *requirer) require(L *lua.LState) int {
 
 // loaderPreload is package.loaders[1]: package.preload[name].
 func loaderPreload(L *lua.LState, pkg *lua.LTable) int {
-	name := L.CheckString(1)
+	name := checkString(L, 1)
 	preload, ok := L.GetField(pkg, "preload").(*lua.LTable)
 	if !ok {
-		raise(L, "'package.preload' must be a table")
+		luaError(L, "'package.preload' must be a table")
 	}
 	if v := L.GetField(preload, name); v != lua.LNil {
 		L.Push(v)
@@ -435,19 +431,19 @@ func loaderPreload(L *lua.LState, pkg *lua.LTable) int {
 // loaderLua is package.loaders[2]: it looks for name along package.path
 // and loads the file it finds, as Lua 5.1's loader_Lua does.
 func loaderLua(L *lua.LState, pkg *lua.LTable) int {
-	name := L.CheckString(1)
+	name := checkString(L, 1)
 	path := L.GetField(pkg, "path")
 	if !isStringOrNumber(path) {
-		raise(L, "'package.path' must be a string")
+		luaError(L, "'package.path' must be a string")
 	}
-	file, tried := findFile(strings.ReplaceAll(name, ".", string(os.PathSeparator)), toString(path))
+	file, tried := findFile(strings.ReplaceAll(name, ".", string(os.PathSeparator)), plainString(path))
 	if file == "" {
 		L.Push(lua.LString(tried))
 		return 1
 	}
 	fn, err := LoadFile(L, file)
 	if err != nil {
-		raise(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua.LVAsString(errorValue(err)))
+		luaError(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua.LVAsString(errorValue(err)))
 	}
 	L.Push(fn)
 	return 1

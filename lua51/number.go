@@ -84,16 +84,7 @@ func isNanTag(s string) bool {
 // parseDecimal reads digits [. digits] [e [sign] digits] with at least one
 // digit in the mantissa, as strtod does.
 func parseDecimal(s string) (float64, bool) {
-	i, digits := 0, 0
-	for i < len(s) && isDigit(s[i]) {
-		i, digits = i+1, digits+1
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isDigit(s[i]) {
-			i, digits = i+1, digits+1
-		}
-	}
+	i, digits := scanMantissa(s, isDigit)
 	if digits == 0 {
 		return 0, false
 	}
@@ -119,18 +110,25 @@ func parseDecimal(s string) (float64, bool) {
 	return f, true
 }
 
-// parseHex reads the part after "0x": hex digits [. hex digits] [p [sign] digits].
-func parseHex(s string) (float64, bool) {
-	i, digits := 0, 0
-	for i < len(s) && isHexDigit(s[i]) {
+// scanMantissa scans digits [. digits] at the start of s, digits as isDigit
+// tells them, and returns where it stopped and how many digits it read.
+func scanMantissa(s string, isDigit func(byte) bool) (end, digits int) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
 		i, digits = i+1, digits+1
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && isHexDigit(s[i]) {
+		for i < len(s) && isDigit(s[i]) {
 			i, digits = i+1, digits+1
 		}
 	}
+	return i, digits
+}
+
+// parseHex reads the part after "0x": hex digits [. hex digits] [p [sign] digits].
+func parseHex(s string) (float64, bool) {
+	i, digits := scanMantissa(s, isHexDigit)
 	if digits == 0 {
 		return 0, false
 	}

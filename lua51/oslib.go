@@ -391,7 +391,7 @@ func osTime(L *lua.LState) int {
 // number (an error when d is negative).
 func dateField(L *lua.LState, t *lua.LTable, key string, d int) int {
 	if n, ok := toNumber(L.GetField(t, key)); ok {
-		return int(int32(toInteger(n)))
+		return cInt(n)
 	}
 	if d < 0 {
 		luaError(L, "field '%s' missing in date table", key)
@@ -446,6 +446,7 @@ func installIO(L *lua.LState, stdout io.Writer) {
 		"setvbuf":    lib.fileSetvbuf,
 		"write":      lib.fileWrite,
 		"__tostring": lib.fileToString,
+		"__gc":       lib.fileGC,
 	})
 	lib.meta.RawSetString("__index", lib.meta)
 	var stdoutFile *os.File
@@ -680,6 +681,15 @@ func (lib *ioLib) ioClose(L *lua.LState) int {
 }
 
 func (lib *ioLib) fileClose(L *lua.LState) int { return closeFile(L, lib.openFile(L)) }
+
+// fileGC is the file metatable's __gc, as Lua 5.1's io_gc: it closes a
+// file that is still open. gopher-lua never calls __gc; a script may.
+func (lib *ioLib) fileGC(L *lua.LState) int {
+	if f := lib.toFile(L, 1); !f.closed {
+		closeFile(L, f)
+	}
+	return 0
+}
 
 // fileToString is "file (0x...)", or "file (closed)".
 func (lib *ioLib) fileToString(L *lua.LState) int {

@@ -477,23 +477,6 @@ func (ms *matchState) pushCaptures(s, e int, whole bool) int {
 	return n
 }
 
-// patternOptInteger returns argument n as luaL_optinteger does: def when it
-// is absent or nil, else a number or a numeric string cut to an integer.
-func patternOptInteger(L *lua.LState, n int, def int64) int64 {
-	switch v := L.Get(n).(type) {
-	case *lua.LNilType:
-		return def
-	case lua.LNumber:
-		return int64(toInteger(v))
-	case lua.LString:
-		if f, ok := ParseNumber(string(v)); ok {
-			return int64(toInteger(f))
-		}
-	}
-	argError(L, n, "number expected, got "+typeName(L, n))
-	return 0
-}
-
 // strFind is string.find (s, pattern [, init [, plain]]).
 func strFind(L *lua.LState) int { return strFindAux(L, true) }
 
@@ -505,13 +488,12 @@ func strMatch(L *lua.LState) int { return strFindAux(L, false) }
 func strFindAux(L *lua.LState, find bool) int {
 	s := checkString(L, 1)
 	p := checkString(L, 2)
-	init := posRelative(patternOptInteger(L, 3, 1), len(s)) - 1
-	if init < 0 {
-		init = 0
-	} else if init > int64(len(s)) {
-		init = int64(len(s))
+	start := posRelative(optInteger(L, 3, 1), len(s)) - 1
+	if start < 0 {
+		start = 0
+	} else if start > len(s) {
+		start = len(s)
 	}
-	start := int(init)
 	if find && (lua.LVAsBool(L.Get(4)) || !hasSpecials(p)) {
 		if i := strings.Index(s[start:], p); i >= 0 {
 			L.Push(lua.LNumber(start + i + 1))
@@ -591,7 +573,7 @@ func strGsub(L *lua.LState) int {
 	src := checkString(L, 1)
 	p := checkString(L, 2)
 	repl := L.Get(3)
-	maxN := int64(int32(patternOptInteger(L, 4, int64(len(src))+1))) // luaL_optint: a C int
+	maxN := optInt(L, 4, len(src)+1)
 	switch repl.Type() {
 	case lua.LTNumber, lua.LTString, lua.LTFunction, lua.LTTable:
 	default:
@@ -607,7 +589,7 @@ func strGsub(L *lua.LState) int {
 	ms := newMatchState(L, src, p)
 	var b strings.Builder
 	b.Grow(len(src))
-	s, n := 0, int64(0)
+	s, n := 0, 0
 	for n < maxN {
 		ms.level = 0
 		e := ms.match(s, 0)

@@ -43,9 +43,8 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active     int       // helpers in use
-	idle       []*helper // helpers for reuse, at most maxIdle
-	coroutines bool      // the coroutine functions are replaced
+	active int       // helpers in use
+	idle   []*helper // helpers for reuse, at most maxIdle
 }
 
 // helper is a thread protected functions run on, with the state of the call
@@ -68,11 +67,7 @@ func installProtect(L *lua.LState) {
 	p := protectorOf(L)
 	L.SetGlobal("pcall", L.NewFunction(p.pcall))
 	L.SetGlobal("xpcall", L.NewFunction(p.xpcall))
-	if !p.coroutines {
-		// Once: the replacements call gopher-lua's create and resume.
-		installCoroutine(L)
-		p.coroutines = true
-	}
+	installCoroutine(L)
 }
 
 // protectorOf returns the protector of L's universe, making it the first
@@ -97,14 +92,14 @@ func protectorOf(L *lua.LState) *protector {
 
 // pcall is Lua 5.1's pcall(f, ...).
 func (p *protector) pcall(L *lua.LState) int {
-	L.CheckAny(1)
+	checkAny(L, 1)
 	return p.protected(L, L.GetTop()-1, nil)
 }
 
 // xpcall is Lua 5.1's xpcall(f, handler): f is called with no arguments, and
 // an error is passed to handler while the failed frames are still there.
 func (p *protector) xpcall(L *lua.LState) int {
-	L.CheckAny(2)
+	checkAny(L, 2)
 	handler := L.Get(2)
 	L.SetTop(1)
 	return p.protected(L, 0, handler)
@@ -201,6 +196,16 @@ func (h *helper) reset() {
 // leaving its results (nret of them, or all with lua.MultRet) on the stack.
 // On an error it leaves nothing, and h.value is the error value.
 func (h *helper) call(nargs, nret int) bool {
+	if fn := h.L.Get(-nargs - 1); !callable(h.L, fn) {
+		// gopher-lua's error for this call has no type and no frame to
+		// find one in; the value is here.
+		h.L.Pop(nargs + 1)
+		h.value = lua.LString(operandError(fn, "call", ""))
+		if h.handler != nil {
+			h.value = h.callHandler(h.value)
+		}
+		return false
+	}
 	err := h.L.PCall(nargs, nret, h.onErr)
 	if err == nil {
 		return true
@@ -224,6 +229,26 @@ func (h *helper) call(nargs, nret int) bool {
 		h.L.SetTop(max(h.L.Options.RegistrySize, h.L.Options.RegistryMaxSize))
 	}
 	return false
+}
+
+// callable reports whether v can be called: a function, or a value whose
+// __call metamethod is a function (Lua 5.1's luaD_tryfuncTM).
+func callable(L *lua.LState, v lua.LValue) bool {
+	if v.Type() == lua.LTFunction {
+		return true
+	}
+	return L.GetMetaField(v, "__call").Type() == lua.LTFunction
+}
+
+// mustBeCallable raises Lua 5.1's error for a call of v made by a Go
+// function ("attempt to call a number value", with no position, as the
+// running function is not a Lua function), when v cannot be called;
+// gopher-lua's says "attempt to call a non-function object" and gives the
+// position of the Lua function below.
+func mustBeCallable(L *lua.LState, v lua.LValue) {
+	if !callable(L, v) {
+		L.Error(lua.LString(operandError(v, "call", "")), 0)
+	}
 }
 
 // describe is the error function of the protected call. It is called on the

@@ -408,18 +408,7 @@ func TestProtectedCallsLikeLua51(t *testing.T) {
 
 // newProtectState is a state from NewState whose print appends to out.
 func newProtectState(out *strings.Builder) *lua.LState {
-	L := NewState(Options{})
-	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
-		for i := 1; i <= L.GetTop(); i++ {
-			if i > 1 {
-				out.WriteByte('\t')
-			}
-			out.WriteString(L.ToStringMeta(L.Get(i)).String())
-		}
-		out.WriteByte('\n')
-		return 0
-	}))
-	return L
+	return NewState(Options{Stdout: out})
 }
 
 // runProtectChunk runs src in L through PCall and fails the test on an error.

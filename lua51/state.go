@@ -28,10 +28,21 @@ func NewState(opts Options) *lua.LState {
 	return L
 }
 
+// installedKey marks, in the Lua registry, a universe Install has set up.
+const installedKey = "residentlua.lua51.installed"
+
 // Install applies this package's fixes to a state made elsewhere (an
 // embedder's): every replaced library function, pcall and xpcall, and the
 // loaders. The limits of NewState can only be chosen when a state is made.
+// It sets up a Lua universe (a state and its threads, which share their
+// globals) once: a later Install for the state or any of its threads
+// changes nothing, so print and io.write keep the first Options.Stdout and
+// math.random its generator.
 func Install(L *lua.LState, opts Options) {
+	if L.G.Registry.RawGetString(installedKey) != lua.LNil {
+		return
+	}
+	L.G.Registry.RawSetString(installedKey, lua.LTrue)
 	installProtect(L)
 	installLibrary(L, opts)
 	installPatterns(L)

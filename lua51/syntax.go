@@ -2,6 +2,7 @@ package lua51
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -364,14 +365,20 @@ func (lx *lexer5) lexOther(c int) (token, bool) {
 
 // funcState is what the checker keeps of each function being parsed.
 type funcState struct {
-	line   int // where it is defined, 0 for the main chunk
+	parent *funcState // the enclosing function, nil for the main chunk
+	line   int        // where it is defined, 0 for the main chunk
 	vararg bool
-	loops  int // enclosing loops, for break
-	active int // active local variables
+	loops  int      // enclosing loops, for break
+	vars   []string // the names of the active local variables
+	upvals []string // the names of its upvalues
 }
 
-// maxVars is Lua 5.1's LUAI_MAXVARS, the most active locals of a function.
-const maxVars = 200
+// Lua 5.1's limits per function: LUAI_MAXVARS active locals and
+// LUAI_MAXUPVALUES upvalues.
+const (
+	maxVars     = 200
+	maxUpvalues = 60
+)
 
 // parser5 is lparser.c without code generation: it only finds the first
 // error.
@@ -462,9 +469,12 @@ func (p *parser5) checkMatch(what, who string, line int) {
 	p.fail(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", what, who, line))
 }
 
-func (p *parser5) checkName() {
+// checkName reads a name and returns it.
+func (p *parser5) checkName() string {
 	p.check(tkName)
+	name := p.t.text
 	p.next()
+	return name
 }
 
 func (p *parser5) blockFollow() bool {
@@ -498,31 +508,67 @@ func (p *parser5) chunk() {
 	}
 }
 
-// block parses a block, whose locals end with it; declared locals are
+// block parses a block, whose locals end with it; the declared locals are
 // active in it (a loop's variables), and loop says whether break may end it.
-func (p *parser5) block(loop bool, declared int) {
-	active := p.fs.active
-	p.fs.active += declared
+func (p *parser5) block(loop bool, declared ...string) {
+	p.scope(loop, declared, p.chunk)
+}
+
+// scope runs parse (a block, or a repeat's body and condition) with the
+// declared locals active, and ends the locals it declares.
+func (p *parser5) scope(loop bool, declared []string, parse func()) {
+	active := len(p.fs.vars)
+	p.fs.vars = append(p.fs.vars, declared...)
 	if loop {
 		p.fs.loops++
 	}
-	p.chunk()
+	parse()
 	if loop {
 		p.fs.loops--
 	}
-	p.fs.active = active
+	p.fs.vars = p.fs.vars[:active]
 }
 
 // newLocal checks the limit for the n-th local a statement declares.
 func (p *parser5) newLocal(n int) {
-	if p.fs.active+n+1 <= maxVars {
-		return
+	if len(p.fs.vars)+n+1 > maxVars {
+		p.limitError(p.fs, maxVars, "local variables")
 	}
-	msg := fmt.Sprintf("main function has more than %d local variables", maxVars)
-	if p.fs.line != 0 {
-		msg = fmt.Sprintf("function at line %d has more than %d local variables", p.fs.line, maxVars)
+}
+
+// limitError is errorlimit of lparser.c: fs has more than limit of what.
+func (p *parser5) limitError(fs *funcState, limit int, what string) {
+	msg := fmt.Sprintf("main function has more than %d %s", limit, what)
+	if fs.line != 0 {
+		msg = fmt.Sprintf("function at line %d has more than %d %s", fs.line, limit, what)
 	}
 	panic(&syntaxError{line: p.lx.line, msg: msg})
+}
+
+// singleVar resolves a name used in the current function, as singlevar
+// does, to count the upvalues of each function.
+func (p *parser5) singleVar(name string) { p.resolve(p.fs, name) }
+
+// resolve reports whether name is a local of fs or of a function around
+// it; a local of an enclosing function becomes an upvalue of fs and of each
+// function between, as in singlevaraux.
+func (p *parser5) resolve(fs *funcState, name string) bool {
+	if fs == nil {
+		return false
+	}
+	if slices.Contains(fs.vars, name) {
+		return true
+	}
+	if !p.resolve(fs.parent, name) {
+		return false
+	}
+	if !slices.Contains(fs.upvals, name) {
+		if len(fs.upvals)+1 > maxUpvalues {
+			p.limitError(fs, maxUpvalues, "upvalues")
+		}
+		fs.upvals = append(fs.upvals, name)
+	}
+	return true
 }
 
 // statement parses one statement and says whether it must be the last.
@@ -535,22 +581,25 @@ func (p *parser5) statement() bool {
 		p.next()
 		p.expr()
 		p.checkNext("do")
-		p.block(true, 0)
+		p.block(true)
 		p.checkMatch("end", "while", line)
 	case "do":
 		p.next()
-		p.block(false, 0)
+		p.block(false)
 		p.checkMatch("end", "do", line)
 	case "for":
 		p.forStat(line)
 	case "repeat":
 		p.next()
-		p.block(true, 0)
-		p.checkMatch("until", "repeat", line)
-		p.expr()
+		// The condition sees the body's locals.
+		p.scope(true, nil, func() {
+			p.chunk()
+			p.checkMatch("until", "repeat", line)
+			p.expr()
+		})
 	case "function":
 		p.next()
-		p.checkName()
+		p.singleVar(p.checkName())
 		for p.t.kind == "." {
 			p.next()
 			p.checkName()
@@ -585,15 +634,15 @@ func (p *parser5) ifStat(line int) {
 	p.next()
 	p.expr()
 	p.checkNext("then")
-	p.block(false, 0)
+	p.block(false)
 	for p.t.kind == "elseif" {
 		p.next()
 		p.expr()
 		p.checkNext("then")
-		p.block(false, 0)
+		p.block(false)
 	}
 	if p.testNext("else") {
-		p.block(false, 0)
+		p.block(false)
 	}
 	p.checkMatch("end", "if", line)
 }
@@ -601,10 +650,10 @@ func (p *parser5) ifStat(line int) {
 // forStat parses a for statement; its three hidden control variables and
 // then its named ones are locals, as in Lua 5.1.
 func (p *parser5) forStat(line int) {
-	active := p.fs.active
+	active := len(p.fs.vars)
 	p.next()
-	p.checkName()
-	names := 1
+	names := []string{p.checkName()}
+	hidden := []string{"(for index)", "(for limit)", "(for step)"}
 	switch p.t.kind {
 	case "=":
 		for i := range 4 {
@@ -618,13 +667,13 @@ func (p *parser5) forStat(line int) {
 			p.expr()
 		}
 	case ",", "in":
+		hidden = []string{"(for generator)", "(for state)", "(for control)"}
 		for i := range 4 {
 			p.newLocal(i)
 		}
 		for p.testNext(",") {
-			p.checkName()
-			p.newLocal(3 + names)
-			names++
+			names = append(names, p.checkName())
+			p.newLocal(3 + len(names) - 1)
 		}
 		p.checkNext("in")
 		p.exprList()
@@ -632,25 +681,24 @@ func (p *parser5) forStat(line int) {
 		p.fail("'=' or 'in' expected")
 	}
 	p.checkNext("do")
-	p.fs.active += 3
-	p.block(true, names)
-	p.fs.active = active
+	p.fs.vars = append(p.fs.vars, hidden...)
+	p.block(true, names...)
+	p.fs.vars = p.fs.vars[:active]
 	p.checkMatch("end", "for", line)
 }
 
 func (p *parser5) localStat(line int) {
 	if p.testNext("function") {
-		p.checkName()
+		name := p.checkName()
 		p.newLocal(0)
-		p.fs.active++
+		p.fs.vars = append(p.fs.vars, name)
 		p.body(line, false)
 		return
 	}
-	n := 0
+	var names []string
 	for {
-		p.checkName()
-		p.newLocal(n)
-		n++
+		names = append(names, p.checkName())
+		p.newLocal(len(names) - 1)
 		if !p.testNext(",") {
 			break
 		}
@@ -658,38 +706,38 @@ func (p *parser5) localStat(line int) {
 	if p.testNext("=") {
 		p.exprList()
 	}
-	p.fs.active += n
+	p.fs.vars = append(p.fs.vars, names...)
 }
 
 // body parses a function's parameters and body; a method has self first,
 // and a vararg function a local arg, as in Lua 5.1.
 func (p *parser5) body(line int, method bool) {
 	outer := p.fs
-	p.fs = &funcState{line: line}
+	p.fs = &funcState{parent: outer, line: line}
 	if method {
 		p.newLocal(0)
-		p.fs.active++
+		p.fs.vars = append(p.fs.vars, "self")
 	}
 	p.checkNext("(")
-	params := 0
+	var params []string
 	if p.t.kind != ")" {
 		for {
 			if p.t.kind == tkName {
-				p.next()
+				params = append(params, p.checkName())
 			} else if p.t.kind == "..." {
 				p.next()
 				p.fs.vararg = true
+				params = append(params, "arg")
 			} else {
 				p.fail("<name> or '...' expected")
 			}
-			p.newLocal(params)
-			params++
+			p.newLocal(len(params) - 1)
 			if p.fs.vararg || !p.testNext(",") {
 				break
 			}
 		}
 	}
-	p.fs.active += params
+	p.fs.vars = append(p.fs.vars, params...)
 	p.checkNext(")")
 	p.chunk()
 	p.checkMatch("end", "function", line)
@@ -734,7 +782,7 @@ func (p *parser5) primaryExp() (call, assignable bool) {
 		p.expr()
 		p.checkMatch(")", "(", line)
 	case tkName:
-		p.next()
+		p.singleVar(p.checkName())
 		assignable = true
 	default:
 		p.fail("unexpected symbol")

@@ -39,12 +39,7 @@ func ToString(L *lua.LState, v lua.LValue) string {
 // is, or the value's own string.
 func toStringValue(L *lua.LState, v lua.LValue) lua.LValue {
 	if fn := L.GetMetaField(v, "__tostring"); fn != lua.LNil {
-		L.Push(fn)
-		L.Push(v)
-		L.Call(1, 1)
-		r := L.Get(-1)
-		L.Pop(1)
-		return r
+		return call1(L, fn, v)
 	}
 	return lua.LString(plainString(v))
 }
@@ -81,11 +76,7 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			if own {
 				s = toStringValue(L, L.Get(i))
 			} else {
-				L.Push(tostring)
-				L.Push(L.Get(i))
-				L.Call(1, 1)
-				s = L.Get(-1)
-				L.Pop(1)
+				s = call1(L, tostring, L.Get(i))
 			}
 			switch s := s.(type) {
 			case lua.LString:
@@ -184,6 +175,10 @@ func toInteger(f lua.LNumber) int {
 	return int(f)
 }
 
+// cInt converts as Lua 5.1's (int)lua_Integer of a number does: toInteger
+// cut to its low 32 bits.
+func cInt(f lua.LNumber) int { return int(int32(toInteger(f))) }
+
 // checkAny is luaL_checkany: argument n must be present, nil included.
 func checkAny(L *lua.LState, n int) lua.LValue {
 	if n > L.GetTop() {
@@ -215,15 +210,16 @@ func typeError(L *lua.LState, n int, want string) {
 }
 
 // argError is luaL_argerror: "bad argument #n to 'name' (msg)", msg in
-// Lua 5.1's words, raised as luaError raises it. gopher-lua's own ArgError
-// leaves the name unquoted.
+// Lua 5.1's words, raised as luaError raises it, with the function named as
+// Lua 5.1 names it (gopher-lua's own ArgError leaves the name unquoted and
+// names a function called from Go "main chunk"). A method call (s:rep())
+// does not count self, and a bad self is "calling 'name' on bad self".
 func argError(L *lua.LState, n int, msg string) {
-	name := "?"
-	if dbg, ok := L.GetStack(0); ok {
-		// gopher-lua names a function called from Go (by pcall's helper
-		// thread, say) "main chunk"; Lua 5.1 has no name for it.
-		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" && dbg.Name != "(anonymous)" && dbg.Name != "main chunk" {
-			name = dbg.Name
+	name, method := calledFunction(L)
+	if method {
+		n--
+		if n == 0 {
+			luaError(L, "calling '%s' on bad self (%s)", name, msg)
 		}
 	}
 	luaError(L, "bad argument #%d to '%s' (%s)", n, name, msg)
@@ -258,9 +254,9 @@ func installString(L *lua.LState) {
 
 // posRelative is posrelat of lstrlib.c: a negative position counts from the
 // end of a string of length n.
-func posRelative[T int | int64](pos T, n int) T {
+func posRelative(pos, n int) int {
 	if pos < 0 {
-		pos += T(n) + 1
+		pos += n + 1
 	}
 	if pos < 0 {
 		return 0
@@ -436,16 +432,18 @@ func stringArith(event string, op func(a, b float64) float64) lua.LGFunction {
 			}
 		}
 		if !okA {
-			arithError(L, a)
+			arithError(L, a, false)
 		}
-		arithError(L, b)
+		arithError(L, b, true)
 		return 0
 	}
 }
 
-// arithError is luaG_aritherror for the operand v that is not a number.
-func arithError(L *lua.LState, v lua.LValue) {
-	luaError(L, "attempt to perform arithmetic on a %s value", v.Type().String())
+// arithError is luaG_aritherror for the operand v that is not a number,
+// the second operand of the instruction or the first, named as Lua 5.1
+// names it.
+func arithError(L *lua.LState, v lua.LValue, second bool) {
+	luaError(L, "%s", operandError(v, "perform arithmetic on", arithOperandName(L, second)))
 }
 
 // toNumber is Lua 5.1's tonumber of a value: numbers, and strings that

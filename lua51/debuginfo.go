@@ -1,0 +1,90 @@
+package lua51
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// installGetinfo wraps gopher-lua's debug.getinfo so that its table is
+// Lua 5.1's: source is the chunkname a function was loaded with
+// ("@script.lua", "=stdin", or a string chunk's text; gopher-lua gives the
+// chunk id), short_src (which gopher-lua lacks) is its chunk id, a Go
+// function is what "C" with source "=[C]" and no lines, a main chunk is what "main",
+// and only the fields of the options asked for are set (gopher-lua sets
+// them all, empty or zero when not asked for).
+func installGetinfo(L *lua.LState) {
+	debug := library(L, "debug")
+	if debug == nil {
+		return
+	}
+	orig, ok := debug.RawGetString("getinfo").(*lua.LFunction)
+	if !ok || !orig.IsG {
+		return
+	}
+	getinfo := orig.GFunction
+	debug.RawSetString("getinfo", L.NewFunction(func(L *lua.LState) int {
+		what := "flnSu"
+		if s, ok := L.Get(2).(lua.LString); ok {
+			what = string(s)
+			// The function is needed to find its source.
+			L.Replace(2, s+"f")
+		}
+		n := getinfo(L)
+		info, ok := L.Get(-1).(*lua.LTable)
+		if !ok {
+			return n
+		}
+		if strings.Contains(what, "S") {
+			setSourceInfo(info)
+		}
+		for option, fields := range getinfoFields {
+			if !strings.ContainsRune(what, option) {
+				for _, field := range fields {
+					info.RawSetString(field, lua.LNil)
+				}
+			}
+		}
+		return n
+	}))
+}
+
+// getinfoFields are the fields each option of debug.getinfo sets.
+var getinfoFields = map[rune][]string{
+	'S': {"source", "short_src", "what", "linedefined", "lastlinedefined"},
+	'l': {"currentline"},
+	'u': {"nups"},
+	'n': {"name"},
+	'f': {"func"},
+}
+
+// setSourceInfo sets source, short_src and what of a getinfo table as Lua
+// 5.1 gives them for the function in its field func.
+func setSourceInfo(info *lua.LTable) {
+	fn, ok := info.RawGetString("func").(*lua.LFunction)
+	if !ok {
+		return
+	}
+	source, known := Source(fn)
+	shortSrc := ChunkID(source)
+	switch {
+	case fn.IsG:
+		source, shortSrc = "=[C]", "[C]"
+		info.RawSetString("what", lua.LString("C"))
+		info.RawSetString("linedefined", lua.LNumber(-1))
+		info.RawSetString("lastlinedefined", lua.LNumber(-1))
+	case !known:
+		// Loaded otherwise: gopher-lua knows only the chunk id.
+		source, shortSrc = fn.Proto.SourceName, fn.Proto.SourceName
+	}
+	if !fn.IsG {
+		// gopher-lua says "main" for the bottom frame of a thread.
+		if fn.Proto.LineDefined == 0 {
+			info.RawSetString("what", lua.LString("main"))
+		} else if info.RawGetString("what") == lua.LString("main") {
+			info.RawSetString("what", lua.LString("Lua"))
+		}
+	}
+	info.RawSetString("source", lua.LString(source))
+	info.RawSetString("short_src", lua.LString(shortSrc))
+}

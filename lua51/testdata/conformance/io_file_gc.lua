@@ -1,0 +1,15 @@
+-- The file metatable's __gc closes an open file (and checks its argument).
+local gc = getmetatable(io.stdout).__gc
+print(type(gc), pcall(gc))
+local name = os.tmpname()
+local f = assert(io.open(name, "w"))
+f:write("kept")
+gc(f)
+print(io.type(f), pcall(f.write, f, "x"))
+gc(f)
+gc(io.stdout)
+io.stdout:write("stdout still open\n")
+local r = assert(io.open(name))
+print(r:read("*a"))
+r:close()
+os.remove(name)
