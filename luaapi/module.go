@@ -115,9 +115,10 @@ type fabricState struct {
 var globalVerbs = []string{"startup", "submit_gpu", "submit_npu", "start", "abort", "wait"}
 
 // Open opens the module in L: it gives the state Lua 5.1's behaviour
-// (lua51.Install, with print writing to Options.Stdout and math.random
-// seeded with the run's seed), preloads "resident" so that require works,
-// and applies the options. It returns the handle the embedder keeps to read stats and to
+// (lua51.Install, with math.random seeded with the run's seed unless the
+// state was made by lua51.NewState, whose seed stands), makes print write
+// to Options.Stdout, preloads "resident" so that require works, and applies
+// the options. It returns the handle the embedder keeps to read stats and to
 // close open sessions when the state ends.
 func Open(L *lua.LState, opts Options) (*Module, error) {
 	if L == nil {
@@ -154,7 +155,10 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 		L.Push(m.table)
 		return 1
 	})
+	// A state made by lua51.NewState has its fixes, and keeps the seed and
+	// output it was made with; print writes to Options.Stdout either way.
 	lua51.Install(L, lua51.Options{Seed: int64(m.runSeed), Stdout: m.stdout})
+	L.SetGlobal("print", L.NewFunction(lua51.NewPrint(m.stdout)))
 	if opts.Globals {
 		L.SetGlobal("resident", m.table)
 		if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {

@@ -76,7 +76,7 @@ func asChunkError(L *lua.LState, err error) *chunkError {
 	case lua.LString:
 		ce.msg = string(v)
 	case lua.LNumber:
-		ce.msg = v.String()
+		ce.msg = lua51.NumberToString(v)
 	default:
 		ce.msg = fmt.Sprintf("(error object is a %s value)", v.Type())
 		if L.GetMetaField(v, "__tostring") != lua.LNil {
@@ -93,7 +93,7 @@ func asChunkError(L *lua.LState, err error) *chunkError {
 // tostring is Lua's tostring(v), protected: ok is false when __tostring fails.
 func tostring(L *lua.LState, v lua.LValue) (string, bool) {
 	fn := L.NewFunction(func(L *lua.LState) int {
-		L.Push(L.ToStringMeta(L.Get(1)))
+		L.Push(lua.LString(lua51.ToString(L, L.Get(1))))
 		return 1
 	})
 	if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, v); err != nil {

@@ -366,6 +366,36 @@ resident.fabric{mode="sim"}; print(a, b, resident.seed())`
 	contains(t, "stderr", r3.stderr, "seed="+seeds[1], "seed="+seeds[2])
 }
 
+func TestLua51InTheCommand(t *testing.T) {
+	// Scripts, -e chunks and standard input all run Lua 5.1: the counter of
+	// gopher-lua issue 448 counts both cases, and numbers print as lua5.1
+	// prints them (these outputs are lua5.1's).
+	counter := `local n = 0
+local function case(f) pcall(f); n = n + 1 end
+case(function() end); case(function() error("x") end)
+print(n, 0.1 + 0.2, 2^53, 1/0, "x" .. 1e16)`
+	for _, r := range []result{runCmd(t, "", "", "-e", counter), runCmd(t, "", counter, "-")} {
+		r.wantCode(t, 0)
+		if r.stdout != "2\t0.3\t9.007199254741e+15\tinf\tx1e+16\n" {
+			t.Errorf("stdout %q", r.stdout)
+		}
+	}
+	// math.randomseed gives lua5.1's numbers, in every process.
+	seeded := `math.randomseed(42); print(math.random(1, 1000), math.random(), math.random(10))`
+	for i := 0; i < 2; i++ {
+		if r := runCmd(t, "", "", "-e", seeded); r.stdout != "34\t0.32996420763897\t7\n" {
+			t.Errorf("run %d: %q", i, r.stdout)
+		}
+	}
+	// Without math.randomseed, the run's seed seeds math.random.
+	draw := `print(math.random(1, 1000000), math.random(1, 1000000))`
+	a, b := runCmd(t, "", "", "--seed", "5", "-e", draw), runCmd(t, "", "", "--seed", "5", "-e", draw)
+	c := runCmd(t, "", "", "--seed", "6", "-e", draw)
+	if a.stdout != b.stdout || a.stdout == c.stdout {
+		t.Errorf("--seed 5 drew %q then %q; --seed 6 drew %q", a.stdout, b.stdout, c.stdout)
+	}
+}
+
 func TestREPLShowsTableFields(t *testing.T) {
 	// A table result shows its fields, sorted, one level deep, long values
 	// cut, instead of its address; a table with __tostring prints as usual.
