@@ -95,6 +95,7 @@ type Fabric struct {
 	exec        executor
 	ids         atomic.Uint64
 	quarantines []*Quarantined
+	lingering   atomic.Int64 // quarantines waiting only for programs to retire
 	fineGrained bool
 	closed      bool
 }
@@ -115,6 +116,9 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	}
 	if cfg.Budget < 0 {
 		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
+	}
+	if err := cfg.Timing.validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Devices == nil {
 		cfg.Devices = DefaultDevices()
@@ -229,7 +233,10 @@ func (f *Fabric) NewID() uint64 { return f.ids.Add(1) }
 
 // Advance lets simulated time pass by d, running every device step that falls
 // inside it. In real time it sleeps.
-func (f *Fabric) Advance(d time.Duration) { f.exec.advance(d) }
+func (f *Fabric) Advance(d time.Duration) {
+	f.exec.advance(d)
+	f.settleQuarantines() // programs may have retired meanwhile
+}
 
 // Close stops every device (as Reset does) and the device threads. Memory
 // held by open owners stays mapped; quarantined memory is released once its
