@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"residentlua/devices/fault"
+	"residentlua/devices/memory"
 )
 
 // Mode selects the executor that runs device programs.
@@ -90,6 +91,7 @@ type Fabric struct {
 	timing      Timing
 	devices     []*Device
 	budget      *MemoryBudget
+	arena       memory.Arena // what buffers of host profiles other than pinned are carved from
 	faults      *fault.Plane
 	events      *Stream
 	exec        executor

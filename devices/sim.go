@@ -3,6 +3,7 @@ package devices
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -21,24 +22,33 @@ type simExecutor struct {
 }
 
 func newSimExecutor(f *Fabric, seed uint64) *simExecutor {
-	return &simExecutor{fabric: f, mu: make(simLock, 1), rng: rand.New(rand.NewPCG(seed, 0x5eed5c4ed))}
+	return &simExecutor{fabric: f, rng: rand.New(rand.NewPCG(seed, 0x5eed5c4ed))}
 }
 
 // simLock is a mutex that a waiter can stop waiting for when its context
 // ends: another goroutine's simulated wait may hold it for long.
-type simLock chan struct{}
+type simLock struct{ sync.Mutex }
 
-func (l simLock) Lock()   { l <- struct{}{} }
-func (l simLock) Unlock() { <-l }
+// lockPoll is how often a waiter whose context can end retries a lock that
+// another goroutine holds.
+const lockPoll = 100 * time.Microsecond
 
 // lockContext takes the lock, or gives up with ctx's error.
-func (l simLock) lockContext(ctx context.Context) error {
-	select {
-	case l <- struct{}{}:
+func (l *simLock) lockContext(ctx context.Context) error {
+	if l.TryLock() {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	if ctx.Done() == nil {
+		l.Lock()
+		return nil
+	}
+	for !l.TryLock() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(lockPoll)
+	}
+	return nil
 }
 
 func (s *simExecutor) now() time.Duration { return time.Duration(s.clock.Load()) }
