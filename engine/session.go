@@ -56,10 +56,10 @@ type Session struct {
 	npuDone    *devices.Completion
 	decision   uint32 // 0 until decided; recorded before publishing
 	poisoned   bool
-	poisonedBy string // why it was poisoned
-	retired    bool   // a Wait saw both participants retire
-	verified   *devices.Verification
+	retired    bool    // a Wait saw both participants retire
 	outcome    Outcome // set by Close
+	poisonedBy string  // why it was poisoned
+	verified   *devices.Verification
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
