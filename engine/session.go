@@ -259,7 +259,9 @@ func (s *Session) Wait(timeout time.Duration) (bool, error) {
 // cancelled; the session then keeps ownership as on a timeout. A Close from
 // another goroutine ends the wait at once with a Busy error.
 func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
-	s.joining.Lock()
+	if err := lockContext(ctx, &s.joining); err != nil {
+		return false, err // another goroutine's Wait is joining
+	}
 	defer s.joining.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -339,6 +341,28 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 // which is no participant's failure.
 func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errClosing)
+}
+
+// joinPoll is how often a Wait whose context can end retries the join lock
+// that another goroutine's Wait holds.
+const joinPoll = 100 * time.Microsecond
+
+// lockContext takes mu, or gives up with ctx's error when ctx ends first.
+func lockContext(ctx context.Context, mu *sync.Mutex) error {
+	if mu.TryLock() {
+		return nil
+	}
+	if ctx.Done() == nil {
+		mu.Lock()
+		return nil
+	}
+	for !mu.TryLock() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(joinPoll)
+	}
+	return nil
 }
 
 // errClosing ends the joins of a Wait when Close begins.

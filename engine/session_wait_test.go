@@ -128,3 +128,41 @@ func TestClosedSessionsProgramIsRefused(t *testing.T) {
 		t.Errorf("Dispatch of a closed session's GPU program = %v, %v; want a busy error about the released buffer", c, err)
 	}
 }
+
+// Two Waits from two goroutines take turns; the second, whose context ends
+// while the first holds its turn, returns the context's error soon, and the
+// first goes on until the session retires.
+func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
+	f, _, s := protoSimSession(t, sessionLargeExchange)
+	protoStarted(t, s)
+	stopFirst, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.WaitContext(stopFirst, time.Hour)
+		first <- err
+	}()
+	for protoCount(f, s.ID(), protoEv(EvWait)) == 0 {
+		time.Sleep(time.Millisecond) // until the first Wait is joining
+	}
+	ctx, cancelSecond := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelSecond()
+	start := time.Now()
+	ok, err := s.WaitContext(ctx, time.Hour)
+	if took := time.Since(start); ok || !errors.Is(err, context.DeadlineExceeded) || took > sessionGenerous {
+		t.Errorf("the second WaitContext = %v, %v after %v; want false and the context's error soon after 50 ms", ok, err, took)
+	}
+	if protoCount(f, s.ID(), protoEv(EvWait)) != 1 {
+		t.Error("the second Wait began a join while the first was joining")
+	}
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Errorf("the first Wait ended with %v, want context.Canceled", err)
+	}
+	protoState(t, s, StateRunning)
+	ctx, cancelClose := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelClose()
+	if out := s.CloseWithin(ctx, time.Hour); out != Quarantined {
+		t.Errorf("CloseWithin = %v, want quarantined", out)
+	}
+	protoResetBoth(t, f)
+}
