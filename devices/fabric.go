@@ -248,14 +248,18 @@ func (f *Fabric) Close() {
 		d.Reset()
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.closed {
-		f.closed = true
-		f.exec.close()
-		for _, d := range f.devices {
-			if d.accel != nil {
-				_ = d.accel.Close()
-			}
+	closed := f.closed
+	f.closed = true
+	f.mu.Unlock()
+	if closed {
+		return
+	}
+	// Not under f.mu: a device goroutine may need it to end a quarantine
+	// after its last invocation, and close waits for the goroutines.
+	f.exec.close()
+	for _, d := range f.devices {
+		if d.accel != nil {
+			_ = d.accel.Close()
 		}
 	}
 }

@@ -17,8 +17,10 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			f, gpu, npu, b := mmShared(t, Config{Mode: mode}, 64)
 			f.Quarantine(9, "test quarantine", []*Device{gpu, npu}, []*Buffer{b})
 			gpu.Reset()
+			// The program waits on a word of its own buffer and can reach b.
+			own := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
 			var seen atomic.Uint32
-			c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 2, b))
+			c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, own, gpu, AQL), 0, &seen), 2, b, own))
 			npu.Reset()
 			qs := f.Quarantines()
 			if len(qs) != 1 || len(qs[0].Waiting) != 0 || len(qs[0].ReachedBy) != 1 || qs[0].ReachedBy[0] != c.ID() {
@@ -27,11 +29,11 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			if evs := mmEvents(f, EvRelease, b.ID()); len(evs) != 0 {
 				t.Fatalf("the quarantined buffer was released while invocation %d can reach it: %+v", c.ID(), evs)
 			}
-			mmCharged(t, f, 64, 64)
+			mmCharged(t, f, 128, 64)
 			if err := b.Release(); err == nil || !strings.Contains(err.Error(), "quarantined") {
 				t.Errorf("Release of the kept buffer = %v, want the quarantine refusal", err)
 			}
-			b.HostStore(0, 5) // the program retires
+			own.HostStore(0, 5) // the program retires
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("the program did not retire: %v, %v", ok, err)
 			}
@@ -47,6 +49,9 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			}
 			if ends := f.Events().Events(func(e *Event) bool { return e.Kind == EvQuarantineEnd }); len(ends) != 1 {
 				t.Errorf("quarantine.end events: %+v, want one", ends)
+			}
+			if err := own.Release(); err != nil {
+				t.Fatal(err)
 			}
 			mmCharged(t, f, 0, 0)
 		})
