@@ -31,14 +31,14 @@ func errReset(inv *invocation) error {
 	return Errorf(KindDevice, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
 }
 
-// forever is a timeout that never expires, and the wake time of a program
-// that waits for no time.
+// forever is a timeout that never expires, and a wake time that never comes.
 const forever = time.Duration(1<<63 - 1)
 
 // simEnd is where simulated time ends, about 292 years in: a simulated wait
 // whose deadline lies later ends there instead, so the clock never reaches
-// forever (which means "never"), and the last hour leaves room for the
-// latencies of whatever the host does next.
+// forever, which means "never" to every timer. It is an hour short of
+// forever so that latencies started at the end (a dispatch's, a
+// completion's) still fall on instants before "never".
 const simEnd = forever - time.Hour
 
 // deadline adds a timeout to a time without overflowing.
