@@ -31,3 +31,27 @@ func TestSmallBuffersCostNoMappingOfTheirOwn(t *testing.T) {
 	}
 	mmCharged(t, f, 0, 0)
 }
+
+// A quarantined buffer's memory is never carved again while its quarantine
+// lasts: buffers made and released around it never disturb it, and it goes
+// back to the arena only when the quarantine ends.
+func TestQuarantinedMemoryIsNeverReused(t *testing.T) {
+	f, gpu, npu, q := mmShared(t, Config{}, 64)
+	q.HostStore(60, 0xfeed)
+	f.Quarantine(5, "test", []*Device{gpu, npu}, []*Buffer{q})
+	p := mmProfile(t, f, FineGrained)
+	for range 2000 {
+		b := mmAlloc(t, p, 64)
+		b.Zero()
+		if err := b.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mmHost(t, "the quarantined buffer after 2000 others came and went", q, 60, 0xfeed)
+	gpu.Reset()
+	npu.Reset()
+	if evs := mmEvents(f, EvRelease, q.ID()); len(evs) != 1 {
+		t.Fatalf("release events of the quarantined buffer after both resets: %+v, want one", evs)
+	}
+	mmCharged(t, f, 0, 0)
+}
