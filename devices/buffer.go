@@ -138,10 +138,8 @@ func (b *Buffer) Release() error {
 	if b.quarantined {
 		return refuse(Errorf(KindBusy, "release", "buffer %d is quarantined; reset its devices to release it", b.id))
 	}
-	for _, d := range f.devices {
-		if inv := d.current; inv != nil && !inv.comp.IsDone() && inv.reaches(b) {
-			return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, d.name))
-		}
+	if inv := f.reachingLocked(b); inv != nil {
+		return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, inv.dev.name))
 	}
 	b.releaseLocked(false)
 	return nil

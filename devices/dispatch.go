@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,11 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	if f.closed {
 		return reject(Errorf(KindBusy, "dispatch", "the fabric is closed; make a new one"))
 	}
+	for _, b := range p.reach {
+		if b.released {
+			return reject(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
+		}
+	}
 	if d.occupiedLocked() {
 		if d.held > 0 {
 			return reject(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
@@ -79,7 +85,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	case fault.Error:
 		return reject(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
 	case fault.Delay:
-		delay += fired.Delay
+		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
 	p.dispatched.Store(true)
 	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
@@ -98,7 +104,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	}
 	// The latency counts from the dispatch event, however long the host
 	// took to get here: the program never starts sooner after it.
-	inv.startAt = f.exec.now() + delay
+	inv.startAt = deadline(f.exec.now(), delay)
 	f.exec.launch(inv)
 	return inv.comp, nil
 }
@@ -157,8 +163,21 @@ func (c *Completion) IsComplete() (bool, error) {
 // virtual time pass, in real time on the wall clock. It returns false on
 // timeout; a device error is returned as the error.
 func (c *Completion) Wait(timeout time.Duration) (bool, error) {
-	if !c.done.Load() && !c.fabric.exec.wait(c, timeout) {
-		return false, nil
+	return c.WaitContext(context.Background(), timeout)
+}
+
+// WaitContext is Wait that also ends, returning false and ctx's error, as
+// soon as ctx is done: in real time at once, in simulated time after the
+// device step in progress (the executor checks ctx between steps), however
+// much virtual time the wait still had. A retirement that came first wins.
+// docs/memory-model.md says how the two clocks relate.
+func (c *Completion) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
+	if !c.done.Load() {
+		ok, err := c.fabric.exec.wait(ctx, c, timeout)
+		c.fabric.settleQuarantines() // programs may have retired meanwhile
+		if !ok {
+			return false, err
+		}
 	}
 	return true, c.err
 }

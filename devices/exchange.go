@@ -2,7 +2,6 @@ package devices
 
 import (
 	"fmt"
-	"time"
 
 	"residentlua/devices/fault"
 	"residentlua/devices/memory"
@@ -383,7 +382,7 @@ func (p *npuExchange) Step(env *Env) Next {
 			}
 			// DMA the generation line and the slot in.
 			p.reading = true
-			return Sleep(dma * time.Duration(1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
+			return Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
 		}
 		p.reading = false
 		base := x.dataOff(slot)
@@ -407,7 +406,7 @@ func (p *npuExchange) Step(env *Env) Next {
 		}
 		p.g++
 		p.state = stateRound
-		return Sleep(dma * time.Duration(wrote))
+		return Sleep(mulDuration(dma, wrote))
 	}
 	return Retire(Errorf(KindDevice, "run", "NPU exchange stepped after it retired"))
 }

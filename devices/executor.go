@@ -1,6 +1,9 @@
 package devices
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // executor runs device programs: simExecutor in virtual time,
 // realTimeExecutor on one goroutine per device.
@@ -11,8 +14,9 @@ type executor interface {
 	launch(inv *invocation)
 	// changed says memory a program may wait on was written.
 	changed()
-	// wait waits up to timeout for c; true when it completed.
-	wait(c *Completion, timeout time.Duration) bool
+	// wait waits up to timeout for c, or until ctx is done; true when c
+	// completed, ctx's error when ctx ended the wait first.
+	wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error)
 	// stop ends inv at once with a reset error (fabric.mu held); when it
 	// returns, the program will never run again.
 	stop(inv *invocation)
@@ -27,8 +31,15 @@ func errReset(inv *invocation) error {
 	return Errorf(KindDevice, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
 }
 
-// forever is a timeout that never expires.
+// forever is a timeout that never expires, and a wake time that never comes.
 const forever = time.Duration(1<<63 - 1)
+
+// simEnd is where simulated time ends, about 292 years in: a simulated wait
+// whose deadline lies later ends there instead, so the clock never reaches
+// forever, which means "never" to every timer. It is an hour short of
+// forever so that latencies started at the end (a dispatch's, a
+// completion's) still fall on instants before "never".
+const simEnd = forever - time.Hour
 
 // deadline adds a timeout to a time without overflowing.
 func deadline(now, timeout time.Duration) time.Duration {
@@ -36,4 +47,22 @@ func deadline(now, timeout time.Duration) time.Duration {
 		return forever
 	}
 	return now + timeout
+}
+
+// addDurations adds two non-negative durations, saturating at forever
+// instead of wrapping into the past.
+func addDurations(a, b time.Duration) time.Duration {
+	if b > forever-a {
+		return forever
+	}
+	return a + b
+}
+
+// mulDuration multiplies a non-negative duration by a non-negative count,
+// saturating at forever.
+func mulDuration(d time.Duration, n int) time.Duration {
+	if n != 0 && d > forever/time.Duration(n) {
+		return forever
+	}
+	return d * time.Duration(n)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"residentlua/devices/fault"
+	"residentlua/devices/memory"
 )
 
 // Mode selects the executor that runs device programs.
@@ -90,11 +91,13 @@ type Fabric struct {
 	timing      Timing
 	devices     []*Device
 	budget      *MemoryBudget
+	arena       memory.Arena // what buffers of host profiles other than pinned are carved from
 	faults      *fault.Plane
 	events      *Stream
 	exec        executor
 	ids         atomic.Uint64
 	quarantines []*Quarantined
+	lingering   atomic.Int64 // quarantines waiting only for programs to retire
 	fineGrained bool
 	closed      bool
 }
@@ -115,6 +118,9 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	}
 	if cfg.Budget < 0 {
 		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
+	}
+	if err := cfg.Timing.validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Devices == nil {
 		cfg.Devices = DefaultDevices()
@@ -234,7 +240,10 @@ func (f *Fabric) NewID() uint64 { return f.ids.Add(1) }
 
 // Advance lets simulated time pass by d, running every device step that falls
 // inside it. In real time it sleeps.
-func (f *Fabric) Advance(d time.Duration) { f.exec.advance(d) }
+func (f *Fabric) Advance(d time.Duration) {
+	f.exec.advance(d)
+	f.settleQuarantines() // programs may have retired meanwhile
+}
 
 // Close stops every device (as Reset does) and the device threads. Memory
 // held by open owners stays mapped; quarantined memory is released once its
@@ -244,14 +253,18 @@ func (f *Fabric) Close() {
 		d.Reset()
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.closed {
-		f.closed = true
-		f.exec.close()
-		for _, d := range f.devices {
-			if d.accel != nil {
-				_ = d.accel.Close()
-			}
+	closed := f.closed
+	f.closed = true
+	f.mu.Unlock()
+	if closed {
+		return
+	}
+	// Not under f.mu: a device goroutine may need it to end a quarantine
+	// after its last invocation, and close waits for the goroutines.
+	f.exec.close()
+	for _, d := range f.devices {
+		if d.accel != nil {
+			_ = d.accel.Close()
 		}
 	}
 }

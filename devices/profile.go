@@ -101,8 +101,9 @@ func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
 	return p.kind == FineGrained && d.kind == GPU
 }
 
-// Allocate maps size bytes (rounded up to whole lines), zeroed, charged to
-// budget (the fabric's when nil). owner tags the buffer's events.
+// Allocate takes size bytes (rounded up to whole lines), zeroed, charged to
+// budget (the fabric's when nil): carved from the fabric's arena, or lent by
+// the accelerator for pinned memory. owner tags the buffer's events.
 func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffer, error) {
 	f := p.fabric
 	if budget == nil {
@@ -119,7 +120,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	mapMemory := memory.Map
+	mapMemory := f.arena.Alloc
 	if p.kind == Pinned {
 		mapMemory = acceleratorOf(p.devices).Map
 	}

@@ -1,10 +1,14 @@
 package devices
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Quarantined is memory a device may still reach, kept mapped and charged,
 // with the devices that might reach it held occupied, until every one of
-// those devices has been reset.
+// those devices has been reset and no running program can reach the memory
+// (a program dispatched after one of the resets may).
 type Quarantined struct {
 	owner   uint64
 	label   string
@@ -22,6 +26,10 @@ type QuarantineInfo struct {
 	Since   time.Duration // fabric time it began
 	Bytes   int64         // memory kept
 	Waiting []string      // devices that must still be reset
+	// ReachedBy lists the running invocations that can reach the memory
+	// (by id); once the devices are reset the quarantine ends when these
+	// have retired.
+	ReachedBy []uint64
 }
 
 // Quarantine keeps bufs mapped and charged and holds devs occupied until each
@@ -62,24 +70,54 @@ func (f *Fabric) Quarantines() []QuarantineInfo {
 		for _, d := range q.waiting {
 			info.Waiting = append(info.Waiting, d.name)
 		}
+		for _, b := range q.buffers {
+			if inv := f.reachingLocked(b); inv != nil && !slices.Contains(info.ReachedBy, inv.id) {
+				info.ReachedBy = append(info.ReachedBy, inv.id)
+			}
+		}
 		out = append(out, info)
 	}
 	return out
 }
 
 // releaseResetQuarantines notes that d was reset and releases every
-// quarantine that waits for no other device (fabric.mu held).
+// quarantine that waits for no device and whose memory no running program
+// can reach (fabric.mu held).
 func (f *Fabric) releaseResetQuarantines(d *Device) {
-	kept := f.quarantines[:0]
 	for _, q := range f.quarantines {
-		for i, w := range q.waiting {
-			if w == d {
-				q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
-				break
-			}
+		if i := slices.Index(q.waiting, d); i >= 0 {
+			q.waiting = slices.Delete(q.waiting, i, i+1)
 		}
+	}
+	f.releaseQuarantinesLocked()
+}
+
+// settleQuarantines releases the quarantines that only waited for programs
+// to retire, after one did. It takes fabric.mu, so callers hold no lock of
+// the fabric or its executor.
+func (f *Fabric) settleQuarantines() {
+	if f.lingering.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.releaseQuarantinesLocked()
+}
+
+// releaseQuarantinesLocked ends every quarantine that waits for no device
+// and whose buffers no running program reaches, and counts those left
+// waiting only for programs (fabric.mu held).
+func (f *Fabric) releaseQuarantinesLocked() {
+	kept := f.quarantines[:0]
+	lingering := int64(0)
+	for _, q := range f.quarantines {
 		if len(q.waiting) > 0 {
 			kept = append(kept, q)
+			continue
+		}
+		if f.reachedLocked(q) {
+			kept = append(kept, q)
+			lingering++
 			continue
 		}
 		f.events.atomically(func(emit emitFunc) {
@@ -91,4 +129,27 @@ func (f *Fabric) releaseResetQuarantines(d *Device) {
 	}
 	clear(f.quarantines[len(kept):])
 	f.quarantines = kept
+	f.lingering.Store(lingering)
+}
+
+// reachedLocked reports whether a running program can reach one of q's
+// buffers (fabric.mu held).
+func (f *Fabric) reachedLocked(q *Quarantined) bool {
+	for _, b := range q.buffers {
+		if f.reachingLocked(b) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// reachingLocked is a running invocation that can reach b, or nil
+// (fabric.mu held).
+func (f *Fabric) reachingLocked(b *Buffer) *invocation {
+	for _, d := range f.devices {
+		if inv := d.current; inv != nil && !inv.comp.IsDone() && inv.reaches(b) {
+			return inv
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -109,7 +110,7 @@ func (b *backoff) next() bool {
 	return true
 }
 
-func (r *realTimeExecutor) wait(c *Completion, timeout time.Duration) bool {
+func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
 	b := backoff{budget: min(hostSpinFor, timeout)}
 	for !c.done.Load() {
 		if !b.next() {
@@ -117,19 +118,27 @@ func (r *realTimeExecutor) wait(c *Completion, timeout time.Duration) bool {
 		}
 	}
 	if c.done.Load() {
-		return true
+		return true, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
 	}
 	left := timeout - time.Since(b.start)
 	if left <= 0 {
-		return false
+		return false, nil
 	}
 	timer := time.NewTimer(left)
 	defer timer.Stop()
 	select {
 	case <-c.channel():
-		return true
+		return true, nil
 	case <-timer.C:
-		return c.done.Load()
+		return c.done.Load(), nil
+	case <-ctx.Done():
+		if c.done.Load() {
+			return true, nil
+		}
+		return false, ctx.Err()
 	}
 }
 
@@ -181,6 +190,7 @@ func (t *deviceThread) loop() {
 			}
 		}
 		t.run(inv)
+		t.exec.fabric.settleQuarantines() // inv has retired: a quarantine may wait for it
 	}
 }
 

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -13,7 +14,7 @@ import (
 // sequence of host operations always give the same events.
 type simExecutor struct {
 	fabric *Fabric
-	mu     sync.Mutex // serialises runs: one goroutine steps devices at a time
+	mu     simLock // serialises runs: one goroutine steps devices at a time
 	clock  atomic.Int64
 	rng    *rand.Rand
 	active []*invocation
@@ -22,6 +23,32 @@ type simExecutor struct {
 
 func newSimExecutor(f *Fabric, seed uint64) *simExecutor {
 	return &simExecutor{fabric: f, rng: rand.New(rand.NewPCG(seed, 0x5eed5c4ed))}
+}
+
+// simLock is a mutex that a waiter can stop waiting for when its context
+// ends: another goroutine's simulated wait may hold it for long.
+type simLock struct{ sync.Mutex }
+
+// lockPoll is how often a waiter whose context can end retries a lock that
+// another goroutine holds.
+const lockPoll = 100 * time.Microsecond
+
+// lockContext takes the lock, or gives up with ctx's error.
+func (l *simLock) lockContext(ctx context.Context) error {
+	if l.TryLock() {
+		return nil
+	}
+	if ctx.Done() == nil {
+		l.Lock()
+		return nil
+	}
+	for !l.TryLock() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(lockPoll)
+	}
+	return nil
 }
 
 func (s *simExecutor) now() time.Duration { return time.Duration(s.clock.Load()) }
@@ -36,16 +63,23 @@ func (s *simExecutor) launch(inv *invocation) {
 
 func (s *simExecutor) changed() {}
 
-func (s *simExecutor) wait(c *Completion, timeout time.Duration) bool {
-	s.mu.Lock()
+func (s *simExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
+	if err := s.mu.lockContext(ctx); err != nil {
+		return c.done.Load(), err
+	}
 	defer s.mu.Unlock()
-	return s.run(deadline(s.now(), timeout), c)
+	return s.run(ctx, s.until(timeout), c)
 }
 
 func (s *simExecutor) advance(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.run(deadline(s.now(), d), nil)
+	_, _ = s.run(context.Background(), s.until(d), nil) // a background context never ends a run
+}
+
+// until is the instant a run of d from now stops at: simEnd at the latest.
+func (s *simExecutor) until(d time.Duration) time.Duration {
+	return min(deadline(s.now(), d), simEnd)
 }
 
 func (s *simExecutor) stop(inv *invocation) {
@@ -67,12 +101,16 @@ func (s *simExecutor) remove(inv *invocation) {
 	}
 }
 
-// run steps programs until c completes (when c is not nil) or until the
-// clock reaches until, and reports whether c completed.
-func (s *simExecutor) run(until time.Duration, c *Completion) bool {
+// run steps programs until c completes (when c is not nil), until the clock
+// reaches until, or until ctx ends, which it checks before every step. It
+// reports whether c completed, and ctx's error when ctx ended the run.
+func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completion) (bool, error) {
 	for {
 		if c != nil && c.done.Load() {
-			return true
+			return true, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
 		}
 		now := s.now()
 		s.ready = s.ready[:0]
@@ -98,7 +136,7 @@ func (s *simExecutor) run(until time.Duration, c *Completion) bool {
 				if until > now {
 					s.clock.Store(int64(until))
 				}
-				return c != nil && c.done.Load()
+				return c != nil && c.done.Load(), nil
 			}
 			s.clock.Store(int64(next))
 			continue
@@ -129,6 +167,6 @@ func (s *simExecutor) step(inv *invocation) {
 	case nextSleep:
 		inv.wakeAt = deadline(s.now(), inv.next.d)
 	case nextRetire:
-		inv.wakeAt = s.now() + inv.dev.fabric.timing.Completion
+		inv.wakeAt = deadline(s.now(), inv.dev.fabric.timing.Completion)
 	}
 }

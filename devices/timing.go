@@ -82,3 +82,14 @@ func (t Timing) String() string {
 	return fmt.Sprintf("aql_dispatch=%v pm4_dispatch=%v xdna_dispatch=%v host_to_gpu=%v npu_dma_line=%v completion=%v",
 		t.AQLDispatch, t.PM4Dispatch, t.XDNADispatch, t.HostToGPU, t.NPUDMALine, t.Completion)
 }
+
+// validate refuses a negative figure, which would start or wake a program
+// before the moment that asks for it.
+func (t *Timing) validate() error {
+	for _, name := range TimingFigures {
+		if d, _ := t.Figure(name); *d < 0 {
+			return Errorf(KindInvalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
+		}
+	}
+	return nil
+}

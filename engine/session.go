@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"residentlua/devices"
@@ -41,19 +42,24 @@ func (o Outcome) String() string {
 // Session is one resident GPU–NPU session: it owns the startup line and both
 // prepared programs. Submit both participants in either order, Start (RUN),
 // then Wait for both; or Abort before a decision. Close is the drop path.
-// A Session is safe for concurrent use; its operations are serialised.
+// A Session is safe for concurrent use. Its operations are serialised, except
+// that a join (Wait's, or Close's) holds no lock the others need: State and
+// the like answer during a Wait, and Close ends another goroutine's Wait.
 type Session struct {
-	mu         sync.Mutex
+	mu         sync.Mutex // guards the fields below; never held while joining
+	joining    sync.Mutex // one join at a time: a Wait's or a Close's
+	closing    closeSignal
+	interrupt  context.CancelFunc // ends the join of a Wait given a cancellable context
 	startup    *Startup
 	gpu, npu   *devices.Prepared
 	gpuDone    *devices.Completion
 	npuDone    *devices.Completion
 	decision   uint32 // 0 until decided; recorded before publishing
 	poisoned   bool
-	poisonedBy string // why it was poisoned
-	retired    bool   // a Wait saw both participants retire
-	verified   *devices.Verification
+	retired    bool    // a Wait saw both participants retire
 	outcome    Outcome // set by Close
+	poisonedBy string  // why it was poisoned
+	verified   *devices.Verification
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
@@ -252,19 +258,35 @@ func (s *Session) Wait(timeout time.Duration) (bool, error) {
 }
 
 // WaitContext is Wait that also returns, with ctx's error, soon after ctx is
-// cancelled; the session then keeps ownership as on a timeout.
+// cancelled; the session then keeps ownership as on a timeout. A Close from
+// another goroutine ends the wait at once with a Busy error.
 func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
+	if err := lockContext(ctx, &s.joining); err != nil {
+		return false, err // another goroutine's Wait is joining
+	}
+	defer s.joining.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.outcome != 0 {
+	if s.outcome != 0 || s.closing.Err() != nil {
 		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
 	}
-	return s.wait(ctx, timeout)
+	jctx := context.Context(&s.closing)
+	if ctx.Done() != nil {
+		jctx, s.interrupt = context.WithCancel(ctx)
+		defer func() { s.interrupt(); s.interrupt = nil }()
+	}
+	ok, err := s.wait(jctx, timeout)
+	if err != nil && isContextError(err) && ctx.Err() == nil {
+		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
+	}
+	return ok, err
 }
 
+// wait joins both participants under one deadline (s.mu and s.joining
+// held; s.mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
 		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
@@ -272,13 +294,16 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	f := s.startup.fabric
 	start := f.Now()
 	s.emit(EvWait, uint64(timeout), 0, "")
-	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, s.gpuDone, timeout)
+	gpuDone, npuDone := s.gpuDone, s.npuDone // fixed once decided
+	s.mu.Unlock()
+	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, gpuDone, timeout)
 	left := max(timeout-(f.Now()-start), 0)
 	if broken == fullSecondJoin {
 		left = timeout
 	}
 	// Always attempt both joins, even when the first one failed.
-	npuOK, npuErr := s.join(ctx, ParticipantNPU, s.npuDone, left)
+	npuOK, npuErr := s.join(ctx, ParticipantNPU, npuDone, left)
+	s.mu.Lock()
 	err := gpuErr
 	if err == nil {
 		err = npuErr
@@ -305,7 +330,7 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 		s.emit(EvJoin, who, JoinAbsent, "")
 		return true, nil
 	}
-	ok, err := waitContext(ctx, c, timeout)
+	ok, err := c.WaitContext(ctx, timeout)
 	switch {
 	case err != nil:
 		s.emit(EvJoin, who, joinFailure(err), err.Error())
@@ -317,39 +342,84 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 	return ok, err
 }
 
+// isContextError reports whether err says that a wait's context ended,
+// which is no participant's failure.
 func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errClosing)
 }
 
-// waitSlice bounds one uninterruptible wait, so cancellation is noticed promptly.
-const waitSlice = 20 * time.Millisecond
+// joinPoll is how often a Wait whose context can end retries the join lock
+// that another goroutine's Wait holds.
+const joinPoll = 100 * time.Microsecond
 
-func waitContext(ctx context.Context, c *devices.Completion, timeout time.Duration) (bool, error) {
+// lockContext takes mu, or gives up with ctx's error when ctx ends first.
+func lockContext(ctx context.Context, mu *sync.Mutex) error {
+	if mu.TryLock() {
+		return nil
+	}
 	if ctx.Done() == nil {
-		return c.Wait(timeout)
+		mu.Lock()
+		return nil
 	}
-	slice := waitSlice
-	for {
+	for !mu.TryLock() {
 		if err := ctx.Err(); err != nil {
-			return false, err
+			return err
 		}
-		step := min(timeout, slice)
-		began := time.Now()
-		ok, err := c.Wait(step)
-		if ok || err != nil {
-			return ok, err
-		}
-		timeout -= step
-		if timeout <= 0 {
-			return false, nil
-		}
-		// In simulated time a slice can pass in no real time (a hung
-		// device): grow it, while each still returns to check ctx within
-		// about waitSlice.
-		if time.Since(began) < waitSlice/4 && slice < timeout {
-			slice *= 2
+		time.Sleep(joinPoll)
+	}
+	return nil
+}
+
+// errClosing ends the joins of a Wait when Close begins.
+var errClosing = errors.New("the session is closing")
+
+// closeSignal is the context of a Wait's joins when its caller's context
+// can never end: it ends once Close begins. It allocates nothing until a
+// real-time join asks for its Done channel.
+type closeSignal struct {
+	mu    sync.Mutex
+	done  chan struct{}
+	fired atomic.Bool
+}
+
+// Deadline is none.
+func (c *closeSignal) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Value is nil for every key.
+func (c *closeSignal) Value(any) any { return nil }
+
+// Err is errClosing once Close began.
+func (c *closeSignal) Err() error {
+	if c.fired.Load() {
+		return errClosing
+	}
+	return nil
+}
+
+// Done is closed once Close began.
+func (c *closeSignal) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.fired.Load() {
+			close(c.done)
 		}
 	}
+	return c.done
+}
+
+// fire ends every join under c, once.
+func (c *closeSignal) fire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fired.Load() {
+		return
+	}
+	if c.done != nil {
+		close(c.done)
+	}
+	c.fired.Store(true)
 }
 
 // verify checks the exchange once, after a RUN session retired.
@@ -373,9 +443,20 @@ func (s *Session) verify() {
 func (s *Session) Close() Outcome { return s.CloseWithin(context.Background(), DefaultCloseTimeout) }
 
 // CloseWithin is Close with its own join timeout and context. A cancelled
-// context ends the join early, and the session is then quarantined.
-// Closing a closed session returns how it ended.
+// context ends the join early, and the session is then quarantined. A Wait
+// joining in another goroutine is ended first, so the close takes its own
+// timeout, not the Wait's. Closing a closed session returns how it ended.
 func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcome {
+	s.mu.Lock()
+	if s.outcome == 0 {
+		s.closing.fire()
+		if s.interrupt != nil {
+			s.interrupt()
+		}
+	}
+	s.mu.Unlock()
+	s.joining.Lock()
+	defer s.joining.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.outcome != 0 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -268,26 +267,12 @@ func (m *Module) act(name string, verb func(*engine.Session) error) lua.LGFuncti
 	}
 }
 
-// simHorizon keeps simulated deadlines short of the end of time, where the
-// simulated executor has no later instant to stop at.
-const simHorizon = time.Duration(1<<63-1) - time.Hour
-
-// bound shortens d so that now+d stays within the simulated clock's range.
-func bound(f *devices.Fabric, d time.Duration) time.Duration {
-	if f.Mode() == devices.Simulated {
-		if left := simHorizon - f.Now(); d > left {
-			return max(left, 0)
-		}
-	}
-	return d
-}
-
 func (m *Module) wait(L *lua.LState) int {
 	s := m.checkSession(L, 1, "wait")
 	d := m.checkSeconds(L, 2, "wait", "wait", "the wait timeout")
 	_, eng := m.live(L, "wait")
 	ctx := ctxOf(L)
-	ok, err := eng.WaitContext(ctx, bound(s.fab.f, d))
+	ok, err := eng.WaitContext(ctx, d)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			interrupted(L, "wait", s.id, err)
@@ -319,7 +304,7 @@ func (m *Module) close(L *lua.LState) int {
 		L.Push(lua.LString(s.closedOutcome()))
 		return 1
 	}
-	out := s.eng.CloseWithin(ctxOf(L), bound(s.fab.f, d))
+	out := s.eng.CloseWithin(ctxOf(L), d)
 	if out == engine.Retired {
 		m.finish(s)
 	}

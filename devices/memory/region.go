@@ -1,7 +1,10 @@
-// Package memory is the project's one place for raw memory: regions mapped
-// with mmap (anonymous, shared) whose 32-bit words are read and written with
-// atomics. Everything a device can reach lives in a Region; nothing outside
-// this package converts pointers or touches the mapping directly.
+// Package memory is the project's one place for raw memory: regions of
+// mappings made with mmap (anonymous, shared) whose 32-bit words are read and
+// written with atomics. Everything a device can reach lives in a Region;
+// nothing outside this package converts pointers or touches the mapping
+// directly. Small regions are carved from an Arena's larger mappings; the
+// package counts the mappings it holds and refuses, with an error, to make
+// more than the system's limit allows (see mapLimit).
 //
 // Offsets are byte offsets, 4-byte aligned and inside the region; a bad offset
 // is a programming error and panics. A Region must not be used after Unmap:
@@ -10,6 +13,9 @@ package memory
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -19,30 +25,71 @@ import (
 // LineBytes is the size of a cache line and the alignment of every region.
 const LineBytes = 64
 
-// Region is a zeroed, line-aligned block of mapped memory.
+// Region is a zeroed, line-aligned block of mapped memory: a mapping of its
+// own, a block carved from an Arena's chunk, or foreign memory.
 type Region struct {
 	bytes []byte
-	free  func() error // gives foreign memory back to its allocator; nil for Map's
+	home  *chunk // the chunk a carved region came from, or a foreign region's lender; nil for a mapping of its own
 }
 
 // Map maps size bytes (rounded up to whole lines) of zeroed shared anonymous
-// memory. A mapping of the same number of pages that an earlier region gave
-// back (Unmap) is reused, zeroed, before a new one is made.
+// memory as a mapping of its own.
 func Map(size int) (*Region, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("memory: cannot map %d bytes; size must be positive", size)
 	}
 	size = RoundUp(size)
-	if b := spares.take(pages(size)); b != nil {
-		b = b[:size]
-		clear(b)
-		return &Region{bytes: b}, nil
-	}
-	b, err := unix.Mmap(-1, 0, pages(size)*pageBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	b, err := mmap(size)
 	if err != nil {
-		return nil, fmt.Errorf("memory: mmap of %d bytes failed: %w", size, err)
+		return nil, err
 	}
 	return &Region{bytes: b[:size]}, nil
+}
+
+// pageBytes is the system's page size, the unit of every mapping.
+var pageBytes = os.Getpagesize()
+
+// mappings counts the mappings the package holds: its own regions, and the
+// chunks of arenas and of the pool.
+var mappings atomic.Int64
+
+// mapLimit is how many mappings the package may hold: half of the system's
+// vm.max_map_count, leaving the rest to the Go runtime and everything else
+// in the process. Past the system's limit mmap fails for the runtime too,
+// and the process dies; this package refuses first, with an error.
+var mapLimit = func() int64 {
+	const linuxDefault = 65530
+	n := int64(linuxDefault)
+	if b, err := os.ReadFile("/proc/sys/vm/max_map_count"); err == nil {
+		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 {
+			n = v
+		}
+	}
+	return n / 2
+}()
+
+// mmap maps whole pages covering size bytes, counted against mapLimit.
+func mmap(size int) ([]byte, error) {
+	if n := mappings.Add(1); n > mapLimit {
+		mappings.Add(-1)
+		return nil, fmt.Errorf("memory: the process already holds %d memory mappings, half of the system's limit (vm.max_map_count); close sessions, reset devices to end quarantines, or raise vm.max_map_count", n-1)
+	}
+	pages := (size + pageBytes - 1) / pageBytes
+	b, err := unix.Mmap(-1, 0, pages*pageBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	if err != nil {
+		mappings.Add(-1)
+		return nil, fmt.Errorf("memory: mmap of %d bytes failed: %w; close sessions, reset devices to end quarantines, or lower the memory budget", size, err)
+	}
+	return b, nil
+}
+
+// munmap gives back a whole mapping that mmap made.
+func munmap(b []byte) error {
+	err := unix.Munmap(b)
+	if err == nil {
+		mappings.Add(-1)
+	}
+	return err
 }
 
 // RoundUp rounds n up to a whole number of lines.
@@ -57,7 +104,7 @@ func (r *Region) word(off int) *uint32 {
 	if off < 0 || off+4 > len(r.bytes) || off%4 != 0 {
 		panic(fmt.Sprintf("memory: word offset %d outside region of %d bytes or not 4-aligned", off, len(r.bytes)))
 	}
-	// The mapping is page-aligned and off is 4-aligned, so the word is aligned.
+	// Every region starts on a line and off is 4-aligned, so the word is aligned.
 	return (*uint32)(unsafe.Pointer(&r.bytes[off]))
 }
 
@@ -78,18 +125,21 @@ func (r *Region) Xor(off int, mask uint32) {
 	}
 }
 
-// Unmap returns the memory to the system, or to the allocator that lent a
-// foreign region. The region must not be used again.
+// Unmap gives the memory back: to the system for a region of its own, to
+// its arena for a carved one (which may carve it again, zeroed), to the
+// allocator that lent a foreign one. The region must not be used again.
 func (r *Region) Unmap() error {
 	if r.bytes == nil {
 		return fmt.Errorf("memory: region already unmapped")
 	}
 	var err error
-	switch whole := r.bytes[:cap(r.bytes)]; {
-	case r.free != nil:
-		err = r.free()
-	case !spares.give(whole):
-		err = unix.Munmap(whole)
+	switch {
+	case r.home == nil:
+		err = munmap(r.bytes[:cap(r.bytes)])
+	case r.home.lent != nil:
+		err = r.home.lent()
+	default:
+		r.home.arena.give(r)
 	}
 	r.bytes = nil
 	return err
@@ -107,7 +157,7 @@ func Foreign(addr uintptr, size int, free func() error) (*Region, error) {
 	// through a pointer to it keeps vet's uintptr check quiet on purpose.
 	b := unsafe.Slice(*(**byte)(unsafe.Pointer(&addr)), size)
 	clear(b)
-	return &Region{bytes: b, free: free}, nil
+	return &Region{bytes: b, home: &chunk{lent: free}}, nil
 }
 
 // Addr is the address of byte off of the region, for handing memory that is

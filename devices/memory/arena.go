@@ -1,0 +1,181 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// Sizes of an arena's mappings and of what it carves from them.
+const (
+	// ChunkBytes is the size of the mappings an arena carves regions from.
+	ChunkBytes = 1 << 20
+	// MaxCarved is the largest region an arena carves; a larger one gets a
+	// mapping of its own.
+	MaxCarved = ChunkBytes / 4
+	// classes is the number of block sizes, LineBytes << c for c in [0, classes).
+	classes = 13
+	// poolBytes bounds the empty chunks kept, process-wide, for reuse.
+	poolBytes = 64 << 20
+)
+
+// Arena carves line-aligned regions out of a few large mappings, so that
+// many small buffers cost no mapping each. Each region is a block of a size
+// class (a power of two of lines) and is zeroed when it is carved; a region
+// given back (Unmap) is carved again only for its class. A chunk whose
+// regions were all given back returns to a process-wide pool, which the next
+// arena to need a chunk takes it from. A region never given back (quarantined
+// memory) keeps its chunk mapped, and its bytes are never carved again.
+// An Arena is safe for concurrent use.
+// The zero Arena is empty and ready to use; it maps nothing until its first
+// Alloc.
+type Arena struct {
+	mu     sync.Mutex
+	newest *chunk // the chunks, newest first, linked by older
+}
+
+// chunk is one mapping of ChunkBytes, or (lent set) the lender of a foreign
+// region.
+type chunk struct {
+	arena        *Arena       // the arena the chunk belongs to while it is not in the pool
+	older, newer *chunk       // the arena's other chunks
+	lent         func() error // gives a foreign region back to its lender
+	bytes        []byte
+	used         int              // bytes carved so far, from the start
+	dirty        int              // bytes [0, dirty) may be non-zero
+	live         int              // regions carved and not given back
+	free         [classes][]int32 // offsets of given-back blocks, by class
+}
+
+// NewArena makes an empty arena.
+func NewArena() *Arena { return &Arena{} }
+
+// Alloc returns size bytes (rounded up to whole lines) of zeroed memory:
+// carved from one of the arena's chunks, or a mapping of its own when size
+// is over MaxCarved.
+func (a *Arena) Alloc(size int) (*Region, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("memory: cannot allocate %d bytes; size must be positive", size)
+	}
+	size = RoundUp(size)
+	if size > MaxCarved {
+		return Map(size)
+	}
+	c := class(size)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for ch := a.newest; ch != nil; ch = ch.older {
+		if r := ch.carve(c, size); r != nil {
+			return r, nil
+		}
+	}
+	ch, err := pool.take()
+	if err != nil {
+		return nil, err
+	}
+	ch.arena, ch.older = a, a.newest
+	if a.newest != nil {
+		a.newest.newer = ch
+	}
+	a.newest = ch
+	return ch.carve(c, size), nil
+}
+
+// class is the size class of size bytes (whole lines, at most MaxCarved).
+func class(size int) int {
+	return bits.Len(uint((size - 1) / LineBytes))
+}
+
+// carve takes a block of class c from the chunk, zeroes its first size
+// bytes, and wraps them; nil when the chunk has no room.
+func (ch *chunk) carve(c, size int) *Region {
+	var off int
+	if list := ch.free[c]; len(list) > 0 {
+		off = int(list[len(list)-1])
+		ch.free[c] = list[:len(list)-1]
+	} else {
+		block := LineBytes << c
+		if ch.used+block > len(ch.bytes) {
+			return nil
+		}
+		off = ch.used
+		ch.used += block
+	}
+	if off < ch.dirty {
+		clear(ch.bytes[off:min(off+size, ch.dirty)])
+	}
+	ch.live++
+	return &Region{bytes: ch.bytes[off : off+size : off+size], home: ch}
+}
+
+// offset is where in the chunk r begins.
+func (ch *chunk) offset(r *Region) int {
+	return int(r.Addr(0) - uintptr(unsafe.Pointer(unsafe.SliceData(ch.bytes))))
+}
+
+// give takes back a region carved from one of the arena's chunks. A chunk
+// left with no region returns to the pool.
+func (a *Arena) give(r *Region) {
+	ch, off, c := r.home, r.home.offset(r), class(len(r.bytes))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch.dirty = max(ch.dirty, off+len(r.bytes))
+	ch.free[c] = append(ch.free[c], int32(off))
+	ch.live--
+	if ch.live > 0 {
+		return
+	}
+	if ch.newer != nil {
+		ch.newer.older = ch.older
+	} else {
+		a.newest = ch.older
+	}
+	if ch.older != nil {
+		ch.older.newer = ch.newer
+	}
+	pool.give(ch)
+}
+
+// pool keeps empty chunks for the next arena, up to poolBytes: a simulated
+// campaign makes a fabric (an arena) per trial, and a fresh mapping and the
+// first touch of its pages cost more than the trial's own work.
+var pool = &chunkPool{}
+
+type chunkPool struct {
+	mu     sync.Mutex
+	chunks []*chunk
+}
+
+// take returns an empty chunk, kept or newly mapped.
+func (p *chunkPool) take() (*chunk, error) {
+	p.mu.Lock()
+	if n := len(p.chunks); n > 0 {
+		ch := p.chunks[n-1]
+		p.chunks = p.chunks[:n-1]
+		p.mu.Unlock()
+		return ch, nil
+	}
+	p.mu.Unlock()
+	b, err := mmap(ChunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &chunk{bytes: b}, nil
+}
+
+// give keeps an empty chunk, or unmaps it when the pool is full.
+func (p *chunkPool) give(ch *chunk) {
+	ch.arena, ch.older, ch.newer, ch.used, ch.live = nil, nil, nil, 0, 0
+	for c := range ch.free {
+		ch.free[c] = ch.free[c][:0]
+	}
+	p.mu.Lock()
+	if len(p.chunks) < poolBytes/ChunkBytes {
+		p.chunks = append(p.chunks, ch)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	_ = munmap(ch.bytes) // only fails for memory that is not a mapping
+}

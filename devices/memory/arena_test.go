@@ -1,0 +1,190 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+// drainPool unmaps every chunk the pool keeps, so that a test sees which
+// chunks are mapped for it.
+func drainPool(t *testing.T) {
+	t.Helper()
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	for _, ch := range pool.chunks {
+		if err := munmap(ch.bytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool.chunks = nil
+}
+
+func mustAlloc(t *testing.T, a *Arena, size int) *Region {
+	t.Helper()
+	r, err := a.Alloc(size)
+	if err != nil {
+		t.Fatalf("Alloc(%d): %v", size, err)
+	}
+	return r
+}
+
+// Many small regions share one mapping; each is line-aligned, whole lines,
+// zeroed and apart from every other.
+func TestArenaCarvesSmallRegionsFromOneMapping(t *testing.T) {
+	drainPool(t)
+	before := mappings.Load()
+	a := NewArena()
+	var rs []*Region
+	for i := range 1000 {
+		r := mustAlloc(t, a, 1+i%300)
+		if r.Addr(0)%LineBytes != 0 || r.Len()%LineBytes != 0 || r.Len() < 1+i%300 {
+			t.Fatalf("region %d: %d bytes at %#x, want whole lines, line-aligned", i, r.Len(), r.Addr(0))
+		}
+		for off := 0; off < r.Len(); off += 4 {
+			if r.Load(off) != 0 {
+				t.Fatalf("region %d is not zeroed at %d", i, off)
+			}
+			r.Store(off, uint32(i+1))
+		}
+		rs = append(rs, r)
+	}
+	if n := mappings.Load() - before; n != 1 {
+		t.Errorf("1000 small regions took %d mappings, want 1", n)
+	}
+	for i, r := range rs {
+		if r.Load(r.Len()-4) != uint32(i+1) {
+			t.Fatalf("region %d was overwritten by another region", i)
+		}
+		if err := r.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mappings.Load() - before; n != 1 {
+		t.Errorf("after every region was given back, %d mappings are held, want the one chunk, kept in the pool", n)
+	}
+}
+
+// A region given back is carved again, zeroed, for its size class; a
+// region never given back (quarantined memory) is never carved again, and
+// keeps its chunk mapped.
+func TestArenaReusesGivenBackBlocksZeroedAndNeverKeptOnes(t *testing.T) {
+	a := NewArena()
+	kept := mustAlloc(t, a, 64)
+	kept.Store(0, 0xfeed)
+	r := mustAlloc(t, a, 100)
+	addr := r.Addr(0)
+	r.Store(96, 7)
+	if err := r.Unmap(); err != nil {
+		t.Fatal(err)
+	}
+	again := mustAlloc(t, a, 128) // the same class (two lines)
+	if again.Addr(0) != addr || again.Load(96) != 0 {
+		t.Errorf("a 128-byte region after a 100-byte one was given back: at %#x (was %#x), word 96 = %d; want the same block, zeroed", again.Addr(0), addr, again.Load(96))
+	}
+	for range 5000 {
+		x := mustAlloc(t, a, 64)
+		if x.Addr(0) == kept.Addr(0) {
+			t.Fatal("a region never given back was carved again")
+		}
+		if err := x.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kept.Load(0) != 0xfeed {
+		t.Error("the kept region's memory changed")
+	}
+	_ = again.Unmap()
+	_ = kept.Unmap()
+}
+
+// An empty chunk goes back to the pool and the next arena takes it, its old
+// contents zeroed as it is carved.
+func TestEmptyChunksPassToTheNextArenaZeroed(t *testing.T) {
+	drainPool(t)
+	first := NewArena()
+	r := mustAlloc(t, first, 256)
+	addr := r.Addr(0)
+	r.Store(252, 9)
+	if err := r.Unmap(); err != nil {
+		t.Fatal(err)
+	}
+	next := NewArena()
+	r = mustAlloc(t, next, 256)
+	defer r.Unmap()
+	if r.Addr(0) != addr || r.Load(252) != 0 {
+		t.Errorf("the next arena's region is at %#x (the pooled chunk at %#x) with word 252 = %d; want the pooled chunk, zeroed", r.Addr(0), addr, r.Load(252))
+	}
+}
+
+// A region over MaxCarved is a mapping of its own, unmapped when given back.
+func TestLargeRegionsAreMappingsOfTheirOwn(t *testing.T) {
+	before := mappings.Load()
+	a := NewArena()
+	r := mustAlloc(t, a, MaxCarved+1)
+	if r.home != nil || mappings.Load() != before+1 || r.Len() != MaxCarved+LineBytes {
+		t.Errorf("a %d-byte region: carved=%v, %d new mappings, %d bytes; want a mapping of its own", MaxCarved+1, r.home != nil, mappings.Load()-before, r.Len())
+	}
+	if err := r.Unmap(); err != nil || mappings.Load() != before {
+		t.Errorf("Unmap = %v with %d mappings left over, want nil and none", err, mappings.Load()-before)
+	}
+}
+
+// Past the mapping limit, Alloc and Map fail with an error that names the
+// system's limit and what to do, and work again once memory is given back.
+func TestMappingLimitIsAnErrorThatSaysWhatToDo(t *testing.T) {
+	drainPool(t)
+	saved := mapLimit
+	defer func() { mapLimit = saved }()
+	mapLimit = mappings.Load() + 2
+	a := NewArena()
+	small := mustAlloc(t, a, 64)          // a chunk: one mapping
+	large := mustAlloc(t, a, MaxCarved*2) // its own: the second
+	for _, try := range []func() (*Region, error){
+		func() (*Region, error) { return Map(64) },
+		func() (*Region, error) { return a.Alloc(MaxCarved * 2) },
+		func() (*Region, error) { return NewArena().Alloc(64) },
+	} {
+		r, err := try()
+		if err == nil || r != nil || !strings.Contains(err.Error(), "vm.max_map_count") || !strings.Contains(err.Error(), "close sessions") {
+			t.Fatalf("allocation past the limit = %v, %v; want an error naming vm.max_map_count and what to do", r, err)
+		}
+	}
+	if r := mustAlloc(t, a, 64); r.home != small.home { // the chunk has room: no new mapping
+		t.Error("a small region past the limit did not come from the arena's chunk")
+	}
+	if err := large.Unmap(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustAlloc(t, NewArena(), MaxCarved*2)
+	_ = r.Unmap()
+}
+
+// An arena takes more chunks as it fills, and gives each back to the pool
+// once all of its regions are given back, in whatever order.
+func TestArenaGivesEveryEmptiedChunkBack(t *testing.T) {
+	drainPool(t)
+	a := NewArena()
+	var rs []*Region
+	for range 3 * ChunkBytes / 512 {
+		rs = append(rs, mustAlloc(t, a, 512))
+	}
+	held := 0
+	for ch := a.newest; ch != nil; ch = ch.older {
+		held++
+	}
+	if held != 3 {
+		t.Fatalf("three chunks' worth of regions took %d chunks", held)
+	}
+	for i := range rs { // the middle chunk empties first
+		j := (i + len(rs)/3) % len(rs)
+		if err := rs[j].Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool.mu.Lock()
+	pooled := len(pool.chunks)
+	pool.mu.Unlock()
+	if a.newest != nil || pooled != 3 {
+		t.Errorf("after every region was given back the arena holds chunk %p and the pool %d chunks; want none and 3", a.newest, pooled)
+	}
+}

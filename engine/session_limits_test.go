@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"residentlua/devices"
+)
+
+// Opening sessions until one is refused ends with the budget's error, not a
+// crash: each session used to be two mappings of its own, and about 32,700
+// of them exhausted the system's vm.max_map_count, after which the Go runtime
+// could not map memory and the process died. Here the budget allows about
+// 78,600 sessions, so the old limit would be passed more than twice over.
+// The process stays healthy after the refusal, and closing the sessions
+// returns the whole budget.
+func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
+	const perSession = 64 + 256 // the startup line and the default exchange's payload
+	const budget = 24 << 20
+	f, o := protoFabric(t, devices.Config{Budget: budget})
+	gpu, npu := protoPair(t, f)
+	var open []*Session
+	var err error
+	for {
+		var s *Session
+		if s, err = NewExchangeSession(gpu, npu, devices.DefaultExchange()); err != nil {
+			break
+		}
+		open = append(open, s)
+	}
+	if len(open) != budget/perSession {
+		t.Errorf("%d sessions opened before the refusal, want %d (the budget's worth)", len(open), budget/perSession)
+	}
+	if !errors.Is(err, devices.ErrBudget) || !strings.Contains(err.Error(), "raise the budget") {
+		t.Fatalf("the refusal is %v, want the budget's error saying what to do", err)
+	}
+	healthy := make([]byte, 64<<20) // the runtime can still map memory
+	healthy[len(healthy)-1] = 1
+	runtime.GC()
+	for _, s := range open {
+		if out := s.Close(); out != Retired {
+			t.Fatalf("Close of an undecided session = %v, want retired", out)
+		}
+	}
+	protoSettled(t, f, o)
+	protoClose(t, "Close of a session opened after the others closed", protoSession(t, f, devices.DefaultExchange()), Retired)
+}
