@@ -95,7 +95,8 @@ type Fabric struct {
 	faults      *fault.Plane
 	events      *Stream
 	exec        executor
-	ids         atomic.Uint64
+	ids         atomic.Uint64 // buffers and invocations
+	owners      atomic.Uint64 // owners: sessions
 	quarantines []*Quarantined
 	lingering   atomic.Int64 // quarantines waiting only for programs to retire
 	fineGrained bool
@@ -234,9 +235,14 @@ func (f *Fabric) Faults() *fault.Plane { return f.faults }
 // Events is the fabric's event stream.
 func (f *Fabric) Events() *Stream { return f.events }
 
-// NewID returns a fresh identifier, unique in the fabric, for buffers,
-// invocations and the owners that tag them.
+// NewID returns a fresh identifier, unique in the fabric, for buffers and
+// invocations.
 func (f *Fabric) NewID() uint64 { return f.ids.Add(1) }
+
+// NewOwnerID returns a fresh owner identifier (what tags the buffers and
+// invocations of one client, such as a session): 1, 2, 3, ... in the
+// order the owners are made, so that people reading them see no gaps.
+func (f *Fabric) NewOwnerID() uint64 { return f.owners.Add(1) }
 
 // Advance lets simulated time pass by d, running every device step that falls
 // inside it. In real time it sleeps.

@@ -40,7 +40,7 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	if len(profiles) == 0 || !coherentForGPU(profiles[0], gpu) {
 		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires coherent GPU backing")
 	}
-	s := &Startup{id: f.NewID(), fabric: f, gpu: gpu, npu: npu}
+	s := &Startup{id: f.NewOwnerID(), fabric: f, gpu: gpu, npu: npu}
 	s.line, err = profiles[0].Allocate(memory.LineBytes, budget, s.id)
 	if err != nil {
 		return nil, err

@@ -234,6 +234,18 @@ func TestModuleForgetsFinishedSessions(t *testing.T) {
 	}
 }
 
+func TestOpenSessionsUntilRefused(t *testing.T) {
+	// A script that opens sessions in a loop ends with a Lua error that
+	// says what to do, and the module goes on working.
+	h := newHarness(t, Options{Globals: true, MaxOpenSessions: 300})
+	got := h.fails(`for i = 1, 1000 do startup{} end`)
+	if got != "busy: 300 sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones" {
+		t.Errorf("error %q", got)
+	}
+	h.run(`for _, s in ipairs(resident.sessions()) do s:close() end
+		local s = startup{}; s:submit_gpu(); s:submit_npu(); s:start(); assert(s:wait(1) and s:close() == "retired")`)
+}
+
 func TestErrorValues(t *testing.T) {
 	h := sim(t)
 	h.run(`

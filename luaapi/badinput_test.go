@@ -40,11 +40,11 @@ func TestBadInput(t *testing.T) {
 		{"read-only field", `s.id = 5`, `<string>:1: a session's fields are read-only; cannot set 'id'`},
 
 		// Closed sessions.
-		{"start closed", `resident.start(c)`, `busy: session 4 is closed`},
-		{"submit closed", `c:submit_gpu()`, `busy: session 4 is closed`},
-		{"wait closed", `c:wait(1)`, `busy: session 4 is closed`},
-		{"is_complete closed", `resident.is_complete(c)`, `busy: session 4 is closed`},
-		{"abort closed", `c:abort()`, `busy: session 4 is closed`},
+		{"start closed", `resident.start(c)`, `busy: session 2 is closed`},
+		{"submit closed", `c:submit_gpu()`, `busy: session 2 is closed`},
+		{"wait closed", `c:wait(1)`, `busy: session 2 is closed`},
+		{"is_complete closed", `resident.is_complete(c)`, `busy: session 2 is closed`},
+		{"abort closed", `c:abort()`, `busy: session 2 is closed`},
 
 		// Seconds.
 		{"NaN seconds", `resident.wait(s, 0/0)`, `invalid: the wait timeout must be a finite number of seconds, got nan`},
@@ -81,7 +81,7 @@ func TestBadInput(t *testing.T) {
 		{"action not allowed", `resident.fault("gpu.run", "flip")`, `invalid: fault term "flip" at gpu.run: flip is not allowed at gpu.run; gpu.run allows hang, crash, delay, ignore_abort, off`},
 
 		// Fabrics.
-		{"new fabric with open sessions", `resident.startup{}; resident.fabric{mode="sim"}`, `invalid: cannot make a new fabric while sessions are open: 1, 7; close them with s:close() first`},
+		{"new fabric with open sessions", `resident.startup{}; resident.fabric{mode="sim"}`, `invalid: cannot make a new fabric while sessions are open: 1, 3; close them with s:close() first`},
 		{"unknown mode", `s:close(); resident.fabric{mode="warp"}`, `invalid: unknown mode "warp"; use "sim" or "realtime"`},
 		{"unknown timing figure", `s:close(); resident.fabric{timing={aql_dispatchx=1}}`, `invalid: unknown timing figure "aql_dispatchx"; figures are [aql_dispatch pm4_dispatch xdna_dispatch host_to_gpu npu_dma_line completion]`},
 		{"unknown timing profile", `s:close(); resident.fabric{timing="fast"}`, `invalid: unknown timing profile "fast"; use "ideal" or "published"`},
@@ -98,7 +98,7 @@ func TestBadInput(t *testing.T) {
 		{"start before admission", `s:start()`, `busy: both resident participants must be accepted before RUN`},
 		{"submit twice", `s:submit_gpu(); s:submit_gpu()`, `busy: GPU participant already submitted`},
 		{"abort after start", `s:submit_gpu(); s:submit_npu(); s:start(); s:abort()`, `busy: resident startup is already decided or failed`},
-		{"device occupied", `s:submit_gpu(); local t = resident.startup{}; t:submit_gpu()`, `busy: gpu0 is occupied by invocation 7; one invocation runs per device, wait for it to retire`},
+		{"device occupied", `s:submit_gpu(); local t = resident.startup{}; t:submit_gpu()`, `busy: gpu0 is occupied by invocation 5; one invocation runs per device, wait for it to retire`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

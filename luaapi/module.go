@@ -53,11 +53,20 @@ type Options struct {
 	// timing for every fabric the module makes; otherwise only for the
 	// first, whose seed is the run's.
 	ReportEveryFabric bool
+	// MaxOpenSessions bounds the sessions open (or closed but still
+	// quarantined) at once: startup beyond it is a busy error. Each costs a
+	// few kilobytes of the process's memory whatever the fabric's budget
+	// says, so the bound keeps a script that opens sessions in a loop from
+	// exhausting it. 0: DefaultMaxOpenSessions.
+	MaxOpenSessions int
 	// StatsLimit is how many finished sessions' stats Stats keeps, oldest
 	// first (0: DefaultStatsLimit; negative: none). The module forgets a
 	// session once it is closed and released; only this record stays.
 	StatsLimit int
 }
+
+// DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
+const DefaultMaxOpenSessions = 100_000
 
 // DefaultStatsLimit is the number of finished sessions whose stats Stats
 // keeps when Options.StatsLimit is 0.
@@ -135,6 +144,9 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 		m.opts.CloseTimeout = engine.DefaultCloseTimeout
 	}
 	m.tracked = map[uint64]*session{}
+	if m.opts.MaxOpenSessions <= 0 {
+		m.opts.MaxOpenSessions = DefaultMaxOpenSessions
+	}
 	m.runSeed = opts.Config.Seed
 	if m.runSeed == 0 {
 		m.runSeed = ChooseSeed()

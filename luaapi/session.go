@@ -218,6 +218,9 @@ func (m *Module) startup(L *lua.LState) int {
 		Credits:   int(intField(L, 1, name, t, "credits", int64(def.Credits))),
 		SlotBytes: int(m.sizeField(L, 1, name, "startup", t, "slot_bytes", int64(def.SlotBytes))),
 	}
+	if len(m.tracked) >= m.opts.MaxOpenSessions {
+		m.raise(L, devices.Errorf(devices.KindBusy, name, "%d sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones", len(m.tracked)))
+	}
 	cmd, err := devices.ParseCommand(queue)
 	if err != nil || (cmd != devices.AQL && cmd != devices.PM4) {
 		hint := ""

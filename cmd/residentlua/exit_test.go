@@ -98,3 +98,12 @@ func TestSIGTERMClosesSessionsAndWritesFiles(t *testing.T) {
 	contains(t, "stderr", stderr.String(), "interrupted", "resident: closed session 1 at exit: quarantined")
 	checkResultFiles(t, trace, stats)
 }
+
+func TestSessionsUntilRefused(t *testing.T) {
+	// A script that opens sessions until the fabric refuses one ends with a
+	// Lua error and exit status 1, not a crash, and still closes what it
+	// opened (each session reported; ids count up with no gaps).
+	r := runCmd(t, "", "", "--mode", "sim", "-e", `resident.fabric{budget = "64KiB"}; while true do startup{} end`)
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "residentlua: budget: ", "resident: closed session 1 at exit: retired", "resident: closed session 2 at exit: retired")
+}

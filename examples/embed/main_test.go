@@ -30,12 +30,12 @@ func TestEmbedExample(t *testing.T) {
 go: the session ended retired after 16 rounds
 go: session 1: closed, 4096 bytes verified, verification ok: true
 go: caught busy error from start: both resident participants must be accepted before RUN
-go: session 6 was still open; closing it: retired
+go: session 2 was still open; closing it: retired
 `
 	if got := stdout.String(); got != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", got, want)
 	}
-	if got := stderr.String(); got != "resident: closed session 6 at exit: retired\n" {
+	if got := stderr.String(); got != "resident: closed session 2 at exit: retired\n" {
 		t.Errorf("stderr: %q", got)
 	}
 }
