@@ -318,16 +318,20 @@ func baseSelect(L *lua.LState) int {
 // data stack can grow.
 const maxResults = 1 << 22
 
+// tableRange reads the optional range of t that arguments n and n+1 give,
+// as unpack and table.concat read it: from 1 and to #t by default.
+func tableRange(L *lua.LState, t *lua.LTable, n int) (first, last int) {
+	first = optInt(L, n, 1)
+	if L.Get(n+1) == lua.LNil {
+		return first, t.Len()
+	}
+	return first, checkInt(L, n+1)
+}
+
 // baseUnpack is Lua 5.1's unpack(t [, i [, j]]) with t[i] to t[j] read raw.
 func baseUnpack(L *lua.LState) int {
 	t := checkTable(L, 1)
-	i := optInt(L, 2, 1)
-	e := 0
-	if L.Get(3) == lua.LNil {
-		e = t.Len()
-	} else {
-		e = checkInt(L, 3)
-	}
+	i, e := tableRange(L, t, 2)
 	if i > e {
 		return 0
 	}
@@ -431,13 +435,7 @@ func installTable(L *lua.LState) {
 func tableConcat(L *lua.LState) int {
 	sep := optString(L, 2, "")
 	t := checkTable(L, 1)
-	i := optInt(L, 3, 1)
-	last := 0
-	if L.Get(4) == lua.LNil {
-		last = t.Len()
-	} else {
-		last = checkInt(L, 4)
-	}
+	i, last := tableRange(L, t, 3)
 	var b []byte
 	for ; i <= last; i++ {
 		switch v := t.RawGetInt(i).(type) {

@@ -89,16 +89,7 @@ func parseDecimal(s string) (float64, bool) {
 		return 0, false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && isDigit(s[j]) {
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
-			i = j
-		}
+		i = scanExponent(s, i)
 	}
 	if i != len(s) {
 		return 0, false
@@ -126,6 +117,23 @@ func scanMantissa(s string, isDigit func(byte) bool) (end, digits int) {
 	return i, digits
 }
 
+// scanExponent reads an exponent whose letter is s[i]: [sign] digits after
+// it. It returns where the exponent ends, or i when no digit follows (the
+// letter then is not part of the number, as strtod reads it).
+func scanExponent(s string, i int) int {
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || !isDigit(s[j]) {
+		return i
+	}
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	return j
+}
+
 // parseHex reads the part after "0x": hex digits [. hex digits] [p [sign] digits].
 func parseHex(s string) (float64, bool) {
 	i, digits := scanMantissa(s, isHexDigit)
@@ -135,14 +143,7 @@ func parseHex(s string) (float64, bool) {
 	mantissa := s[:i]
 	exp := "p0"
 	if i < len(s) && s[i] == 'p' {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && isDigit(s[j]) {
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
+		if j := scanExponent(s, i); j > i {
 			exp, i = s[i:j], j
 		}
 	}
