@@ -1,4 +1,4 @@
-module residentlua
+module github.com/residentlua/residentlua
 
 go 1.26.0
 

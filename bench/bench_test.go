@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // TestRunShort runs the quick table as CI does: every figure is measured and

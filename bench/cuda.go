@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/cuda"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // RunCUDA measures the figures of a real CUDA GPU as the GPU participant,

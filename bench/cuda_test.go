@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // Without a CUDA GPU (CI) the GPU figures fail as unsupported; with one the

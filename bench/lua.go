@@ -6,10 +6,10 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
-	"residentlua/engine"
-	"residentlua/lua51"
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // luaLifecycles returns a function that runs n whole lifecycles as a

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // residentBytes reads the process's resident set size from /proc.

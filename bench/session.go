@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // lifecycle runs one whole session (submit both, start, wait, close) and

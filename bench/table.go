@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // Options size a run of every figure.

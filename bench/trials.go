@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // StandardTrial is the trial the simulated-trial figures run: one session of

@@ -3,7 +3,7 @@ package devices
 import (
 	"time"
 
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Accelerator is real hardware behind a GPU device. It lends the pinned host

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
-	"residentlua/devices/memory"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // fakeGPU is an Accelerator whose "kernel" is a goroutine following

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Buffers of a fabric are carved from its arena: ten thousand small buffers

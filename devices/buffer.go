@@ -4,8 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"residentlua/devices/fault"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Buffer is memory shared by the host and the devices of its profile. The

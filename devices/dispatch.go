@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // Prepared is a program ready to be dispatched on one queue family of a

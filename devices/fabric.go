@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"residentlua/devices/fault"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Mode selects the executor that runs device programs.

@@ -1,7 +1,7 @@
 package devices
 
 import (
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // Events of a GPU half that runs as a kernel on an accelerator, carrying

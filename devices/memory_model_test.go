@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // mmFabric makes a fabric from cfg (simulated with a fixed seed unless cfg

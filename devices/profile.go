@@ -3,8 +3,8 @@ package devices
 import (
 	"fmt"
 
-	"residentlua/devices/fault"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // ProfileKind is a way memory can be shared by devices.

@@ -3,7 +3,7 @@ package devices
 import (
 	"time"
 
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // Program is a device program written as a step machine. Step does a little

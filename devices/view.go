@@ -1,6 +1,6 @@
 package devices
 
-import "residentlua/devices/memory"
+import "github.com/residentlua/residentlua/devices/memory"
 
 // View is how one device program reaches a buffer through one queue family.
 //

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // largeExchange is an exchange that, with ideal timing, runs every step at

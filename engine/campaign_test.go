@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 var (

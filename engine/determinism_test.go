@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // xProbabilistic are fault chains that draw from the fabric's generator at

@@ -1,6 +1,6 @@
 package engine
 
-import "residentlua/devices"
+import "github.com/residentlua/residentlua/devices"
 
 // Error is a protocol or device error with a kind, the operation and a message.
 type Error = devices.Error

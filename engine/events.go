@@ -1,6 +1,6 @@
 package engine
 
-import "residentlua/devices"
+import "github.com/residentlua/residentlua/devices"
 
 // Protocol event kinds, emitted by the host on the fabric's stream beside the
 // device kinds of package devices.

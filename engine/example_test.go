@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // A whole resident session in simulated time: admit both participants,

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"testing"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // TestExchangeVerifiesAcrossShapes runs the exchange for rounds 1, 7 and

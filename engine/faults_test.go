@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // xFaultRun is one fault case running in one executor.

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // Invariants the Oracle checks, numbered as in DESIGN section 4.

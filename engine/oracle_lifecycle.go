@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // The invariants about how a session's publications, Waits and close end:

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // The oracle's only input is the event stream, so each invariant is broken

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // DefaultCloseTimeout is how long Close joins both programs before it

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // Opening sessions until one is refused ends with the budget's error, not a

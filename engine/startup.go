@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"residentlua/devices"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Startup is the resident startup line: a dedicated 64-byte allocation that

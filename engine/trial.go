@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
 // TrialConfig says how to run one randomized trial: a fabric (simulated

@@ -10,7 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/lua51"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // TestConformance runs every script testdata/conformance/NAME.lua in a state

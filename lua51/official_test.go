@@ -14,7 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
-	"residentlua/lua51"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // officialFiles are the official Lua 5.1 test files, shipped in gopher-lua's

@@ -1,8 +1,8 @@
 package luaapi
 
 import (
-	"residentlua/devices"
-	"residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/cuda"
 )
 
 // GPU backends, as resident.fabric{gpu={backend=...}}, Options.GPUBackend

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // A script asks for the real GPU. Without the driver or a GPU (CI) that is

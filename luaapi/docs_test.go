@@ -11,7 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // docExample is one ```lua block of a document, with the ```output block

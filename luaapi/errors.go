@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // errorTypeName is the __name of the error values' metatable.

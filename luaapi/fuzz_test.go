@@ -7,7 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // fuzzPrelude runs every generated call under pcall: protocol errors and bad

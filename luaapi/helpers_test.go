@@ -8,7 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // syncBuffer is a bytes.Buffer safe for the writes of several goroutines.

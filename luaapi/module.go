@@ -13,9 +13,9 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
-	"residentlua/engine"
-	"residentlua/lua51"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // Options configure Open.

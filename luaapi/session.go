@@ -8,8 +8,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // session is what a session userdata holds.

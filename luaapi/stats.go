@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // SessionStats is what one session did: its shape, how far it got, when each

@@ -17,7 +17,7 @@ import (
 	"runtime/pprof"
 	"text/tabwriter"
 
-	"residentlua/bench"
+	"github.com/residentlua/residentlua/bench"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/lua51"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // chunkError is a failed chunk: the message lua.c's message handler would

@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // completer completes the name before the cursor for the REPL's Tab key:

@@ -7,8 +7,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 func TestCompleter(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"residentlua/devices"
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // stepKind says what one -e or -l option asks for.

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 func TestParseArgs(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/lua51"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // Prompts of the REPL, as lua.c's.

@@ -13,8 +13,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/lua51"
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // progName prefixes the command's own messages, as lua.c's progname does.

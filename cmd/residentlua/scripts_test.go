@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/devices/cuda"
 )
 
 // scriptCase is how one file of examples/ or scripts/ is run and what its

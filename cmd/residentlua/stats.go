@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // writeStats writes every session's stats, as the module reports them, to

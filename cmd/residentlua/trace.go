@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // traceRecorder keeps every event of every fabric the module makes and

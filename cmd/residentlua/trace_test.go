@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // chromeEvent is one trace event as a viewer reads it.

@@ -21,8 +21,8 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"residentlua/devices"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 //go:embed kernels.ptx

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Launch starts the exchange kernel: one block of one thread on the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
+	"github.com/residentlua/residentlua/devices"
 )
 
 // Without the driver library, Open fails with an Unsupported error that

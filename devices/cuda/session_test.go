@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"residentlua/devices"
-	"residentlua/devices/cuda"
-	"residentlua/devices/fault"
-	"residentlua/engine"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // These tests drive the resident session with the GPU half as a real

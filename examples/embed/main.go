@@ -15,10 +15,10 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"residentlua/devices"
-	"residentlua/engine"
-	"residentlua/lua51"
-	"residentlua/luaapi"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // lifecycle is the experiment, in Lua: one session from startup to close.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -45,5 +46,65 @@ go: session 2 was still open; closing it: retired
 func TestEmbedInProcess(t *testing.T) {
 	if err := run(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEmbedFromAnotherModule builds a program in a module of its own that
+// embeds the project through its published path, as `go get` would resolve
+// it once published (a replace points the path at this checkout), and runs
+// it: the third way people use residentlua needs no copy of its code.
+func TestEmbedFromAnotherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	goMod := "module example.com/tool\n\ngo 1.26.0\n\nrequire github.com/residentlua/residentlua v0.0.0\n\n" +
+		"replace github.com/residentlua/residentlua => " + root + "\n"
+	mainGo := `package main
+
+import (
+	"fmt"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaapi"
+)
+
+func main() {
+	L := lua51.NewState(lua51.Options{})
+	defer L.Close()
+	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}})
+	if err != nil {
+		panic(err)
+	}
+	defer m.Close()
+	err = lua51.DoString(L, "local r = require 'resident'; local s = r.startup{}; s:submit_gpu(); s:submit_npu(); s:start(); assert(s:wait(1)); print(s:close(), 0.1 + 0.2)")
+	fmt.Println(err)
+}
+`
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum")) // the same dependencies, so the same sums
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"go.mod": goMod, "main.go": mainGo, "go.sum": string(sum)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	bin := filepath.Join(dir, "tool")
+	build := exec.Command(gocmd, "build", "-mod=mod", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off") // the module cache holds every dependency already
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of a module that embeds residentlua: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin).Output()
+	if err != nil || string(out) != "retired\t0.3\n<nil>\n" {
+		t.Errorf("the embedding program: %v\n%s", err, out)
 	}
 }
