@@ -1,6 +1,9 @@
 package devices
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ErrorKind classifies an error so callers can match it with errors.Is.
 type ErrorKind uint8
@@ -36,10 +39,15 @@ type Error struct {
 	Kind    ErrorKind
 	Op      string // the operation that failed, such as "dispatch" or "start"
 	Message string
+	cause   error // what Errorf's %w verbs wrapped, if any
 }
 
 // Error formats the error as "<kind>: <message>".
 func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
+
+// Unwrap is the lower error the message was made from (Errorf's %w), so
+// that errors.Is and errors.As follow the chain to it; nil when none.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Is reports whether target is the sentinel of the same kind, so that
 // errors.Is(err, devices.ErrBusy) matches every Busy error.
@@ -64,7 +72,13 @@ var (
 	ErrInvalid     = sentinel(KindInvalid)
 )
 
-// Errorf makes an Error of kind k for operation op.
+// Errorf makes an Error of kind k for operation op. As with fmt.Errorf, a
+// %w verb formats an error argument and wraps it: Unwrap returns it.
 func Errorf(k ErrorKind, op, format string, args ...any) *Error {
-	return &Error{Kind: k, Op: op, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	e := &Error{Kind: k, Op: op, Message: err.Error()}
+	if strings.Contains(format, "%w") {
+		e.cause = err
+	}
+	return e
 }

@@ -176,7 +176,7 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		}
 		if err := d.accel.Attach(f.exec.now); err != nil {
 			f.Close()
-			return nil, Errorf(KindDevice, "fabric", "%s (%s) could not start: %v", d.name, d.accel.Describe(), err)
+			return nil, Errorf(KindDevice, "fabric", "%s (%s) could not start: %w", d.name, d.accel.Describe(), err)
 		}
 	}
 	return f, nil

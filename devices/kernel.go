@@ -50,7 +50,7 @@ func (p *kernelExchange) Step(env *Env) Next {
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
 		if err := p.kernel.Fault(); err != nil {
-			return Retire(Errorf(KindDevice, "run", "%s: the kernel failed: %v", env.Device().name, err))
+			return Retire(Errorf(KindDevice, "run", "%s: the kernel failed: %w", env.Device().name, err))
 		}
 	}
 	if progress {
@@ -93,7 +93,7 @@ func (p *kernelExchange) launch(env *Env) *Error {
 	}
 	kernel, err := p.accel.Launch(k)
 	if err != nil {
-		return Errorf(KindDevice, "dispatch", "%s could not launch the kernel: %v", env.Device().name, err)
+		return Errorf(KindDevice, "dispatch", "%s could not launch the kernel: %w", env.Device().name, err)
 	}
 	p.kernel = kernel
 	p.gens = make([]uint32, p.x.cfg.Credits)

@@ -127,7 +127,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	region, err := mapMemory(rounded)
 	if err != nil {
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
-		return nil, Errorf(KindDevice, "alloc", "%v", err)
+		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &Buffer{owner: owner, profile: p, budget: budget, region: region}
 	for _, d := range p.devices {

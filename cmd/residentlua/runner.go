@@ -214,7 +214,7 @@ func (c *command) runScript() error {
 func (c *command) runStdin(args []lua.LValue) error {
 	src, err := io.ReadAll(os.Stdin)
 	if err != nil {
-		return fmt.Errorf("cannot read stdin: %v", err)
+		return fmt.Errorf("cannot read stdin: %w", err)
 	}
 	// Skip a first line that starts with '#' (a "#!" line) as lua.c does.
 	if bytes.HasPrefix(src, []byte("#")) {
@@ -282,12 +282,12 @@ func (c *command) finish() error {
 	var errs []error
 	if c.trace != nil {
 		if err := c.trace.write(c.opts.tracePath); err != nil {
-			errs = append(errs, fmt.Errorf("--trace: %v", err))
+			errs = append(errs, fmt.Errorf("--trace: %w", err))
 		}
 	}
 	if c.opts.statsPath != "" {
 		if err := writeStats(c.opts.statsPath, c.module.Stats()); err != nil {
-			errs = append(errs, fmt.Errorf("--stats: %v", err))
+			errs = append(errs, fmt.Errorf("--stats: %w", err))
 		}
 	}
 	for _, err := range errs {

@@ -46,7 +46,7 @@ func loadDriver(name string) (*driver, error) {
 		p, err := purego.Dlsym(lib, symbol)
 		if err != nil {
 			_ = purego.Dlclose(lib)
-			return nil, fmt.Errorf("%s has no %s (%v); the driver is older than CUDA 12", name, symbol, err)
+			return nil, fmt.Errorf("%s has no %s (%w); the driver is older than CUDA 12", name, symbol, err)
 		}
 		d.fn[symbol] = p
 	}

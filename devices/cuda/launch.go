@@ -63,7 +63,7 @@ func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
 		return g.launch(g.exec.exchange, ctlExchangeList)
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%v", err)
+		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%w", err)
 	}
 	g.exec.launched = true
 	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
@@ -71,7 +71,7 @@ func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
 		// was given can be released.
 		err := devices.Errorf(devices.KindDevice, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
 		if terr := g.teardown(); terr != nil {
-			err = devices.Errorf(devices.KindDevice, "dispatch", "%v, and tearing it down failed: %v", err, terr)
+			err = devices.Errorf(devices.KindDevice, "dispatch", "%w, and tearing it down failed: %w", err, terr)
 		}
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) (
 		return g.launch(g.exec.ping, ctlPingList)
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching ping_pong: %v", err)
+		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching ping_pong: %w", err)
 	}
 	trips := make([]trip, rounds)
 	for i := range trips {
@@ -314,7 +314,7 @@ func (g *GPU) teardown() error {
 		return g.startExecution()
 	})
 	if err != nil {
-		return devices.Errorf(devices.KindDevice, "reset", "%s could not be reset: %v (the kernel was asked to stop: %v)", g.name, err, stopErr)
+		return devices.Errorf(devices.KindDevice, "reset", "%s could not be reset: %w (the kernel was asked to stop: %v)", g.name, err, stopErr)
 	}
 	return nil
 }
