@@ -45,14 +45,17 @@ func TestCtrlDWithHungSessionSaysWhatItJoins(t *testing.T) {
 	tm := startTerminal(t, filepath.Join(dir, "history"), "--trace", trace, "--stats", stats)
 	tm.expect("> ")
 	tm.run(hangSession, "hung")
+	eof := time.Now()
 	tm.send("\x04")
 	tm.expect("residentlua: closing session 1: joining for up to 10s each (Ctrl-C quarantines now)")
+	said := time.Since(eof)
 	interrupted := time.Now()
 	tm.send("\x03")
 	tm.expect("resident: closed session 1 at exit: quarantined")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit status %d after Ctrl-D", code)
 	}
+	t.Logf("the joining line came %v after Ctrl-D; the command exited %v after Ctrl-C", said, time.Since(interrupted))
 	// The close timeout is 10 s: an exit well before it means Ctrl-C ended the join.
 	if waited := time.Since(interrupted); waited > 5*time.Second {
 		t.Errorf("the command exited %v after Ctrl-C; the join was not ended", waited)
