@@ -13,6 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -306,8 +307,12 @@ func (c *command) closeSessions() {
 	case c.intr.wasTerminated():
 		fmt.Fprintf(os.Stderr, "%s: terminated: closing %s without joining\n", progName, sessionList(ids))
 	default:
-		fmt.Fprintf(os.Stderr, "%s: closing %s: joining for up to %s each (Ctrl-C quarantines now)\n",
-			progName, sessionList(ids), c.module.CloseTimeout())
+		clock := ""
+		if c.module.Fabric().Mode() == devices.Simulated {
+			clock = " of simulated time" // which a hung exchange at virtual time 0 never reaches
+		}
+		fmt.Fprintf(os.Stderr, "%s: closing %s: joining for up to %s%s each (Ctrl-C quarantines now)\n",
+			progName, sessionList(ids), c.module.CloseTimeout(), clock)
 	}
 	c.module.CloseContext(c.intr.arm())
 	c.intr.disarm()
