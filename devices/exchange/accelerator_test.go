@@ -256,6 +256,26 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 	}
 }
 
+// An accelerator that cannot launch the exchange's kernel (it is no
+// exchange.Launcher) cannot run the exchange: preparing it is refused, and
+// nothing stays charged.
+func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = struct{ devices.Accelerator }{&fakeGPU{}} // hides Launch
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
+	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, devices.ErrUnsupported) || err.Error() != want {
+		t.Errorf("NewExchangeSession = %v, want %q", err, want)
+	}
+	if st := f.Budget().State(); st.Charged != 0 {
+		t.Errorf("%d bytes stay charged after the refusal", st.Charged)
+	}
+}
+
 func TestClosingTheFabricClosesTheAccelerator(t *testing.T) {
 	g := &fakeGPU{}
 	f := fakeFabric(t, g)
