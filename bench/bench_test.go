@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 )
 
 // TestRunShort runs the quick table as CI does: every figure is measured and
@@ -125,7 +126,7 @@ func BenchmarkRealTimeSession(b *testing.B) {
 	}
 	defer f.Close()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+		if _, _, err := lifecycle(f, exchange.Default()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -31,8 +32,8 @@ func RunCUDA(o Options) ([]Figure, error) {
 		repeats, sessions, longs, trips = 3, 10, 2, 2_000
 	}
 	var raw, observe, life1, life1000, perRound []float64
-	one := devices.ExchangeConfig{Rounds: 1, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
-	long := devices.ExchangeConfig{Rounds: 1000, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
+	one := exchange.Config{Rounds: 1, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
+	long := exchange.Config{Rounds: 1000, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	for r := 0; r < repeats; r++ {
 		rt, err := g.RoundTrips(trips)
 		if err != nil {
@@ -79,7 +80,7 @@ type kernelClock struct{ decided, observed, retired time.Duration }
 
 // kernelLifecycle runs one whole lifecycle and returns its kernel's clock
 // readings and how long it took.
-func kernelLifecycle(f *devices.Fabric, cfg devices.ExchangeConfig) (kernelClock, time.Duration, error) {
+func kernelLifecycle(f *devices.Fabric, cfg exchange.Config) (kernelClock, time.Duration, error) {
 	s, d, err := lifecycle(f, cfg)
 	if err != nil {
 		return kernelClock{}, 0, err
@@ -96,9 +97,9 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 		switch e.Kind {
 		case engine.EvDecide:
 			k.decided = e.Time
-		case devices.EvKernelObserve:
+		case exchange.EvKernelObserve:
 			k.observed, seen = time.Duration(e.B), seen+1
-		case devices.EvKernelRetire:
+		case exchange.EvKernelRetire:
 			k.retired, seen = time.Duration(e.B), seen+1
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
@@ -16,7 +17,7 @@ import (
 // script's loop drives them (calling a chunk anew each time would also
 // measure gopher-lua's vararg setup, which a script's loop does not pay).
 // The session takes the defaults (rounds 1), as the Go side's
-// DefaultExchange does.
+// exchange.Default does.
 const luaLifecycles = `
 return function(n)
   for _ = 1, n do
@@ -71,7 +72,7 @@ func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
 		luaTime += time.Since(start)
 		start = time.Now()
 		for i := 0; i < batch; i++ {
-			if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+			if _, _, err := lifecycle(f, exchange.Default()); err != nil {
 				return 0, 0, err
 			}
 		}

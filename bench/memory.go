@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 )
 
 // residentBytes reads the process's resident set size from /proc.
@@ -52,7 +53,7 @@ func ResidentAfterSessions(first, total int) (atFirst, atTotal int64, warm int, 
 	}
 	defer f.Close()
 	once := func() error {
-		_, _, err := lifecycle(f, devices.DefaultExchange())
+		_, _, err := lifecycle(f, exchange.Default())
 		return err
 	}
 	for ; f.Events().Count() < memoryRing; warm++ {

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
 // lifecycle runs one whole session (submit both, start, wait, close) and
 // returns it closed, with the fabric time it took from the first submit to
 // the end of the wait.
-func lifecycle(f *devices.Fabric, cfg devices.ExchangeConfig) (*engine.Session, time.Duration, error) {
+func lifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, time.Duration, error) {
 	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
 	if err != nil {
 		return nil, 0, err
@@ -46,7 +47,7 @@ func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
 // PublicationLatency runs one real-time session and returns the time from
 // the host's RUN decision to the last device observing it.
 func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
-	s, _, err := lifecycle(f, devices.DefaultExchange())
+	s, _, err := lifecycle(f, exchange.Default())
 	if err != nil {
 		return 0, err
 	}
@@ -55,7 +56,7 @@ func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
 		switch e.Kind {
 		case engine.EvDecide:
 			decided = e.Time
-		case devices.EvObserve:
+		case exchange.EvObserve:
 			observed = max(observed, e.Time)
 		}
 	}
@@ -65,16 +66,16 @@ func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
 // ExchangeRoundTrip runs an exchange of rounds generations with one credit
 // and 8-byte slots and returns the time per generation (GPU → NPU → GPU).
 func ExchangeRoundTrip(f *devices.Fabric, rounds int) (time.Duration, error) {
-	s, _, err := lifecycle(f, devices.ExchangeConfig{Rounds: rounds, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL})
+	s, _, err := lifecycle(f, exchange.Config{Rounds: rounds, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL})
 	if err != nil {
 		return 0, err
 	}
 	var first, last time.Duration
 	for _, e := range sessionEvents(f, s.ID()) {
 		switch {
-		case e.Kind == devices.EvPayloadWrite && e.B == 1:
+		case e.Kind == exchange.EvPayloadWrite && e.B == 1:
 			first = e.Time
-		case e.Kind == devices.EvPayloadRead && e.B == uint64(rounds):
+		case e.Kind == exchange.EvPayloadRead && e.B == uint64(rounds):
 			last = e.Time
 		}
 	}
@@ -85,7 +86,7 @@ func ExchangeRoundTrip(f *devices.Fabric, rounds int) (time.Duration, error) {
 // both with timing, and returns both durations: the simulated one is the
 // minimum the timing profile models.
 func ModelOverhead(realtime, sim *devices.Fabric, rounds int) (real, modeled time.Duration, err error) {
-	cfg := devices.ExchangeConfig{Rounds: rounds, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL}
+	cfg := exchange.Config{Rounds: rounds, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL}
 	if _, real, err = lifecycle(realtime, cfg); err != nil {
 		return 0, 0, err
 	}
@@ -99,7 +100,7 @@ func SessionsPerSecond(f *devices.Fabric, d time.Duration) (float64, error) {
 	start := time.Now()
 	n := 0
 	for time.Since(start) < d {
-		if _, _, err := lifecycle(f, devices.DefaultExchange()); err != nil {
+		if _, _, err := lifecycle(f, exchange.Default()); err != nil {
 			return 0, err
 		}
 		n++

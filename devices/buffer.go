@@ -49,6 +49,14 @@ func (b *Buffer) Size() int { return b.region.Len() }
 // Profile is the profile the buffer was allocated from.
 func (b *Buffer) Profile() *Profile { return b.profile }
 
+// Budget is the budget the buffer is charged to.
+func (b *Buffer) Budget() *MemoryBudget { return b.budget }
+
+// Region is the buffer's memory, for a hardware backend that hands its
+// address to the device (a kernel launch); programs use views, the host
+// HostLoad and HostStore.
+func (b *Buffer) Region() *memory.Region { return b.region }
+
 // HostLoad reads a word as the host sees it (coherent, acquire).
 func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,12 +13,11 @@ import (
 // Prepared is a program ready to be dispatched on one queue family of a
 // device, with the buffers it can reach.
 type Prepared struct {
-	device   *Device
-	family   QueueFamily
-	program  Program
-	owner    uint64
-	reach    []*Buffer
-	exchange *Exchange // set when the program is half of the built-in exchange
+	device  *Device
+	family  QueueFamily
+	program Program
+	owner   uint64
+	reach   []*Buffer
 
 	dispatched atomic.Bool
 }
@@ -43,13 +43,13 @@ func (p *Prepared) Family() QueueFamily { return p.family }
 // Reach lists the buffers the program can touch.
 func (p *Prepared) Reach() []*Buffer { return append([]*Buffer(nil), p.reach...) }
 
-// Exchange is the exchange the program belongs to, or nil.
-func (p *Prepared) Exchange() *Exchange { return p.exchange }
+// Program is the program that was prepared.
+func (p *Prepared) Program() Program { return p.program }
 
 // Dispatch puts the program on its queue. It is rejected while the device is
-// occupied (Busy), when the program was dispatched before (Busy), or when the
-// device's dispatch fault fires (Device). An accepted program starts after
-// its queue's dispatch latency.
+// occupied (Busy), when the program was dispatched before (Busy), when the
+// device's dispatch fault fires (Device), or when a Starter program's Start
+// fails. An accepted program starts after its queue's dispatch latency.
 func (p *Prepared) Dispatch() (*Completion, error) {
 	d := p.device
 	f := d.fabric
@@ -91,10 +91,11 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
 	inv.env.inv = inv
 	inv.comp.inv = inv
-	if k, ok := p.program.(*kernelExchange); ok {
-		// A real kernel is admitted once it is resident and polling.
-		if err := k.launch(&inv.env); err != nil {
-			return reject(err)
+	if s, ok := p.program.(Starter); ok {
+		// Work outside the fabric (a kernel on hardware) is admitted once
+		// it has started.
+		if err := s.Start(&inv.env); err != nil {
+			return reject(startError(d, err))
 		}
 	}
 	d.current = inv
@@ -107,6 +108,16 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	inv.startAt = deadline(f.exec.now(), delay)
 	f.exec.launch(inv)
 	return inv.comp, nil
+}
+
+// startError is a Starter's failure as the dispatch's error: the Start's own
+// *Error when it is one, otherwise a device error that wraps it.
+func startError(d *Device, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Errorf(KindDevice, "dispatch", "%s could not start the program: %w", d.name, err)
 }
 
 // invocation is one dispatched program and its executor state.

@@ -8,7 +8,7 @@ import (
 )
 
 // EventKind names what happened. The devices package emits the kinds below;
-// the engine adds its own protocol kinds.
+// programs (devices/exchange) and the engine add their own.
 type EventKind string
 
 // Event kinds emitted by the hardware model.
@@ -23,11 +23,6 @@ const (
 	EvReject         EventKind = "dispatch.reject" // A: family ordinal; Detail: why
 	EvReach          EventKind = "reach"           // A: invocation, B: buffer it can reach
 	EvStart          EventKind = "start"           // A: invocation
-	EvObserve        EventKind = "observe"         // A: invocation, B: decision seen
-	EvPayloadWrite   EventKind = "payload.write"   // A: invocation, B: generation
-	EvPayloadRead    EventKind = "payload.read"    // A: invocation, B: generation
-	EvCredit         EventKind = "credit"          // A: invocation, B: generation returned
-	EvDrain          EventKind = "drain"           // A: invocation, B: words written back
 	EvRetire         EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
 	EvFault          EventKind = "fault"           // A: site, B: action; Detail: site and action
 	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why

@@ -57,12 +57,3 @@ func addDurations(a, b time.Duration) time.Duration {
 	}
 	return a + b
 }
-
-// mulDuration multiplies a non-negative duration by a non-negative count,
-// saturating at forever.
-func mulDuration(d time.Duration, n int) time.Duration {
-	if n != 0 && d > forever/time.Duration(n) {
-		return forever
-	}
-	return d * time.Duration(n)
-}

@@ -50,8 +50,8 @@ type DeviceConfig struct {
 	Name     string // defaults to kind and index, "gpu0"
 	Kind     DeviceKind
 	Families []Command // queue families in ordinal order
-	// Accelerator, for a GPU, is real hardware that runs its half of the
-	// exchange (devices/cuda); nil simulates it. The fabric closes it.
+	// Accelerator, for a GPU, is real hardware behind it (devices/cuda),
+	// which programs may run on; nil simulates it. The fabric closes it.
 	Accelerator Accelerator
 }
 

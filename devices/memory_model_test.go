@@ -619,7 +619,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.HostStore(0, uint32(StartupRun))
+	b.HostStore(0, 1)
 
 	if err := f.Faults().Set(fault.HostPublish, "skip"); err != nil {
 		t.Fatal(err)
@@ -627,7 +627,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err := pub.Execute(); err != nil {
 		t.Fatalf("Execute with host.publish=skip: %v, want nil (the release silently does not happen)", err)
 	}
-	mmLoad(t, "after a skipped release", nv, 0, StartupWait)
+	mmLoad(t, "after a skipped release", nv, 0, 0)
 
 	if err := f.Faults().Set(fault.HostPublish, "error(link down)"); err != nil {
 		t.Fatal(err)
@@ -637,7 +637,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if !strings.Contains(err.Error(), "link down") {
 		t.Errorf("publish error %q does not carry the fault's message", err)
 	}
-	mmLoad(t, "after a failed release", nv, 0, StartupWait)
+	mmLoad(t, "after a failed release", nv, 0, 0)
 
 	evs := mmEvents(f, EvPublication, uint64(npu.Actor()))
 	if len(evs) != 2 || evs[0].B != 1 || evs[1].B != 2 {
@@ -653,7 +653,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err := pub.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	mmLoad(t, "after a real release", nv, 0, StartupRun)
+	mmLoad(t, "after a real release", nv, 0, 1)
 }
 
 // --- Non-coherent families: device stores need a drain ---
@@ -724,7 +724,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 					if nv.Load(0) == 0 {
 						return WaitWord(nv, 0, 0)
 					}
-					env.Emit(EvDrain, uint64(nv.Drain()), "")
+					nv.Drain()
 					return Retire(nil)
 				}
 			}}

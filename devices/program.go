@@ -15,6 +15,17 @@ type Program interface {
 	Step(env *Env) Next
 }
 
+// Starter is a Program that starts work outside the fabric when it is
+// dispatched, such as a kernel on real hardware that the program's steps
+// then watch. Dispatch calls Start once, with the invocation's Env, before
+// it admits the program, and rejects the dispatch with Start's error. Start
+// runs under the fabric's lock: it may use the Env but no other method of
+// the fabric.
+type Starter interface {
+	Program
+	Start(env *Env) error
+}
+
 type nextKind uint8
 
 const (
@@ -86,10 +97,15 @@ func (e *Env) Fault(site fault.Site) fault.Fired {
 	return inv.dev.fabric.hitFault(inv.dev.actor, inv.owner, site)
 }
 
-// ring says that the program wrote memory other programs may wait on
+// Ring says that the program wrote memory other programs may wait on
 // outside a view (a kernel on real hardware did), so waiting programs look
 // again: the doorbell a device rings after a write.
-func (e *Env) ring() { e.inv.dev.fabric.exec.changed() }
+func (e *Env) Ring() { e.inv.dev.fabric.exec.changed() }
+
+// ResetError is the error of this invocation stopped by a device reset, for
+// a program that learns of the reset itself (a kernel whose hardware was
+// torn down) and retires with it.
+func (e *Env) ResetError() error { return errReset(e.inv) }
 
 // Device is the device running the program.
 func (e *Env) Device() *Device { return e.inv.dev }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 )
@@ -20,7 +21,7 @@ func ExampleSession() {
 	defer f.Close()
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 
-	s, err := engine.NewExchangeSession(gpu, npu, devices.ExchangeConfig{
+	s, err := engine.NewExchangeSession(gpu, npu, exchange.Config{
 		Rounds: 100, Credits: 4, SlotBytes: 256, GPUQueue: devices.AQL,
 	})
 	if err != nil {
@@ -80,7 +81,7 @@ func ExampleSession_quarantine() {
 		return
 	}
 
-	s, err := engine.NewExchangeSession(gpu, npu, devices.DefaultExchange())
+	s, err := engine.NewExchangeSession(gpu, npu, exchange.Default())
 	if err != nil {
 		fmt.Println(err)
 		return

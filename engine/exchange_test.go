@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 )
 
 // TestExchangeVerifiesAcrossShapes runs the exchange for rounds 1, 7 and
@@ -38,7 +39,7 @@ func TestExchangeVerifiesAcrossShapes(t *testing.T) {
 	}
 }
 
-func xRunExchange(t *testing.T, mode devices.Mode, cfg devices.ExchangeConfig, npuFirst bool) {
+func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst bool) {
 	w := xNewWorld(t, mode, xSeed)
 	s := w.session(t, cfg)
 	if x := s.Exchange(); x == nil || x.Config() != cfg {
@@ -71,19 +72,19 @@ func xRunExchange(t *testing.T, mode devices.Mode, cfg devices.ExchangeConfig, n
 		t.Errorf("verification %+v, want OK with %d of %d generations verified", v, cfg.Rounds, cfg.Rounds)
 	}
 	id := s.ID()
-	for _, k := range []devices.EventKind{devices.EvPayloadWrite, devices.EvPayloadRead, devices.EvCredit} {
+	for _, k := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead, exchange.EvCredit} {
 		if n := w.counts.get(id, k); n != cfg.Rounds {
 			t.Errorf("%d %s events, want %d (one per generation)", n, k, cfg.Rounds)
 		}
 	}
-	if n := w.counts.get(id, devices.EvObserve); n != 2 {
+	if n := w.counts.get(id, exchange.EvObserve); n != 2 {
 		t.Errorf("%d observe events, want 2 (each program sees RUN once)", n)
 	}
 	if n := w.counts.get(id, EvVerify); n != 1 {
 		t.Errorf("%d verify events, want 1", n)
 	}
 	// Each generation was written and read once, in order.
-	for _, k := range []devices.EventKind{devices.EvPayloadWrite, devices.EvPayloadRead} {
+	for _, k := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
 		evs := w.events(id, k, nil)
 		if len(evs) != cfg.Rounds { // the ring holds them all at these sizes
 			t.Errorf("the stream holds %d %s events, want %d", len(evs), k, cfg.Rounds)
@@ -107,14 +108,14 @@ func xRunExchange(t *testing.T, mode devices.Mode, cfg devices.ExchangeConfig, n
 // shape is refused with an Invalid error before anything is allocated.
 func TestExchangeShapesAreValidated(t *testing.T) {
 	w := xNewWorld(t, devices.Simulated, xSeed)
-	for _, cfg := range []devices.ExchangeConfig{
+	for _, cfg := range []exchange.Config{
 		xCfg(0, 1, 8, devices.AQL),
-		xCfg(devices.MaxRounds+1, 1, 8, devices.AQL),
+		xCfg(exchange.MaxRounds+1, 1, 8, devices.AQL),
 		xCfg(1, 0, 8, devices.AQL),
-		xCfg(1, devices.MaxCredits+1, 8, devices.AQL),
+		xCfg(1, exchange.MaxCredits+1, 8, devices.AQL),
 		xCfg(1, 1, 4, devices.AQL),
 		xCfg(1, 1, 12, devices.AQL),
-		xCfg(1, 1, devices.MaxSlotBytes+8, devices.AQL),
+		xCfg(1, 1, exchange.MaxSlotBytes+8, devices.AQL),
 		xCfg(1, 1, 8, devices.SDMA),
 		xCfg(1, 1, 8, devices.XDNA),
 	} {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -191,13 +192,13 @@ func xFaultCases() []xFaultCase {
 			}
 			err := submit(s, true)
 			xWantKind(t, "rejected submit", err, ErrDevice, "queue full", dev.Name())
-			if s.Decision() != devices.StartupAbort {
+			if s.Decision() != exchange.StartupAbort {
 				t.Errorf("Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
 			// ABORT was published before the submit returned.
 			pub := x.one(t, s.ID(), EvPublished, nil)
 			ret := x.events(s.ID(), EvSubmitReturn, nil)
-			if pub.A != uint64(devices.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
+			if pub.A != uint64(exchange.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
 			xWantKind(t, "submit again", submit(s, true), ErrBusy)
@@ -205,13 +206,13 @@ func xFaultCases() []xFaultCase {
 			if ok, err := s.Wait(xLong); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
-			if e := x.one(t, s.ID(), devices.EvObserve, peer); e.B != uint64(devices.StartupAbort) {
+			if e := x.one(t, s.ID(), exchange.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
 				t.Errorf("the peer observed %d, want ABORT", e.B)
 			}
 			if len(x.events(s.ID(), devices.EvDispatch, dev)) != 0 {
 				t.Errorf("%s has a dispatch event although it rejected the dispatch", dev.Name())
 			}
-			if n := x.counts.get(s.ID(), devices.EvPayloadWrite) + x.counts.get(s.ID(), devices.EvPayloadRead); n != 0 {
+			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
 				t.Errorf("%d payload events after ABORT, want none", n)
 			}
 			xState(t, s, StateAborted)
@@ -222,7 +223,7 @@ func xFaultCases() []xFaultCase {
 			s := x.session(t, xCfg(1, 1, 64, devices.PM4))
 			err := submit(s, true)
 			xWantKind(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
-			if s.Decision() != devices.StartupAbort {
+			if s.Decision() != exchange.StartupAbort {
 				t.Errorf("Decision() = %d, want ABORT", s.Decision())
 			}
 			xWantKind(t, "peer submit after ABORT", submit(s, false), ErrBusy)
@@ -267,9 +268,9 @@ func xFaultCases() []xFaultCase {
 					t.Errorf("IsComplete() = %v, %v; want false", done, err)
 				}
 				if h.term != "hang" {
-					kind := devices.EvPayloadRead
+					kind := exchange.EvPayloadRead
 					if gpuSide {
-						kind = devices.EvPayloadWrite
+						kind = exchange.EvPayloadWrite
 					}
 					x.eventually(t, "the first generation", func() bool { return x.counts.get(s.ID(), kind) == 1 })
 				}
@@ -295,7 +296,7 @@ func xFaultCases() []xFaultCase {
 				if e := x.one(t, s.ID(), devices.EvRetire, dev); e.B != 1 {
 					t.Errorf("%s retired with status %d, want 1 (error)", dev.Name(), e.B)
 				}
-				if c.term != "crash(melted)" && x.counts.get(s.ID(), devices.EvPayloadWrite) == 0 {
+				if c.term != "crash(melted)" && x.counts.get(s.ID(), exchange.EvPayloadWrite) == 0 {
 					t.Error("the crash was meant to come mid-exchange, but no generation was written")
 				}
 				if done, _ := s.IsComplete(); done {
@@ -329,7 +330,7 @@ func xFaultCases() []xFaultCase {
 			if err := s.Abort(); err != nil {
 				t.Fatalf("Abort: %v", err)
 			}
-			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), devices.EvObserve) == 2 })
+			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), exchange.EvObserve) == 2 })
 			x.eventually(t, "the peer retiring", func() bool { return len(x.events(s.ID(), devices.EvRetire, peer)) == 1 })
 			if n := x.faultsFired(s, side.run, fault.IgnoreAbort); n != 1 {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
@@ -338,7 +339,7 @@ func xFaultCases() []xFaultCase {
 			if len(x.events(s.ID(), devices.EvRetire, dev)) != 0 {
 				t.Errorf("%s retired although it ignores ABORT", dev.Name())
 			}
-			if n := x.counts.get(s.ID(), devices.EvPayloadWrite) + x.counts.get(s.ID(), devices.EvPayloadRead); n != 0 {
+			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
 				t.Errorf("%d payload events after ABORT, want none", n)
 			}
 		})
@@ -372,11 +373,11 @@ func xFaultCases() []xFaultCase {
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
-		x.eventually(t, "the NPU consuming generation 1", func() bool { return x.counts.get(s.ID(), devices.EvPayloadRead) == 1 })
-		if n := x.counts.get(s.ID(), devices.EvPayloadWrite); n != 1 {
+		x.eventually(t, "the NPU consuming generation 1", func() bool { return x.counts.get(s.ID(), exchange.EvPayloadRead) == 1 })
+		if n := x.counts.get(s.ID(), exchange.EvPayloadWrite); n != 1 {
 			t.Errorf("the GPU wrote %d generations, want 1 (it never gets the credit back)", n)
 		}
-		if n := x.counts.get(s.ID(), devices.EvDrain); n != 0 {
+		if n := x.counts.get(s.ID(), exchange.EvDrain); n != 0 {
 			t.Errorf("%d drains, want none", n)
 		}
 		if len(x.events(s.ID(), devices.EvRetire, x.gpu)) != 0 {
@@ -410,19 +411,19 @@ func xFaultCases() []xFaultCase {
 		xSubmitBoth(t, s, false)
 		xWantKind(t, "Start", s.Start(), ErrPublish, "pcie down")
 		xState(t, s, StatePoisoned)
-		if s.Decision() != devices.StartupRun {
+		if s.Decision() != exchange.StartupRun {
 			t.Errorf("Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
 		xWantKind(t, "Abort after a failed publication", s.Abort(), ErrBusy)
 		xWantKind(t, "Start again", s.Start(), ErrBusy)
-		if e := x.one(t, s.ID(), EvPublished, nil); e.A != uint64(devices.StartupRun) || e.B != 1 {
+		if e := x.one(t, s.ID(), EvPublished, nil); e.A != uint64(exchange.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
 		if x.counts.get(s.ID(), EvDecide) != 1 {
 			t.Error("more than one decision was made")
 		}
 		x.quarantined(t, s)
-		if len(x.events(s.ID(), devices.EvObserve, x.npu)) != 0 {
+		if len(x.events(s.ID(), exchange.EvObserve, x.npu)) != 0 {
 			t.Error("the NPU observed a decision whose publication failed")
 		}
 	})
@@ -468,9 +469,9 @@ func xFaultCases() []xFaultCase {
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
-		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(x.events(s.ID(), devices.EvObserve, x.gpu)) == 1 })
+		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(x.events(s.ID(), exchange.EvObserve, x.gpu)) == 1 })
 		x.quarantined(t, s)
-		if n := len(x.events(s.ID(), devices.EvObserve, x.npu)); n != 0 {
+		if n := len(x.events(s.ID(), exchange.EvObserve, x.npu)); n != 0 {
 			t.Errorf("the NPU observed a decision %d times without a release", n)
 		}
 	})

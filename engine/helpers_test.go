@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -67,7 +68,7 @@ func protoPair(t *testing.T, f *devices.Fabric) (gpu, npu *devices.Device) {
 }
 
 // protoSession makes an exchange session on the fabric's GPU and NPU.
-func protoSession(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *Session {
+func protoSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session {
 	t.Helper()
 	gpu, npu := protoPair(t, f)
 	s, err := NewExchangeSession(gpu, npu, cfg)
@@ -79,15 +80,15 @@ func protoSession(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *
 
 // protoSimSession makes the default simulated fabric (protoSim) and an
 // exchange session of cfg on it.
-func protoSimSession(t *testing.T, cfg devices.ExchangeConfig) (*devices.Fabric, *Oracle, *Session) {
+func protoSimSession(t *testing.T, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
 	t.Helper()
 	f, o := protoSim(t)
 	return f, o, protoSession(t, f, cfg)
 }
 
 // protoExchange is an exchange of rounds generations over credits slots.
-func protoExchange(rounds, credits, slotBytes int, queue devices.Command) devices.ExchangeConfig {
-	return devices.ExchangeConfig{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
+func protoExchange(rounds, credits, slotBytes int, queue devices.Command) exchange.Config {
+	return exchange.Config{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
 }
 
 // protoSubmitBoth admits both participants, GPU first.

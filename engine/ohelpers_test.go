@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -29,7 +30,7 @@ func oFabric(t *testing.T) (*devices.Fabric, *Oracle) {
 // oSession makes an exchange session of rounds generations on f.
 func oSession(t *testing.T, f *devices.Fabric, rounds int) *Session {
 	t.Helper()
-	cfg := devices.DefaultExchange()
+	cfg := exchange.Default()
 	cfg.Rounds, cfg.Credits = rounds, 2
 	s, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -212,16 +213,16 @@ func (o *Oracle) observe(e devices.Event) {
 		if w.decisions > 1 {
 			o.violate(1, e.Session, fmt.Sprintf("decision %d was made after an earlier one", e.A))
 		}
-		if e.A != uint64(devices.StartupRun) && e.A != uint64(devices.StartupAbort) {
+		if e.A != uint64(exchange.StartupRun) && e.A != uint64(exchange.StartupAbort) {
 			o.violate(1, e.Session, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
 		}
-		if e.A == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]) {
+		if e.A == uint64(exchange.StartupRun) && !(w.accepted[0] && w.accepted[1]) {
 			o.violate(2, e.Session, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 		}
-		if e.A == uint64(devices.StartupAbort) {
+		if e.A == uint64(exchange.StartupAbort) {
 			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
 		}
-		if w.close.begun && w.decisions == 1 && e.A != uint64(devices.StartupAbort) {
+		if w.close.begun && w.decisions == 1 && e.A != uint64(exchange.StartupAbort) {
 			o.violateClose(w, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
 		}
 	case devices.EvHostStore:
@@ -230,9 +231,9 @@ func (o *Oracle) observe(e devices.Event) {
 			switch {
 			case w.stores > 1:
 				o.violate(1, e.Session, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
-			case e.B != uint64(devices.StartupRun) && e.B != uint64(devices.StartupAbort):
+			case e.B != uint64(exchange.StartupRun) && e.B != uint64(exchange.StartupAbort):
 				o.violate(1, e.Session, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
-			case e.B == uint64(devices.StartupRun) && !(w.accepted[0] && w.accepted[1]):
+			case e.B == uint64(exchange.StartupRun) && !(w.accepted[0] && w.accepted[1]):
 				o.violate(2, e.Session, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 			}
 		}
@@ -242,11 +243,11 @@ func (o *Oracle) observe(e devices.Event) {
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)
 		}
-	case devices.EvObserve:
-		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(devices.StartupAbort) {
+	case exchange.EvObserve:
+		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(exchange.StartupAbort) {
 			inv.sawAbort = true
 		}
-	case devices.EvPayloadWrite, devices.EvPayloadRead:
+	case exchange.EvPayloadWrite, exchange.EvPayloadRead:
 		if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
 			o.violate(4, e.Session, fmt.Sprintf("invocation %d touched the payload (%s of generation %d) after observing ABORT", e.A, e.Kind, e.B))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -27,7 +28,7 @@ func TestOracleInvariant1SecondDecision(t *testing.T) {
 	s := oSession(t, f, 1)
 	oRun(t, s)
 	oNone(t, o)
-	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0) // a buggy engine deciding again
+	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0) // a buggy engine deciding again
 	v := oWant(t, o, 1, s.ID(), EvDecide)
 	if !oHas(v.Events, EvPublished) || !oHas(v.Events, EvVerify) {
 		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
@@ -56,9 +57,9 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := s.Startup().Buffer()
-	line.HostStore(0, devices.StartupRun)
+	line.HostStore(0, exchange.StartupRun)
 	oNone(t, o)
-	line.HostStore(0, devices.StartupAbort)
+	line.HostStore(0, exchange.StartupAbort)
 	oWant(t, o, 1, s.ID(), devices.EvHostStore)
 }
 
@@ -71,8 +72,8 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
-	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupRun), 0)
-	s.Startup().Buffer().HostStore(0, devices.StartupRun)
+	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
+	s.Startup().Buffer().HostStore(0, exchange.StartupRun)
 	v := oWant(t, o, 2, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -126,7 +127,7 @@ func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
 	}
 	oEmit(f, s.ID(), EvSubmit, ParticipantGPU, 1)
 	oEmit(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
-	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0)
+	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
 	oWant(t, o, 3, s.ID(), EvSubmitReturn)
 }
 
@@ -146,7 +147,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if err := rejected(); !errors.Is(err, ErrDevice) {
 			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 		}
-		if s.Decision() != devices.StartupAbort {
+		if s.Decision() != exchange.StartupAbort {
 			t.Fatalf("decision %d after a rejected dispatch, want ABORT", s.Decision())
 		}
 		if s.Close() != Retired {
@@ -162,7 +163,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 // --- invariant 4: after observing ABORT no program touches the payload
 
 func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
-	for _, kind := range []devices.EventKind{devices.EvPayloadWrite, devices.EvPayloadRead} {
+	for _, kind := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
 		f, o := oFabric(t)
 		s := oSession(t, f, 1)
 		if err := s.Abort(); err != nil {
@@ -177,7 +178,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		// reads) a generation of the session's payload anyway.
 		prog := &oProgram{
 			func(env *devices.Env) devices.Next {
-				env.Emit(devices.EvObserve, uint64(devices.StartupAbort), "")
+				env.Emit(exchange.EvObserve, uint64(exchange.StartupAbort), "")
 				return devices.Continue()
 			},
 			func(env *devices.Env) devices.Next {
@@ -197,7 +198,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := oWant(t, o, 4, s.ID(), kind)
-		if !oHas(v.Events, devices.EvObserve) || !oHas(v.Events, EvDecide) {
+		if !oHas(v.Events, exchange.EvObserve) || !oHas(v.Events, EvDecide) {
 			t.Errorf("the events should show the ABORT decided and observed")
 		}
 	}
@@ -386,8 +387,8 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
 	f, o := oFabric(t)
 	s := oSession(t, f, 1)
-	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupAbort), 0)
-	oEmit(f, s.ID(), EvPublished, uint64(devices.StartupAbort), 1)
+	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
+	oEmit(f, s.ID(), EvPublished, uint64(exchange.StartupAbort), 1)
 	v := oWant(t, o, 9, s.ID(), EvPublished)
 	if !strings.Contains(v.Message, "not poisoned") {
 		t.Errorf("message %q should say the session was not poisoned", v.Message)
@@ -508,7 +509,7 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 		}
 	}
 	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
-	oEmit(f, s.ID(), EvDecide, uint64(devices.StartupRun), 0)
+	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
 	v := oWant(t, o, 10, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "not ABORT") {
 		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
@@ -656,7 +657,7 @@ func TestOracleForgetsEndedSessions(t *testing.T) {
 	for i := range 450 {
 		c := faults[i%len(faults)]
 		oSet(t, f, c.site, c.chain)
-		s, err := NewExchangeSession(gpu, npu, devices.DefaultExchange())
+		s, err := NewExchangeSession(gpu, npu, exchange.Default())
 		if c.site == fault.MemoryAlloc {
 			if err == nil {
 				t.Fatal("the payload's allocation should have failed")
@@ -867,7 +868,7 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 func TestOracleSettledAfterFailedSession(t *testing.T) {
 	f, o := oFabric(t)
 	oSet(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
-	if _, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), devices.DefaultExchange()); !errors.Is(err, ErrDevice) {
+	if _, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, ErrDevice) {
 		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {
@@ -890,7 +891,7 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.Startup().Buffer().HostStore(0, devices.StartupRun)
+		s.Startup().Buffer().HostStore(0, exchange.StartupRun)
 		oWant(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
@@ -925,7 +926,7 @@ func TestOracleConcurrentHostsKeepBudgetInvariant(t *testing.T) {
 			for pair := range 2 {
 				wg.Go(func() {
 					for range 200 {
-						s, err := NewExchangeSession(ds[2*pair], ds[2*pair+1], devices.DefaultExchange())
+						s, err := NewExchangeSession(ds[2*pair], ds[2*pair+1], exchange.Default())
 						if err != nil {
 							t.Error(err)
 							return

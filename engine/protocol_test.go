@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -45,7 +46,7 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
-			_, err = NewExchangeSession(devs[tc.gpu], devs[tc.npu], devices.DefaultExchange())
+			_, err = NewExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
 			protoWantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
@@ -62,7 +63,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 		}
 		_, err = NewStartup(gpu, npu, nil)
 		protoWantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires coherent GPU backing")
-		_, err = NewExchangeSession(gpu, npu, devices.DefaultExchange())
+		_, err = NewExchangeSession(gpu, npu, exchange.Default())
 		protoWantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires coherent GPU backing")
 		protoBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
@@ -147,7 +148,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			}
 			protoBudget(t, f, 64, 0)
 			for off := 0; off < 64; off += 4 {
-				if v := line.HostLoad(off); v != devices.StartupWait {
+				if v := line.HostLoad(off); v != exchange.StartupWait {
 					t.Errorf("word at %d is %d, want WAIT (0)", off, v)
 				}
 			}
@@ -162,8 +163,8 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 				return
 			}
 			// Publishing executes every prepared publication, in order.
-			x, err := devices.PrepareExchange(line, gpu, npu, protoExchange(1, 1, 64, tc.queue), st.ID())
-			protoOK(t, "PrepareExchange", err)
+			x, err := exchange.Prepare(line, gpu, npu, protoExchange(1, 1, 64, tc.queue), st.ID())
+			protoOK(t, "exchange.Prepare", err)
 			s, err := NewSession(st, x.GPU(), x.NPU())
 			protoOK(t, "NewSession", err)
 			protoOK(t, "Abort", s.Abort())
@@ -211,8 +212,8 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
 			}
 
-			x, err := devices.PrepareExchange(st.Buffer(), gpu, npu, devices.DefaultExchange(), st.ID())
-			protoOK(t, "PrepareExchange", err)
+			x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
+			protoOK(t, "exchange.Prepare", err)
 			s, err := NewSession(st, x.GPU(), x.NPU())
 			protoOK(t, "NewSession", err)
 			bytes := protoBytes(s)
@@ -257,8 +258,8 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	gpu, npu := protoPair(t, f)
 	st, err := NewStartup(gpu, npu, nil)
 	protoOK(t, "NewStartup", err)
-	x, err := devices.PrepareExchange(st.Buffer(), gpu, npu, devices.DefaultExchange(), st.ID())
-	protoOK(t, "PrepareExchange", err)
+	x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
+	protoOK(t, "exchange.Prepare", err)
 	sdma, err := gpu.Family(devices.SDMA)
 	protoOK(t, "Family(SDMA)", err)
 	onSDMA, err := gpu.Prepare(sdma, protoRetireAtOnce{}, st.ID(), st.Buffer())
@@ -351,7 +352,7 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 		{"only the NPU accepted", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, exchange.Default())
 			if tc.gpu {
 				protoOK(t, "SubmitGPU", s.SubmitGPU())
 			}
@@ -369,8 +370,8 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 
 			// Still undecided, so Close aborts: nobody touches the payload.
 			protoClose(t, "Close", s, Retired)
-			protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
-			if n := protoCount(f, s.ID(), protoEvA(EvDecide, uint64(devices.StartupAbort))); n != 1 {
+			protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+			if n := protoCount(f, s.ID(), protoEvA(EvDecide, uint64(exchange.StartupAbort))); n != 1 {
 				t.Errorf("%d ABORT decisions, want 1", n)
 			}
 			protoSettled(t, f, o)
@@ -393,7 +394,7 @@ func TestGPURejectedAfterNPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.
 // published before the error returned, and that the accepted program saw
 // ABORT and retired without touching the payload.
 func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	peer := 1 - rejected
 	site, rejDev, peerDev := fault.NPUDispatch, s.Startup().NPU(), s.Startup().GPU()
 	submitRejected, submitPeer := s.SubmitNPU, s.SubmitGPU
@@ -414,11 +415,11 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 		protoEvAB(EvSubmitReturn, peer, 0),
 		protoEv(devices.EvReject),
 		protoEvAB(EvSubmit, rejected, 1),
-		protoEvA(EvDecide, uint64(devices.StartupAbort)),
-		protoEvAB(devices.EvHostStore, line, uint64(devices.StartupAbort)),
-		protoEvAB(EvPublished, uint64(devices.StartupAbort), 0),
+		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
+		protoEvAB(devices.EvHostStore, line, uint64(exchange.StartupAbort)),
+		protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
 		protoEvAB(EvSubmitReturn, rejected, 1))
-	if d := s.Decision(); d != devices.StartupAbort {
+	if d := s.Decision(); d != exchange.StartupAbort {
 		t.Errorf("Decision() = %d, want ABORT", d)
 	}
 	protoState(t, s, StateAborted)
@@ -436,14 +437,14 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 	inv := dispatch[0].A
 	protoInOrder(t, f, s.ID(),
 		protoEvAB(EvSubmitReturn, rejected, 1),
-		protoEvAB(devices.EvObserve, inv, uint64(devices.StartupAbort)),
+		protoEvAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
 		protoEvAB(devices.EvRetire, inv, 0))
 	protoInOrder(t, f, s.ID(),
 		protoEv(EvWait),
 		protoEvAB(EvJoin, ParticipantGPU, protoJoined(rejected != ParticipantGPU)),
 		protoEvAB(EvJoin, ParticipantNPU, protoJoined(rejected != ParticipantNPU)),
 		protoEvA(EvWaitEnd, 1))
-	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	if _, ok := s.Verification(); ok {
 		t.Errorf("an aborted session reports a verification")
 	}
@@ -459,17 +460,17 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 		decision uint32
 		decide   func(*testing.T, *Session) error
 	}{
-		{"RUN by Start", devices.StartupRun, func(t *testing.T, s *Session) error {
+		{"RUN by Start", exchange.StartupRun, func(t *testing.T, s *Session) error {
 			protoSubmitBoth(t, s)
 			return s.Start()
 		}},
-		{"ABORT by Abort", devices.StartupAbort, func(t *testing.T, s *Session) error {
+		{"ABORT by Abort", exchange.StartupAbort, func(t *testing.T, s *Session) error {
 			protoOK(t, "SubmitGPU", s.SubmitGPU())
 			return s.Abort()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, exchange.Default())
 			gpu := s.Startup().GPU()
 			bytes := protoBytes(s)
 			line := s.Startup().Buffer().ID()
@@ -522,7 +523,7 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 // host.store or publication that caused it (it did, under -race: "gpu0
 // observe RUN" and four payload.write events before "host host.store 1").
 func TestPublishEmitsEachStepBeforeDevicesCanSeeIt(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	gpu, npu := protoPair(t, f)
 	line := s.Startup().Buffer()
 	gfam, _ := gpu.Family(devices.PM4)
@@ -563,7 +564,7 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	f, o, s := protoSimSession(t, protoExchange(16, 4, 128, devices.PM4))
 	protoStarted(t, s)
 	protoWantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
-	if d := s.Decision(); d != devices.StartupRun {
+	if d := s.Decision(); d != exchange.StartupRun {
 		t.Errorf("Decision() = %d, want RUN", d)
 	}
 	protoState(t, s, StateRunning)
@@ -571,12 +572,12 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	protoWait(t, s, time.Second)
 	protoVerified(t, s, 16)
 	// Both programs saw RUN, never ABORT.
-	observed := protoEvents(f, s.ID(), devices.EvObserve)
+	observed := protoEvents(f, s.ID(), exchange.EvObserve)
 	if len(observed) != 2 {
 		t.Errorf("%d programs observed a decision, want 2", len(observed))
 	}
 	for _, e := range observed {
-		if e.B != uint64(devices.StartupRun) {
+		if e.B != uint64(exchange.StartupRun) {
 			t.Errorf("%s observed %d, want RUN", f.ActorName(e.Actor), e.B)
 		}
 	}
@@ -593,12 +594,12 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 		first, second func(*Session) error
 		want          uint32
 	}{
-		{"Start then Start", (*Session).Start, (*Session).Start, devices.StartupRun},
-		{"Abort then Abort", (*Session).Abort, (*Session).Abort, devices.StartupAbort},
-		{"Abort then Start", (*Session).Abort, (*Session).Start, devices.StartupAbort},
+		{"Start then Start", (*Session).Start, (*Session).Start, exchange.StartupRun},
+		{"Abort then Abort", (*Session).Abort, (*Session).Abort, exchange.StartupAbort},
+		{"Abort then Start", (*Session).Abort, (*Session).Start, exchange.StartupAbort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, exchange.Default())
 			protoSubmitBoth(t, s)
 			protoOK(t, "first decision", tc.first(s))
 			protoWantErr(t, "second decision", tc.second(s), ErrBusy, "resident startup is already decided or failed")
@@ -647,14 +648,14 @@ func TestIsCompleteNeedsADecisionAndEveryAcceptedParticipantRetired(t *testing.T
 }
 
 func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	protoOK(t, "Abort", s.Abort())
 	if ok, err := s.IsComplete(); !ok || err != nil {
 		t.Errorf("IsComplete() after ABORT with nobody accepted = %v, %v; want true, nil", ok, err)
 	}
 	s.Close()
 
-	s = protoSession(t, f, devices.DefaultExchange())
+	s = protoSession(t, f, exchange.Default())
 	protoOK(t, "SubmitNPU", s.SubmitNPU())
 	protoOK(t, "Abort", s.Abort())
 	if ok, err := s.IsComplete(); ok || err != nil {
@@ -669,7 +670,7 @@ func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
 }
 
 func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	protoFault(t, f, fault.GPUComplete, "error(boom)")
 	protoStarted(t, s)
 	f.Advance(time.Second)
@@ -686,7 +687,7 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 // ---- wait_timeout ----
 
 func TestWaitBeforeDecisionIsBusy(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	for _, stage := range []string{"nothing submitted", "both submitted"} {
 		if stage == "both submitted" {
 			protoSubmitBoth(t, s)
@@ -743,7 +744,7 @@ func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T
 }
 
 func TestWaitJoinsTheNPUUnderWhatIsLeftOfTheDeadline(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	// The GPU retires after 30ms; the NPU never does.
 	protoFault(t, f, fault.GPURun, "1*delay(30ms)")
 	protoFault(t, f, fault.NPURun, "hang")
@@ -768,7 +769,7 @@ func TestWaitJoinsTheNPUUnderWhatIsLeftOfTheDeadline(t *testing.T) {
 }
 
 func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	protoFault(t, f, fault.GPURun, "1*delay(50ms)")
 	protoStarted(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -788,7 +789,7 @@ func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
 // A device error seen by the first join poisons the session even when the
 // context is cancelled during the second join.
 func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	protoFault(t, f, fault.GPURun, "crash(boom)")
 	protoStarted(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -844,7 +845,7 @@ func TestWaitPoisonsWhenNPUJoinErrors(t *testing.T) {
 // checks that Wait returned the device error after attempting both joins,
 // that the session is poisoned, and that Close quarantines it.
 func protoJoinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	protoFault(t, f, site, chain)
 	bytes := protoBytes(s)
 	protoStarted(t, s)
@@ -882,7 +883,7 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 		{"both submitted", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, exchange.Default())
 			line := s.Startup().Buffer()
 			lineID := line.ID()
 			if tc.gpu {
@@ -895,9 +896,9 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				t.Fatalf("Close = %v, want retired", out)
 			}
 			protoInOrder(t, f, s.ID(),
-				protoEvA(EvDecide, uint64(devices.StartupAbort)),
-				protoEvAB(devices.EvHostStore, lineID, uint64(devices.StartupAbort)),
-				protoEvAB(EvPublished, uint64(devices.StartupAbort), 0),
+				protoEvA(EvDecide, uint64(exchange.StartupAbort)),
+				protoEvAB(devices.EvHostStore, lineID, uint64(exchange.StartupAbort)),
+				protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
 				protoEvA(EvWait, uint64(DefaultCloseTimeout)),
 				protoEvAB(EvJoin, ParticipantGPU, protoJoined(tc.gpu)),
 				protoEvAB(EvJoin, ParticipantNPU, protoJoined(tc.npu)),
@@ -905,16 +906,16 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				protoEvA(devices.EvRelease, lineID),
 				protoEvA(EvClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
-			observed := protoEvents(f, s.ID(), devices.EvObserve)
+			observed := protoEvents(f, s.ID(), exchange.EvObserve)
 			if want := protoBtoi(tc.gpu) + protoBtoi(tc.npu); len(observed) != want {
 				t.Errorf("%d programs observed a decision, want %d", len(observed), want)
 			}
 			for _, e := range observed {
-				if e.B != uint64(devices.StartupAbort) {
+				if e.B != uint64(exchange.StartupAbort) {
 					t.Errorf("%s observed %d, want ABORT", f.ActorName(e.Actor), e.B)
 				}
 			}
-			protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead, devices.EvQuarantine)
+			protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead, devices.EvQuarantine)
 			protoState(t, s, StateClosed)
 			protoSettled(t, f, o)
 
@@ -956,7 +957,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 		{"NPU hangs, NPU reset first", fault.NPURun, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, devices.DefaultExchange())
+			f, o, s := protoSimSession(t, exchange.Default())
 			gpu, npu := protoPair(t, f)
 			protoFault(t, f, tc.site, "hang")
 			bytes := protoBytes(s)
@@ -998,7 +999,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 				t.Errorf("after resetting %s: occupied %s=%v %s=%v, want false, true",
 					first.Name(), first.Name(), first.Occupied(), second.Name(), second.Occupied())
 			}
-			if v := s.Startup().Buffer().HostLoad(0); v != devices.StartupRun {
+			if v := s.Startup().Buffer().HostLoad(0); v != exchange.StartupRun {
 				t.Errorf("the quarantined line reads %d, want RUN", v)
 			}
 
@@ -1014,7 +1015,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 
 			// The devices take a new session again.
 			f.Faults().Clear()
-			s2 := protoSession(t, f, devices.DefaultExchange())
+			s2 := protoSession(t, f, exchange.Default())
 			protoStarted(t, s2)
 			protoWait(t, s2, time.Second)
 			protoClose(t, "Close of a session after the reset", s2, Retired)
@@ -1048,7 +1049,7 @@ func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 	}
 	for _, who := range []uint64{ParticipantGPU, ParticipantNPU} {
-		other := protoSession(t, f, devices.DefaultExchange())
+		other := protoSession(t, f, exchange.Default())
 		submit, dev := other.SubmitGPU, gpu
 		if who == ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
@@ -1060,7 +1061,7 @@ func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int
 }
 
 func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
-	f, o, s := protoSimSession(t, devices.DefaultExchange())
+	f, o, s := protoSimSession(t, exchange.Default())
 	gpu, npu := protoPair(t, f)
 	protoFault(t, f, fault.NPURun, "ignore_abort")
 	bytes := protoBytes(s)
@@ -1070,11 +1071,11 @@ func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
 		t.Fatalf("Close = %v, want quarantined", out)
 	}
 	protoInOrder(t, f, s.ID(),
-		protoEvA(EvDecide, uint64(devices.StartupAbort)),
+		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
 		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
 		protoEvAB(EvJoin, ParticipantNPU, JoinTimeout),
 		protoEvA(EvClose, 1))
-	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
 	protoResetBoth(t, f)
 	protoSettled(t, f, o)
@@ -1090,7 +1091,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 	}
 	// A session closed when the case ends, before its fabric.
 	session := func(t *testing.T, f *devices.Fabric) *Session {
-		s := protoSession(t, f, devices.DefaultExchange())
+		s := protoSession(t, f, exchange.Default())
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
@@ -1114,7 +1115,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
 		}}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := protoPair(t, f)
-			_, err := NewExchangeSession(gpu, npu, devices.DefaultExchange())
+			_, err := NewExchangeSession(gpu, npu, exchange.Default())
 			protoBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
@@ -1158,7 +1159,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		}},
 		{"budget: exhausted", devices.Config{Budget: 128}, ErrBudget, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := protoPair(t, f)
-			_, err := NewExchangeSession(gpu, npu, devices.DefaultExchange())
+			_, err := NewExchangeSession(gpu, npu, exchange.Default())
 			protoBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},

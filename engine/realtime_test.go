@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -23,7 +24,7 @@ func protoRealTime(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracl
 
 // protoRealSession makes a real-time fabric with timing (protoRealTime) and
 // an exchange session of cfg on it.
-func protoRealSession(t *testing.T, timing devices.Timing, cfg devices.ExchangeConfig) (*devices.Fabric, *Oracle, *Session) {
+func protoRealSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
 	t.Helper()
 	f, o := protoRealTime(t, timing)
 	return f, o, protoSession(t, f, cfg)
@@ -49,10 +50,10 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 			protoVerified(t, s, 1000)
 			// Each program saw RUN only once it was visible to it, and
 			// touched the payload only after.
-			protoSawDecision(t, f, s, devices.StartupRun)
+			protoSawDecision(t, f, s, exchange.StartupRun)
 			protoInOrder(t, f, s.ID(),
-				protoEvAB(devices.EvObserve, protoInvocation(t, f, s, s.Startup().GPU()), uint64(devices.StartupRun)),
-				protoEvAB(devices.EvPayloadWrite, protoInvocation(t, f, s, s.Startup().GPU()), 1),
+				protoEvAB(exchange.EvObserve, protoInvocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
+				protoEvAB(exchange.EvPayloadWrite, protoInvocation(t, f, s, s.Startup().GPU()), 1),
 				protoEvA(EvVerify, 1))
 			// Each program started no sooner than its queue's dispatch latency.
 			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
@@ -88,8 +89,8 @@ func protoSawDecision(t *testing.T, f *devices.Fabric, s *Session, decision uint
 		if d == npu {
 			visible = protoEvAB(devices.EvPublication, uint64(npu.Actor()), 0)
 		}
-		protoInOrder(t, f, s.ID(), protoEvA(EvDecide, uint64(decision)), visible, protoEvAB(devices.EvObserve, inv, uint64(decision)))
-		if n := protoCount(f, s.ID(), protoEvA(devices.EvObserve, inv)); n != 1 {
+		protoInOrder(t, f, s.ID(), protoEvA(EvDecide, uint64(decision)), visible, protoEvAB(exchange.EvObserve, inv, uint64(decision)))
+		if n := protoCount(f, s.ID(), protoEvA(exchange.EvObserve, inv)); n != 1 {
 			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
 		}
 	}
@@ -114,16 +115,16 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	protoWantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
 	protoInOrder(t, f, s.ID(),
 		protoEvAB(EvSubmit, ParticipantNPU, 1),
-		protoEvA(EvDecide, uint64(devices.StartupAbort)),
-		protoEvAB(EvPublished, uint64(devices.StartupAbort), 0),
+		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
+		protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
 		protoEvAB(EvSubmitReturn, ParticipantNPU, 1))
 	protoWait(t, s, protoRealDeadline)
 	gpu := protoInvocation(t, f, s, s.Startup().GPU())
 	protoInOrder(t, f, s.ID(),
-		protoEvAB(devices.EvObserve, gpu, uint64(devices.StartupAbort)),
+		protoEvAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
 		protoEvAB(devices.EvRetire, gpu, 0),
 		protoEvA(EvWaitEnd, 1))
-	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
@@ -135,14 +136,14 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 	protoWantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
 	protoWait(t, s, protoRealDeadline)
 	protoState(t, s, StateAborted)
-	protoSawDecision(t, f, s, devices.StartupAbort)
+	protoSawDecision(t, f, s, exchange.StartupAbort)
 	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
 		inv := protoInvocation(t, f, s, d)
 		protoInOrder(t, f, s.ID(),
-			protoEvAB(devices.EvObserve, inv, uint64(devices.StartupAbort)),
+			protoEvAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
 			protoEvAB(devices.EvRetire, inv, 0))
 	}
-	protoNoEvents(t, f, s.ID(), devices.EvPayloadWrite, devices.EvPayloadRead)
+	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	protoClose(t, "Close", s, Retired)
 	protoSettled(t, f, o)
 }
@@ -244,7 +245,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
 	protoWait(t, s, protoRealDeadline)
-	if s.Decision() == devices.StartupRun {
+	if s.Decision() == exchange.StartupRun {
 		if v, ok := s.Verification(); !ok || !v.OK {
 			t.Errorf("Verification = %+v, %v", v, ok)
 		}

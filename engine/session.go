@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 )
 
 // DefaultCloseTimeout is how long Close joins both programs before it
@@ -59,7 +60,7 @@ type Session struct {
 	retired    bool    // a Wait saw both participants retire
 	outcome    Outcome // set by Close
 	poisonedBy string  // why it was poisoned
-	verified   *devices.Verification
+	verified   *exchange.Verification
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
@@ -87,7 +88,7 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 
 // NewExchangeSession makes a startup line on gpu and npu and a session that
 // runs the built-in exchange with cfg, charged to the fabric's budget.
-func NewExchangeSession(gpu, npu *devices.Device, cfg devices.ExchangeConfig) (*Session, error) {
+func NewExchangeSession(gpu, npu *devices.Device, cfg exchange.Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func NewExchangeSession(gpu, npu *devices.Device, cfg devices.ExchangeConfig) (*
 	if err != nil {
 		return nil, err
 	}
-	x, err := devices.PrepareExchange(st.line, gpu, npu, cfg, st.id)
+	x, err := exchange.Prepare(st.line, gpu, npu, cfg, st.id)
 	if err != nil {
 		_ = st.line.Release()
 		return nil, err
@@ -110,8 +111,8 @@ func (s *Session) ID() uint64 { return s.startup.id }
 func (s *Session) Startup() *Startup { return s.startup }
 
 // Exchange is the built-in exchange the session runs, or nil for other programs.
-func (s *Session) Exchange() *devices.Exchange {
-	if x := s.gpu.Exchange(); x != nil && x == s.npu.Exchange() {
+func (s *Session) Exchange() *exchange.Exchange {
+	if x := exchange.Of(s.gpu); x != nil && x == exchange.Of(s.npu) {
 		return x
 	}
 	return nil
@@ -167,7 +168,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 	c, err := prog.Dispatch()
 	if err != nil {
 		s.emit(EvSubmit, who, 1, err.Error())
-		_ = s.decide(op, devices.StartupAbort) // the peer must not wait for a RUN that never comes
+		_ = s.decide(op, exchange.StartupAbort) // the peer must not wait for a RUN that never comes
 		return err
 	}
 	*done = c
@@ -218,7 +219,7 @@ func (s *Session) Start() error {
 	if s.gpuDone == nil || s.npuDone == nil {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
-	return s.decide("start", devices.StartupRun)
+	return s.decide("start", exchange.StartupRun)
 }
 
 // Abort publishes ABORT before a decision. It does not cancel a running
@@ -226,7 +227,7 @@ func (s *Session) Start() error {
 func (s *Session) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.decide("abort", devices.StartupAbort)
+	return s.decide("abort", exchange.StartupAbort)
 }
 
 // IsComplete reports, without making progress, whether a decision was made
@@ -425,7 +426,7 @@ func (c *closeSignal) fire() {
 // verify checks the exchange once, after a RUN session retired.
 func (s *Session) verify() {
 	x := s.Exchange()
-	if x == nil || s.decision != devices.StartupRun || s.verified != nil {
+	if x == nil || s.decision != exchange.StartupRun || s.verified != nil {
 		return
 	}
 	v := x.Verify()
@@ -464,7 +465,7 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	}
 	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
-		_ = s.decide("close", devices.StartupAbort)
+		_ = s.decide("close", exchange.StartupAbort)
 	}
 	retired := s.retired
 	if !retired && s.decision != 0 && broken != skipCloseJoin {
@@ -537,7 +538,7 @@ func (s *Session) State() State {
 		return StatePoisoned
 	case s.decision == 0:
 		return StateUndecided
-	case s.decision == devices.StartupAbort:
+	case s.decision == exchange.StartupAbort:
 		return StateAborted
 	case s.retired:
 		return StateRetired
@@ -554,11 +555,11 @@ func (s *Session) Decision() uint32 {
 
 // Verification is the host's check of the exchange, once a RUN session
 // retired; ok is false before that or for programs other than the exchange.
-func (s *Session) Verification() (v devices.Verification, ok bool) {
+func (s *Session) Verification() (v exchange.Verification, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.verified == nil {
-		return devices.Verification{}, false
+		return exchange.Verification{}, false
 	}
 	return *s.verified, true
 }

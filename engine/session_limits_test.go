@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 )
 
 // Opening sessions until one is refused ends with the budget's error, not a
@@ -25,7 +26,7 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 	var err error
 	for {
 		var s *Session
-		if s, err = NewExchangeSession(gpu, npu, devices.DefaultExchange()); err != nil {
+		if s, err = NewExchangeSession(gpu, npu, exchange.Default()); err != nil {
 			break
 		}
 		open = append(open, s)
@@ -45,5 +46,5 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 		}
 	}
 	protoSettled(t, f, o)
-	protoClose(t, "Close of a session opened after the others closed", protoSession(t, f, devices.DefaultExchange()), Retired)
+	protoClose(t, "Close of a session opened after the others closed", protoSession(t, f, exchange.Default()), Retired)
 }

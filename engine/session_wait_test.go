@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -64,7 +65,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 			f, _ := protoFabric(t, devices.Config{Mode: mode})
 			cfg := sessionLargeExchange
 			if mode == devices.RealTime {
-				cfg = devices.DefaultExchange()
+				cfg = exchange.Default()
 				protoFault(t, f, fault.GPURun, "hang")
 			}
 			s := protoSession(t, f, cfg)
@@ -119,7 +120,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 // was released with the close.
 func TestClosedSessionsProgramIsRefused(t *testing.T) {
 	f, _ := protoFabric(t, devices.Config{Mode: devices.RealTime})
-	s := protoSession(t, f, devices.DefaultExchange())
+	s := protoSession(t, f, exchange.Default())
 	protoStarted(t, s)
 	protoWait(t, s, sessionGenerous)
 	protoClose(t, "Close", s, Retired)

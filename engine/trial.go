@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -58,11 +59,11 @@ func (c TrialConfig) withDefaults() TrialConfig {
 	if c.Rounds <= 0 {
 		c.Rounds = 8
 	}
-	c.Rounds = min(c.Rounds, devices.MaxRounds)
+	c.Rounds = min(c.Rounds, exchange.MaxRounds)
 	if c.Credits <= 0 {
 		c.Credits = 4
 	}
-	c.Credits = min(c.Credits, devices.MaxCredits)
+	c.Credits = min(c.Credits, exchange.MaxCredits)
 	if c.Mode == 0 {
 		c.Mode = devices.Simulated
 	}
@@ -78,7 +79,7 @@ type TrialSession struct {
 	// ID is the session's id in events, 0 when it could not be made.
 	ID uint64
 	// Exchange is the exchange the session ran.
-	Exchange devices.ExchangeConfig
+	Exchange exchange.Config
 	// Outcome is how Close ended it, 0 when it could not be made.
 	Outcome Outcome
 	// Decision is the decision published (RUN or ABORT), 0 for none.
@@ -511,7 +512,7 @@ func (t *trial) faultTerm(site fault.Site) string {
 
 // open makes a session with a random exchange and draws its plan.
 func (t *trial) open() *trialPlan {
-	x := devices.ExchangeConfig{
+	x := exchange.Config{
 		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
 		Credits:   1 + t.rng.IntN(t.cfg.Credits),
 		SlotBytes: 8 * (1 + t.rng.IntN(32)),
@@ -643,7 +644,7 @@ func (t *trial) close(p *trialPlan, timeout time.Duration) {
 	ts.Outcome, ts.Decision = out, s.Decision()
 	v, verified := s.Verification()
 	ts.Verified = verified && v.OK
-	if out == Retired && ts.Decision == devices.StartupRun && !verified {
+	if out == Retired && ts.Decision == exchange.StartupRun && !verified {
 		t.problem("session %d retired after RUN but its exchange was never verified", s.ID())
 	}
 	switch out {

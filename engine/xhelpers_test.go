@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -85,7 +86,7 @@ func (w *xWorld) settle(t *testing.T) {
 }
 
 // session makes an exchange session on the world's GPU and NPU.
-func (w *xWorld) session(t *testing.T, cfg devices.ExchangeConfig) *Session {
+func (w *xWorld) session(t *testing.T, cfg exchange.Config) *Session {
 	t.Helper()
 	s, err := NewExchangeSession(w.gpu, w.npu, cfg)
 	if err != nil {
@@ -166,8 +167,8 @@ func (c *xCounts) get(session uint64, kind devices.EventKind) int {
 func (c *xCounts) stop() { c.cancel() }
 
 // xCfg is an exchange of rounds generations over credits slots.
-func xCfg(rounds, credits, slotBytes int, queue devices.Command) devices.ExchangeConfig {
-	return devices.ExchangeConfig{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
+func xCfg(rounds, credits, slotBytes int, queue devices.Command) exchange.Config {
+	return exchange.Config{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
 }
 
 // xSubmitBoth admits both participants, the GPU first unless npuFirst.

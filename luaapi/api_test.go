@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -428,7 +429,7 @@ func TestFabric(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 	}
 	// The replaced fabrics were closed: no dispatch is accepted on them.
-	old, err := engine.NewExchangeSession(made[0].First(devices.GPU), made[0].First(devices.NPU), devices.DefaultExchange())
+	old, err := engine.NewExchangeSession(made[0].First(devices.GPU), made[0].First(devices.NPU), exchange.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +461,7 @@ func TestGivenFabric(t *testing.T) {
 		t.Errorf("a given fabric is not announced: %q", h.stderr.String())
 	}
 	// Still open: a new exchange runs on it.
-	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), devices.DefaultExchange())
+	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
@@ -50,8 +51,8 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	defer r.stop()
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 	const session = 9
-	f.Events().Emit(gpu.Actor(), session, devices.EvKernelObserve, 1, uint64(3*time.Microsecond), "")
-	f.Events().Emit(gpu.Actor(), session, devices.EvKernelRetire, 1, uint64(40*time.Microsecond), "")
+	f.Events().Emit(gpu.Actor(), session, exchange.EvKernelObserve, 1, uint64(3*time.Microsecond), "")
+	f.Events().Emit(gpu.Actor(), session, exchange.EvKernelRetire, 1, uint64(40*time.Microsecond), "")
 	var st SessionStats
 	line := r.timeline(session)
 	line.fill(gpu.Actor(), npu.Actor(), &st)
@@ -66,12 +67,12 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 // stubGPU is an accelerator that is never asked to run anything.
 type stubGPU struct{}
 
-func (stubGPU) Describe() string                                    { return "stub: test GPU" }
-func (stubGPU) Attach(func() time.Duration) error                   { return nil }
-func (stubGPU) Map(size int) (*memory.Region, error)                { return memory.Map(size) }
-func (stubGPU) Launch(devices.KernelLaunch) (devices.Kernel, error) { return nil, errors.New("stub") }
-func (stubGPU) Reset() error                                        { return nil }
-func (stubGPU) Close() error                                        { return nil }
+func (stubGPU) Describe() string                                      { return "stub: test GPU" }
+func (stubGPU) Attach(func() time.Duration) error                     { return nil }
+func (stubGPU) Map(size int) (*memory.Region, error)                  { return memory.Map(size) }
+func (stubGPU) Launch(exchange.KernelLaunch) (exchange.Kernel, error) { return nil, errors.New("stub") }
+func (stubGPU) Reset() error                                          { return nil }
+func (stubGPU) Close() error                                          { return nil }
 
 // On a real GPU the kernel writes the slots, so payload.corrupt cannot fire:
 // setting it is refused with the reason, and the fabric names the GPU.

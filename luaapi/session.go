@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -17,7 +18,7 @@ type session struct {
 	m        *Module
 	id       uint64
 	seed     uint64
-	cfg      devices.ExchangeConfig
+	cfg      exchange.Config
 	gpuName  string
 	npuName  string
 	gpuActor devices.Actor
@@ -36,7 +37,7 @@ type session struct {
 type record struct {
 	state        engine.State
 	decision     uint32
-	verification devices.Verification
+	verification exchange.Verification
 	verified     bool // the host verified the exchange
 	line         timeline
 }
@@ -116,9 +117,9 @@ func (s *session) stats() SessionStats {
 		NPU:       DeviceStats{Device: s.npuName},
 	}
 	switch r.decision {
-	case devices.StartupRun:
+	case exchange.StartupRun:
 		st.Decision = "run"
-	case devices.StartupAbort:
+	case exchange.StartupAbort:
 		st.Decision = "abort"
 	}
 	if v := r.verification; r.verified {
@@ -211,9 +212,9 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 func (m *Module) startup(L *lua.LState) int {
 	const name = "startup"
 	t := fields(L, 1, name, true, "gpu", "rounds", "credits", "slot_bytes")
-	def := devices.DefaultExchange()
+	def := exchange.Default()
 	queue := stringField(L, 1, name, t, "gpu", def.GPUQueue.String())
-	cfg := devices.ExchangeConfig{
+	cfg := exchange.Config{
 		Rounds:    int(intField(L, 1, name, t, "rounds", int64(def.Rounds))),
 		Credits:   int(intField(L, 1, name, t, "credits", int64(def.Credits))),
 		SlotBytes: int(m.sizeField(L, 1, name, "startup", t, "slot_bytes", int64(def.SlotBytes))),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -135,7 +136,7 @@ func (r *recorder) observe(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, devices.EvObserve, devices.EvRetire, devices.EvKernelObserve, devices.EvKernelRetire:
+	case engine.EvSubmit, engine.EvDecide, exchange.EvObserve, devices.EvRetire, exchange.EvKernelObserve, exchange.EvKernelRetire:
 	default:
 		return
 	}
@@ -161,16 +162,16 @@ func (r *recorder) observe(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case devices.EvObserve:
+	case exchange.EvObserve:
 		d.observed.mark(e.Time)
 	case devices.EvRetire:
 		d.retired.mark(e.Time)
 		if e.B != 0 && d.err == "" {
 			d.err = e.Detail
 		}
-	case devices.EvKernelObserve:
+	case exchange.EvKernelObserve:
 		d.kernelObserved.mark(time.Duration(e.B))
-	case devices.EvKernelRetire:
+	case exchange.EvKernelRetire:
 		d.kernelRetired.mark(time.Duration(e.B))
 	}
 }

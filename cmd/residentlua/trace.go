@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -134,7 +135,7 @@ func (tf *tracedFabric) instants() []traceEvent {
 			args["detail"] = e.Detail
 		}
 		at := e.Time
-		if e.Kind == devices.EvKernelObserve || e.Kind == devices.EvKernelRetire {
+		if e.Kind == exchange.EvKernelObserve || e.Kind == exchange.EvKernelRetire {
 			at = time.Duration(e.B)
 		}
 		evs = append(evs, traceEvent{
@@ -148,10 +149,10 @@ func (tf *tracedFabric) instants() []traceEvent {
 // category groups event kinds so that a viewer can filter them.
 func category(k devices.EventKind) string {
 	switch k {
-	case devices.EvPayloadWrite, devices.EvPayloadRead, devices.EvCredit, devices.EvDrain:
+	case exchange.EvPayloadWrite, exchange.EvPayloadRead, exchange.EvCredit, exchange.EvDrain:
 		return "round"
-	case devices.EvDispatch, devices.EvReject, devices.EvReach, devices.EvStart, devices.EvObserve,
-		devices.EvRetire, devices.EvReset, devices.EvKernelObserve, devices.EvKernelRetire:
+	case devices.EvDispatch, devices.EvReject, devices.EvReach, devices.EvStart, exchange.EvObserve,
+		devices.EvRetire, devices.EvReset, exchange.EvKernelObserve, exchange.EvKernelRetire:
 		return "device"
 	case devices.EvFault:
 		return "fault"
@@ -201,7 +202,7 @@ func (tf *tracedFabric) spans() []traceEvent {
 		switch e.Kind {
 		case devices.EvStart:
 			runs[e.A] = &open{start: e, name: "run", args: map[string]any{"session": e.Session, "invocation": e.A}, pending: true}
-		case devices.EvPayloadWrite, devices.EvPayloadRead:
+		case exchange.EvPayloadWrite, exchange.EvPayloadRead:
 			if r := rounds[e.A]; r != nil {
 				finish(r, e.Time, false)
 			}

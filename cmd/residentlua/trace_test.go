@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -174,7 +175,7 @@ func TestTraceSpansFromEvents(t *testing.T) {
 	tf := &tracedFabric{pid: 1, tracks: []string{"host", "gpu0", "npu0"}, events: []devices.Event{
 		{Seq: 1, Time: 0, Actor: 0, Kind: engine.EvWaitEnd, A: 1},
 		{Seq: 2, Time: time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvStart, A: 10},
-		{Seq: 3, Time: 2 * time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvPayloadWrite, A: 10, B: 1},
+		{Seq: 3, Time: 2 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 1},
 		{Seq: 4, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1000},
 		{Seq: 5, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: devices.EvFault},
 	}}
@@ -200,8 +201,8 @@ func TestTraceSpansFromEvents(t *testing.T) {
 // GPU's track.
 func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
 	tf := &tracedFabric{pid: 1, tracks: []string{"host", "gpu0", "npu0"}, events: []devices.Event{
-		{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)},
-		{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvObserve, A: 10, B: 1},
+		{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)},
+		{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvObserve, A: 10, B: 1},
 	}}
 	in := tf.instants()
 	if in[0].Ts != 4 || in[0].Tid != 1 || in[0].Cat != "device" || in[1].Ts != 9 {

@@ -98,7 +98,8 @@ const (
 	pingStop = 0xFFFFFFFF // a ping that ends ping_pong early
 )
 
-// GPU is a CUDA device as a devices.Accelerator.
+// GPU is a CUDA device as a devices.Accelerator that also launches the
+// exchange's GPU half as a resident kernel (exchange.Launcher).
 type GPU struct {
 	drv     *driver
 	thread  *thread

@@ -27,7 +27,7 @@ __device__ __forceinline__ u64 globaltimer() {
   return t;
 }
 
-// Values of the startup word (devices.StartupWait, Run, Abort).
+// Values of the startup word (exchange.StartupWait, Run, Abort).
 enum { WAIT = 0, RUN = 1, ABORT = 2 };
 
 // Modes: how the gpu.run fault shapes the kernel.
@@ -47,9 +47,9 @@ struct Status {
   u64 retired_at;
 };
 
-// ExchangeArgs matches devices.ExchangeConfig and the payload layout of
-// devices.Exchange: credits slots of stride bytes (generation word at +0,
-// credit word at +64, data at +128).
+// ExchangeArgs matches exchange.Config and the payload layout of
+// exchange.Exchange (devices/exchange): credits slots of stride bytes
+// (generation word at +0, credit word at +64, data at +128).
 struct ExchangeArgs {
   u32 *startup;
   unsigned char *payload;

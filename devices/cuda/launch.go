@@ -7,13 +7,18 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/memory"
 )
+
+// The exchange asserts its kernel launch on the accelerator; this keeps the
+// method's signature from drifting away from the interface unnoticed.
+var _ exchange.Launcher = (*GPU)(nil)
 
 // Launch starts the exchange kernel: one block of one thread on the
 // execution context's stream. Only one kernel runs at a time (the fabric
 // runs one invocation per device).
-func (g *GPU) Launch(k devices.KernelLaunch) (devices.Kernel, error) {
+func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -111,16 +116,16 @@ func (g *GPU) streamStatus() uintptr {
 type kernel struct{ g *GPU }
 
 // Status reads the status block the kernel writes.
-func (k *kernel) Status() devices.KernelStatus {
+func (k *kernel) Status() exchange.KernelStatus {
 	c := k.g.control
-	st := devices.KernelStatus{
+	st := exchange.KernelStatus{
 		Observed: c.Load(statusObserved),
-		Done:     devices.KernelDone(c.Load(statusDone)),
+		Done:     exchange.KernelDone(c.Load(statusDone)),
 	}
-	if st.Observed != devices.StartupWait {
+	if st.Observed != exchange.StartupWait {
 		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
 	}
-	if st.Done != devices.KernelRunning {
+	if st.Done != exchange.KernelRunning {
 		st.RetiredAt = k.g.fabricTime(c.Load64(statusRetiredAt))
 	}
 	return st

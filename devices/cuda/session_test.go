@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 )
@@ -51,7 +52,7 @@ func pair(f *devices.Fabric) (gpu, npu *devices.Device) {
 	return f.First(devices.GPU), f.First(devices.NPU)
 }
 
-func session(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *engine.Session {
+func session(t *testing.T, f *devices.Fabric, cfg exchange.Config) *engine.Session {
 	t.Helper()
 	gpu, npu := pair(f)
 	s, err := engine.NewExchangeSession(gpu, npu, cfg)
@@ -104,7 +105,7 @@ func setFault(t *testing.T, f *devices.Fabric, site, term string) {
 func TestLifecycleOnTheGPU(t *testing.T) {
 	f, o := gpuFabric(t)
 	gpu, _ := pair(f)
-	s := session(t, f, devices.DefaultExchange())
+	s := session(t, f, exchange.Default())
 	started(t, s)
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
@@ -112,10 +113,10 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 	if v, _ := s.Verification(); !v.OK {
 		t.Fatalf("verification failed: %s", v.Problem)
 	}
-	obs := events(f, s.ID(), devices.EvObserve, gpu.Actor())
-	kobs := events(f, s.ID(), devices.EvKernelObserve, gpu.Actor())
-	kret := events(f, s.ID(), devices.EvKernelRetire, gpu.Actor())
-	if len(obs) != 1 || obs[0].B != uint64(devices.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
+	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
+	kobs := events(f, s.ID(), exchange.EvKernelObserve, gpu.Actor())
+	kret := events(f, s.ID(), exchange.EvKernelRetire, gpu.Actor())
+	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
 		t.Fatalf("GPU events: observe %v, kernel.observe %v, kernel.retire %v; want one each, RUN observed", obs, kobs, kret)
 	}
 	decided := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == engine.EvDecide })
@@ -140,7 +141,7 @@ func TestExchangeMatrixOnTheGPU(t *testing.T) {
 	for _, rounds := range []int{1, 7, 1000} {
 		for _, credits := range []int{1, 4} {
 			for _, slot := range []int{8, 4096} {
-				cfg := devices.ExchangeConfig{Rounds: rounds, Credits: credits, SlotBytes: slot, GPUQueue: devices.AQL}
+				cfg := exchange.Config{Rounds: rounds, Credits: credits, SlotBytes: slot, GPUQueue: devices.AQL}
 				t.Run(fmt.Sprintf("rounds=%d/credits=%d/slot=%d", rounds, credits, slot), func(t *testing.T) {
 					s := session(t, f, cfg)
 					started(t, s)
@@ -166,21 +167,21 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 	f, o := gpuFabric(t)
 	gpu, _ := pair(f)
 	setFault(t, f, "npu.dispatch", "error(npu busy)")
-	s := session(t, f, devices.ExchangeConfig{Rounds: 3, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL})
+	s := session(t, f, exchange.Config{Rounds: 3, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL})
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatalf("SubmitGPU: %v", err)
 	}
 	if err := s.SubmitNPU(); err == nil {
 		t.Fatal("SubmitNPU succeeded; want the injected rejection")
 	}
-	if d := s.Decision(); d != devices.StartupAbort {
+	if d := s.Decision(); d != exchange.StartupAbort {
 		t.Fatalf("decision %d, want ABORT", d)
 	}
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want the GPU retired", ok, err)
 	}
-	obs := events(f, s.ID(), devices.EvObserve, gpu.Actor())
-	if len(obs) != 1 || obs[0].B != uint64(devices.StartupAbort) {
+	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
+	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
 	payload := s.Exchange().Payload()
@@ -201,7 +202,7 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 func TestAbortReachesTheKernel(t *testing.T) {
 	f, _ := gpuFabric(t)
 	gpu, _ := pair(f)
-	s := session(t, f, devices.DefaultExchange())
+	s := session(t, f, exchange.Default())
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestAbortReachesTheKernel(t *testing.T) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
-	if obs := events(f, s.ID(), devices.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(devices.StartupAbort) {
+	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
 	if out := s.Close(); out != engine.Retired {
@@ -229,15 +230,15 @@ func TestSkippedPublicationQuarantinesAndResetFreesTheGPU(t *testing.T) {
 	f, o := gpuFabric(t)
 	gpu, npu := pair(f)
 	setFault(t, f, "host.publish", "skip")
-	s := session(t, f, devices.ExchangeConfig{Rounds: 4, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL})
+	s := session(t, f, exchange.Config{Rounds: 4, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL})
 	started(t, s)
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), devices.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(devices.StartupRun) {
+	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) {
 		t.Errorf("GPU observed %v, want RUN once (it is coherent)", obs)
 	}
-	if obs := events(f, s.ID(), devices.EvObserve, npu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), exchange.EvObserve, npu.Actor()); len(obs) != 0 {
 		t.Errorf("the NPU observed %v without a release", obs)
 	}
 	quarantineThenReset(t, f, s)
@@ -255,12 +256,12 @@ func TestHungKernelQuarantinesThenResetFreesTheGPU(t *testing.T) {
 	f, o := gpuFabric(t)
 	gpu, _ := pair(f)
 	setFault(t, f, "gpu.run", "hang")
-	s := session(t, f, devices.DefaultExchange())
+	s := session(t, f, exchange.Default())
 	started(t, s)
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), devices.EvObserve, gpu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 0 {
 		t.Errorf("the hung kernel observed %v", obs)
 	}
 	quarantineThenReset(t, f, s)
@@ -277,7 +278,7 @@ func TestHungKernelQuarantinesThenResetFreesTheGPU(t *testing.T) {
 func TestCrashedKernelReportsADeviceError(t *testing.T) {
 	f, _ := gpuFabric(t)
 	setFault(t, f, "gpu.run", "crash(ecc error)")
-	s := session(t, f, devices.DefaultExchange())
+	s := session(t, f, exchange.Default())
 	started(t, s)
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err == nil || !strings.Contains(err.Error(), "gpu0 crashed: ecc error") {
 		t.Fatalf("Wait = %v, %v; want the crash reported while the NPU still waits", ok, err)
@@ -291,7 +292,7 @@ func TestRejectedGPUDispatchLaunchesNothing(t *testing.T) {
 	f, _ := gpuFabric(t)
 	gpu, _ := pair(f)
 	setFault(t, f, "gpu.dispatch", "error(no queue)")
-	s := session(t, f, devices.DefaultExchange())
+	s := session(t, f, exchange.Default())
 	if err := s.SubmitGPU(); err == nil || !strings.Contains(err.Error(), "no queue") {
 		t.Fatalf("SubmitGPU = %v, want the injected rejection", err)
 	}
@@ -328,7 +329,7 @@ func quarantineThenReset(t *testing.T, f *devices.Fabric, s *engine.Session) {
 // reusable runs a clean session: the GPU works again after a reset.
 func reusable(t *testing.T, f *devices.Fabric) {
 	t.Helper()
-	s := session(t, f, devices.ExchangeConfig{Rounds: 7, Credits: 4, SlotBytes: 64, GPUQueue: devices.AQL})
+	s := session(t, f, exchange.Config{Rounds: 7, Credits: 4, SlotBytes: 64, GPUQueue: devices.AQL})
 	started(t, s)
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("after reset: Wait = %v, %v; want both retired", ok, err)

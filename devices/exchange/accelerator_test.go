@@ -1,4 +1,4 @@
-package devices_test
+package exchange_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine"
@@ -61,12 +62,12 @@ type fakeKernel struct {
 	observed, done atomic.Uint32
 }
 
-func (k *fakeKernel) Status() devices.KernelStatus {
-	return devices.KernelStatus{Observed: k.observed.Load(), Done: devices.KernelDone(k.done.Load())}
+func (k *fakeKernel) Status() exchange.KernelStatus {
+	return exchange.KernelStatus{Observed: k.observed.Load(), Done: exchange.KernelDone(k.done.Load())}
 }
 func (k *fakeKernel) Fault() error { return nil }
 
-func (g *fakeGPU) Launch(l devices.KernelLaunch) (devices.Kernel, error) {
+func (g *fakeGPU) Launch(l exchange.KernelLaunch) (exchange.Kernel, error) {
 	if g.launchErr != nil {
 		return nil, g.launchErr
 	}
@@ -80,7 +81,7 @@ func (g *fakeGPU) Launch(l devices.KernelLaunch) (devices.Kernel, error) {
 }
 
 // run is the kernel: poll the startup word, then produce every generation.
-func (g *fakeGPU) run(l devices.KernelLaunch, k *fakeKernel) devices.KernelDone {
+func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDone {
 	wait := func(ready func() bool) bool {
 		for !ready() {
 			if g.stop.Load() {
@@ -90,34 +91,34 @@ func (g *fakeGPU) run(l devices.KernelLaunch, k *fakeKernel) devices.KernelDone 
 		}
 		return true
 	}
-	if l.Mode == devices.KernelHang {
+	if l.Mode == exchange.KernelHang {
 		wait(func() bool { return false })
-		return devices.KernelStopped
+		return exchange.KernelStopped
 	}
 	var seen uint32
 	if !wait(func() bool {
 		seen = l.Startup.Load(0)
-		return seen == devices.StartupRun || (seen == devices.StartupAbort && l.Mode != devices.KernelIgnoreAbort)
+		return seen == exchange.StartupRun || (seen == exchange.StartupAbort && l.Mode != exchange.KernelIgnoreAbort)
 	}) {
-		return devices.KernelStopped
+		return exchange.KernelStopped
 	}
 	k.observed.Store(seen)
-	if seen == devices.StartupAbort {
-		return devices.KernelOK
+	if seen == exchange.StartupAbort {
+		return exchange.KernelOK
 	}
 	cfg := l.Config
 	for gen := 1; gen <= cfg.Rounds; gen++ {
 		base := (gen - 1) % cfg.Credits * l.Stride
 		need := uint32(gen - cfg.Credits)
 		if gen > cfg.Credits && !wait(func() bool { return l.Payload.Load(base+64) >= need }) {
-			return devices.KernelStopped
+			return exchange.KernelStopped
 		}
 		for i := 0; i < cfg.SlotBytes/4; i++ {
-			l.Payload.Store(base+128+4*i, devices.Pattern(l.Owner, gen, i))
+			l.Payload.Store(base+128+4*i, exchange.Pattern(l.Owner, gen, i))
 		}
 		l.Payload.Store(base, uint32(gen))
 	}
-	return devices.KernelOK
+	return exchange.KernelOK
 }
 
 func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
@@ -139,7 +140,7 @@ func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
 	return f
 }
 
-func fakeSession(t *testing.T, f *devices.Fabric, cfg devices.ExchangeConfig) *engine.Session {
+func fakeSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *engine.Session {
 	t.Helper()
 	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
 	if err != nil {
@@ -164,7 +165,7 @@ func fakeStarted(t *testing.T, s *engine.Session) {
 func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	f := fakeFabric(t, &fakeGPU{})
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	s := fakeSession(t, f, devices.ExchangeConfig{Rounds: 50, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL})
+	s := fakeSession(t, f, exchange.Config{Rounds: 50, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL})
 	line := s.Startup().Buffer()
 	aql, _ := gpu.Family(devices.AQL)
 	xdna, _ := npu.Family(devices.XDNA)
@@ -180,7 +181,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := s.Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	for _, kind := range []devices.EventKind{devices.EvObserve, devices.EvKernelObserve, devices.EvKernelRetire} {
+	for _, kind := range []devices.EventKind{exchange.EvObserve, exchange.EvKernelObserve, exchange.EvKernelRetire} {
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })); n != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", n, kind)
 		}
@@ -193,7 +194,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 // A launch the hardware refuses is a rejected dispatch.
 func TestAFailedLaunchRejectsTheDispatch(t *testing.T) {
 	f := fakeFabric(t, &fakeGPU{launchErr: errors.New("out of streams")})
-	s := fakeSession(t, f, devices.DefaultExchange())
+	s := fakeSession(t, f, exchange.Default())
 	err := s.SubmitGPU()
 	if !errors.Is(err, devices.ErrDevice) || !strings.Contains(err.Error(), "could not launch the kernel: out of streams") {
 		t.Fatalf("SubmitGPU = %v, want the launch failure as a device error", err)
@@ -213,7 +214,7 @@ func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing
 	if err := f.Faults().Set(fault.GPURun, "hang"); err != nil {
 		t.Fatal(err)
 	}
-	s := fakeSession(t, f, devices.DefaultExchange())
+	s := fakeSession(t, f, exchange.Default())
 	fakeStarted(t, s)
 	if out := s.CloseWithin(context.Background(), 50*time.Millisecond); out != engine.Quarantined {
 		t.Fatalf("Close = %v, want quarantined", out)
@@ -252,6 +253,26 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 		if _, err := devices.NewFabric(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: NewFabric = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// An accelerator that cannot launch the exchange's kernel (it is no
+// exchange.Launcher) cannot run the exchange: preparing it is refused, and
+// nothing stays charged.
+func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = struct{ devices.Accelerator }{&fakeGPU{}} // hides Launch
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
+	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, devices.ErrUnsupported) || err.Error() != want {
+		t.Errorf("NewExchangeSession = %v, want %q", err, want)
+	}
+	if st := f.Budget().State(); st.Charged != 0 {
+		t.Errorf("%d bytes stay charged after the refusal", st.Charged)
 	}
 }
 

@@ -1,22 +1,26 @@
-package devices
+package exchange
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/residentlua/residentlua/devices"
+)
 
 // dispatchedExchange prepares an exchange of cfg between the fabric's first
 // GPU and NPU, dispatches both halves, and returns the startup line, the
 // exchange, both completions and the NPU's release of the line, so that a
 // test publishes RUN with runExchange.
-func dispatchedExchange(t *testing.T, f *Fabric, cfg ExchangeConfig) (line *Buffer, x *Exchange, gpu, npu *Completion, release *Publication) {
+func dispatchedExchange(t *testing.T, f *devices.Fabric, cfg Config) (line *devices.Buffer, x *Exchange, gpu, npu *devices.Completion, release *devices.Publication) {
 	t.Helper()
-	g, n := f.First(GPU), f.First(NPU)
-	profiles, err := f.AllocationProfiles([]*Device{g, n}, true)
+	g, n := f.First(devices.GPU), f.First(devices.NPU)
+	profiles, err := f.AllocationProfiles([]*devices.Device{g, n}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if line, err = profiles[0].Allocate(64, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	if x, err = PrepareExchange(line, g, n, cfg, 1); err != nil {
+	if x, err = Prepare(line, g, n, cfg, 1); err != nil {
 		t.Fatal(err)
 	}
 	if gpu, err = x.GPU().Dispatch(); err != nil {
@@ -25,14 +29,14 @@ func dispatchedExchange(t *testing.T, f *Fabric, cfg ExchangeConfig) (line *Buff
 	if npu, err = x.NPU().Dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	if release, err = line.PrepareHostRelease(n, n.families[0], 0, 64); err != nil {
+	if release, err = line.PrepareHostRelease(n, n.QueueFamilies()[0], 0, 64); err != nil {
 		t.Fatal(err)
 	}
 	return line, x, gpu, npu, release
 }
 
 // runExchange stores RUN in the line and releases it to the NPU.
-func runExchange(t *testing.T, line *Buffer, release *Publication) {
+func runExchange(t *testing.T, line *devices.Buffer, release *devices.Publication) {
 	t.Helper()
 	line.HostStore(0, StartupRun)
 	if err := release.Execute(); err != nil {

@@ -1,8 +1,16 @@
-package devices
+// Package exchange is the built-in program pair that a resident session runs
+// on the devices runtime: the host and device halves of the exchange, their
+// events, the verification the host runs after both retire, and the GPU
+// half as a kernel that a hardware backend launches (Launcher). The devices
+// package knows nothing of it; it is one program among those the runtime
+// can run.
+package exchange
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 )
@@ -14,12 +22,12 @@ const (
 	StartupAbort uint32 = 2
 )
 
-// ExchangeConfig sets the shape of the built-in exchange.
-type ExchangeConfig struct {
-	Rounds    int     // generations, 1 to MaxRounds
-	Credits   int     // ring slots, 1 to MaxCredits
-	SlotBytes int     // bytes per slot, a multiple of 8 from 8 to MaxSlotBytes
-	GPUQueue  Command // PM4 or AQL
+// Config sets the shape of the built-in exchange.
+type Config struct {
+	Rounds    int             // generations, 1 to MaxRounds
+	Credits   int             // ring slots, 1 to MaxCredits
+	SlotBytes int             // bytes per slot, a multiple of 8 from 8 to MaxSlotBytes
+	GPUQueue  devices.Command // PM4 or AQL
 }
 
 // Limits of an exchange.
@@ -29,22 +37,22 @@ const (
 	MaxSlotBytes = 1 << 20
 )
 
-// DefaultExchange is one round, one credit, 64-byte slots, on AQL.
-func DefaultExchange() ExchangeConfig {
-	return ExchangeConfig{Rounds: 1, Credits: 1, SlotBytes: 64, GPUQueue: AQL}
+// Default is one round, one credit, 64-byte slots, on AQL.
+func Default() Config {
+	return Config{Rounds: 1, Credits: 1, SlotBytes: 64, GPUQueue: devices.AQL}
 }
 
 // Validate says what is wrong with c, if anything.
-func (c ExchangeConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.Rounds < 1 || c.Rounds > MaxRounds:
-		return Errorf(KindInvalid, "startup", "rounds must be from 1 to %d, got %d", MaxRounds, c.Rounds)
+		return devices.Errorf(devices.KindInvalid, "startup", "rounds must be from 1 to %d, got %d", MaxRounds, c.Rounds)
 	case c.Credits < 1 || c.Credits > MaxCredits:
-		return Errorf(KindInvalid, "startup", "credits must be from 1 to %d, got %d", MaxCredits, c.Credits)
+		return devices.Errorf(devices.KindInvalid, "startup", "credits must be from 1 to %d, got %d", MaxCredits, c.Credits)
 	case c.SlotBytes < 8 || c.SlotBytes > MaxSlotBytes || c.SlotBytes%8 != 0:
-		return Errorf(KindInvalid, "startup", "slot_bytes must be a multiple of 8 from 8 to %d, got %d", MaxSlotBytes, c.SlotBytes)
-	case c.GPUQueue != PM4 && c.GPUQueue != AQL:
-		return Errorf(KindInvalid, "startup", "the GPU queue must be pm4 or aql, got %s", c.GPUQueue)
+		return devices.Errorf(devices.KindInvalid, "startup", "slot_bytes must be a multiple of 8 from 8 to %d, got %d", MaxSlotBytes, c.SlotBytes)
+	case c.GPUQueue != devices.PM4 && c.GPUQueue != devices.AQL:
+		return devices.Errorf(devices.KindInvalid, "startup", "the GPU queue must be pm4 or aql, got %s", c.GPUQueue)
 	}
 	return nil
 }
@@ -57,13 +65,13 @@ func (c ExchangeConfig) Validate() error {
 // word at +64, data at +128), then 16 bytes of result per generation (order
 // of consumption, times consumed, checksum).
 type Exchange struct {
-	cfg     ExchangeConfig
+	cfg     Config
 	owner   uint64
-	payload *Buffer
+	payload *devices.Buffer
 	stride  int
 	results int
-	gpu     *Prepared
-	npu     *Prepared
+	gpu     *devices.Prepared
+	npu     *devices.Prepared
 }
 
 const (
@@ -72,10 +80,12 @@ const (
 	resultSize = 16
 )
 
-// PrepareExchange allocates the payload from the startup line's profile and
+// Prepare allocates the payload from the startup line's profile and
 // prepares both programs: the GPU one on cfg.GPUQueue of gpu, the NPU one on
-// XDNA of npu, both polling word 0 of startup. owner tags everything.
-func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owner uint64) (*Exchange, error) {
+// XDNA of npu, both polling word 0 of startup. owner tags everything. When
+// gpu has an accelerator, the GPU half is a kernel the accelerator launches
+// at dispatch, so the accelerator must be a Launcher.
+func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owner uint64) (*Exchange, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -83,21 +93,22 @@ func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owne
 	if err != nil {
 		return nil, err
 	}
-	nfam, err := npu.Family(XDNA)
+	nfam, err := npu.Family(devices.XDNA)
 	if err != nil {
 		return nil, err
 	}
-	if gpu.accel != nil && startup.profile.kind != Pinned {
-		return nil, Errorf(KindUnsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.name, startup.profile.kind)
+	launcher, err := launcherOf(gpu, startup)
+	if err != nil {
+		return nil, err
 	}
 	x := &Exchange{cfg: cfg, owner: owner, stride: slotData + memory.RoundUp(cfg.SlotBytes)}
 	x.results = cfg.Credits * x.stride
-	payload, err := startup.profile.Allocate(x.results+cfg.Rounds*resultSize, startup.budget, owner)
+	payload, err := startup.Profile().Allocate(x.results+cfg.Rounds*resultSize, startup.Budget(), owner)
 	if err != nil {
 		return nil, err
 	}
 	x.payload = payload
-	views := func(d *Device, fam QueueFamily) (line, pay *View, err error) {
+	views := func(d *devices.Device, fam devices.QueueFamily) (line, pay *devices.View, err error) {
 		if line, err = startup.View(d, fam); err == nil {
 			pay, err = payload.View(d, fam)
 		}
@@ -105,9 +116,9 @@ func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		var prog Program = &gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
-		if gpu.accel != nil {
-			prog = &kernelExchange{x: x, accel: gpu.accel, startup: startup}
+		var prog devices.Program = &gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
+		if launcher != nil {
+			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
 		}
 		x.gpu, err = gpu.Prepare(gfam, prog, owner, startup, payload)
 	}
@@ -123,21 +134,52 @@ func PrepareExchange(startup *Buffer, gpu, npu *Device, cfg ExchangeConfig, owne
 		_ = payload.Release()
 		return nil, err
 	}
-	x.gpu.exchange, x.npu.exchange = x, x
 	return x, nil
 }
 
+// launcherOf is gpu's accelerator as a Launcher, or nil when gpu is
+// simulated. Real hardware reaches only pinned memory, so the startup line
+// must be pinned.
+func launcherOf(gpu *devices.Device, startup *devices.Buffer) (Launcher, error) {
+	accel := gpu.Accelerator()
+	if accel == nil {
+		return nil, nil
+	}
+	if kind := startup.Profile().Kind(); kind != devices.Pinned {
+		return nil, devices.Errorf(devices.KindUnsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.Name(), kind)
+	}
+	launcher, ok := accel.(Launcher)
+	if !ok {
+		return nil, devices.Errorf(devices.KindUnsupported, "startup", "%s (%s) cannot launch the exchange kernel", gpu.Name(), accel.Describe())
+	}
+	return launcher, nil
+}
+
+// Of is the exchange that p is a half of, or nil when p runs another
+// program.
+func Of(p *devices.Prepared) *Exchange {
+	switch prog := p.Program().(type) {
+	case *gpuExchange:
+		return prog.x
+	case *npuExchange:
+		return prog.x
+	case *kernelExchange:
+		return prog.x
+	}
+	return nil
+}
+
 // GPU is the prepared GPU program.
-func (x *Exchange) GPU() *Prepared { return x.gpu }
+func (x *Exchange) GPU() *devices.Prepared { return x.gpu }
 
 // NPU is the prepared NPU program.
-func (x *Exchange) NPU() *Prepared { return x.npu }
+func (x *Exchange) NPU() *devices.Prepared { return x.npu }
 
 // Payload is the exchange's shared buffer.
-func (x *Exchange) Payload() *Buffer { return x.payload }
+func (x *Exchange) Payload() *devices.Buffer { return x.payload }
 
 // Config is the exchange's shape.
-func (x *Exchange) Config() ExchangeConfig { return x.cfg }
+func (x *Exchange) Config() Config { return x.cfg }
 
 func (x *Exchange) genOff(slot int) int  { return slot * x.stride }
 func (x *Exchange) ackOff(slot int) int  { return slot*x.stride + slotAck }
@@ -205,62 +247,62 @@ func (x *Exchange) Verify() Verification {
 // take the time to see a change, then act on the decision with the run
 // fault applied.
 type decisionReader struct {
-	line    *View
+	line    *devices.View
 	seen    uint32
 	ignored bool // ignore_abort fired: keep polling past ABORT
 }
 
 // poll returns true once a decision was seen; otherwise next says what to wait for.
-func (r *decisionReader) poll() (bool, Next) {
+func (r *decisionReader) poll() (bool, devices.Next) {
 	v := r.line.Load(0)
 	if v == StartupWait || (r.ignored && v == StartupAbort) {
-		return false, WaitWord(r.line, 0, v)
+		return false, devices.WaitWord(r.line, 0, v)
 	}
 	r.seen = v
-	return true, Next{}
+	return true, devices.Next{}
 }
 
 // decide applies the run fault at observation and returns whether to run
 // the exchange; when not, next says what the program does instead.
-func (r *decisionReader) decide(env *Env, site fault.Site) (run bool, next Next) {
+func (r *decisionReader) decide(env *devices.Env, site fault.Site) (run bool, next devices.Next) {
 	env.Emit(EvObserve, uint64(r.seen), "")
 	fired := env.Fault(site)
 	switch fired.Action {
 	case fault.Hang:
-		return false, Hang()
+		return false, devices.Hang()
 	case fault.Crash:
-		return false, Retire(Errorf(KindDevice, "run", "%s crashed: %s", env.Device().name, fired.Message))
+		return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s crashed: %s", env.Device().Name(), fired.Message))
 	case fault.IgnoreAbort:
 		if r.seen == StartupAbort {
 			r.ignored = true
-			return false, WaitWord(r.line, 0, StartupAbort)
+			return false, devices.WaitWord(r.line, 0, StartupAbort)
 		}
 	}
 	switch r.seen {
 	case StartupAbort:
-		return false, Retire(nil)
+		return false, devices.Retire(nil)
 	case StartupRun:
 		if fired.Action == fault.Delay {
-			return true, Sleep(fired.Delay)
+			return true, devices.Sleep(fired.Delay)
 		}
-		return true, Continue()
+		return true, devices.Continue()
 	}
-	return false, Retire(Errorf(KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.Device().name, r.seen))
+	return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.Device().Name(), r.seen))
 }
 
 // roundFault applies the run fault at the start of a round; ok false means
 // next replaces the round.
-func roundFault(env *Env, site fault.Site) (ok bool, next Next) {
+func roundFault(env *devices.Env, site fault.Site) (ok bool, next devices.Next) {
 	fired := env.Fault(site)
 	switch fired.Action {
 	case fault.Hang:
-		return false, Hang()
+		return false, devices.Hang()
 	case fault.Crash:
-		return false, Retire(Errorf(KindDevice, "run", "%s crashed: %s", env.Device().name, fired.Message))
+		return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s crashed: %s", env.Device().Name(), fired.Message))
 	case fault.Delay:
-		return false, Sleep(fired.Delay)
+		return false, devices.Sleep(fired.Delay)
 	}
-	return true, Next{}
+	return true, devices.Next{}
 }
 
 type exchangeState uint8
@@ -276,14 +318,14 @@ const (
 // gpuExchange is the GPU half: produce each generation into a free slot.
 type gpuExchange struct {
 	x       *Exchange
-	payload *View
+	payload *devices.View
 	decisionReader
 	state exchangeState
 	g     int
 }
 
 // Step runs the GPU half one step.
-func (p *gpuExchange) Step(env *Env) Next {
+func (p *gpuExchange) Step(env *devices.Env) devices.Next {
 	x := p.x
 	switch p.state {
 	case statePoll:
@@ -292,7 +334,7 @@ func (p *gpuExchange) Step(env *Env) Next {
 			return next
 		}
 		p.state = stateObserved
-		return Sleep(env.Timing().HostToGPU)
+		return devices.Sleep(env.Timing().HostToGPU)
 	case stateObserved:
 		run, next := p.decide(env, fault.GPURun)
 		if run {
@@ -310,7 +352,7 @@ func (p *gpuExchange) Step(env *Env) Next {
 		if p.g > x.cfg.Credits {
 			need := uint32(p.g - x.cfg.Credits)
 			if ack := p.payload.Load(x.ackOff(slot)); ack < need {
-				return WaitWord(p.payload, x.ackOff(slot), ack)
+				return devices.WaitWord(p.payload, x.ackOff(slot), ack)
 			}
 		}
 		base := x.dataOff(slot)
@@ -325,20 +367,20 @@ func (p *gpuExchange) Step(env *Env) Next {
 		p.payload.Store(x.genOff(slot), uint32(p.g))
 		if p.g == x.cfg.Rounds {
 			p.state = stateDone
-			return Retire(nil)
+			return devices.Retire(nil)
 		}
 		p.g++
 		p.state = stateRound
-		return Continue()
+		return devices.Continue()
 	}
-	return Retire(Errorf(KindDevice, "run", "GPU exchange stepped after it retired"))
+	return devices.Retire(devices.Errorf(devices.KindDevice, "run", "GPU exchange stepped after it retired"))
 }
 
 // npuExchange is the NPU half: consume each generation, checksum it, return
 // the credit, drain.
 type npuExchange struct {
 	x       *Exchange
-	payload *View
+	payload *devices.View
 	decisionReader
 	state    exchangeState
 	g        int
@@ -347,7 +389,7 @@ type npuExchange struct {
 }
 
 // Step runs the NPU half one step.
-func (p *npuExchange) Step(env *Env) Next {
+func (p *npuExchange) Step(env *devices.Env) devices.Next {
 	x := p.x
 	dma := env.Timing().NPUDMALine
 	switch p.state {
@@ -357,7 +399,7 @@ func (p *npuExchange) Step(env *Env) Next {
 			return next
 		}
 		p.state = stateObserved
-		return Sleep(dma)
+		return devices.Sleep(dma)
 	case stateObserved:
 		run, next := p.decide(env, fault.NPURun)
 		if run {
@@ -375,14 +417,14 @@ func (p *npuExchange) Step(env *Env) Next {
 		if !p.reading {
 			gen := p.payload.Load(x.genOff(slot))
 			if gen < uint32(p.g) {
-				return WaitWord(p.payload, x.genOff(slot), gen)
+				return devices.WaitWord(p.payload, x.genOff(slot), gen)
 			}
 			if gen > uint32(p.g) {
-				return Retire(Errorf(KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
+				return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
 			}
 			// DMA the generation line and the slot in.
 			p.reading = true
-			return Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
+			return devices.Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
 		}
 		p.reading = false
 		base := x.dataOff(slot)
@@ -402,22 +444,33 @@ func (p *npuExchange) Step(env *Env) Next {
 		if p.g == x.cfg.Rounds {
 			p.state = stateDone
 			p.payload.Discard() // what was not drained is lost with the device's cache
-			return Retire(nil)
+			return devices.Retire(nil)
 		}
 		p.g++
 		p.state = stateRound
-		return Sleep(mulDuration(dma, wrote))
+		return devices.Sleep(mulDuration(dma, wrote))
 	}
-	return Retire(Errorf(KindDevice, "run", "NPU exchange stepped after it retired"))
+	return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU exchange stepped after it retired"))
 }
 
 // drain writes the NPU's pending stores back unless npu.drain skips it, and
 // returns how many lines it wrote.
-func (p *npuExchange) drain(env *Env) int {
+func (p *npuExchange) drain(env *devices.Env) int {
 	if env.Fault(fault.NPUDrain).Action == fault.Skip {
 		return 0
 	}
 	n := p.payload.Drain()
 	env.Emit(EvDrain, uint64(n), "")
 	return (n*4 + memory.LineBytes - 1) / memory.LineBytes
+}
+
+// mulDuration multiplies a non-negative duration by a non-negative count,
+// saturating at the largest duration (a DMA of many lines at an overridden,
+// huge per-line figure never wraps into a short sleep).
+func mulDuration(d time.Duration, n int) time.Duration {
+	const forever = time.Duration(1<<63 - 1)
+	if n != 0 && d > forever/time.Duration(n) {
+		return forever
+	}
+	return d * time.Duration(n)
 }
