@@ -25,7 +25,7 @@ type Function struct {
 	Method     bool   // also the session method s:<Name>
 	Global     bool   // also a global with Options.Globals
 	AfterClose bool   // still works after Module.Close: it only reads (close is idempotent by then)
-	Summary    string // one sentence, as docs/resident.d.lua says it
+	Summary    string // what it does, as its declaration in docs/resident.d.lua says (a test keeps them equal)
 
 	call func(*Module, *lua.LState) int // the function's body, unless verb is set
 	verb func(*engine.Session) error    // the engine session's verb it calls on its session argument
