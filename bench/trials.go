@@ -10,8 +10,11 @@ import (
 )
 
 // StandardTrial is the trial the simulated-trial figures run: one session of
-// up to 100 rounds with at most one random fault, in simulated time. It is
-// the same engine.RunTrial that the campaign test and script use.
+// up to 100 rounds with at most one random fault, in simulated time, run by
+// engine.RunTrial, the harness of the engine's campaign test (which runs its
+// default trials: three sessions of up to 8 rounds, up to three faults).
+// scripts/campaign.lua does not use it: it drives its own trial loop
+// through the Lua API.
 func StandardTrial(seed uint64) engine.TrialConfig {
 	return engine.TrialConfig{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
 }

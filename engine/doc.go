@@ -4,7 +4,22 @@
 // published, both joined under one deadline, and everything a device may
 // still reach quarantined when teardown fails.
 //
-// The session is a state machine that does no I/O of its own; the devices
-// package runs the programs. Every step is an event on the fabric's stream,
-// and the Oracle checks the protocol's invariants on each one.
+// A Session drives the devices itself, synchronously: SubmitGPU and
+// SubmitNPU dispatch a prepared program (on a real GPU, a kernel launch),
+// Start and Abort publish the decision through the startup line's
+// host-release publications, Wait and Close block on both programs'
+// completions, and Close releases or quarantines the session's memory. The
+// devices package runs the programs, in its simulated or real-time
+// executor.
+//
+// A Session is safe for concurrent use. Its mutex serialises its
+// operations and is held across the device calls they make, except a join:
+// Wait (and Close, which joins too) lets go of it while joining, so State,
+// Decision, IsComplete and Verification answer during a Wait, and a Close
+// from another goroutine ends that Wait's join at once and joins for its
+// own timeout. One join runs at a time.
+//
+// Every step is an event on the fabric's stream, and the Oracle, a
+// subscriber to that stream, checks the protocol's invariants on each event
+// as it is emitted.
 package engine

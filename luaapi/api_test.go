@@ -380,15 +380,20 @@ func TestSandbox(t *testing.T) {
 	h2.run(`package.path = "` + dir + `/?.lua"; assert(require "evil" == 1); assert(os.time())`)
 }
 
+// TestGlobals checks that Options.Globals sets resident and exactly the
+// functions whose Function.Global is set.
 func TestGlobals(t *testing.T) {
 	h := sim(t)
-	h.run(`
-		for _, name in ipairs{"startup", "submit_gpu", "submit_npu", "start", "abort", "wait"} do
-			assert(_G[name] == resident[name], name)
-		end
-		assert(require "resident" == resident)
-		assert(is_complete == nil, "only the six verbs are globals")
-	`)
+	h.run(`assert(require "resident" == resident)`)
+	for _, f := range Functions() {
+		global, member := h.eval(f.Name), h.eval("resident."+f.Name)
+		if f.Global && global != member {
+			t.Errorf("global %s is %v, want resident.%s", f.Name, global, f.Name)
+		}
+		if !f.Global && global != lua.LNil {
+			t.Errorf("global %s is %v, want nil: only the functions marked Global are globals", f.Name, global)
+		}
+	}
 }
 
 func TestFabric(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,9 +97,11 @@ func TestDocs(t *testing.T) {
 	}
 }
 
-// TestDocsCoverEveryFunction checks that docs/lua-api.md has a heading for
-// every module function and session method, and the definition file a
-// declaration of each.
+// TestDocsCoverEveryFunction checks docs/lua-api.md and the definition file
+// against Functions and SessionFields, both ways: every function, method and
+// field has a heading and a declaration, and nothing is documented or
+// declared that the module lacks. A function's summary is the comment of its
+// declaration (Session:name for a method, resident.name otherwise).
 func TestDocsCoverEveryFunction(t *testing.T) {
 	doc, err := os.ReadFile(docsPath)
 	if err != nil {
@@ -115,51 +118,113 @@ func TestDocsCoverEveryFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range ModuleFunctions() {
-		if !strings.Contains(all, "resident."+name+"(") && !strings.Contains(all, "resident."+name+"{") {
-			t.Errorf("%s: no heading for resident.%s", docsPath, name)
+	decls := declarations(string(meta))
+	want := map[string]bool{} // every name documented and declared, as the docs write it
+	for _, f := range Functions() {
+		if !strings.Contains(all, "resident."+f.Name+"(") && !strings.Contains(all, "resident."+f.Name+"{") {
+			t.Errorf("%s: no heading for resident.%s", docsPath, f.Name)
 		}
-		if !regexp.MustCompile(`(?m)^function resident\.` + name + `\(`).Match(meta) {
-			t.Errorf("%s: no declaration of resident.%s", metaPath, name)
+		want["resident."+f.Name] = true
+		primary := "resident." + f.Name
+		if f.Method {
+			if !strings.Contains(all, "s:"+f.Name+"(") && !strings.Contains(all, "resident."+f.Name+"(s") {
+				t.Errorf("%s: no heading for s:%s", docsPath, f.Name)
+			}
+			want["s:"+f.Name], want["Session:"+f.Name] = true, true
+			primary = "Session:" + f.Name
+		}
+		if f.Global {
+			want[f.Name] = true
+		}
+		if got, ok := decls[primary]; ok && got != f.Summary {
+			t.Errorf("%s: %s says %q; Functions says %q", metaPath, primary, got, f.Summary)
 		}
 	}
-	for _, name := range SessionMethods() {
-		if !strings.Contains(all, "s:"+name+"(") && !strings.Contains(all, "resident."+name+"(s") {
-			t.Errorf("%s: no heading for s:%s", docsPath, name)
+	for _, name := range SessionFields() {
+		if !strings.Contains(all, "s."+name) {
+			t.Errorf("%s: no heading for s.%s", docsPath, name)
 		}
-		if !regexp.MustCompile(`(?m)^function Session:` + name + `\(`).Match(meta) {
-			t.Errorf("%s: no declaration of Session:%s", metaPath, name)
+		want["s."+name], want["Session."+name] = true, true
+	}
+	for _, m := range regexp.MustCompile(`\b(resident\.|s[.:])([a-z_]+)\b`).FindAllStringSubmatch(all, -1) {
+		if name := m[1] + m[2]; !want[name] {
+			t.Errorf("%s: a heading documents %s, which the module does not have", docsPath, name)
+		}
+	}
+	for name := range want {
+		if strings.HasPrefix(name, "s") {
+			continue // s:name and s.name are the headings' spelling
+		}
+		if _, ok := decls[name]; !ok {
+			t.Errorf("%s: no declaration of %s", metaPath, name)
+		}
+	}
+	for name := range decls {
+		if !want[name] {
+			t.Errorf("%s: declares %s, which the module does not have", metaPath, name)
 		}
 	}
 }
 
-// TestModuleFunctionLists keeps ModuleFunctions and SessionMethods true to
-// the tables Lua sees.
+// declarations reads a definition file: each function it declares
+// ("resident.name", "Session:name" or a global's name), and each field of
+// class Session ("Session.name"), with the first line of the comment above
+// it that is not an annotation.
+func declarations(meta string) map[string]string {
+	decls := map[string]string{}
+	function := regexp.MustCompile(`^function ([\w.:]+)\(`)
+	summary, inSession := "", false
+	for _, line := range strings.Split(meta, "\n") {
+		switch {
+		case strings.HasPrefix(line, "---@class "):
+			inSession = line == "---@class Session"
+		case inSession && strings.HasPrefix(line, "---@field "):
+			decls["Session."+strings.Fields(line)[1]] = ""
+		case strings.HasPrefix(line, "---@"):
+		case strings.HasPrefix(line, "---"):
+			if summary == "" {
+				summary = strings.TrimPrefix(line, "---")
+			}
+			continue
+		default:
+			if m := function.FindStringSubmatch(line); m != nil {
+				decls[m[1]] = summary
+			}
+			inSession = false
+		}
+		if !strings.HasPrefix(line, "---") {
+			summary = ""
+		}
+	}
+	return decls
+}
+
+// TestModuleFunctionLists keeps Functions true to what Lua sees: the module
+// table holds exactly its functions, a session exactly its methods and
+// fields.
 func TestModuleFunctionLists(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.run(`r = require "resident"; s = r.startup{}`)
 	var names []string
 	h.eval("r").(*lua.LTable).ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
-	if got, want := sortedJoin(names), strings.Join(ModuleFunctions(), " "); got != want {
+	slices.Sort(names)
+	if got, want := strings.Join(names, " "), strings.Join(ModuleFunctions(), " "); got != want {
 		t.Errorf("module functions\n got: %s\nwant: %s", got, want)
 	}
-	for _, m := range SessionMethods() {
-		if h.eval("type(s."+m+")").String() != "function" {
-			t.Errorf("s.%s is not a method", m)
+	for _, f := range Functions() {
+		got := h.eval("type(s." + f.Name + ")").String()
+		if want := map[bool]string{true: "function", false: "nil"}[f.Method]; got != want {
+			t.Errorf("s.%s is a %s, want a %s (Method: %v)", f.Name, got, want, f.Method)
+		}
+		if f.Method && h.eval("s."+f.Name+" == r."+f.Name) != lua.LTrue {
+			t.Errorf("s.%s is not r.%s", f.Name, f.Name)
 		}
 	}
-}
-
-func sortedJoin(s []string) string {
-	s = append([]string(nil), s...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
+	for _, name := range SessionFields() {
+		if h.eval("s."+name) == lua.LNil {
+			t.Errorf("s.%s is nil", name)
 		}
 	}
-	return strings.Join(s, " ")
 }
 
 const metaPath = "../docs/resident.d.lua"

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,48 +15,98 @@ import (
 	"github.com/residentlua/residentlua/engine"
 )
 
-// newModuleTable makes the table require "resident" returns.
-func (m *Module) newModuleTable(L *lua.LState) *lua.LTable {
-	funcs := map[string]lua.LGFunction{
-		"fabric":       m.fabric,
-		"startup":      m.startup,
-		"submit_gpu":   m.act("submit_gpu", (*engine.Session).SubmitGPU),
-		"submit_npu":   m.act("submit_npu", (*engine.Session).SubmitNPU),
-		"start":        m.act("start", (*engine.Session).Start),
-		"abort":        m.act("abort", (*engine.Session).Abort),
-		"wait":         m.wait,
-		"is_complete":  m.isComplete,
-		"close":        m.close,
-		"stats":        m.sessionStats,
-		"events":       m.sessionEvents,
-		"sessions":     m.listSessions,
-		"fault":        m.fault,
-		"faults":       m.faults,
-		"clear_faults": m.clearFaults,
-		"reset":        m.reset,
-		"quarantined":  m.quarantined,
-		"budget":       m.budget,
-		"violations":   m.violations,
-		"now":          m.now,
-		"seed":         m.seed,
-	}
-	t := L.CreateTable(0, len(funcs))
-	for name, f := range funcs {
-		t.RawSetString(name, m.fn(L, name, f))
-	}
-	return t
+// Function is one function of the Lua module "resident". The module's
+// table, the session methods, the globals, what works after Module.Close,
+// ModuleFunctions, SessionMethods, the REPL's completion and the tests that
+// keep docs/lua-api.md and docs/resident.d.lua complete all read the one
+// list Functions returns.
+type Function struct {
+	Name       string // resident.<Name>
+	Method     bool   // also the session method s:<Name>
+	Global     bool   // also a global with Options.Globals
+	AfterClose bool   // still works after Module.Close: it only reads (close is idempotent by then)
+	Summary    string // what it does, as its declaration in docs/resident.d.lua says (a test keeps them equal)
+
+	call func(*Module, *lua.LState) int // the function's body, unless verb is set
+	verb func(*engine.Session) error    // the engine session's verb it calls on its session argument
 }
+
+// functions is the module's list of functions, in the order
+// docs/lua-api.md describes them.
+var functions = []Function{
+	{Name: "fabric", call: (*Module).fabric,
+		Summary: "Makes a new fabric and makes it current (invalid while sessions are open); without an argument, describes the current one."},
+	{Name: "seed", AfterClose: true, call: (*Module).seed,
+		Summary: "The current fabric's seed."},
+	{Name: "now", AfterClose: true, call: (*Module).now,
+		Summary: "The fabric's clock in seconds (virtual in simulated time)."},
+	{Name: "startup", Global: true, call: (*Module).startup,
+		Summary: "Makes a session on the fabric's first GPU and NPU."},
+	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,
+		Summary: "Dispatches the GPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error."},
+	{Name: "submit_npu", Method: true, Global: true, verb: (*engine.Session).SubmitNPU,
+		Summary: "Dispatches the NPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error."},
+	{Name: "start", Method: true, Global: true, verb: (*engine.Session).Start,
+		Summary: "Publishes RUN; busy unless both participants were accepted."},
+	{Name: "abort", Method: true, Global: true, verb: (*engine.Session).Abort,
+		Summary: "Publishes ABORT, before a decision only (busy after start)."},
+	{Name: "wait", Method: true, Global: true, call: (*Module).wait,
+		Summary: "Joins both participants under one deadline: true when both retired, false on timeout."},
+	{Name: "is_complete", Method: true, AfterClose: true, call: (*Module).isComplete,
+		Summary: "Whether a decision was made and every accepted participant retired, without waiting."},
+	{Name: "close", Method: true, AfterClose: true, call: (*Module).close,
+		Summary: "The drop path: aborts if undecided, joins for up to seconds (default 10), releases or quarantines."},
+	{Name: "stats", Method: true, AfterClose: true, call: (*Module).sessionStats,
+		Summary: "What the session did: shape, bytes, decision, per-device timeline, verification."},
+	{Name: "events", Method: true, AfterClose: true, call: (*Module).sessionEvents,
+		Summary: "The session's events still held by its fabric, oldest first."},
+	{Name: "sessions", AfterClose: true, call: (*Module).listSessions,
+		Summary: "The sessions not yet closed, oldest first."},
+	{Name: "fault", call: (*Module).fault,
+		Summary: "Sets a fault site's chain of terms `[p%][N*]action[(arg)]` joined by `->`; \"off\" clears it."},
+	{Name: "faults", AfterClose: true, call: (*Module).faults,
+		Summary: "The configured fault sites and their terms."},
+	{Name: "clear_faults", call: (*Module).clearFaults,
+		Summary: "Clears every fault site."},
+	{Name: "reset", call: (*Module).reset,
+		Summary: "Resets a device (\"gpu\", \"npu\" or a name): stops what runs on it and ends quarantines whose devices were all reset."},
+	{Name: "quarantined", AfterClose: true, call: (*Module).quarantined,
+		Summary: "The quarantines in force, oldest first."},
+	{Name: "budget", AfterClose: true, call: (*Module).budget,
+		Summary: "The memory budget."},
+	{Name: "violations", AfterClose: true, call: (*Module).violations,
+		Summary: "The protocol oracle's violations; a correct engine has none."},
+}
+
+// Functions lists the module's functions, in the order docs/lua-api.md
+// describes them.
+func Functions() []Function { return slices.Clone(functions) }
 
 // ModuleFunctions lists the names of the module's functions, sorted.
-func ModuleFunctions() []string {
-	return []string{"abort", "budget", "clear_faults", "close", "events", "fabric", "fault", "faults", "is_complete",
-		"now", "quarantined", "reset", "seed", "sessions", "start", "startup", "stats", "submit_gpu", "submit_npu",
-		"violations", "wait"}
-}
+func ModuleFunctions() []string { return functionNames(func(Function) bool { return true }) }
 
 // SessionMethods lists the names of a session's methods, sorted.
-func SessionMethods() []string {
-	return []string{"abort", "close", "events", "is_complete", "start", "stats", "submit_gpu", "submit_npu", "wait"}
+func SessionMethods() []string { return functionNames(func(f Function) bool { return f.Method }) }
+
+// functionNames lists the names of the functions that keep says to, sorted.
+func functionNames(keep func(Function) bool) []string {
+	var names []string
+	for _, f := range functions {
+		if keep(f) {
+			names = append(names, f.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// newModuleTable makes the table require "resident" returns.
+func (m *Module) newModuleTable(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(0, len(functions))
+	for _, f := range functions {
+		t.RawSetString(f.Name, m.fn(L, f))
+	}
+	return t
 }
 
 // currentOrRaise returns the current fabric, raising its construction error.

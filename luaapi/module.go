@@ -37,8 +37,9 @@ type Options struct {
 	// Stderr receives the line naming each fabric's seed and the reports of
 	// sessions closed by Close; default os.Stderr.
 	Stderr io.Writer
-	// Globals also sets the global resident and the six verbs startup,
-	// submit_gpu, submit_npu, start, abort and wait.
+	// Globals also sets the global resident and, as globals, the functions
+	// whose Function.Global is set: startup and the verbs that drive a
+	// session.
 	Globals bool
 	// Sandbox removes os, io, dofile and loadfile from the state, and
 	// require of files (require "resident" still works).
@@ -119,10 +120,6 @@ type fabricState struct {
 	rec    *recorder
 }
 
-// verbs are the module functions that are also session methods and, with
-// Options.Globals, globals (startup aside, which makes sessions).
-var globalVerbs = []string{"startup", "submit_gpu", "submit_npu", "start", "abort", "wait"}
-
 // Open opens the module in L: it gives the state Lua 5.1's behaviour
 // (lua51.Install, with math.random seeded with the run's seed unless the
 // state was made by lua51.NewState, whose seed stands), makes print write
@@ -176,8 +173,10 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 		if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {
 			loaded.RawSetString("resident", m.table)
 		}
-		for _, name := range globalVerbs {
-			L.SetGlobal(name, m.table.RawGetString(name))
+		for _, f := range functions {
+			if f.Global {
+				L.SetGlobal(f.Name, m.table.RawGetString(f.Name))
+			}
 		}
 	}
 	if opts.Sandbox {
@@ -426,8 +425,9 @@ type CloseReport struct {
 // Close closes the sessions still open, in creation order, joining each for
 // up to Options.CloseTimeout, and writes one line per session to Stderr. It
 // then closes the fabric if the module made it. Afterwards the functions that
-// act (fabric, startup, the verbs, fault, reset) raise a busy error; those
-// that read, and Stats, still work. Closing twice does nothing.
+// act (those whose Function.AfterClose is false: fabric, startup, the verbs,
+// fault, clear_faults, reset) raise a busy error; those that read, and
+// Stats, still work. Closing twice does nothing.
 func (m *Module) Close() []CloseReport { return m.CloseContext(context.Background()) }
 
 // CloseContext is Close whose joins end when ctx is done: the sessions not
@@ -464,21 +464,17 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 // errClosed is raised by every module function after Close.
 var errClosed = devices.Errorf(devices.KindBusy, "resident", "the resident module is closed")
 
-// afterClose lists the functions that still work after Close: they only
-// read (and close is idempotent by then).
-var afterClose = map[string]bool{
-	"__index": true, "__tostring": true, "__newindex": true, "stats": true, "events": true, "close": true,
-	"is_complete": true, "sessions": true, "quarantined": true, "budget": true, "violations": true,
-	"now": true, "seed": true, "faults": true,
-}
-
-// fn wraps a module function: no Go panic escapes, and nothing that acts
-// runs after Close.
-func (m *Module) fn(L *lua.LState, name string, f lua.LGFunction) *lua.LFunction {
-	return L.NewFunction(guard(name, func(L *lua.LState) int {
-		if m.closed && !afterClose[name] {
+// fn makes f's Lua function: no Go panic escapes it, and unless
+// f.AfterClose it raises a busy error after Close.
+func (m *Module) fn(L *lua.LState, f Function) *lua.LFunction {
+	body := func(L *lua.LState) int { return f.call(m, L) }
+	if f.verb != nil {
+		body = m.act(f.Name, f.verb)
+	}
+	return L.NewFunction(guard(f.Name, func(L *lua.LState) int {
+		if m.closed && !f.AfterClose {
 			m.raise(L, errClosed)
 		}
-		return f(L)
+		return body(L)
 	}))
 }

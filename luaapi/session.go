@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -136,35 +137,57 @@ func (s *session) String() string {
 		s.id, s.state(), s.cfg.GPUQueue, s.cfg.Rounds, s.cfg.Credits, s.cfg.SlotBytes)
 }
 
-// newSessionMeta makes the session userdata's metatable, with its methods.
+// sessionFields are a session's read-only fields, s.<name>, beside its methods.
+var sessionFields = []struct {
+	name string
+	get  func(*session) lua.LValue
+}{
+	{"id", func(s *session) lua.LValue { return lua.LNumber(s.id) }},
+	{"state", func(s *session) lua.LValue { return lua.LString(s.state()) }},
+}
+
+// SessionFields lists the names of a session's read-only fields, sorted.
+func SessionFields() []string {
+	names := make([]string, len(sessionFields))
+	for i, f := range sessionFields {
+		names[i] = f.name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// newSessionMeta makes the session userdata's metatable: its fields, and
+// its methods, the module functions whose Function.Method is set. The
+// metamethods change nothing, so they work after Close too.
 func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
-	methods := L.NewTable()
-	for _, name := range SessionMethods() {
-		methods.RawSetString(name, m.table.RawGetString(name))
+	index := L.NewTable()
+	for _, f := range functions {
+		if f.Method {
+			index.RawSetString(f.Name, m.table.RawGetString(f.Name))
+		}
 	}
 	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString("resident.session"))
-	mt.RawSetString("__index", m.fn(L, "__index", func(L *lua.LState) int {
+	mt.RawSetString("__index", L.NewFunction(guard("__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
 		key, _ := L.Get(2).(lua.LString)
-		switch key {
-		case "id":
-			L.Push(lua.LNumber(s.id))
-		case "state":
-			L.Push(lua.LString(s.state()))
-		default:
-			L.Push(methods.RawGetString(string(key)))
+		for _, f := range sessionFields {
+			if string(key) == f.name {
+				L.Push(f.get(s))
+				return 1
+			}
 		}
+		L.Push(index.RawGetString(string(key)))
 		return 1
-	}))
-	mt.RawSetString("__newindex", m.fn(L, "__newindex", func(L *lua.LState) int {
+	})))
+	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
 		L.RaiseError("a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
-	}))
-	mt.RawSetString("__tostring", m.fn(L, "__tostring", func(L *lua.LState) int {
+	})))
+	mt.RawSetString("__tostring", L.NewFunction(guard("__tostring", func(L *lua.LState) int {
 		L.Push(lua.LString(m.checkSession(L, 1, "__tostring").String()))
 		return 1
-	}))
+	})))
 	mt.RawSetString("__metatable", lua.LString("resident.session"))
 	return mt
 }

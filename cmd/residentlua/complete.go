@@ -17,8 +17,9 @@ type completer struct{ L *lua.LState }
 func newCompleter(L *lua.LState) *completer { return &completer{L: L} }
 
 // sessionMembers are the names a userdata's __index function is asked for
-// when it cannot be listed: a session's methods and its fields.
-var sessionMembers = append(luaapi.SessionMethods(), "id", "state")
+// when it cannot be listed: a session's methods and its fields, as luaapi
+// lists them.
+var sessionMembers = append(luaapi.SessionMethods(), luaapi.SessionFields()...)
 
 // keywords of Lua 5.1, completed at the top level.
 var keywords = []string{

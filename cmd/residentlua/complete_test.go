@@ -37,7 +37,9 @@ func TestCompleter(t *testing.T) {
 		{line: "wh", pos: -1, want: []string{"while"}},
 		{line: "sta", pos: -1, want: []string{"start", "startup"}},
 		{line: "s:is_c", pos: -1, want: []string{"s:is_complete"}},
-		{line: "s:", pos: -1, has: []string{"s:close", "s:events", "s:start", "s:stats", "s:submit_gpu", "s:wait"}},
+		{line: "s:", pos: -1, want: prefixed("s:", luaapi.SessionMethods())},
+		{line: "s.", pos: -1, want: prefixed("s.", append(luaapi.SessionMethods(), luaapi.SessionFields()...))},
+		{line: "resident.", pos: -1, want: prefixed("resident.", luaapi.ModuleFunctions())},
 		{line: "s.st", pos: -1, want: []string{"s.start", "s.state", "s.stats"}},
 		{line: "print(nested.inner.l)", pos: 20, head: "print(", tail: ")", want: []string{"nested.inner.leaf"}},
 		{line: "nested.inner:", pos: -1, want: []string{"nested.inner:fn"}},
@@ -66,8 +68,23 @@ func TestCompleter(t *testing.T) {
 			t.Errorf("%q: %v, want %v", tc.line, got, tc.want)
 		}
 	}
+	for _, f := range luaapi.Functions() {
+		if _, got, _ := c.complete(f.Name, len(f.Name)); slices.Contains(got, f.Name) != f.Global {
+			t.Errorf("%q completes to %v at the top level; a global: %v", f.Name, got, f.Global)
+		}
+	}
 	// Completion runs no method and changes nothing.
 	if err := L.DoString(`assert(s.state == "undecided")`); err != nil {
 		t.Error(err)
 	}
+}
+
+// prefixed is names, sorted, each after prefix.
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	slices.Sort(out)
+	return out
 }

@@ -14,27 +14,48 @@ import (
 // Site names a place in the model where a fault can be injected.
 type Site uint8
 
-// The fault sites, in the order Sites returns them.
+// The fault sites, in the order Sites returns them. docs/faults.md says
+// when each is hit and what each action does there.
 const (
-	// GPUDispatch is hit when a job is dispatched to the GPU.
+	// GPUDispatch is hit when the host dispatches a program to a GPU queue,
+	// once the dispatch passed its busy checks: error rejects the dispatch,
+	// delay adds to its latency.
 	GPUDispatch Site = iota
-	// NPUDispatch is hit when a job is dispatched to the NPU.
+	// NPUDispatch is GPUDispatch for an NPU queue.
 	NPUDispatch
-	// GPURun is hit while the GPU runs a job.
+	// GPURun is hit by the GPU's exchange program when it acts on the
+	// decision it observed, and at the start of every round under RUN. On a
+	// real GPU it is hit once, when the kernel is launched, and sets how the
+	// kernel behaves.
 	GPURun
-	// NPURun is hit while the NPU runs a job.
+	// NPURun is hit by the NPU's exchange program when it acts on the
+	// decision it observed, and at the start of every round under RUN.
 	NPURun
-	// NPUDrain is hit when the NPU drains its queue.
+	// NPUDrain is hit after every round the NPU's exchange program
+	// consumes, when its DMA writes the round's result and credit stores
+	// out to memory: skip leaves them pending in the NPU until a later
+	// drain writes them, and at the last round they are lost.
 	NPUDrain
-	// GPUComplete is hit when the GPU reports a job complete.
+	// GPUComplete is hit when a GPU invocation's completion finishes (a
+	// crashed or reset one included): error turns a clean retirement into a
+	// device error.
 	GPUComplete
-	// NPUComplete is hit when the NPU reports a job complete.
+	// NPUComplete is GPUComplete for an NPU invocation.
 	NPUComplete
-	// HostPublish is hit when the host publishes a result.
+	// HostPublish is hit by each host release publication as the host
+	// executes it: a decision is stored in the startup line, then released
+	// to each PM4, AQL and XDNA queue family of both devices by one
+	// publication each. Error fails that publication (and the later ones
+	// are not executed), skip leaves its family without the release; the
+	// word is stored either way.
 	HostPublish
-	// MemoryAlloc is hit when device memory is allocated.
+	// MemoryAlloc is hit when a host-accessible buffer is allocated, after
+	// its size is checked and before any memory is mapped or charged to the
+	// budget.
 	MemoryAlloc
-	// PayloadCorrupt is hit when a payload may be corrupted in flight.
+	// PayloadCorrupt is hit by the GPU's exchange program after it writes
+	// each generation's data and before it stores the generation's number:
+	// flip XORs one bit of the slot in memory.
 	PayloadCorrupt
 
 	numSites
@@ -55,13 +76,14 @@ const (
 	Delay
 	// Hang makes the operation never finish.
 	Hang
-	// Crash makes the device fail hard with the term's message.
+	// Crash makes the program retire at once with a device error carrying
+	// the term's message.
 	Crash
-	// IgnoreAbort makes a running job ignore a request to abort.
+	// IgnoreAbort makes the program keep polling past an ABORT it observed.
 	IgnoreAbort
 	// Skip makes the operation silently not happen.
 	Skip
-	// Flip corrupts the payload by flipping bits.
+	// Flip corrupts the payload by flipping a bit in memory.
 	Flip
 
 	numActions
