@@ -8,26 +8,66 @@ import (
 )
 
 // EventKind names what happened. The devices package emits the kinds below;
-// programs (devices/exchange) and the engine add their own.
+// programs (devices/exchange) and the engine add their own. Each kind is
+// defined once, with its category, by DefineEvent.
 type EventKind string
 
-// Event kinds emitted by the hardware model.
+// EventCategory groups event kinds for whoever reads a timeline (a trace
+// viewer's categories, the oracle's protocol steps).
+type EventCategory uint8
+
+// The categories.
 const (
-	EvAlloc          EventKind = "alloc"           // A: buffer, B: bytes
-	EvAllocFailed    EventKind = "alloc.failed"    // Detail: why
-	EvRelease        EventKind = "release"         // A: buffer, B: bytes; Detail: PrivateBudget or empty
-	EvReleaseRefused EventKind = "release.refused" // A: buffer, B: bytes; Detail: why
-	EvHostStore      EventKind = "host.store"      // A: buffer, B: value
-	EvPublication    EventKind = "publication"     // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
-	EvDispatch       EventKind = "dispatch"        // A: invocation, B: family ordinal
-	EvReject         EventKind = "dispatch.reject" // A: family ordinal; Detail: why
-	EvReach          EventKind = "reach"           // A: invocation, B: buffer it can reach
-	EvStart          EventKind = "start"           // A: invocation
-	EvRetire         EventKind = "retire"          // A: invocation, B: 0 ok, 1 error; Detail: error
-	EvFault          EventKind = "fault"           // A: site, B: action; Detail: site and action
-	EvReset          EventKind = "reset"           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
-	EvQuarantine     EventKind = "quarantine"      // A: bytes kept charged to the fabric's budget, B: to other budgets
-	EvQuarantineEnd  EventKind = "quarantine.end"  // A: bytes returned to the fabric's budget, B: to other budgets
+	CategoryProtocol EventCategory = iota // the host's steps of a protocol (the engine's)
+	CategoryHost                          // the host's stores and publications to devices
+	CategoryDevice                        // a device program's life: dispatch, start, observe, retire, reset
+	CategoryRound                         // the per-round traffic of a running program
+	CategoryMemory                        // allocations, releases and quarantines
+	CategoryFault                         // a fault that fired
+)
+
+var categoryNames = [...]string{"protocol", "host", "device", "round", "memory", "fault"}
+
+// String is the category's name, as a trace shows it.
+func (c EventCategory) String() string { return categoryNames[c] }
+
+// eventCategories holds every kind's category; written only while packages
+// initialise (DefineEvent), read-only afterwards.
+var eventCategories = map[EventKind]EventCategory{}
+
+// DefineEvent defines the event kind name with its category. A package
+// defines each of its kinds once, in a package-level var; defining a name
+// twice is a programming error and panics when the program starts.
+func DefineEvent(name string, c EventCategory) EventKind {
+	k := EventKind(name)
+	if _, dup := eventCategories[k]; dup {
+		panic("devices: event kind " + name + " defined twice")
+	}
+	eventCategories[k] = c
+	return k
+}
+
+// Category is the category k was defined with (protocol for a kind never
+// defined).
+func (k EventKind) Category() EventCategory { return eventCategories[k] }
+
+// Event kinds emitted by the hardware model.
+var (
+	EvAlloc          = DefineEvent("alloc", CategoryMemory)           // A: buffer, B: bytes
+	EvAllocFailed    = DefineEvent("alloc.failed", CategoryMemory)    // Detail: why
+	EvRelease        = DefineEvent("release", CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
+	EvReleaseRefused = DefineEvent("release.refused", CategoryMemory) // A: buffer, B: bytes; Detail: why
+	EvHostStore      = DefineEvent("host.store", CategoryHost)        // A: buffer, B: value
+	EvPublication    = DefineEvent("publication", CategoryHost)       // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
+	EvDispatch       = DefineEvent("dispatch", CategoryDevice)        // A: invocation, B: family ordinal
+	EvReject         = DefineEvent("dispatch.reject", CategoryDevice) // A: family ordinal; Detail: why
+	EvReach          = DefineEvent("reach", CategoryDevice)           // A: invocation, B: buffer it can reach
+	EvStart          = DefineEvent("start", CategoryDevice)           // A: invocation
+	EvRetire         = DefineEvent("retire", CategoryDevice)          // A: invocation, B: 0 ok, 1 error; Detail: error
+	EvFault          = DefineEvent("fault", CategoryFault)            // A: site, B: action; Detail: site and action
+	EvReset          = DefineEvent("reset", CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
+	EvQuarantine     = DefineEvent("quarantine", CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
+	EvQuarantineEnd  = DefineEvent("quarantine.end", CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
 )
 
 // Actor says who acted: the host or a device.

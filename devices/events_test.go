@@ -34,3 +34,22 @@ func TestEventBufferIsTheRingsStorage(t *testing.T) {
 		t.Error("a buffer smaller than the capacity was used")
 	}
 }
+
+func TestEventKindsAreDefinedOnceWithTheirCategory(t *testing.T) {
+	// Each kind carries the category it was defined with; a kind defined
+	// twice is a programming error caught when the program starts.
+	for kind, want := range map[EventKind]EventCategory{
+		EvAlloc: CategoryMemory, EvHostStore: CategoryHost, EvDispatch: CategoryDevice,
+		EvFault: CategoryFault, EvQuarantineEnd: CategoryMemory,
+	} {
+		if got := kind.Category(); got != want {
+			t.Errorf("%s: category %s, want %s", kind, got, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("defining alloc twice did not panic")
+		}
+	}()
+	DefineEvent("alloc", CategoryDevice)
+}

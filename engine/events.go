@@ -4,19 +4,19 @@ import "github.com/residentlua/residentlua/devices"
 
 // Protocol event kinds, emitted by the host on the fabric's stream beside the
 // device kinds of package devices.
-const (
-	EvStartup      devices.EventKind = "startup"       // A: publications prepared, B: the line's buffer
-	EvSubmit       devices.EventKind = "submit"        // A: participant (0 GPU, 1 NPU), B: 0 accepted, 1 rejected
-	EvSubmitReturn devices.EventKind = "submit.return" // A: participant, B: 0 ok, 1 error
-	EvDecide       devices.EventKind = "decide"        // A: decision (1 RUN, 2 ABORT), recorded before publishing
-	EvPublished    devices.EventKind = "published"     // A: decision, B: 0 ok, 1 failed
-	EvPoison       devices.EventKind = "poison"        // Detail: why
-	EvWait         devices.EventKind = "wait"          // A: timeout in ns
-	EvJoin         devices.EventKind = "join"          // A: participant, B: JoinRetired, JoinTimeout, JoinError, JoinAbsent or JoinCancelled
-	EvWaitEnd      devices.EventKind = "wait.end"      // A: 1 when both retired
-	EvVerify       devices.EventKind = "verify"        // A: 1 ok, B: generations verified; Detail: problem
-	EvCloseBegin   devices.EventKind = "close.begin"   // A: the join's timeout in ns
-	EvClose        devices.EventKind = "close"         // A: 0 retired, 1 quarantined
+var (
+	EvStartup      = devices.DefineEvent("startup", devices.CategoryProtocol)       // A: publications prepared, B: the line's buffer
+	EvSubmit       = devices.DefineEvent("submit", devices.CategoryProtocol)        // A: participant (0 GPU, 1 NPU), B: 0 accepted, 1 rejected
+	EvSubmitReturn = devices.DefineEvent("submit.return", devices.CategoryProtocol) // A: participant, B: 0 ok, 1 error
+	EvDecide       = devices.DefineEvent("decide", devices.CategoryProtocol)        // A: decision (1 RUN, 2 ABORT), recorded before publishing
+	EvPublished    = devices.DefineEvent("published", devices.CategoryProtocol)     // A: decision, B: 0 ok, 1 failed
+	EvPoison       = devices.DefineEvent("poison", devices.CategoryProtocol)        // Detail: why
+	EvWait         = devices.DefineEvent("wait", devices.CategoryProtocol)          // A: timeout in ns
+	EvJoin         = devices.DefineEvent("join", devices.CategoryProtocol)          // A: participant, B: JoinRetired, JoinTimeout, JoinError, JoinAbsent or JoinCancelled
+	EvWaitEnd      = devices.DefineEvent("wait.end", devices.CategoryProtocol)      // A: 1 when both retired
+	EvVerify       = devices.DefineEvent("verify", devices.CategoryProtocol)        // A: 1 ok, B: generations verified; Detail: problem
+	EvCloseBegin   = devices.DefineEvent("close.begin", devices.CategoryProtocol)   // A: the join's timeout in ns
+	EvClose        = devices.DefineEvent("close", devices.CategoryProtocol)         // A: 0 retired, 1 quarantined
 )
 
 // Results of one join, the B of an EvJoin event.

@@ -177,20 +177,12 @@ func (o *Oracle) session(e *devices.Event) *watched {
 	return w
 }
 
-func isProtocolKind(k devices.EventKind) bool {
-	switch k {
-	case EvStartup, EvSubmit, EvSubmitReturn, EvDecide, EvPublished, EvPoison, EvWait, EvJoin, EvWaitEnd, EvVerify, EvCloseBegin, EvClose:
-		return true
-	}
-	return false
-}
-
 func (o *Oracle) observe(e devices.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seen = e.Seq
 	w := o.session(&e)
-	if w == nil && isProtocolKind(e.Kind) {
+	if w == nil && e.Kind.Category() == devices.CategoryProtocol {
 		return // a session made before the oracle, or already closed
 	}
 	switch e.Kind {

@@ -139,28 +139,11 @@ func (tf *tracedFabric) instants() []traceEvent {
 			at = time.Duration(e.B)
 		}
 		evs = append(evs, traceEvent{
-			Name: string(e.Kind), Cat: category(e.Kind), Ph: "i", Scope: "t",
+			Name: string(e.Kind), Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
 			Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
 		})
 	}
 	return evs
-}
-
-// category groups event kinds so that a viewer can filter them.
-func category(k devices.EventKind) string {
-	switch k {
-	case exchange.EvPayloadWrite, exchange.EvPayloadRead, exchange.EvCredit, exchange.EvDrain:
-		return "round"
-	case devices.EvDispatch, devices.EvReject, devices.EvReach, devices.EvStart, exchange.EvObserve,
-		devices.EvRetire, devices.EvReset, exchange.EvKernelObserve, exchange.EvKernelRetire:
-		return "device"
-	case devices.EvFault:
-		return "fault"
-	case devices.EvAlloc, devices.EvAllocFailed, devices.EvRelease, devices.EvReleaseRefused,
-		devices.EvQuarantine, devices.EvQuarantineEnd:
-		return "memory"
-	}
-	return "protocol"
 }
 
 // spans derives complete ("X") events: on a device track, "run" from an
