@@ -350,8 +350,10 @@ func (m *Module) fault(L *lua.LState) int {
 		m.invalid(L, "fault", "%s", err.Error())
 	}
 	f := m.currentOrRaise(L).f
-	if site == fault.PayloadCorrupt && term != "off" && backendOf(f) != BackendSim {
-		m.invalid(L, "fault", "payload.corrupt does not apply to a real GPU (%s): the kernel writes the slots itself; see docs/faults.md", backendOf(f))
+	if term != "off" {
+		if err := f.CheckFault(site); err != nil {
+			m.raise(L, err)
+		}
 	}
 	if err := f.Faults().Set(site, term); err != nil {
 		m.invalid(L, "fault", "%s", err.Error())

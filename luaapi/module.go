@@ -286,7 +286,7 @@ func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric,
 	if cfg.Seed == 0 {
 		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
 	}
-	f, err := newFabric(cfg, backend)
+	f, err := devices.NewFabricWith(cfg, backend)
 	if err != nil {
 		m.fabricsMade--
 	}
