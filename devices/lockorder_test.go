@@ -1,0 +1,171 @@
+package devices_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// slowGPU is a fakeGPU whose Launch and Reset do not return until the test
+// lets them: a launch or a teardown that takes its time, as a real one can
+// (seconds on CUDA).
+type slowGPU struct {
+	fakeGPU
+	calls chan string   // the name of each slow call, as it begins
+	let   chan struct{} // one value lets one slow call return
+}
+
+func newSlowGPU() *slowGPU {
+	return &slowGPU{calls: make(chan string), let: make(chan struct{})}
+}
+
+func (g *slowGPU) Launch(l devices.KernelLaunch) (devices.Kernel, error) {
+	g.hold("launch")
+	return g.fakeGPU.Launch(l)
+}
+
+func (g *slowGPU) Reset() error {
+	g.hold("reset")
+	return g.fakeGPU.Reset()
+}
+
+// hold announces the call and waits to be let go (at most a while, so that
+// a test that fails does not hang).
+func (g *slowGPU) hold(call string) {
+	select {
+	case g.calls <- call:
+	case <-time.After(10 * time.Second):
+		return
+	}
+	select {
+	case <-g.let:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// readFabric reads everything a monitor of the fabric reads.
+func readFabric(f *devices.Fabric) {
+	for _, d := range f.Devices() {
+		d.Occupied()
+	}
+	f.Quarantines()
+	f.Budget().State()
+	f.Events().Count()
+	f.Events().Events(nil)
+	f.Now()
+	f.Faults().Settings()
+}
+
+// readsWithin reports whether read returns within limit.
+func readsWithin(limit time.Duration, read func()) bool {
+	done := make(chan struct{})
+	go func() {
+		read()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(limit):
+		return false
+	}
+}
+
+// No hardware call runs under the fabric's lock: while the accelerator
+// launches a kernel or tears itself down, for however long that takes,
+// another goroutine reads the fabric (devices, quarantines, budget, events,
+// clock) without waiting for it, and sees the GPU occupied. A third
+// goroutine reads all along, for the race detector.
+func TestReadersAreNotBlockedByALaunchOrAReset(t *testing.T) {
+	g := newSlowGPU()
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = g
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := engine.NewOracle(f)
+	gpu := f.First(devices.GPU)
+
+	var stop atomic.Bool
+	var reader sync.WaitGroup
+	reader.Add(1)
+	go func() {
+		defer reader.Done()
+		for !stop.Load() {
+			readFabric(f)
+		}
+	}()
+	defer func() {
+		stop.Store(true)
+		reader.Wait()
+		go func() { // Close resets the GPU once more
+			for range g.calls {
+				g.let <- struct{}{}
+			}
+		}()
+		o.Stop()
+		f.Close()
+		close(g.calls)
+		for _, v := range o.Violations() {
+			t.Errorf("oracle: %v", v)
+		}
+	}()
+
+	s := fakeSession(t, f, devices.DefaultExchange())
+	submitted := make(chan error, 1)
+	go func() { submitted <- s.SubmitGPU() }()
+	during(t, g, "launch", func() {
+		occupied := false
+		if !readsWithin(time.Second, func() { readFabric(f); occupied = gpu.Occupied() }) {
+			t.Error("reading the fabric waited for the kernel's launch")
+		} else if !occupied {
+			t.Error("the GPU is free while its kernel is being launched")
+		}
+	})
+	if err := <-submitted; err != nil {
+		t.Fatalf("SubmitGPU = %v", err)
+	}
+
+	reset := make(chan struct{})
+	go func() { gpu.Reset(); close(reset) }()
+	during(t, g, "reset", func() {
+		if !readsWithin(time.Second, func() { readFabric(f) }) {
+			t.Error("reading the fabric waited for the accelerator's reset")
+		}
+	})
+	<-reset
+	if gpu.Occupied() {
+		t.Error("the GPU is occupied after its reset")
+	}
+	retired := f.Events().Events(func(e *devices.Event) bool {
+		return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() && e.B == 1
+	})
+	if len(retired) != 1 {
+		t.Errorf("the GPU's invocation retired with an error %d times after the reset, want once", len(retired))
+	}
+	s.Close()
+}
+
+// during waits for the slow call named call to begin, runs check while it is
+// held, and lets it return.
+func during(t *testing.T, g *slowGPU, call string, check func()) {
+	t.Helper()
+	select {
+	case got := <-g.calls:
+		if got != call {
+			t.Fatalf("the accelerator's %s began, want its %s", got, call)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the accelerator's %s never began", call)
+	}
+	check()
+	select {
+	case g.let <- struct{}{}:
+	case <-time.After(10 * time.Second): // the call gave up waiting
+	}
+}
