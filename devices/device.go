@@ -3,6 +3,8 @@ package devices
 import (
 	"fmt"
 	"sync"
+
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // DeviceKind says what a device is.
@@ -77,9 +79,10 @@ type Device struct {
 	families []QueueFamily
 	accel    Accelerator // real hardware running the GPU half; nil when simulated
 
-	// hw makes the hardware calls on accel that change what runs (a
-	// dispatch's kernel launch, a reset) take turns, outside fabric.mu:
-	// they can take seconds. It comes before fabric.mu (see doc.go).
+	// hw makes a reset and a dispatch that starts work outside the fabric
+	// (a kernel's launch on accel) take turns: both call the hardware
+	// outside fabric.mu, which can take seconds, and change the device's
+	// state under it before and after. It comes before fabric.mu (doc.go).
 	hw sync.Mutex
 
 	// Guarded by fabric.mu.
@@ -135,10 +138,12 @@ func (d *Device) occupiedLocked() bool {
 // stays in place), the device stays held, and the reset event says why.
 func (d *Device) Reset() {
 	f := d.fabric
+	d.hw.Lock() // no dispatch that starts outside work is half-way meanwhile
+	defer d.hw.Unlock()
+	var pinned []*memory.Region
+	defer unmapAll(&pinned) // after f.mu is unlocked
 	wasRunning := false
 	if d.accel != nil {
-		d.hw.Lock()
-		defer d.hw.Unlock()
 		var ok bool
 		if wasRunning, ok = d.resetHardware(); !ok {
 			return
@@ -157,7 +162,7 @@ func (d *Device) Reset() {
 	d.current = nil
 	d.held = 0
 	f.events.Emit(d.actor, 0, EvReset, stopped, 0, "")
-	f.releaseResetQuarantines(d)
+	pinned = f.releaseResetQuarantines(d)
 }
 
 // resetHardware tears the accelerator down when an invocation runs on the

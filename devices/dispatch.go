@@ -52,7 +52,8 @@ func (p *Prepared) Exchange() *Exchange { return p.exchange }
 // its queue's dispatch latency.
 func (p *Prepared) Dispatch() (*Completion, error) {
 	if k, ok := p.program.(*kernelExchange); ok {
-		return p.dispatchKernel(k)
+		// A real kernel is admitted once it is resident and polling.
+		return p.dispatchStarting(k.launch)
 	}
 	f := p.device.fabric
 	f.mu.Lock()
@@ -65,15 +66,15 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	return inv.comp, nil
 }
 
-// dispatchKernel dispatches the GPU half of an exchange on an accelerator,
-// which is admitted once the kernel is resident and polling. The launch is
-// a hardware call that can take seconds, so it runs outside fabric.mu:
-// admission reserves the device (the invocation is its current one, not
-// yet started, so the device is occupied and the program's buffers are
-// reached), the launch follows with only the device's hw lock held, which
-// keeps its resets (and so Fabric.Close) out, and then the invocation
-// starts, or the reservation is undone and the dispatch rejected.
-func (p *Prepared) dispatchKernel(k *kernelExchange) (*Completion, error) {
+// dispatchStarting dispatches a program that is admitted only once start
+// has started its work outside the fabric (a kernel on hardware, which can
+// take seconds), so start runs outside fabric.mu: admission reserves the
+// device (the invocation is its current one, not yet started, so the
+// device is occupied and the program's buffers are reached), start follows
+// with only the device's hw lock held, which keeps the device's resets (and
+// so Fabric.Close) out, and then the invocation starts, or the reservation
+// is undone and the dispatch rejected with start's error.
+func (p *Prepared) dispatchStarting(start func(env *Env) *Error) (*Completion, error) {
 	d := p.device
 	f := d.fabric
 	d.hw.Lock()
@@ -88,12 +89,12 @@ func (p *Prepared) dispatchKernel(k *kernelExchange) (*Completion, error) {
 	if err != nil {
 		return nil, err
 	}
-	launchErr := k.launch(&inv.env)
+	startErr := start(&inv.env)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if launchErr != nil {
+	if startErr != nil {
 		d.current = prev
-		return nil, p.rejectLocked(launchErr)
+		return nil, p.rejectLocked(startErr)
 	}
 	p.startLocked(inv, delay)
 	return inv.comp, nil

@@ -29,18 +29,17 @@
 // A goroutine that holds one of these locks takes only locks listed after
 // it, never one before it:
 //
-//  1. Device.hw: the hardware calls that change what runs on an
-//     accelerator (a dispatch's kernel launch, a reset's teardown) take
-//     turns under it. It is held for as long as they take (seconds at
+//  1. Device.hw: a device's Reset and a dispatch that starts work outside
+//     the fabric (a kernel's launch on an accelerator) take turns under it,
+//     so that neither comes half-way through the other. It is held across
+//     their hardware calls (an accelerator's teardown or launch: seconds at
 //     worst), so it is taken before Fabric.mu and never under it, and only
-//     by Dispatch and Reset of the device, not by readers.
+//     by those two, never by readers.
 //  2. Fabric.mu: the devices' invocations and holds, buffers' released and
 //     quarantined flags, the quarantines, closed. Held only for state
-//     changes: no accelerator call (Launch, Reset, Map, Attach, Close) runs
-//     under it. The one driver call that can is a released pinned buffer's
-//     free (Buffer.Release, a quarantine's end), a single call on the
-//     backend's thread, which may wait behind one driver call of a launch or
-//     reset there.
+//     changes: no accelerator call runs under it (Launch, Reset, Map,
+//     Attach, Close, nor the giving back of released pinned memory, which
+//     Release, Reset and settleQuarantines do after unlocking it).
 //  3. simExecutor.mu: the simulated executor's clock, run queue and
 //     generator; taken under Fabric.mu by dispatch and reset, and alone by
 //     a simulated wait or advance, which steps programs under it. The real-
@@ -52,7 +51,8 @@
 //  5. Stream.mu: the event ring, digest and subscribers. Subscribers run
 //     under it (so their own locks, such as the oracle's, come after it and
 //     they must not emit), and so does Stream.atomically's function: the
-//     budget's charge, refund and quarantine, and a buffer's unmapping.
+//     budget's charge, refund and quarantine, and the unmapping of a
+//     released buffer's host memory (pinned memory waits for unlocking).
 //  6. MemoryBudget.mu: a budget's figures; a leaf.
 //  7. memory.Arena.mu, then the process-wide chunk pool's lock: carving and
 //     giving back regions of host memory.

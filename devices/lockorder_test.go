@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -167,5 +168,70 @@ func during(t *testing.T, g *slowGPU, call string, check func()) {
 	select {
 	case g.let <- struct{}{}:
 	case <-time.After(10 * time.Second): // the call gave up waiting
+	}
+}
+
+// lendingGPU lends pinned memory whose giving back (a driver call on the
+// backend's thread, for real hardware) does not return until the test lets
+// it.
+type lendingGPU struct {
+	fakeGPU
+	frees chan struct{} // a value as each giving back begins
+	let   chan struct{} // one value lets one giving back return
+}
+
+func (g *lendingGPU) Map(size int) (*memory.Region, error) {
+	under, err := memory.Map(size)
+	if err != nil {
+		return nil, err
+	}
+	return memory.Foreign(under.Addr(0), under.Len(), func() error {
+		select {
+		case g.frees <- struct{}{}:
+			select {
+			case <-g.let:
+			case <-time.After(10 * time.Second):
+			}
+		case <-time.After(10 * time.Second):
+		}
+		return under.Unmap()
+	})
+}
+
+// Releasing pinned memory gives it back to the accelerator after the
+// fabric's lock is let go: readers do not wait for the driver.
+func TestReadersAreNotBlockedByGivingPinnedMemoryBack(t *testing.T) {
+	g := &lendingGPU{frees: make(chan struct{}), let: make(chan struct{})}
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = g
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	profiles, err := f.AllocationProfiles([]*devices.Device{f.First(devices.GPU), f.First(devices.NPU)}, true)
+	if err != nil || profiles[0].Kind() != devices.Pinned {
+		t.Fatalf("profiles %v, %v; want pinned first", profiles, err)
+	}
+	b, err := profiles[0].Allocate(4096, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() { released <- b.Release() }()
+	select {
+	case <-g.frees:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pinned memory was never given back")
+	}
+	charged := int64(-1)
+	if !readsWithin(time.Second, func() { readFabric(f); charged = f.Budget().State().Charged }) {
+		t.Error("reading the fabric waited for the accelerator to take its memory back")
+	} else if charged != 0 {
+		t.Errorf("%d bytes charged while the released memory goes back, want 0", charged)
+	}
+	g.let <- struct{}{}
+	if err := <-released; err != nil {
+		t.Errorf("Release = %v", err)
 	}
 }
