@@ -5,28 +5,29 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/cuda"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
-// RunCUDA measures the figures of a real CUDA GPU as the GPU participant,
-// beside the raw round trip of the ping-pong kernel through the same kind of
+// RunBackend measures the figures of a real GPU, the named backend's (see
+// devices.RegisterBackend), as the GPU participant, beside the raw round
+// trip of the backend's own ping-pong kernel through the same kind of
 // mapped memory, measured in the same run and interleaved with them. It
-// fails with an Unsupported error where there is no CUDA GPU.
-func RunCUDA(o Options) ([]Figure, error) {
-	g, err := cuda.Open()
-	if err != nil {
-		return nil, err
+// fails with an Unsupported error where the hardware is missing or the
+// backend has no raw round trip to measure (RoundTripper).
+func RunBackend(o Options, backend string) ([]Figure, error) {
+	if backend == "" || backend == devices.SimBackend {
+		return nil, devices.Errorf(devices.KindInvalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
 	}
-	devs := devices.DefaultDevices()
-	devs[0].Accelerator = g
-	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime}, backend)
 	if err != nil {
-		_ = g.Close()
 		return nil, err
 	}
 	defer f.Close()
+	g, ok := f.First(devices.GPU).Accelerator().(RoundTripper)
+	if !ok {
+		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", backend)
+	}
 	repeats, sessions, longs, trips := 7, 50, 5, 20_000
 	if o.Short {
 		repeats, sessions, longs, trips = 3, 10, 2, 2_000
@@ -65,6 +66,15 @@ func RunCUDA(o Options) ([]Figure, error) {
 		ratioReport("GPU: whole lifecycle, rounds 1000", Summarise(life1000), rawS, rawName),
 		ratioFigure("GPU: lifecycle cost per round (rounds 1000, kernel's clock)", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
 	}, nil
+}
+
+// RoundTripper is an optional interface of a real GPU's accelerator: the
+// floor under any exchange between the host and its kernels (devices/cuda
+// has it).
+type RoundTripper interface {
+	// RoundTrips bounces rounds pings off a kernel through mapped memory
+	// and returns each round trip's duration, sorted.
+	RoundTrips(rounds int) ([]time.Duration, error)
 }
 
 // ratioReport is a figure beside a baseline, with no goal.

@@ -2,18 +2,20 @@ package bench
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	_ "github.com/residentlua/residentlua/devices/cuda" // registers "cuda", as cmd/residentbench does
 )
 
 // Without a CUDA GPU (CI) the GPU figures fail as unsupported; with one the
 // quick run measures every figure beside the raw round trip.
-func TestRunCUDA(t *testing.T) {
-	figures, err := RunCUDA(Options{Short: true})
+func TestRunBackendCUDA(t *testing.T) {
+	figures, err := RunBackend(Options{Short: true}, "cuda")
 	if err != nil {
 		if !errors.Is(err, devices.ErrUnsupported) {
-			t.Fatalf("RunCUDA = %v, want an Unsupported error without a GPU", err)
+			t.Fatalf("RunBackend(cuda) = %v, want an Unsupported error without a GPU", err)
 		}
 		return
 	}
@@ -25,5 +27,15 @@ func TestRunCUDA(t *testing.T) {
 			t.Errorf("figure %+v: want a positive value beside the raw round trip", f)
 		}
 		t.Log(f.Row())
+	}
+}
+
+// RunBackend measures real hardware only, found by its registered name.
+func TestRunBackendNeedsARegisteredHardwareBackend(t *testing.T) {
+	if _, err := RunBackend(Options{Short: true}, "sim"); !errors.Is(err, devices.ErrInvalid) {
+		t.Errorf("RunBackend(sim) = %v, want invalid: use Run", err)
+	}
+	if _, err := RunBackend(Options{Short: true}, "rocm"); !errors.Is(err, devices.ErrInvalid) || !strings.Contains(err.Error(), `unknown GPU backend "rocm"; use "sim" or "cuda"`) {
+		t.Errorf("RunBackend(rocm) = %v, want the unknown-backend error", err)
 	}
 }

@@ -134,6 +134,8 @@ func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
 // oracle sees it.
 func (b *Buffer) Release() error {
 	f := b.profile.fabric
+	var pinned []*memory.Region
+	defer unmapAll(&pinned) // after f.mu is unlocked
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b.released {
@@ -149,22 +151,35 @@ func (b *Buffer) Release() error {
 	if inv := f.reachingLocked(b); inv != nil {
 		return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, inv.dev.name))
 	}
-	b.releaseLocked(false)
+	f.events.atomically(func(emit emitFunc) { pinned = b.releaseEmitting(false, emit, pinned) })
 	return nil
 }
 
-func (b *Buffer) releaseLocked(quarantined bool) {
-	b.profile.fabric.events.atomically(func(emit emitFunc) { b.releaseEmitting(quarantined, emit) })
-}
-
 // releaseEmitting refunds and unmaps b and emits its release with emit
-// (fabric.mu held, inside Stream.atomically).
-func (b *Buffer) releaseEmitting(quarantined bool, emit emitFunc) {
+// (fabric.mu held, inside Stream.atomically). Pinned memory, whose
+// unmapping is a driver call on the accelerator's thread, is appended to
+// pinned instead, for the caller to unmap once it holds no lock
+// (unmapAll); the budget is refunded at once either way.
+func (b *Buffer) releaseEmitting(quarantined bool, emit emitFunc, pinned []*memory.Region) []*memory.Region {
 	b.released = true
 	size := b.region.Len()
 	b.budget.refund(int64(size), quarantined)
-	_ = b.region.Unmap() // only fails when already unmapped, which released excludes
+	if b.profile.kind == Pinned {
+		pinned = append(pinned, b.region)
+	} else {
+		_ = b.region.Unmap() // only fails when already unmapped, which released excludes
+	}
 	emit(HostActor, b.owner, EvRelease, b.id, uint64(size), b.budgetLabel())
+	return pinned
+}
+
+// unmapAll unmaps the regions that releaseEmitting set aside; *regions
+// since it may be deferred before they are known. Call it with no lock of
+// the fabric held.
+func unmapAll(regions *[]*memory.Region) {
+	for _, r := range *regions {
+		_ = r.Unmap() // released once: never unmapped before
+	}
 }
 
 // PrivateBudget is the Detail of alloc and release events of buffers charged

@@ -1,6 +1,11 @@
 package devices
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+
+	"github.com/residentlua/residentlua/devices/memory"
+)
 
 // DeviceKind says what a device is.
 type DeviceKind uint8
@@ -74,6 +79,12 @@ type Device struct {
 	families []QueueFamily
 	accel    Accelerator // real hardware running the GPU half; nil when simulated
 
+	// hw makes a reset and a dispatch that starts work outside the fabric
+	// (a kernel's launch on accel) take turns: both call the hardware
+	// outside fabric.mu, which can take seconds, and change the device's
+	// state under it before and after. It comes before fabric.mu (doc.go).
+	hw sync.Mutex
+
 	// Guarded by fabric.mu.
 	current *invocation
 	held    int // quarantines that hold this device until it is reset
@@ -122,24 +133,27 @@ func (d *Device) occupiedLocked() bool {
 // Reset stops whatever runs on the device (its completion finishes with a
 // reset error) and frees the device. Quarantines whose devices have all been
 // reset since they began are released: their memory is unmapped and their
-// budget returned. Real hardware is torn down first; if that fails, the
-// invocation is left as it is (so everything it can reach stays in place),
-// the device stays held, and the reset event says why.
+// budget returned. Real hardware is torn down first, outside fabric.mu; if
+// that fails, the invocation is left as it is (so everything it can reach
+// stays in place), the device stays held, and the reset event says why.
 func (d *Device) Reset() {
 	f := d.fabric
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	inv := d.current
-	running := inv != nil && !inv.comp.IsDone()
-	if d.accel != nil && (running || d.held > 0) {
-		if err := d.accel.Reset(); err != nil {
-			d.held++
-			f.events.Emit(d.actor, 0, EvReset, 0, 1, err.Error())
+	d.hw.Lock() // no dispatch that starts outside work is half-way meanwhile
+	defer d.hw.Unlock()
+	var pinned []*memory.Region
+	defer unmapAll(&pinned) // after f.mu is unlocked
+	wasRunning := false
+	if d.accel != nil {
+		var ok bool
+		if wasRunning, ok = d.resetHardware(); !ok {
 			return
 		}
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	inv := d.current
 	var stopped uint64
-	if running {
+	if inv != nil && (wasRunning || !inv.comp.IsDone()) {
 		stopped = inv.id
 		if !inv.comp.IsDone() { // the torn-down kernel's watcher may have retired it
 			f.exec.stop(inv)
@@ -148,5 +162,31 @@ func (d *Device) Reset() {
 	d.current = nil
 	d.held = 0
 	f.events.Emit(d.actor, 0, EvReset, stopped, 0, "")
-	f.releaseResetQuarantines(d)
+	pinned = f.releaseResetQuarantines(d)
+}
+
+// resetHardware tears the accelerator down when an invocation runs on the
+// device or a quarantine holds it. The teardown runs outside fabric.mu,
+// with d.hw held, so no dispatch on the device comes between the check and
+// the state change that follows it. It reports whether an invocation was
+// running when it began, and ok false when the teardown failed: then the
+// device is held once more and the reset event says why (d.hw held).
+func (d *Device) resetHardware() (running, ok bool) {
+	f := d.fabric
+	f.mu.Lock()
+	running = d.current != nil && !d.current.comp.IsDone()
+	busy := running || d.held > 0
+	f.mu.Unlock()
+	if !busy {
+		return false, true
+	}
+	err := d.accel.Reset()
+	if err == nil {
+		return running, true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d.held++
+	f.events.Emit(d.actor, 0, EvReset, 0, 1, err.Error())
+	return running, false
 }

@@ -51,30 +51,90 @@ func (p *Prepared) Program() Program { return p.program }
 // device's dispatch fault fires (Device), or when a Starter program's Start
 // fails. An accepted program starts after its queue's dispatch latency.
 func (p *Prepared) Dispatch() (*Completion, error) {
-	d := p.device
-	f := d.fabric
+	if s, ok := p.program.(Starter); ok {
+		// Work outside the fabric (a kernel on hardware) is admitted once
+		// it has started.
+		return p.dispatchStarting(func(env *Env) *Error {
+			if err := s.Start(env); err != nil {
+				return startError(p.device, err)
+			}
+			return nil
+		})
+	}
+	f := p.device.fabric
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	reject := func(err *Error) (*Completion, error) {
-		f.events.Emit(d.actor, p.owner, EvReject, uint64(p.family.Ordinal), 0, err.Message)
+	inv, delay, err := p.admitLocked()
+	if err != nil {
 		return nil, err
 	}
+	p.startLocked(inv, delay)
+	return inv.comp, nil
+}
+
+// dispatchStarting dispatches a program that is admitted only once start
+// has started its work outside the fabric (a kernel on hardware, which can
+// take seconds), so start runs outside fabric.mu: admission reserves the
+// device (the invocation is its current one, not yet started, so the
+// device is occupied and the program's buffers are reached), start follows
+// with only the device's hw lock held, which keeps the device's resets (and
+// so Fabric.Close) out, and then the invocation starts, or the reservation
+// is undone and the dispatch rejected with start's error.
+func (p *Prepared) dispatchStarting(start func(env *Env) *Error) (*Completion, error) {
+	d := p.device
+	f := d.fabric
+	d.hw.Lock()
+	defer d.hw.Unlock()
+	f.mu.Lock()
+	prev := d.current
+	inv, delay, err := p.admitLocked()
+	if err == nil {
+		d.current = inv
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	startErr := start(&inv.env)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if startErr != nil {
+		d.current = prev
+		return nil, p.rejectLocked(startErr)
+	}
+	p.startLocked(inv, delay)
+	return inv.comp, nil
+}
+
+// rejectLocked records a refused dispatch and returns its error (fabric.mu
+// held).
+func (p *Prepared) rejectLocked(err *Error) error {
+	p.device.fabric.events.Emit(p.device.actor, p.owner, EvReject, uint64(p.family.Ordinal), 0, err.Message)
+	return err
+}
+
+// admitLocked checks that the program may run now and hits the device's
+// dispatch fault; it returns the invocation to start and its dispatch
+// latency (fabric.mu held).
+func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
+	d := p.device
+	f := d.fabric
 	if f.closed {
-		return reject(Errorf(KindBusy, "dispatch", "the fabric is closed; make a new one"))
+		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the fabric is closed; make a new one"))
 	}
 	for _, b := range p.reach {
 		if b.released {
-			return reject(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
+			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
 		}
 	}
 	if d.occupiedLocked() {
 		if d.held > 0 {
-			return reject(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
+			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
 		}
-		return reject(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
+		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
 	}
 	if p.dispatched.Load() {
-		return reject(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
+		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
 	}
 	site := fault.NPUDispatch
 	if d.kind == GPU {
@@ -83,7 +143,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	delay := f.timing.dispatch(p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
-		return reject(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
+		return nil, 0, p.rejectLocked(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
 	case fault.Delay:
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
@@ -91,23 +151,24 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
 	inv.env.inv = inv
 	inv.comp.inv = inv
-	if s, ok := p.program.(Starter); ok {
-		// Work outside the fabric (a kernel on hardware) is admitted once
-		// it has started.
-		if err := s.Start(&inv.env); err != nil {
-			return reject(startError(d, err))
-		}
-	}
+	return inv, delay, nil
+}
+
+// startLocked makes inv the device's invocation and hands it to the
+// executor, to start delay after now (fabric.mu held).
+func (p *Prepared) startLocked(inv *invocation, delay time.Duration) {
+	d := p.device
+	f := d.fabric
 	d.current = inv
 	f.events.Emit(d.actor, p.owner, EvDispatch, inv.id, uint64(p.family.Ordinal), "")
 	for _, b := range p.reach {
 		f.events.Emit(d.actor, p.owner, EvReach, inv.id, b.id, "")
 	}
 	// The latency counts from the dispatch event, however long the host
-	// took to get here: the program never starts sooner after it.
+	// took to get here (a kernel's launch included): the program never
+	// starts sooner after it.
 	inv.startAt = deadline(f.exec.now(), delay)
 	f.exec.launch(inv)
-	return inv.comp, nil
 }
 
 // startError is a Starter's failure as the dispatch's error: the Start's own

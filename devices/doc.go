@@ -11,4 +11,55 @@
 // time (one goroutine at a time, a virtual clock and seeded scheduling, so
 // a seed replays byte for byte). Nothing here knows about sessions; the
 // engine tags buffers and programs with an owner id that events carry.
+//
+// # Hardware backends
+//
+// A GPU may be real hardware behind the narrow Accelerator interface. A
+// hardware package registers a Backend under a name when it is imported
+// (RegisterBackend, as a database/sql driver does; devices/cuda registers
+// "cuda"), and NewFabricWith makes a fabric whose first GPU is the named
+// backend's: the commands import the backends they ship, and a program that
+// imports none links none. What a backend cannot do it says through
+// optional interfaces asserted on its accelerator: FaultSupport names the
+// fault sites it cannot honour, which Fabric.CheckFault answers for the
+// whole fabric.
+//
+// # Locks
+//
+// A goroutine that holds one of these locks takes only locks listed after
+// it, never one before it:
+//
+//  1. Device.hw: a device's Reset and a dispatch that starts work outside
+//     the fabric (a kernel's launch on an accelerator) take turns under it,
+//     so that neither comes half-way through the other. It is held across
+//     their hardware calls (an accelerator's teardown or launch: seconds at
+//     worst), so it is taken before Fabric.mu and never under it, and only
+//     by those two, never by readers.
+//  2. Fabric.mu: the devices' invocations and holds, buffers' released and
+//     quarantined flags, the quarantines, closed. Held only for state
+//     changes: no accelerator call runs under it (Launch, Reset, Map,
+//     Attach, Close, nor the giving back of released pinned memory, which
+//     Release, Reset and settleQuarantines do after unlocking it).
+//  3. simExecutor.mu: the simulated executor's clock, run queue and
+//     generator; taken under Fabric.mu by dispatch and reset, and alone by
+//     a simulated wait or advance, which steps programs under it. The real-
+//     time executor has no lock, but its stop (under Fabric.mu) waits for the
+//     device goroutine to finish the invocation, so a device goroutine takes
+//     Fabric.mu only between invocations (settleQuarantines).
+//  4. fault.Plane.mu: the fault chains; a leaf (hitFault emits the fault
+//     event after it returns).
+//  5. Stream.mu: the event ring, digest and subscribers. Subscribers run
+//     under it (so their own locks, such as the oracle's, come after it and
+//     they must not emit), and so does Stream.atomically's function: the
+//     budget's charge, refund and quarantine, and the unmapping of a
+//     released buffer's host memory (pinned memory waits for unlocking).
+//  6. MemoryBudget.mu: a budget's figures; a leaf.
+//  7. memory.Arena.mu, then the process-wide chunk pool's lock: carving and
+//     giving back regions of host memory.
+//
+// Buffer.hostMu (host stores against the non-coherent families' view of a
+// buffer) and the backend registry's lock are leaves, taken with no other
+// lock of this package held. Locks of callers (the engine's session) come
+// before all of these; an accelerator's own locks come after Device.hw and
+// are never taken under Fabric.mu.
 package devices

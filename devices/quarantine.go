@@ -3,6 +3,8 @@ package devices
 import (
 	"slices"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // Quarantined is memory a device may still reach, kept mapped and charged,
@@ -82,14 +84,15 @@ func (f *Fabric) Quarantines() []QuarantineInfo {
 
 // releaseResetQuarantines notes that d was reset and releases every
 // quarantine that waits for no device and whose memory no running program
-// can reach (fabric.mu held).
-func (f *Fabric) releaseResetQuarantines(d *Device) {
+// can reach; it returns the pinned memory to unmap once fabric.mu is
+// unlocked (fabric.mu held).
+func (f *Fabric) releaseResetQuarantines(d *Device) (pinned []*memory.Region) {
 	for _, q := range f.quarantines {
 		if i := slices.Index(q.waiting, d); i >= 0 {
 			q.waiting = slices.Delete(q.waiting, i, i+1)
 		}
 	}
-	f.releaseQuarantinesLocked()
+	return f.releaseQuarantinesLocked()
 }
 
 // settleQuarantines releases the quarantines that only waited for programs
@@ -100,14 +103,16 @@ func (f *Fabric) settleQuarantines() {
 		return
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.releaseQuarantinesLocked()
+	pinned := f.releaseQuarantinesLocked()
+	f.mu.Unlock()
+	unmapAll(&pinned)
 }
 
 // releaseQuarantinesLocked ends every quarantine that waits for no device
 // and whose buffers no running program reaches, and counts those left
-// waiting only for programs (fabric.mu held).
-func (f *Fabric) releaseQuarantinesLocked() {
+// waiting only for programs. It returns the pinned memory to unmap once
+// fabric.mu is unlocked (fabric.mu held).
+func (f *Fabric) releaseQuarantinesLocked() (pinned []*memory.Region) {
 	kept := f.quarantines[:0]
 	lingering := int64(0)
 	for _, q := range f.quarantines {
@@ -122,7 +127,7 @@ func (f *Fabric) releaseQuarantinesLocked() {
 		}
 		f.events.atomically(func(emit emitFunc) {
 			for _, b := range q.buffers {
-				b.releaseEmitting(true, emit)
+				pinned = b.releaseEmitting(true, emit, pinned)
 			}
 			emit(HostActor, q.owner, EvQuarantineEnd, uint64(q.bytes-q.private), uint64(q.private), q.label)
 		})
@@ -130,6 +135,7 @@ func (f *Fabric) releaseQuarantinesLocked() {
 	clear(f.quarantines[len(kept):])
 	f.quarantines = kept
 	f.lingering.Store(lingering)
+	return pinned
 }
 
 // reachedLocked reports whether a running program can reach one of q's

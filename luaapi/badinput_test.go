@@ -33,10 +33,10 @@ func TestBadInput(t *testing.T) {
 		{"fabric number", `s:close(); resident.fabric(7)`, `<string>:1: bad argument #1 to 'fabric' (table expected, got number)`},
 		{"fabric npu type", `s:close(); resident.fabric{npu=1}`, `<string>:1: bad argument #1 to 'fabric' (field 'npu': table or false expected, got number)`},
 		{"fabric gpu field", `s:close(); resident.fabric{gpu={colour="red"}}`, `<string>:1: bad argument #1 to 'fabric' (field 'gpu': unknown field 'colour'; fields are backend, fine_grained, name, queues)`},
-		{"fabric gpu backend", `s:close(); resident.fabric{gpu={backend="rocm"}}`, `<string>:1: bad argument #1 to 'fabric' (field 'gpu.backend': "sim" or "cuda" expected, got "rocm")`},
-		{"fabric gpu backend type", `s:close(); resident.fabric{gpu={backend=1}}`, `<string>:1: bad argument #1 to 'fabric' (field 'gpu.backend': "sim" or "cuda" expected, got number)`},
-		{"fabric cuda without fine-grained", `s:close(); resident.fabric{mode="realtime", gpu={backend="cuda", fine_grained=false}}`, `invalid: fine_grained = false does not apply to the cuda backend, whose memory is always pinned; leave it out`},
-		{"fabric cuda in sim", `s:close(); resident.fabric{mode="sim", gpu={backend="cuda"}}`, `invalid: the cuda backend is a real GPU, which runs in real time; use mode "realtime"`},
+		{"fabric gpu backend", `s:close(); resident.fabric{gpu={backend="rocm"}}`, `invalid: unknown GPU backend "rocm"; use "sim", "fake" or "fake-absent"`},
+		{"fabric gpu backend type", `s:close(); resident.fabric{gpu={backend=1}}`, `<string>:1: bad argument #1 to 'fabric' (field 'gpu.backend': string expected, got number)`},
+		{"fabric hardware without fine-grained", `s:close(); resident.fabric{mode="realtime", gpu={backend="fake", fine_grained=false}}`, `invalid: fine_grained = false (NoFineGrained) does not apply to the fake backend, whose memory is always pinned; leave it out`},
+		{"fabric hardware in sim", `s:close(); resident.fabric{mode="sim", gpu={backend="fake"}}`, `invalid: the fake backend is a real GPU, which runs in real time; use mode "realtime"`},
 		{"read-only field", `s.id = 5`, `<string>:1: a session's fields are read-only; cannot set 'id'`},
 
 		// Closed sessions.

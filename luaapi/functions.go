@@ -195,14 +195,14 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 		if v := gv.RawGetString("backend"); v != lua.LNil {
 			s, ok := v.(lua.LString)
 			if !ok {
-				fieldError(L, 1, name, "gpu.backend", "\"sim\" or \"cuda\" expected, got "+valueTypeName(v))
+				fieldError(L, 1, name, "gpu.backend", "string expected, got "+valueTypeName(v))
 			}
-			if checkBackend(string(s)) != nil {
-				fieldError(L, 1, name, "gpu.backend", fmt.Sprintf("\"sim\" or \"cuda\" expected, got %q", string(s)))
+			if err := devices.CheckBackend(string(s)); err != nil {
+				m.raise(L, err)
 			}
 			backend = string(s)
-			if field(t, "mode") == lua.LNil && backend == BackendCUDA {
-				cfg.Mode = devices.RealTime // a real GPU runs in real time
+			if field(t, "mode") == lua.LNil && backend != BackendSim {
+				cfg.Mode = devices.RealTime // real hardware runs in real time
 			}
 		}
 	default:
@@ -401,8 +401,10 @@ func (m *Module) fault(L *lua.LState) int {
 		m.invalid(L, "fault", "%s", err.Error())
 	}
 	f := m.currentOrRaise(L).f
-	if site == fault.PayloadCorrupt && term != "off" && backendOf(f) != BackendSim {
-		m.invalid(L, "fault", "payload.corrupt does not apply to a real GPU (%s): the kernel writes the slots itself; see docs/faults.md", backendOf(f))
+	if term != "off" {
+		if err := f.CheckFault(site); err != nil {
+			m.raise(L, err)
+		}
 	}
 	if err := f.Faults().Set(site, term); err != nil {
 		m.invalid(L, "fault", "%s", err.Error())

@@ -29,8 +29,10 @@ type Options struct {
 	// and the fields a script leaves out of resident.fabric{...}.
 	Config devices.Config
 	// GPUBackend is the GPU of every fabric the module makes unless a script
-	// says otherwise: "" or "sim" for the simulated one, "cuda" for a real
-	// NVIDIA GPU (which needs the real-time mode).
+	// says otherwise: "" or "sim" for the simulated one, or the name of a
+	// hardware backend the program links (devices.NewFabricWith), such as
+	// "cuda" for a real NVIDIA GPU, which a blank import of devices/cuda
+	// registers (real time only).
 	GPUBackend string
 	// Stdout receives print and reports; default os.Stdout.
 	Stdout io.Writer
@@ -285,7 +287,7 @@ func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric,
 	if cfg.Seed == 0 {
 		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
 	}
-	f, err := newFabric(cfg, backend)
+	f, err := devices.NewFabricWith(cfg, backend)
 	if err != nil {
 		m.fabricsMade--
 	}

@@ -5,7 +5,8 @@
 //	go run ./cmd/residentbench [-short] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
-// participant instead (docs/cuda.md).
+// participant instead (docs/cuda.md); -gpu takes any backend the command
+// links, and it links devices/cuda.
 package main
 
 import (
@@ -15,9 +16,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/residentlua/residentlua/bench"
+	"github.com/residentlua/residentlua/devices"
+	_ "github.com/residentlua/residentlua/devices/cuda" // registers the "cuda" backend
 )
 
 func main() {
@@ -25,16 +29,16 @@ func main() {
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
-	gpu := flag.String("gpu", "sim", "`sim`: the simulated GPU's table; cuda: a real NVIDIA GPU's figures")
+	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
 	measure := bench.Run
-	switch *gpu {
-	case "sim":
-	case "cuda":
-		measure = bench.RunCUDA
-	default:
-		fmt.Fprintf(os.Stderr, "residentbench: -gpu %q: use sim or cuda\n", *gpu)
-		os.Exit(2)
+	if *gpu != devices.SimBackend {
+		if err := devices.CheckBackend(*gpu); err != nil {
+			fmt.Fprintln(os.Stderr, "residentbench: -gpu:", err)
+			os.Exit(2)
+		}
+		backend := *gpu
+		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
 	if err := run(measure, *short, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)

@@ -7,7 +7,11 @@
 // Run residentlua --help for the options, and see docs/cli.md.
 package main
 
-import "os"
+import (
+	"os"
+
+	_ "github.com/residentlua/residentlua/devices/cuda" // registers the "cuda" GPU backend that --gpu cuda names
+)
 
 func main() {
 	os.Exit(run(os.Args))

@@ -152,8 +152,8 @@ func (o *options) setLong(name, value string) error {
 		}
 		o.mode = value
 	case "gpu":
-		if value != luaapi.BackendSim && value != luaapi.BackendCUDA {
-			return &usageError{fmt.Sprintf("--gpu %q: use sim or cuda", value)}
+		if value == "" || devices.CheckBackend(value) != nil {
+			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(devices.Backends()))}
 		}
 		o.gpu = value
 	case "timing":
@@ -173,6 +173,14 @@ func (o *options) setLong(name, value string) error {
 		o.statsPath = value
 	}
 	return nil
+}
+
+// orList is "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // fabricConfig is the configuration of the default fabric the options ask for.

@@ -1,0 +1,34 @@
+package cuda
+
+import (
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+)
+
+// BackendName is the name this package registers its backend under when it
+// is imported: devices.NewFabricWith(cfg, "cuda") makes a fabric whose GPU
+// is a real NVIDIA GPU.
+const BackendName = "cuda"
+
+func init() { devices.RegisterBackend(BackendName, backend{}) }
+
+// backend opens GPU ordinal 0 for each fabric.
+type backend struct{}
+
+// Open is Open as a devices.Backend.
+func (backend) Open() (devices.Accelerator, error) {
+	g, err := Open()
+	if err != nil {
+		return nil, err // not a nil *GPU inside a non-nil Accelerator
+	}
+	return g, nil
+}
+
+// UnsupportedFault refuses payload.corrupt: the kernel writes the payload
+// slots itself, so nothing on the host's side can corrupt them in flight.
+func (g *GPU) UnsupportedFault(site fault.Site) string {
+	if site == fault.PayloadCorrupt {
+		return "the kernel writes the slots itself; see docs/faults.md"
+	}
+	return ""
+}

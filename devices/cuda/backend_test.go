@@ -1,0 +1,41 @@
+package cuda
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+)
+
+// Importing the package registers "cuda": a fabric made by name has the
+// real GPU, or, where there is none, fails as Open does, with no nil GPU
+// inside a non-nil accelerator.
+func TestImportingRegistersTheCUDABackend(t *testing.T) {
+	if !slices.Contains(devices.Backends(), BackendName) {
+		t.Fatalf("Backends() = %q, want %q among them", devices.Backends(), BackendName)
+	}
+	a, err := backend{}.Open()
+	if err != nil {
+		if a != nil || !errors.Is(err, devices.ErrUnsupported) {
+			t.Fatalf("Open = %v, %v; want no accelerator and an Unsupported error", a, err)
+		}
+		return
+	}
+	defer a.Close()
+	if _, ok := a.(*GPU); !ok {
+		t.Errorf("Open gave a %T, want a *GPU", a)
+	}
+}
+
+// The kernel writes the payload slots, so payload.corrupt is refused; every
+// other site can fire.
+func TestTheGPURefusesOnlyPayloadCorruption(t *testing.T) {
+	var g GPU
+	for _, site := range fault.Sites() {
+		if why := g.UnsupportedFault(site); (why != "") != (site == fault.PayloadCorrupt) {
+			t.Errorf("UnsupportedFault(%s) = %q", site, why)
+		}
+	}
+}
