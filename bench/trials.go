@@ -6,17 +6,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/trial"
 )
 
 // StandardTrial is the trial the simulated-trial figures run: one session of
 // up to 100 rounds with at most one random fault, in simulated time, run by
-// engine.RunTrial, the harness of the engine's campaign test (which runs its
-// default trials: three sessions of up to 8 rounds, up to three faults).
-// scripts/campaign.lua does not use it: it drives its own trial loop
-// through the Lua API.
-func StandardTrial(seed uint64) engine.TrialConfig {
-	return engine.TrialConfig{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
+// trial.Run (package engine/trial), the harness the engine's campaign tests
+// run with its default configuration (three sessions of up to 8 rounds, up
+// to three faults). scripts/campaign.lua does not use it: it drives its own
+// trial loop through the Lua API.
+func StandardTrial(seed uint64) trial.Config {
+	return trial.Config{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
 }
 
 // RunTrials runs the standard trials of seeds first..first+n-1 on workers
@@ -34,7 +34,7 @@ func RunTrials(first uint64, n, workers int) (digests []uint64, perSecond float6
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				digests[i] = engine.RunTrial(StandardTrial(first + uint64(i))).Digest
+				digests[i] = trial.Run(StandardTrial(first + uint64(i))).Digest
 			}
 		}()
 	}

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"flag"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/trial"
 )
 
 var (
@@ -27,18 +29,18 @@ var (
 // seed and the flag that replays it.
 func TestCampaign(t *testing.T) {
 	if *campaignReplay != 0 {
-		r := RunTrial(TrialConfig{Seed: *campaignReplay})
+		r := trial.Run(trial.Config{Seed: *campaignReplay})
 		t.Log("\n" + r.Report())
 		if !r.OK() {
 			t.Fatalf("trial %s", r)
 		}
 		return
 	}
-	var stats TrialStats
+	var stats trial.Stats
 	start := time.Now()
 	for i := range *campaignTrials {
 		seed := *campaignBase + uint64(i)
-		r := RunTrial(TrialConfig{Seed: seed})
+		r := trial.Run(trial.Config{Seed: seed})
 		stats.Add(r)
 		if !r.OK() && stats.Failed <= 3 {
 			t.Errorf("trial failed; replay with: go test ./engine -run Campaign -campaign.replay=%d\n%s", seed, r.Report())
@@ -57,7 +59,7 @@ func TestCampaign(t *testing.T) {
 
 // campaignCovers fails unless the trials reached every ending and path that
 // makes the campaign worth running.
-func campaignCovers(t *testing.T, stats *TrialStats) {
+func campaignCovers(t *testing.T, stats *trial.Stats) {
 	t.Helper()
 	for _, k := range []string{"retired", "quarantined"} {
 		if stats.Outcomes[k] == 0 {
@@ -94,10 +96,10 @@ func TestCampaignRealTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-time trials take wall-clock time")
 	}
-	var stats TrialStats
+	var stats trial.Stats
 	for i := range *campaignRT {
 		seed := *campaignBase + uint64(i)
-		r := RunTrial(TrialConfig{Seed: seed, Mode: devices.RealTime})
+		r := trial.Run(trial.Config{Seed: seed, Mode: devices.RealTime})
 		stats.Add(r)
 		if !r.OK() && stats.Failed <= 3 {
 			t.Errorf("real-time trial failed (real time does not replay exactly; the seed gives the same faults and host operations): seed %d\n%s", seed, r.Report())
@@ -110,7 +112,7 @@ func TestCampaignRealTime(t *testing.T) {
 // same seed gives the same events, byte for byte, and the same operations.
 func TestCampaignReplays(t *testing.T) {
 	for _, seed := range []uint64{1, 7, 12345, 1 << 40} {
-		a, b := RunTrial(TrialConfig{Seed: seed}), RunTrial(TrialConfig{Seed: seed})
+		a, b := trial.Run(trial.Config{Seed: seed}), trial.Run(trial.Config{Seed: seed})
 		if a.Digest != b.Digest || a.Events != b.Events || len(a.Ops) != len(b.Ops) {
 			t.Fatalf("seed %d gave %d events (digest %#x) then %d (digest %#x)", seed, a.Events, a.Digest, b.Events, b.Digest)
 		}
@@ -120,58 +122,57 @@ func TestCampaignReplays(t *testing.T) {
 			}
 		}
 	}
-	if a, b := RunTrial(TrialConfig{Seed: 1}), RunTrial(TrialConfig{Seed: 2}); a.Digest == b.Digest {
+	if a, b := trial.Run(trial.Config{Seed: 1}), trial.Run(trial.Config{Seed: 2}); a.Digest == b.Digest {
 		t.Errorf("seeds 1 and 2 gave the same events")
 	}
 }
 
 // TestCampaignCatchesBrokenRules builds the engine with one rule of the seed
-// broken at a time (the test-only hook broken) and runs TestCampaign's
-// campaign over the same seeds, up to -trials.broken trials: it must report
-// the invariant that the rule keeps. It stops at the first trial that does,
-// unless -trials.broken.all asks for the figures of the whole campaign. The
-// trial that reported it must then be clean with no rule broken, so the
-// violation is the rule's doing (TestCampaign is the clean campaign). The
-// unit tests catch each of these bugs; this shows that a campaign does too,
-// for whoever changes the protocol and relies on it.
+// broken at a time (through BreakRule, the test-only hook of export_test.go)
+// and runs TestCampaign's campaign over the same seeds, up to -trials.broken
+// trials: it must report the invariant that the rule keeps. It stops at the
+// first trial that does, unless -trials.broken.all asks for the figures of
+// the whole campaign. The trial that reported it must then be clean with no
+// rule broken, so the violation is the rule's doing (TestCampaign is the
+// clean campaign). The unit tests catch each of these bugs; this shows that
+// a campaign does too, for whoever changes the protocol and relies on it.
 func TestCampaignCatchesBrokenRules(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		rule brokenRule
+		rule engine.BrokenRule
 		inv  int
 	}{
-		{"failed publication does not poison", skipPublishPoison, 9},
-		{"participant error does not poison", skipParticipantPoison, 9},
-		{"close of undecided session does not abort", skipCloseAbort, 10},
-		{"close quarantines without joining", skipCloseJoin, 10},
-		{"second join gets the whole timeout", fullSecondJoin, 11},
+		{"failed publication does not poison", engine.SkipPublishPoison, 9},
+		{"participant error does not poison", engine.SkipParticipantPoison, 9},
+		{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
+		{"close quarantines without joining", engine.SkipCloseJoin, 10},
+		{"second join gets the whole timeout", engine.FullSecondJoin, 11},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			broken = c.rule
 			start := time.Now()
-			stats, first := campaignWithRule(*campaignBroken, c.inv, !*campaignAll)
+			stats, first := campaignWithRule(c.rule, *campaignBroken, c.inv, !*campaignAll)
 			t.Logf("%d trials, %d failed, violations %v; invariant %d first reported by the trial of seed %d (wall %v)",
-				stats.Trials, stats.Failed, trialCounts(stats.Violations), c.inv, first, time.Since(start).Round(time.Millisecond))
+				stats.Trials, stats.Failed, stats.Violations, c.inv, first, time.Since(start).Round(time.Millisecond))
 			if first == 0 {
 				t.Fatalf("with the rule broken, %d trials reported no violation of invariant %d (%s); violations %v",
-					stats.Trials, c.inv, Invariants[c.inv], trialCounts(stats.Violations))
+					stats.Trials, c.inv, engine.Invariants[c.inv], stats.Violations)
 			}
-			if r := RunTrial(TrialConfig{Seed: first}); !r.OK() {
+			if r := trial.Run(trial.Config{Seed: first}); !r.OK() {
 				t.Fatalf("with no rule broken, the trial of seed %d still fails:\n%s", first, r.Report())
 			}
 		})
 	}
 }
 
-// campaignWithRule runs up to trials trials of TestCampaign's seeds and
-// returns their figures and the seed of the first trial that reported
-// invariant inv (0 if none), stopping there when stop is true.
-func campaignWithRule(trials, inv int, stop bool) (stats TrialStats, first uint64) {
-	defer func() { broken = keepRules }() // even if a trial panics
+// campaignWithRule runs up to trials trials of TestCampaign's seeds with
+// rule broken and returns their figures and the seed of the first trial
+// that reported invariant inv (0 if none), stopping there when stop is true.
+func campaignWithRule(rule engine.BrokenRule, trials, inv int, stop bool) (stats trial.Stats, first uint64) {
+	defer engine.BreakRule(rule)() // keeps the rules again even if a trial panics
 	for i := range trials {
-		r := RunTrial(TrialConfig{Seed: *campaignBase + uint64(i)})
+		r := trial.Run(trial.Config{Seed: *campaignBase + uint64(i)})
 		stats.Add(r)
-		if first == 0 && slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Invariant == inv }) {
+		if first == 0 && slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
 			first = r.Seed
 			if stop {
 				break

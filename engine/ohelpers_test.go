@@ -58,7 +58,7 @@ func oNone(t *testing.T, o *Oracle) {
 	t.Helper()
 	for _, v := range o.Violations() {
 		t.Errorf("unexpected violation: %v", v)
-		oLogEvents(t, v)
+		oLogEvents(t, o, v)
 	}
 }
 
@@ -97,7 +97,7 @@ func oWant(t *testing.T, o *Oracle, inv int, session uint64, last devices.EventK
 		}
 		if got := v.Events[len(v.Events)-1].Kind; got != last {
 			t.Errorf("the events leading to the violation end with %q, want %q", got, last)
-			oLogEvents(t, v)
+			oLogEvents(t, o, v)
 		}
 		for i := 1; i < len(v.Events); i++ {
 			if v.Events[i].Seq <= v.Events[i-1].Seq {
@@ -113,10 +113,11 @@ func oHas(events []devices.Event, kind devices.EventKind) bool {
 	return slices.ContainsFunc(events, func(e devices.Event) bool { return e.Kind == kind })
 }
 
-func oLogEvents(t *testing.T, v Violation) {
+// oLogEvents logs the events that led to v, actors named by o's fabric.
+func oLogEvents(t *testing.T, o *Oracle, v Violation) {
 	t.Helper()
 	for _, e := range v.Events {
-		t.Log("  " + e.Format(trialActorName))
+		t.Log("  " + e.Format(o.fabric.ActorName))
 	}
 }
 
@@ -168,6 +169,5 @@ func oRun(t *testing.T, s *Session) {
 // oBreak builds the engine with rule broken until the test ends.
 func oBreak(t *testing.T, rule brokenRule) {
 	t.Helper()
-	broken = rule
-	t.Cleanup(func() { broken = keepRules })
+	t.Cleanup(BreakRule(rule))
 }

@@ -1,4 +1,11 @@
-package engine
+// Package trial runs randomized trials of the resident-session protocol: a
+// fresh fabric per trial, random faults at random sites, and a few exchange
+// sessions driven by random host operations, checked by the engine's
+// invariant oracle and by the contract checks the oracle does not make. In
+// simulated time a trial is a function of its seed, so a failing one is
+// replayed alone. It is a client of package engine, using only its exported
+// API; the engine's campaign tests and the benchmarks run it.
+package trial
 
 import (
 	"context"
@@ -6,21 +13,21 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
 )
 
-// TrialConfig says how to run one randomized trial: a fabric (simulated
-// unless Mode says otherwise) made with Seed, an Oracle attached to it, random fault chains at random sites,
-// and a few resident sessions driven by random host operations in a random
-// interleaving. The zero value of every field but Seed means its default.
-type TrialConfig struct {
+// Config says how to run one randomized trial: a fabric (simulated unless
+// Mode says otherwise) made with Seed, an engine.Oracle attached to it,
+// random fault chains at random sites, and a few resident sessions driven
+// by random host operations in a random interleaving. The zero value of
+// every field but Seed means its default.
+type Config struct {
 	// Seed drives the fabric (its scheduler and fault plane) and every host
 	// choice of the trial; in simulated time the same seed replays the same
 	// trial event for event. Zero is taken as 1.
@@ -49,7 +56,7 @@ type TrialConfig struct {
 // RealTimeCap bounds every timeout and pause of a real-time trial.
 const RealTimeCap = 2 * time.Millisecond
 
-func (c TrialConfig) withDefaults() TrialConfig {
+func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
@@ -74,262 +81,54 @@ func (c TrialConfig) withDefaults() TrialConfig {
 	return c
 }
 
-// TrialSession is what became of one session of a trial.
-type TrialSession struct {
-	// ID is the session's id in events, 0 when it could not be made.
-	ID uint64
-	// Exchange is the exchange the session ran.
-	Exchange exchange.Config
-	// Outcome is how Close ended it, 0 when it could not be made.
-	Outcome Outcome
-	// Decision is the decision published (RUN or ABORT), 0 for none.
-	Decision uint32
-	// Verified is true when a RUN session retired and its exchange verified.
-	Verified bool
-	// Err is why the session could not be made, empty when it was.
-	Err string
-}
-
-// TrialResult is the outcome of RunTrial.
-type TrialResult struct {
-	// Seed replays the trial: in simulated time, RunTrial with the same
-	// configuration and seed gives the same events, byte for byte.
-	Seed uint64
-	// Faults lists the fault chains armed, as "site=chain".
-	Faults []string
-	// Ops lists the host operations made, in order, each with what it returned.
-	Ops []string
-	// Sessions lists the sessions, in the order they were opened.
-	Sessions []TrialSession
-	// ErrorKinds counts the errors host operations returned, by kind ("busy",
-	// "device", "publish", "budget", ...).
-	ErrorKinds map[string]int
-	// Fired counts the faults that fired, by "site action".
-	Fired map[string]int
-	// Paths counts protocol paths the trial went through, seen in its
-	// events: "reject after peer accepted", "poisoned", "verify ok",
-	// "verify failed", "quarantine released".
-	Paths map[string]int
-	// Violations lists what the oracle found, CheckSettled included.
-	Violations []Violation
-	// Problems lists contract breaks the oracle does not watch: a session
-	// that did not end retired or quarantined, a second submit or an early
-	// Wait that was not Busy, a Start that succeeded with a participant
-	// missing, a RUN session retired unverified, a quarantine the fabric
-	// does not list, memory or devices still held after every device was
-	// reset.
-	Problems []string
-	// Settled is true when every session ended retired or quarantined and,
-	// after every device was reset, no quarantine is left, no device is
-	// occupied and nothing is charged to the budget.
-	Settled bool
-	// Budget is the fabric's budget after the resets.
-	Budget devices.BudgetState
-	// Events is how many events the trial emitted; Digest hashes them all.
-	Events, Digest uint64
-	// Elapsed is the fabric time the trial took (virtual in simulated time).
-	Elapsed time.Duration
-}
-
-// OK reports whether the trial found nothing wrong: no violation, no
-// problem, and everything settled.
-func (r TrialResult) OK() bool {
-	return len(r.Violations) == 0 && len(r.Problems) == 0 && r.Settled
-}
-
-// Outcomes counts the trial's sessions by how they ended: "retired",
-// "quarantined", or "not made" when making the session failed.
-func (r TrialResult) Outcomes() map[string]int {
-	out := map[string]int{}
-	for _, s := range r.Sessions {
-		out[s.outcomeName()]++
-	}
-	return out
-}
-
-func (s TrialSession) outcomeName() string {
-	if s.ID == 0 {
-		return "not made"
-	}
-	return s.Outcome.String()
-}
-
-// String summarises the trial in one line, seed first, so that a failure
-// can be replayed.
-func (r TrialResult) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d: ", r.Seed)
-	for i, s := range r.Sessions {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(s.outcomeName())
-	}
-	fmt.Fprintf(&b, "; faults [%s]; %d violations, %d problems, settled=%v", strings.Join(r.Faults, " "), len(r.Violations), len(r.Problems), r.Settled)
-	return b.String()
-}
-
-// Report is the trial in full, for a person replaying a failure: the
-// summary, the faults, every host operation, every violation with the
-// events that led to it, and every problem.
-func (r TrialResult) Report() string {
-	var b strings.Builder
-	b.WriteString(r.String() + "\n")
-	b.WriteString("host operations:\n")
-	for _, op := range r.Ops {
-		b.WriteString("  " + op + "\n")
-	}
-	for _, v := range r.Violations {
-		b.WriteString("violation: " + v.Error() + "\n")
-		for _, e := range v.Events {
-			b.WriteString("    " + e.Format(trialActorName) + "\n")
-		}
-	}
-	for _, p := range r.Problems {
-		b.WriteString("problem: " + p + "\n")
-	}
-	return b.String()
-}
-
-// trialActorName names the actors of a trial's fabric, which has the
-// default devices.
-func trialActorName(a devices.Actor) string {
-	switch a {
-	case devices.HostActor:
-		return "host"
-	case 1:
-		return "gpu0"
-	case 2:
-		return "npu0"
-	}
-	return fmt.Sprintf("device%d", a)
-}
-
-// TrialStats adds up trials, for campaigns and benchmarks.
-type TrialStats struct {
-	// Trials is how many trials were added; Failed how many were not OK.
-	Trials, Failed int
-	// Outcomes counts sessions by how they ended (see TrialResult.Outcomes).
-	Outcomes map[string]int
-	// ErrorKinds counts errors returned to the host, by kind.
-	ErrorKinds map[string]int
-	// Fired counts faults that fired, by "site action".
-	Fired map[string]int
-	// Paths counts protocol paths the trials went through (see TrialResult.Paths).
-	Paths map[string]int
-	// Violations counts violations by invariant number.
-	Violations map[int]int
-	// FailedSeeds lists the seeds of the first failed trials (at most 20).
-	FailedSeeds []uint64
-	// Elapsed is the fabric time of every trial added up.
-	Elapsed time.Duration
-}
-
-// Add counts one trial.
-func (s *TrialStats) Add(r TrialResult) {
-	if s.Outcomes == nil {
-		s.Outcomes, s.ErrorKinds, s.Fired, s.Paths, s.Violations = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[int]int{}
-	}
-	s.Trials++
-	if !r.OK() {
-		s.Failed++
-		if len(s.FailedSeeds) < 20 {
-			s.FailedSeeds = append(s.FailedSeeds, r.Seed)
-		}
-	}
-	for k, n := range r.Outcomes() {
-		s.Outcomes[k] += n
-	}
-	for k, n := range r.ErrorKinds {
-		s.ErrorKinds[k] += n
-	}
-	for k, n := range r.Fired {
-		s.Fired[k] += n
-	}
-	for k, n := range r.Paths {
-		s.Paths[k] += n
-	}
-	for _, v := range r.Violations {
-		s.Violations[v.Invariant]++
-	}
-	s.Elapsed += r.Elapsed
-}
-
-// String lists the figures, keys sorted.
-func (s *TrialStats) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d trials, %d failed; sessions %s; errors %s; faults fired %s; paths %s; violations %s",
-		s.Trials, s.Failed, trialCounts(s.Outcomes), trialCounts(s.ErrorKinds), trialCounts(s.Fired), trialCounts(s.Paths), trialCounts(s.Violations))
-	if len(s.FailedSeeds) > 0 {
-		fmt.Fprintf(&b, "; failed seeds %v", s.FailedSeeds)
-	}
-	return b.String()
-}
-
-func trialCounts[K comparable](m map[K]int) string {
-	keys := make([]string, 0, len(m))
-	byName := map[string]int{}
-	for k, n := range m {
-		name := fmt.Sprint(k)
-		keys = append(keys, name)
-		byName[name] = n
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, byName[k])
-	}
-	return "{" + strings.Join(parts, " ") + "}"
-}
-
-// RunTrial runs one randomized trial and reports what happened. It makes a
+// Run runs one randomized trial and reports what happened. It makes a
 // fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
-// an Oracle, arms random fault chains at random sites (drawn, like every
-// other choice, from a PCG generator seeded with cfg.Seed), draws a tight
-// memory budget one time in four, and opens cfg.Sessions exchange sessions
-// of random shapes on the default GPU and NPU. Each
-// session gets a random plan of host operations (submit the GPU and the NPU
-// in a random order, sometimes one of them not at all or twice, Start or
-// Abort or neither, Waits and IsComplete with random timeouts, sometimes a
-// device reset or letting time pass, then Close with a random timeout); the
-// plans of up to two open sessions are interleaved at random. At the end it
+// an engine.Oracle, arms random fault chains at random sites (drawn, like
+// every other choice, from a PCG generator seeded with cfg.Seed), draws a
+// tight memory budget one time in four, and opens cfg.Sessions exchange
+// sessions of random shapes on the default GPU and NPU. Each session gets a
+// random plan of host operations (submit the GPU and the NPU in a random
+// order, sometimes one of them not at all or twice, Start or Abort or
+// neither, Waits and IsComplete with random timeouts, sometimes a device
+// reset or letting time pass, then Close with a random timeout); the plans
+// of up to two open sessions are interleaved at random. At the end it
 // resets every device, checks that every session ended retired or
 // quarantined, that nothing is left charged, quarantined or occupied, and
-// runs Oracle.CheckSettled.
-func RunTrial(cfg TrialConfig) TrialResult {
+// runs engine.Oracle.CheckSettled.
+func Run(cfg Config) Result {
 	cfg = cfg.withDefaults()
 	t := &trial{
 		cfg:      cfg,
 		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x7419a1c0ffee)),
 		accepted: map[uint64][2]bool{},
-		res:      TrialResult{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}},
+		res:      Result{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}},
 	}
 	t.run()
 	return t.res
 }
 
-// trial is the state of one RunTrial.
+// trial is the state of one Run.
 type trial struct {
-	cfg      TrialConfig
+	cfg      Config
 	rng      *rand.Rand
 	f        *devices.Fabric
-	oracle   *Oracle
-	res      TrialResult
+	oracle   *engine.Oracle
+	res      Result
 	gpu, npu *devices.Device
 	accepted map[uint64][2]bool // participants accepted, by session
 }
 
-// trialOp is one host operation of a session's plan.
-type trialOp struct {
-	kind trialOpKind
+// hostOp is one host operation of a session's plan.
+type hostOp struct {
+	kind opKind
 	d    time.Duration // timeout of Wait and Close; time to pass for Advance
 	dev  int           // device to reset: 0 GPU, 1 NPU
 }
 
-type trialOpKind uint8
+type opKind uint8
 
 const (
-	opSubmitGPU trialOpKind = iota
+	opSubmitGPU opKind = iota
 	opSubmitNPU
 	opStart
 	opAbort
@@ -340,21 +139,21 @@ const (
 	opClose
 )
 
-// trialPlan is a session and the host operations left to make on it.
-type trialPlan struct {
+// sessionPlan is a session and the host operations left to make on it.
+type sessionPlan struct {
 	index int // in res.Sessions
-	s     *Session
-	ops   []trialOp
+	s     *engine.Session
+	ops   []hostOp
 	// submitted counts accepted submits by participant, to check that a
 	// second submit is Busy.
 	submitted [2]bool
 }
 
-// trialTimeouts are the timeouts waits and closes draw from.
-var trialTimeouts = []time.Duration{0, time.Microsecond, 20 * time.Microsecond, 200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, DefaultCloseTimeout}
+// timeouts are the timeouts waits and closes draw from.
+var timeouts = []time.Duration{0, time.Microsecond, 20 * time.Microsecond, 200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, engine.DefaultCloseTimeout}
 
 func (t *trial) timeout() time.Duration {
-	d := trialTimeouts[t.rng.IntN(len(trialTimeouts))]
+	d := timeouts[t.rng.IntN(len(timeouts))]
 	if t.cfg.Mode == devices.RealTime {
 		d = min(d, RealTimeCap)
 	}
@@ -385,15 +184,15 @@ func (t *trial) result(err error) string {
 	return err.Error()
 }
 
-// trialRing is how many events a trial's fabric keeps: enough for the
+// ringSize is how many events a trial's fabric keeps: enough for the
 // oracle's reports of a trial's sessions.
-const trialRing = 256
+const ringSize = 256
 
-// trialRings recycles the event rings of finished trials, which were most
+// rings recycles the event rings of finished trials, which were most
 // of what a trial allocated. A trial's fabric does not outlive it, and what
 // it reports (violations and their events) is copied out of the ring.
-var trialRings = sync.Pool{New: func() any {
-	ring := make([]devices.Event, 0, trialRing)
+var rings = sync.Pool{New: func() any {
+	ring := make([]devices.Event, 0, ringSize)
 	return &ring
 }}
 
@@ -406,9 +205,9 @@ func (t *trial) run() {
 	if t.chance(0.5) {
 		timing = devices.PublishedTiming()
 	}
-	ring := trialRings.Get().(*[]devices.Event)
-	defer trialRings.Put(ring) // after the fabric is closed (defers run last first)
-	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: trialRing, EventBuffer: *ring})
+	ring := rings.Get().(*[]devices.Event)
+	defer rings.Put(ring) // after the fabric is closed (defers run last first)
+	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize, EventBuffer: *ring})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return
@@ -416,14 +215,14 @@ func (t *trial) run() {
 	t.f = f
 	defer f.Close()
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
-	t.oracle = NewOracle(f)
+	t.oracle = engine.NewOracle(f)
 	defer t.oracle.Stop()
 	cancel := f.Events().Subscribe(t.count)
 	defer cancel()
 
 	t.armFaults()
 
-	var open []*trialPlan
+	var open []*sessionPlan
 	opened := 0
 	for opened < t.cfg.Sessions || len(open) > 0 {
 		if opened < t.cfg.Sessions && (len(open) == 0 || (len(open) < 2 && t.chance(0.3))) {
@@ -453,7 +252,7 @@ func (t *trial) count(e devices.Event) {
 	switch e.Kind {
 	case devices.EvFault:
 		t.res.Fired[e.Detail]++
-	case EvSubmit:
+	case engine.EvSubmit:
 		acc := t.accepted[e.Session]
 		if e.B == 0 {
 			acc[e.A] = true
@@ -461,9 +260,9 @@ func (t *trial) count(e devices.Event) {
 			t.res.Paths["reject after peer accepted"]++
 		}
 		t.accepted[e.Session] = acc
-	case EvPoison:
+	case engine.EvPoison:
 		t.res.Paths["poisoned"]++
-	case EvVerify:
+	case engine.EvVerify:
 		if e.A == 1 {
 			t.res.Paths["verify ok"]++
 		} else {
@@ -511,7 +310,7 @@ func (t *trial) faultTerm(site fault.Site) string {
 }
 
 // open makes a session with a random exchange and draws its plan.
-func (t *trial) open() *trialPlan {
+func (t *trial) open() *sessionPlan {
 	x := exchange.Config{
 		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
 		Credits:   1 + t.rng.IntN(t.cfg.Credits),
@@ -521,8 +320,8 @@ func (t *trial) open() *trialPlan {
 	if t.chance(0.5) {
 		x.GPUQueue = devices.PM4
 	}
-	s, err := NewExchangeSession(t.gpu, t.npu, x)
-	ts := TrialSession{Exchange: x}
+	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
+	ts := Session{Exchange: x}
 	if err != nil {
 		ts.Err = err.Error()
 		t.res.Sessions = append(t.res.Sessions, ts)
@@ -532,13 +331,13 @@ func (t *trial) open() *trialPlan {
 	ts.ID = s.ID()
 	t.res.Sessions = append(t.res.Sessions, ts)
 	t.op("s%d new: %d rounds, %d credits, %d-byte slots on %s", s.ID(), x.Rounds, x.Credits, x.SlotBytes, x.GPUQueue)
-	return &trialPlan{index: len(t.res.Sessions) - 1, s: s, ops: t.plan()}
+	return &sessionPlan{index: len(t.res.Sessions) - 1, s: s, ops: t.plan()}
 }
 
 // plan draws the host operations of one session.
-func (t *trial) plan() []trialOp {
-	var ops []trialOp
-	submits := []trialOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
+func (t *trial) plan() []hostOp {
+	var ops []hostOp
+	submits := []hostOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
 	t.rng.Shuffle(2, func(i, j int) { submits[i], submits[j] = submits[j], submits[i] })
 	for _, s := range submits {
 		if t.chance(0.9) {
@@ -550,50 +349,50 @@ func (t *trial) plan() []trialOp {
 	}
 	if t.chance(0.1) {
 		// Start or Wait too early, somewhere among the submits.
-		early := trialOp{kind: opStart}
+		early := hostOp{kind: opStart}
 		if t.chance(0.5) {
-			early = trialOp{kind: opWait, d: t.timeout()}
+			early = hostOp{kind: opWait, d: t.timeout()}
 		}
 		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), early)
 	}
 	if t.chance(0.2) {
-		ops = append(ops, trialOp{kind: opAdvance, d: t.timeout() / 10})
+		ops = append(ops, hostOp{kind: opAdvance, d: t.timeout() / 10})
 	}
 	switch r := t.rng.Float64(); {
 	case r < 0.7:
-		ops = append(ops, trialOp{kind: opStart})
+		ops = append(ops, hostOp{kind: opStart})
 	case r < 0.9:
-		ops = append(ops, trialOp{kind: opAbort})
+		ops = append(ops, hostOp{kind: opAbort})
 	}
 	for range t.rng.IntN(4) {
 		switch r := t.rng.Float64(); {
 		case r < 0.6:
-			ops = append(ops, trialOp{kind: opWait, d: t.timeout()})
+			ops = append(ops, hostOp{kind: opWait, d: t.timeout()})
 		case r < 0.75:
-			ops = append(ops, trialOp{kind: opIsComplete})
+			ops = append(ops, hostOp{kind: opIsComplete})
 		case r < 0.9:
-			ops = append(ops, trialOp{kind: opAdvance, d: t.timeout() / 10})
+			ops = append(ops, hostOp{kind: opAdvance, d: t.timeout() / 10})
 		default:
-			ops = append(ops, trialOp{kind: opAbort}) // after a decision: Busy
+			ops = append(ops, hostOp{kind: opAbort}) // after a decision: Busy
 		}
 	}
 	if t.chance(0.05) {
-		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), trialOp{kind: opReset, dev: t.rng.IntN(2)})
+		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), hostOp{kind: opReset, dev: t.rng.IntN(2)})
 	}
-	return append(ops, trialOp{kind: opClose, d: t.timeout()})
+	return append(ops, hostOp{kind: opClose, d: t.timeout()})
 }
 
 // step makes the next operation of p.
-func (t *trial) step(p *trialPlan) {
+func (t *trial) step(p *sessionPlan) {
 	op := p.ops[0]
 	p.ops = p.ops[1:]
 	s := p.s
 	id := s.ID()
 	switch op.kind {
 	case opSubmitGPU, opSubmitNPU:
-		who, name, submit := ParticipantGPU, "submit_gpu", s.SubmitGPU
+		who, name, submit := engine.ParticipantGPU, "submit_gpu", s.SubmitGPU
 		if op.kind == opSubmitNPU {
-			who, name, submit = ParticipantNPU, "submit_npu", s.SubmitNPU
+			who, name, submit = engine.ParticipantNPU, "submit_npu", s.SubmitNPU
 		}
 		again := p.submitted[who]
 		err := submit()
@@ -601,7 +400,7 @@ func (t *trial) step(p *trialPlan) {
 		if err == nil {
 			p.submitted[who] = true
 		}
-		if again && !errors.Is(err, ErrBusy) {
+		if again && !errors.Is(err, engine.ErrBusy) {
 			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
 		}
 	case opStart:
@@ -617,7 +416,7 @@ func (t *trial) step(p *trialPlan) {
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
 		t.op("s%d wait(%v): %v %s", id, op.d, ok, t.result(err))
-		if undecided && !errors.Is(err, ErrBusy) {
+		if undecided && !errors.Is(err, engine.ErrBusy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:
@@ -636,7 +435,7 @@ func (t *trial) step(p *trialPlan) {
 }
 
 // close closes p's session and checks how it ended.
-func (t *trial) close(p *trialPlan, timeout time.Duration) {
+func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	s := p.s
 	out := s.CloseWithin(context.Background(), timeout)
 	t.op("s%d close(%v): %s", s.ID(), timeout, out)
@@ -644,16 +443,16 @@ func (t *trial) close(p *trialPlan, timeout time.Duration) {
 	ts.Outcome, ts.Decision = out, s.Decision()
 	v, verified := s.Verification()
 	ts.Verified = verified && v.OK
-	if out == Retired && ts.Decision == exchange.StartupRun && !verified {
+	if out == engine.Retired && ts.Decision == exchange.StartupRun && !verified {
 		t.problem("session %d retired after RUN but its exchange was never verified", s.ID())
 	}
 	switch out {
-	case Retired:
-		if st := s.State(); st != StateClosed {
+	case engine.Retired:
+		if st := s.State(); st != engine.StateClosed {
 			t.problem("session %d closed retired but its state is %s", s.ID(), st)
 		}
-	case Quarantined:
-		if st := s.State(); st != StateQuarantined {
+	case engine.Quarantined:
+		if st := s.State(); st != engine.StateQuarantined {
 			t.problem("session %d closed quarantined but its state is %s", s.ID(), st)
 		}
 		if !slices.ContainsFunc(t.f.Quarantines(), func(q devices.QuarantineInfo) bool { return q.Owner == s.ID() }) {
@@ -677,7 +476,7 @@ func (t *trial) settle() {
 	r := &t.res
 	r.Settled = true
 	for _, s := range r.Sessions {
-		if s.ID != 0 && s.Outcome != Retired && s.Outcome != Quarantined {
+		if s.ID != 0 && s.Outcome != engine.Retired && s.Outcome != engine.Quarantined {
 			r.Settled = false
 			t.problem("session %d was not closed", s.ID)
 		}

@@ -1,0 +1,26 @@
+package engine
+
+// This file hands the test-only hook broken to the campaign tests, which
+// are in package engine_test because they use package engine/trial (which
+// imports engine). Files named *_test.go are compiled only into the
+// engine's test binary, so no program and nothing reachable from Lua can
+// break a rule.
+
+// BrokenRule is a rule of the seed the engine can be built to break.
+type BrokenRule = brokenRule
+
+// The rules the campaign tests break, one at a time (see brokenrule.go).
+const (
+	SkipPublishPoison     = skipPublishPoison
+	SkipParticipantPoison = skipParticipantPoison
+	SkipCloseAbort        = skipCloseAbort
+	SkipCloseJoin         = skipCloseJoin
+	FullSecondJoin        = fullSecondJoin
+)
+
+// BreakRule makes the engine break rule until restore is called, which
+// makes it keep every rule again.
+func BreakRule(rule BrokenRule) (restore func()) {
+	broken = rule
+	return func() { broken = keepRules }
+}
