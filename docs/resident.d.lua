@@ -258,6 +258,11 @@ function resident.now() end
 ---@return integer
 function resident.seed() end
 
+---Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found.
+---@param opts? {seed?: integer, sessions?: integer, rounds?: integer, credits?: integer, faults?: integer, mode?: "sim"|"realtime"}
+---@return {ok: boolean, seed: integer, settled: boolean, events: integer, digest: string, elapsed: number, outcomes: table<string, integer>, faults: string[], fired: table<string, integer>, violations: {invariant: integer, session: integer, message: string}[], problems: string[], report: string}
+function resident.trial(opts) end
+
 -- The command (residentlua) also sets the six verbs as globals.
 
 ---@param opts? resident.StartupOptions

@@ -40,6 +40,8 @@ var functions = []Function{
 		Summary: "The current fabric's seed."},
 	{Name: "now", AfterClose: true, call: (*Module).now,
 		Summary: "The fabric's clock in seconds (virtual in simulated time)."},
+	{Name: "trial", call: (*Module).trialFn,
+		Summary: "Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found."},
 	{Name: "startup", Global: true, call: (*Module).startup,
 		Summary: "Makes a session on the fabric's first GPU and NPU."},
 	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,

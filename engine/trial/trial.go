@@ -51,6 +51,9 @@ type Config struct {
 	// real time every wait, close and pause is capped at RealTimeCap, to
 	// keep hung trials short.
 	Mode devices.Mode
+	// OnFabric, when set, is called with the trial's fabric before anything
+	// happens on it (to subscribe a trace recorder, say).
+	OnFabric func(*devices.Fabric)
 }
 
 // RealTimeCap bounds every timeout and pause of a real-time trial.
@@ -214,6 +217,9 @@ func (t *trial) run() {
 	}
 	t.f = f
 	defer f.Close()
+	if t.cfg.OnFabric != nil {
+		t.cfg.OnFabric(f)
+	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.oracle = engine.NewOracle(f)
 	defer t.oracle.Stop()

@@ -1,0 +1,90 @@
+package luaapi
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine/trial"
+)
+
+// trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
+// mode=}: one randomized protocol trial (package engine/trial, the harness
+// of the engine's campaign tests) on a fabric of its own, checked by its
+// own oracle; it returns what the trial found. Options.OnFabric sees the
+// trial's fabric too.
+func (m *Module) trialFn(L *lua.LState) int {
+	const name = "trial"
+	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode")
+	cfg := trial.Config{
+		Seed:      uint64(intField(L, 1, name, t, "seed", 1)),
+		Sessions:  int(intField(L, 1, name, t, "sessions", 0)),
+		Rounds:    int(intField(L, 1, name, t, "rounds", 0)),
+		Credits:   int(intField(L, 1, name, t, "credits", 0)),
+		MaxFaults: int(intField(L, 1, name, t, "faults", 0)),
+		Mode:      devices.Simulated,
+		OnFabric:  m.opts.OnFabric, // so that a --trace holds every trial
+	}
+	if cfg.Seed < 1 || cfg.Seed > MaxSeed {
+		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1, got %d", cfg.Seed)
+	}
+	if cfg.MaxFaults == 0 && field(t, "faults") != lua.LNil {
+		cfg.MaxFaults = -1 // faults = 0 arms none (the harness reads 0 as its default)
+	}
+	if v := stringField(L, 1, name, t, "mode", ""); v != "" {
+		mode, err := devices.ParseMode(v)
+		if err != nil {
+			m.raise(L, err)
+		}
+		cfg.Mode = mode
+	}
+	L.Push(trialTable(L, trial.Run(cfg)))
+	return 1
+}
+
+// trialTable converts a trial's result to the table resident.trial returns.
+func trialTable(L *lua.LState, r trial.Result) *lua.LTable {
+	t := L.CreateTable(0, 12)
+	t.RawSetString("seed", lua.LNumber(r.Seed))
+	t.RawSetString("ok", lua.LBool(r.OK()))
+	t.RawSetString("settled", lua.LBool(r.Settled))
+	t.RawSetString("events", lua.LNumber(r.Events))
+	t.RawSetString("digest", lua.LString(fmt.Sprintf("%016x", r.Digest)))
+	t.RawSetString("elapsed", seconds(r.Elapsed))
+	t.RawSetString("outcomes", countTable(L, r.Outcomes()))
+	t.RawSetString("fired", countTable(L, r.Fired))
+	t.RawSetString("faults", stringList(L, r.Faults))
+	t.RawSetString("problems", stringList(L, r.Problems))
+	vs := L.CreateTable(len(r.Violations), 0)
+	for _, v := range r.Violations {
+		vt := L.CreateTable(0, 3)
+		vt.RawSetString("invariant", lua.LNumber(v.Invariant))
+		vt.RawSetString("session", lua.LNumber(v.Session))
+		vt.RawSetString("message", lua.LString(v.Message))
+		vs.Append(vt)
+	}
+	t.RawSetString("violations", vs)
+	t.RawSetString("report", lua.LString(r.Report()))
+	return t
+}
+
+// countTable is {[name] = count}.
+func countTable(L *lua.LState, counts map[string]int) *lua.LTable {
+	t := L.CreateTable(0, len(counts))
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		t.RawSetString(k, lua.LNumber(counts[k]))
+	}
+	return t
+}
+
+// stringList is {s1, s2, ...}.
+func stringList(L *lua.LState, list []string) *lua.LTable {
+	t := L.CreateTable(len(list), 0)
+	for _, s := range list {
+		t.Append(lua.LString(s))
+	}
+	return t
+}
