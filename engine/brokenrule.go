@@ -2,7 +2,7 @@ package engine
 
 // brokenRule is one rule of the seed that the engine can be built to
 // break, so that a test can show a campaign's oracle catches code that
-// breaks it (DESIGN 4, invariants 9 to 11). Only the package's _test.go
+// breaks it (invariants 9 to 11 of docs/protocol.md). Only the package's _test.go
 // files set broken (export_test.go hands it, as BreakRule, to the campaign
 // tests of package engine_test); nothing exported and nothing reachable from
 // Lua does.

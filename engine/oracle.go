@@ -10,7 +10,7 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// Invariants the Oracle checks, numbered as in DESIGN section 4.
+// Invariants the Oracle checks, numbered as in docs/protocol.md.
 var Invariants = [...]string{
 	1:  "at most one decision per startup line, and it is RUN or ABORT",
 	2:  "RUN only after both participants were accepted",
