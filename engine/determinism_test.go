@@ -65,12 +65,12 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 	var rec xRecord
 	for i := range 12 {
-		cfg := xCfg(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
+		cfg := exchangeConfig(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
 		var steps []string
 		s, err := NewExchangeSession(gpu, npu, cfg)
-		steps = append(steps, "new="+xErrWord(err))
+		steps = append(steps, "new="+errWord(err))
 		if err != nil {
-			rec.outcomes = append(rec.outcomes, xOutcomeLine(i, nil, steps))
+			rec.outcomes = append(rec.outcomes, outcomeLine(i, nil, steps))
 			continue
 		}
 		first, second := s.SubmitGPU, s.SubmitNPU
@@ -79,19 +79,19 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 		}
 		e1 := first()
 		e2 := second()
-		steps = append(steps, "submit="+xErrWord(e1)+","+xErrWord(e2))
+		steps = append(steps, "submit="+errWord(e1)+","+errWord(e2))
 		if i%5 == 4 {
-			steps = append(steps, "abort="+xErrWord(s.Abort()))
+			steps = append(steps, "abort="+errWord(s.Abort()))
 		} else {
-			steps = append(steps, "start="+xErrWord(s.Start()))
+			steps = append(steps, "start="+errWord(s.Start()))
 		}
 		if s.Decision() != 0 {
 			ok, err := s.Wait(time.Duration(1+i%3) * time.Millisecond)
-			steps = append(steps, "wait="+map[bool]string{true: "done", false: "open"}[ok]+"/"+xErrWord(err))
+			steps = append(steps, "wait="+map[bool]string{true: "done", false: "open"}[ok]+"/"+errWord(err))
 		}
 		out := s.CloseWithin(t.Context(), 2*time.Millisecond)
 		steps = append(steps, "close="+out.String(), "state="+s.State().String())
-		rec.outcomes = append(rec.outcomes, xOutcomeLine(i, s, steps))
+		rec.outcomes = append(rec.outcomes, outcomeLine(i, s, steps))
 		if out == Quarantined {
 			gpu.Reset()
 			npu.Reset()
@@ -108,7 +108,7 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 	rec.digest = f.Events().Digest()
 	rec.count = f.Events().Count()
 	all := f.Events().Events(nil)
-	rec.events = xFormat(f, all)
+	rec.events = formatEvents(f, all)
 	for _, e := range all {
 		if e.Kind == devices.EvFault {
 			rec.faults++
@@ -123,7 +123,7 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 // xSame requires that two records are identical.
 func xSame(t *testing.T, what string, a, b xRecord) {
 	t.Helper()
-	if i := xFirstDiff(a.events, b.events); i >= 0 {
+	if i := firstDiff(a.events, b.events); i >= 0 {
 		get := func(evs []string) string {
 			if i < len(evs) {
 				return evs[i]
@@ -135,7 +135,7 @@ func xSame(t *testing.T, what string, a, b xRecord) {
 	if a.digest != b.digest || a.count != b.count {
 		t.Errorf("%s: digests %#x (%d events) and %#x (%d events) differ", what, a.digest, a.count, b.digest, b.count)
 	}
-	if i := xFirstDiff(a.outcomes, b.outcomes); i >= 0 {
+	if i := firstDiff(a.outcomes, b.outcomes); i >= 0 {
 		t.Errorf("%s: outcomes differ:\n  %s\n  %s", what, strings.Join(a.outcomes, "\n  "), strings.Join(b.outcomes, "\n  "))
 	}
 }
@@ -195,10 +195,10 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 		outcomes = append(outcomes, strings.Join(r.outcomes, "\n"))
 		byDigest[r.digest] = r
 	}
-	if n := xDistinct(digests); n < 2 {
+	if n := distinct(digests); n < 2 {
 		t.Errorf("%d seeds gave %d distinct event digests, want several", seeds, n)
 	}
-	if n := xDistinct(outcomes); n < 2 {
+	if n := distinct(outcomes); n < 2 {
 		t.Errorf("%d seeds gave %d distinct outcome sets, want several", seeds, n)
 	}
 	// Replaying the first and the last seed gives their runs again.
@@ -220,7 +220,7 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 		}
 		patterns = append(patterns, a)
 	}
-	if n := xDistinct(patterns); n < seeds/2 {
+	if n := distinct(patterns); n < seeds/2 {
 		t.Errorf("%d seeds gave %d distinct patterns of rejected dispatches, want most of them distinct: %v", seeds, n, patterns)
 	}
 	// Without faults, the seed changes no outcome: only probabilistic
@@ -239,13 +239,13 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 // were rejected ("x") and which accepted (".").
 func xDispatchPattern(t *testing.T, seed uint64) string {
 	t.Helper()
-	w := xNewWorld(t, devices.Simulated, seed)
-	w.setFault(t, fault.GPUDispatch, "50%error(coin)")
+	w := newWorld(t, devices.Simulated, seed)
+	setFault(t, w.f, fault.GPUDispatch, "50%error(coin)")
 	var b strings.Builder
 	for range 16 {
-		s := w.session(t, xCfg(1, 1, 8, devices.AQL))
+		s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
 		if err := s.SubmitGPU(); err != nil {
-			xWantKind(t, "SubmitGPU", err, ErrDevice, "coin")
+			wantErrMentions(t, "SubmitGPU", err, ErrDevice, "coin")
 			b.WriteByte('x')
 		} else {
 			b.WriteByte('.')
@@ -254,6 +254,6 @@ func xDispatchPattern(t *testing.T, seed uint64) string {
 			t.Fatalf("Close = %v, want retired", out)
 		}
 	}
-	w.noViolations(t)
+	wantNoViolations(t, w.o)
 	return b.String()
 }
