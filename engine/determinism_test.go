@@ -13,9 +13,9 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// xProbabilistic are fault chains that draw from the fabric's generator at
+// probabilisticFaults are fault chains that draw from the fabric's generator at
 // every site that takes one.
-var xProbabilistic = map[fault.Site]string{
+var probabilisticFaults = map[fault.Site]string{
 	fault.GPUDispatch:    "15%error(x)->20%delay(4us)",
 	fault.NPUDispatch:    "10%error(y)->20%delay(7us)",
 	fault.GPURun:         "3%crash(c)->3%hang->30%delay(3us)",
@@ -28,8 +28,8 @@ var xProbabilistic = map[fault.Site]string{
 	fault.PayloadCorrupt: "5%flip",
 }
 
-// xRecord is what one scripted run produced.
-type xRecord struct {
+// runRecord is what one scripted run produced.
+type runRecord struct {
 	digest   uint64
 	count    uint64
 	events   []string
@@ -38,12 +38,12 @@ type xRecord struct {
 	faults   int // fault events that fired
 }
 
-// xScript makes a simulated fabric with seed and published timing, installs
+// recordScript makes a simulated fabric with seed and published timing, installs
 // faults, and runs a fixed sequence of host operations over several
 // sessions of different shapes: submit (in an order fixed by the session's
 // index), start or abort, wait, close, and reset the devices after a
 // quarantine.
-func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
+func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRecord {
 	t.Helper()
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: devices.PublishedTiming(), EventCapacity: 1 << 20})
 	if err != nil {
@@ -63,7 +63,7 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 		}
 	}
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	var rec xRecord
+	var rec runRecord
 	for i := range 12 {
 		cfg := exchangeConfig(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
 		var steps []string
@@ -120,8 +120,8 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 	return rec
 }
 
-// xSame requires that two records are identical.
-func xSame(t *testing.T, what string, a, b xRecord) {
+// wantSameRecord requires that two records are identical.
+func wantSameRecord(t *testing.T, what string, a, b runRecord) {
 	t.Helper()
 	if i := firstDiff(a.events, b.events); i >= 0 {
 		get := func(evs []string) string {
@@ -150,13 +150,13 @@ func TestDeterminismSameSeedSameEvents(t *testing.T) {
 	}{
 		{"no faults", nil},
 		{"probabilistic delays", map[fault.Site]string{fault.NPURun: "30%delay(3us)", fault.GPURun: "30%delay(2us)", fault.GPUDispatch: "50%delay(5us)"}},
-		{"probabilistic faults everywhere", xProbabilistic},
+		{"probabilistic faults everywhere", probabilisticFaults},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, seed := range []uint64{1, 424242, 1 << 40} {
-				a := xScript(t, seed, c.faults)
-				b := xScript(t, seed, c.faults)
-				xSame(t, "same seed "+c.name, a, b)
+				a := recordScript(t, seed, c.faults)
+				b := recordScript(t, seed, c.faults)
+				wantSameRecord(t, "same seed "+c.name, a, b)
 				if a.count < 100 {
 					t.Errorf("seed %d: only %d events; the script did too little to compare", seed, a.count)
 				}
@@ -185,9 +185,9 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 	const seeds = 20
 	var digests []uint64
 	var outcomes []string
-	byDigest := map[uint64]xRecord{}
+	byDigest := map[uint64]runRecord{}
 	for seed := uint64(1); seed <= seeds; seed++ {
-		r := xScript(t, seed*7919, xProbabilistic)
+		r := recordScript(t, seed*7919, probabilisticFaults)
 		for _, v := range r.oracle {
 			t.Errorf("seed %d: oracle: %s", seed*7919, v)
 		}
@@ -203,18 +203,18 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 	}
 	// Replaying the first and the last seed gives their runs again.
 	for _, seed := range []uint64{1, seeds} {
-		r := xScript(t, seed*7919, xProbabilistic)
+		r := recordScript(t, seed*7919, probabilisticFaults)
 		if want, ok := byDigest[digests[seed-1]]; !ok || r.digest != digests[seed-1] {
 			t.Errorf("seed %d replayed to digest %#x, want %#x", seed*7919, r.digest, digests[seed-1])
 		} else {
-			xSame(t, "replay", want, r)
+			wantSameRecord(t, "replay", want, r)
 		}
 	}
 	// The seed alone decides which host-side faults fire, with no device
 	// step involved: sixteen GPU submissions under 50%error, per seed.
 	var patterns []string
 	for seed := uint64(1); seed <= seeds; seed++ {
-		a, b := xDispatchPattern(t, seed), xDispatchPattern(t, seed)
+		a, b := dispatchPattern(t, seed), dispatchPattern(t, seed)
 		if a != b {
 			t.Errorf("seed %d: dispatch outcomes %s then %s", seed, a, b)
 		}
@@ -227,17 +227,17 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 	// faults and the order of simultaneous steps depend on it.
 	plain := map[string]bool{}
 	for seed := uint64(1); seed <= 5; seed++ {
-		plain[strings.Join(xScript(t, seed, nil).outcomes, "\n")] = true
+		plain[strings.Join(recordScript(t, seed, nil).outcomes, "\n")] = true
 	}
 	if len(plain) != 1 {
 		t.Errorf("without faults, 5 seeds gave %d different outcome sets, want 1", len(plain))
 	}
 }
 
-// xDispatchPattern submits the GPU participant of sixteen sessions under
+// dispatchPattern submits the GPU participant of sixteen sessions under
 // gpu.dispatch=50%error on a fabric seeded with seed, and returns which
 // were rejected ("x") and which accepted (".").
-func xDispatchPattern(t *testing.T, seed uint64) string {
+func dispatchPattern(t *testing.T, seed uint64) string {
 	t.Helper()
 	w := newWorld(t, devices.Simulated, seed)
 	setFault(t, w.f, fault.GPUDispatch, "50%error(coin)")

@@ -29,7 +29,7 @@ func TestExchangeVerifiesAcrossShapes(t *testing.T) {
 							i++
 							name := fmt.Sprintf("rounds=%d/credits=%d/slot=%d/%s", rounds, credits, slot, queue)
 							t.Run(name, func(t *testing.T) {
-								xRunExchange(t, mode, cfg, npuFirst)
+								runExchange(t, mode, cfg, npuFirst)
 							})
 						}
 					}
@@ -39,7 +39,7 @@ func TestExchangeVerifiesAcrossShapes(t *testing.T) {
 	}
 }
 
-func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst bool) {
+func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst bool) {
 	w := newWorld(t, mode, worldSeed)
 	s := newSession(t, w.f, cfg)
 	if x := s.Exchange(); x == nil || x.Config() != cfg {

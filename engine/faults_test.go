@@ -15,8 +15,8 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// xFaultRun is one fault case running in one executor.
-type xFaultRun struct {
+// faultRun is one fault case running in one executor.
+type faultRun struct {
 	*world
 	mode  devices.Mode
 	short time.Duration // a wait for something that must not happen
@@ -24,7 +24,7 @@ type xFaultRun struct {
 
 // eventually steps the fabric (virtual time in the simulator, wall time in
 // real time) until cond holds, for at most 10 s.
-func (x *xFaultRun) eventually(t *testing.T, what string, cond func() bool) {
+func (x *faultRun) eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -41,7 +41,7 @@ func (x *xFaultRun) eventually(t *testing.T, what string, cond func() bool) {
 
 // waitForError calls Wait(short) until it returns an error, for at most
 // 10 s, and returns that error.
-func (x *xFaultRun) waitForError(t *testing.T, s *Session) error {
+func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -63,7 +63,7 @@ func (x *xFaultRun) waitForError(t *testing.T, s *Session) error {
 
 // quarantined closes s with a short join, requires that it ends
 // quarantined with both devices held and all its memory still charged.
-func (x *xFaultRun) quarantined(t *testing.T, s *Session) {
+func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
 	bytes := int64(s.Startup().Buffer().Size() + s.Exchange().Payload().Size())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
@@ -88,7 +88,7 @@ func (x *xFaultRun) quarantined(t *testing.T, s *Session) {
 
 // retired closes s and requires that it ends retired with its memory
 // returned.
-func (x *xFaultRun) retired(t *testing.T, s *Session) {
+func (x *faultRun) retired(t *testing.T, s *Session) {
 	t.Helper()
 	if out := s.CloseWithin(t.Context(), longWait); out != Retired {
 		logEvents(t, x.f, events(x.f, s.ID()))
@@ -101,7 +101,7 @@ func (x *xFaultRun) retired(t *testing.T, s *Session) {
 }
 
 // verified requires that the session retired and verified all its rounds.
-func (x *xFaultRun) verified(t *testing.T, s *Session) {
+func (x *faultRun) verified(t *testing.T, s *Session) {
 	t.Helper()
 	if ok, err := s.Wait(longWait); !ok || err != nil {
 		logEvents(t, x.f, events(x.f, s.ID()))
@@ -114,19 +114,19 @@ func (x *xFaultRun) verified(t *testing.T, s *Session) {
 }
 
 // retireAt is when dev's program of s retired.
-func (x *xFaultRun) retireAt(t *testing.T, s *Session, dev *devices.Device) time.Duration {
+func (x *faultRun) retireAt(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
 	return oneEvent(t, x.f, s.ID(), devices.EvRetire, dev).Time
 }
 
 // startDelay is how long dev's program took from dispatch to start.
-func (x *xFaultRun) startDelay(t *testing.T, s *Session, dev *devices.Device) time.Duration {
+func (x *faultRun) startDelay(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
 	return oneEvent(t, x.f, s.ID(), devices.EvStart, dev).Time - oneEvent(t, x.f, s.ID(), devices.EvDispatch, dev).Time
 }
 
 // faultsFired counts the fault events of site in the session.
-func (x *xFaultRun) faultsFired(s *Session, site fault.Site, action fault.Action) int {
+func (x *faultRun) faultsFired(s *Session, site fault.Site, action fault.Action) int {
 	n := 0
 	for _, e := range actorEvents(x.f, s.ID(), devices.EvFault, nil) {
 		if fault.Site(e.A) == site && fault.Action(e.B) == action {
@@ -137,27 +137,27 @@ func (x *xFaultRun) faultsFired(s *Session, site fault.Site, action fault.Action
 }
 
 // who returns the device and the other device of a site's participant.
-func (x *xFaultRun) who(gpuSide bool) (dev, peer *devices.Device) {
+func (x *faultRun) who(gpuSide bool) (dev, peer *devices.Device) {
 	if gpuSide {
 		return x.gpu, x.npu
 	}
 	return x.npu, x.gpu
 }
 
-type xFaultCase struct {
+type faultCase struct {
 	name string
 	site fault.Site
 	term string
 	// run creates the session (after the fault was installed) and checks it.
-	run func(t *testing.T, x *xFaultRun)
+	run func(t *testing.T, x *faultRun)
 }
 
-const xDelay = 3 * time.Millisecond
+const faultDelay = 3 * time.Millisecond
 
-func xFaultCases() []xFaultCase {
-	var cases []xFaultCase
-	add := func(name string, site fault.Site, term string, run func(t *testing.T, x *xFaultRun)) {
-		cases = append(cases, xFaultCase{name, site, term, run})
+func faultCases() []faultCase {
+	var cases []faultCase
+	add := func(name string, site fault.Site, term string, run func(t *testing.T, x *faultRun)) {
+		cases = append(cases, faultCase{name, site, term, run})
 	}
 	for _, side := range []struct {
 		name     string
@@ -184,7 +184,7 @@ func xFaultCases() []xFaultCase {
 		// dispatch error, after the peer was accepted: the submit returns
 		// the device's error, and ABORT is published before it returns, so
 		// the peer retires without touching the payload.
-		add(side.name+".dispatch/error/peer accepted", side.dispatch, "error(queue full)", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".dispatch/error/peer accepted", side.dispatch, "error(queue full)", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
 			if err := submit(s, false); err != nil {
@@ -219,7 +219,7 @@ func xFaultCases() []xFaultCase {
 			x.retired(t, s)
 		})
 		// dispatch error, submitted first: the peer is then refused too.
-		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
 			wantErrMentions(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
@@ -233,13 +233,13 @@ func xFaultCases() []xFaultCase {
 			x.retired(t, s)
 		})
 		// dispatch delay: the program starts later by the delay.
-		add(side.name+".dispatch/delay", side.dispatch, "delay(3ms)", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".dispatch/delay", side.dispatch, "delay(3ms)", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
 			start(t, s)
 			x.verified(t, s)
-			if d := x.startDelay(t, s, dev); d < xDelay || (x.mode == devices.Simulated && d != xDelay) {
-				t.Errorf("%s started %v after its dispatch, want %v", dev.Name(), d, xDelay)
+			if d := x.startDelay(t, s, dev); d < faultDelay || (x.mode == devices.Simulated && d != faultDelay) {
+				t.Errorf("%s started %v after its dispatch, want %v", dev.Name(), d, faultDelay)
 			}
 			if d := x.startDelay(t, s, peer); x.mode == devices.Simulated && d != 0 {
 				t.Errorf("%s (no fault) started %v after its dispatch, want at once", peer.Name(), d)
@@ -253,7 +253,7 @@ func xFaultCases() []xFaultCase {
 		// run hang, at the observation of RUN or mid-exchange: Wait times
 		// out, the session keeps ownership, and Close quarantines.
 		for _, h := range []struct{ name, term string }{{"at RUN", "hang"}, {"mid-exchange", "2*off->hang"}} {
-			add(side.name+".run/hang/"+h.name, side.run, h.term, func(t *testing.T, x *xFaultRun) {
+			add(side.name+".run/hang/"+h.name, side.run, h.term, func(t *testing.T, x *faultRun) {
 				s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 				dev, _ := x.who(gpuSide)
 				start(t, s)
@@ -283,7 +283,7 @@ func xFaultCases() []xFaultCase {
 		// run crash: Wait returns the device error, the session is
 		// poisoned, and Close quarantines.
 		for _, c := range []struct{ name, term string }{{"at RUN", "crash(melted)"}, {"mid-exchange", "2*off->1*crash(melted)"}} {
-			add(side.name+".run/crash/"+c.name, side.run, c.term, func(t *testing.T, x *xFaultRun) {
+			add(side.name+".run/crash/"+c.name, side.run, c.term, func(t *testing.T, x *faultRun) {
 				s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.PM4))
 				dev, _ := x.who(gpuSide)
 				start(t, s)
@@ -306,15 +306,15 @@ func xFaultCases() []xFaultCase {
 			})
 		}
 		// run delay: every round takes longer, and the exchange verifies.
-		add(side.name+".run/delay", side.run, "delay(3ms)", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".run/delay", side.run, "delay(3ms)", func(t *testing.T, x *faultRun) {
 			const rounds = 3
 			s := newSession(t, x.f, exchangeConfig(rounds, 1, 64, devices.AQL))
 			dev, _ := x.who(gpuSide)
 			start(t, s)
 			x.verified(t, s)
 			run := oneEvent(t, x.f, s.ID(), EvPublished, nil).Time
-			if took := x.retireAt(t, s, dev) - run; took < rounds*xDelay {
-				t.Errorf("%s retired %v after RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*xDelay, rounds, xDelay)
+			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
+				t.Errorf("%s retired %v after RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
 			}
 			if n := x.faultsFired(s, side.run, fault.Delay); n < rounds {
 				t.Errorf("%d run delays fired, want at least %d", n, rounds)
@@ -323,7 +323,7 @@ func xFaultCases() []xFaultCase {
 		})
 		// run ignore_abort: the program keeps polling after ABORT, so Close
 		// must quarantine; it never touches the payload.
-		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
 			submitBoth(t, s, !gpuSide)
@@ -345,7 +345,7 @@ func xFaultCases() []xFaultCase {
 		})
 		// complete error: the completion reports a device error although
 		// the program retired; the session is poisoned and quarantined.
-		add(side.name+".complete/error", side.complete, "error(lost signal)", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".complete/error", side.complete, "error(lost signal)", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 			dev, _ := x.who(gpuSide)
 			start(t, s)
@@ -367,7 +367,7 @@ func xFaultCases() []xFaultCase {
 
 	// npu.drain skip with more rounds than credits: the credit never
 	// reaches the GPU, which waits forever.
-	add("npu.drain/skip/rounds>credits", fault.NPUDrain, "skip", func(t *testing.T, x *xFaultRun) {
+	add("npu.drain/skip/rounds>credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(x.short); ok || err != nil {
@@ -388,7 +388,7 @@ func xFaultCases() []xFaultCase {
 	// npu.drain skip within the credits: both retire, but the results never
 	// reached memory, so verification fails; that is the fault's effect,
 	// not a protocol violation.
-	add("npu.drain/skip/rounds<=credits", fault.NPUDrain, "skip", func(t *testing.T, x *xFaultRun) {
+	add("npu.drain/skip/rounds<=credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 4, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -406,7 +406,7 @@ func xFaultCases() []xFaultCase {
 
 	// host.publish error: Start fails with KindPublish after recording the
 	// decision; the session is poisoned and no other decision is published.
-	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *xFaultRun) {
+	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, false)
 		wantErrMentions(t, "Start", s.Start(), ErrPublish, "pcie down")
@@ -427,7 +427,7 @@ func xFaultCases() []xFaultCase {
 			t.Error("the NPU observed a decision whose publication failed")
 		}
 	})
-	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *xFaultRun) {
+	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, true)
 		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "injected error at host.publish")
@@ -438,7 +438,7 @@ func xFaultCases() []xFaultCase {
 		}
 	})
 	// Even with no participant to join, a poisoned session is quarantined.
-	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *xFaultRun) {
+	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "bus reset")
 		wantState(t, s, StatePoisoned)
@@ -454,7 +454,7 @@ func xFaultCases() []xFaultCase {
 	})
 	// host.publish skip: the store happens but no release, so the NPU never
 	// observes RUN; the wait times out and Close quarantines.
-	add("host.publish/skip", fault.HostPublish, "skip", func(t *testing.T, x *xFaultRun) {
+	add("host.publish/skip", fault.HostPublish, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		start(t, s)
 		pubs := actorEvents(x.f, s.ID(), devices.EvPublication, nil)
@@ -479,7 +479,7 @@ func xFaultCases() []xFaultCase {
 	// memory.alloc error, on the startup line or on the payload: the
 	// session is not made, the error says why, and nothing stays charged.
 	for _, m := range []struct{ name, term string }{{"startup line", "error(out of pinned memory)"}, {"payload", "1*off->1*error(out of pinned memory)"}} {
-		add("memory.alloc/error/"+m.name, fault.MemoryAlloc, m.term, func(t *testing.T, x *xFaultRun) {
+		add("memory.alloc/error/"+m.name, fault.MemoryAlloc, m.term, func(t *testing.T, x *faultRun) {
 			s, err := NewExchangeSession(x.gpu, x.npu, exchangeConfig(4, 2, 256, devices.AQL))
 			if s != nil {
 				t.Fatal("NewExchangeSession returned a session despite the failed allocation")
@@ -507,7 +507,7 @@ func xFaultCases() []xFaultCase {
 
 	// payload.corrupt flip: a bit flips in a slot and verification catches
 	// it; the oracle knows the corruption was injected.
-	add("payload.corrupt/flip", fault.PayloadCorrupt, "flip", func(t *testing.T, x *xFaultRun) {
+	add("payload.corrupt/flip", fault.PayloadCorrupt, "flip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -519,7 +519,7 @@ func xFaultCases() []xFaultCase {
 		}
 		x.retired(t, s)
 	})
-	add("payload.corrupt/flip/second generation", fault.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *xFaultRun) {
+	add("payload.corrupt/flip/second generation", fault.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 2, 8, devices.PM4))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -537,7 +537,7 @@ func xFaultCases() []xFaultCase {
 // TestFaultSites runs every case in both executors.
 func TestFaultSites(t *testing.T) {
 	covered := map[string]bool{}
-	for _, c := range xFaultCases() {
+	for _, c := range faultCases() {
 		chain, err := fault.Parse(c.site, c.term)
 		if err != nil {
 			t.Fatalf("case %s: %v", c.name, err)
@@ -548,7 +548,7 @@ func TestFaultSites(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, mode := range bothModes {
 				t.Run(mode.String(), func(t *testing.T) {
-					x := &xFaultRun{world: newWorld(t, mode, worldSeed), mode: mode, short: shortWait(mode)}
+					x := &faultRun{world: newWorld(t, mode, worldSeed), mode: mode, short: shortWait(mode)}
 					setFault(t, x.f, c.site, c.term)
 					c.run(t, x)
 					wantNoViolations(t, x.o)

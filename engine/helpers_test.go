@@ -95,6 +95,20 @@ func newOracleFabric(t *testing.T) (*devices.Fabric, *Oracle) {
 	return f, o
 }
 
+// newRealTimeFabric makes a real-time fabric with timing and an oracle attached.
+func newRealTimeFabric(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
+	t.Helper()
+	return newFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: simSeed})
+}
+
+// newRealTimeSession makes a real-time fabric with timing (newRealTimeFabric) and
+// an exchange session of cfg on it.
+func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
+	t.Helper()
+	f, o := newRealTimeFabric(t, timing)
+	return f, o, newSession(t, f, cfg)
+}
+
 // world is a fabric with ideal timing, its first GPU and NPU, an oracle and
 // an event counter attached.
 type world struct {
@@ -451,6 +465,13 @@ func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind devices.Even
 		t.Fatalf("%d %s events by %s in session %d, want 1", len(evs), kind, name, session)
 	}
 	return evs[0]
+}
+
+// invocation is the id of the session's invocation on d: the A of its
+// only dispatch there.
+func invocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
+	t.Helper()
+	return oneEvent(t, f, s.ID(), devices.EvDispatch, d).A
 }
 
 // hasEvent reports whether events contain one of kind.

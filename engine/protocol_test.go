@@ -248,10 +248,10 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 
 // ---- ResidentSession::new ----
 
-// protoRetireAtOnce is a program that retires at its first step.
-type protoRetireAtOnce struct{}
+// retireAtOnce is a program that retires at its first step.
+type retireAtOnce struct{}
 
-func (protoRetireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
+func (retireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
 
 func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)
@@ -262,7 +262,7 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	noErr(t, "exchange.Prepare", err)
 	sdma, err := gpu.Family(devices.SDMA)
 	noErr(t, "Family(SDMA)", err)
-	onSDMA, err := gpu.Prepare(sdma, protoRetireAtOnce{}, st.ID(), st.Buffer())
+	onSDMA, err := gpu.Prepare(sdma, retireAtOnce{}, st.ID(), st.Buffer())
 	noErr(t, "Prepare on SDMA", err)
 
 	for _, tc := range []struct {
@@ -299,17 +299,17 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 // ---- submit_gpu / submit_npu ----
 
 func TestSubmitGPUTwiceIsBusy(t *testing.T) {
-	protoSubmitTwice(t, ParticipantGPU)
+	submitTwice(t, ParticipantGPU)
 }
 
 func TestSubmitNPUTwiceIsBusy(t *testing.T) {
-	protoSubmitTwice(t, ParticipantNPU)
+	submitTwice(t, ParticipantNPU)
 }
 
-// protoSubmitTwice submits one participant twice: the second is Busy and
+// submitTwice submits one participant twice: the second is Busy and
 // changes nothing (no second dispatch, no decision), and the session still
 // runs to a verified retirement.
-func protoSubmitTwice(t *testing.T, who uint64) {
+func submitTwice(t *testing.T, who uint64) {
 	f, o, s := newSimSession(t, exchangeConfig(8, 2, 64, devices.AQL))
 	submit, other := s.SubmitGPU, s.SubmitNPU
 	dev := s.Startup().GPU()
@@ -382,18 +382,18 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 // ---- a rejected dispatch after the peer was accepted ----
 
 func TestNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	protoRejectedAfterPeer(t, ParticipantNPU)
+	rejectedAfterPeer(t, ParticipantNPU)
 }
 
 func TestGPURejectedAfterNPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	protoRejectedAfterPeer(t, ParticipantGPU)
+	rejectedAfterPeer(t, ParticipantGPU)
 }
 
-// protoRejectedAfterPeer accepts one participant, makes the device of the
+// rejectedAfterPeer accepts one participant, makes the device of the
 // other reject its dispatch, and checks that ABORT was decided and
 // published before the error returned, and that the accepted program saw
 // ABORT and retired without touching the payload.
-func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
+func rejectedAfterPeer(t *testing.T, rejected uint64) {
 	f, o, s := newSimSession(t, exchange.Default())
 	peer := 1 - rejected
 	site, rejDev, peerDev := fault.NPUDispatch, s.Startup().NPU(), s.Startup().GPU()
@@ -441,8 +441,8 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 		evAB(devices.EvRetire, inv, 0))
 	inOrder(t, f, s.ID(),
 		ev(EvWait),
-		evAB(EvJoin, ParticipantGPU, protoJoined(rejected != ParticipantGPU)),
-		evAB(EvJoin, ParticipantNPU, protoJoined(rejected != ParticipantNPU)),
+		evAB(EvJoin, ParticipantGPU, joinedResult(rejected != ParticipantGPU)),
+		evAB(EvJoin, ParticipantNPU, joinedResult(rejected != ParticipantNPU)),
 		evA(EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	if _, ok := s.Verification(); ok {
@@ -832,19 +832,19 @@ func TestWaitAttemptsBothJoinsWhenGPUJoinErrors(t *testing.T) {
 		{"gpu.run crash", "crash(boom)", fault.GPURun, "gpu0 crashed: boom", JoinTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			protoJoinError(t, tc.site, tc.chain, tc.msg, JoinError, tc.npuJoin)
+			joinError(t, tc.site, tc.chain, tc.msg, JoinError, tc.npuJoin)
 		})
 	}
 }
 
 func TestWaitPoisonsWhenNPUJoinErrors(t *testing.T) {
-	protoJoinError(t, fault.NPUComplete, "error(boom)", "npu0 completion reported an error: boom", JoinRetired, JoinError)
+	joinError(t, fault.NPUComplete, "error(boom)", "npu0 completion reported an error: boom", JoinRetired, JoinError)
 }
 
-// protoJoinError runs a session whose participant fails through site, then
+// joinError runs a session whose participant fails through site, then
 // checks that Wait returned the device error after attempting both joins,
 // that the session is poisoned, and that Close quarantines it.
-func protoJoinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
+func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
 	f, o, s := newSimSession(t, exchange.Default())
 	setFault(t, f, site, chain)
 	bytes := sessionBytes(s)
@@ -900,14 +900,14 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				evAB(devices.EvHostStore, lineID, uint64(exchange.StartupAbort)),
 				evAB(EvPublished, uint64(exchange.StartupAbort), 0),
 				evA(EvWait, uint64(DefaultCloseTimeout)),
-				evAB(EvJoin, ParticipantGPU, protoJoined(tc.gpu)),
-				evAB(EvJoin, ParticipantNPU, protoJoined(tc.npu)),
+				evAB(EvJoin, ParticipantGPU, joinedResult(tc.gpu)),
+				evAB(EvJoin, ParticipantNPU, joinedResult(tc.npu)),
 				evA(EvWaitEnd, 1),
 				evA(devices.EvRelease, lineID),
 				evA(EvClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
 			observed := events(f, s.ID(), exchange.EvObserve)
-			if want := protoBtoi(tc.gpu) + protoBtoi(tc.npu); len(observed) != want {
+			if want := btoi(tc.gpu) + btoi(tc.npu); len(observed) != want {
 				t.Errorf("%d programs observed a decision, want %d", len(observed), want)
 			}
 			for _, e := range observed {
@@ -931,16 +931,16 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 	}
 }
 
-// protoJoined is the join result of a participant that retired when it was
+// joinedResult is the join result of a participant that retired when it was
 // accepted, or was never accepted.
-func protoJoined(accepted bool) uint64 {
+func joinedResult(accepted bool) uint64 {
 	if accepted {
 		return JoinRetired
 	}
 	return JoinAbsent
 }
 
-func protoBtoi(b bool) int {
+func btoi(b bool) int {
 	if b {
 		return 1
 	}
@@ -983,7 +983,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 				evA(devices.EvQuarantine, uint64(bytes)),
 				evA(EvClose, 1))
 			wantNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
-			protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+			wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
 			first, second := gpu, npu
 			if tc.resetNPU1 {
@@ -1024,10 +1024,10 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 	}
 }
 
-// protoQuarantineHolds checks a quarantined session s of bytes: its memory is
+// wantQuarantineHolds checks a quarantined session s of bytes: its memory is
 // still mapped and charged, the fabric lists it, and both devices stay
 // occupied so that a new dispatch on either is Busy.
-func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int64, gpu, npu *devices.Device) {
+func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int64, gpu, npu *devices.Device) {
 	t.Helper()
 	wantBudget(t, f, bytes, bytes)
 	q := f.Quarantines()
@@ -1076,7 +1076,7 @@ func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
 		evAB(EvJoin, ParticipantNPU, JoinTimeout),
 		evA(EvClose, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+	wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 	resetBoth(t, f)
 	wantSettled(t, f, o)
 }

@@ -16,23 +16,6 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// protoRealTime makes a real-time fabric with timing and an oracle attached.
-func protoRealTime(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
-	t.Helper()
-	return newFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: simSeed})
-}
-
-// protoRealSession makes a real-time fabric with timing (protoRealTime) and
-// an exchange session of cfg on it.
-func protoRealSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
-	t.Helper()
-	f, o := protoRealTime(t, timing)
-	return f, o, newSession(t, f, cfg)
-}
-
-// protoRealDeadline bounds every join of these tests that must succeed.
-const protoRealDeadline = 30 * time.Second
-
 func TestRealTimeLifecycleVerifies(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -43,17 +26,17 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 		{"published timing, PM4", devices.PublishedTiming(), devices.PM4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoRealSession(t, tc.timing, exchangeConfig(1000, 4, 64, tc.queue))
+			f, o, s := newRealTimeSession(t, tc.timing, exchangeConfig(1000, 4, 64, tc.queue))
 			start(t, s)
-			waitDone(t, s, protoRealDeadline)
+			waitDone(t, s, longWait)
 			wantState(t, s, StateRetired)
 			wantVerified(t, s, 1000)
 			// Each program saw RUN only once it was visible to it, and
 			// touched the payload only after.
-			protoSawDecision(t, f, s, exchange.StartupRun)
+			wantDecisionSeen(t, f, s, exchange.StartupRun)
 			inOrder(t, f, s.ID(),
-				evAB(exchange.EvObserve, protoInvocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
-				evAB(exchange.EvPayloadWrite, protoInvocation(t, f, s, s.Startup().GPU()), 1),
+				evAB(exchange.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
+				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.Startup().GPU()), 1),
 				evA(EvVerify, 1))
 			// Each program started no sooner than its queue's dispatch latency.
 			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
@@ -62,7 +45,7 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 					fam = devices.XDNA
 				}
 				latency := map[devices.Command]time.Duration{devices.AQL: tc.timing.AQLDispatch, devices.PM4: tc.timing.PM4Dispatch, devices.XDNA: tc.timing.XDNADispatch}[fam]
-				inv := protoInvocation(t, f, s, d)
+				inv := invocation(t, f, s, d)
 				ev := inOrder(t, f, s.ID(), evA(devices.EvDispatch, inv), evA(devices.EvStart, inv))
 				if len(ev) == 2 && ev[1].Time-ev[0].Time < latency {
 					t.Errorf("%s started %v after its dispatch, sooner than the %v %v latency", d.Name(), ev[1].Time-ev[0].Time, fam, latency)
@@ -74,17 +57,17 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 	}
 }
 
-// protoSawDecision checks that both programs of s observed decision exactly
+// wantDecisionSeen checks that both programs of s observed decision exactly
 // once, and only after it was visible to them: the coherent GPU after the
 // host's store to the line, the non-coherent NPU after the host release (the
 // publication) for its XDNA family. The GPU may see it before the other
 // publications finish: nothing orders it after them.
-func protoSawDecision(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
+func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
 	t.Helper()
 	line := s.Startup().Buffer().ID()
 	gpu, npu := s.Startup().GPU(), s.Startup().NPU()
 	for _, d := range []*devices.Device{gpu, npu} {
-		inv := protoInvocation(t, f, s, d)
+		inv := invocation(t, f, s, d)
 		visible := evAB(devices.EvHostStore, line, uint64(decision))
 		if d == npu {
 			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
@@ -96,20 +79,8 @@ func protoSawDecision(t *testing.T, f *devices.Fabric, s *Session, decision uint
 	}
 }
 
-// protoInvocation is the id of the session's invocation on d.
-func protoInvocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
-	t.Helper()
-	evs := f.Events().Events(func(e *devices.Event) bool {
-		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == d.Actor()
-	})
-	if len(evs) != 1 {
-		t.Fatalf("%d dispatches of session %d on %s, want 1", len(evs), s.ID(), d.Name())
-	}
-	return evs[0].A
-}
-
 func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	setFault(t, f, fault.NPUDispatch, "error(boom)")
 	noErr(t, "SubmitGPU", s.SubmitGPU())
 	wantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
@@ -118,8 +89,8 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 		evA(EvDecide, uint64(exchange.StartupAbort)),
 		evAB(EvPublished, uint64(exchange.StartupAbort), 0),
 		evAB(EvSubmitReturn, ParticipantNPU, 1))
-	waitDone(t, s, protoRealDeadline)
-	gpu := protoInvocation(t, f, s, s.Startup().GPU())
+	waitDone(t, s, longWait)
+	gpu := invocation(t, f, s, s.Startup().GPU())
 	inOrder(t, f, s.ID(),
 		evAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
 		evAB(devices.EvRetire, gpu, 0),
@@ -130,15 +101,15 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 }
 
 func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	submitBoth(t, s, false)
 	noErr(t, "Abort", s.Abort())
 	wantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
-	waitDone(t, s, protoRealDeadline)
+	waitDone(t, s, longWait)
 	wantState(t, s, StateAborted)
-	protoSawDecision(t, f, s, exchange.StartupAbort)
+	wantDecisionSeen(t, f, s, exchange.StartupAbort)
 	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
-		inv := protoInvocation(t, f, s, d)
+		inv := invocation(t, f, s, d)
 		inOrder(t, f, s.ID(),
 			evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
 			evAB(devices.EvRetire, inv, 0))
@@ -149,7 +120,7 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 }
 
 func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), exchangeConfig(10, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(10, 2, 64, devices.AQL))
 	gpu, npu := devicePair(t, f)
 	setFault(t, f, fault.GPURun, "hang")
 	bytes := sessionBytes(s)
@@ -158,7 +129,7 @@ func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
 		t.Fatalf("CloseWithin = %v, want quarantined", out)
 	}
 	wantState(t, s, StateQuarantined)
-	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+	wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
 	gpu.Reset()
 	if q := f.Quarantines(); len(q) != 1 {
@@ -174,13 +145,13 @@ func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
 	f.Faults().Clear()
 	s2 := newSession(t, f, exchangeConfig(10, 2, 64, devices.AQL))
 	start(t, s2)
-	waitDone(t, s2, protoRealDeadline)
+	waitDone(t, s2, longWait)
 	closeAs(t, "Close after the reset", s2, Retired)
 	wantSettled(t, f, o)
 }
 
 func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), exchangeConfig(50, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(50, 2, 64, devices.AQL))
 	setFault(t, f, fault.GPURun, "1*delay(300ms)")
 	start(t, s)
 	ok, err := s.Wait(20 * time.Millisecond)
@@ -188,7 +159,7 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 		t.Fatalf("Wait(20ms) with the GPU delayed 300ms = %v, %v; want false, nil", ok, err)
 	}
 	wantState(t, s, StateRunning)
-	waitDone(t, s, protoRealDeadline)
+	waitDone(t, s, longWait)
 	inOrder(t, f, s.ID(),
 		evA(EvWaitEnd, 0),
 		evAB(EvJoin, ParticipantGPU, JoinRetired),
@@ -205,7 +176,7 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	const rounds = 20000
-	f, o, s := protoRealSession(t, devices.IdealTiming(), exchangeConfig(rounds, 1, 8, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(rounds, 1, 8, devices.AQL))
 	start(t, s)
 	began := time.Now()
 	waitDone(t, s, 60*time.Second)
@@ -218,7 +189,7 @@ func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 // Start and Abort raced from eight goroutines in real time: exactly one
 // decision wins and reaches the line; every other one is Busy.
 func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), exchangeConfig(100, 4, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 4, 64, devices.AQL))
 	submitBoth(t, s, false)
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -244,7 +215,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 	if n := countEvents(f, s.ID(), ev(devices.EvHostStore)); n != 1 {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
-	waitDone(t, s, protoRealDeadline)
+	waitDone(t, s, longWait)
 	if s.Decision() == exchange.StartupRun {
 		if v, ok := s.Verification(); !ok || !v.OK {
 			t.Errorf("Verification = %+v, %v", v, ok)
