@@ -13,9 +13,9 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// xProbabilistic are fault chains that draw from the fabric's generator at
+// probabilisticFaults are fault chains that draw from the fabric's generator at
 // every site that takes one.
-var xProbabilistic = map[fault.Site]string{
+var probabilisticFaults = map[fault.Site]string{
 	fault.GPUDispatch:    "15%error(x)->20%delay(4us)",
 	fault.NPUDispatch:    "10%error(y)->20%delay(7us)",
 	fault.GPURun:         "3%crash(c)->3%hang->30%delay(3us)",
@@ -28,8 +28,8 @@ var xProbabilistic = map[fault.Site]string{
 	fault.PayloadCorrupt: "5%flip",
 }
 
-// xRecord is what one scripted run produced.
-type xRecord struct {
+// runRecord is what one scripted run produced.
+type runRecord struct {
 	digest   uint64
 	count    uint64
 	events   []string
@@ -38,12 +38,12 @@ type xRecord struct {
 	faults   int // fault events that fired
 }
 
-// xScript makes a simulated fabric with seed and published timing, installs
+// recordScript makes a simulated fabric with seed and published timing, installs
 // faults, and runs a fixed sequence of host operations over several
 // sessions of different shapes: submit (in an order fixed by the session's
 // index), start or abort, wait, close, and reset the devices after a
 // quarantine.
-func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
+func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRecord {
 	t.Helper()
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: devices.PublishedTiming(), EventCapacity: 1 << 20})
 	if err != nil {
@@ -63,14 +63,14 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 		}
 	}
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	var rec xRecord
+	var rec runRecord
 	for i := range 12 {
-		cfg := xCfg(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
+		cfg := exchangeConfig(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
 		var steps []string
 		s, err := NewExchangeSession(gpu, npu, cfg)
-		steps = append(steps, "new="+xErrWord(err))
+		steps = append(steps, "new="+errWord(err))
 		if err != nil {
-			rec.outcomes = append(rec.outcomes, xOutcomeLine(i, nil, steps))
+			rec.outcomes = append(rec.outcomes, outcomeLine(i, nil, steps))
 			continue
 		}
 		first, second := s.SubmitGPU, s.SubmitNPU
@@ -79,19 +79,19 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 		}
 		e1 := first()
 		e2 := second()
-		steps = append(steps, "submit="+xErrWord(e1)+","+xErrWord(e2))
+		steps = append(steps, "submit="+errWord(e1)+","+errWord(e2))
 		if i%5 == 4 {
-			steps = append(steps, "abort="+xErrWord(s.Abort()))
+			steps = append(steps, "abort="+errWord(s.Abort()))
 		} else {
-			steps = append(steps, "start="+xErrWord(s.Start()))
+			steps = append(steps, "start="+errWord(s.Start()))
 		}
 		if s.Decision() != 0 {
 			ok, err := s.Wait(time.Duration(1+i%3) * time.Millisecond)
-			steps = append(steps, "wait="+map[bool]string{true: "done", false: "open"}[ok]+"/"+xErrWord(err))
+			steps = append(steps, "wait="+map[bool]string{true: "done", false: "open"}[ok]+"/"+errWord(err))
 		}
 		out := s.CloseWithin(t.Context(), 2*time.Millisecond)
 		steps = append(steps, "close="+out.String(), "state="+s.State().String())
-		rec.outcomes = append(rec.outcomes, xOutcomeLine(i, s, steps))
+		rec.outcomes = append(rec.outcomes, outcomeLine(i, s, steps))
 		if out == Quarantined {
 			gpu.Reset()
 			npu.Reset()
@@ -108,7 +108,7 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 	rec.digest = f.Events().Digest()
 	rec.count = f.Events().Count()
 	all := f.Events().Events(nil)
-	rec.events = xFormat(f, all)
+	rec.events = formatEvents(f, all)
 	for _, e := range all {
 		if e.Kind == devices.EvFault {
 			rec.faults++
@@ -120,10 +120,10 @@ func xScript(t *testing.T, seed uint64, faults map[fault.Site]string) xRecord {
 	return rec
 }
 
-// xSame requires that two records are identical.
-func xSame(t *testing.T, what string, a, b xRecord) {
+// wantSameRecord requires that two records are identical.
+func wantSameRecord(t *testing.T, what string, a, b runRecord) {
 	t.Helper()
-	if i := xFirstDiff(a.events, b.events); i >= 0 {
+	if i := firstDiff(a.events, b.events); i >= 0 {
 		get := func(evs []string) string {
 			if i < len(evs) {
 				return evs[i]
@@ -135,7 +135,7 @@ func xSame(t *testing.T, what string, a, b xRecord) {
 	if a.digest != b.digest || a.count != b.count {
 		t.Errorf("%s: digests %#x (%d events) and %#x (%d events) differ", what, a.digest, a.count, b.digest, b.count)
 	}
-	if i := xFirstDiff(a.outcomes, b.outcomes); i >= 0 {
+	if i := firstDiff(a.outcomes, b.outcomes); i >= 0 {
 		t.Errorf("%s: outcomes differ:\n  %s\n  %s", what, strings.Join(a.outcomes, "\n  "), strings.Join(b.outcomes, "\n  "))
 	}
 }
@@ -150,13 +150,13 @@ func TestDeterminismSameSeedSameEvents(t *testing.T) {
 	}{
 		{"no faults", nil},
 		{"probabilistic delays", map[fault.Site]string{fault.NPURun: "30%delay(3us)", fault.GPURun: "30%delay(2us)", fault.GPUDispatch: "50%delay(5us)"}},
-		{"probabilistic faults everywhere", xProbabilistic},
+		{"probabilistic faults everywhere", probabilisticFaults},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, seed := range []uint64{1, 424242, 1 << 40} {
-				a := xScript(t, seed, c.faults)
-				b := xScript(t, seed, c.faults)
-				xSame(t, "same seed "+c.name, a, b)
+				a := recordScript(t, seed, c.faults)
+				b := recordScript(t, seed, c.faults)
+				wantSameRecord(t, "same seed "+c.name, a, b)
 				if a.count < 100 {
 					t.Errorf("seed %d: only %d events; the script did too little to compare", seed, a.count)
 				}
@@ -185,9 +185,9 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 	const seeds = 20
 	var digests []uint64
 	var outcomes []string
-	byDigest := map[uint64]xRecord{}
+	byDigest := map[uint64]runRecord{}
 	for seed := uint64(1); seed <= seeds; seed++ {
-		r := xScript(t, seed*7919, xProbabilistic)
+		r := recordScript(t, seed*7919, probabilisticFaults)
 		for _, v := range r.oracle {
 			t.Errorf("seed %d: oracle: %s", seed*7919, v)
 		}
@@ -195,57 +195,57 @@ func TestDeterminismSeedDecidesFaults(t *testing.T) {
 		outcomes = append(outcomes, strings.Join(r.outcomes, "\n"))
 		byDigest[r.digest] = r
 	}
-	if n := xDistinct(digests); n < 2 {
+	if n := distinct(digests); n < 2 {
 		t.Errorf("%d seeds gave %d distinct event digests, want several", seeds, n)
 	}
-	if n := xDistinct(outcomes); n < 2 {
+	if n := distinct(outcomes); n < 2 {
 		t.Errorf("%d seeds gave %d distinct outcome sets, want several", seeds, n)
 	}
 	// Replaying the first and the last seed gives their runs again.
 	for _, seed := range []uint64{1, seeds} {
-		r := xScript(t, seed*7919, xProbabilistic)
+		r := recordScript(t, seed*7919, probabilisticFaults)
 		if want, ok := byDigest[digests[seed-1]]; !ok || r.digest != digests[seed-1] {
 			t.Errorf("seed %d replayed to digest %#x, want %#x", seed*7919, r.digest, digests[seed-1])
 		} else {
-			xSame(t, "replay", want, r)
+			wantSameRecord(t, "replay", want, r)
 		}
 	}
 	// The seed alone decides which host-side faults fire, with no device
 	// step involved: sixteen GPU submissions under 50%error, per seed.
 	var patterns []string
 	for seed := uint64(1); seed <= seeds; seed++ {
-		a, b := xDispatchPattern(t, seed), xDispatchPattern(t, seed)
+		a, b := dispatchPattern(t, seed), dispatchPattern(t, seed)
 		if a != b {
 			t.Errorf("seed %d: dispatch outcomes %s then %s", seed, a, b)
 		}
 		patterns = append(patterns, a)
 	}
-	if n := xDistinct(patterns); n < seeds/2 {
+	if n := distinct(patterns); n < seeds/2 {
 		t.Errorf("%d seeds gave %d distinct patterns of rejected dispatches, want most of them distinct: %v", seeds, n, patterns)
 	}
 	// Without faults, the seed changes no outcome: only probabilistic
 	// faults and the order of simultaneous steps depend on it.
 	plain := map[string]bool{}
 	for seed := uint64(1); seed <= 5; seed++ {
-		plain[strings.Join(xScript(t, seed, nil).outcomes, "\n")] = true
+		plain[strings.Join(recordScript(t, seed, nil).outcomes, "\n")] = true
 	}
 	if len(plain) != 1 {
 		t.Errorf("without faults, 5 seeds gave %d different outcome sets, want 1", len(plain))
 	}
 }
 
-// xDispatchPattern submits the GPU participant of sixteen sessions under
+// dispatchPattern submits the GPU participant of sixteen sessions under
 // gpu.dispatch=50%error on a fabric seeded with seed, and returns which
 // were rejected ("x") and which accepted (".").
-func xDispatchPattern(t *testing.T, seed uint64) string {
+func dispatchPattern(t *testing.T, seed uint64) string {
 	t.Helper()
-	w := xNewWorld(t, devices.Simulated, seed)
-	w.setFault(t, fault.GPUDispatch, "50%error(coin)")
+	w := newWorld(t, devices.Simulated, seed)
+	setFault(t, w.f, fault.GPUDispatch, "50%error(coin)")
 	var b strings.Builder
 	for range 16 {
-		s := w.session(t, xCfg(1, 1, 8, devices.AQL))
+		s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
 		if err := s.SubmitGPU(); err != nil {
-			xWantKind(t, "SubmitGPU", err, ErrDevice, "coin")
+			wantErrMentions(t, "SubmitGPU", err, ErrDevice, "coin")
 			b.WriteByte('x')
 		} else {
 			b.WriteByte('.')
@@ -254,6 +254,6 @@ func xDispatchPattern(t *testing.T, seed uint64) string {
 			t.Fatalf("Close = %v, want retired", out)
 		}
 	}
-	w.noViolations(t)
+	wantNoViolations(t, w.o)
 	return b.String()
 }

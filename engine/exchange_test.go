@@ -17,19 +17,19 @@ import (
 // generation, that each generation was written and read exactly once, and
 // that the oracle saw nothing wrong.
 func TestExchangeVerifiesAcrossShapes(t *testing.T) {
-	for _, mode := range xModes {
+	for _, mode := range bothModes {
 		t.Run(mode.String(), func(t *testing.T) {
 			i := 0
 			for _, rounds := range []int{1, 7, 1000} {
 				for _, credits := range []int{1, 4} {
 					for _, slot := range []int{8, 4096} {
 						for _, queue := range []devices.Command{devices.PM4, devices.AQL} {
-							cfg := xCfg(rounds, credits, slot, queue)
+							cfg := exchangeConfig(rounds, credits, slot, queue)
 							npuFirst := i%2 == 1 // both submission orders
 							i++
 							name := fmt.Sprintf("rounds=%d/credits=%d/slot=%d/%s", rounds, credits, slot, queue)
 							t.Run(name, func(t *testing.T) {
-								xRunExchange(t, mode, cfg, npuFirst)
+								runExchange(t, mode, cfg, npuFirst)
 							})
 						}
 					}
@@ -39,9 +39,9 @@ func TestExchangeVerifiesAcrossShapes(t *testing.T) {
 	}
 }
 
-func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst bool) {
-	w := xNewWorld(t, mode, xSeed)
-	s := w.session(t, cfg)
+func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst bool) {
+	w := newWorld(t, mode, worldSeed)
+	s := newSession(t, w.f, cfg)
 	if x := s.Exchange(); x == nil || x.Config() != cfg {
 		t.Fatalf("session exchange config %+v, want %+v", x.Config(), cfg)
 	}
@@ -51,16 +51,16 @@ func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst
 	if v, ok := s.Verification(); ok {
 		t.Errorf("Verification before the run = %+v, true; want none", v)
 	}
-	xSubmitBoth(t, s, npuFirst)
+	submitBoth(t, s, npuFirst)
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	ok, err := s.Wait(xLong)
+	ok, err := s.Wait(longWait)
 	if !ok || err != nil {
-		w.log(t, s.ID())
-		t.Fatalf("Wait(%v) = %v, %v; want both retired", xLong, ok, err)
+		logEvents(t, w.f, events(w.f, s.ID()))
+		t.Fatalf("Wait(%v) = %v, %v; want both retired", longWait, ok, err)
 	}
-	xState(t, s, StateRetired)
+	wantState(t, s, StateRetired)
 	if done, err := s.IsComplete(); !done || err != nil {
 		t.Errorf("IsComplete() = %v, %v after a successful Wait", done, err)
 	}
@@ -85,7 +85,7 @@ func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst
 	}
 	// Each generation was written and read once, in order.
 	for _, k := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
-		evs := w.events(id, k, nil)
+		evs := actorEvents(w.f, id, k, nil)
 		if len(evs) != cfg.Rounds { // the ring holds them all at these sizes
 			t.Errorf("the stream holds %d %s events, want %d", len(evs), k, cfg.Rounds)
 			continue
@@ -97,36 +97,36 @@ func xRunExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst
 			}
 		}
 	}
-	if out := s.CloseWithin(t.Context(), xLong); out != Retired {
+	if out := s.CloseWithin(t.Context(), longWait); out != Retired {
 		t.Errorf("Close = %v, want retired", out)
 	}
-	xState(t, s, StateClosed)
-	w.settle(t)
+	wantState(t, s, StateClosed)
+	settle(t, w.f, w.o)
 }
 
 // TestExchangeShapesAreValidated checks the limits of an exchange: a bad
 // shape is refused with an Invalid error before anything is allocated.
 func TestExchangeShapesAreValidated(t *testing.T) {
-	w := xNewWorld(t, devices.Simulated, xSeed)
+	w := newWorld(t, devices.Simulated, worldSeed)
 	for _, cfg := range []exchange.Config{
-		xCfg(0, 1, 8, devices.AQL),
-		xCfg(exchange.MaxRounds+1, 1, 8, devices.AQL),
-		xCfg(1, 0, 8, devices.AQL),
-		xCfg(1, exchange.MaxCredits+1, 8, devices.AQL),
-		xCfg(1, 1, 4, devices.AQL),
-		xCfg(1, 1, 12, devices.AQL),
-		xCfg(1, 1, exchange.MaxSlotBytes+8, devices.AQL),
-		xCfg(1, 1, 8, devices.SDMA),
-		xCfg(1, 1, 8, devices.XDNA),
+		exchangeConfig(0, 1, 8, devices.AQL),
+		exchangeConfig(exchange.MaxRounds+1, 1, 8, devices.AQL),
+		exchangeConfig(1, 0, 8, devices.AQL),
+		exchangeConfig(1, exchange.MaxCredits+1, 8, devices.AQL),
+		exchangeConfig(1, 1, 4, devices.AQL),
+		exchangeConfig(1, 1, 12, devices.AQL),
+		exchangeConfig(1, 1, exchange.MaxSlotBytes+8, devices.AQL),
+		exchangeConfig(1, 1, 8, devices.SDMA),
+		exchangeConfig(1, 1, 8, devices.XDNA),
 	} {
 		if _, err := NewExchangeSession(w.gpu, w.npu, cfg); err == nil {
 			t.Errorf("NewExchangeSession(%+v) succeeded", cfg)
 		} else {
-			xWantKind(t, fmt.Sprintf("NewExchangeSession(%+v)", cfg), err, ErrInvalid)
+			wantErrMentions(t, fmt.Sprintf("NewExchangeSession(%+v)", cfg), err, ErrInvalid)
 		}
 	}
 	if n := w.f.Events().Count(); n != 0 {
 		t.Errorf("refused shapes emitted %d events, want none", n)
 	}
-	w.settle(t)
+	settle(t, w.f, w.o)
 }

@@ -15,16 +15,16 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// xFaultRun is one fault case running in one executor.
-type xFaultRun struct {
-	*xWorld
+// faultRun is one fault case running in one executor.
+type faultRun struct {
+	*world
 	mode  devices.Mode
 	short time.Duration // a wait for something that must not happen
 }
 
 // eventually steps the fabric (virtual time in the simulator, wall time in
 // real time) until cond holds, for at most 10 s.
-func (x *xFaultRun) eventually(t *testing.T, what string, cond func() bool) {
+func (x *faultRun) eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -41,7 +41,7 @@ func (x *xFaultRun) eventually(t *testing.T, what string, cond func() bool) {
 
 // waitForError calls Wait(short) until it returns an error, for at most
 // 10 s, and returns that error.
-func (x *xFaultRun) waitForError(t *testing.T, s *Session) error {
+func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -63,14 +63,14 @@ func (x *xFaultRun) waitForError(t *testing.T, s *Session) error {
 
 // quarantined closes s with a short join, requires that it ends
 // quarantined with both devices held and all its memory still charged.
-func (x *xFaultRun) quarantined(t *testing.T, s *Session) {
+func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
 	bytes := int64(s.Startup().Buffer().Size() + s.Exchange().Payload().Size())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
-		x.log(t, s.ID())
+		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want quarantined", out)
 	}
-	xState(t, s, StateQuarantined)
+	wantState(t, s, StateQuarantined)
 	qs := x.f.Quarantines()
 	if len(qs) != 1 || qs[0].Owner != s.ID() || qs[0].Bytes != bytes {
 		t.Errorf("Quarantines() = %+v, want one of session %d keeping %d bytes", qs, s.ID(), bytes)
@@ -88,23 +88,23 @@ func (x *xFaultRun) quarantined(t *testing.T, s *Session) {
 
 // retired closes s and requires that it ends retired with its memory
 // returned.
-func (x *xFaultRun) retired(t *testing.T, s *Session) {
+func (x *faultRun) retired(t *testing.T, s *Session) {
 	t.Helper()
-	if out := s.CloseWithin(t.Context(), xLong); out != Retired {
-		x.log(t, s.ID())
+	if out := s.CloseWithin(t.Context(), longWait); out != Retired {
+		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want retired", out)
 	}
-	xState(t, s, StateClosed)
+	wantState(t, s, StateClosed)
 	if st := x.f.Budget().State(); st.Charged != 0 {
 		t.Errorf("budget %+v after a retired close, want nothing charged", st)
 	}
 }
 
 // verified requires that the session retired and verified all its rounds.
-func (x *xFaultRun) verified(t *testing.T, s *Session) {
+func (x *faultRun) verified(t *testing.T, s *Session) {
 	t.Helper()
-	if ok, err := s.Wait(xLong); !ok || err != nil {
-		x.log(t, s.ID())
+	if ok, err := s.Wait(longWait); !ok || err != nil {
+		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
 	v, ok := s.Verification()
@@ -114,21 +114,21 @@ func (x *xFaultRun) verified(t *testing.T, s *Session) {
 }
 
 // retireAt is when dev's program of s retired.
-func (x *xFaultRun) retireAt(t *testing.T, s *Session, dev *devices.Device) time.Duration {
+func (x *faultRun) retireAt(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
-	return x.one(t, s.ID(), devices.EvRetire, dev).Time
+	return oneEvent(t, x.f, s.ID(), devices.EvRetire, dev).Time
 }
 
 // startDelay is how long dev's program took from dispatch to start.
-func (x *xFaultRun) startDelay(t *testing.T, s *Session, dev *devices.Device) time.Duration {
+func (x *faultRun) startDelay(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
-	return x.one(t, s.ID(), devices.EvStart, dev).Time - x.one(t, s.ID(), devices.EvDispatch, dev).Time
+	return oneEvent(t, x.f, s.ID(), devices.EvStart, dev).Time - oneEvent(t, x.f, s.ID(), devices.EvDispatch, dev).Time
 }
 
 // faultsFired counts the fault events of site in the session.
-func (x *xFaultRun) faultsFired(s *Session, site fault.Site, action fault.Action) int {
+func (x *faultRun) faultsFired(s *Session, site fault.Site, action fault.Action) int {
 	n := 0
-	for _, e := range x.events(s.ID(), devices.EvFault, nil) {
+	for _, e := range actorEvents(x.f, s.ID(), devices.EvFault, nil) {
 		if fault.Site(e.A) == site && fault.Action(e.B) == action {
 			n++
 		}
@@ -137,27 +137,27 @@ func (x *xFaultRun) faultsFired(s *Session, site fault.Site, action fault.Action
 }
 
 // who returns the device and the other device of a site's participant.
-func (x *xFaultRun) who(gpuSide bool) (dev, peer *devices.Device) {
+func (x *faultRun) who(gpuSide bool) (dev, peer *devices.Device) {
 	if gpuSide {
 		return x.gpu, x.npu
 	}
 	return x.npu, x.gpu
 }
 
-type xFaultCase struct {
+type faultCase struct {
 	name string
 	site fault.Site
 	term string
 	// run creates the session (after the fault was installed) and checks it.
-	run func(t *testing.T, x *xFaultRun)
+	run func(t *testing.T, x *faultRun)
 }
 
-const xDelay = 3 * time.Millisecond
+const faultDelay = 3 * time.Millisecond
 
-func xFaultCases() []xFaultCase {
-	var cases []xFaultCase
-	add := func(name string, site fault.Site, term string, run func(t *testing.T, x *xFaultRun)) {
-		cases = append(cases, xFaultCase{name, site, term, run})
+func faultCases() []faultCase {
+	var cases []faultCase
+	add := func(name string, site fault.Site, term string, run func(t *testing.T, x *faultRun)) {
+		cases = append(cases, faultCase{name, site, term, run})
 	}
 	for _, side := range []struct {
 		name     string
@@ -184,62 +184,62 @@ func xFaultCases() []xFaultCase {
 		// dispatch error, after the peer was accepted: the submit returns
 		// the device's error, and ABORT is published before it returns, so
 		// the peer retires without touching the payload.
-		add(side.name+".dispatch/error/peer accepted", side.dispatch, "error(queue full)", func(t *testing.T, x *xFaultRun) {
-			s := x.session(t, xCfg(3, 1, 64, devices.AQL))
+		add(side.name+".dispatch/error/peer accepted", side.dispatch, "error(queue full)", func(t *testing.T, x *faultRun) {
+			s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
 			if err := submit(s, false); err != nil {
 				t.Fatalf("submitting the peer: %v", err)
 			}
 			err := submit(s, true)
-			xWantKind(t, "rejected submit", err, ErrDevice, "queue full", dev.Name())
+			wantErrMentions(t, "rejected submit", err, ErrDevice, "queue full", dev.Name())
 			if s.Decision() != exchange.StartupAbort {
 				t.Errorf("Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
 			// ABORT was published before the submit returned.
-			pub := x.one(t, s.ID(), EvPublished, nil)
-			ret := x.events(s.ID(), EvSubmitReturn, nil)
+			pub := oneEvent(t, x.f, s.ID(), EvPublished, nil)
+			ret := actorEvents(x.f, s.ID(), EvSubmitReturn, nil)
 			if pub.A != uint64(exchange.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
-			xWantKind(t, "submit again", submit(s, true), ErrBusy)
-			xWantKind(t, "Start after the rejection", s.Start(), ErrBusy)
-			if ok, err := s.Wait(xLong); !ok || err != nil {
+			wantErrMentions(t, "submit again", submit(s, true), ErrBusy)
+			wantErrMentions(t, "Start after the rejection", s.Start(), ErrBusy)
+			if ok, err := s.Wait(longWait); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
-			if e := x.one(t, s.ID(), exchange.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
+			if e := oneEvent(t, x.f, s.ID(), exchange.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
 				t.Errorf("the peer observed %d, want ABORT", e.B)
 			}
-			if len(x.events(s.ID(), devices.EvDispatch, dev)) != 0 {
+			if len(actorEvents(x.f, s.ID(), devices.EvDispatch, dev)) != 0 {
 				t.Errorf("%s has a dispatch event although it rejected the dispatch", dev.Name())
 			}
 			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
 				t.Errorf("%d payload events after ABORT, want none", n)
 			}
-			xState(t, s, StateAborted)
+			wantState(t, s, StateAborted)
 			x.retired(t, s)
 		})
 		// dispatch error, submitted first: the peer is then refused too.
-		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *xFaultRun) {
-			s := x.session(t, xCfg(1, 1, 64, devices.PM4))
+		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *faultRun) {
+			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
-			xWantKind(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
+			wantErrMentions(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
 			if s.Decision() != exchange.StartupAbort {
 				t.Errorf("Decision() = %d, want ABORT", s.Decision())
 			}
-			xWantKind(t, "peer submit after ABORT", submit(s, false), ErrBusy)
+			wantErrMentions(t, "peer submit after ABORT", submit(s, false), ErrBusy)
 			if ok, err := s.Wait(x.short); !ok || err != nil {
 				t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 			}
 			x.retired(t, s)
 		})
 		// dispatch delay: the program starts later by the delay.
-		add(side.name+".dispatch/delay", side.dispatch, "delay(3ms)", func(t *testing.T, x *xFaultRun) {
-			s := x.session(t, xCfg(2, 1, 64, devices.AQL))
+		add(side.name+".dispatch/delay", side.dispatch, "delay(3ms)", func(t *testing.T, x *faultRun) {
+			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
-			xStart(t, s)
+			start(t, s)
 			x.verified(t, s)
-			if d := x.startDelay(t, s, dev); d < xDelay || (x.mode == devices.Simulated && d != xDelay) {
-				t.Errorf("%s started %v after its dispatch, want %v", dev.Name(), d, xDelay)
+			if d := x.startDelay(t, s, dev); d < faultDelay || (x.mode == devices.Simulated && d != faultDelay) {
+				t.Errorf("%s started %v after its dispatch, want %v", dev.Name(), d, faultDelay)
 			}
 			if d := x.startDelay(t, s, peer); x.mode == devices.Simulated && d != 0 {
 				t.Errorf("%s (no fault) started %v after its dispatch, want at once", peer.Name(), d)
@@ -253,14 +253,14 @@ func xFaultCases() []xFaultCase {
 		// run hang, at the observation of RUN or mid-exchange: Wait times
 		// out, the session keeps ownership, and Close quarantines.
 		for _, h := range []struct{ name, term string }{{"at RUN", "hang"}, {"mid-exchange", "2*off->hang"}} {
-			add(side.name+".run/hang/"+h.name, side.run, h.term, func(t *testing.T, x *xFaultRun) {
-				s := x.session(t, xCfg(3, 1, 64, devices.AQL))
+			add(side.name+".run/hang/"+h.name, side.run, h.term, func(t *testing.T, x *faultRun) {
+				s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 				dev, _ := x.who(gpuSide)
-				xStart(t, s)
+				start(t, s)
 				if ok, err := s.Wait(x.short); ok || err != nil {
 					t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 				}
-				xState(t, s, StateRunning)
+				wantState(t, s, StateRunning)
 				if ok, err := s.Wait(x.short); ok || err != nil { // still owned: wait again
 					t.Fatalf("second Wait = %v, %v; want a timeout", ok, err)
 				}
@@ -275,7 +275,7 @@ func xFaultCases() []xFaultCase {
 					x.eventually(t, "the first generation", func() bool { return x.counts.get(s.ID(), kind) == 1 })
 				}
 				x.quarantined(t, s)
-				if n := len(x.events(s.ID(), devices.EvRetire, dev)); n != 0 {
+				if n := len(actorEvents(x.f, s.ID(), devices.EvRetire, dev)); n != 0 {
 					t.Errorf("the hung %s retired", dev.Name())
 				}
 			})
@@ -283,17 +283,17 @@ func xFaultCases() []xFaultCase {
 		// run crash: Wait returns the device error, the session is
 		// poisoned, and Close quarantines.
 		for _, c := range []struct{ name, term string }{{"at RUN", "crash(melted)"}, {"mid-exchange", "2*off->1*crash(melted)"}} {
-			add(side.name+".run/crash/"+c.name, side.run, c.term, func(t *testing.T, x *xFaultRun) {
-				s := x.session(t, xCfg(3, 1, 64, devices.PM4))
+			add(side.name+".run/crash/"+c.name, side.run, c.term, func(t *testing.T, x *faultRun) {
+				s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.PM4))
 				dev, _ := x.who(gpuSide)
-				xStart(t, s)
+				start(t, s)
 				err := x.waitForError(t, s)
-				xWantKind(t, "Wait after a crash", err, ErrDevice, "melted", dev.Name())
-				xState(t, s, StatePoisoned)
-				if len(x.events(s.ID(), EvPoison, nil)) != 1 {
+				wantErrMentions(t, "Wait after a crash", err, ErrDevice, "melted", dev.Name())
+				wantState(t, s, StatePoisoned)
+				if len(actorEvents(x.f, s.ID(), EvPoison, nil)) != 1 {
 					t.Error("no poison event")
 				}
-				if e := x.one(t, s.ID(), devices.EvRetire, dev); e.B != 1 {
+				if e := oneEvent(t, x.f, s.ID(), devices.EvRetire, dev); e.B != 1 {
 					t.Errorf("%s retired with status %d, want 1 (error)", dev.Name(), e.B)
 				}
 				if c.term != "crash(melted)" && x.counts.get(s.ID(), exchange.EvPayloadWrite) == 0 {
@@ -306,15 +306,15 @@ func xFaultCases() []xFaultCase {
 			})
 		}
 		// run delay: every round takes longer, and the exchange verifies.
-		add(side.name+".run/delay", side.run, "delay(3ms)", func(t *testing.T, x *xFaultRun) {
+		add(side.name+".run/delay", side.run, "delay(3ms)", func(t *testing.T, x *faultRun) {
 			const rounds = 3
-			s := x.session(t, xCfg(rounds, 1, 64, devices.AQL))
+			s := newSession(t, x.f, exchangeConfig(rounds, 1, 64, devices.AQL))
 			dev, _ := x.who(gpuSide)
-			xStart(t, s)
+			start(t, s)
 			x.verified(t, s)
-			run := x.one(t, s.ID(), EvPublished, nil).Time
-			if took := x.retireAt(t, s, dev) - run; took < rounds*xDelay {
-				t.Errorf("%s retired %v after RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*xDelay, rounds, xDelay)
+			run := oneEvent(t, x.f, s.ID(), EvPublished, nil).Time
+			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
+				t.Errorf("%s retired %v after RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
 			}
 			if n := x.faultsFired(s, side.run, fault.Delay); n < rounds {
 				t.Errorf("%d run delays fired, want at least %d", n, rounds)
@@ -323,20 +323,20 @@ func xFaultCases() []xFaultCase {
 		})
 		// run ignore_abort: the program keeps polling after ABORT, so Close
 		// must quarantine; it never touches the payload.
-		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *xFaultRun) {
-			s := x.session(t, xCfg(2, 1, 64, devices.AQL))
+		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *faultRun) {
+			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
-			xSubmitBoth(t, s, !gpuSide)
+			submitBoth(t, s, !gpuSide)
 			if err := s.Abort(); err != nil {
 				t.Fatalf("Abort: %v", err)
 			}
 			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), exchange.EvObserve) == 2 })
-			x.eventually(t, "the peer retiring", func() bool { return len(x.events(s.ID(), devices.EvRetire, peer)) == 1 })
+			x.eventually(t, "the peer retiring", func() bool { return len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1 })
 			if n := x.faultsFired(s, side.run, fault.IgnoreAbort); n != 1 {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
 			}
 			x.quarantined(t, s)
-			if len(x.events(s.ID(), devices.EvRetire, dev)) != 0 {
+			if len(actorEvents(x.f, s.ID(), devices.EvRetire, dev)) != 0 {
 				t.Errorf("%s retired although it ignores ABORT", dev.Name())
 			}
 			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
@@ -345,20 +345,20 @@ func xFaultCases() []xFaultCase {
 		})
 		// complete error: the completion reports a device error although
 		// the program retired; the session is poisoned and quarantined.
-		add(side.name+".complete/error", side.complete, "error(lost signal)", func(t *testing.T, x *xFaultRun) {
-			s := x.session(t, xCfg(1, 1, 64, devices.AQL))
+		add(side.name+".complete/error", side.complete, "error(lost signal)", func(t *testing.T, x *faultRun) {
+			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 			dev, _ := x.who(gpuSide)
-			xStart(t, s)
-			ok, err := s.Wait(xLong)
+			start(t, s)
+			ok, err := s.Wait(longWait)
 			if ok {
 				t.Fatal("Wait succeeded despite the completion error")
 			}
-			xWantKind(t, "Wait", err, ErrDevice, "lost signal", dev.Name())
-			xState(t, s, StatePoisoned)
+			wantErrMentions(t, "Wait", err, ErrDevice, "lost signal", dev.Name())
+			wantState(t, s, StatePoisoned)
 			if _, err := s.IsComplete(); err == nil {
 				t.Error("IsComplete reports no error after a completion error")
 			}
-			if e := x.one(t, s.ID(), devices.EvRetire, dev); e.B != 1 {
+			if e := oneEvent(t, x.f, s.ID(), devices.EvRetire, dev); e.B != 1 {
 				t.Errorf("%s retirement status %d, want 1", dev.Name(), e.B)
 			}
 			x.quarantined(t, s)
@@ -367,9 +367,9 @@ func xFaultCases() []xFaultCase {
 
 	// npu.drain skip with more rounds than credits: the credit never
 	// reaches the GPU, which waits forever.
-	add("npu.drain/skip/rounds>credits", fault.NPUDrain, "skip", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(3, 1, 64, devices.AQL))
-		xStart(t, s)
+	add("npu.drain/skip/rounds>credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
+		start(t, s)
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
@@ -380,7 +380,7 @@ func xFaultCases() []xFaultCase {
 		if n := x.counts.get(s.ID(), exchange.EvDrain); n != 0 {
 			t.Errorf("%d drains, want none", n)
 		}
-		if len(x.events(s.ID(), devices.EvRetire, x.gpu)) != 0 {
+		if len(actorEvents(x.f, s.ID(), devices.EvRetire, x.gpu)) != 0 {
 			t.Error("the GPU retired without its credit")
 		}
 		x.quarantined(t, s)
@@ -388,17 +388,17 @@ func xFaultCases() []xFaultCase {
 	// npu.drain skip within the credits: both retire, but the results never
 	// reached memory, so verification fails; that is the fault's effect,
 	// not a protocol violation.
-	add("npu.drain/skip/rounds<=credits", fault.NPUDrain, "skip", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(3, 4, 64, devices.AQL))
-		xStart(t, s)
-		if ok, err := s.Wait(xLong); !ok || err != nil {
+	add("npu.drain/skip/rounds<=credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(3, 4, 64, devices.AQL))
+		start(t, s)
+		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
 		v, ok := s.Verification()
 		if !ok || v.OK || v.Verified != 0 || !strings.Contains(v.Problem, "generation 1 was consumed 0 times") {
 			t.Errorf("verification %+v (%v), want a failure at generation 1 (consumed 0 times)", v, ok)
 		}
-		if e := x.one(t, s.ID(), EvVerify, nil); e.A != 0 {
+		if e := oneEvent(t, x.f, s.ID(), EvVerify, nil); e.A != 0 {
 			t.Errorf("verify event %+v, want A=0", e)
 		}
 		x.retired(t, s)
@@ -406,47 +406,47 @@ func xFaultCases() []xFaultCase {
 
 	// host.publish error: Start fails with KindPublish after recording the
 	// decision; the session is poisoned and no other decision is published.
-	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(1, 1, 64, devices.AQL))
-		xSubmitBoth(t, s, false)
-		xWantKind(t, "Start", s.Start(), ErrPublish, "pcie down")
-		xState(t, s, StatePoisoned)
+	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
+		submitBoth(t, s, false)
+		wantErrMentions(t, "Start", s.Start(), ErrPublish, "pcie down")
+		wantState(t, s, StatePoisoned)
 		if s.Decision() != exchange.StartupRun {
 			t.Errorf("Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
-		xWantKind(t, "Abort after a failed publication", s.Abort(), ErrBusy)
-		xWantKind(t, "Start again", s.Start(), ErrBusy)
-		if e := x.one(t, s.ID(), EvPublished, nil); e.A != uint64(exchange.StartupRun) || e.B != 1 {
+		wantErrMentions(t, "Abort after a failed publication", s.Abort(), ErrBusy)
+		wantErrMentions(t, "Start again", s.Start(), ErrBusy)
+		if e := oneEvent(t, x.f, s.ID(), EvPublished, nil); e.A != uint64(exchange.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
 		if x.counts.get(s.ID(), EvDecide) != 1 {
 			t.Error("more than one decision was made")
 		}
 		x.quarantined(t, s)
-		if len(x.events(s.ID(), exchange.EvObserve, x.npu)) != 0 {
+		if len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)) != 0 {
 			t.Error("the NPU observed a decision whose publication failed")
 		}
 	})
-	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(1, 1, 64, devices.AQL))
-		xSubmitBoth(t, s, true)
-		xWantKind(t, "Abort", s.Abort(), ErrPublish, "injected error at host.publish")
-		xState(t, s, StatePoisoned)
+	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
+		submitBoth(t, s, true)
+		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "injected error at host.publish")
+		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
 		if x.counts.get(s.ID(), EvDecide) != 1 {
 			t.Error("Close published a second decision")
 		}
 	})
 	// Even with no participant to join, a poisoned session is quarantined.
-	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(1, 1, 64, devices.AQL))
-		xWantKind(t, "Abort", s.Abort(), ErrPublish, "bus reset")
-		xState(t, s, StatePoisoned)
-		xWantKind(t, "SubmitGPU after a failed publication", s.SubmitGPU(), ErrBusy)
+	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
+		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "bus reset")
+		wantState(t, s, StatePoisoned)
+		wantErrMentions(t, "SubmitGPU after a failed publication", s.SubmitGPU(), ErrBusy)
 		if ok, err := s.Wait(x.short); !ok || err != nil {
 			t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 		}
-		xState(t, s, StatePoisoned)
+		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
 		if x.counts.get(s.ID(), EvDecide) != 1 {
 			t.Error("Close published a second decision")
@@ -454,10 +454,10 @@ func xFaultCases() []xFaultCase {
 	})
 	// host.publish skip: the store happens but no release, so the NPU never
 	// observes RUN; the wait times out and Close quarantines.
-	add("host.publish/skip", fault.HostPublish, "skip", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(1, 1, 64, devices.AQL))
-		xStart(t, s)
-		pubs := x.events(s.ID(), devices.EvPublication, nil)
+	add("host.publish/skip", fault.HostPublish, "skip", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
+		start(t, s)
+		pubs := actorEvents(x.f, s.ID(), devices.EvPublication, nil)
 		if len(pubs) != len(s.Startup().Publications()) || len(pubs) != 3 {
 			t.Errorf("%d publication events, want 3 (pm4, aql, xdna)", len(pubs))
 		}
@@ -469,9 +469,9 @@ func xFaultCases() []xFaultCase {
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
-		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(x.events(s.ID(), exchange.EvObserve, x.gpu)) == 1 })
+		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.gpu)) == 1 })
 		x.quarantined(t, s)
-		if n := len(x.events(s.ID(), exchange.EvObserve, x.npu)); n != 0 {
+		if n := len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)); n != 0 {
 			t.Errorf("the NPU observed a decision %d times without a release", n)
 		}
 	})
@@ -479,12 +479,12 @@ func xFaultCases() []xFaultCase {
 	// memory.alloc error, on the startup line or on the payload: the
 	// session is not made, the error says why, and nothing stays charged.
 	for _, m := range []struct{ name, term string }{{"startup line", "error(out of pinned memory)"}, {"payload", "1*off->1*error(out of pinned memory)"}} {
-		add("memory.alloc/error/"+m.name, fault.MemoryAlloc, m.term, func(t *testing.T, x *xFaultRun) {
-			s, err := NewExchangeSession(x.gpu, x.npu, xCfg(4, 2, 256, devices.AQL))
+		add("memory.alloc/error/"+m.name, fault.MemoryAlloc, m.term, func(t *testing.T, x *faultRun) {
+			s, err := NewExchangeSession(x.gpu, x.npu, exchangeConfig(4, 2, 256, devices.AQL))
 			if s != nil {
 				t.Fatal("NewExchangeSession returned a session despite the failed allocation")
 			}
-			xWantKind(t, "NewExchangeSession", err, ErrDevice, "alloc", "out of pinned memory")
+			wantErrMentions(t, "NewExchangeSession", err, ErrDevice, "alloc", "out of pinned memory")
 			if st := x.f.Budget().State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("budget %+v after a failed session, want nothing charged", st)
 			}
@@ -497,9 +497,9 @@ func xFaultCases() []xFaultCase {
 				t.Error("a failed session left a device occupied")
 			}
 			// Once the fault is gone a session works.
-			x.setFault(t, fault.MemoryAlloc, "off")
-			s = x.session(t, xCfg(4, 2, 256, devices.AQL))
-			xStart(t, s)
+			setFault(t, x.f, fault.MemoryAlloc, "off")
+			s = newSession(t, x.f, exchangeConfig(4, 2, 256, devices.AQL))
+			start(t, s)
 			x.verified(t, s)
 			x.retired(t, s)
 		})
@@ -507,10 +507,10 @@ func xFaultCases() []xFaultCase {
 
 	// payload.corrupt flip: a bit flips in a slot and verification catches
 	// it; the oracle knows the corruption was injected.
-	add("payload.corrupt/flip", fault.PayloadCorrupt, "flip", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(2, 1, 64, devices.AQL))
-		xStart(t, s)
-		if ok, err := s.Wait(xLong); !ok || err != nil {
+	add("payload.corrupt/flip", fault.PayloadCorrupt, "flip", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
+		start(t, s)
+		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
 		v, ok := s.Verification()
@@ -519,10 +519,10 @@ func xFaultCases() []xFaultCase {
 		}
 		x.retired(t, s)
 	})
-	add("payload.corrupt/flip/second generation", fault.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *xFaultRun) {
-		s := x.session(t, xCfg(3, 2, 8, devices.PM4))
-		xStart(t, s)
-		if ok, err := s.Wait(xLong); !ok || err != nil {
+	add("payload.corrupt/flip/second generation", fault.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *faultRun) {
+		s := newSession(t, x.f, exchangeConfig(3, 2, 8, devices.PM4))
+		start(t, s)
+		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
 		v, _ := s.Verification()
@@ -537,7 +537,7 @@ func xFaultCases() []xFaultCase {
 // TestFaultSites runs every case in both executors.
 func TestFaultSites(t *testing.T) {
 	covered := map[string]bool{}
-	for _, c := range xFaultCases() {
+	for _, c := range faultCases() {
 		chain, err := fault.Parse(c.site, c.term)
 		if err != nil {
 			t.Fatalf("case %s: %v", c.name, err)
@@ -546,14 +546,14 @@ func TestFaultSites(t *testing.T) {
 			covered[c.site.String()+" "+term.Action.String()] = true
 		}
 		t.Run(c.name, func(t *testing.T) {
-			for _, mode := range xModes {
+			for _, mode := range bothModes {
 				t.Run(mode.String(), func(t *testing.T) {
-					x := &xFaultRun{xWorld: xNewWorld(t, mode, xSeed), mode: mode, short: xShort(mode)}
-					x.setFault(t, c.site, c.term)
+					x := &faultRun{world: newWorld(t, mode, worldSeed), mode: mode, short: shortWait(mode)}
+					setFault(t, x.f, c.site, c.term)
 					c.run(t, x)
-					x.noViolations(t)
+					wantNoViolations(t, x.o)
 					x.f.Faults().Clear()
-					x.settle(t)
+					settle(t, x.f, x.o)
 				})
 			}
 		})
@@ -572,7 +572,7 @@ func TestFaultSites(t *testing.T) {
 // plane is refused with an error that says why, and the chain in force
 // stays as it was.
 func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
-	w := xNewWorld(t, devices.Simulated, xSeed)
+	w := newWorld(t, devices.Simulated, worldSeed)
 	plane := w.f.Faults()
 	if err := plane.Set(fault.GPUDispatch, "1*error(first)"); err != nil {
 		t.Fatal(err)
@@ -615,12 +615,12 @@ func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
 		t.Errorf("settings after refused terms: %v, want only gpu.dispatch 1*error(first)", got)
 	}
 	// The chain in force is the first one: it still rejects one dispatch.
-	s := w.session(t, xCfg(1, 1, 8, devices.AQL))
-	xWantKind(t, "SubmitGPU", s.SubmitGPU(), ErrDevice, "first")
+	s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
+	wantErrMentions(t, "SubmitGPU", s.SubmitGPU(), ErrDevice, "first")
 	if out := s.Close(); out != Retired {
 		t.Errorf("Close = %v, want retired", out)
 	}
-	w.settle(t)
+	settle(t, w.f, w.o)
 }
 
 // TestFaultOracleStillChecksSettlementAfterFaults: the oracle's end check of
@@ -632,34 +632,34 @@ func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
 func TestFaultOracleStillChecksSettlementAfterFaults(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		episode func(t *testing.T, w *xWorld)
+		episode func(t *testing.T, w *world)
 	}{
-		{"no fault", func(t *testing.T, w *xWorld) {
-			s := w.session(t, xCfg(1, 1, 8, devices.AQL))
-			xStart(t, s)
+		{"no fault", func(t *testing.T, w *world) {
+			s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
+			start(t, s)
 			if out := s.Close(); out != Retired {
 				t.Fatalf("Close = %v", out)
 			}
 		}},
-		{"after a quarantine", func(t *testing.T, w *xWorld) {
-			w.setFault(t, fault.GPURun, "hang")
-			s := w.session(t, xCfg(1, 1, 8, devices.AQL))
-			xStart(t, s)
+		{"after a quarantine", func(t *testing.T, w *world) {
+			setFault(t, w.f, fault.GPURun, "hang")
+			s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
+			start(t, s)
 			if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
 				t.Fatalf("Close = %v", out)
 			}
 			w.gpu.Reset()
 			w.npu.Reset()
 		}},
-		{"after a failed construction", func(t *testing.T, w *xWorld) {
-			w.setFault(t, fault.MemoryAlloc, "1*off->1*error")
-			if _, err := NewExchangeSession(w.gpu, w.npu, xCfg(1, 1, 8, devices.AQL)); err == nil {
+		{"after a failed construction", func(t *testing.T, w *world) {
+			setFault(t, w.f, fault.MemoryAlloc, "1*off->1*error")
+			if _, err := NewExchangeSession(w.gpu, w.npu, exchangeConfig(1, 1, 8, devices.AQL)); err == nil {
 				t.Fatal("NewExchangeSession succeeded")
 			}
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := xNewWorld(t, devices.Simulated, xSeed)
+			w := newWorld(t, devices.Simulated, worldSeed)
 			c.episode(t, w)
 			w.f.Faults().Clear()
 			if err := w.o.CheckSettled(); err != nil {

@@ -1,14 +1,15 @@
 package engine
 
-// Shared helpers of protocol_test.go, realtime_test.go and example_test.go.
-// Every name starts with "proto" so that other test files of the package
-// can have their own helpers.
+// The helpers every in-package test file uses: fabrics and their oracle,
+// sessions, fault chains, checks of errors, states and budgets, and reads of
+// the event stream. campaign_test.go is an external test and has its own.
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,48 +18,159 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// protoSeed is the seed of every simulated fabric of these tests.
-const protoSeed = 20240601
+// simSeed is the seed of newFabric's and newSimFabric's fabrics unless the
+// test picks one.
+const simSeed = 20240601
 
-// protoFabric makes a fabric from cfg (simulated, seeded with protoSeed, when
+// worldSeed is the seed of newWorld's fabrics unless the test picks one.
+const worldSeed = 7001
+
+// oracleSeed is the seed of newOracleFabric's fabric.
+const oracleSeed = 42
+
+// bothModes are both executors.
+var bothModes = []devices.Mode{devices.Simulated, devices.RealTime}
+
+// shortWait and longWait are the waits for what must not and what must
+// happen: virtual time in the simulator, wall time in real time.
+func shortWait(mode devices.Mode) time.Duration {
+	if mode == devices.Simulated {
+		return time.Millisecond
+	}
+	return 50 * time.Millisecond
+}
+
+const longWait = 30 * time.Second
+
+// openFabric makes a fabric of cfg or fails the test.
+func openFabric(t *testing.T, cfg devices.Config) *devices.Fabric {
+	t.Helper()
+	f, err := devices.NewFabric(cfg)
+	if err != nil {
+		t.Fatalf("NewFabric(%+v): %v", cfg, err)
+	}
+	return f
+}
+
+// newFabric makes a fabric from cfg (simulated, seeded with simSeed, when
 // cfg leaves mode and seed out) with an oracle attached. When the test ends
 // the fabric is closed (after the cleanups the test registers later, such as
 // its sessions' closes), then the oracle is stopped and must have found no
-// violation: every test of these files exercises a correct behaviour.
-func protoFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
+// violation: the tests that use it exercise a correct behaviour.
+func newFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
 	t.Helper()
 	if cfg.Mode == 0 {
 		cfg.Mode = devices.Simulated
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = protoSeed
+		cfg.Seed = simSeed
 	}
-	f, err := devices.NewFabric(cfg)
-	if err != nil {
-		t.Fatalf("NewFabric: %v", err)
-	}
+	f := openFabric(t, cfg)
 	o := NewOracle(f)
 	t.Cleanup(func() {
 		o.Stop()
-		for _, v := range o.Violations() {
-			t.Errorf("oracle: %v", v)
-			for _, e := range v.Events {
-				t.Logf("    %s", e.Format(f.ActorName))
-			}
-		}
+		wantNoViolations(t, o)
 	})
 	t.Cleanup(f.Close) // cleanups run last first: before the oracle's check
 	return f, o
 }
 
-// protoSim is protoFabric for the default simulated fabric.
-func protoSim(t *testing.T) (*devices.Fabric, *Oracle) {
+// newSimFabric is newFabric for the default simulated fabric.
+func newSimFabric(t *testing.T) (*devices.Fabric, *Oracle) {
 	t.Helper()
-	return protoFabric(t, devices.Config{Mode: devices.Simulated, Seed: protoSeed})
+	return newFabric(t, devices.Config{Mode: devices.Simulated, Seed: simSeed})
 }
 
-// protoPair returns the fabric's first GPU and first NPU.
-func protoPair(t *testing.T, f *devices.Fabric) (gpu, npu *devices.Device) {
+// newOracleFabric is a simulated fabric with the default devices and an
+// oracle watching it; both end with the test. Unlike newFabric it leaves the
+// oracle's findings to the test, which breaks invariants on purpose.
+func newOracleFabric(t *testing.T) (*devices.Fabric, *Oracle) {
+	t.Helper()
+	f := openFabric(t, devices.Config{Mode: devices.Simulated, Seed: oracleSeed})
+	o := NewOracle(f)
+	t.Cleanup(func() {
+		o.Stop()
+		f.Close()
+	})
+	return f, o
+}
+
+// newRealTimeFabric makes a real-time fabric with timing and an oracle attached.
+func newRealTimeFabric(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
+	t.Helper()
+	return newFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: simSeed})
+}
+
+// newRealTimeSession makes a real-time fabric with timing (newRealTimeFabric) and
+// an exchange session of cfg on it.
+func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
+	t.Helper()
+	f, o := newRealTimeFabric(t, timing)
+	return f, o, newSession(t, f, cfg)
+}
+
+// world is a fabric with ideal timing, its first GPU and NPU, an oracle and
+// an event counter attached.
+type world struct {
+	f        *devices.Fabric
+	o        *Oracle
+	gpu, npu *devices.Device
+	counts   *eventCounter
+}
+
+// newWorld makes a world of mode and seed, and closes it when the test ends.
+// The test checks the oracle itself (settle, wantNoViolations).
+func newWorld(t *testing.T, mode devices.Mode, seed uint64) *world {
+	t.Helper()
+	return newWorldConfig(t, devices.Config{Mode: mode, Seed: seed, Timing: devices.IdealTiming()})
+}
+
+// newWorldConfig is newWorld for a fabric of cfg.
+func newWorldConfig(t *testing.T, cfg devices.Config) *world {
+	t.Helper()
+	f := openFabric(t, cfg)
+	w := &world{f: f, o: NewOracle(f), gpu: f.First(devices.GPU), npu: f.First(devices.NPU), counts: newEventCounter(f)}
+	t.Cleanup(func() {
+		w.o.Stop()
+		w.counts.stop()
+		f.Close()
+	})
+	return w
+}
+
+// eventCounter counts every event by session and kind as it is emitted, so
+// that counts stay right however small the event ring is.
+type eventCounter struct {
+	mu     sync.Mutex
+	n      map[counterKey]int
+	cancel func()
+}
+
+type counterKey struct {
+	session uint64
+	kind    devices.EventKind
+}
+
+func newEventCounter(f *devices.Fabric) *eventCounter {
+	c := &eventCounter{n: map[counterKey]int{}}
+	c.cancel = f.Events().Subscribe(func(e devices.Event) {
+		c.mu.Lock()
+		c.n[counterKey{e.Session, e.Kind}]++
+		c.mu.Unlock()
+	})
+	return c
+}
+
+func (c *eventCounter) get(session uint64, kind devices.EventKind) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[counterKey{session, kind}]
+}
+
+func (c *eventCounter) stop() { c.cancel() }
+
+// devicePair returns the fabric's first GPU and first NPU.
+func devicePair(t *testing.T, f *devices.Fabric) (gpu, npu *devices.Device) {
 	t.Helper()
 	gpu, npu = f.First(devices.GPU), f.First(devices.NPU)
 	if gpu == nil || npu == nil {
@@ -67,10 +179,10 @@ func protoPair(t *testing.T, f *devices.Fabric) (gpu, npu *devices.Device) {
 	return gpu, npu
 }
 
-// protoSession makes an exchange session on the fabric's GPU and NPU.
-func protoSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session {
+// newSession makes an exchange session on the fabric's GPU and NPU.
+func newSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session {
 	t.Helper()
-	gpu, npu := protoPair(t, f)
+	gpu, npu := devicePair(t, f)
 	s, err := NewExchangeSession(gpu, npu, cfg)
 	if err != nil {
 		t.Fatalf("NewExchangeSession(%+v): %v", cfg, err)
@@ -78,68 +190,90 @@ func protoSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session
 	return s
 }
 
-// protoSimSession makes the default simulated fabric (protoSim) and an
+// newSimSession makes the default simulated fabric (newSimFabric) and an
 // exchange session of cfg on it.
-func protoSimSession(t *testing.T, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
+func newSimSession(t *testing.T, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
 	t.Helper()
-	f, o := protoSim(t)
-	return f, o, protoSession(t, f, cfg)
+	f, o := newSimFabric(t)
+	return f, o, newSession(t, f, cfg)
 }
 
-// protoExchange is an exchange of rounds generations over credits slots.
-func protoExchange(rounds, credits, slotBytes int, queue devices.Command) exchange.Config {
+// exchangeConfig is an exchange of rounds generations over credits slots.
+func exchangeConfig(rounds, credits, slotBytes int, queue devices.Command) exchange.Config {
 	return exchange.Config{Rounds: rounds, Credits: credits, SlotBytes: slotBytes, GPUQueue: queue}
 }
 
-// protoSubmitBoth admits both participants, GPU first.
-func protoSubmitBoth(t *testing.T, s *Session) {
+// roundsConfig is the default exchange of rounds generations over two
+// credits.
+func roundsConfig(rounds int) exchange.Config {
+	cfg := exchange.Default()
+	cfg.Rounds, cfg.Credits = rounds, 2
+	return cfg
+}
+
+// submitBoth admits both participants, the GPU first unless npuFirst.
+func submitBoth(t *testing.T, s *Session, npuFirst bool) {
 	t.Helper()
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatalf("SubmitGPU: %v", err)
+	first, second := s.SubmitGPU, s.SubmitNPU
+	firstName, secondName := "SubmitGPU", "SubmitNPU"
+	if npuFirst {
+		first, second = second, first
+		firstName, secondName = secondName, firstName
 	}
-	if err := s.SubmitNPU(); err != nil {
-		t.Fatalf("SubmitNPU: %v", err)
+	if err := first(); err != nil {
+		t.Fatalf("%s: %v", firstName, err)
+	}
+	if err := second(); err != nil {
+		t.Fatalf("%s: %v", secondName, err)
 	}
 }
 
-// protoStarted admits both participants and publishes RUN.
-func protoStarted(t *testing.T, s *Session) {
+// start admits both participants and publishes RUN.
+func start(t *testing.T, s *Session) {
 	t.Helper()
-	protoSubmitBoth(t, s)
+	submitBoth(t, s, false)
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 }
 
-// protoClose closes s and checks that it ended as want; what names the
+// run submits both participants of s, starts it and waits a second for
+// both to retire.
+func run(t *testing.T, s *Session) {
+	t.Helper()
+	start(t, s)
+	waitDone(t, s, time.Second)
+}
+
+// closeAs closes s and checks that it ended as want; what names the
 // close in the message.
-func protoClose(t *testing.T, what string, s *Session, want Outcome) {
+func closeAs(t *testing.T, what string, s *Session, want Outcome) {
 	t.Helper()
 	if out := s.Close(); out != want {
 		t.Errorf("%s = %v, want %v", what, out, want)
 	}
 }
 
-// protoResetBoth resets the fabric's GPU, then its NPU: what frees the
+// resetBoth resets the fabric's GPU, then its NPU: what frees the
 // devices and the memory of a quarantined session.
-func protoResetBoth(t *testing.T, f *devices.Fabric) {
+func resetBoth(t *testing.T, f *devices.Fabric) {
 	t.Helper()
-	gpu, npu := protoPair(t, f)
+	gpu, npu := devicePair(t, f)
 	gpu.Reset()
 	npu.Reset()
 }
 
-// protoFault installs a fault chain at site.
-func protoFault(t *testing.T, f *devices.Fabric, site fault.Site, chain string) {
+// setFault installs a fault chain at site.
+func setFault(t *testing.T, f *devices.Fabric, site fault.Site, chain string) {
 	t.Helper()
 	if err := f.Faults().Set(site, chain); err != nil {
 		t.Fatalf("Faults().Set(%v, %q): %v", site, chain, err)
 	}
 }
 
-// protoWantErr checks that err is of kind (with errors.Is, and of no other
+// wantErr checks that err is of kind (with errors.Is, and of no other
 // kind) and, unless msg is empty, that its message is exactly msg.
-func protoWantErr(t *testing.T, what string, err, kind error, msg string) {
+func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("%s: got no error, want %v", what, kind)
@@ -164,16 +298,16 @@ func protoWantErr(t *testing.T, what string, err, kind error, msg string) {
 	}
 }
 
-// protoOK fails the test when err is not nil.
-func protoOK(t *testing.T, what string, err error) {
+// noErr fails the test when err is not nil.
+func noErr(t *testing.T, what string, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
 
-// protoWait waits for the session and requires both participants retired.
-func protoWait(t *testing.T, s *Session, d time.Duration) {
+// waitDone waits for the session and requires both participants retired.
+func waitDone(t *testing.T, s *Session, d time.Duration) {
 	t.Helper()
 	ok, err := s.Wait(d)
 	if err != nil || !ok {
@@ -181,25 +315,25 @@ func protoWait(t *testing.T, s *Session, d time.Duration) {
 	}
 }
 
-// protoState checks the session's state.
-func protoState(t *testing.T, s *Session, want State) {
+// wantState checks the session's state.
+func wantState(t *testing.T, s *Session, want State) {
 	t.Helper()
 	if got := s.State(); got != want {
 		t.Errorf("State() = %v, want %v", got, want)
 	}
 }
 
-// protoVerified requires that s retired with all rounds generations of its
+// wantVerified requires that s retired with all rounds generations of its
 // exchange verified.
-func protoVerified(t *testing.T, s *Session, rounds int) {
+func wantVerified(t *testing.T, s *Session, rounds int) {
 	t.Helper()
 	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != rounds {
 		t.Errorf("Verification = %+v, %v; want all %d generations", v, ok, rounds)
 	}
 }
 
-// protoBudget checks the fabric's budget.
-func protoBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
+// wantBudget checks the fabric's budget.
+func wantBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 	t.Helper()
 	st := f.Budget().State()
 	if st.Charged != charged || st.Quarantined != quarantined {
@@ -207,8 +341,8 @@ func protoBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 	}
 }
 
-// protoBytes is the memory a session owns: its startup line and payload.
-func protoBytes(s *Session) int64 {
+// sessionBytes is the memory a session owns: its startup line and payload.
+func sessionBytes(s *Session) int64 {
 	n := int64(s.Startup().Buffer().Size())
 	if x := s.Exchange(); x != nil {
 		n += int64(x.Payload().Size())
@@ -216,10 +350,10 @@ func protoBytes(s *Session) int64 {
 	return n
 }
 
-// protoSettled requires that nothing is charged and no quarantine is left.
-func protoSettled(t *testing.T, f *devices.Fabric, o *Oracle) {
+// wantSettled requires that nothing is charged and no quarantine is left.
+func wantSettled(t *testing.T, f *devices.Fabric, o *Oracle) {
 	t.Helper()
-	protoBudget(t, f, 0, 0)
+	wantBudget(t, f, 0, 0)
 	if q := f.Quarantines(); len(q) != 0 {
 		t.Errorf("quarantines left: %+v", q)
 	}
@@ -228,36 +362,47 @@ func protoSettled(t *testing.T, f *devices.Fabric, o *Oracle) {
 	}
 }
 
-// protoEvents lists the session's events of the given kinds (all kinds when
+// settle resets both devices when a quarantine holds them, then requires
+// what wantSettled requires and that the oracle found no violation.
+func settle(t *testing.T, f *devices.Fabric, o *Oracle) {
+	t.Helper()
+	if len(f.Quarantines()) > 0 {
+		resetBoth(t, f)
+	}
+	wantSettled(t, f, o)
+	wantNoViolations(t, o)
+}
+
+// events lists the session's events of the given kinds (all kinds when
 // none is given), oldest first.
-func protoEvents(f *devices.Fabric, session uint64, kinds ...devices.EventKind) []devices.Event {
+func events(f *devices.Fabric, session uint64, kinds ...devices.EventKind) []devices.Event {
 	return f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == session && (len(kinds) == 0 || slices.Contains(kinds, e.Kind))
 	})
 }
 
-// protoMatch selects events: kind, and A when a >= 0, and B when b >= 0.
-type protoMatch struct {
+// match selects events: kind, and A when a >= 0, and B when b >= 0.
+type match struct {
 	kind devices.EventKind
 	a, b int64
 }
 
-// protoEv matches events of kind with any A and B.
-func protoEv(kind devices.EventKind) protoMatch { return protoMatch{kind, -1, -1} }
+// ev matches events of kind with any A and B.
+func ev(kind devices.EventKind) match { return match{kind, -1, -1} }
 
-// protoEvA matches events of kind whose A is a.
-func protoEvA(kind devices.EventKind, a uint64) protoMatch { return protoMatch{kind, int64(a), -1} }
+// evA matches events of kind whose A is a.
+func evA(kind devices.EventKind, a uint64) match { return match{kind, int64(a), -1} }
 
-// protoEvAB matches events of kind whose A is a and B is b.
-func protoEvAB(kind devices.EventKind, a, b uint64) protoMatch {
-	return protoMatch{kind, int64(a), int64(b)}
+// evAB matches events of kind whose A is a and B is b.
+func evAB(kind devices.EventKind, a, b uint64) match {
+	return match{kind, int64(a), int64(b)}
 }
 
-func (m protoMatch) matches(e devices.Event) bool {
+func (m match) matches(e devices.Event) bool {
 	return e.Kind == m.kind && (m.a < 0 || e.A == uint64(m.a)) && (m.b < 0 || e.B == uint64(m.b))
 }
 
-func (m protoMatch) String() string {
+func (m match) String() string {
 	s := string(m.kind)
 	if m.a >= 0 {
 		s += fmt.Sprintf(" a=%d", m.a)
@@ -268,10 +413,10 @@ func (m protoMatch) String() string {
 	return s
 }
 
-// protoCount counts the session's events that match m.
-func protoCount(f *devices.Fabric, session uint64, m protoMatch) int {
+// countEvents counts the session's events that match m.
+func countEvents(f *devices.Fabric, session uint64, m match) int {
 	n := 0
-	for _, e := range protoEvents(f, session) {
+	for _, e := range events(f, session) {
 		if m.matches(e) {
 			n++
 		}
@@ -279,11 +424,11 @@ func protoCount(f *devices.Fabric, session uint64, m protoMatch) int {
 	return n
 }
 
-// protoInOrder requires that the session's events contain a subsequence
+// inOrder requires that the session's events contain a subsequence
 // matching want, in that order, and returns the matched events.
-func protoInOrder(t *testing.T, f *devices.Fabric, session uint64, want ...protoMatch) []devices.Event {
+func inOrder(t *testing.T, f *devices.Fabric, session uint64, want ...match) []devices.Event {
 	t.Helper()
-	evs := protoEvents(f, session)
+	evs := events(f, session)
 	var got []devices.Event
 	i := 0
 	for _, e := range evs {
@@ -294,22 +439,57 @@ func protoInOrder(t *testing.T, f *devices.Fabric, session uint64, want ...proto
 	}
 	if i < len(want) {
 		t.Errorf("events of session %d lack %v after %v, in order", session, want[i], want[:i])
-		protoLogEvents(t, f, evs)
+		logEvents(t, f, evs)
 		return nil
 	}
 	return got
 }
 
-// protoNoEvents requires that the session emitted no event of the given kinds.
-func protoNoEvents(t *testing.T, f *devices.Fabric, session uint64, kinds ...devices.EventKind) {
+// actorEvents lists the session's events of kind by actor (any actor when
+// actor is nil).
+func actorEvents(f *devices.Fabric, session uint64, kind devices.EventKind, actor *devices.Device) []devices.Event {
+	return f.Events().Events(func(e *devices.Event) bool {
+		return e.Session == session && e.Kind == kind && (actor == nil || e.Actor == actor.Actor())
+	})
+}
+
+// oneEvent returns the only event of kind by actor in the session.
+func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind devices.EventKind, actor *devices.Device) devices.Event {
 	t.Helper()
-	if evs := protoEvents(f, session, kinds...); len(evs) != 0 {
+	evs := actorEvents(f, session, kind, actor)
+	if len(evs) != 1 {
+		name := "anyone"
+		if actor != nil {
+			name = actor.Name()
+		}
+		t.Fatalf("%d %s events by %s in session %d, want 1", len(evs), kind, name, session)
+	}
+	return evs[0]
+}
+
+// invocation is the id of the session's invocation on d: the A of its
+// only dispatch there.
+func invocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
+	t.Helper()
+	return oneEvent(t, f, s.ID(), devices.EvDispatch, d).A
+}
+
+// hasEvent reports whether events contain one of kind.
+func hasEvent(events []devices.Event, kind devices.EventKind) bool {
+	return slices.ContainsFunc(events, func(e devices.Event) bool { return e.Kind == kind })
+}
+
+// wantNoEvents requires that the session emitted no event of the given kinds.
+func wantNoEvents(t *testing.T, f *devices.Fabric, session uint64, kinds ...devices.EventKind) {
+	t.Helper()
+	if evs := events(f, session, kinds...); len(evs) != 0 {
 		t.Errorf("session %d emitted %d events of kinds %v, want none", session, len(evs), kinds)
-		protoLogEvents(t, f, evs)
+		logEvents(t, f, evs)
 	}
 }
 
-func protoLogEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
+// logEvents writes events to the test log, actors named by f.
+func logEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
 	t.Helper()
 	var b strings.Builder
 	for _, e := range evs {
@@ -318,11 +498,172 @@ func protoLogEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
 	t.Log("events:" + b.String())
 }
 
-// protoNames lists the names of devices.
-func protoNames(devs ...*devices.Device) []string {
+// deviceNames lists the names of devices.
+func deviceNames(devs ...*devices.Device) []string {
 	var out []string
 	for _, d := range devs {
 		out = append(out, d.Name())
 	}
 	return out
+}
+
+// wantErrMentions requires that err is an *Error of the kind sentinel and of no
+// other kind, whose text contains every one of contains.
+func wantErrMentions(t *testing.T, what string, err, kind error, contains ...string) {
+	t.Helper()
+	wantErr(t, what, err, kind, "")
+	for _, c := range contains {
+		if !strings.Contains(err.Error(), c) {
+			t.Errorf("%s: %q does not mention %q", what, err, c)
+		}
+	}
+}
+
+// wantNoViolations fails the test with every violation the oracle found.
+func wantNoViolations(t *testing.T, o *Oracle) {
+	t.Helper()
+	for _, v := range o.Violations() {
+		t.Errorf("oracle: %v", v)
+		logEvents(t, o.fabric, v.Events)
+	}
+}
+
+// forgeEvent forges a host protocol event for session, as a buggy engine would
+// emit it: the stream is the oracle's only input.
+func forgeEvent(f *devices.Fabric, session uint64, kind devices.EventKind, a, b uint64) {
+	f.Events().Emit(devices.HostActor, session, kind, a, b, "forged")
+}
+
+// wantViolation checks that o reported invariant inv, with a message, and with the
+// session's events leading to it, the last of which is of kind last (the
+// event that broke it). Violations of invariants in also are tolerated; any
+// other is an error. It returns the first violation of inv.
+func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last devices.EventKind, also ...int) Violation {
+	t.Helper()
+	var found *Violation
+	for _, v := range o.Violations() {
+		if v.Invariant == inv && found == nil {
+			found = &v
+			continue
+		}
+		if v.Invariant != inv && !slices.Contains(also, v.Invariant) {
+			t.Errorf("unexpected violation of another invariant: %v", v)
+		}
+	}
+	if found == nil {
+		t.Fatalf("invariant %d (%s) was broken but not reported; violations: %v", inv, Invariants[inv], o.Violations())
+	}
+	v := *found
+	if v.Session != session {
+		t.Errorf("violation names session %d, want %d", v.Session, session)
+	}
+	if strings.TrimSpace(v.Message) == "" {
+		t.Errorf("violation %v has no message", v)
+	}
+	if msg := v.Error(); !strings.Contains(msg, Invariants[inv]) || !strings.Contains(msg, v.Message) {
+		t.Errorf("violation's error %q does not say the invariant and the message", msg)
+	}
+	if last != "" {
+		if len(v.Events) == 0 {
+			t.Fatalf("violation %v carries no events", v)
+		}
+		if got := v.Events[len(v.Events)-1].Kind; got != last {
+			t.Errorf("the events leading to the violation end with %q, want %q", got, last)
+			logEvents(t, o.fabric, v.Events)
+		}
+		for i := 1; i < len(v.Events); i++ {
+			if v.Events[i].Seq <= v.Events[i-1].Seq {
+				t.Errorf("violation events are out of order at %d", i)
+			}
+		}
+	}
+	return v
+}
+
+// program is a device program given as a list of steps, run in order; the
+// last one is repeated. It lets a test write a deliberately wrong program.
+type program []func(env *devices.Env) devices.Next
+
+// Step runs the next step.
+func (p *program) Step(env *devices.Env) devices.Next {
+	step := (*p)[0]
+	if len(*p) > 1 {
+		*p = (*p)[1:]
+	}
+	return step(env)
+}
+
+// sharedBuffer allocates a fine-grained buffer shared by f's GPU and NPU, owned
+// by owner, charged to the fabric's budget.
+func sharedBuffer(t *testing.T, f *devices.Fabric, size int, owner uint64) *devices.Buffer {
+	t.Helper()
+	profiles, err := f.AllocationProfiles([]*devices.Device{f.First(devices.GPU), f.First(devices.NPU)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := profiles[0].Allocate(size, nil, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withBrokenRule builds the engine with rule broken until the test ends.
+func withBrokenRule(t *testing.T, rule brokenRule) {
+	t.Helper()
+	t.Cleanup(BreakRule(rule))
+}
+
+// outcomeLine describes one session run in words, for comparing runs.
+func outcomeLine(i int, s *Session, steps []string) string {
+	line := fmt.Sprintf("#%d %s", i, strings.Join(steps, " "))
+	if s != nil {
+		if v, ok := s.Verification(); ok {
+			line += fmt.Sprintf(" verify=%v/%d/%q", v.OK, v.Verified, v.Problem)
+		}
+	}
+	return line
+}
+
+// errWord renders an error for an outcome line.
+func errWord(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind.String()
+	}
+	return "error"
+}
+
+// formatEvents renders events one per line.
+func formatEvents(f *devices.Fabric, evs []devices.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.Format(f.ActorName)
+	}
+	return out
+}
+
+// firstDiff returns the first index where a and b differ, or -1.
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// distinct counts the distinct values of xs.
+func distinct[T comparable](xs []T) int {
+	seen := map[T]bool{}
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
 }

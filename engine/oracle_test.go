@@ -24,22 +24,22 @@ import (
 // --- invariant 1: at most one decision per startup line, and it is RUN or ABORT
 
 func TestOracleInvariant1SecondDecision(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oRun(t, s)
-	oNone(t, o)
-	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0) // a buggy engine deciding again
-	v := oWant(t, o, 1, s.ID(), EvDecide)
-	if !oHas(v.Events, EvPublished) || !oHas(v.Events, EvVerify) {
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
+	wantNoViolations(t, o)
+	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0) // a buggy engine deciding again
+	v := wantViolation(t, o, 1, s.ID(), EvDecide)
+	if !hasEvent(v.Events, EvPublished) || !hasEvent(v.Events, EvVerify) {
 		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
 	}
 }
 
 func TestOracleInvariant1NeitherRunNorAbort(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oEmit(f, s.ID(), EvDecide, 3, 0)
-	v := oWant(t, o, 1, s.ID(), EvDecide)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	forgeEvent(f, s.ID(), EvDecide, 3, 0)
+	v := wantViolation(t, o, 1, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "neither RUN nor ABORT") {
 		t.Errorf("message %q should say the value is neither RUN nor ABORT", v.Message)
 	}
@@ -48,8 +48,8 @@ func TestOracleInvariant1NeitherRunNorAbort(t *testing.T) {
 // A host that stores a decision to the startup line twice, with no decide
 // event at all: the second store is the second decision.
 func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,35 +58,35 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 	}
 	line := s.Startup().Buffer()
 	line.HostStore(0, exchange.StartupRun)
-	oNone(t, o)
+	wantNoViolations(t, o)
 	line.HostStore(0, exchange.StartupAbort)
-	oWant(t, o, 1, s.ID(), devices.EvHostStore)
+	wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 }
 
 // --- invariant 2: RUN only after both participants were accepted
 
 func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
-	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
+	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
 	s.Startup().Buffer().HostStore(0, exchange.StartupRun)
-	v := oWant(t, o, 2, s.ID(), EvDecide)
+	v := wantViolation(t, o, 2, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
 	}
-	if !oHas(v.Events, EvSubmit) {
+	if !hasEvent(v.Events, EvSubmit) {
 		t.Errorf("the events should show the GPU's submit")
 	}
 }
 
 // The engine refuses RUN before both are accepted, and the oracle sees nothing.
 func TestOracleInvariant2EngineRefusesEarlyStart(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,23 +96,23 @@ func TestOracleInvariant2EngineRefusesEarlyStart(t *testing.T) {
 	if s.Close() != Retired {
 		t.Fatalf("closing an aborted session whose NPU retired should retire it")
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 }
 
 // --- invariant 3: a rejected dispatch after the peer was accepted is
 // followed by ABORT before the error returns
 
 func TestOracleInvariant3RejectWithoutAbort(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
 	// A buggy submit_npu: the device rejects it and the error returns
 	// without publishing ABORT for the GPU, which now polls forever.
-	oEmit(f, s.ID(), EvSubmit, ParticipantNPU, 1)
-	oEmit(f, s.ID(), EvSubmitReturn, ParticipantNPU, 1)
-	v := oWant(t, o, 3, s.ID(), EvSubmitReturn)
+	forgeEvent(f, s.ID(), EvSubmit, ParticipantNPU, 1)
+	forgeEvent(f, s.ID(), EvSubmitReturn, ParticipantNPU, 1)
+	v := wantViolation(t, o, 3, s.ID(), EvSubmitReturn)
 	if !strings.Contains(v.Message, "NPU") || !strings.Contains(v.Message, "GPU") {
 		t.Errorf("message %q should name both participants", v.Message)
 	}
@@ -120,27 +120,27 @@ func TestOracleInvariant3RejectWithoutAbort(t *testing.T) {
 
 // ABORT after the error returned is too late.
 func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
-	oEmit(f, s.ID(), EvSubmit, ParticipantGPU, 1)
-	oEmit(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
-	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
-	oWant(t, o, 3, s.ID(), EvSubmitReturn)
+	forgeEvent(f, s.ID(), EvSubmit, ParticipantGPU, 1)
+	forgeEvent(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
+	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
+	wantViolation(t, o, 3, s.ID(), EvSubmitReturn)
 }
 
 // The engine publishes ABORT when the peer's dispatch is rejected.
 func TestOracleInvariant3EngineAborts(t *testing.T) {
 	for _, first := range []uint64{ParticipantGPU, ParticipantNPU} {
-		f, o := oFabric(t)
-		s := oSession(t, f, 1)
+		f, o := newOracleFabric(t)
+		s := newSession(t, f, roundsConfig(1))
 		site, ok, rejected := fault.NPUDispatch, s.SubmitGPU, s.SubmitNPU
 		if first == ParticipantNPU {
 			site, ok, rejected = fault.GPUDispatch, s.SubmitNPU, s.SubmitGPU
 		}
-		oSet(t, f, site, "error(test)")
+		setFault(t, f, site, "error(test)")
 		if err := ok(); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if s.Close() != Retired {
 			t.Fatalf("the accepted participant saw ABORT and retired; the session should close retired")
 		}
-		oNone(t, o)
+		wantNoViolations(t, o)
 		if err := o.CheckSettled(); err != nil {
 			t.Fatal(err)
 		}
@@ -164,8 +164,8 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 
 func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 	for _, kind := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
-		f, o := oFabric(t)
-		s := oSession(t, f, 1)
+		f, o := newOracleFabric(t)
+		s := newSession(t, f, roundsConfig(1))
 		if err := s.Abort(); err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		}
 		// A wrong GPU participant: it observes ABORT, then writes (or
 		// reads) a generation of the session's payload anyway.
-		prog := &oProgram{
+		prog := &program{
 			func(env *devices.Env) devices.Next {
 				env.Emit(exchange.EvObserve, uint64(exchange.StartupAbort), "")
 				return devices.Continue()
@@ -197,8 +197,8 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		if ok, err := c.Wait(time.Second); !ok || err != nil {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
-		v := oWant(t, o, 4, s.ID(), kind)
-		if !oHas(v.Events, exchange.EvObserve) || !oHas(v.Events, EvDecide) {
+		v := wantViolation(t, o, 4, s.ID(), kind)
+		if !hasEvent(v.Events, exchange.EvObserve) || !hasEvent(v.Events, EvDecide) {
 			t.Errorf("the events should show the ABORT decided and observed")
 		}
 	}
@@ -207,9 +207,9 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 // A program that only polls after ABORT (ignore_abort) does not touch the
 // payload: the session ends quarantined, and the oracle is silent.
 func TestOracleInvariant4IgnoreAbortIsNotAViolation(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.GPURun, "ignore_abort")
-	s := oSession(t, f, 2)
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.GPURun, "ignore_abort")
+	s := newSession(t, f, roundsConfig(2))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,22 +222,22 @@ func TestOracleInvariant4IgnoreAbortIsNotAViolation(t *testing.T) {
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
 		t.Fatalf("a GPU that ignores ABORT should leave the session quarantined, got %s", out)
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 }
 
 // --- invariant 5: no buffer is released while a program that can reach it
 // has not retired
 
 func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	buf := oBuffer(t, f, 64, s.ID())
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	buf := sharedBuffer(t, f, 64, s.ID())
 	npu := f.First(devices.NPU)
 	fam, err := npu.Family(devices.XDNA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := npu.Prepare(fam, &oProgram{func(*devices.Env) devices.Next { return devices.Hang() }}, s.ID(), buf)
+	p, err := npu.Prepare(fam, &program{func(*devices.Env) devices.Next { return devices.Hang() }}, s.ID(), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +250,8 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err := buf.Release(); !errors.Is(err, ErrBusy) {
 		t.Fatalf("releasing a reachable buffer returned %v, want Busy", err)
 	}
-	v := oWant(t, o, 5, s.ID(), devices.EvReleaseRefused)
-	if !oHas(v.Events, devices.EvReach) {
+	v := wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
+	if !hasEvent(v.Events, devices.EvReach) {
 		t.Errorf("the events should show the invocation reaching the buffer")
 	}
 	// Once the device is reset the program is gone and the release is fine.
@@ -271,31 +271,31 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 // A buggy teardown that releases the startup line while the GPU participant
 // still polls it.
 func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Startup().Buffer().Release(); err == nil {
 		t.Fatalf("the startup line was released while the GPU polls it")
 	}
-	oWant(t, o, 5, s.ID(), devices.EvReleaseRefused)
+	wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
 }
 
 // --- invariant 6: every Wait attempts both joins
 
 func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
 	for _, joined := range []uint64{ParticipantGPU, ParticipantNPU} {
-		f, o := oFabric(t)
-		s := oSession(t, f, 1)
-		oRun(t, s)
-		oNone(t, o)
+		f, o := newOracleFabric(t)
+		s := newSession(t, f, roundsConfig(1))
+		run(t, s)
+		wantNoViolations(t, o)
 		// A buggy Wait: the first join fails and it returns at once.
-		oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
-		oEmit(f, s.ID(), EvJoin, joined, JoinError)
-		oEmit(f, s.ID(), EvWaitEnd, 0, 0)
-		v := oWant(t, o, 6, s.ID(), EvWaitEnd, 9) // the failed join did not poison either
-		if !oHas(v.Events, EvWait) || !oHas(v.Events, EvJoin) {
+		forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
+		forgeEvent(f, s.ID(), EvJoin, joined, JoinError)
+		forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
+		v := wantViolation(t, o, 6, s.ID(), EvWaitEnd, 9) // the failed join did not poison either
+		if !hasEvent(v.Events, EvWait) || !hasEvent(v.Events, EvJoin) {
 			t.Errorf("the events should show the wait and its one join")
 		}
 	}
@@ -305,12 +305,12 @@ func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
 
 // A verification failure with no fault that corrupts or loses data.
 func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 3)
-	oRun(t, s)
-	oNone(t, o)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(3))
+	run(t, s)
+	wantNoViolations(t, o)
 	f.Events().Emit(devices.HostActor, s.ID(), EvVerify, 0, 1, "generation 2 was consumed 0 times, want once")
-	v := oWant(t, o, 7, s.ID(), EvVerify)
+	v := wantViolation(t, o, 7, s.ID(), EvVerify)
 	if !strings.Contains(v.Message, "generation 2") {
 		t.Errorf("message %q should carry the verification's problem", v.Message)
 	}
@@ -318,18 +318,18 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 
 // A session whose slot was corrupted, yet verification passed.
 func TestOracleInvariant7CorruptedButPassed(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.PayloadCorrupt, "1*flip")
-	s := oSession(t, f, 2)
-	oRun(t, s)
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.PayloadCorrupt, "1*flip")
+	s := newSession(t, f, roundsConfig(2))
+	run(t, s)
 	if v, ok := s.Verification(); !ok || v.OK {
 		t.Fatalf("the corrupted exchange should fail verification, got %+v", v)
 	}
-	oNone(t, o) // the real failure is excused by the fault
+	wantNoViolations(t, o) // the real failure is excused by the fault
 	// A buggy verifier that passes it anyway.
-	oEmit(f, s.ID(), EvVerify, 1, 2)
-	v := oWant(t, o, 7, s.ID(), EvVerify)
-	if !oHas(v.Events, devices.EvFault) {
+	forgeEvent(f, s.ID(), EvVerify, 1, 2)
+	v := wantViolation(t, o, 7, s.ID(), EvVerify)
+	if !hasEvent(v.Events, devices.EvFault) {
 		t.Errorf("the events should show the flip")
 	}
 }
@@ -339,10 +339,10 @@ func TestOracleInvariant7CorruptedButPassed(t *testing.T) {
 
 // An allocation reported but not charged (or charged twice).
 func TestOracleInvariant8AllocMismatch(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvAlloc, 999, 64, "")
-	v := oWant(t, o, 8, s.ID(), devices.EvAlloc)
+	v := wantViolation(t, o, 8, s.ID(), devices.EvAlloc)
 	if !strings.Contains(v.Message, "budget charges") {
 		t.Errorf("message %q should compare the budget with the allocations", v.Message)
 	}
@@ -350,24 +350,24 @@ func TestOracleInvariant8AllocMismatch(t *testing.T) {
 
 // A quarantine that says it keeps more than the budget holds as quarantined.
 func TestOracleInvariant8QuarantineMismatch(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantine, 64, 0, "forged")
-	oWant(t, o, 8, s.ID(), devices.EvQuarantine, 10) // and no close aborted the session first
+	wantViolation(t, o, 8, s.ID(), devices.EvQuarantine, 10) // and no close aborted the session first
 }
 
 // Everything closed, yet something is still charged.
 func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oRun(t, s)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
 	if s.Close() != Retired {
 		t.Fatal("a clean session should retire")
 	}
 	if err := o.CheckSettled(); err != nil {
 		t.Fatalf("nothing is left, yet: %v", err)
 	}
-	stray := oBuffer(t, f, 128, 0) // leaked by a buggy host
+	stray := sharedBuffer(t, f, 128, 0) // leaked by a buggy host
 	err := o.CheckSettled()
 	var v Violation
 	if !errors.As(err, &v) || v.Invariant != 8 {
@@ -376,7 +376,7 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 	if !strings.Contains(v.Message, "128 bytes") {
 		t.Errorf("message %q should say how much is charged", v.Message)
 	}
-	oWant(t, o, 8, 0, "")
+	wantViolation(t, o, 8, 0, "")
 	_ = stray.Release()
 }
 
@@ -385,11 +385,11 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 
 // A publication that fails with no poison before its published event.
 func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
-	oEmit(f, s.ID(), EvPublished, uint64(exchange.StartupAbort), 1)
-	v := oWant(t, o, 9, s.ID(), EvPublished)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
+	forgeEvent(f, s.ID(), EvPublished, uint64(exchange.StartupAbort), 1)
+	v := wantViolation(t, o, 9, s.ID(), EvPublished)
 	if !strings.Contains(v.Message, "not poisoned") {
 		t.Errorf("message %q should say the session was not poisoned", v.Message)
 	}
@@ -397,37 +397,37 @@ func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
 
 // The engine built to skip that poison is caught on its own events.
 func TestOracleInvariant9EngineSkipsPublicationPoison(t *testing.T) {
-	f, o := oFabric(t)
-	oBreak(t, skipPublishPoison)
-	oSet(t, f, fault.HostPublish, "error(test)")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, skipPublishPoison)
+	setFault(t, f, fault.HostPublish, "error(test)")
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.Abort(); !errors.Is(err, ErrPublish) {
 		t.Fatalf("Abort with the publication failing: %v, want a Publish error", err)
 	}
-	oWant(t, o, 9, s.ID(), EvPublished)
+	wantViolation(t, o, 9, s.ID(), EvPublished)
 }
 
 // A Wait whose join failed, ending with no poison.
 func TestOracleInvariant9JoinErrorNotPoisoned(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oRun(t, s)
-	oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
-	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinError)
-	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinRetired)
-	oEmit(f, s.ID(), EvWaitEnd, 0, 0)
-	v := oWant(t, o, 9, s.ID(), EvWaitEnd)
-	if !oHas(v.Events, EvJoin) {
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
+	forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinError)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinRetired)
+	forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
+	v := wantViolation(t, o, 9, s.ID(), EvWaitEnd)
+	if !hasEvent(v.Events, EvJoin) {
 		t.Errorf("the events should show the failed join")
 	}
 }
 
 // The engine built to skip the participant's poison.
 func TestOracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
-	f, o := oFabric(t)
-	oBreak(t, skipParticipantPoison)
-	oSet(t, f, fault.NPUComplete, "error(test)")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, skipParticipantPoison)
+	setFault(t, f, fault.NPUComplete, "error(test)")
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 		if err != nil {
 			t.Fatal(err)
@@ -436,17 +436,17 @@ func TestOracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 	if _, err := s.Wait(time.Second); !errors.Is(err, ErrDevice) {
 		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
 	}
-	oWant(t, o, 9, s.ID(), EvWaitEnd)
+	wantViolation(t, o, 9, s.ID(), EvWaitEnd)
 }
 
 // A poisoned session released as retired.
 func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oRun(t, s)
-	oEmit(f, s.ID(), EvPoison, 0, 0) // a failure the engine then forgets
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
+	forgeEvent(f, s.ID(), EvPoison, 0, 0) // a failure the engine then forgets
 	f.Events().Emit(devices.HostActor, s.ID(), EvClose, 0, 0, "forged")
-	v := oWant(t, o, 9, s.ID(), EvClose)
+	v := wantViolation(t, o, 9, s.ID(), EvClose)
 	if !strings.Contains(v.Message, "retired") {
 		t.Errorf("message %q should say the session was released as retired", v.Message)
 	}
@@ -455,9 +455,9 @@ func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
 // A Wait ended by its context failed no participant: it does not poison,
 // and the oracle does not ask it to.
 func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.GPURun, "hang")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 		if err != nil {
 			t.Fatal(err)
@@ -474,7 +474,7 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 }
 
 // --- invariant 10: closing an undecided session publishes ABORT before
@@ -483,15 +483,15 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 
 // The engine built to close an undecided session without ABORT.
 func TestOracleInvariant10CloseWithoutAbort(t *testing.T) {
-	f, o := oFabric(t)
-	oBreak(t, skipCloseAbort)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, skipCloseAbort)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
 	s.CloseWithin(t.Context(), time.Millisecond)
-	v := oWant(t, o, 10, s.ID(), devices.EvQuarantine)
-	if !strings.Contains(v.Message, "undecided") || !oHas(v.Events, EvCloseBegin) {
+	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
+	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, EvCloseBegin) {
 		t.Errorf("message %q and events should show an undecided session's close", v.Message)
 	}
 	if n := len(o.Violations()); n != 1 {
@@ -501,16 +501,16 @@ func TestOracleInvariant10CloseWithoutAbort(t *testing.T) {
 
 // A close that decides RUN for an undecided session.
 func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU()} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
-	oEmit(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
-	v := oWant(t, o, 10, s.ID(), EvDecide)
+	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
+	v := wantViolation(t, o, 10, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "not ABORT") {
 		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
 	}
@@ -518,18 +518,18 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 
 // A close that joins before it aborts.
 func TestOracleInvariant10JoinBeforeAbort(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
-	oEmit(f, s.ID(), EvWait, uint64(time.Second), 0)
-	oWant(t, o, 10, s.ID(), EvWait)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
+	wantViolation(t, o, 10, s.ID(), EvWait)
 }
 
 // The engine built to quarantine at close without joining.
 func TestOracleInvariant10QuarantineWithoutJoin(t *testing.T) {
-	f, o := oFabric(t)
-	oBreak(t, skipCloseJoin)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, skipCloseJoin)
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 		if err != nil {
 			t.Fatal(err)
@@ -538,22 +538,22 @@ func TestOracleInvariant10QuarantineWithoutJoin(t *testing.T) {
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	v := oWant(t, o, 10, s.ID(), devices.EvQuarantine)
-	if oHas(v.Events, EvWait) {
+	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
+	if hasEvent(v.Events, EvWait) {
 		t.Errorf("the events show a join, but none was attempted")
 	}
 }
 
 // A close that joins for less than its timeout, then quarantines.
 func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	oEmit(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
-	oEmit(f, s.ID(), EvWait, uint64(time.Millisecond), 0)
-	v := oWant(t, o, 10, s.ID(), EvWait)
+	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), EvWait, uint64(time.Millisecond), 0)
+	v := wantViolation(t, o, 10, s.ID(), EvWait)
 	if !strings.Contains(v.Message, "1ms") || !strings.Contains(v.Message, "1s") {
 		t.Errorf("message %q should give both timeouts", v.Message)
 	}
@@ -561,17 +561,17 @@ func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
 
 // A poisoned session may be quarantined at once.
 func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.HostPublish, "error(test)")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.HostPublish, "error(test)")
+	s := newSession(t, f, roundsConfig(1))
 	if err := s.Abort(); !errors.Is(err, ErrPublish) {
 		t.Fatalf("Abort: %v, want a Publish error", err)
 	}
-	oBreak(t, skipCloseJoin)
+	withBrokenRule(t, skipCloseJoin)
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 }
 
 // --- invariant 11: a Wait ends by its one deadline
@@ -579,10 +579,10 @@ func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 // The engine built to give the second join the whole timeout again: with
 // both participants hung, the Wait ends a whole timeout late.
 func TestOracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
-	f, o := oFabric(t)
-	oBreak(t, fullSecondJoin)
-	oSet(t, f, fault.GPURun, "hang")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, fullSecondJoin)
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 		if err != nil {
 			t.Fatal(err)
@@ -591,7 +591,7 @@ func TestOracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
 	if ok, err := s.Wait(time.Millisecond); ok || err != nil {
 		t.Fatalf("wait on a hung GPU: %v, %v; want a timeout", ok, err)
 	}
-	v := oWant(t, o, 11, s.ID(), EvJoin)
+	v := wantViolation(t, o, 11, s.ID(), EvJoin)
 	if !strings.Contains(v.Message, "NPU join") || !strings.Contains(v.Message, "1ms past") {
 		t.Errorf("message %q should say the NPU join ended 1ms past the deadline", v.Message)
 	}
@@ -602,14 +602,14 @@ func TestOracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
 
 // The same, forged: the NPU's join ends after the deadline.
 func TestOracleInvariant11JoinPastDeadline(t *testing.T) {
-	f, o := oFabric(t)
-	s := oSession(t, f, 1)
-	oRun(t, s)
-	oEmit(f, s.ID(), EvWait, 0, 0)
-	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinRetired)
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
+	forgeEvent(f, s.ID(), EvWait, 0, 0)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinRetired)
 	f.Advance(time.Microsecond)
-	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
-	oWant(t, o, 11, s.ID(), EvJoin)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
+	wantViolation(t, o, 11, s.ID(), EvJoin)
 }
 
 // In real time a wait overshoots its deadline by however late its thread
@@ -622,17 +622,17 @@ func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
 	o := NewOracle(f)
 	defer f.Close()
 	defer o.Stop()
-	s := oSession(t, f, 1)
-	oRun(t, s)
-	oEmit(f, s.ID(), EvWait, 0, 0)
+	s := newSession(t, f, roundsConfig(1))
+	run(t, s)
+	forgeEvent(f, s.ID(), EvWait, 0, 0)
 	time.Sleep(time.Millisecond)
-	oEmit(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
-	oEmit(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
-	oEmit(f, s.ID(), EvWaitEnd, 0, 0)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
+	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
+	forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
 	if s.Close() != Retired {
 		t.Fatal("a clean session should retire")
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 }
 
 // --- what the oracle keeps
@@ -644,7 +644,7 @@ func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
 // crashed, failed, rejected, unpublished, deaf to ABORT), runs it, closes
 // it and resets the devices; or fails to make one.
 func TestOracleForgetsEndedSessions(t *testing.T) {
-	f, o := oFabric(t)
+	f, o := newOracleFabric(t)
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 	faults := []struct {
 		site  fault.Site
@@ -656,7 +656,7 @@ func TestOracleForgetsEndedSessions(t *testing.T) {
 	}
 	for i := range 450 {
 		c := faults[i%len(faults)]
-		oSet(t, f, c.site, c.chain)
+		setFault(t, f, c.site, c.chain)
 		s, err := NewExchangeSession(gpu, npu, exchange.Default())
 		if c.site == fault.MemoryAlloc {
 			if err == nil {
@@ -682,7 +682,7 @@ func TestOracleForgetsEndedSessions(t *testing.T) {
 			t.Fatalf("after %d settled sessions (the last under %s=%s) the oracle still tracks %d sessions and invocations", i+1, c.site, c.chain, n)
 		}
 	}
-	oNone(t, o)
+	wantNoViolations(t, o)
 	if err := o.CheckSettled(); err != nil {
 		t.Fatal(err)
 	}
@@ -695,7 +695,7 @@ func TestOracleCleanLifecycles(t *testing.T) {
 		name string
 		run  func(t *testing.T, s *Session) Outcome
 	}{
-		{"gpu first, run", func(t *testing.T, s *Session) Outcome { oRun(t, s); return s.Close() }},
+		{"gpu first, run", func(t *testing.T, s *Session) Outcome { run(t, s); return s.Close() }},
 		{"npu first, run", func(t *testing.T, s *Session) Outcome {
 			for _, err := range []error{s.SubmitNPU(), s.SubmitGPU(), s.Start()} {
 				if err != nil {
@@ -731,15 +731,15 @@ func TestOracleCleanLifecycles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f, o := oFabric(t)
-			s := oSession(t, f, 5) // 5 rounds over 2 credits: the ring wraps
+			f, o := newOracleFabric(t)
+			s := newSession(t, f, roundsConfig(5)) // 5 rounds over 2 credits: the ring wraps
 			if out := c.run(t, s); out != Retired {
 				t.Fatalf("outcome %s, want retired", out)
 			}
 			if v, ok := s.Verification(); ok && !v.OK {
 				t.Fatalf("verification: %+v", v)
 			}
-			oNone(t, o)
+			wantNoViolations(t, o)
 			if err := o.CheckSettled(); err != nil {
 				t.Fatal(err)
 			}
@@ -754,9 +754,9 @@ func TestOracleCleanLifecycles(t *testing.T) {
 // and resetting both devices returns it; the oracle sees nothing wrong.
 func TestOracleQuarantineAndReset(t *testing.T) {
 	for _, site := range []fault.Site{fault.GPURun, fault.NPURun} {
-		f, o := oFabric(t)
-		oSet(t, f, site, "hang")
-		s := oSession(t, f, 3)
+		f, o := newOracleFabric(t)
+		setFault(t, f, site, "hang")
+		s := newSession(t, f, roundsConfig(3))
 		for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 			if err != nil {
 				t.Fatal(err)
@@ -772,7 +772,7 @@ func TestOracleQuarantineAndReset(t *testing.T) {
 		if st.Quarantined == 0 || st.Charged != st.Quarantined {
 			t.Fatalf("budget of a quarantined session: %+v", st)
 		}
-		oNone(t, o)
+		wantNoViolations(t, o)
 		for _, d := range f.Devices() {
 			d.Reset()
 		}
@@ -782,7 +782,7 @@ func TestOracleQuarantineAndReset(t *testing.T) {
 		if err := o.CheckSettled(); err != nil {
 			t.Fatal(err)
 		}
-		oNone(t, o)
+		wantNoViolations(t, o)
 	}
 }
 
@@ -804,9 +804,9 @@ func TestOracleFaultsAreNotViolations(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.site.String()+"="+c.chain, func(t *testing.T) {
-			f, o := oFabric(t)
-			oSet(t, f, c.site, c.chain)
-			s := oSession(t, f, 3)
+			f, o := newOracleFabric(t)
+			setFault(t, f, c.site, c.chain)
+			s := newSession(t, f, roundsConfig(3))
 			for _, err := range []error{s.SubmitGPU(), s.SubmitNPU()} {
 				if err != nil {
 					t.Fatal(err)
@@ -820,7 +820,7 @@ func TestOracleFaultsAreNotViolations(t *testing.T) {
 			for _, d := range f.Devices() {
 				d.Reset()
 			}
-			oNone(t, o)
+			wantNoViolations(t, o)
 			if st := f.Budget().State(); st.Charged != 0 {
 				t.Fatalf("budget after the resets: %+v", st)
 			}
@@ -837,9 +837,9 @@ func TestOracleFaultsAreNotViolations(t *testing.T) {
 // for good, and CheckSettled, which only checks when no session is open,
 // went silent for the rest of the fabric's life. Fixed in 635fbe6.)
 func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.GPURun, "1*hang")
-	s := oSession(t, f, 1)
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.GPURun, "1*hang")
+	s := newSession(t, f, roundsConfig(1))
 	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
 		if err != nil {
 			t.Fatal(err)
@@ -854,7 +854,7 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 	if err := o.CheckSettled(); err != nil {
 		t.Fatal(err)
 	}
-	stray := oBuffer(t, f, 64, 0)
+	stray := sharedBuffer(t, f, 64, 0)
 	defer stray.Release()
 	if err := o.CheckSettled(); err == nil {
 		t.Fatalf("every session is closed and no quarantine is left, yet 64 bytes are charged (%+v), and CheckSettled said nothing", f.Budget().State())
@@ -866,15 +866,15 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 // allocate the payload and releases the line, but no close event ever comes,
 // so the oracle counts the session open for good and CheckSettled is silent.
 func TestOracleSettledAfterFailedSession(t *testing.T) {
-	f, o := oFabric(t)
-	oSet(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
 	if _, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, ErrDevice) {
 		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {
 		t.Fatalf("a session that could not be made left %d bytes charged", st.Charged)
 	}
-	stray := oBuffer(t, f, 64, 0)
+	stray := sharedBuffer(t, f, 64, 0)
 	defer stray.Release()
 	if err := o.CheckSettled(); err == nil {
 		t.Fatalf("nothing is open, yet 64 bytes are charged, and CheckSettled said nothing")
@@ -886,19 +886,19 @@ func TestOracleSettledAfterFailedSession(t *testing.T) {
 // ABORT, breaks invariants 2 and 1 even when it emits no decide event.
 func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 	t.Run("RUN before both accepted", func(t *testing.T) {
-		f, o := oFabric(t)
-		s := oSession(t, f, 1)
+		f, o := newOracleFabric(t)
+		s := newSession(t, f, roundsConfig(1))
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
 		s.Startup().Buffer().HostStore(0, exchange.StartupRun)
-		oWant(t, o, 2, s.ID(), devices.EvHostStore)
+		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
-		f, o := oFabric(t)
-		s := oSession(t, f, 1)
+		f, o := newOracleFabric(t)
+		s := newSession(t, f, roundsConfig(1))
 		s.Startup().Buffer().HostStore(0, 7)
-		oWant(t, o, 1, s.ID(), devices.EvHostStore)
+		wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 	})
 }
 

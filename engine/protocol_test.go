@@ -34,47 +34,47 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 		{"the GPU twice", []devices.DeviceConfig{gpu, npu}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, _ := protoFabric(t, devices.Config{Devices: tc.devs})
+			f, _ := newFabric(t, devices.Config{Devices: tc.devs})
 			devs := f.Devices()
 			st, err := NewStartup(devs[tc.gpu], devs[tc.npu], nil)
 			if st != nil {
 				t.Errorf("NewStartup returned a startup line with its error")
 			}
-			protoWantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
-			protoBudget(t, f, 0, 0)
+			wantBudget(t, f, 0, 0)
 			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
 			_, err = NewExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
-			protoWantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
 }
 
 func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	t.Run("no fine-grained memory", func(t *testing.T) {
-		f, _ := protoFabric(t, devices.Config{NoFineGrained: true})
-		gpu, npu := protoPair(t, f)
+		f, _ := newFabric(t, devices.Config{NoFineGrained: true})
+		gpu, npu := devicePair(t, f)
 		profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
-		protoOK(t, "AllocationProfiles", err)
+		noErr(t, "AllocationProfiles", err)
 		if len(profiles) == 0 || profiles[0].Kind() != devices.CoarseGrained {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
 		_, err = NewStartup(gpu, npu, nil)
-		protoWantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires coherent GPU backing")
 		_, err = NewExchangeSession(gpu, npu, exchange.Default())
-		protoWantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires coherent GPU backing")
-		protoBudget(t, f, 0, 0)
+		wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires coherent GPU backing")
+		wantBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 			t.Errorf("%d allocations were made before the refusal", n)
 		}
 	})
 	t.Run("fine-grained memory is taken first", func(t *testing.T) {
-		f, o := protoSim(t)
-		gpu, npu := protoPair(t, f)
+		f, o := newSimFabric(t)
+		gpu, npu := devicePair(t, f)
 		st, err := NewStartup(gpu, npu, nil)
-		protoOK(t, "NewStartup", err)
+		noErr(t, "NewStartup", err)
 		line := st.Buffer()
 		if k := line.Profile().Kind(); k != devices.FineGrained {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
@@ -82,14 +82,14 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 		for _, d := range []*devices.Device{gpu, npu} {
 			for _, fam := range d.QueueFamilies() {
 				coherent, err := line.Coherent(d, fam)
-				protoOK(t, "Coherent", err)
+				noErr(t, "Coherent", err)
 				if want := d.Kind() == devices.GPU; coherent != want {
 					t.Errorf("%s %v sees the line coherent=%v, want %v", d.Name(), fam.Command, coherent, want)
 				}
 			}
 		}
-		protoOK(t, "Release", line.Release())
-		protoSettled(t, f, o)
+		noErr(t, "Release", line.Release())
+		wantSettled(t, f, o)
 	})
 }
 
@@ -127,12 +127,12 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoFabric(t, devices.Config{Devices: []devices.DeviceConfig{
+			f, o := newFabric(t, devices.Config{Devices: []devices.DeviceConfig{
 				{Kind: devices.GPU, Families: tc.gpu}, {Kind: devices.NPU, Families: tc.npu},
 			}})
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			st, err := NewStartup(gpu, npu, nil)
-			protoOK(t, "NewStartup", err)
+			noErr(t, "NewStartup", err)
 			var got []pub
 			for _, p := range st.Publications() {
 				got = append(got, pub{p.Device().Name(), p.Family().Ordinal, p.Family().Command})
@@ -146,30 +146,30 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			if line.Size() != 64 {
 				t.Errorf("the startup line has %d bytes, want 64", line.Size())
 			}
-			protoBudget(t, f, 64, 0)
+			wantBudget(t, f, 64, 0)
 			for off := 0; off < 64; off += 4 {
 				if v := line.HostLoad(off); v != exchange.StartupWait {
 					t.Errorf("word at %d is %d, want WAIT (0)", off, v)
 				}
 			}
-			protoInOrder(t, f, st.ID(),
-				protoEvAB(devices.EvAlloc, line.ID(), 64),
-				protoEvAB(EvStartup, uint64(len(tc.want)), line.ID()))
+			inOrder(t, f, st.ID(),
+				evAB(devices.EvAlloc, line.ID(), 64),
+				evAB(EvStartup, uint64(len(tc.want)), line.ID()))
 
 			if tc.queue == 0 {
 				// No GPU program can run here: give the line back.
-				protoOK(t, "Release", line.Release())
-				protoSettled(t, f, o)
+				noErr(t, "Release", line.Release())
+				wantSettled(t, f, o)
 				return
 			}
 			// Publishing executes every prepared publication, in order.
-			x, err := exchange.Prepare(line, gpu, npu, protoExchange(1, 1, 64, tc.queue), st.ID())
-			protoOK(t, "exchange.Prepare", err)
+			x, err := exchange.Prepare(line, gpu, npu, exchangeConfig(1, 1, 64, tc.queue), st.ID())
+			noErr(t, "exchange.Prepare", err)
 			s, err := NewSession(st, x.GPU(), x.NPU())
-			protoOK(t, "NewSession", err)
-			protoOK(t, "Abort", s.Abort())
+			noErr(t, "NewSession", err)
+			noErr(t, "Abort", s.Abort())
 			var labels, want []string
-			for _, e := range protoEvents(f, s.ID(), devices.EvPublication) {
+			for _, e := range events(f, s.ID(), devices.EvPublication) {
 				if e.B != 0 {
 					t.Errorf("publication %q did not complete (b=%d)", e.Detail, e.B)
 				}
@@ -181,8 +181,8 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			if !slices.Equal(labels, want) {
 				t.Errorf("publications executed %q, want %q", labels, want)
 			}
-			protoClose(t, "Close", s, Retired)
-			protoSettled(t, f, o)
+			closeAs(t, "Close", s, Retired)
+			wantSettled(t, f, o)
 		})
 	}
 }
@@ -196,74 +196,74 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 		{"quarantined", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o := protoSim(t)
+			f, o := newSimFabric(t)
 			// A budget other than f's: the only ones there are belong to fabrics.
-			other, _ := protoFabric(t, devices.Config{Budget: 4096})
+			other, _ := newFabric(t, devices.Config{Budget: 4096})
 			budget := other.Budget()
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			st, err := NewStartup(gpu, npu, budget)
-			protoOK(t, "NewStartup", err)
+			noErr(t, "NewStartup", err)
 			if got := budget.State().Charged; got != 64 {
 				t.Errorf("the given budget charges %d bytes, want the line's 64", got)
 			}
-			protoBudget(t, f, 0, 0)
-			protoInOrder(t, f, st.ID(), protoMatch{devices.EvAlloc, int64(st.Buffer().ID()), 64})
-			if a := protoEvents(f, st.ID(), devices.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
+			wantBudget(t, f, 0, 0)
+			inOrder(t, f, st.ID(), match{devices.EvAlloc, int64(st.Buffer().ID()), 64})
+			if a := events(f, st.ID(), devices.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
 				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
 			}
 
 			x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
-			protoOK(t, "exchange.Prepare", err)
+			noErr(t, "exchange.Prepare", err)
 			s, err := NewSession(st, x.GPU(), x.NPU())
-			protoOK(t, "NewSession", err)
-			bytes := protoBytes(s)
+			noErr(t, "NewSession", err)
+			bytes := sessionBytes(s)
 			if got := budget.State().Charged; got != bytes {
 				t.Errorf("the given budget charges %d bytes, want %d", got, bytes)
 			}
 			if tc.hang {
-				protoFault(t, f, fault.GPURun, "hang")
+				setFault(t, f, fault.GPURun, "hang")
 			}
-			protoStarted(t, s)
+			start(t, s)
 			if !tc.hang {
-				protoWait(t, s, time.Second)
-				protoClose(t, "Close", s, Retired)
+				waitDone(t, s, time.Second)
+				closeAs(t, "Close", s, Retired)
 			} else {
-				protoClose(t, "Close", s, Quarantined)
+				closeAs(t, "Close", s, Quarantined)
 				// Regression: the oracle once added every quarantined byte
 				// to the fabric's budget, private ones included, and
 				// reported invariant 8 here although both budgets were right.
 				if st := budget.State(); st.Charged != bytes || st.Quarantined != bytes {
 					t.Errorf("the given budget: %+v, want %d charged and quarantined", st, bytes)
 				}
-				protoBudget(t, f, 0, 0)
-				protoResetBoth(t, f)
+				wantBudget(t, f, 0, 0)
+				resetBoth(t, f)
 			}
 			if st := budget.State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("the given budget after close: %+v, want nothing charged", st)
 			}
-			protoSettled(t, f, o)
+			wantSettled(t, f, o)
 		})
 	}
 }
 
 // ---- ResidentSession::new ----
 
-// protoRetireAtOnce is a program that retires at its first step.
-type protoRetireAtOnce struct{}
+// retireAtOnce is a program that retires at its first step.
+type retireAtOnce struct{}
 
-func (protoRetireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
+func (retireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
 
 func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
-	f, o := protoSim(t)
-	gpu, npu := protoPair(t, f)
+	f, o := newSimFabric(t)
+	gpu, npu := devicePair(t, f)
 	st, err := NewStartup(gpu, npu, nil)
-	protoOK(t, "NewStartup", err)
+	noErr(t, "NewStartup", err)
 	x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
-	protoOK(t, "exchange.Prepare", err)
+	noErr(t, "exchange.Prepare", err)
 	sdma, err := gpu.Family(devices.SDMA)
-	protoOK(t, "Family(SDMA)", err)
-	onSDMA, err := gpu.Prepare(sdma, protoRetireAtOnce{}, st.ID(), st.Buffer())
-	protoOK(t, "Prepare on SDMA", err)
+	noErr(t, "Family(SDMA)", err)
+	onSDMA, err := gpu.Prepare(sdma, retireAtOnce{}, st.ID(), st.Buffer())
+	noErr(t, "Prepare on SDMA", err)
 
 	for _, tc := range []struct {
 		name     string
@@ -280,37 +280,37 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		if s != nil {
 			t.Errorf("%s: NewSession returned a session with its error", tc.name)
 		}
-		protoWantErr(t, tc.name, err, ErrInvalid, tc.msg)
+		wantErr(t, tc.name, err, ErrInvalid, tc.msg)
 	}
 	// A refused NewSession leaves the startup free for a good one, once.
 	s, err := NewSession(st, x.GPU(), x.NPU())
-	protoOK(t, "NewSession", err)
+	noErr(t, "NewSession", err)
 	if s.Startup() != st || s.ID() != st.ID() || s.Exchange() != x {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
 	_, err = NewSession(st, x.GPU(), x.NPU())
-	protoWantErr(t, "a second NewSession on the line", err, ErrBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.ID()))
-	protoStarted(t, s)
-	protoWait(t, s, time.Second)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantErr(t, "a second NewSession on the line", err, ErrBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.ID()))
+	start(t, s)
+	waitDone(t, s, time.Second)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // ---- submit_gpu / submit_npu ----
 
 func TestSubmitGPUTwiceIsBusy(t *testing.T) {
-	protoSubmitTwice(t, ParticipantGPU)
+	submitTwice(t, ParticipantGPU)
 }
 
 func TestSubmitNPUTwiceIsBusy(t *testing.T) {
-	protoSubmitTwice(t, ParticipantNPU)
+	submitTwice(t, ParticipantNPU)
 }
 
-// protoSubmitTwice submits one participant twice: the second is Busy and
+// submitTwice submits one participant twice: the second is Busy and
 // changes nothing (no second dispatch, no decision), and the session still
 // runs to a verified retirement.
-func protoSubmitTwice(t *testing.T, who uint64) {
-	f, o, s := protoSimSession(t, protoExchange(8, 2, 64, devices.AQL))
+func submitTwice(t *testing.T, who uint64) {
+	f, o, s := newSimSession(t, exchangeConfig(8, 2, 64, devices.AQL))
 	submit, other := s.SubmitGPU, s.SubmitNPU
 	dev := s.Startup().GPU()
 	if who == ParticipantNPU {
@@ -318,9 +318,9 @@ func protoSubmitTwice(t *testing.T, who uint64) {
 	}
 	name := strings.ToUpper(dev.Kind().String())
 
-	protoOK(t, "first submit", submit())
+	noErr(t, "first submit", submit())
 	err := submit()
-	protoWantErr(t, "second submit", err, ErrBusy, name+" participant already submitted")
+	wantErr(t, "second submit", err, ErrBusy, name+" participant already submitted")
 	dispatches := f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == dev.Actor()
 	})
@@ -330,14 +330,14 @@ func protoSubmitTwice(t *testing.T, who uint64) {
 	if d := s.Decision(); d != 0 {
 		t.Errorf("a refused second submit made decision %d", d)
 	}
-	protoState(t, s, StateUndecided)
+	wantState(t, s, StateUndecided)
 
-	protoOK(t, "submit the peer", other())
-	protoOK(t, "Start", s.Start())
-	protoWait(t, s, time.Second)
-	protoVerified(t, s, 8)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	noErr(t, "submit the peer", other())
+	noErr(t, "Start", s.Start())
+	waitDone(t, s, time.Second)
+	wantVerified(t, s, 8)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // ---- start ----
@@ -352,29 +352,29 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 		{"only the NPU accepted", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, exchange.Default())
+			f, o, s := newSimSession(t, exchange.Default())
 			if tc.gpu {
-				protoOK(t, "SubmitGPU", s.SubmitGPU())
+				noErr(t, "SubmitGPU", s.SubmitGPU())
 			}
 			if tc.npu {
-				protoOK(t, "SubmitNPU", s.SubmitNPU())
+				noErr(t, "SubmitNPU", s.SubmitNPU())
 			}
 			for range 2 { // refusing changes nothing, so it refuses again
-				protoWantErr(t, "Start", s.Start(), ErrBusy, "both resident participants must be accepted before RUN")
+				wantErr(t, "Start", s.Start(), ErrBusy, "both resident participants must be accepted before RUN")
 			}
 			if d := s.Decision(); d != 0 {
 				t.Errorf("Decision() = %d after a refused Start, want none", d)
 			}
-			protoNoEvents(t, f, s.ID(), EvDecide, devices.EvHostStore, devices.EvPublication)
-			protoState(t, s, StateUndecided)
+			wantNoEvents(t, f, s.ID(), EvDecide, devices.EvHostStore, devices.EvPublication)
+			wantState(t, s, StateUndecided)
 
 			// Still undecided, so Close aborts: nobody touches the payload.
-			protoClose(t, "Close", s, Retired)
-			protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-			if n := protoCount(f, s.ID(), protoEvA(EvDecide, uint64(exchange.StartupAbort))); n != 1 {
+			closeAs(t, "Close", s, Retired)
+			wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+			if n := countEvents(f, s.ID(), evA(EvDecide, uint64(exchange.StartupAbort))); n != 1 {
 				t.Errorf("%d ABORT decisions, want 1", n)
 			}
-			protoSettled(t, f, o)
+			wantSettled(t, f, o)
 		})
 	}
 }
@@ -382,19 +382,19 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 // ---- a rejected dispatch after the peer was accepted ----
 
 func TestNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	protoRejectedAfterPeer(t, ParticipantNPU)
+	rejectedAfterPeer(t, ParticipantNPU)
 }
 
 func TestGPURejectedAfterNPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	protoRejectedAfterPeer(t, ParticipantGPU)
+	rejectedAfterPeer(t, ParticipantGPU)
 }
 
-// protoRejectedAfterPeer accepts one participant, makes the device of the
+// rejectedAfterPeer accepts one participant, makes the device of the
 // other reject its dispatch, and checks that ABORT was decided and
 // published before the error returned, and that the accepted program saw
 // ABORT and retired without touching the payload.
-func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
-	f, o, s := protoSimSession(t, exchange.Default())
+func rejectedAfterPeer(t *testing.T, rejected uint64) {
+	f, o, s := newSimSession(t, exchange.Default())
 	peer := 1 - rejected
 	site, rejDev, peerDev := fault.NPUDispatch, s.Startup().NPU(), s.Startup().GPU()
 	submitRejected, submitPeer := s.SubmitNPU, s.SubmitGPU
@@ -402,31 +402,31 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 		site, rejDev, peerDev = fault.GPUDispatch, s.Startup().GPU(), s.Startup().NPU()
 		submitRejected, submitPeer = s.SubmitGPU, s.SubmitNPU
 	}
-	protoFault(t, f, site, "error(boom)")
+	setFault(t, f, site, "error(boom)")
 	line := s.Startup().Buffer().ID()
 
-	protoOK(t, "submit the peer", submitPeer())
+	noErr(t, "submit the peer", submitPeer())
 	err := submitRejected()
-	protoWantErr(t, "submit the rejected participant", err, ErrDevice, rejDev.Name()+" rejected the dispatch: boom")
+	wantErr(t, "submit the rejected participant", err, ErrDevice, rejDev.Name()+" rejected the dispatch: boom")
 
 	// The decision and its publication precede the error's return.
-	protoInOrder(t, f, s.ID(),
-		protoEvAB(EvSubmit, peer, 0),
-		protoEvAB(EvSubmitReturn, peer, 0),
-		protoEv(devices.EvReject),
-		protoEvAB(EvSubmit, rejected, 1),
-		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
-		protoEvAB(devices.EvHostStore, line, uint64(exchange.StartupAbort)),
-		protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
-		protoEvAB(EvSubmitReturn, rejected, 1))
+	inOrder(t, f, s.ID(),
+		evAB(EvSubmit, peer, 0),
+		evAB(EvSubmitReturn, peer, 0),
+		ev(devices.EvReject),
+		evAB(EvSubmit, rejected, 1),
+		evA(EvDecide, uint64(exchange.StartupAbort)),
+		evAB(devices.EvHostStore, line, uint64(exchange.StartupAbort)),
+		evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+		evAB(EvSubmitReturn, rejected, 1))
 	if d := s.Decision(); d != exchange.StartupAbort {
 		t.Errorf("Decision() = %d, want ABORT", d)
 	}
-	protoState(t, s, StateAborted)
-	protoWantErr(t, "submit again", submitRejected(), ErrBusy, "resident startup is already decided or failed")
-	protoWantErr(t, "Start", s.Start(), ErrBusy, "resident startup is already decided or failed")
+	wantState(t, s, StateAborted)
+	wantErr(t, "submit again", submitRejected(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "Start", s.Start(), ErrBusy, "resident startup is already decided or failed")
 
-	protoWait(t, s, time.Second)
+	waitDone(t, s, time.Second)
 	// The accepted program saw ABORT and retired cleanly, touching nothing.
 	dispatch := f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == peerDev.Actor()
@@ -435,21 +435,21 @@ func protoRejectedAfterPeer(t *testing.T, rejected uint64) {
 		t.Fatalf("%d dispatches on %s, want 1", len(dispatch), peerDev.Name())
 	}
 	inv := dispatch[0].A
-	protoInOrder(t, f, s.ID(),
-		protoEvAB(EvSubmitReturn, rejected, 1),
-		protoEvAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
-		protoEvAB(devices.EvRetire, inv, 0))
-	protoInOrder(t, f, s.ID(),
-		protoEv(EvWait),
-		protoEvAB(EvJoin, ParticipantGPU, protoJoined(rejected != ParticipantGPU)),
-		protoEvAB(EvJoin, ParticipantNPU, protoJoined(rejected != ParticipantNPU)),
-		protoEvA(EvWaitEnd, 1))
-	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+	inOrder(t, f, s.ID(),
+		evAB(EvSubmitReturn, rejected, 1),
+		evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+		evAB(devices.EvRetire, inv, 0))
+	inOrder(t, f, s.ID(),
+		ev(EvWait),
+		evAB(EvJoin, ParticipantGPU, joinedResult(rejected != ParticipantGPU)),
+		evAB(EvJoin, ParticipantNPU, joinedResult(rejected != ParticipantNPU)),
+		evA(EvWaitEnd, 1))
+	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	if _, ok := s.Verification(); ok {
 		t.Errorf("an aborted session reports a verification")
 	}
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // ---- decide / publish ----
@@ -461,57 +461,57 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 		decide   func(*testing.T, *Session) error
 	}{
 		{"RUN by Start", exchange.StartupRun, func(t *testing.T, s *Session) error {
-			protoSubmitBoth(t, s)
+			submitBoth(t, s, false)
 			return s.Start()
 		}},
 		{"ABORT by Abort", exchange.StartupAbort, func(t *testing.T, s *Session) error {
-			protoOK(t, "SubmitGPU", s.SubmitGPU())
+			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return s.Abort()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, exchange.Default())
+			f, o, s := newSimSession(t, exchange.Default())
 			gpu := s.Startup().GPU()
-			bytes := protoBytes(s)
+			bytes := sessionBytes(s)
 			line := s.Startup().Buffer().ID()
-			protoFault(t, f, fault.HostPublish, "error(boom)")
+			setFault(t, f, fault.HostPublish, "error(boom)")
 
 			err := tc.decide(t, s)
-			protoWantErr(t, "decision", err, ErrPublish, fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", line))
+			wantErr(t, "decision", err, ErrPublish, fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", line))
 			// The decision was recorded before publishing, then the session poisoned.
 			if d := s.Decision(); d != tc.decision {
 				t.Errorf("Decision() = %d, want %d", d, tc.decision)
 			}
-			protoState(t, s, StatePoisoned)
-			protoInOrder(t, f, s.ID(),
-				protoEvA(EvDecide, uint64(tc.decision)),
-				protoEvAB(devices.EvHostStore, line, uint64(tc.decision)),
-				protoEvA(devices.EvPublication, uint64(gpu.Actor())),
-				protoEv(EvPoison),
-				protoEvAB(EvPublished, uint64(tc.decision), 1))
+			wantState(t, s, StatePoisoned)
+			inOrder(t, f, s.ID(),
+				evA(EvDecide, uint64(tc.decision)),
+				evAB(devices.EvHostStore, line, uint64(tc.decision)),
+				evA(devices.EvPublication, uint64(gpu.Actor())),
+				ev(EvPoison),
+				evAB(EvPublished, uint64(tc.decision), 1))
 
 			// No other decision, by any path, ever reaches the line.
 			for _, op := range []struct {
 				name string
 				do   func() error
 			}{{"Abort", s.Abort}, {"Start", s.Start}, {"SubmitGPU", s.SubmitGPU}, {"SubmitNPU", s.SubmitNPU}} {
-				protoWantErr(t, op.name, op.do(), ErrBusy, "resident startup is already decided or failed")
+				wantErr(t, op.name, op.do(), ErrBusy, "resident startup is already decided or failed")
 			}
-			protoClose(t, "Close of a poisoned session", s, Quarantined)
-			stores := protoEvents(f, s.ID(), devices.EvHostStore)
+			closeAs(t, "Close of a poisoned session", s, Quarantined)
+			stores := events(f, s.ID(), devices.EvHostStore)
 			if len(stores) != 1 || stores[0].A != line || stores[0].B != uint64(tc.decision) {
 				t.Errorf("host stores %v, want exactly one store of %d to line %d", stores, tc.decision, line)
 			}
-			if n := protoCount(f, s.ID(), protoEv(EvDecide)); n != 1 {
+			if n := countEvents(f, s.ID(), ev(EvDecide)); n != 1 {
 				t.Errorf("%d decisions, want 1", n)
 			}
 			// The first publication failed; the others were never executed.
-			if n := protoCount(f, s.ID(), protoEv(devices.EvPublication)); n != 1 {
+			if n := countEvents(f, s.ID(), ev(devices.EvPublication)); n != 1 {
 				t.Errorf("%d publications executed, want only the failed first one", n)
 			}
-			protoBudget(t, f, bytes, bytes)
-			protoResetBoth(t, f)
-			protoSettled(t, f, o)
+			wantBudget(t, f, bytes, bytes)
+			resetBoth(t, f)
+			wantSettled(t, f, o)
 		})
 	}
 }
@@ -523,16 +523,16 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 // host.store or publication that caused it (it did, under -race: "gpu0
 // observe RUN" and four payload.write events before "host host.store 1").
 func TestPublishEmitsEachStepBeforeDevicesCanSeeIt(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	gpu, npu := protoPair(t, f)
+	f, o, s := newSimSession(t, exchange.Default())
+	gpu, npu := devicePair(t, f)
 	line := s.Startup().Buffer()
 	gfam, _ := gpu.Family(devices.PM4)
 	nfam, _ := npu.Family(devices.XDNA)
 	gview, err := line.View(gpu, gfam)
-	protoOK(t, "gpu view", err)
+	noErr(t, "gpu view", err)
 	nview, err := line.View(npu, nfam)
-	protoOK(t, "npu view", err)
-	protoSubmitBoth(t, s)
+	noErr(t, "npu view", err)
+	submitBoth(t, s, false)
 
 	// What each device could read while each event was being emitted.
 	var seen []string
@@ -547,32 +547,32 @@ func TestPublishEmitsEachStepBeforeDevicesCanSeeIt(t *testing.T) {
 			seen = append(seen, fmt.Sprintf("publication npu0: npu0 reads %d", nview.Load(0)))
 		}
 	})
-	protoOK(t, "Start", s.Start())
+	noErr(t, "Start", s.Start())
 	stop()
 	want := []string{"host.store: gpu0 reads 0", "publication npu0: npu0 reads 0"}
 	if !slices.Equal(seen, want) {
 		t.Errorf("during the events the devices read %q, want %q: the effect was visible before its event", seen, want)
 	}
-	protoWait(t, s, time.Second)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	waitDone(t, s, time.Second)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // ---- abort ----
 
 func TestAbortAfterStartIsBusy(t *testing.T) {
-	f, o, s := protoSimSession(t, protoExchange(16, 4, 128, devices.PM4))
-	protoStarted(t, s)
-	protoWantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
+	f, o, s := newSimSession(t, exchangeConfig(16, 4, 128, devices.PM4))
+	start(t, s)
+	wantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
 	if d := s.Decision(); d != exchange.StartupRun {
 		t.Errorf("Decision() = %d, want RUN", d)
 	}
-	protoState(t, s, StateRunning)
+	wantState(t, s, StateRunning)
 	// Abort is not cancellation: the exchange runs to the end.
-	protoWait(t, s, time.Second)
-	protoVerified(t, s, 16)
+	waitDone(t, s, time.Second)
+	wantVerified(t, s, 16)
 	// Both programs saw RUN, never ABORT.
-	observed := protoEvents(f, s.ID(), exchange.EvObserve)
+	observed := events(f, s.ID(), exchange.EvObserve)
 	if len(observed) != 2 {
 		t.Errorf("%d programs observed a decision, want 2", len(observed))
 	}
@@ -581,11 +581,11 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 			t.Errorf("%s observed %d, want RUN", f.ActorName(e.Actor), e.B)
 		}
 	}
-	if n := protoCount(f, s.ID(), protoEv(EvDecide)); n != 1 {
+	if n := countEvents(f, s.ID(), ev(EvDecide)); n != 1 {
 		t.Errorf("%d decisions, want 1", n)
 	}
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
@@ -599,19 +599,19 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 		{"Abort then Start", (*Session).Abort, (*Session).Start, exchange.StartupAbort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, exchange.Default())
-			protoSubmitBoth(t, s)
-			protoOK(t, "first decision", tc.first(s))
-			protoWantErr(t, "second decision", tc.second(s), ErrBusy, "resident startup is already decided or failed")
+			f, o, s := newSimSession(t, exchange.Default())
+			submitBoth(t, s, false)
+			noErr(t, "first decision", tc.first(s))
+			wantErr(t, "second decision", tc.second(s), ErrBusy, "resident startup is already decided or failed")
 			if d := s.Decision(); d != tc.want {
 				t.Errorf("Decision() = %d, want %d", d, tc.want)
 			}
-			if n := protoCount(f, s.ID(), protoEv(devices.EvHostStore)); n != 1 {
+			if n := countEvents(f, s.ID(), ev(devices.EvHostStore)); n != 1 {
 				t.Errorf("%d stores to the line, want 1", n)
 			}
-			protoWait(t, s, time.Second)
-			protoClose(t, "Close", s, Retired)
-			protoSettled(t, f, o)
+			waitDone(t, s, time.Second)
+			closeAs(t, "Close", s, Retired)
+			wantSettled(t, f, o)
 		})
 	}
 }
@@ -619,7 +619,7 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 // ---- is_complete ----
 
 func TestIsCompleteNeedsADecisionAndEveryAcceptedParticipantRetired(t *testing.T) {
-	f, o, s := protoSimSession(t, protoExchange(4, 2, 64, devices.AQL))
+	f, o, s := newSimSession(t, exchangeConfig(4, 2, 64, devices.AQL))
 	complete := func(want bool) {
 		t.Helper()
 		events, now := f.Events().Count(), f.Now()
@@ -633,31 +633,31 @@ func TestIsCompleteNeedsADecisionAndEveryAcceptedParticipantRetired(t *testing.T
 		}
 	}
 	complete(false) // undecided
-	protoSubmitBoth(t, s)
+	submitBoth(t, s, false)
 	complete(false) // accepted but undecided
-	protoOK(t, "Start", s.Start())
+	noErr(t, "Start", s.Start())
 	complete(false) // decided, nothing ran yet
 	f.Advance(time.Second)
 	complete(true) // both retired, seen without a Wait
-	protoState(t, s, StateRunning)
-	protoWait(t, s, 0)
-	protoState(t, s, StateRetired)
+	wantState(t, s, StateRunning)
+	waitDone(t, s, 0)
+	wantState(t, s, StateRetired)
 	complete(true)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	protoOK(t, "Abort", s.Abort())
+	f, o, s := newSimSession(t, exchange.Default())
+	noErr(t, "Abort", s.Abort())
 	if ok, err := s.IsComplete(); !ok || err != nil {
 		t.Errorf("IsComplete() after ABORT with nobody accepted = %v, %v; want true, nil", ok, err)
 	}
 	s.Close()
 
-	s = protoSession(t, f, exchange.Default())
-	protoOK(t, "SubmitNPU", s.SubmitNPU())
-	protoOK(t, "Abort", s.Abort())
+	s = newSession(t, f, exchange.Default())
+	noErr(t, "SubmitNPU", s.SubmitNPU())
+	noErr(t, "Abort", s.Abort())
 	if ok, err := s.IsComplete(); ok || err != nil {
 		t.Errorf("IsComplete() before the NPU saw ABORT = %v, %v; want false, nil", ok, err)
 	}
@@ -665,54 +665,54 @@ func TestIsCompleteCountsOnlyAcceptedParticipants(t *testing.T) {
 	if ok, err := s.IsComplete(); !ok || err != nil {
 		t.Errorf("IsComplete() once the NPU retired = %v, %v; want true, nil", ok, err)
 	}
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	protoFault(t, f, fault.GPUComplete, "error(boom)")
-	protoStarted(t, s)
+	f, o, s := newSimSession(t, exchange.Default())
+	setFault(t, f, fault.GPUComplete, "error(boom)")
+	start(t, s)
 	f.Advance(time.Second)
 	ok, err := s.IsComplete()
 	if ok {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
-	protoWantErr(t, "IsComplete", err, ErrDevice, "gpu0 completion reported an error: boom")
-	protoClose(t, "Close of a poisoned session", s, Quarantined)
-	protoResetBoth(t, f)
-	protoSettled(t, f, o)
+	wantErr(t, "IsComplete", err, ErrDevice, "gpu0 completion reported an error: boom")
+	closeAs(t, "Close of a poisoned session", s, Quarantined)
+	resetBoth(t, f)
+	wantSettled(t, f, o)
 }
 
 // ---- wait_timeout ----
 
 func TestWaitBeforeDecisionIsBusy(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
+	f, o, s := newSimSession(t, exchange.Default())
 	for _, stage := range []string{"nothing submitted", "both submitted"} {
 		if stage == "both submitted" {
-			protoSubmitBoth(t, s)
+			submitBoth(t, s, false)
 		}
 		now := f.Now()
 		ok, err := s.Wait(time.Second)
 		if ok {
 			t.Errorf("%s: Wait returned true", stage)
 		}
-		protoWantErr(t, stage+": Wait", err, ErrBusy, "resident startup remains undecided")
+		wantErr(t, stage+": Wait", err, ErrBusy, "resident startup remains undecided")
 		if f.Now() != now {
 			t.Errorf("%s: a refused Wait let %v pass", stage, f.Now()-now)
 		}
 	}
-	protoNoEvents(t, f, s.ID(), EvWait, EvJoin, EvWaitEnd, EvDecide)
-	protoState(t, s, StateUndecided)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantNoEvents(t, f, s.ID(), EvWait, EvJoin, EvWaitEnd, EvDecide)
+	wantState(t, s, StateUndecided)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T) {
-	f, o, s := protoSimSession(t, protoExchange(10, 2, 64, devices.AQL))
-	protoFault(t, f, fault.GPURun, "1*delay(50ms)")
-	bytes := protoBytes(s)
-	protoStarted(t, s)
+	f, o, s := newSimSession(t, exchangeConfig(10, 2, 64, devices.AQL))
+	setFault(t, f, fault.GPURun, "1*delay(50ms)")
+	bytes := sessionBytes(s)
+	start(t, s)
 
 	before := f.Now()
 	ok, err := s.Wait(10 * time.Millisecond)
@@ -723,55 +723,55 @@ func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T
 	if d := f.Now() - before; d != 10*time.Millisecond {
 		t.Errorf("the timed-out Wait took %v of virtual time, want 10ms", d)
 	}
-	protoInOrder(t, f, s.ID(),
-		protoEvA(EvWait, uint64(10*time.Millisecond)),
-		protoEvAB(EvJoin, ParticipantGPU, JoinTimeout),
-		protoEvAB(EvJoin, ParticipantNPU, JoinTimeout),
-		protoEvA(EvWaitEnd, 0))
+	inOrder(t, f, s.ID(),
+		evA(EvWait, uint64(10*time.Millisecond)),
+		evAB(EvJoin, ParticipantGPU, JoinTimeout),
+		evAB(EvJoin, ParticipantNPU, JoinTimeout),
+		evA(EvWaitEnd, 0))
 	// Ownership stays: nothing released, not poisoned, still running.
-	protoState(t, s, StateRunning)
-	protoBudget(t, f, bytes, 0)
-	protoNoEvents(t, f, s.ID(), EvPoison, devices.EvRelease)
+	wantState(t, s, StateRunning)
+	wantBudget(t, f, bytes, 0)
+	wantNoEvents(t, f, s.ID(), EvPoison, devices.EvRelease)
 	if _, ok := s.Verification(); ok {
 		t.Errorf("Verification is available before the session retired")
 	}
 
-	protoWait(t, s, time.Second)
-	protoState(t, s, StateRetired)
-	protoVerified(t, s, 10)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	waitDone(t, s, time.Second)
+	wantState(t, s, StateRetired)
+	wantVerified(t, s, 10)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestWaitJoinsTheNPUUnderWhatIsLeftOfTheDeadline(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
+	f, o, s := newSimSession(t, exchange.Default())
 	// The GPU retires after 30ms; the NPU never does.
-	protoFault(t, f, fault.GPURun, "1*delay(30ms)")
-	protoFault(t, f, fault.NPURun, "hang")
-	protoStarted(t, s)
+	setFault(t, f, fault.GPURun, "1*delay(30ms)")
+	setFault(t, f, fault.NPURun, "hang")
+	start(t, s)
 	before := f.Now()
 	ok, err := s.Wait(100 * time.Millisecond)
 	if ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want false, nil", ok, err)
 	}
-	joins := protoInOrder(t, f, s.ID(),
-		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
-		protoEvAB(EvJoin, ParticipantNPU, JoinTimeout))
+	joins := inOrder(t, f, s.ID(),
+		evAB(EvJoin, ParticipantGPU, JoinRetired),
+		evAB(EvJoin, ParticipantNPU, JoinTimeout))
 	if len(joins) == 2 && (joins[0].Time-before < 30*time.Millisecond || joins[0].Time-before >= 100*time.Millisecond) {
 		t.Errorf("the GPU joined after %v, want from 30ms to 100ms", joins[0].Time-before)
 	}
 	if d := f.Now() - before; d != 100*time.Millisecond {
 		t.Errorf("Wait(100ms) took %v of virtual time, want 100ms in all", d)
 	}
-	protoClose(t, "Close", s, Quarantined)
-	protoResetBoth(t, f)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Quarantined)
+	resetBoth(t, f)
+	wantSettled(t, f, o)
 }
 
 func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	protoFault(t, f, fault.GPURun, "1*delay(50ms)")
-	protoStarted(t, s)
+	f, o, s := newSimSession(t, exchange.Default())
+	setFault(t, f, fault.GPURun, "1*delay(50ms)")
+	start(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ok, err := s.WaitContext(ctx, time.Second)
@@ -779,19 +779,19 @@ func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
 		t.Fatalf("WaitContext(cancelled) = %v, %v; want false, context.Canceled", ok, err)
 	}
 	// Like a timeout: not poisoned, and a later Wait succeeds.
-	protoState(t, s, StateRunning)
-	protoNoEvents(t, f, s.ID(), EvPoison)
-	protoWait(t, s, time.Second)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantState(t, s, StateRunning)
+	wantNoEvents(t, f, s.ID(), EvPoison)
+	waitDone(t, s, time.Second)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // A device error seen by the first join poisons the session even when the
 // context is cancelled during the second join.
 func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	protoFault(t, f, fault.GPURun, "crash(boom)")
-	protoStarted(t, s)
+	f, o, s := newSimSession(t, exchange.Default())
+	setFault(t, f, fault.GPURun, "crash(boom)")
+	start(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel as soon as the GPU's join has returned its error.
@@ -805,16 +805,16 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	if ok {
 		t.Errorf("WaitContext returned true with a crashed GPU")
 	}
-	protoWantErr(t, "WaitContext", err, ErrDevice, "gpu0 crashed: boom")
+	wantErr(t, "WaitContext", err, ErrDevice, "gpu0 crashed: boom")
 	// Regression: wait once skipped the poison whenever ctx was cancelled,
 	// although the error was the GPU's, not the context's.
-	protoState(t, s, StatePoisoned)
-	if n := protoCount(f, s.ID(), protoEv(EvPoison)); n != 1 {
+	wantState(t, s, StatePoisoned)
+	if n := countEvents(f, s.ID(), ev(EvPoison)); n != 1 {
 		t.Errorf("%d poison events after a device error, want 1", n)
 	}
-	protoClose(t, "Close", s, Quarantined)
-	protoResetBoth(t, f)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Quarantined)
+	resetBoth(t, f)
+	wantSettled(t, f, o)
 }
 
 func TestWaitAttemptsBothJoinsWhenGPUJoinErrors(t *testing.T) {
@@ -832,42 +832,42 @@ func TestWaitAttemptsBothJoinsWhenGPUJoinErrors(t *testing.T) {
 		{"gpu.run crash", "crash(boom)", fault.GPURun, "gpu0 crashed: boom", JoinTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			protoJoinError(t, tc.site, tc.chain, tc.msg, JoinError, tc.npuJoin)
+			joinError(t, tc.site, tc.chain, tc.msg, JoinError, tc.npuJoin)
 		})
 	}
 }
 
 func TestWaitPoisonsWhenNPUJoinErrors(t *testing.T) {
-	protoJoinError(t, fault.NPUComplete, "error(boom)", "npu0 completion reported an error: boom", JoinRetired, JoinError)
+	joinError(t, fault.NPUComplete, "error(boom)", "npu0 completion reported an error: boom", JoinRetired, JoinError)
 }
 
-// protoJoinError runs a session whose participant fails through site, then
+// joinError runs a session whose participant fails through site, then
 // checks that Wait returned the device error after attempting both joins,
 // that the session is poisoned, and that Close quarantines it.
-func protoJoinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	protoFault(t, f, site, chain)
-	bytes := protoBytes(s)
-	protoStarted(t, s)
+func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
+	f, o, s := newSimSession(t, exchange.Default())
+	setFault(t, f, site, chain)
+	bytes := sessionBytes(s)
+	start(t, s)
 
 	ok, err := s.Wait(time.Second)
 	if ok {
 		t.Errorf("Wait returned true with a failed participant")
 	}
-	protoWantErr(t, "Wait", err, ErrDevice, msg)
-	protoInOrder(t, f, s.ID(),
-		protoEv(EvWait),
-		protoEvAB(EvJoin, ParticipantGPU, gpuJoin),
-		protoEvAB(EvJoin, ParticipantNPU, npuJoin),
-		protoEv(EvPoison),
-		protoEvA(EvWaitEnd, 0))
-	protoState(t, s, StatePoisoned)
-	protoWantErr(t, "Abort", s.Abort(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "Wait", err, ErrDevice, msg)
+	inOrder(t, f, s.ID(),
+		ev(EvWait),
+		evAB(EvJoin, ParticipantGPU, gpuJoin),
+		evAB(EvJoin, ParticipantNPU, npuJoin),
+		ev(EvPoison),
+		evA(EvWaitEnd, 0))
+	wantState(t, s, StatePoisoned)
+	wantErr(t, "Abort", s.Abort(), ErrBusy, "resident startup is already decided or failed")
 
-	protoClose(t, "Close of a poisoned session", s, Quarantined)
-	protoBudget(t, f, bytes, bytes)
-	protoResetBoth(t, f)
-	protoSettled(t, f, o)
+	closeAs(t, "Close of a poisoned session", s, Quarantined)
+	wantBudget(t, f, bytes, bytes)
+	resetBoth(t, f)
+	wantSettled(t, f, o)
 }
 
 // ---- Drop ----
@@ -883,31 +883,31 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 		{"both submitted", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, exchange.Default())
+			f, o, s := newSimSession(t, exchange.Default())
 			line := s.Startup().Buffer()
 			lineID := line.ID()
 			if tc.gpu {
-				protoOK(t, "SubmitGPU", s.SubmitGPU())
+				noErr(t, "SubmitGPU", s.SubmitGPU())
 			}
 			if tc.npu {
-				protoOK(t, "SubmitNPU", s.SubmitNPU())
+				noErr(t, "SubmitNPU", s.SubmitNPU())
 			}
 			if out := s.Close(); out != Retired {
 				t.Fatalf("Close = %v, want retired", out)
 			}
-			protoInOrder(t, f, s.ID(),
-				protoEvA(EvDecide, uint64(exchange.StartupAbort)),
-				protoEvAB(devices.EvHostStore, lineID, uint64(exchange.StartupAbort)),
-				protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
-				protoEvA(EvWait, uint64(DefaultCloseTimeout)),
-				protoEvAB(EvJoin, ParticipantGPU, protoJoined(tc.gpu)),
-				protoEvAB(EvJoin, ParticipantNPU, protoJoined(tc.npu)),
-				protoEvA(EvWaitEnd, 1),
-				protoEvA(devices.EvRelease, lineID),
-				protoEvA(EvClose, 0))
+			inOrder(t, f, s.ID(),
+				evA(EvDecide, uint64(exchange.StartupAbort)),
+				evAB(devices.EvHostStore, lineID, uint64(exchange.StartupAbort)),
+				evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+				evA(EvWait, uint64(DefaultCloseTimeout)),
+				evAB(EvJoin, ParticipantGPU, joinedResult(tc.gpu)),
+				evAB(EvJoin, ParticipantNPU, joinedResult(tc.npu)),
+				evA(EvWaitEnd, 1),
+				evA(devices.EvRelease, lineID),
+				evA(EvClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
-			observed := protoEvents(f, s.ID(), exchange.EvObserve)
-			if want := protoBtoi(tc.gpu) + protoBtoi(tc.npu); len(observed) != want {
+			observed := events(f, s.ID(), exchange.EvObserve)
+			if want := btoi(tc.gpu) + btoi(tc.npu); len(observed) != want {
 				t.Errorf("%d programs observed a decision, want %d", len(observed), want)
 			}
 			for _, e := range observed {
@@ -915,32 +915,32 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 					t.Errorf("%s observed %d, want ABORT", f.ActorName(e.Actor), e.B)
 				}
 			}
-			protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead, devices.EvQuarantine)
-			protoState(t, s, StateClosed)
-			protoSettled(t, f, o)
+			wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead, devices.EvQuarantine)
+			wantState(t, s, StateClosed)
+			wantSettled(t, f, o)
 
 			// A closed session keeps its outcome and refuses everything else.
-			protoClose(t, "second Close", s, Retired)
+			closeAs(t, "second Close", s, Retired)
 			closed := fmt.Sprintf("session %d is closed", s.ID())
-			protoWantErr(t, "SubmitGPU", s.SubmitGPU(), ErrBusy, closed)
-			protoWantErr(t, "Start", s.Start(), ErrBusy, closed)
-			protoWantErr(t, "Abort", s.Abort(), ErrBusy, closed)
+			wantErr(t, "SubmitGPU", s.SubmitGPU(), ErrBusy, closed)
+			wantErr(t, "Start", s.Start(), ErrBusy, closed)
+			wantErr(t, "Abort", s.Abort(), ErrBusy, closed)
 			_, err := s.Wait(time.Second)
-			protoWantErr(t, "Wait", err, ErrBusy, closed)
+			wantErr(t, "Wait", err, ErrBusy, closed)
 		})
 	}
 }
 
-// protoJoined is the join result of a participant that retired when it was
+// joinedResult is the join result of a participant that retired when it was
 // accepted, or was never accepted.
-func protoJoined(accepted bool) uint64 {
+func joinedResult(accepted bool) uint64 {
 	if accepted {
 		return JoinRetired
 	}
 	return JoinAbsent
 }
 
-func protoBtoi(b bool) int {
+func btoi(b bool) int {
 	if b {
 		return 1
 	}
@@ -957,14 +957,14 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 		{"NPU hangs, NPU reset first", fault.NPURun, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoSimSession(t, exchange.Default())
-			gpu, npu := protoPair(t, f)
-			protoFault(t, f, tc.site, "hang")
-			bytes := protoBytes(s)
+			f, o, s := newSimSession(t, exchange.Default())
+			gpu, npu := devicePair(t, f)
+			setFault(t, f, tc.site, "hang")
+			bytes := sessionBytes(s)
 			if bytes != 64+256 {
 				t.Fatalf("the session owns %d bytes, want 64 (line) + 256 (payload)", bytes)
 			}
-			protoStarted(t, s)
+			start(t, s)
 
 			if DefaultCloseTimeout != 10*time.Second {
 				t.Errorf("DefaultCloseTimeout = %v, want the seed's 10s", DefaultCloseTimeout)
@@ -976,14 +976,14 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			if d := f.Now() - before; d < DefaultCloseTimeout {
 				t.Errorf("Close joined for %v, want the default %v", d, DefaultCloseTimeout)
 			}
-			protoState(t, s, StateQuarantined)
-			protoInOrder(t, f, s.ID(),
-				protoEvA(EvWait, uint64(DefaultCloseTimeout)),
-				protoEvA(EvWaitEnd, 0),
-				protoEvA(devices.EvQuarantine, uint64(bytes)),
-				protoEvA(EvClose, 1))
-			protoNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
-			protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+			wantState(t, s, StateQuarantined)
+			inOrder(t, f, s.ID(),
+				evA(EvWait, uint64(DefaultCloseTimeout)),
+				evA(EvWaitEnd, 0),
+				evA(devices.EvQuarantine, uint64(bytes)),
+				evA(EvClose, 1))
+			wantNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
+			wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
 			first, second := gpu, npu
 			if tc.resetNPU1 {
@@ -991,10 +991,10 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			}
 			// Resetting one device frees it, but the quarantine stays.
 			first.Reset()
-			if q := f.Quarantines(); len(q) != 1 || !slices.Equal(q[0].Waiting, protoNames(second)) {
+			if q := f.Quarantines(); len(q) != 1 || !slices.Equal(q[0].Waiting, deviceNames(second)) {
 				t.Errorf("after resetting %s: quarantines %+v, want one waiting for %s", first.Name(), q, second.Name())
 			}
-			protoBudget(t, f, bytes, bytes)
+			wantBudget(t, f, bytes, bytes)
 			if first.Occupied() || !second.Occupied() {
 				t.Errorf("after resetting %s: occupied %s=%v %s=%v, want false, true",
 					first.Name(), first.Name(), first.Occupied(), second.Name(), second.Occupied())
@@ -1005,37 +1005,37 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 
 			// Resetting the other releases it: memory unmapped, budget returned.
 			second.Reset()
-			protoInOrder(t, f, s.ID(),
-				protoEvA(devices.EvRelease, s.Startup().Buffer().ID()),
-				protoEvA(devices.EvQuarantineEnd, uint64(bytes)))
+			inOrder(t, f, s.ID(),
+				evA(devices.EvRelease, s.Startup().Buffer().ID()),
+				evA(devices.EvQuarantineEnd, uint64(bytes)))
 			if gpu.Occupied() || npu.Occupied() {
 				t.Errorf("after both resets: occupied gpu=%v npu=%v, want both free", gpu.Occupied(), npu.Occupied())
 			}
-			protoSettled(t, f, o)
+			wantSettled(t, f, o)
 
 			// The devices take a new session again.
 			f.Faults().Clear()
-			s2 := protoSession(t, f, exchange.Default())
-			protoStarted(t, s2)
-			protoWait(t, s2, time.Second)
-			protoClose(t, "Close of a session after the reset", s2, Retired)
-			protoSettled(t, f, o)
+			s2 := newSession(t, f, exchange.Default())
+			start(t, s2)
+			waitDone(t, s2, time.Second)
+			closeAs(t, "Close of a session after the reset", s2, Retired)
+			wantSettled(t, f, o)
 		})
 	}
 }
 
-// protoQuarantineHolds checks a quarantined session s of bytes: its memory is
+// wantQuarantineHolds checks a quarantined session s of bytes: its memory is
 // still mapped and charged, the fabric lists it, and both devices stay
 // occupied so that a new dispatch on either is Busy.
-func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int64, gpu, npu *devices.Device) {
+func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int64, gpu, npu *devices.Device) {
 	t.Helper()
-	protoBudget(t, f, bytes, bytes)
+	wantBudget(t, f, bytes, bytes)
 	q := f.Quarantines()
 	if len(q) != 1 {
 		t.Fatalf("Quarantines() = %+v, want one", q)
 	}
-	if q[0].Owner != s.ID() || q[0].Bytes != bytes || !slices.Equal(q[0].Waiting, protoNames(gpu, npu)) || q[0].Label == "" {
-		t.Errorf("quarantine %+v, want owner %d, %d bytes, waiting for %v, and a reason", q[0], s.ID(), bytes, protoNames(gpu, npu))
+	if q[0].Owner != s.ID() || q[0].Bytes != bytes || !slices.Equal(q[0].Waiting, deviceNames(gpu, npu)) || q[0].Label == "" {
+		t.Errorf("quarantine %+v, want owner %d, %d bytes, waiting for %v, and a reason", q[0], s.ID(), bytes, deviceNames(gpu, npu))
 	}
 	// Still mapped: the host can read the line and the payload.
 	if n := s.Startup().Buffer().Size(); n != 64 {
@@ -1049,36 +1049,36 @@ func protoQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 	}
 	for _, who := range []uint64{ParticipantGPU, ParticipantNPU} {
-		other := protoSession(t, f, exchange.Default())
+		other := newSession(t, f, exchange.Default())
 		submit, dev := other.SubmitGPU, gpu
 		if who == ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
 		}
-		protoWantErr(t, "a dispatch on "+dev.Name(), submit(), ErrBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
-		protoClose(t, "Close of the refused session", other, Retired)
+		wantErr(t, "a dispatch on "+dev.Name(), submit(), ErrBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
+		closeAs(t, "Close of the refused session", other, Retired)
 	}
-	protoBudget(t, f, bytes, bytes)
+	wantBudget(t, f, bytes, bytes)
 }
 
 func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
-	f, o, s := protoSimSession(t, exchange.Default())
-	gpu, npu := protoPair(t, f)
-	protoFault(t, f, fault.NPURun, "ignore_abort")
-	bytes := protoBytes(s)
-	protoSubmitBoth(t, s)
+	f, o, s := newSimSession(t, exchange.Default())
+	gpu, npu := devicePair(t, f)
+	setFault(t, f, fault.NPURun, "ignore_abort")
+	bytes := sessionBytes(s)
+	submitBoth(t, s, false)
 	// Undecided: Close aborts, the GPU retires, the NPU keeps polling.
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("Close = %v, want quarantined", out)
 	}
-	protoInOrder(t, f, s.ID(),
-		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
-		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
-		protoEvAB(EvJoin, ParticipantNPU, JoinTimeout),
-		protoEvA(EvClose, 1))
-	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
-	protoResetBoth(t, f)
-	protoSettled(t, f, o)
+	inOrder(t, f, s.ID(),
+		evA(EvDecide, uint64(exchange.StartupAbort)),
+		evAB(EvJoin, ParticipantGPU, JoinRetired),
+		evAB(EvJoin, ParticipantNPU, JoinTimeout),
+		evA(EvClose, 1))
+	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+	wantQuarantineHolds(t, f, s, bytes, gpu, npu)
+	resetBoth(t, f)
+	wantSettled(t, f, o)
 }
 
 // ---- errors ----
@@ -1091,7 +1091,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 	}
 	// A session closed when the case ends, before its fabric.
 	session := func(t *testing.T, f *devices.Fabric) *Session {
-		s := protoSession(t, f, exchange.Default())
+		s := newSession(t, f, exchange.Default())
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
@@ -1102,41 +1102,41 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		run  func(*testing.T, *devices.Fabric) result
 	}{
 		{"unsupported: not a GPU and an NPU", devices.Config{}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			_, err := NewStartup(npu, gpu, nil)
 			return result{err, "resident startup requires a GPU and an NPU"}
 		}},
 		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			_, err := NewStartup(gpu, npu, nil)
 			return result{err, "resident startup requires coherent GPU backing"}
 		}},
 		{"unsupported: no such GPU queue", devices.Config{Devices: []devices.DeviceConfig{
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
 		}}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			_, err := NewExchangeSession(gpu, npu, exchange.Default())
-			protoBudget(t, f, 0, 0) // the line was given back
+			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
 		{"busy: GPU submitted twice", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoOK(t, "SubmitGPU", s.SubmitGPU())
+			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.SubmitGPU(), "GPU participant already submitted"}
 		}},
 		{"busy: NPU submitted twice", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoOK(t, "SubmitNPU", s.SubmitNPU())
+			noErr(t, "SubmitNPU", s.SubmitNPU())
 			return result{s.SubmitNPU(), "NPU participant already submitted"}
 		}},
 		{"busy: RUN before both accepted", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoOK(t, "SubmitGPU", s.SubmitGPU())
+			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.Start(), "both resident participants must be accepted before RUN"}
 		}},
 		{"busy: already decided", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoOK(t, "Abort", s.Abort())
+			noErr(t, "Abort", s.Abort())
 			return result{s.SubmitGPU(), "resident startup is already decided or failed"}
 		}},
 		{"busy: undecided wait", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
@@ -1144,12 +1144,12 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			return result{err, "resident startup remains undecided"}
 		}},
 		{"device: dispatch rejected", devices.Config{}, ErrDevice, func(t *testing.T, f *devices.Fabric) result {
-			protoFault(t, f, fault.GPUDispatch, "error(no queue)")
+			setFault(t, f, fault.GPUDispatch, "error(no queue)")
 			return result{session(t, f).SubmitGPU(), "gpu0 rejected the dispatch: no queue"}
 		}},
 		{"publish: publication failed", devices.Config{}, ErrPublish, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoFault(t, f, fault.HostPublish, "error(boom)")
+			setFault(t, f, fault.HostPublish, "error(boom)")
 			t.Cleanup(func() { // poisoned: quarantined until both devices are reset
 				s.Close()
 				f.Devices()[0].Reset()
@@ -1158,14 +1158,14 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			return result{s.Abort(), fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", s.Startup().Buffer().ID())}
 		}},
 		{"budget: exhausted", devices.Config{Budget: 128}, ErrBudget, func(t *testing.T, f *devices.Fabric) result {
-			gpu, npu := protoPair(t, f)
+			gpu, npu := devicePair(t, f)
 			_, err := NewExchangeSession(gpu, npu, exchange.Default())
-			protoBudget(t, f, 0, 0) // the line was given back
+			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},
 		{"invalid: negative wait", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
-			protoOK(t, "Abort", s.Abort())
+			noErr(t, "Abort", s.Abort())
 			_, err := s.Wait(-time.Second)
 			return result{err, "timeout -1s is negative; give zero or more"}
 		}},
@@ -1174,15 +1174,15 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			return result{err, ""}
 		}},
 		{"invalid: bad exchange", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
-			gpu, npu := protoPair(t, f)
-			_, err := NewExchangeSession(gpu, npu, protoExchange(0, 1, 64, devices.AQL))
+			gpu, npu := devicePair(t, f)
+			_, err := NewExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
 			return result{err, ""}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, _ := protoFabric(t, tc.cfg) // closed after the sessions' cleanups
+			f, _ := newFabric(t, tc.cfg) // closed after the sessions' cleanups
 			r := tc.run(t, f)
-			protoWantErr(t, tc.name, r.err, tc.kind, r.msg)
+			wantErr(t, tc.name, r.err, tc.kind, r.msg)
 			// Wrapped, it still matches by kind and by type.
 			wrapped := fmt.Errorf("experiment 7: %w", r.err)
 			var e *Error

@@ -16,23 +16,6 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// protoRealTime makes a real-time fabric with timing and an oracle attached.
-func protoRealTime(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
-	t.Helper()
-	return protoFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: protoSeed})
-}
-
-// protoRealSession makes a real-time fabric with timing (protoRealTime) and
-// an exchange session of cfg on it.
-func protoRealSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
-	t.Helper()
-	f, o := protoRealTime(t, timing)
-	return f, o, protoSession(t, f, cfg)
-}
-
-// protoRealDeadline bounds every join of these tests that must succeed.
-const protoRealDeadline = 30 * time.Second
-
 func TestRealTimeLifecycleVerifies(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -43,18 +26,18 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 		{"published timing, PM4", devices.PublishedTiming(), devices.PM4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, o, s := protoRealSession(t, tc.timing, protoExchange(1000, 4, 64, tc.queue))
-			protoStarted(t, s)
-			protoWait(t, s, protoRealDeadline)
-			protoState(t, s, StateRetired)
-			protoVerified(t, s, 1000)
+			f, o, s := newRealTimeSession(t, tc.timing, exchangeConfig(1000, 4, 64, tc.queue))
+			start(t, s)
+			waitDone(t, s, longWait)
+			wantState(t, s, StateRetired)
+			wantVerified(t, s, 1000)
 			// Each program saw RUN only once it was visible to it, and
 			// touched the payload only after.
-			protoSawDecision(t, f, s, exchange.StartupRun)
-			protoInOrder(t, f, s.ID(),
-				protoEvAB(exchange.EvObserve, protoInvocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
-				protoEvAB(exchange.EvPayloadWrite, protoInvocation(t, f, s, s.Startup().GPU()), 1),
-				protoEvA(EvVerify, 1))
+			wantDecisionSeen(t, f, s, exchange.StartupRun)
+			inOrder(t, f, s.ID(),
+				evAB(exchange.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
+				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.Startup().GPU()), 1),
+				evA(EvVerify, 1))
 			// Each program started no sooner than its queue's dispatch latency.
 			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
 				fam := tc.queue
@@ -62,141 +45,129 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 					fam = devices.XDNA
 				}
 				latency := map[devices.Command]time.Duration{devices.AQL: tc.timing.AQLDispatch, devices.PM4: tc.timing.PM4Dispatch, devices.XDNA: tc.timing.XDNADispatch}[fam]
-				inv := protoInvocation(t, f, s, d)
-				ev := protoInOrder(t, f, s.ID(), protoEvA(devices.EvDispatch, inv), protoEvA(devices.EvStart, inv))
+				inv := invocation(t, f, s, d)
+				ev := inOrder(t, f, s.ID(), evA(devices.EvDispatch, inv), evA(devices.EvStart, inv))
 				if len(ev) == 2 && ev[1].Time-ev[0].Time < latency {
 					t.Errorf("%s started %v after its dispatch, sooner than the %v %v latency", d.Name(), ev[1].Time-ev[0].Time, fam, latency)
 				}
 			}
-			protoClose(t, "Close", s, Retired)
-			protoSettled(t, f, o)
+			closeAs(t, "Close", s, Retired)
+			wantSettled(t, f, o)
 		})
 	}
 }
 
-// protoSawDecision checks that both programs of s observed decision exactly
+// wantDecisionSeen checks that both programs of s observed decision exactly
 // once, and only after it was visible to them: the coherent GPU after the
 // host's store to the line, the non-coherent NPU after the host release (the
 // publication) for its XDNA family. The GPU may see it before the other
 // publications finish: nothing orders it after them.
-func protoSawDecision(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
+func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
 	t.Helper()
 	line := s.Startup().Buffer().ID()
 	gpu, npu := s.Startup().GPU(), s.Startup().NPU()
 	for _, d := range []*devices.Device{gpu, npu} {
-		inv := protoInvocation(t, f, s, d)
-		visible := protoEvAB(devices.EvHostStore, line, uint64(decision))
+		inv := invocation(t, f, s, d)
+		visible := evAB(devices.EvHostStore, line, uint64(decision))
 		if d == npu {
-			visible = protoEvAB(devices.EvPublication, uint64(npu.Actor()), 0)
+			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
 		}
-		protoInOrder(t, f, s.ID(), protoEvA(EvDecide, uint64(decision)), visible, protoEvAB(exchange.EvObserve, inv, uint64(decision)))
-		if n := protoCount(f, s.ID(), protoEvA(exchange.EvObserve, inv)); n != 1 {
+		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(exchange.EvObserve, inv, uint64(decision)))
+		if n := countEvents(f, s.ID(), evA(exchange.EvObserve, inv)); n != 1 {
 			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
 		}
 	}
 }
 
-// protoInvocation is the id of the session's invocation on d.
-func protoInvocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
-	t.Helper()
-	evs := f.Events().Events(func(e *devices.Event) bool {
-		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == d.Actor()
-	})
-	if len(evs) != 1 {
-		t.Fatalf("%d dispatches of session %d on %s, want 1", len(evs), s.ID(), d.Name())
-	}
-	return evs[0].A
-}
-
 func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.PublishedTiming(), protoExchange(100, 2, 64, devices.AQL))
-	protoFault(t, f, fault.NPUDispatch, "error(boom)")
-	protoOK(t, "SubmitGPU", s.SubmitGPU())
-	protoWantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
-	protoInOrder(t, f, s.ID(),
-		protoEvAB(EvSubmit, ParticipantNPU, 1),
-		protoEvA(EvDecide, uint64(exchange.StartupAbort)),
-		protoEvAB(EvPublished, uint64(exchange.StartupAbort), 0),
-		protoEvAB(EvSubmitReturn, ParticipantNPU, 1))
-	protoWait(t, s, protoRealDeadline)
-	gpu := protoInvocation(t, f, s, s.Startup().GPU())
-	protoInOrder(t, f, s.ID(),
-		protoEvAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
-		protoEvAB(devices.EvRetire, gpu, 0),
-		protoEvA(EvWaitEnd, 1))
-	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	f, o, s := newRealTimeSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	setFault(t, f, fault.NPUDispatch, "error(boom)")
+	noErr(t, "SubmitGPU", s.SubmitGPU())
+	wantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
+	inOrder(t, f, s.ID(),
+		evAB(EvSubmit, ParticipantNPU, 1),
+		evA(EvDecide, uint64(exchange.StartupAbort)),
+		evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+		evAB(EvSubmitReturn, ParticipantNPU, 1))
+	waitDone(t, s, longWait)
+	gpu := invocation(t, f, s, s.Startup().GPU())
+	inOrder(t, f, s.ID(),
+		evAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
+		evAB(devices.EvRetire, gpu, 0),
+		evA(EvWaitEnd, 1))
+	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(100, 2, 64, devices.AQL))
-	protoSubmitBoth(t, s)
-	protoOK(t, "Abort", s.Abort())
-	protoWantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
-	protoWait(t, s, protoRealDeadline)
-	protoState(t, s, StateAborted)
-	protoSawDecision(t, f, s, exchange.StartupAbort)
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	submitBoth(t, s, false)
+	noErr(t, "Abort", s.Abort())
+	wantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
+	waitDone(t, s, longWait)
+	wantState(t, s, StateAborted)
+	wantDecisionSeen(t, f, s, exchange.StartupAbort)
 	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
-		inv := protoInvocation(t, f, s, d)
-		protoInOrder(t, f, s.ID(),
-			protoEvAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
-			protoEvAB(devices.EvRetire, inv, 0))
+		inv := invocation(t, f, s, d)
+		inOrder(t, f, s.ID(),
+			evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+			evAB(devices.EvRetire, inv, 0))
 	}
-	protoNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(10, 2, 64, devices.AQL))
-	gpu, npu := protoPair(t, f)
-	protoFault(t, f, fault.GPURun, "hang")
-	bytes := protoBytes(s)
-	protoStarted(t, s)
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(10, 2, 64, devices.AQL))
+	gpu, npu := devicePair(t, f)
+	setFault(t, f, fault.GPURun, "hang")
+	bytes := sessionBytes(s)
+	start(t, s)
 	if out := s.CloseWithin(context.Background(), 200*time.Millisecond); out != Quarantined {
 		t.Fatalf("CloseWithin = %v, want quarantined", out)
 	}
-	protoState(t, s, StateQuarantined)
-	protoQuarantineHolds(t, f, s, bytes, gpu, npu)
+	wantState(t, s, StateQuarantined)
+	wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
 	gpu.Reset()
 	if q := f.Quarantines(); len(q) != 1 {
 		t.Errorf("after resetting the GPU only: quarantines %+v, want one", q)
 	}
-	protoBudget(t, f, bytes, bytes)
+	wantBudget(t, f, bytes, bytes)
 	npu.Reset()
 	if gpu.Occupied() || npu.Occupied() {
 		t.Errorf("after both resets: occupied gpu=%v npu=%v, want both free", gpu.Occupied(), npu.Occupied())
 	}
-	protoSettled(t, f, o)
+	wantSettled(t, f, o)
 
 	f.Faults().Clear()
-	s2 := protoSession(t, f, protoExchange(10, 2, 64, devices.AQL))
-	protoStarted(t, s2)
-	protoWait(t, s2, protoRealDeadline)
-	protoClose(t, "Close after the reset", s2, Retired)
-	protoSettled(t, f, o)
+	s2 := newSession(t, f, exchangeConfig(10, 2, 64, devices.AQL))
+	start(t, s2)
+	waitDone(t, s2, longWait)
+	closeAs(t, "Close after the reset", s2, Retired)
+	wantSettled(t, f, o)
 }
 
 func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(50, 2, 64, devices.AQL))
-	protoFault(t, f, fault.GPURun, "1*delay(300ms)")
-	protoStarted(t, s)
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(50, 2, 64, devices.AQL))
+	setFault(t, f, fault.GPURun, "1*delay(300ms)")
+	start(t, s)
 	ok, err := s.Wait(20 * time.Millisecond)
 	if ok || err != nil {
 		t.Fatalf("Wait(20ms) with the GPU delayed 300ms = %v, %v; want false, nil", ok, err)
 	}
-	protoState(t, s, StateRunning)
-	protoWait(t, s, protoRealDeadline)
-	protoInOrder(t, f, s.ID(),
-		protoEvA(EvWaitEnd, 0),
-		protoEvAB(EvJoin, ParticipantGPU, JoinRetired),
-		protoEvAB(EvJoin, ParticipantNPU, JoinRetired),
-		protoEvA(EvWaitEnd, 1))
-	protoVerified(t, s, 50)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantState(t, s, StateRunning)
+	waitDone(t, s, longWait)
+	inOrder(t, f, s.ID(),
+		evA(EvWaitEnd, 0),
+		evAB(EvJoin, ParticipantGPU, JoinRetired),
+		evAB(EvJoin, ParticipantNPU, JoinRetired),
+		evA(EvWaitEnd, 1))
+	wantVerified(t, s, 50)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // Three busy participants on two cores: the host waits while both devices
@@ -205,21 +176,21 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	const rounds = 20000
-	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(rounds, 1, 8, devices.AQL))
-	protoStarted(t, s)
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(rounds, 1, 8, devices.AQL))
+	start(t, s)
 	began := time.Now()
-	protoWait(t, s, 60*time.Second)
+	waitDone(t, s, 60*time.Second)
 	t.Logf("%d rounds with one credit on %d cores (GOMAXPROCS 2) in %v", rounds, runtime.NumCPU(), time.Since(began))
-	protoVerified(t, s, rounds)
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	wantVerified(t, s, rounds)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }
 
 // Start and Abort raced from eight goroutines in real time: exactly one
 // decision wins and reaches the line; every other one is Busy.
 func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
-	f, o, s := protoRealSession(t, devices.IdealTiming(), protoExchange(100, 4, 64, devices.AQL))
-	protoSubmitBoth(t, s)
+	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 4, 64, devices.AQL))
+	submitBoth(t, s, false)
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
@@ -235,21 +206,21 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		if err := <-errs; err == nil {
 			won++
 		} else {
-			protoWantErr(t, "a losing decision", err, ErrBusy, "resident startup is already decided or failed")
+			wantErr(t, "a losing decision", err, ErrBusy, "resident startup is already decided or failed")
 		}
 	}
 	if won != 1 {
 		t.Errorf("%d decisions succeeded, want exactly 1", won)
 	}
-	if n := protoCount(f, s.ID(), protoEv(devices.EvHostStore)); n != 1 {
+	if n := countEvents(f, s.ID(), ev(devices.EvHostStore)); n != 1 {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
-	protoWait(t, s, protoRealDeadline)
+	waitDone(t, s, longWait)
 	if s.Decision() == exchange.StartupRun {
 		if v, ok := s.Verification(); !ok || !v.OK {
 			t.Errorf("Verification = %+v, %v", v, ok)
 		}
 	}
-	protoClose(t, "Close", s, Retired)
-	protoSettled(t, f, o)
+	closeAs(t, "Close", s, Retired)
+	wantSettled(t, f, o)
 }

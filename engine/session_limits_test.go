@@ -20,8 +20,8 @@ import (
 func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 	const perSession = 64 + 256 // the startup line and the default exchange's payload
 	const budget = 24 << 20
-	f, o := protoFabric(t, devices.Config{Budget: budget})
-	gpu, npu := protoPair(t, f)
+	f, o := newFabric(t, devices.Config{Budget: budget})
+	gpu, npu := devicePair(t, f)
 	var open []*Session
 	var err error
 	for {
@@ -45,6 +45,6 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 			t.Fatalf("Close of an undecided session = %v, want retired", out)
 		}
 	}
-	protoSettled(t, f, o)
-	protoClose(t, "Close of a session opened after the others closed", protoSession(t, f, exchange.Default()), Retired)
+	wantSettled(t, f, o)
+	closeAs(t, "Close of a session opened after the others closed", newSession(t, f, exchange.Default()), Retired)
 }

@@ -19,7 +19,7 @@ import (
 
 // sessionLargeExchange runs every step at virtual time 0 with ideal timing
 // and takes hours of real time to finish.
-var sessionLargeExchange = protoExchange(1000000, 64, 1<<20, devices.AQL)
+var sessionLargeExchange = exchangeConfig(1000000, 64, 1<<20, devices.AQL)
 
 // sessionGenerous bounds, in real time, what must end soon after 50 ms.
 const sessionGenerous = 5 * time.Second
@@ -28,8 +28,8 @@ const sessionGenerous = 5 * time.Second
 // their 50 ms context, whatever their timeout; the Wait leaves the session
 // unpoisoned, and the Close quarantines it.
 func TestSessionWaitAndCloseEndWithTheirContext(t *testing.T) {
-	f, _, s := protoSimSession(t, sessionLargeExchange)
-	protoStarted(t, s)
+	f, _, s := newSimSession(t, sessionLargeExchange)
+	start(t, s)
 	for _, timeout := range []time.Duration{time.Millisecond, time.Hour} {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		start := time.Now()
@@ -40,7 +40,7 @@ func TestSessionWaitAndCloseEndWithTheirContext(t *testing.T) {
 			t.Fatalf("WaitContext(50 ms context, %v) = %v, %v after %v; want false and the context's error soon after 50 ms", timeout, ok, err, took)
 		}
 	}
-	protoState(t, s, StateRunning)
+	wantState(t, s, StateRunning)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -50,7 +50,7 @@ func TestSessionWaitAndCloseEndWithTheirContext(t *testing.T) {
 	if took := time.Since(start); took > sessionGenerous {
 		t.Errorf("CloseWithin(50 ms context, 1h) took %v", took)
 	}
-	protoResetBoth(t, f)
+	resetBoth(t, f)
 }
 
 // While one goroutine's Wait joins, State answers at once and CloseWithin
@@ -62,14 +62,14 @@ func TestSessionWaitAndCloseEndWithTheirContext(t *testing.T) {
 func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 	for _, mode := range []devices.Mode{devices.RealTime, devices.Simulated} {
 		t.Run(mode.String(), func(t *testing.T) {
-			f, _ := protoFabric(t, devices.Config{Mode: mode})
+			f, _ := newFabric(t, devices.Config{Mode: mode})
 			cfg := sessionLargeExchange
 			if mode == devices.RealTime {
 				cfg = exchange.Default()
-				protoFault(t, f, fault.GPURun, "hang")
+				setFault(t, f, fault.GPURun, "hang")
 			}
-			s := protoSession(t, f, cfg)
-			protoStarted(t, s)
+			s := newSession(t, f, cfg)
+			start(t, s)
 			type result struct {
 				ok  bool
 				err error
@@ -79,7 +79,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 				ok, err := s.Wait(time.Hour)
 				waited <- result{ok, err}
 			}()
-			for protoCount(f, s.ID(), protoEv(EvWait)) == 0 {
+			for countEvents(f, s.ID(), ev(EvWait)) == 0 {
 				time.Sleep(time.Millisecond) // until the Wait is joining
 			}
 			start := time.Now()
@@ -111,7 +111,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 			if q := f.Quarantines(); len(q) != 1 || !strings.Contains(q[0].Label, "did not retire") {
 				t.Errorf("quarantines %+v, want one because a participant did not retire (the interrupted Wait poisons nothing)", q)
 			}
-			protoResetBoth(t, f)
+			resetBoth(t, f)
 		})
 	}
 }
@@ -119,11 +119,11 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 // A closed session's prepared program cannot be dispatched again: its memory
 // was released with the close.
 func TestClosedSessionsProgramIsRefused(t *testing.T) {
-	f, _ := protoFabric(t, devices.Config{Mode: devices.RealTime})
-	s := protoSession(t, f, exchange.Default())
-	protoStarted(t, s)
-	protoWait(t, s, sessionGenerous)
-	protoClose(t, "Close", s, Retired)
+	f, _ := newFabric(t, devices.Config{Mode: devices.RealTime})
+	s := newSession(t, f, exchange.Default())
+	start(t, s)
+	waitDone(t, s, sessionGenerous)
+	closeAs(t, "Close", s, Retired)
 	c, err := s.Exchange().GPU().Dispatch()
 	if c != nil || !errors.Is(err, devices.ErrBusy) || !strings.Contains(err.Error(), "released") {
 		t.Errorf("Dispatch of a closed session's GPU program = %v, %v; want a busy error about the released buffer", c, err)
@@ -134,15 +134,15 @@ func TestClosedSessionsProgramIsRefused(t *testing.T) {
 // while the first holds its turn, returns the context's error soon, and the
 // first goes on until the session retires.
 func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
-	f, _, s := protoSimSession(t, sessionLargeExchange)
-	protoStarted(t, s)
+	f, _, s := newSimSession(t, sessionLargeExchange)
+	start(t, s)
 	stopFirst, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
 	go func() {
 		_, err := s.WaitContext(stopFirst, time.Hour)
 		first <- err
 	}()
-	for protoCount(f, s.ID(), protoEv(EvWait)) == 0 {
+	for countEvents(f, s.ID(), ev(EvWait)) == 0 {
 		time.Sleep(time.Millisecond) // until the first Wait is joining
 	}
 	ctx, cancelSecond := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -152,18 +152,18 @@ func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
 	if took := time.Since(start); ok || !errors.Is(err, context.DeadlineExceeded) || took > sessionGenerous {
 		t.Errorf("the second WaitContext = %v, %v after %v; want false and the context's error soon after 50 ms", ok, err, took)
 	}
-	if protoCount(f, s.ID(), protoEv(EvWait)) != 1 {
+	if countEvents(f, s.ID(), ev(EvWait)) != 1 {
 		t.Error("the second Wait began a join while the first was joining")
 	}
 	cancel()
 	if err := <-first; !errors.Is(err, context.Canceled) {
 		t.Errorf("the first Wait ended with %v, want context.Canceled", err)
 	}
-	protoState(t, s, StateRunning)
+	wantState(t, s, StateRunning)
 	ctx, cancelClose := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancelClose()
 	if out := s.CloseWithin(ctx, time.Hour); out != Quarantined {
 		t.Errorf("CloseWithin = %v, want quarantined", out)
 	}
-	protoResetBoth(t, f)
+	resetBoth(t, f)
 }
