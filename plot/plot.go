@@ -1,0 +1,302 @@
+// Package plot draws the pictures of residentlua's experiments: the
+// distribution of a measurement as a CDF (one line per series, latencies on a
+// log-scaled axis) and a figure against a parameter (one line per series).
+//
+// Pictures are 16 cm x 10 cm: an SVG file says width="453.54pt"
+// height="283.46pt"; a PNG file is 605 x 378 pixels (96 dots per inch). The
+// format follows the file's extension, .svg or .png. Series are drawn in the
+// sorted order of their names, so the same data always gives the same file.
+// A file is written to a temporary file in its directory and renamed into
+// place: a reader never sees half a picture.
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// The size of every picture.
+const (
+	Width  = 16 * vg.Centimeter
+	Height = 10 * vg.Centimeter
+	DPI    = 96 // the resolution of a PNG picture, in dots per inch
+)
+
+// Formats are the extensions of the picture formats, in the words errors use.
+var Formats = []string{".svg", ".png"}
+
+// maxCDFPoints bounds the steps a CDF line has: a campaign's million values
+// would make an SVG of tens of megabytes for no visible difference (the
+// picture is 605 pixels wide).
+const maxCDFPoints = 2000
+
+// Point is one point of a line: Y against X.
+type Point struct{ X, Y float64 }
+
+// CDF draws each series' empirical distribution as a cumulative
+// distribution function, one line per series with a legend, into the SVG or
+// PNG file path (16 cm x 10 cm). The x axis is labelled xLabel and is
+// log-scaled when logX is set (for latencies; every value must then be
+// positive); the y axis is the fraction of values at most x, from 0 to 1.
+func CDF(path, title, xLabel string, series map[string][]float64, logX bool) error {
+	if err := checkFormat(path); err != nil {
+		return err
+	}
+	names, err := seriesNames(series)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		for i, v := range series[name] {
+			if err := checkValue(name, "value", i, v, logX, "x"); err != nil {
+				return err
+			}
+		}
+	}
+	p := newPlot(title, xLabel, "fraction of values ≤ x")
+	p.Legend.Top = false // a CDF leaves its lower right corner empty
+	for i, name := range names {
+		l, err := plotter.NewLine(cdfPoints(series[name]))
+		if err != nil {
+			return fmt.Errorf("plot: series %q: %w", name, err)
+		}
+		l.StepStyle = plotter.PostStep
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(name, l)
+	}
+	p.Y.Min, p.Y.Max = 0, 1
+	if logX {
+		logAxis(&p.X)
+	}
+	return save(p, path)
+}
+
+// Lines draws y against x, one line per series (its points joined in the
+// order given, each marked) with a legend, into the SVG or PNG file path
+// (16 cm x 10 cm). The axes are labelled xLabel and yLabel and are
+// log-scaled when logX or logY is set (every value on such an axis must then
+// be positive).
+func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, logY bool) error {
+	if err := checkFormat(path); err != nil {
+		return err
+	}
+	names, err := seriesNames(series)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		for i, pt := range series[name] {
+			if err := checkValue(name, "point", i, pt.X, logX, "x"); err != nil {
+				return err
+			}
+			if err := checkValue(name, "point", i, pt.Y, logY, "y"); err != nil {
+				return err
+			}
+		}
+	}
+	p := newPlot(title, xLabel, yLabel)
+	p.Legend.Top, p.Legend.Left = true, true // rising figures leave the upper left corner empty
+	for i, name := range names {
+		pts := make(plotter.XYs, len(series[name]))
+		for j, pt := range series[name] {
+			pts[j] = plotter.XY{X: pt.X, Y: pt.Y}
+		}
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("plot: series %q: %w", name, err)
+		}
+		l.Color, s.Color = plotutil.Color(i), plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		l.Width = vg.Points(1.5)
+		s.Shape = plotutil.Shape(i)
+		p.Add(l, s)
+		p.Legend.Add(name, l, s)
+	}
+	if logX {
+		logAxis(&p.X)
+	}
+	if logY {
+		logAxis(&p.Y)
+	}
+	return save(p, path)
+}
+
+// checkFormat rejects a path whose extension names no format this package
+// writes, before any work is done.
+func checkFormat(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if !slices.Contains(Formats, ext) {
+		if ext == "" {
+			return fmt.Errorf("plot: %s has no extension to say the picture's format; supported are %s", path, strings.Join(Formats, " and "))
+		}
+		return fmt.Errorf("plot: %s: unknown picture format %q; supported are %s", path, ext, strings.Join(Formats, " and "))
+	}
+	return nil
+}
+
+// seriesNames returns the series' names, sorted, or the error that says why
+// there is nothing to draw.
+func seriesNames[V any](series map[string][]V) ([]string, error) {
+	if len(series) == 0 {
+		return nil, errors.New("plot: no series to draw; give at least one named series")
+	}
+	names := make([]string, 0, len(series))
+	for name, values := range series {
+		if name == "" {
+			return nil, errors.New("plot: a series has an empty name; the legend needs a name for every series")
+		}
+		if len(values) == 0 {
+			return nil, fmt.Errorf("plot: series %q is empty; give it at least one value or leave it out", name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// checkValue says what is wrong with the i-th value (0-based) of a series:
+// not finite, or not positive on a log-scaled axis.
+func checkValue(name, what string, i int, v float64, logScale bool, axis string) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("plot: series %q: %s %d has %s = %v; values must be finite numbers", name, what, i+1, axis, v)
+	}
+	if logScale && v <= 0 {
+		return fmt.Errorf("plot: series %q: %s %d has %s = %v, but the %s axis is log-scaled and needs values > 0; drop the value or use a linear axis", name, what, i+1, axis, v, axis)
+	}
+	return nil
+}
+
+// cdfPoints returns the steps of the empirical CDF of values: (x, fraction of
+// values ≤ x) at each distinct x, from (smallest, 0), thinned to about
+// maxCDFPoints steps evenly spaced in rank.
+func cdfPoints(values []float64) plotter.XYs {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	n := len(sorted)
+	pts := plotter.XYs{{X: sorted[0], Y: 0}}
+	step := (n + maxCDFPoints - 1) / maxCDFPoints
+	for i := 0; i < n; i++ {
+		last := i == n-1 || sorted[i+1] != sorted[i] // the last of equal values holds their fraction
+		if last && ((i+1)%step == 0 || i == n-1) {
+			pts = append(pts, plotter.XY{X: sorted[i], Y: float64(i+1) / float64(n)})
+		}
+	}
+	return pts
+}
+
+// newPlot makes a plot with the title and axis labels and a grid.
+func newPlot(title, xLabel, yLabel string) *gplot.Plot {
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 220}
+	grid.Horizontal.Color = color.Gray{Y: 220}
+	p.Add(grid)
+	return p
+}
+
+// logAxis log-scales an axis whose values are all positive and widens it to
+// whole decades, so that at least two ticks are labelled.
+func logAxis(a *gplot.Axis) {
+	a.Scale = gplot.LogScale{}
+	a.Tick.Marker = decadeTicks{}
+	a.Min = math.Pow(10, math.Floor(math.Log10(a.Min)))
+	a.Max = math.Pow(10, math.Ceil(math.Log10(a.Max)))
+	if a.Max <= a.Min {
+		a.Max = a.Min * 10
+	}
+}
+
+// decadeTicks marks a log-scaled axis: a labelled tick at every power of ten
+// and unlabelled ones at its multiples 2 to 9. (gonum's LogTicks rounds the
+// first decade towards zero and can leave a narrow axis with no label.)
+type decadeTicks struct{}
+
+// Ticks returns the ticks from min to max (both positive).
+func (decadeTicks) Ticks(min, max float64) []gplot.Tick {
+	var ticks []gplot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		decade := math.Pow(10, e)
+		ticks = append(ticks, gplot.Tick{Value: decade, Label: fmt.Sprintf("%g", decade)})
+		for m := 2.0; m < 10; m++ {
+			ticks = append(ticks, gplot.Tick{Value: m * decade})
+		}
+	}
+	return ticks
+}
+
+// save renders the plot in the format of path's extension and writes it
+// through a temporary file renamed into place.
+func save(p *gplot.Plot, path string) (err error) {
+	var c vg.CanvasWriterTo
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		c = vgsvg.New(Width, Height)
+	default: // ".png", as checkFormat made sure
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))}
+	}
+	if err := render(p, c); err != nil {
+		return err
+	}
+	return writeFile(path, c)
+}
+
+// render draws p on c, turning a panic of the plotting library (its answer to
+// data it cannot draw) into an error.
+func render(p *gplot.Plot, c vg.CanvasSizer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot: cannot draw the picture: %v", r)
+		}
+	}()
+	p.Draw(draw.New(c))
+	return nil
+}
+
+// writeFile writes w to a temporary file next to path and renames it to
+// path, so that path is either the old file or the whole new one.
+func writeFile(path string, w io.WriterTo) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = w.WriteTo(f); err != nil {
+		return fmt.Errorf("plot: writing %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("plot: writing %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}
