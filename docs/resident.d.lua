@@ -263,6 +263,21 @@ function resident.seed() end
 ---@return {ok: boolean, seed: integer, settled: boolean, events: integer, digest: string, elapsed: number, outcomes: table<string, integer>, faults: string[], fired: table<string, integer>, violations: {invariant: integer, session: integer, message: string}[], problems: string[], report: string}
 function resident.trial(opts) end
 
+---What resident.plot draws, and where.
+---@class resident.PlotOptions
+---@field file string the picture's file: its extension, .svg or .png, says the format (16 cm x 10 cm; a PNG is 605 x 378 pixels)
+---@field kind "cdf"|"lines" "cdf": the distribution of each series' values; "lines": y against x
+---@field series table<string, number[]>|table<string, {[1]: number, [2]: number}[]> one line per name (drawn in sorted order): values for "cdf", {x, y} points for "lines"
+---@field title? string the picture's title
+---@field x? string the x axis' label
+---@field y? string the y axis' label ("lines" only)
+---@field log_x? boolean a log-scaled x axis (every x must be positive)
+---@field log_y? boolean a log-scaled y axis ("lines" only; every y must be positive)
+
+---Draws a script's figures into an SVG or PNG file: each series' distribution as a CDF, or y against x as lines.
+---@param opts resident.PlotOptions
+function resident.plot(opts) end
+
 -- The command (residentlua) also sets the six verbs as globals.
 
 ---@param opts? resident.StartupOptions

@@ -78,6 +78,8 @@ var functions = []Function{
 		Summary: "The memory budget."},
 	{Name: "violations", AfterClose: true, call: (*Module).violations,
 		Summary: "The protocol oracle's violations; a correct engine has none."},
+	{Name: "plot", call: (*Module).plotFn,
+		Summary: "Draws a script's figures into an SVG or PNG file: each series' distribution as a CDF, or y against x as lines."},
 }
 
 // Functions lists the module's functions, in the order docs/lua-api.md

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -153,22 +154,21 @@ func checkFormat(path string) error {
 }
 
 // seriesNames returns the series' names, sorted, or the error that says why
-// there is nothing to draw.
+// there is nothing to draw (about the first bad series in that order, so
+// that the same input always gets the same error).
 func seriesNames[V any](series map[string][]V) ([]string, error) {
 	if len(series) == 0 {
 		return nil, errors.New("plot: no series to draw; give at least one named series")
 	}
-	names := make([]string, 0, len(series))
-	for name, values := range series {
+	names := slices.Sorted(maps.Keys(series))
+	for _, name := range names {
 		if name == "" {
 			return nil, errors.New("plot: a series has an empty name; the legend needs a name for every series")
 		}
-		if len(values) == 0 {
+		if len(series[name]) == 0 {
 			return nil, fmt.Errorf("plot: series %q is empty; give it at least one value or leave it out", name)
 		}
-		names = append(names, name)
 	}
-	slices.Sort(names)
 	return names, nil
 }
 
