@@ -1,6 +1,6 @@
 -- sweep.lua: slot bytes x credits -> throughput and latency of the exchange.
 --
---   residentlua --mode sim --seed 1 scripts/sweep.lua [out.csv [rounds [timing [samples]]]]
+--   residentlua --mode sim --seed 1 scripts/sweep.lua [out.csv [rounds [timing [samples [picture]]]]]
 --
 -- For every pair of slot size and credit count, sessions exchange `rounds`
 -- generations (default 32). From s:stats() it takes the time from the
@@ -16,12 +16,21 @@
 -- (default 5), reported as the median with the smallest and largest.
 -- A figure that does not exist (no time passed, the NPU never observed)
 -- is n/a.
+--
+-- It also draws two pictures (resident.plot) of the medians against slot
+-- size, one line per credits value: the latency of a round and the
+-- throughput. `picture` names them (default: the CSV's name with .svg, so
+-- sweep.svg), its extension (.svg or .png) says their format, and the
+-- figure goes before it: sweep_latency.svg and sweep_throughput.svg. A cell
+-- where no time passed (the figure n/a or 0, as under the "ideal" timing
+-- in simulated time) is left out, and a figure with no cell left is not drawn.
 
 local csv_path = arg[1] or "sweep.csv"
 local rounds = tonumber(arg[2]) or 32
 local fabric = resident.fabric{timing = arg[3] or "published"}
 local simulated = fabric.mode == "sim"
 local samples = simulated and 1 or (tonumber(arg[4]) or 5)
+local picture = arg[5] or (csv_path:gsub("%.[Cc][Ss][Vv]$", "") .. ".svg")
 
 local slot_sizes = {64, 256, 1024, 4096}
 local credit_counts = {1, 2, 4}
@@ -123,3 +132,29 @@ for _, r in ipairs(rows) do
 end
 f:close()
 print(string.format("wrote %d rows to %s", #rows, csv_path))
+
+-- The pictures: a figure's medians against slot size, one line per credits
+-- value, with the cells where it is n/a or 0 left out.
+local function draw(figure, label, what)
+  local series, any = {}, false
+  for _, r in ipairs(rows) do
+    if r[figure] and r[figure].median > 0 then
+      local name = "credits=" .. r.credits
+      series[name] = series[name] or {}
+      table.insert(series[name], {r.slot_bytes, r[figure].median})
+      any = true
+    end
+  end
+  local file = picture:gsub("(%.%w+)$", "_" .. what .. "%1")
+  if not any then
+    print(string.format("no %s to draw (no time passed in any cell); %s not written", what, file))
+    return
+  end
+  resident.plot{file = file, kind = "lines", title = string.format("%s, %d rounds (%s)", what, rounds,
+    simulated and "simulated time" or string.format("real time, median of %d", samples)),
+    x = "slot bytes", y = label, log_x = true, series = series}
+  print(string.format("drew %s against slot size to %s", what, file))
+end
+
+draw("round_latency_us", "microseconds per round", "latency")
+draw("mb_per_s", "MB/s", "throughput")

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/xml"
+	"image"
+	_ "image/png" // image.DecodeConfig reads PNG
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,6 +102,8 @@ var scriptCases = map[string]scriptCase{
 			"        64       1      8      512",
 			"      4096       4      8    32768",
 			"wrote 12 rows to ",
+			"drew latency against slot size to ",
+			"drew throughput against slot size to ",
 		},
 		stderr: []string{"timing=published"},
 	},
@@ -279,6 +284,53 @@ func TestSweepCSV(t *testing.T) {
 	r.wantCode(t, 0)
 	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err != nil {
 		t.Errorf("default CSV: %v", err)
+	}
+}
+
+// TestSweepPlot checks the pictures of scripts/sweep.lua: an SVG of each
+// figure next to the CSV by default (16 cm x 10 cm, one line per credits
+// value), a PNG of 605 x 378 pixels when the picture's name says .png, and
+// none where no time passed.
+func TestSweepPlot(t *testing.T) {
+	dir := t.TempDir()
+	r := runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", filepath.Join(dir, "out.csv"), "4")
+	r.wantCode(t, 0)
+	for _, what := range []string{"latency", "throughput"} {
+		file := filepath.Join(dir, "out_"+what+".svg")
+		contains(t, "stdout", r.stdout, "drew "+what+" against slot size to "+file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var root struct{ XMLName xml.Name }
+		if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
+			t.Fatalf("%s: root %v, error %v; want an <svg> document", file, root.XMLName, err)
+		}
+		contains(t, file, string(data), `<svg width="453.54pt" height="283.46pt"`, what+", 4 rounds (simulated time)",
+			">credits=1<", ">credits=2<", ">credits=4<", ">slot bytes<")
+	}
+
+	png := filepath.Join(dir, "fig.png")
+	r = runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", filepath.Join(dir, "out.csv"), "4", "published", "1", png)
+	r.wantCode(t, 0)
+	for _, what := range []string{"latency", "throughput"} {
+		f, err := os.Open(filepath.Join(dir, "fig_"+what+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, format, err := image.DecodeConfig(f)
+		f.Close()
+		if err != nil || format != "png" || cfg.Width != 605 || cfg.Height != 378 {
+			t.Errorf("fig_%s.png: %s %dx%d, error %v; want a png of 605x378", what, format, cfg.Width, cfg.Height, err)
+		}
+	}
+
+	// Under the ideal timing no simulated time passes: nothing to draw.
+	r = runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", filepath.Join(dir, "ideal.csv"), "4", "ideal")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "no latency to draw (no time passed in any cell); ", "no throughput to draw")
+	if matches, _ := filepath.Glob(filepath.Join(dir, "ideal_*")); len(matches) != 0 {
+		t.Errorf("pictures with nothing in them: %v", matches)
 	}
 }
 
