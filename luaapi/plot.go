@@ -46,6 +46,8 @@ func (m *Module) plotFn(L *lua.LState) int {
 		err = plot.CDF(file, title, x, cdfSeries(L, series), logX)
 	case "lines":
 		err = plot.Lines(file, title, x, y, lineSeries(L, series), logX, logY)
+	case "":
+		m.invalid(L, name, `kind: say what to draw: "cdf" (the distribution of each series' values) or "lines" (y against x)`)
 	default:
 		m.invalid(L, name, `kind: %q is not a kind of picture; give "cdf" (the distribution of each series' values) or "lines" (y against x)`, kind)
 	}
@@ -93,11 +95,21 @@ func eachSeries(L *lua.LState, series *lua.LTable, read func(name string, list *
 		if !ok {
 			fieldError(L, 1, "plot", "series."+string(name), "table expected, got "+valueTypeName(v))
 		}
+		if entries := countEntries(list); entries != list.Len() {
+			fieldError(L, 1, "plot", "series."+string(name), fmt.Sprintf("a list expected (keys 1 to n), got a table of %d entries of which %d are a list", entries, list.Len()))
+		}
 		lists[string(name)] = list
 	})
 	for _, name := range slices.Sorted(maps.Keys(lists)) {
 		read(name, lists[name])
 	}
+}
+
+// countEntries counts the entries of t.
+func countEntries(t *lua.LTable) int {
+	n := 0
+	t.ForEach(func(lua.LValue, lua.LValue) { n++ })
+	return n
 }
 
 // cdfSeries reads series = {name = {v, ...}}.

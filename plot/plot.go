@@ -38,8 +38,8 @@ const (
 	DPI    = 96 // the resolution of a PNG picture, in dots per inch
 )
 
-// Formats are the extensions of the picture formats, in the words errors use.
-var Formats = []string{".svg", ".png"}
+// formats are the extensions of the picture formats, in the words errors use.
+var formats = []string{".svg", ".png"}
 
 // maxCDFPoints bounds the steps a CDF line has: a campaign's million values
 // would make an SVG of tens of megabytes for no visible difference (the
@@ -54,8 +54,10 @@ type Point struct{ X, Y float64 }
 // PNG file path (16 cm x 10 cm). The x axis is labelled xLabel and is
 // log-scaled when logX is set (for latencies; every value must then be
 // positive); the y axis is the fraction of values at most x, from 0 to 1.
+// A series of many values is drawn through about 2000 of its steps, evenly
+// spaced in rank (the picture is 605 pixels wide).
 func CDF(path, title, xLabel string, series map[string][]float64, logX bool) error {
-	if err := checkFormat(path); err != nil {
+	if err := CheckFormat(path); err != nil {
 		return err
 	}
 	names, err := seriesNames(series)
@@ -96,7 +98,7 @@ func CDF(path, title, xLabel string, series map[string][]float64, logX bool) err
 // log-scaled when logX or logY is set (every value on such an axis must then
 // be positive).
 func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, logY bool) error {
-	if err := checkFormat(path); err != nil {
+	if err := CheckFormat(path); err != nil {
 		return err
 	}
 	names, err := seriesNames(series)
@@ -140,15 +142,16 @@ func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, 
 	return save(p, path)
 }
 
-// checkFormat rejects a path whose extension names no format this package
-// writes, before any work is done.
-func checkFormat(path string) error {
+// CheckFormat says why path cannot be a picture's file: its extension (any
+// case) names no format this package writes. A command can call it before a
+// long run whose picture it will draw at the end.
+func CheckFormat(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
-	if !slices.Contains(Formats, ext) {
+	if !slices.Contains(formats, ext) {
 		if ext == "" {
-			return fmt.Errorf("plot: %s has no extension to say the picture's format; supported are %s", path, strings.Join(Formats, " and "))
+			return fmt.Errorf("plot: %s has no extension to say the picture's format; supported are %s", path, strings.Join(formats, " and "))
 		}
-		return fmt.Errorf("plot: %s: unknown picture format %q; supported are %s", path, ext, strings.Join(Formats, " and "))
+		return fmt.Errorf("plot: %s: unknown picture format %q; supported are %s", path, ext, strings.Join(formats, " and "))
 	}
 	return nil
 }
@@ -252,7 +255,7 @@ func save(p *gplot.Plot, path string) (err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg":
 		c = vgsvg.New(Width, Height)
-	default: // ".png", as checkFormat made sure
+	default: // ".png", as CheckFormat made sure
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))}
 	}
 	if err := render(p, c); err != nil {

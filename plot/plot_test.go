@@ -262,3 +262,13 @@ func TestReplace(t *testing.T) {
 		t.Errorf("files after writing: %v, want p.svg alone", entries)
 	}
 }
+
+// TestCheckFormat checks which names CheckFormat takes: .svg and .png in any
+// case, nothing else.
+func TestCheckFormat(t *testing.T) {
+	for path, ok := range map[string]bool{"a.svg": true, "dir/a.PNG": true, "a.Svg": true, "a.pdf": false, "a": false, "a.svg.gz": false} {
+		if err := CheckFormat(path); (err == nil) != ok {
+			t.Errorf("CheckFormat(%q) = %v, want ok=%v", path, err, ok)
+		}
+	}
+}
