@@ -11,7 +11,6 @@ require (
 )
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/mattn/go-runewidth v0.0.3 // indirect
 )
