@@ -75,8 +75,11 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// planned is how many of the campaign's trials the shard runs.
-func (c Config) planned() int {
+// Planned is how many of the campaign's trials the shard runs.
+func (c Config) Planned() int {
+	if c.Shards <= 1 {
+		return c.Trials
+	}
 	if c.Shard >= c.Trials {
 		return 0
 	}
@@ -109,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	planned := cfg.planned()
+	planned := cfg.Planned()
 	sum := newSummary(cfg, planned)
 	workers := min(cfg.Workers, planned)
 	runners := make([]runner, 0, workers)
