@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// trialScript is a small trial script of the campaign package's tests.
-const trialScript = "campaign/testdata/trial.lua"
+// trialScript is the trial script the docs run.
+const trialScript = "scripts/campaign.lua"
 
 // campaignRun runs residentlua campaign with args and extra environment.
 func campaignRun(t *testing.T, env []string, args ...string) result {
