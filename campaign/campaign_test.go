@@ -212,6 +212,11 @@ func TestScriptErrors(t *testing.T) {
 	if len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "bad argument #2 to 'record' (a value from 0 to 1e+09 expected, got -1)") {
 		t.Errorf("record(-1): %+v", s.Failures)
 	}
+	exit := write("exit.lua", `function trial(t) os.exit(3) end`)
+	s, _ = run(t, Config{Trials: 1, Script: exit})
+	if len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "os.exit is not available") {
+		t.Errorf("os.exit in a trial: %+v", s.Failures)
+	}
 	open := write("open.lua", `function trial(t) local s = startup{}; s:submit_gpu(); return {} end`)
 	s, _ = run(t, Config{Trials: 3, Script: open, Workers: 1})
 	if len(s.Failures) != 3 || !strings.Contains(s.Failures[0].Message, "trial returned a table value") || s.Violations != 0 {

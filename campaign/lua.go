@@ -74,6 +74,13 @@ func (r *luaRunner) load(script string) error {
 		return fmt.Errorf("%s: the script removed the global resident or math", script)
 	}
 	r.fabric = resident.RawGetString("fabric")
+	if osLib, ok := L.GetGlobal("os").(*lua.LTable); ok {
+		// os.exit in a trial would end the whole campaign, its summary unwritten.
+		osLib.RawSetString("exit", L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("os.exit is not available in a campaign's trial; return an outcome or call t.fail")
+			return 0
+		}))
+	}
 	switch v := L.GetGlobal("trial_fabric").(type) {
 	case *lua.LTable:
 		r.opts = v

@@ -256,8 +256,8 @@ func Decode(r io.Reader) (*Summary, error) {
 	if s.Campaign < 1 || s.Trials < 0 || s.Trials > s.Planned || s.Planned > s.Campaign {
 		return nil, fmt.Errorf("not a campaign summary: %d of %d planned trials of a campaign of %d", s.Trials, s.Planned, s.Campaign)
 	}
-	if sh := s.Shard; sh != nil && (sh.Of < 2 || len(sh.Have) == 0) {
-		return nil, errors.New("not a campaign summary: a shard set without shards")
+	if sh := s.Shard; sh != nil && (sh.Of < 2 || len(sh.Have) == 0 || slices.ContainsFunc(sh.Have, func(k int) bool { return k < 0 || k >= sh.Of })) {
+		return nil, errors.New("not a campaign summary: its shard set is not shards K of N with 0 <= K < N")
 	}
 	s.normalize()
 	return &s, nil
