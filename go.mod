@@ -3,6 +3,7 @@ module github.com/residentlua/residentlua
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/creack/pty v1.1.24
 	github.com/ebitengine/purego v0.11.3
 	github.com/peterh/liner v1.2.2

@@ -1,67 +1,79 @@
--- campaign.lua: N seeded randomized protocol trials with random faults, in
--- simulated time.
+-- campaign.lua: a trial script for `residentlua campaign`. Each trial drives
+-- one session of a random shape through the Lua API with up to two random
+-- faults armed, closes it, records how long the devices took from the
+-- decision to their retirement, and returns how the close ended.
 --
---   residentlua --mode sim --seed 1000 scripts/campaign.lua [N [sessions [faults]]]
+--   residentlua campaign scripts/campaign.lua --trials 100000
+--   residentlua campaign scripts/campaign.lua --seed 1 --replay 46
 --
--- Trial i is resident.trial{seed = seed + i - 1} (seed is the command line's
--- --seed, or the one chosen and reported): the engine's campaign harness,
--- which on a simulated fabric of its own opens sessions one after another,
--- submits them in a random order, starts or aborts, waits with random
--- deadlines, closes, arms up to `faults` random fault sites (default 3),
--- resets quarantined devices, and checks every step with the oracle. A trial
--- depends on its seed alone, so a failed one replays by itself. At the end:
--- how the sessions ended, which faults fired, the oracle's violations, and
--- for every failed trial the command that replays it with its whole report.
+-- The command makes each trial a simulated fabric seeded with the trial's
+-- seed (with the options of trial_fabric below) and seeds t.random with it,
+-- so a trial depends on its seed alone and a failed one replays by itself.
+-- The module's oracle checks every step: a violation fails the trial.
+-- Run directly (residentlua scripts/campaign.lua), it runs one trial on the
+-- run's fabric and prints what the trial returned and recorded.
 
-local n = tonumber(arg[1] or "100")
-assert(n and n >= 1, "usage: campaign.lua [N [sessions [faults]]]: N is a number of trials")
-local sessions = tonumber(arg[2])
-local faults = tonumber(arg[3])
-local base = resident.seed()
-local script = arg[0] or "scripts/campaign.lua"
-local replaying = n == 1
+trial_fabric = {timing = "published"}
 
-local outcomes, fired = {}, {}
-local violations, failures = 0, {}
-for i = 1, n do
-  local r = resident.trial{seed = base + i - 1, sessions = sessions, faults = faults}
-  for outcome, count in pairs(r.outcomes) do
-    outcomes[outcome] = (outcomes[outcome] or 0) + count
-  end
-  for fault, count in pairs(r.fired) do
-    fired[fault] = (fired[fault] or 0) + count
-  end
-  violations = violations + #r.violations
-  if not r.ok then
-    failures[#failures + 1] = r
-  end
-  if replaying then
-    print(r.report)
+-- The faults a trial draws from: site and term (see docs/faults.md).
+local faults = {
+  {"gpu.dispatch", "error(ring full)"},
+  {"npu.dispatch", "error(queue full)"},
+  {"gpu.run", "hang"},
+  {"npu.run", "crash(bad opcode)"},
+  {"npu.run", "delay(20us)"},
+  {"npu.drain", "1*skip"},
+  {"host.publish", "skip"},
+  {"host.publish", "error(bus error)"},
+  {"gpu.complete", "error(ecc)"},
+  {"payload.corrupt", "1*flip"},
+  {"memory.alloc", "1*error(out of memory)"},
+}
+
+-- retirement is the later of the two retirements, nil unless both retired.
+local function retirement(st)
+  if st.gpu.retired and st.npu.retired then
+    return math.max(st.gpu.retired, st.npu.retired)
   end
 end
 
--- sortedByCount lists a table's keys, the largest count first.
-local function sortedByCount(counts)
-  local keys = {}
-  for k in pairs(counts) do keys[#keys + 1] = k end
-  table.sort(keys, function(a, b) return counts[a] > counts[b] or counts[a] == counts[b] and a < b end)
-  return keys
+function trial(t)
+  for _ = 1, t.random(0, 2) do
+    local f = faults[t.random(#faults)]
+    resident.fault(f[1], f[2])
+  end
+  local made, s = pcall(startup, {rounds = t.random(1, 8), credits = t.random(1, 4), slot_bytes = 64 * t.random(1, 4)})
+  if not made then
+    return "not made"
+  end
+  local accepted = pcall(s.submit_gpu, s) and pcall(s.submit_npu, s)
+  if accepted and t.random() < 0.9 then
+    pcall(s.start, s)
+  else
+    pcall(s.abort, s)
+  end
+  pcall(s.wait, s, 0.01)
+  local outcome = s:close(0.01)
+  local st = s:stats()
+  local retired = retirement(st)
+  if st.decided and retired then
+    t.record("decision to retirement", retired - st.decided)
+  end
+  t.record("payload bytes", st.bytes)
+  if outcome == "retired" and st.verification and not st.verification.ok then
+    return "retired, verification failed"
+  end
+  return outcome
 end
 
-print(string.format("campaign: %d trials, seeds %d..%d, simulated time", n, base, base + n - 1))
-print("sessions:")
-for _, outcome in ipairs(sortedByCount(outcomes)) do
-  print(string.format("%8d  %s", outcomes[outcome], outcome))
+if arg then
+  local records = {}
+  local outcome = trial{
+    seed = resident.seed(), index = 0, fabric = resident.fabric(), random = math.random,
+    record = function(name, value) records[#records + 1] = string.format("%s = %s", name, value) end,
+    fail = function(msg) error(msg, 2) end,
+  }
+  print("one trial, seed " .. resident.seed() .. ": " .. outcome)
+  for _, r in ipairs(records) do print("  " .. r) end
+  print("for a campaign: residentlua campaign " .. arg[0] .. " --trials 1000")
 end
-print("faults fired:")
-for _, fault in ipairs(sortedByCount(fired)) do
-  print(string.format("%8d  %s", fired[fault], fault))
-end
-print(string.format("oracle violations: %d", violations))
-print(string.format("failures: %d", #failures))
-for _, r in ipairs(failures) do
-  local why = r.violations[1] and r.violations[1].message or r.problems[1] or "not settled"
-  print(string.format("FAIL seed %d (faults %s): %s", r.seed, table.concat(r.faults, ", "), why))
-  print(string.format("  replay: residentlua --mode sim --seed %d %s 1", r.seed, script))
-end
-if #failures > 0 then os.exit(1) end

@@ -3,8 +3,10 @@
 // the conventions of the Lua standalone interpreter (lua.c).
 //
 //	residentlua [options] [script [args]]
+//	residentlua campaign [SCRIPT] [--trials N] [--workers W] [--seed S] ...
 //
-// Run residentlua --help for the options, and see docs/cli.md.
+// Run residentlua --help for the options, and see docs/cli.md and
+// docs/campaigns.md.
 package main
 
 import (
@@ -14,5 +16,10 @@ import (
 )
 
 func main() {
+	// "campaign" as the first word is the campaign command, whose options
+	// are its own; anything else is lua.c's command line.
+	if len(os.Args) > 1 && os.Args[1] == "campaign" {
+		os.Exit(runCampaign(os.Args[2:]))
+	}
 	os.Exit(run(os.Args))
 }

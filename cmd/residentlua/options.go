@@ -220,4 +220,5 @@ residentlua options (before the script):
   --help, -h                 show this help
 With no script, no -e and no -v: the REPL when standard input is a terminal,
 otherwise standard input is run as a script. See docs/cli.md.
+Fault campaigns on every core: residentlua campaign --help (docs/campaigns.md).
 `

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"image"
 	_ "image/png" // image.DecodeConfig reads PNG
@@ -132,15 +133,14 @@ var scriptCases = map[string]scriptCase{
 			stderr: []string{"mode=realtime"},
 		},
 	},
+	// A trial script for residentlua campaign (campaign_test.go runs it
+	// there); run directly, it runs one trial.
 	"scripts/campaign.lua": {
-		args: []string{"60"},
 		seed: "1000",
 		stdout: []string{
-			"campaign: 60 trials, seeds 1000..1059, simulated time",
-			"retired",
-			"quarantined",
-			"oracle violations: 0",
-			"failures: 0",
+			"one trial, seed 1000: quarantined",
+			"  payload bytes = 0",
+			"for a campaign: residentlua campaign scripts/campaign.lua --trials 1000",
 		},
 	},
 }
@@ -335,37 +335,36 @@ func TestSweepPlot(t *testing.T) {
 }
 
 func TestCampaignReplay(t *testing.T) {
-	// Every trial is replayable alone: trial i of a campaign seeded s runs
-	// exactly as a one-trial campaign seeded s+i-1. A failing trial prints
-	// that command; here the same outcome counts must come back.
-	r := runCmd(t, "", "", "--mode", "sim", "--seed", "2000", "scripts/campaign.lua", "5")
+	// Every trial of a campaign of scripts/campaign.lua is replayable alone:
+	// --replay SEED gives the outcome the campaign's --out recorded for it.
+	out := filepath.Join(t.TempDir(), "trials.jsonl")
+	r := campaignRun(t, nil, "scripts/campaign.lua", "--trials", "8", "--seed", "2000", "--out", out)
 	r.wantCode(t, 0)
-	total := map[string]int{}
-	for i := 0; i < 5; i++ {
-		one := runCmd(t, "", "", "--mode", "sim", "--seed", strconv.Itoa(2000+i), "scripts/campaign.lua", "1")
+	contains(t, "summary", r.stdout, "campaign: 8 trials of scripts/campaign.lua, seeds 2000..2007", "oracle violations: 0", "failures: 0")
+	var trials []struct {
+		Seed    uint64
+		Outcome string
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
+		var tr struct {
+			Seed    uint64
+			Outcome string
+		}
+		if err := json.Unmarshal([]byte(l), &tr); err != nil {
+			t.Fatal(err)
+		}
+		trials = append(trials, tr)
+	}
+	if len(trials) != 8 {
+		t.Fatalf("%d trials in --out, want 8", len(trials))
+	}
+	for i, tr := range trials {
+		seed := strconv.FormatUint(tr.Seed, 10)
+		one := campaignRun(t, nil, "scripts/campaign.lua", "--seed", "2000", "--replay", seed)
 		one.wantCode(t, 0)
-		for _, l := range strings.Split(one.stdout, "\n") {
-			if n, outcome, ok := countLine(l); ok {
-				total[outcome] += n
-			}
+		want := "trial of scripts/campaign.lua, index " + strconv.Itoa(i) + ", seed " + seed + ": " + tr.Outcome + "\n"
+		if one.stdout != want {
+			t.Errorf("replay of seed %s: %q, want %q", seed, one.stdout, want)
 		}
 	}
-	for _, l := range strings.Split(r.stdout, "\n") {
-		if n, outcome, ok := countLine(l); ok && total[outcome] != n {
-			t.Errorf("outcome %q: %d in the campaign, %d in the replays", outcome, n, total[outcome])
-		}
-	}
-}
-
-// countLine reads a campaign count line: "    12  retired".
-func countLine(l string) (int, string, bool) {
-	f := strings.Fields(l)
-	if len(f) < 2 {
-		return 0, "", false
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 0, "", false
-	}
-	return n, strings.Join(f[1:], " "), true
 }

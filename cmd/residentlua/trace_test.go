@@ -154,7 +154,8 @@ func TestTraceSeveralFabrics(t *testing.T) {
 	// Each fabric is a process of its own.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trace.json")
-	r := runCmd(t, "", "", "--mode", "sim", "--seed", "3", "--trace", path, "scripts/campaign.lua", "3")
+	r := runCmd(t, "", "", "--mode", "sim", "--seed", "3", "--trace", path,
+		"-e", "resident.seed(); for i = 0, 2 do resident.trial{seed = 3 + i} end")
 	r.wantCode(t, 0)
 	evs := loadTrace(t, path)
 	procs := map[int]string{}

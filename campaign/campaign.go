@@ -1,0 +1,197 @@
+// Package campaign runs fault campaigns: N seeded trials of the protocol on
+// W workers, trial i with seed S+i, added up into a Summary that is a
+// function of the seeds alone, whatever the number of workers and however
+// the trials are split into shards (whose summaries Merge adds back into
+// the one a single run gives).
+//
+// A trial is either the built-in one (engine/trial's randomized protocol
+// trial) or a Lua trial script: a script that defines a global function
+// trial(t), run by each worker in a Lua state of its own with the resident
+// module open (see docs/campaigns.md).
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
+)
+
+// Config says which trials a campaign runs and how.
+type Config struct {
+	// Trials is N, the number of trials of the whole campaign (of every
+	// shard together); at least 1.
+	Trials int
+	// Workers is how many trials run at once, each worker with its own Lua
+	// state; 0 means runtime.NumCPU().
+	Workers int
+	// Seed is S: trial i (from 0) has seed S+i. 0 means 1.
+	Seed uint64
+	// Script is the path of a Lua trial script; empty runs the built-in
+	// trial.
+	Script string
+	// Shard and Shards select the trials whose index i has i mod Shards ==
+	// Shard. Shards 0 or 1 runs them all.
+	Shard, Shards int
+	// OnTrial, when set, is called with every finished trial, in the order
+	// of the indexes, from one goroutine.
+	OnTrial func(Trial)
+	// OnFabric, when set, is called with every fabric a trial makes, before
+	// the trial uses it (a replay's --trace).
+	OnFabric func(*devices.Fabric)
+	// Stdout receives what a trial script prints; nil discards it.
+	Stdout io.Writer
+}
+
+// withDefaults checks c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.Trials < 1 {
+		return c, fmt.Errorf("campaign: %d trials: give at least 1", c.Trials)
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if last := c.Seed + uint64(c.Trials) - 1; last > luaapi.MaxSeed || last < c.Seed {
+		return c, fmt.Errorf("campaign: seeds %d..%d: the last is above 2^53-1 (%d), which a Lua number holds exactly", c.Seed, last, uint64(luaapi.MaxSeed))
+	}
+	if c.Shards <= 1 {
+		c.Shard, c.Shards = 0, 1
+	}
+	if c.Shard < 0 || c.Shard >= c.Shards {
+		return c, fmt.Errorf("campaign: shard %d of %d: give a shard from 0 to %d", c.Shard, c.Shards, c.Shards-1)
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	return c, nil
+}
+
+// Planned is how many of the campaign's trials the shard runs.
+func (c Config) Planned() int {
+	if c.Shards <= 1 {
+		return c.Trials
+	}
+	if c.Shard >= c.Trials {
+		return 0
+	}
+	return (c.Trials-c.Shard-1)/c.Shards + 1
+}
+
+// runner runs trials one at a time; each worker has its own.
+type runner interface {
+	run(index int, seed uint64) Trial
+	close()
+}
+
+// newRunner makes a worker's runner: the built-in trial, or the script
+// loaded into a Lua state of its own.
+func newRunner(c Config) (runner, error) {
+	if c.Script == "" {
+		return builtinRunner{onFabric: c.OnFabric}, nil
+	}
+	return newLuaRunner(c)
+}
+
+// Run runs the campaign's trials (those of cfg's shard) on cfg.Workers
+// workers and returns their summary. When ctx is done it starts no more
+// trials, waits for those in flight, and returns the summary of what
+// finished (Summary.Stopped says so): always the first trials of the
+// shard, in order. An error means nothing ran: a bad configuration, or a
+// script that cannot be loaded or defines no trial function.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	planned := cfg.Planned()
+	sum := newSummary(cfg, planned)
+	workers := min(cfg.Workers, planned)
+	runners := make([]runner, 0, workers)
+	defer func() {
+		for _, r := range runners {
+			r.close()
+		}
+	}()
+	for range workers {
+		r, err := newRunner(cfg)
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, r)
+	}
+	type done struct {
+		j int
+		t Trial
+	}
+	results := make(chan done, 2*workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				j := int(next.Add(1) - 1)
+				if j >= planned {
+					return
+				}
+				i := cfg.Shard + j*cfg.Shards
+				results <- done{j, r.run(i, cfg.Seed+uint64(i))}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	// Add the trials in the order of their indexes, whatever order they
+	// finish in, so that the summary (and OnTrial's stream) is the same
+	// for any number of workers.
+	pending := map[int]Trial{}
+	want := 0
+	for d := range results {
+		pending[d.j] = d.t
+		for t, ok := pending[want]; ok; t, ok = pending[want] {
+			delete(pending, want)
+			want++
+			sum.add(t)
+			if cfg.OnTrial != nil {
+				cfg.OnTrial(t)
+			}
+		}
+	}
+	return sum, nil
+}
+
+// Replay runs the one trial of cfg's campaign whose seed is seed (its index
+// is seed - cfg.Seed), with cfg.OnFabric and cfg.Stdout, and returns it with
+// its report.
+func Replay(cfg Config, seed uint64) (Trial, error) {
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if seed < cfg.Seed || seed > luaapi.MaxSeed {
+		return Trial{}, fmt.Errorf("campaign: replay seed %d: give a trial's seed, from the campaign's seed %d to 2^53-1", seed, cfg.Seed)
+	}
+	cfg.Trials = int(seed-cfg.Seed) + 1
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return Trial{}, err
+	}
+	r, err := newRunner(cfg)
+	if err != nil {
+		return Trial{}, err
+	}
+	defer r.close()
+	return r.run(int(seed-cfg.Seed), seed), nil
+}
+
+// errNoTrial is a script without a trial function.
+var errNoTrial = errors.New("defines no function trial(t)")

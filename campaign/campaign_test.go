@@ -1,0 +1,225 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// run runs cfg and returns its summary's JSON and text.
+func run(t *testing.T, cfg Config) (*Summary, []byte) {
+	t.Helper()
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, append(b, s.Text()...)
+}
+
+// checkSameForWorkers runs cfg with 1, 2 and 4 workers and checks that the
+// summaries are byte for byte the same; it returns the one-worker summary.
+func checkSameForWorkers(t *testing.T, cfg Config) *Summary {
+	t.Helper()
+	cfg.Workers = 1
+	want, wantBytes := run(t, cfg)
+	for _, w := range []int{2, 4} {
+		cfg.Workers = w
+		if _, got := run(t, cfg); !bytes.Equal(got, wantBytes) {
+			t.Errorf("workers %d: summary differs from one worker's:\n%s\nwant:\n%s", w, got, wantBytes)
+		}
+	}
+	return want
+}
+
+func TestBuiltinSameForAnyWorkers(t *testing.T) {
+	s := checkSameForWorkers(t, Config{Trials: 60, Seed: 1000})
+	if s.Trials != 60 || s.Outcomes["ok"] == 0 || len(s.Sessions) == 0 || len(s.Fired) == 0 {
+		t.Errorf("summary counts nothing useful:\n%s", s.Text())
+	}
+	if m := s.Measurements["elapsed"]; m == nil || m.Count != 60 {
+		t.Errorf("elapsed not recorded once per trial: %+v", m)
+	}
+}
+
+func TestScriptSameForAnyWorkers(t *testing.T) {
+	s := checkSameForWorkers(t, Config{Trials: 80, Seed: 7, Script: "testdata/trial.lua"})
+	if s.Violations != 0 || len(s.Failures) != 0 {
+		t.Errorf("failures in a correct trial script:\n%s", s.Text())
+	}
+	if s.Outcomes["retired"] == 0 || s.Outcomes["quarantined"] == 0 {
+		t.Errorf("want both retired and quarantined outcomes:\n%s", s.Text())
+	}
+	lat := s.Measurements["latency"]
+	if lat == nil || lat.Whole || lat.Min <= 0 || lat.Quantile(99) > lat.Max {
+		t.Errorf("latency: %+v", lat)
+	}
+	if r := s.Measurements["rounds"]; r == nil || !r.Whole || r.Count < 40 || r.Min != 1 || r.Max != 4 {
+		t.Errorf("rounds: %+v", r)
+	}
+	if !strings.Contains(s.Text(), "latency") {
+		t.Errorf("no latency row in:\n%s", s.Text())
+	}
+}
+
+func TestShardsMergeToSingleRun(t *testing.T) {
+	for _, script := range []string{"", "testdata/trial.lua"} {
+		cfg := Config{Trials: 41, Seed: 5, Script: script, Workers: 2}
+		_, want := run(t, cfg)
+		var merged *Summary = &Summary{}
+		for k := range 4 {
+			cfg.Shard, cfg.Shards = k, 4
+			s, _ := run(t, cfg)
+			var err error
+			if merged, err = Merge(merged, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, _ := merged.JSON()
+		if got := append(b, merged.Text()...); !bytes.Equal(got, want) {
+			t.Errorf("script %q: four shards merged:\n%s\nwant the single run's:\n%s", script, got, want)
+		}
+	}
+}
+
+func TestMergeRefusesOverlapAndOtherCampaigns(t *testing.T) {
+	a, _ := run(t, Config{Trials: 4, Shards: 2, Shard: 0})
+	b, _ := run(t, Config{Trials: 4, Shards: 2, Shard: 0})
+	if _, err := Merge(a, b); err == nil || !strings.Contains(err.Error(), "shard 0") {
+		t.Errorf("merging a shard with itself: err = %v", err)
+	}
+	c, _ := run(t, Config{Trials: 4, Seed: 2, Shards: 2, Shard: 1})
+	if _, err := Merge(a, c); err == nil || !strings.Contains(err.Error(), "different campaigns") {
+		t.Errorf("merging different seeds: err = %v", err)
+	}
+}
+
+func TestMergeWithEmptyIsItself(t *testing.T) {
+	s, want := run(t, Config{Trials: 10, Script: "testdata/failing.lua"})
+	for _, m := range []func() (*Summary, error){
+		func() (*Summary, error) { return Merge(s, &Summary{}) },
+		func() (*Summary, error) { return Merge(&Summary{}, s) },
+	} {
+		got, err := m()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := got.JSON()
+		if b = append(b, got.Text()...); !bytes.Equal(b, want) {
+			t.Errorf("merged with an empty summary:\n%s\nwant:\n%s", b, want)
+		}
+	}
+}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	s, _ := run(t, Config{Trials: 20, Script: "testdata/trial.lua", Shards: 3, Shard: 1})
+	want, _ := s.JSON()
+	d, err := Decode(bytes.NewReader(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := d.JSON(); !bytes.Equal(got, want) {
+		t.Errorf("decoded summary:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := Decode(strings.NewReader(`{"seed": 1}`)); err == nil {
+		t.Error("decoded a summary of no campaign")
+	}
+}
+
+func TestFailingTrialsAndReplay(t *testing.T) {
+	s, _ := run(t, Config{Trials: 10, Seed: 100, Script: "testdata/failing.lua", Workers: 3})
+	// index 2, 5, 8 call t.fail; 4 and 9 raise.
+	want := map[uint64]string{102: "failed", 104: "error", 105: "failed", 108: "failed", 109: "error"}
+	if len(s.Failures) != len(want) {
+		t.Fatalf("failures %+v, want seeds %v", s.Failures, want)
+	}
+	for i, f := range s.Failures {
+		if i > 0 && f.Seed <= s.Failures[i-1].Seed {
+			t.Errorf("failures not sorted by seed: %+v", s.Failures)
+		}
+		if want[f.Seed] != f.Outcome {
+			t.Errorf("seed %d: outcome %q, want %q", f.Seed, f.Outcome, want[f.Seed])
+		}
+		cmd := "residentlua campaign testdata/failing.lua --seed 100 --replay " + strconv.FormatUint(f.Seed, 10)
+		if f.Replay != cmd || !strings.Contains(s.Text(), "  replay: "+cmd+"\n") {
+			t.Errorf("seed %d: replay %q, want %q in the text", f.Seed, f.Replay, cmd)
+		}
+	}
+	if f := s.Failures[1]; !strings.Contains(f.Message, "failing.lua:4: boom at 4") {
+		t.Errorf("error message %q", f.Message)
+	}
+	if s.Outcomes["done"] != 5 || s.Outcomes["error"] != 2 || s.Outcomes["failed"] != 3 {
+		t.Errorf("outcomes %v", s.Outcomes)
+	}
+	tr, err := Replay(Config{Seed: 100, Script: "testdata/failing.lua"}, 104)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Index != 4 || tr.Outcome != "error" || !strings.Contains(tr.Report, "boom at 4") {
+		t.Errorf("replay: %+v", tr)
+	}
+}
+
+func TestCancelStopsAfterTrialsInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen []int
+	s, err := Run(ctx, Config{Trials: 1000, Workers: 2, OnTrial: func(tr Trial) {
+		seen = append(seen, tr.Index)
+		if tr.Index == 9 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Stopped() || s.Trials < 10 || s.Trials > 500 || len(seen) != s.Trials {
+		t.Fatalf("stopped=%v after %d trials (%d seen)", s.Stopped(), s.Trials, len(seen))
+	}
+	for i, idx := range seen {
+		if idx != i {
+			t.Fatalf("trials not the first ones in order: %v", seen)
+		}
+	}
+	if want := "stopped after " + strconv.Itoa(s.Trials) + " of 1000 trials\n"; !strings.Contains(s.Text(), want) {
+		t.Errorf("no %q in:\n%s", want, s.Text())
+	}
+}
+
+func TestScriptErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := Run(context.Background(), Config{Trials: 1, Script: write("none.lua", "x = 1")}); err == nil || !strings.Contains(err.Error(), "defines no function trial(t)") {
+		t.Errorf("script without trial: %v", err)
+	}
+	if _, err := Run(context.Background(), Config{Trials: 1, Script: write("syntax.lua", "x = = 1")}); err == nil || !strings.Contains(err.Error(), "syntax.lua:1:") {
+		t.Errorf("syntax error: %v", err)
+	}
+	bad := write("bad.lua", `function trial(t) t.record("x", -1) end`)
+	s, _ := run(t, Config{Trials: 1, Script: bad})
+	if len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "bad argument #2 to 'record' (a value from 0 to 1e+09 expected, got -1)") {
+		t.Errorf("record(-1): %+v", s.Failures)
+	}
+	exit := write("exit.lua", `function trial(t) os.exit(3) end`)
+	s, _ = run(t, Config{Trials: 1, Script: exit})
+	if len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "os.exit is not available") {
+		t.Errorf("os.exit in a trial: %+v", s.Failures)
+	}
+	open := write("open.lua", `function trial(t) local s = startup{}; s:submit_gpu(); return {} end`)
+	s, _ = run(t, Config{Trials: 3, Script: open, Workers: 1})
+	if len(s.Failures) != 3 || !strings.Contains(s.Failures[0].Message, "trial returned a table value") || s.Violations != 0 {
+		t.Errorf("a trial that leaves a session open: %+v", s.Failures)
+	}
+}

@@ -1,0 +1,264 @@
+package campaign
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Command is the name the replay commands of failures start with.
+const Command = "residentlua"
+
+// Summary adds up a campaign's trials, or a shard's. It is a function of
+// the seeds alone: the same for any number of workers, and Merge of the
+// shards' summaries is the summary of a single run.
+type Summary struct {
+	// Script is the trial script's path as given; empty for the built-in trial.
+	Script string `json:"script,omitempty"`
+	// Seed is the campaign's seed S: trial i has seed S+i.
+	Seed uint64 `json:"seed"`
+	// Campaign is N, the number of trials of the whole campaign.
+	Campaign int `json:"campaign"`
+	// Shard lists the shards the summary holds, when not all of them.
+	Shard *ShardSet `json:"shard,omitempty"`
+	// Planned is how many trials the summary was to hold (a shard's
+	// share); Trials how many finished. Fewer means the run was stopped.
+	Planned int `json:"planned"`
+	Trials  int `json:"trials"`
+	// Outcomes counts the trials by outcome (see Trial.Outcome).
+	Outcomes map[string]int `json:"outcomes"`
+	// Sessions and Fired count the built-in trials' sessions by how they
+	// ended and the faults fired by "site action".
+	Sessions map[string]int `json:"sessions,omitempty"`
+	Fired    map[string]int `json:"fired,omitempty"`
+	// Violations is how many violations the oracle found, in every trial.
+	Violations int `json:"violations"`
+	// Failures lists the failed trials by seed.
+	Failures []Failure `json:"failures"`
+	// Measurements holds each recorded measurement's distribution, by name.
+	Measurements map[string]*Measurement `json:"measurements,omitempty"`
+}
+
+// ShardSet says which of Of shards a summary holds.
+type ShardSet struct {
+	Of   int   `json:"of"`
+	Have []int `json:"have"`
+}
+
+// Failure is a failed trial and the command that replays it alone.
+type Failure struct {
+	Seed    uint64 `json:"seed"`
+	Outcome string `json:"outcome"`
+	Message string `json:"message"`
+	Replay  string `json:"replay"`
+}
+
+// newSummary is the empty summary of cfg's shard of planned trials.
+func newSummary(cfg Config, planned int) *Summary {
+	s := &Summary{Script: cfg.Script, Seed: cfg.Seed, Campaign: cfg.Trials, Planned: planned}
+	if cfg.Shards > 1 {
+		s.Shard = &ShardSet{Of: cfg.Shards, Have: []int{cfg.Shard}}
+	}
+	s.normalize()
+	return s
+}
+
+// normalize gives the summary's maps and lists their empty values, so that
+// summaries equal in content are equal in JSON.
+func (s *Summary) normalize() {
+	if s.Outcomes == nil {
+		s.Outcomes = map[string]int{}
+	}
+	if s.Sessions == nil {
+		s.Sessions = map[string]int{}
+	}
+	if s.Fired == nil {
+		s.Fired = map[string]int{}
+	}
+	if s.Failures == nil {
+		s.Failures = []Failure{}
+	}
+	if s.Measurements == nil {
+		s.Measurements = map[string]*Measurement{}
+	}
+}
+
+// Stopped reports whether the run stopped before its planned trials (Ctrl-C).
+func (s *Summary) Stopped() bool { return s.Trials < s.Planned }
+
+// Failed is the number of failed trials.
+func (s *Summary) Failed() int { return len(s.Failures) }
+
+// ReplayCommand is the command that replays the trial of seed alone.
+func (s *Summary) ReplayCommand(seed uint64) string {
+	words := []string{Command, "campaign"}
+	if s.Script != "" {
+		words = append(words, shellQuote(s.Script))
+	}
+	words = append(words, "--seed", strconv.FormatUint(s.Seed, 10), "--replay", strconv.FormatUint(seed, 10))
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// add counts one trial; trials are added in the order of their indexes.
+func (s *Summary) add(t Trial) {
+	s.Trials++
+	s.Outcomes[t.Outcome]++
+	for k, n := range t.Sessions {
+		s.Sessions[k] += n
+	}
+	for k, n := range t.Fired {
+		s.Fired[k] += n
+	}
+	s.Violations += t.Violations
+	if t.Failed {
+		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message, Replay: s.ReplayCommand(t.Seed)})
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.Records)) {
+		m := s.Measurements[name]
+		if m == nil {
+			m = newMeasurement()
+			s.Measurements[name] = m
+		}
+		for _, v := range t.Records[name] {
+			m.add(v)
+		}
+	}
+}
+
+// Merge adds two summaries of the same campaign (shards, each run once)
+// into the summary of both: counts added, histograms merged bucket by
+// bucket, failures by seed. The shards of a whole campaign merge into what
+// a single run gives, byte for byte. An empty Summary (the zero value)
+// merges into the other unchanged. Summaries of different campaigns, or
+// that hold the same shard, are refused.
+func Merge(a, b *Summary) (*Summary, error) {
+	switch {
+	case a.Campaign == 0:
+		a, b = b, a
+	case b.Campaign != 0:
+		if a.Script != b.Script || a.Seed != b.Seed || a.Campaign != b.Campaign {
+			return nil, fmt.Errorf("campaign: cannot merge different campaigns: %s and %s", a.describe(), b.describe())
+		}
+	}
+	out := &Summary{Script: a.Script, Seed: a.Seed, Campaign: a.Campaign}
+	out.normalize()
+	shard, err := mergeShards(a, b)
+	if err != nil {
+		return nil, err
+	}
+	out.Shard = shard
+	for _, s := range []*Summary{a, b} {
+		out.merge(s)
+	}
+	slices.SortStableFunc(out.Failures, func(x, y Failure) int { return cmp.Compare(x.Seed, y.Seed) })
+	return out, nil
+}
+
+// describe names a summary's campaign for a message.
+func (s *Summary) describe() string {
+	what := "built-in trials"
+	if s.Script != "" {
+		what = "trials of " + s.Script
+	}
+	return fmt.Sprintf("%d %s from seed %d", s.Campaign, what, s.Seed)
+}
+
+// merge adds o's counts to s.
+func (s *Summary) merge(o *Summary) {
+	if o.Campaign == 0 {
+		return
+	}
+	s.Planned += o.Planned
+	s.Trials += o.Trials
+	for k, n := range o.Outcomes {
+		s.Outcomes[k] += n
+	}
+	for k, n := range o.Sessions {
+		s.Sessions[k] += n
+	}
+	for k, n := range o.Fired {
+		s.Fired[k] += n
+	}
+	s.Violations += o.Violations
+	s.Failures = append(s.Failures, o.Failures...)
+	for name, m := range o.Measurements {
+		if s.Measurements[name] == nil {
+			s.Measurements[name] = newMeasurement()
+		}
+		s.Measurements[name].merge(m)
+	}
+}
+
+// mergeShards is the shard set of a and b together: nil once it is every
+// shard (or for an empty summary merged with a whole run).
+func mergeShards(a, b *Summary) (*ShardSet, error) {
+	if b.Campaign == 0 {
+		return cloneShards(a.Shard), nil
+	}
+	if a.Shard == nil || b.Shard == nil {
+		return nil, errors.New("campaign: cannot merge a whole campaign's summary with another of the same campaign: the trials would count twice")
+	}
+	if a.Shard.Of != b.Shard.Of {
+		return nil, fmt.Errorf("campaign: cannot merge shards of %d with shards of %d", a.Shard.Of, b.Shard.Of)
+	}
+	have := slices.Concat(a.Shard.Have, b.Shard.Have)
+	slices.Sort(have)
+	for i := 1; i < len(have); i++ {
+		if have[i] == have[i-1] {
+			return nil, fmt.Errorf("campaign: both summaries hold shard %d of %d: the trials would count twice", have[i], a.Shard.Of)
+		}
+	}
+	if len(have) == a.Shard.Of {
+		return nil, nil
+	}
+	return &ShardSet{Of: a.Shard.Of, Have: have}, nil
+}
+
+func cloneShards(s *ShardSet) *ShardSet {
+	if s == nil {
+		return nil
+	}
+	return &ShardSet{Of: s.Of, Have: slices.Clone(s.Have)}
+}
+
+// JSON is the summary as indented JSON with a final newline: map keys
+// sorted, so the same summary gives the same bytes.
+func (s *Summary) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Decode reads a summary that JSON wrote.
+func Decode(r io.Reader) (*Summary, error) {
+	var s Summary
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("not a campaign summary: %w", err)
+	}
+	if s.Campaign < 1 || s.Trials < 0 || s.Trials > s.Planned || s.Planned > s.Campaign {
+		return nil, fmt.Errorf("not a campaign summary: %d of %d planned trials of a campaign of %d", s.Trials, s.Planned, s.Campaign)
+	}
+	if sh := s.Shard; sh != nil && (sh.Of < 2 || len(sh.Have) == 0 || slices.ContainsFunc(sh.Have, func(k int) bool { return k < 0 || k >= sh.Of })) {
+		return nil, errors.New("not a campaign summary: its shard set is not shards K of N with 0 <= K < N")
+	}
+	s.normalize()
+	return &s, nil
+}

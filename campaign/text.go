@@ -1,0 +1,151 @@
+package campaign
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxListedFailures is how many failures Text lists; the JSON lists all.
+const MaxListedFailures = 100
+
+// Text is the summary as the command prints it: what ran, the outcomes,
+// the built-in trials' sessions and faults, the violations, a table of the
+// measurements, and each failure with the command that replays it.
+func (s *Summary) Text() string {
+	var b strings.Builder
+	what := "built-in trials"
+	if s.Script != "" {
+		what = "trials of " + s.Script
+	}
+	fmt.Fprintf(&b, "campaign: %d %s, seeds %d..%d, simulated time\n", s.Campaign, what, s.Seed, s.Seed+uint64(s.Campaign)-1)
+	if s.Shard != nil {
+		fmt.Fprintf(&b, "%s of %d: %d trials\n", shardWords(s.Shard.Have), s.Shard.Of, s.Planned)
+	}
+	if s.Stopped() {
+		fmt.Fprintf(&b, "stopped after %d of %d trials\n", s.Trials, s.Planned)
+	}
+	writeCounts(&b, "outcomes", s.Outcomes)
+	writeCounts(&b, "sessions", s.Sessions)
+	writeCounts(&b, "faults fired", s.Fired)
+	fmt.Fprintf(&b, "oracle violations: %d\n", s.Violations)
+	s.writeMeasurements(&b)
+	fmt.Fprintf(&b, "failures: %d\n", len(s.Failures))
+	for i, f := range s.Failures {
+		if i == MaxListedFailures {
+			fmt.Fprintf(&b, "... and %d more (the --summary file lists every one)\n", len(s.Failures)-i)
+			break
+		}
+		fmt.Fprintf(&b, "FAIL seed %d (%s): %s\n  replay: %s\n", f.Seed, f.Outcome, f.Message, f.Replay)
+	}
+	return b.String()
+}
+
+// shardWords is "shard 2" or "shards 0, 1 and 3".
+func shardWords(have []int) string {
+	words := make([]string, len(have))
+	for i, k := range have {
+		words[i] = strconv.Itoa(k)
+	}
+	if len(words) == 1 {
+		return "shard " + words[0]
+	}
+	return "shards " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// writeCounts lists counts under a title, the largest first; nothing when
+// there are none.
+func writeCounts(b *strings.Builder, title string, counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(counts), func(x, y string) int {
+		return cmp.Or(cmp.Compare(counts[y], counts[x]), cmp.Compare(x, y))
+	})
+	b.WriteString(title + ":\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "%8d  %s\n", counts[k], k)
+	}
+}
+
+// writeMeasurements is the table of the measurements, by name.
+func (s *Summary) writeMeasurements(b *strings.Builder) {
+	if len(s.Measurements) == 0 {
+		return
+	}
+	rows := [][]string{{"measurement", "count", "mean", "min", "p50", "p90", "p99", "p99.9", "max"}}
+	for _, name := range slices.Sorted(maps.Keys(s.Measurements)) {
+		m := s.Measurements[name]
+		f := formatTime
+		if m.Whole {
+			f = formatCount
+		}
+		rows = append(rows, []string{name, strconv.FormatInt(m.Count, 10), f(m.Mean()), f(m.Min),
+			f(m.Quantile(50)), f(m.Quantile(90)), f(m.Quantile(99)), f(m.Quantile(99.9)), f(m.Max)})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	b.WriteString("measurements (HDR histogram, 3 significant digits; times in seconds, whole numbers as counts):\n")
+	for _, r := range rows {
+		b.WriteString(" ")
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i == 0 {
+				b.WriteString(" " + c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+// round3 rounds v to 3 significant digits.
+func round3(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return f
+}
+
+// formatCount shows a count to 3 significant digits: 3, 2.5, 1230.
+func formatCount(v float64) string {
+	v = round3(v)
+	if v >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatTime shows seconds to 3 significant digits with an SI prefix:
+// 812ns, 1.5µs, 23.4ms, 2s.
+func formatTime(v float64) string {
+	v = round3(v)
+	if v == 0 {
+		return "0s"
+	}
+	scale, unit := 1e-9, "ns"
+	for _, u := range []struct {
+		scale float64
+		name  string
+	}{{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}} {
+		if v >= u.scale {
+			scale, unit = u.scale, u.name
+			break
+		}
+	}
+	x := round3(v / scale)
+	if math.Abs(x) >= 1e4 {
+		return strconv.FormatFloat(x, 'g', 3, 64) + unit
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64) + unit
+}

@@ -1,0 +1,90 @@
+package campaign
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine/trial"
+)
+
+// Trial is what one trial did: a line of the command's --out file.
+type Trial struct {
+	// Index is the trial's index in the campaign (from 0); Seed is the
+	// campaign's seed plus Index.
+	Index int    `json:"index"`
+	Seed  uint64 `json:"seed"`
+	// Outcome is how the trial ended: what a script's trial(t) returned
+	// ("ok" when it returned nothing), or "error" (it raised one),
+	// "violation" (the oracle found one) or "failed" (it called t.fail),
+	// in that order of precedence. A built-in trial is "ok", "violation",
+	// "problem" (a contract break the oracle does not watch) or
+	// "unsettled" (something was left held after the trial).
+	Outcome string `json:"outcome"`
+	// Failed is true when the trial is a failure: an error, a violation,
+	// t.fail, or a built-in trial that was not ok.
+	Failed bool `json:"failed,omitempty"`
+	// Message says why it failed.
+	Message string `json:"message,omitempty"`
+	// Violations is how many violations the oracle found.
+	Violations int `json:"violations,omitempty"`
+	// Sessions counts a built-in trial's sessions by how they ended.
+	Sessions map[string]int `json:"sessions,omitempty"`
+	// Fired counts the faults that fired in a built-in trial, by "site action".
+	Fired map[string]int `json:"fired,omitempty"`
+	// Records holds the measurements the trial recorded, by name, in the
+	// order recorded (t.record; a built-in trial records "elapsed", its
+	// fabric time in seconds).
+	Records map[string][]float64 `json:"records,omitempty"`
+	// Report is the trial in full, for a replay: a built-in trial's
+	// host operations, violations and problems; a script trial's message.
+	Report string `json:"-"`
+}
+
+// record adds a measurement.
+func (t *Trial) record(name string, v float64) {
+	if t.Records == nil {
+		t.Records = map[string][]float64{}
+	}
+	t.Records[name] = append(t.Records[name], v)
+}
+
+// builtinRunner runs engine/trial's randomized protocol trial.
+type builtinRunner struct{ onFabric func(*devices.Fabric) }
+
+func (b builtinRunner) run(index int, seed uint64) Trial {
+	r := trial.Run(trial.Config{Seed: seed, OnFabric: b.onFabric})
+	t := Trial{
+		Index:      index,
+		Seed:       seed,
+		Outcome:    "ok",
+		Violations: len(r.Violations),
+		Sessions:   r.Outcomes(),
+		Fired:      r.Fired,
+		Report:     r.Report(),
+	}
+	t.record("elapsed", r.Elapsed.Seconds())
+	switch {
+	case len(r.Violations) > 0:
+		t.Outcome, t.Message = "violation", r.Violations[0].Error()
+	case len(r.Problems) > 0:
+		t.Outcome, t.Message = "problem", r.Problems[0]
+	case !r.Settled:
+		t.Outcome, t.Message = "unsettled", "not settled after the resets"
+	}
+	if t.Outcome != "ok" {
+		t.Failed = true
+		t.Message = fmt.Sprintf("%s (%s)", t.Message, faultList(r.Faults))
+	}
+	return t
+}
+
+func (builtinRunner) close() {}
+
+// faultList names a built-in trial's armed faults for a failure's message.
+func faultList(faults []string) string {
+	if len(faults) == 0 {
+		return "no faults"
+	}
+	return "faults " + strings.Join(faults, ", ")
+}

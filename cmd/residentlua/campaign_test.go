@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trialScript is the trial script the docs run.
+const trialScript = "scripts/campaign.lua"
+
+// campaignRun runs residentlua campaign with args and extra environment.
+func campaignRun(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"campaign"}, args...)...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), noExitSleep), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running campaign %v: %v", args, err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCampaignSameStdoutForAnyWorkers(t *testing.T) {
+	for _, script := range []string{"", trialScript} {
+		args := []string{"--trials", "300", "--seed", "11"}
+		if script != "" {
+			args = append([]string{script}, args...)
+		}
+		one := campaignRun(t, nil, append(args, "--workers", "1")...)
+		one.wantCode(t, 0)
+		two := campaignRun(t, nil, append(args, "--workers", "2")...)
+		two.wantCode(t, 0)
+		if one.stdout != two.stdout {
+			t.Errorf("%q: workers 1 and 2 print different summaries:\n%s\n---\n%s", script, one.stdout, two.stdout)
+		}
+		contains(t, "summary", one.stdout, "campaign: 300 ", "seeds 11..310", "oracle violations: 0", "failures: 0", "p99.9")
+	}
+}
+
+func TestCampaignSlurmShardsMergeToSingleRun(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.json")
+	single := campaignRun(t, nil, trialScript, "--trials", "101", "--seed", "3", "--summary", whole, "--workers", "2")
+	single.wantCode(t, 0)
+	var shards []string
+	for k := range 4 {
+		path := filepath.Join(dir, "shard"+strconv.Itoa(k)+".json")
+		r := campaignRun(t, []string{"SLURM_ARRAY_TASK_ID=" + strconv.Itoa(k), "SLURM_ARRAY_TASK_COUNT=4"},
+			trialScript, "--trials", "101", "--seed", "3", "--summary", path, "--workers", "1")
+		r.wantCode(t, 0)
+		contains(t, "shard summary", r.stdout, "shard "+strconv.Itoa(k)+" of 4: ")
+		shards = append(shards, path)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	m := campaignRun(t, nil, append(append([]string{"merge"}, shards...), "--summary", merged)...)
+	m.wantCode(t, 0)
+	if m.stdout != single.stdout {
+		t.Errorf("merge prints:\n%s\nthe single run:\n%s", m.stdout, single.stdout)
+	}
+	if got, want := readFile(t, merged), readFile(t, whole); !bytes.Equal(got, want) {
+		t.Errorf("merged summary differs from the single run's:\n%s\nwant:\n%s", got, want)
+	}
+	again := campaignRun(t, nil, "merge", shards[0], shards[0])
+	again.wantCode(t, 1)
+	contains(t, "merge of a shard with itself", again.stderr, "both summaries hold shard 0 of 4")
+}
+
+func TestCampaignIndexedJobShard(t *testing.T) {
+	r := campaignRun(t, []string{"JOB_COMPLETION_INDEX=2"}, "--trials", "10", "--shards", "4")
+	r.wantCode(t, 0)
+	contains(t, "summary", r.stdout, "shard 2 of 4: 2 trials")
+	r = campaignRun(t, nil, "--trials", "10", "--shards", "4")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "JOB_COMPLETION_INDEX")
+}
+
+func TestCampaignOutHasALinePerTrial(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "trials.jsonl")
+	r := campaignRun(t, nil, trialScript, "--trials", "57", "--out", out)
+	r.wantCode(t, 0)
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, out)), "\n"), "\n")
+	if len(lines) != 57 {
+		t.Fatalf("%d lines, want 57", len(lines))
+	}
+	if !strings.HasPrefix(lines[56], `{"index":56,"seed":57,"outcome":`) {
+		t.Errorf("last line %s", lines[56])
+	}
+}
+
+func TestCampaignFailuresAndReplay(t *testing.T) {
+	const script = "campaign/testdata/failing.lua"
+	r := campaignRun(t, nil, script, "--trials", "10", "--seed", "20")
+	r.wantCode(t, 1)
+	replay := "residentlua campaign " + script + " --seed 20 --replay 24"
+	contains(t, "summary", r.stdout, "failures: 5", "FAIL seed 24 (error): "+script+":4: boom at 4", "  replay: "+replay)
+	trace := filepath.Join(t.TempDir(), "t.json")
+	rr := campaignRun(t, nil, append(strings.Fields(replay)[2:], "--trace", trace)...)
+	rr.wantCode(t, 1)
+	contains(t, "replay", rr.stdout, "trial of "+script+", index 4, seed 24: error", "boom at 4")
+	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, "seed 24")
+}
+
+func TestCampaignChecksFilesFirst(t *testing.T) {
+	r := campaignRun(t, nil, "--trials", "5", "--out", "/nonexistent/dir/x.jsonl")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "--out /nonexistent/dir/x.jsonl: the directory /nonexistent/dir does not exist")
+	if strings.Contains(r.stdout, "campaign:") {
+		t.Errorf("ran before checking --out:\n%s", r.stdout)
+	}
+	r = campaignRun(t, nil, "--trace", "t.json")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "--trace goes with --replay")
+}
+
+func TestCampaignProgressOnATerminal(t *testing.T) {
+	tm := startTerminal(t, "", "campaign", "--trials", "3000", "--workers", "2")
+	tm.expect("\r")
+	tm.expect("3000/3000 trials")
+	tm.expect("failures 0")
+	tm.expect("campaign: 3000 built-in trials")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit status %d", code)
+	}
+	// Not a terminal: no progress line.
+	r := campaignRun(t, nil, "--trials", "50")
+	if strings.Contains(r.stderr, "\r") || strings.Contains(r.stderr, "/50 trials") {
+		t.Errorf("progress on a pipe: %q", r.stderr)
+	}
+}
+
+func TestCampaignCtrlCWritesWhatFinished(t *testing.T) {
+	dir := t.TempDir()
+	sum, out := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary, "campaign", "--trials", "100000000", "--workers", "2", "--summary", sum, "--out", out)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), noExitSleep)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1; stderr:\n%s", err, stderr.String())
+	}
+	contains(t, "stdout", stdout.String(), "stopped after ", " of 100000000 trials")
+	contains(t, "stderr", stderr.String(), "interrupted: stopped after")
+	lines := bytes.Count(readFile(t, out), []byte("\n"))
+	contains(t, "summary file", string(readFile(t, sum)), `"trials": `+strconv.Itoa(lines)+",")
+}
