@@ -3,7 +3,9 @@ package campaign
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -17,10 +19,19 @@ const (
 	histDigits  = 3
 )
 
+// MaxOutcomes is how many outcomes a measurement keeps a distribution of
+// (for the pictures of Summary.Plot). Each takes about 400 KB, so a
+// measurement recorded under more outcomes (a script that returns, say, a
+// number per trial) keeps its overall distribution alone; as this depends
+// on the set of outcomes alone, shards merge into what a single run keeps.
+const MaxOutcomes = 12
+
 // Measurement is the distribution of one recorded measurement over the
 // trials: exact count, minimum and maximum, and an HDR histogram for the
 // mean and the percentiles. Merge adds histograms bucket by bucket, so a
-// merged measurement is the one a single run records.
+// merged measurement is the one a single run records. Beside the overall
+// histogram it keeps one per outcome of the trials that recorded the values
+// (up to MaxOutcomes outcomes), which the pictures draw.
 type Measurement struct {
 	Count    int64
 	Min, Max float64
@@ -28,14 +39,21 @@ type Measurement struct {
 	// rather than a time): the text shows it without a unit.
 	Whole bool
 	hist  *hdrhistogram.Histogram
+	// byOutcome holds the values again by their trial's outcome; nil, with
+	// manyOutcomes set, once there were more than MaxOutcomes outcomes.
+	byOutcome    map[string]*hdrhistogram.Histogram
+	manyOutcomes bool
 }
 
 func newMeasurement() *Measurement {
-	return &Measurement{Whole: true, hist: hdrhistogram.New(1, histHighest, histDigits)}
+	return &Measurement{Whole: true, hist: newHistogram(), byOutcome: map[string]*hdrhistogram.Histogram{}}
 }
 
-// add records one value, from 0 to MaxRecord (t.record checks).
-func (m *Measurement) add(v float64) {
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, histHighest, histDigits) }
+
+// add records one value, from 0 to MaxRecord (t.record checks), of a trial
+// whose outcome is outcome.
+func (m *Measurement) add(v float64, outcome string) {
 	if m.Count == 0 || v < m.Min {
 		m.Min = v
 	}
@@ -44,7 +62,29 @@ func (m *Measurement) add(v float64) {
 	}
 	m.Count++
 	m.Whole = m.Whole && v == math.Trunc(v)
-	_ = m.hist.RecordValue(max(1, int64(math.Round(v*nanos)))) // in range: t.record checks
+	n := max(1, int64(math.Round(v*nanos)))
+	_ = m.hist.RecordValue(n) // in range: t.record checks
+	if h := m.outcomeHistogram(outcome); h != nil {
+		_ = h.RecordValue(n)
+	}
+}
+
+// outcomeHistogram is the histogram of outcome's values, made when it is
+// the first; nil once there are too many outcomes.
+func (m *Measurement) outcomeHistogram(outcome string) *hdrhistogram.Histogram {
+	if m.manyOutcomes {
+		return nil
+	}
+	h := m.byOutcome[outcome]
+	if h == nil {
+		if len(m.byOutcome) == MaxOutcomes {
+			m.byOutcome, m.manyOutcomes = nil, true
+			return nil
+		}
+		h = newHistogram()
+		m.byOutcome[outcome] = h
+	}
+	return h
 }
 
 // merge adds o's values to m.
@@ -61,6 +101,14 @@ func (m *Measurement) merge(o *Measurement) {
 	m.Count += o.Count
 	m.Whole = m.Whole && o.Whole
 	m.hist.Merge(o.hist)
+	if o.manyOutcomes {
+		m.byOutcome, m.manyOutcomes = nil, true
+	}
+	for _, outcome := range slices.Sorted(maps.Keys(o.byOutcome)) {
+		if h := m.outcomeHistogram(outcome); h != nil {
+			h.Merge(o.byOutcome[outcome])
+		}
+	}
 }
 
 // Mean is the mean of the values, from the histogram.
@@ -69,8 +117,13 @@ func (m *Measurement) Mean() float64 { return m.clamp(m.hist.Mean() / nanos) }
 // Quantile is the value below or at which q percent of the values lie
 // (the histogram's highest equivalent value, and for whole numbers the
 // whole number below it), never beyond the exact minimum and maximum.
-func (m *Measurement) Quantile(q float64) float64 {
-	v := float64(m.hist.ValueAtQuantile(q)) / nanos
+func (m *Measurement) Quantile(q float64) float64 { return m.value(m.hist.ValueAtQuantile(q)) }
+
+// value is a histogram's value as the measurement's figures show it: in
+// the recorded unit, the whole number below it for whole numbers, never
+// beyond the exact minimum and maximum.
+func (m *Measurement) value(n int64) float64 {
+	v := float64(n) / nanos
 	if m.Whole {
 		v = math.Floor(v)
 	}
@@ -80,8 +133,9 @@ func (m *Measurement) Quantile(q float64) float64 {
 func (m *Measurement) clamp(v float64) float64 { return min(max(v, m.Min), m.Max) }
 
 // measurementJSON is a Measurement in a summary file: the figures for a
-// reader, and the histogram (HdrHistogram's V2 compressed encoding, in
-// base64, which HdrHistogram's tools in every language decode) for Merge.
+// reader, and the histograms (HdrHistogram's V2 compressed encoding, in
+// base64, which HdrHistogram's tools in every language decode) for Merge:
+// the overall one, and one per outcome unless ManyOutcomes.
 type measurementJSON struct {
 	Count     int64   `json:"count"`
 	Mean      float64 `json:"mean"`
@@ -93,39 +147,89 @@ type measurementJSON struct {
 	Max       float64 `json:"max"`
 	Whole     bool    `json:"whole"`
 	Histogram string  `json:"histogram"`
+	// ByOutcome holds the histograms by outcome.
+	ByOutcome    map[string]string `json:"by_outcome"`
+	ManyOutcomes bool              `json:"many_outcomes,omitempty"`
 }
 
-// MarshalJSON writes the figures and the histogram.
+// MarshalJSON writes the figures and the histograms.
 func (m *Measurement) MarshalJSON() ([]byte, error) {
 	enc, err := m.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return nil, err
 	}
+	byOutcome := map[string]string{}
+	for outcome, h := range m.byOutcome {
+		b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, err
+		}
+		byOutcome[outcome] = string(b)
+	}
 	return json.Marshal(measurementJSON{
 		Count: m.Count, Mean: m.Mean(), Min: m.Min, Max: m.Max, Whole: m.Whole,
 		P50: m.Quantile(50), P90: m.Quantile(90), P99: m.Quantile(99), P999: m.Quantile(99.9),
-		Histogram: string(enc),
+		Histogram: string(enc), ByOutcome: byOutcome, ManyOutcomes: m.manyOutcomes,
 	})
 }
 
-// UnmarshalJSON reads a measurement back from its histogram, count,
+// UnmarshalJSON reads a measurement back from its histograms, count,
 // minimum and maximum; the other figures are computed again.
 func (m *Measurement) UnmarshalJSON(b []byte) error {
 	var j measurementJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	h, err := hdrhistogram.Decode([]byte(j.Histogram))
+	h, err := decodeHistogram("histogram", j.Histogram)
 	if err != nil {
-		return fmt.Errorf("histogram: %w", err)
-	}
-	if h.LowestTrackableValue() != 1 || h.HighestTrackableValue() < histHighest || h.SignificantFigures() != histDigits {
-		return fmt.Errorf("histogram: not one a campaign records (values 1 to %g, %d digits)", float64(histHighest), histDigits)
+		return err
 	}
 	if h.TotalCount() != j.Count || j.Count < 0 || j.Min > j.Max {
 		return fmt.Errorf("histogram: holds %d values, the count says %d", h.TotalCount(), j.Count)
 	}
-	*m = Measurement{Count: j.Count, Min: j.Min, Max: j.Max, Whole: j.Whole, hist: newMeasurement().hist}
+	*m = Measurement{Count: j.Count, Min: j.Min, Max: j.Max, Whole: j.Whole, hist: newHistogram(),
+		byOutcome: map[string]*hdrhistogram.Histogram{}, manyOutcomes: j.ManyOutcomes}
 	m.hist.Merge(h)
+	return m.readByOutcome(j)
+}
+
+// readByOutcome reads j's histograms by outcome into m, and checks that
+// they hold the values of the overall one.
+func (m *Measurement) readByOutcome(j measurementJSON) error {
+	switch {
+	case j.ManyOutcomes && len(j.ByOutcome) > 0:
+		return fmt.Errorf("by_outcome: %d histograms where many_outcomes says there are none", len(j.ByOutcome))
+	case j.ManyOutcomes:
+		m.byOutcome = nil
+		return nil
+	case len(j.ByOutcome) > MaxOutcomes:
+		return fmt.Errorf("by_outcome: %d outcomes, more than the %d a summary keeps", len(j.ByOutcome), MaxOutcomes)
+	}
+	var total int64
+	for outcome, enc := range j.ByOutcome {
+		h, err := decodeHistogram(fmt.Sprintf("by_outcome %q", outcome), enc)
+		if err != nil {
+			return err
+		}
+		m.byOutcome[outcome] = newHistogram()
+		m.byOutcome[outcome].Merge(h)
+		total += h.TotalCount()
+	}
+	if total != m.Count {
+		return fmt.Errorf("by_outcome: the histograms hold %d values, the count says %d", total, m.Count)
+	}
 	return nil
+}
+
+// decodeHistogram decodes one histogram of a summary file and checks it is
+// one a campaign records; what names it in an error.
+func decodeHistogram(what, enc string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(enc))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if h.LowestTrackableValue() != 1 || h.HighestTrackableValue() < histHighest || h.SignificantFigures() != histDigits {
+		return nil, fmt.Errorf("%s: not one a campaign records (values 1 to %g, %d digits)", what, float64(histHighest), histDigits)
+	}
+	return h, nil
 }

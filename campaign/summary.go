@@ -134,7 +134,7 @@ func (s *Summary) add(t Trial) {
 			s.Measurements[name] = m
 		}
 		for _, v := range t.Records[name] {
-			m.add(v)
+			m.add(v, t.Outcome)
 		}
 	}
 }
