@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/plot"
 )
 
 // campaignOptions is the command line of residentlua campaign.
@@ -21,6 +22,7 @@ type campaignOptions struct {
 	cfg         campaign.Config
 	outPath     string // --out: one JSON line per trial
 	summaryPath string // --summary: the Summary's JSON
+	plotPath    string // --plot: the measurements' pictures
 	tracePath   string // --trace, with --replay
 	replay      uint64 // --replay SEED; 0 for none
 	shardGiven  bool   // --shard K/N
@@ -31,7 +33,7 @@ type campaignOptions struct {
 
 // campaignUsage is what residentlua campaign --help prints.
 const campaignUsage = `usage: residentlua campaign [SCRIPT] [options]
-       residentlua campaign merge A.json B.json ... [--summary FILE]
+       residentlua campaign merge A.json B.json ... [--summary FILE] [--plot FILE]
 Runs N seeded trials (trial i with seed S+i) of the built-in protocol
 trial, or of SCRIPT's function trial(t), and prints their summary.
   --trials N        trials of the campaign (default 1000)
@@ -39,6 +41,9 @@ trial, or of SCRIPT's function trial(t), and prints their summary.
   --seed S          seed of trial 0 (default 1)
   --out FILE        write one JSON line per trial (.jsonl)
   --summary FILE    write the summary as JSON (what merge reads)
+  --plot FILE       draw each measurement's distribution (a CDF, one line
+                    per outcome) into FILE, .svg or .png; with several
+                    measurements, a file each: c.svg gives c_NAME.svg
   --replay SEED     run the trial of that seed alone, with its report
   --trace FILE      with --replay: write the trial's timeline
   --shard K/N       run the trials whose index is K mod N
@@ -86,18 +91,26 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
+	if o.plotPath != "" && o.replay != 0 {
+		return nil, &usageError{"--plot draws a campaign's measurements; a replay of one trial has none to draw"}
+	}
 	return o, nil
 }
 
 // parseMergeArgs reads the words after "campaign merge".
 func (o *campaignOptions) parseMergeArgs(args []string) error {
+	files := map[string]*string{"--summary": &o.summaryPath, "--plot": &o.plotPath}
 	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--summary" && i+1 < len(args):
+		a := args[i]
+		name, value, attached := strings.Cut(a, "=")
+		switch dst := files[name]; {
+		case dst != nil && attached:
+			*dst = value
+		case dst != nil && i+1 < len(args):
 			i++
-			o.summaryPath = args[i]
-		case strings.HasPrefix(a, "--summary="):
-			o.summaryPath = strings.TrimPrefix(a, "--summary=")
+			*dst = args[i]
+		case dst != nil:
+			return &usageError{fmt.Sprintf("'%s' needs argument", a)}
 		case a == "--help" || a == "-h":
 			o.help = true
 		case strings.HasPrefix(a, "-"):
@@ -132,6 +145,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.outPath = value
 	case "summary":
 		o.summaryPath = value
+	case "plot":
+		o.plotPath = value
 	case "trace":
 		o.tracePath = value
 	default:
@@ -204,11 +219,18 @@ func (o *campaignOptions) shardFromEnv() error {
 	return nil
 }
 
-// checkOutputs checks --out, --summary and --trace before anything runs,
-// as the interpreter checks --trace and --stats.
+// checkOutputs checks --out, --summary, --plot and --trace before anything
+// runs, as the interpreter checks --trace and --stats (and --plot's
+// picture format). The pictures of several measurements go next to --plot's
+// file, in its directory, which this checks too.
 func (o *campaignOptions) checkOutputs() error {
+	if o.plotPath != "" {
+		if err := plot.CheckFormat(o.plotPath); err != nil {
+			return &usageError{fmt.Sprintf("--plot %s", strings.TrimPrefix(err.Error(), "plot: "))}
+		}
+	}
 	named := map[string]string{}
-	for _, f := range []struct{ option, path string }{{"--out", o.outPath}, {"--summary", o.summaryPath}, {"--trace", o.tracePath}} {
+	for _, f := range []struct{ option, path string }{{"--out", o.outPath}, {"--summary", o.summaryPath}, {"--plot", o.plotPath}, {"--trace", o.tracePath}} {
 		if f.path == "" {
 			continue
 		}
@@ -306,6 +328,9 @@ func (o *campaignOptions) runTrials() int {
 			status = complain(fmt.Errorf("--summary: %w", err))
 		}
 	}
+	if o.plotPath != "" && !drawPlots(o.plotPath, sum) {
+		status = 1
+	}
 	if intr.wasTerminated() {
 		status = exitTerminated
 	}
@@ -385,7 +410,28 @@ func (o *campaignOptions) runMerge() int {
 			status = complain(fmt.Errorf("--summary: %w", err))
 		}
 	}
+	if o.plotPath != "" && !drawPlots(o.plotPath, merged) {
+		status = 1
+	}
 	return status
+}
+
+// drawPlots draws the summary's measurements for --plot and names the
+// files drawn on standard error; it reports whether all went well.
+func drawPlots(path string, s *campaign.Summary) bool {
+	if len(s.Measurements) == 0 {
+		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
+		return true
+	}
+	drawn, err := s.Plot(path)
+	for _, p := range drawn {
+		fmt.Fprintf(os.Stderr, "%s: --plot: drew %s\n", progName, p)
+	}
+	if err != nil {
+		complain(fmt.Errorf("--plot: %w", err))
+		return false
+	}
+	return true
 }
 
 // jsonlFile streams one JSON line per trial into a temporary file in the

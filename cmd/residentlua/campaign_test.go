@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/xml"
+	"image"
+	_ "image/png" // image.DecodeConfig reads PNG
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/plot"
 )
 
 // trialScript is the trial script the docs run.
@@ -61,7 +67,13 @@ func TestCampaignSameStdoutForAnyWorkers(t *testing.T) {
 func TestCampaignSlurmShardsMergeToSingleRun(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
-	single := campaignRun(t, nil, trialScript, "--trials", "101", "--seed", "3", "--summary", whole, "--workers", "2")
+	for _, sub := range []string{"single", "merged"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	single := campaignRun(t, nil, trialScript, "--trials", "101", "--seed", "3", "--summary", whole, "--workers", "2",
+		"--plot", filepath.Join(dir, "single", "c.svg"))
 	single.wantCode(t, 0)
 	var shards []string
 	for k := range 4 {
@@ -73,13 +85,19 @@ func TestCampaignSlurmShardsMergeToSingleRun(t *testing.T) {
 		shards = append(shards, path)
 	}
 	merged := filepath.Join(dir, "merged.json")
-	m := campaignRun(t, nil, append(append([]string{"merge"}, shards...), "--summary", merged)...)
+	m := campaignRun(t, nil, append(append([]string{"merge"}, shards...), "--summary", merged, "--plot", filepath.Join(dir, "merged", "c.svg"))...)
 	m.wantCode(t, 0)
 	if m.stdout != single.stdout {
 		t.Errorf("merge prints:\n%s\nthe single run:\n%s", m.stdout, single.stdout)
 	}
 	if got, want := readFile(t, merged), readFile(t, whole); !bytes.Equal(got, want) {
 		t.Errorf("merged summary differs from the single run's:\n%s\nwant:\n%s", got, want)
+	}
+	// The pictures come from the merged histograms: the same bytes.
+	for _, name := range []string{"c_decision_to_retirement.svg", "c_payload_bytes.svg"} {
+		if got, want := readFile(t, filepath.Join(dir, "merged", name)), readFile(t, filepath.Join(dir, "single", name)); !bytes.Equal(got, want) {
+			t.Errorf("merge --plot drew another %s than the single run", name)
+		}
 	}
 	again := campaignRun(t, nil, "merge", shards[0], shards[0])
 	again.wantCode(t, 1)
@@ -128,6 +146,15 @@ func TestCampaignChecksFilesFirst(t *testing.T) {
 	if strings.Contains(r.stdout, "campaign:") {
 		t.Errorf("ran before checking --out:\n%s", r.stdout)
 	}
+	r = campaignRun(t, nil, "--trials", "5", "--plot", "c.gif")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, `--plot c.gif: unknown picture format ".gif"; supported are .svg and .png`, "usage: residentlua campaign")
+	r = campaignRun(t, nil, "merge", "a.json", "--plot", "/nonexistent/dir/c.svg")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "--plot /nonexistent/dir/c.svg: the directory /nonexistent/dir does not exist")
+	r = campaignRun(t, nil, "--replay", "3", "--plot", "c.svg")
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "--plot draws a campaign's measurements")
 	r = campaignRun(t, nil, "--trace", "t.json")
 	r.wantCode(t, 1)
 	contains(t, "stderr", r.stderr, "--trace goes with --replay")
@@ -170,4 +197,47 @@ func TestCampaignCtrlCWritesWhatFinished(t *testing.T) {
 	contains(t, "stderr", stderr.String(), "interrupted: stopped after")
 	lines := bytes.Count(readFile(t, out), []byte("\n"))
 	contains(t, "summary file", string(readFile(t, sum)), `"trials": `+strconv.Itoa(lines)+",")
+}
+
+// svgRoot is the root element of an SVG file.
+type svgRoot struct {
+	XMLName xml.Name
+	Width   string `xml:"width,attr"`
+	Height  string `xml:"height,attr"`
+}
+
+func TestCampaignPlotSVG(t *testing.T) {
+	dir := t.TempDir()
+	r := campaignRun(t, nil, trialScript, "--trials", "300", "--plot", filepath.Join(dir, "c.svg"))
+	r.wantCode(t, 0)
+	drawn := filepath.Join(dir, "c_decision_to_retirement.svg")
+	contains(t, "stderr", r.stderr, "--plot: drew "+drawn, "--plot: drew "+filepath.Join(dir, "c_payload_bytes.svg"))
+	b := readFile(t, drawn)
+	var root svgRoot
+	if err := xml.Unmarshal(b, &root); err != nil || root.XMLName.Local != "svg" {
+		t.Fatalf("%s: root %v (%v), want <svg>", drawn, root.XMLName, err)
+	}
+	if root.Width != "453.54pt" || root.Height != "283.46pt" {
+		t.Errorf("%s: %s x %s, want 16 cm x 10 cm (453.54pt x 283.46pt)", drawn, root.Width, root.Height)
+	}
+	contains(t, drawn, string(b), "decision to retirement: ", "seconds (log scale)", ">retired<", ">quarantined<")
+	if _, err := os.Stat(filepath.Join(dir, "c.svg")); err == nil {
+		t.Error("drew c.svg too, beside a file per measurement")
+	}
+}
+
+func TestCampaignPlotPNG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "elapsed.png")
+	r := campaignRun(t, nil, "--trials", "100", "--plot", path)
+	r.wantCode(t, 0)
+	f, err := os.Open(path) // one measurement: the file itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, format, err := image.DecodeConfig(f)
+	w, h := int(math.Round(plot.Width.Dots(plot.DPI))), int(math.Round(plot.Height.Dots(plot.DPI)))
+	if err != nil || format != "png" || cfg.Width != w || cfg.Height != h {
+		t.Errorf("%s: %s %dx%d (%v), want a png of %dx%d", path, format, cfg.Width, cfg.Height, err, w, h)
+	}
 }
