@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -124,7 +125,7 @@ func (r *traceRecorder) write(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
-		return fmt.Errorf("the trace was already written")
+		return errors.New("the trace was already written")
 	}
 	for _, pid := range slices.Sorted(maps.Keys(r.open)) {
 		r.emit(r.open[pid].unfinished()...)
