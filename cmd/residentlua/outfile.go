@@ -58,29 +58,61 @@ func checkOutputPath(option, path string) error {
 // same directory, renamed over path only once it is complete: a full disk
 // or a crash leaves the previous file as it was, never a truncated one.
 func writeFileAtomically(path string, write func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createAtomically(path)
 	if err != nil {
-		return unwrapPathError(err)
+		return err
 	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
-	buf := bufio.NewWriterSize(tmp, 1<<16)
+	buf := bufio.NewWriterSize(f, 1<<16)
 	err = write(buf)
 	if err == nil {
 		err = buf.Flush()
 	}
-	if err == nil {
-		err = tmp.Sync()
+	if err != nil {
+		f.discard()
+		return unwrapPathError(err)
 	}
-	if cerr := tmp.Close(); err == nil {
+	return f.commit(path)
+}
+
+// atomicFile is a result file being written: a temporary file beside its
+// target, which commit renames over the target once it is complete.
+type atomicFile struct{ tmp *os.File }
+
+// createAtomically makes the temporary file for a result file path.
+func createAtomically(path string) (*atomicFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	return &atomicFile{tmp}, nil
+}
+
+// Write writes to the temporary file.
+func (f *atomicFile) Write(p []byte) (int, error) { return f.tmp.Write(p) }
+
+// commit syncs and closes the temporary file and renames it to path; when
+// that fails, the temporary file is removed and path left as it was.
+func (f *atomicFile) commit(path string) error {
+	err := f.tmp.Sync()
+	if cerr := f.tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+		err = os.Chmod(f.tmp.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(f.tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.tmp.Name())
 	}
 	return unwrapPathError(err)
+}
+
+// discard closes and removes the temporary file.
+func (f *atomicFile) discard() {
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
 }
 
 // unwrapPathError drops the operation and path of an *os.PathError, which

@@ -99,7 +99,7 @@ func newCommand(opts *options) (*command, error) {
 		lopts.StatsLimit = math.MaxInt
 	}
 	if opts.tracePath != "" {
-		c.trace = &traceRecorder{}
+		c.trace = newTraceRecorder(opts.tracePath)
 		lopts.OnFabric = c.trace.attach
 	}
 	m, err := luaapi.Open(c.L, lopts)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,24 +17,38 @@ import (
 	"github.com/residentlua/residentlua/engine"
 )
 
-// traceRecorder keeps every event of every fabric the module makes and
-// writes them as a Chrome trace-event JSON file (the "JSON Object Format"
-// that Perfetto and chrome://tracing open). Each fabric is a process (pid
-// 1, 2, ... in the order the fabrics were made); in it the host is thread
-// 0 and each device is the thread of its actor number (gpu0 is 1, npu0 is 2
-// in the default fabric).
+// traceRecorder writes every event of every fabric the module makes as a
+// Chrome trace-event JSON file (the "JSON Object Format" that Perfetto and
+// chrome://tracing open), streaming: each event is written, as one line of
+// compact JSON, when it happens, and each span when it ends, so the
+// recorder holds only the spans still open, never the run's events. Each
+// fabric is a process (pid 1, 2, ... in the order the fabrics were made);
+// in it the host is thread 0 and each device is the thread of its actor
+// number (gpu0 is 1, npu0 is 2 in the default fabric).
+//
+// The lines go to a temporary file beside the target that write renames
+// into place at the end of the run, so a run that fails to write its trace
+// leaves the previous file. The zero value, which learns its target only at
+// write, holds the lines in memory until then (enough for one trial).
 type traceRecorder struct {
 	mu      sync.Mutex
-	fabrics []*tracedFabric
+	sink    traceSink
+	out     *bufio.Writer // nil until the first line (see writer)
+	started bool          // the head of the file and an event are written
+	done    bool          // written: later events are ignored
+	fabrics int           // how many were attached: the last pid
+	// open holds, by pid, the fabrics with spans still open: all the
+	// recorder keeps of the past. A fabric whose spans have all ended is
+	// dropped, and found again through its subscription if it opens more.
+	open  map[int]*tracedFabric
+	spans []traceEvent // scratch: the spans one event ends
+	line  []byte       // scratch: the line being encoded
 }
 
-// tracedFabric is the record of one fabric: what names its tracks and the
-// events it emitted, in order.
-type tracedFabric struct {
-	pid    int
-	label  string
-	tracks []string // thread names by actor: "host", then the devices
-	events []devices.Event
+// newTraceRecorder makes a recorder that streams into a temporary file
+// beside path, opened when the first lines are flushed.
+func newTraceRecorder(path string) *traceRecorder {
+	return &traceRecorder{sink: traceSink{path: path}}
 }
 
 // attach subscribes to f's event stream. It is the module's OnFabric hook.
@@ -40,75 +57,259 @@ func (r *traceRecorder) attach(f *devices.Fabric) {
 	for _, d := range f.Devices() {
 		tracks = append(tracks, d.Name())
 	}
+	tf := r.begin(fmt.Sprintf("%s, seed %d", f.Mode(), f.Seed()), tracks)
+	f.Events().Subscribe(func(e devices.Event) { r.record(tf, e) })
+}
+
+// begin gives a new fabric its pid and writes the metadata naming its
+// process ("fabric N (about)") and its tracks.
+func (r *traceRecorder) begin(about string, tracks []string) *tracedFabric {
 	r.mu.Lock()
-	tf := &tracedFabric{
-		pid:    len(r.fabrics) + 1,
-		label:  fmt.Sprintf("fabric %d (%s, seed %d)", len(r.fabrics)+1, f.Mode(), f.Seed()),
-		tracks: tracks,
+	defer r.mu.Unlock()
+	r.fabrics++
+	tf := newTracedFabric(r.fabrics, len(tracks))
+	r.emit(tf.metadata(fmt.Sprintf("fabric %d (%s)", tf.pid, about), tracks)...)
+	return tf
+}
+
+// record writes e as an instant event and the spans it ends.
+func (r *traceRecorder) record(tf *tracedFabric, e devices.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
 	}
-	r.fabrics = append(r.fabrics, tf)
-	r.mu.Unlock()
-	f.Events().Subscribe(func(e devices.Event) {
-		r.mu.Lock()
-		tf.events = append(tf.events, e)
-		r.mu.Unlock()
-	})
+	r.emit(tf.instant(e))
+	r.spans = tf.observe(e, r.spans[:0])
+	r.emit(r.spans...)
+	if tf.idle() {
+		delete(r.open, tf.pid)
+	} else {
+		if r.open == nil {
+			r.open = map[int]*tracedFabric{}
+		}
+		r.open[tf.pid] = tf
+	}
+}
+
+// The file is the head, the events one to a line with commas between them,
+// and the tail.
+const (
+	traceHead = `{"traceEvents":[`
+	traceTail = "\n],\"displayTimeUnit\":\"ns\"}\n"
+)
+
+// emit writes events, one line each. A write that fails (a full disk) is
+// remembered by the bufio.Writer and returned by write.
+func (r *traceRecorder) emit(evs ...traceEvent) {
+	if r.done {
+		return
+	}
+	for i := range evs {
+		r.line = r.line[:0]
+		if !r.started {
+			r.line = append(r.line, traceHead...)
+			r.started = true
+		} else {
+			r.line = append(r.line, ',')
+		}
+		r.line = append(r.line, '\n')
+		r.line = evs[i].appendJSON(r.line)
+		r.writer().Write(r.line)
+	}
+}
+
+// write ends the spans still open at each fabric's last event, finishes the
+// file and renames it to path. Events that come later are not recorded.
+func (r *traceRecorder) write(path string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return errors.New("the trace was already written")
+	}
+	for _, pid := range slices.Sorted(maps.Keys(r.open)) {
+		r.emit(r.open[pid].unfinished()...)
+	}
+	r.open = nil
+	out := r.writer()
+	if !r.started {
+		out.WriteString(traceHead)
+	}
+	out.WriteString(traceTail)
+	r.done = true
+	return r.sink.commit(path, out.Flush())
+}
+
+// writer is where lines go, buffered on their way to the sink.
+func (r *traceRecorder) writer() *bufio.Writer {
+	if r.out == nil {
+		r.out = bufio.NewWriterSize(&r.sink, 64<<10)
+	}
+	return r.out
+}
+
+// traceSink is where the trace's bytes go: a temporary file beside the
+// target, made at the first write; while the target is unknown (a zero
+// traceRecorder), they wait in memory.
+type traceSink struct {
+	path string
+	file *atomicFile
+	held bytes.Buffer
+}
+
+// Write writes p to the file, making it first if need be.
+func (s *traceSink) Write(p []byte) (int, error) {
+	if s.path == "" {
+		return s.held.Write(p)
+	}
+	if s.file == nil {
+		f, err := createAtomically(s.path)
+		if err != nil {
+			return 0, err
+		}
+		s.file = f
+	}
+	return s.file.Write(p)
+}
+
+// commit renames the complete file to path, or removes it when err (the
+// last write's) is not nil.
+func (s *traceSink) commit(path string, err error) error {
+	if err == nil && s.path == "" {
+		s.path = path
+		_, err = s.Write(s.held.Bytes())
+	}
+	if err != nil {
+		if s.file != nil {
+			s.file.discard()
+		}
+		return unwrapPathError(err)
+	}
+	return s.file.commit(path)
 }
 
 // traceEvent is one entry of traceEvents. Timestamps and durations are in
-// microseconds, as the format requires.
+// microseconds, as the format requires; Dur is written for complete ("X")
+// events only.
 type traceEvent struct {
-	Name  string         `json:"name"`
-	Cat   string         `json:"cat,omitempty"`
-	Ph    string         `json:"ph"`
-	Ts    float64        `json:"ts"`
-	Dur   *float64       `json:"dur,omitempty"`
-	Pid   int            `json:"pid"`
-	Tid   int            `json:"tid"`
-	Scope string         `json:"s,omitempty"`
-	Args  map[string]any `json:"args,omitempty"`
+	Name  string
+	Cat   string // omitted when empty
+	Ph    string
+	Ts    float64
+	Dur   float64
+	Pid   int
+	Tid   int
+	Scope string // "s", omitted when empty
+	Args  []traceArg
 }
 
-// traceFile is the whole file.
-type traceFile struct {
-	TraceEvents     []traceEvent `json:"traceEvents"`
-	DisplayTimeUnit string       `json:"displayTimeUnit"`
+// traceArg is one of an event's args, in the order written.
+type traceArg struct {
+	Key   string
+	Value any // uint64, int, bool or string (anything else is written as a string)
 }
 
-// write renders everything recorded so far into path.
-func (r *traceRecorder) write(path string) error {
-	file := r.file()
-	return writeFileAtomically(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", " ")
-		return enc.Encode(file)
-	})
-}
-
-// file builds the trace: metadata naming processes and threads, then for
-// each fabric its events as instants and its spans as complete events.
-func (r *traceRecorder) file() traceFile {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := traceFile{TraceEvents: []traceEvent{}, DisplayTimeUnit: "ns"}
-	for _, tf := range r.fabrics {
-		out.TraceEvents = append(out.TraceEvents, tf.metadata()...)
-		out.TraceEvents = append(out.TraceEvents, tf.instants()...)
-		out.TraceEvents = append(out.TraceEvents, tf.spans()...)
+// appendJSON appends e as compact JSON.
+func (e *traceEvent) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, e.Name)
+	if e.Cat != "" {
+		b = append(b, `,"cat":`...)
+		b = appendJSONString(b, e.Cat)
 	}
-	return out
+	b = append(b, `,"ph":`...)
+	b = appendJSONString(b, e.Ph)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendFloat(b, e.Ts, 'f', -1, 64)
+	if e.Ph == "X" {
+		b = append(b, `,"dur":`...)
+		b = strconv.AppendFloat(b, e.Dur, 'f', -1, 64)
+	}
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(e.Pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(e.Tid), 10)
+	if e.Scope != "" {
+		b = append(b, `,"s":`...)
+		b = appendJSONString(b, e.Scope)
+	}
+	if len(e.Args) > 0 {
+		b = append(b, `,"args":{`...)
+		for i, a := range e.Args {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.Key)
+			b = append(b, ':')
+			b = appendJSONValue(b, a.Value)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// appendJSONValue appends an argument's value.
+func appendJSONValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case uint64:
+		return strconv.AppendUint(b, v, 10)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case string:
+		return appendJSONString(b, v)
+	default:
+		return appendJSONString(b, fmt.Sprint(v))
+	}
+}
+
+// appendJSONString appends s quoted: as it is when it needs no escape (the
+// names and numbers of nearly every event), else as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s) // a string always marshals
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // micros converts a fabric time to trace microseconds.
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
+// tracedFabric follows one fabric's events: its pid and tracks, and the
+// spans that have begun and not yet ended.
+type tracedFabric struct {
+	pid    int
+	tracks int                  // host and devices: the tids 0 to tracks-1
+	last   time.Duration        // the latest event's time, where open spans stop at the end
+	runs   map[uint64]*openSpan // by invocation
+	rounds map[uint64]*openSpan // by invocation
+	wait   *openSpan
+}
+
+// openSpan is a span that has begun: its first event, name and arguments.
+type openSpan struct {
+	start devices.Event
+	name  string
+	args  []traceArg
+}
+
+func newTracedFabric(pid, tracks int) *tracedFabric {
+	return &tracedFabric{pid: pid, tracks: tracks, runs: map[uint64]*openSpan{}, rounds: map[uint64]*openSpan{}}
+}
+
 // metadata names the fabric's process and its tracks.
-func (tf *tracedFabric) metadata() []traceEvent {
-	evs := []traceEvent{{Name: "process_name", Ph: "M", Pid: tf.pid, Args: map[string]any{"name": tf.label}}}
-	for tid, name := range tf.tracks {
+func (tf *tracedFabric) metadata(label string, tracks []string) []traceEvent {
+	evs := []traceEvent{{Name: "process_name", Ph: "M", Pid: tf.pid, Args: []traceArg{{"name", label}}}}
+	for tid, name := range tracks {
 		evs = append(evs,
-			traceEvent{Name: "thread_name", Ph: "M", Pid: tf.pid, Tid: tid, Args: map[string]any{"name": name}},
-			traceEvent{Name: "thread_sort_index", Ph: "M", Pid: tf.pid, Tid: tid, Args: map[string]any{"sort_index": tid}})
+			traceEvent{Name: "thread_name", Ph: "M", Pid: tf.pid, Tid: tid, Args: []traceArg{{"name", name}}},
+			traceEvent{Name: "thread_sort_index", Ph: "M", Pid: tf.pid, Tid: tid, Args: []traceArg{{"sort_index", tid}}})
 	}
 	return evs
 }
@@ -116,106 +317,107 @@ func (tf *tracedFabric) metadata() []traceEvent {
 // tid is the track of an actor: its number, or the host's track when the
 // actor is unknown to the fabric.
 func (tf *tracedFabric) tid(a devices.Actor) int {
-	if int(a) < len(tf.tracks) {
+	if int(a) < tf.tracks {
 		return int(a)
 	}
 	return 0
 }
 
-// instants turns every event into an instant event on its actor's track,
-// named by its kind ("publication", "observe", "payload.write",
-// "payload.read", "retire", ...), with the event's fields as arguments. A
-// real GPU's kernel.observe and kernel.retire stand at the kernel's own time
-// (their B), not when the host noticed.
-func (tf *tracedFabric) instants() []traceEvent {
-	evs := make([]traceEvent, 0, len(tf.events))
-	for _, e := range tf.events {
-		args := map[string]any{"seq": e.Seq, "session": e.Session, "a": e.A, "b": e.B}
-		if e.Detail != "" {
-			args["detail"] = e.Detail
-		}
-		at := e.Time
-		if e.Kind == exchange.EvKernelObserve || e.Kind == exchange.EvKernelRetire {
-			at = time.Duration(e.B)
-		}
-		evs = append(evs, traceEvent{
-			Name: string(e.Kind), Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
-			Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
-		})
+// instant is e as an instant event on its actor's track, named by its kind
+// ("publication", "observe", "payload.write", "payload.read", "retire",
+// ...), with the event's fields as arguments. A real GPU's kernel.observe
+// and kernel.retire stand at the kernel's own time (their B), not when the
+// host noticed.
+func (tf *tracedFabric) instant(e devices.Event) traceEvent {
+	args := []traceArg{{"seq", e.Seq}, {"session", e.Session}, {"a", e.A}, {"b", e.B}}
+	if e.Detail != "" {
+		args = append(args, traceArg{"detail", e.Detail})
 	}
-	return evs
+	at := e.Time
+	if e.Kind == exchange.EvKernelObserve || e.Kind == exchange.EvKernelRetire {
+		at = time.Duration(e.B)
+	}
+	return traceEvent{
+		Name: string(e.Kind), Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
+		Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
+	}
 }
 
-// spans derives complete ("X") events: on a device track, "run" from an
-// invocation's start to its retirement and "round g" from one payload step
-// of an invocation to its next (or its retirement); on the host track,
-// "wait" from a wait to its end. A span still open at the end of the
-// record ends at the last event and is marked unfinished.
-func (tf *tracedFabric) spans() []traceEvent {
-	type open struct {
-		start   devices.Event
-		name    string
-		args    map[string]any
-		pending bool
-	}
-	var end time.Duration
-	if n := len(tf.events); n > 0 {
-		end = tf.events[n-1].Time
-	}
-	var evs []traceEvent
-	finish := func(o *open, at time.Duration, unfinished bool) {
-		if !o.pending {
-			return
+// observe follows the spans through e and appends to out the complete
+// ("X") events of those e ends: on a device track, "run" from an
+// invocation's start to its retirement and "round" (args.generation g)
+// from one payload step of an invocation to its next (or its retirement);
+// on the host track, "wait" from a wait to its end. A span that begins
+// again before it ended (a second start of an invocation) is dropped, and
+// an end without a beginning ignored.
+func (tf *tracedFabric) observe(e devices.Event, out []traceEvent) []traceEvent {
+	tf.last = e.Time
+	switch e.Kind {
+	case devices.EvStart:
+		tf.runs[e.A] = &openSpan{start: e, name: "run", args: []traceArg{{"session", e.Session}, {"invocation", e.A}}}
+	case exchange.EvPayloadWrite, exchange.EvPayloadRead:
+		out = tf.end(out, tf.rounds, e.A, e.Time)
+		tf.rounds[e.A] = &openSpan{start: e, name: "round", args: []traceArg{
+			{"session", e.Session}, {"invocation", e.A}, {"generation", e.B}, {"step", string(e.Kind)}}}
+	case devices.EvRetire:
+		out = tf.end(out, tf.rounds, e.A, e.Time)
+		if r := tf.runs[e.A]; r != nil {
+			status := "ok"
+			if e.B != 0 {
+				status = "error"
+			}
+			r.args = append(r.args, traceArg{"status", status})
+			out = tf.end(out, tf.runs, e.A, e.Time)
 		}
-		o.pending = false
-		d := micros(at - o.start.Time)
-		args := o.args
-		if unfinished {
-			args["unfinished"] = true
-		}
-		evs = append(evs, traceEvent{
-			Name: o.name, Cat: "span", Ph: "X", Ts: micros(o.start.Time), Dur: &d,
-			Pid: tf.pid, Tid: tf.tid(o.start.Actor), Args: args,
-		})
-	}
-	runs := map[uint64]*open{}   // by invocation
-	rounds := map[uint64]*open{} // by invocation
-	var wait open
-	for _, e := range tf.events {
-		switch e.Kind {
-		case devices.EvStart:
-			runs[e.A] = &open{start: e, name: "run", args: map[string]any{"session": e.Session, "invocation": e.A}, pending: true}
-		case exchange.EvPayloadWrite, exchange.EvPayloadRead:
-			if r := rounds[e.A]; r != nil {
-				finish(r, e.Time, false)
-			}
-			rounds[e.A] = &open{start: e, name: fmt.Sprintf("round %d", e.B),
-				args: map[string]any{"session": e.Session, "invocation": e.A, "generation": e.B, "step": string(e.Kind)}, pending: true}
-		case devices.EvRetire:
-			if r := rounds[e.A]; r != nil {
-				finish(r, e.Time, false)
-			}
-			if r := runs[e.A]; r != nil {
-				r.args["status"] = "ok"
-				if e.B != 0 {
-					r.args["status"] = "error"
-				}
-				finish(r, e.Time, false)
-			}
-		case engine.EvWait:
-			wait = open{start: e, name: "wait", args: map[string]any{"session": e.Session, "timeout_ns": e.A}, pending: true}
-		case engine.EvWaitEnd:
-			if wait.pending {
-				wait.args["both_retired"] = e.A == 1
-				finish(&wait, e.Time, false)
-			}
+	case engine.EvWait:
+		tf.wait = &openSpan{start: e, name: "wait", args: []traceArg{{"session", e.Session}, {"timeout_ns", e.A}}}
+	case engine.EvWaitEnd:
+		if w := tf.wait; w != nil {
+			w.args = append(w.args, traceArg{"both_retired", e.A == 1})
+			out = append(out, tf.span(w, e.Time))
+			tf.wait = nil
 		}
 	}
-	for _, m := range []map[uint64]*open{runs, rounds} {
-		for _, inv := range slices.Sorted(maps.Keys(m)) {
-			finish(m[inv], end, true)
+	return out
+}
+
+// end ends the span of invocation inv in spans, if one is open, at at.
+func (tf *tracedFabric) end(out []traceEvent, spans map[uint64]*openSpan, inv uint64, at time.Duration) []traceEvent {
+	if s := spans[inv]; s != nil {
+		out = append(out, tf.span(s, at))
+		delete(spans, inv)
+	}
+	return out
+}
+
+// span is s as a complete event ending at at.
+func (tf *tracedFabric) span(s *openSpan, at time.Duration) traceEvent {
+	return traceEvent{
+		Name: s.name, Cat: "span", Ph: "X", Ts: micros(s.start.Time), Dur: micros(at - s.start.Time),
+		Pid: tf.pid, Tid: tf.tid(s.start.Actor), Args: s.args,
+	}
+}
+
+// idle reports whether no span is open.
+func (tf *tracedFabric) idle() bool {
+	return len(tf.runs) == 0 && len(tf.rounds) == 0 && tf.wait == nil
+}
+
+// unfinished ends every span still open at the fabric's last event, marked
+// args.unfinished (a hung device's run): runs, then rounds, by invocation,
+// then the wait.
+func (tf *tracedFabric) unfinished() []traceEvent {
+	var out []traceEvent
+	for _, spans := range []map[uint64]*openSpan{tf.runs, tf.rounds} {
+		for _, inv := range slices.Sorted(maps.Keys(spans)) {
+			spans[inv].args = append(spans[inv].args, traceArg{"unfinished", true})
+			out = tf.end(out, spans, inv, tf.last)
 		}
 	}
-	finish(&wait, end, true)
-	return evs
+	if w := tf.wait; w != nil {
+		w.args = append(w.args, traceArg{"unfinished", true})
+		out = append(out, tf.span(w, tf.last))
+		tf.wait = nil
+	}
+	return out
 }

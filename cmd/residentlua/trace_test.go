@@ -1,15 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/trial"
 )
 
 // chromeEvent is one trace event as a viewer reads it.
@@ -34,14 +41,16 @@ func loadTrace(t *testing.T, path string) []chromeEvent {
 		t.Fatal(err)
 	}
 	var raw struct {
-		TraceEvents []json.RawMessage `json:"traceEvents"`
+		TraceEvents     []json.RawMessage `json:"traceEvents"`
+		DisplayTimeUnit string            `json:"displayTimeUnit"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("trace is not JSON: %v", err)
 	}
-	if raw.TraceEvents == nil {
-		t.Fatalf("trace has no traceEvents array:\n%.500s", data)
+	if raw.TraceEvents == nil || raw.DisplayTimeUnit != "ns" {
+		t.Fatalf("trace has no traceEvents array or no displayTimeUnit ns:\n%.500s", data)
 	}
+	checkTraceLines(t, data, len(raw.TraceEvents))
 	var evs []chromeEvent
 	for i, r := range raw.TraceEvents {
 		var keys map[string]any
@@ -73,6 +82,25 @@ func loadTrace(t *testing.T, path string) []chromeEvent {
 		evs = append(evs, e)
 	}
 	return evs
+}
+
+// checkTraceLines checks the file's layout: the head on the first line,
+// then each of the n events alone on a line of compact JSON, then the tail.
+func checkTraceLines(t *testing.T, data []byte, n int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != n+2 || lines[0] != `{"traceEvents":[` || lines[n+1] != `],"displayTimeUnit":"ns"}` {
+		t.Fatalf("%d lines for %d events, from %.80q to %.80q", len(lines), n, lines[0], lines[len(lines)-1])
+	}
+	for i, l := range lines[1 : n+1] {
+		if i < n-1 {
+			l = strings.TrimSuffix(l, ",")
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, []byte(l)) != nil || compact.String() != l || !strings.HasPrefix(l, `{"name":`) {
+			t.Fatalf("line %d is not one compact event: %.200s", i+2, l)
+		}
+	}
 }
 
 // trackIDs maps each thread_name of pid to its tid.
@@ -124,8 +152,8 @@ func TestTraceFile(t *testing.T) {
 		{key{"observe", "i", npu}, 1},
 		{key{"payload.write", "i", gpu}, 4},
 		{key{"payload.read", "i", npu}, 4},
-		{key{"round 1", "X", gpu}, 1},
-		{key{"round 4", "X", npu}, 1},
+		{key{"round", "X", gpu}, 4},
+		{key{"round", "X", npu}, 4},
 		{key{"retire", "i", gpu}, 1},
 		{key{"retire", "i", npu}, 1},
 		{key{"run", "X", gpu}, 1},
@@ -136,6 +164,16 @@ func TestTraceFile(t *testing.T) {
 		if count[want.k] != want.n {
 			t.Errorf("%d %+v events, want %d", count[want.k], want.k, want.n)
 		}
+	}
+	// Every round is named round, with its generation as an argument.
+	gens := map[int][]float64{}
+	for _, e := range evs {
+		if e.Ph == "X" && e.Name == "round" {
+			gens[*e.Tid] = append(gens[*e.Tid], e.Args["generation"].(float64))
+		}
+	}
+	if want := []float64{1, 2, 3, 4}; !slices.Equal(gens[gpu], want) || !slices.Equal(gens[npu], want) {
+		t.Errorf("round generations %v, want %v on gpu0 and npu0", gens, want)
 	}
 	for _, k := range []key{{"publication", "i", gpu}, {"observe", "i", host}, {"payload.read", "i", gpu}} {
 		if count[k] != 0 {
@@ -171,42 +209,284 @@ func TestTraceSeveralFabrics(t *testing.T) {
 }
 
 func TestTraceSpansFromEvents(t *testing.T) {
-	// Spans still open when the record ends stop at the last event and are
-	// marked; an end without a beginning is ignored.
-	tf := &tracedFabric{pid: 1, tracks: []string{"host", "gpu0", "npu0"}, events: []devices.Event{
+	// Spans end as their end comes; those still open when the record ends
+	// stop at the last event and are marked; an end without a beginning is
+	// ignored.
+	tf := newTracedFabric(1, 3)
+	var spans []traceEvent
+	for _, e := range []devices.Event{
 		{Seq: 1, Time: 0, Actor: 0, Kind: engine.EvWaitEnd, A: 1},
 		{Seq: 2, Time: time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvStart, A: 10},
 		{Seq: 3, Time: 2 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 1},
-		{Seq: 4, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1000},
-		{Seq: 5, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: devices.EvFault},
-	}}
-	spans := tf.spans()
-	if len(spans) != 3 {
-		t.Fatalf("spans %+v", spans)
+		{Seq: 4, Time: 3 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 2},
+		{Seq: 5, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1000},
+		{Seq: 6, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: devices.EvFault},
+	} {
+		spans = tf.observe(e, spans)
+	}
+	if len(spans) != 1 || spans[0].Name != "round" || spans[0].Ts != 2 || spans[0].Dur != 1 || spans[0].Tid != 1 ||
+		argOf(spans[0], "generation") != uint64(1) || argOf(spans[0], "unfinished") != nil {
+		t.Fatalf("spans ended by the events: %+v", spans)
+	}
+	if tf.idle() {
+		t.Error("idle with a run, a round and a wait open")
+	}
+	spans = tf.unfinished()
+	if len(spans) != 3 || !tf.idle() {
+		t.Fatalf("unfinished spans %+v", spans)
 	}
 	for _, s := range spans {
-		if s.Args["unfinished"] != true || s.Ts+*s.Dur != 5 {
-			t.Errorf("span %s: ts %v dur %v args %v", s.Name, s.Ts, *s.Dur, s.Args)
+		if argOf(s, "unfinished") != true || s.Ts+s.Dur != 5 {
+			t.Errorf("span %s: ts %v dur %v args %v", s.Name, s.Ts, s.Dur, s.Args)
 		}
 	}
-	if spans[0].Name != "run" || spans[1].Name != "round 1" || spans[2].Name != "wait" || spans[2].Tid != 0 || spans[0].Tid != 1 {
+	if spans[0].Name != "run" || spans[1].Name != "round" || argOf(spans[1], "generation") != uint64(2) ||
+		spans[2].Name != "wait" || spans[2].Tid != 0 || spans[0].Tid != 1 {
 		t.Errorf("spans %+v", spans)
 	}
 	// An actor the fabric does not know goes on the host track.
-	if in := tf.instants(); in[4].Tid != 0 || in[4].Cat != "fault" {
-		t.Errorf("instant %+v", in[4])
+	if in := tf.instant(devices.Event{Seq: 6, Actor: 9, Kind: devices.EvFault}); in.Tid != 0 || in.Cat != "fault" {
+		t.Errorf("instant %+v", in)
 	}
+}
+
+// argOf is the value of an event's argument key, nil when it has none.
+func argOf(e traceEvent, key string) any {
+	for _, a := range e.Args {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return nil
 }
 
 // A real GPU kernel's own clock readings stand at the kernel's time, on the
 // GPU's track.
 func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
-	tf := &tracedFabric{pid: 1, tracks: []string{"host", "gpu0", "npu0"}, events: []devices.Event{
-		{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)},
-		{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvObserve, A: 10, B: 1},
-	}}
-	in := tf.instants()
-	if in[0].Ts != 4 || in[0].Tid != 1 || in[0].Cat != "device" || in[1].Ts != 9 {
-		t.Errorf("instants %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", in)
+	tf := newTracedFabric(1, 3)
+	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)})
+	o := tf.instant(devices.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvObserve, A: 10, B: 1})
+	if k.Ts != 4 || k.Tid != 1 || k.Cat != "device" || o.Ts != 9 {
+		t.Errorf("instants %+v, %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", k, o)
+	}
+}
+
+// The trace holds every event of every fabric's stream, one instant each in
+// the stream's order, the metadata naming each fabric and its tracks, and
+// one span per run, round and wait.
+func TestTraceHoldsEveryEvent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.json")
+	rec := newTraceRecorder(path)
+	var streams [][]devices.Event // by pid-1
+	var names [][]string
+	for seed := uint64(1); seed <= 4; seed++ {
+		trial.Run(trial.Config{Seed: seed, OnFabric: func(f *devices.Fabric) {
+			rec.attach(f)
+			i := len(streams)
+			streams = append(streams, nil)
+			f.Events().Subscribe(func(e devices.Event) { streams[i] = append(streams[i], e) })
+			tracks := []string{"host"}
+			for _, d := range f.Devices() {
+				tracks = append(tracks, d.Name())
+			}
+			names = append(names, tracks)
+		}})
+	}
+	if err := rec.write(path); err != nil {
+		t.Fatal(err)
+	}
+	byPid := map[int][]chromeEvent{}
+	rounds := 0
+	for _, e := range loadTrace(t, path) {
+		byPid[*e.Pid] = append(byPid[*e.Pid], e)
+	}
+	if len(byPid) != len(streams) {
+		t.Fatalf("%d processes for %d fabrics", len(byPid), len(streams))
+	}
+	for i, stream := range streams {
+		pid := i + 1
+		var meta, instants []chromeEvent
+		spans := map[string]int{}
+		for _, e := range byPid[pid] {
+			switch e.Ph {
+			case "M":
+				meta = append(meta, e)
+			case "i":
+				instants = append(instants, e)
+			case "X":
+				spans[e.Name]++
+			}
+		}
+		label := fmt.Sprintf("fabric %d (sim, seed %d)", pid, i+1)
+		if len(meta) != 1+2*len(names[i]) || meta[0].Name != "process_name" || meta[0].Args["name"] != label {
+			t.Errorf("fabric %d: metadata %+v, want %q and two per track of %v", pid, meta, label, names[i])
+		}
+		if !reflect.DeepEqual(trackIDs(byPid[pid], pid), map[string]int{"host": 0, "gpu0": 1, "npu0": 2}) {
+			t.Errorf("fabric %d: tracks %v", pid, trackIDs(byPid[pid], pid))
+		}
+		if len(instants) != len(stream) {
+			t.Fatalf("fabric %d: %d instants for %d events", pid, len(instants), len(stream))
+		}
+		want := map[string]int{}
+		for j, e := range stream {
+			in := instants[j]
+			if in.Name != string(e.Kind) || in.Args["seq"] != float64(e.Seq) || *in.Ts != micros(e.Time) || *in.Tid != int(e.Actor) {
+				t.Fatalf("fabric %d: instant %d is %+v for %+v", pid, j, in, e)
+			}
+			switch e.Kind {
+			case devices.EvStart:
+				want["run"]++
+			case exchange.EvPayloadWrite, exchange.EvPayloadRead:
+				want["round"]++
+			case engine.EvWait:
+				want["wait"]++
+			}
+		}
+		if !maps.Equal(spans, want) {
+			t.Errorf("fabric %d: spans %v, want %v", pid, spans, want)
+		}
+		rounds += spans["round"]
+	}
+	if rounds == 0 {
+		t.Error("no round in any trial")
+	}
+}
+
+// The recorder holds the spans still open, not the events: a fabric is
+// dropped once its spans have ended, so memory does not grow with the
+// number of fabrics. The lines stream into a temporary file while the
+// previous trace stays in place until the end.
+func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.json")
+	if err := os.WriteFile(path, []byte("previous"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tracks := []string{"host", "gpu0", "npu0"}
+	oneRun := []devices.Event{
+		{Seq: 1, Time: 1000, Actor: 1, Session: 1, Kind: devices.EvStart, A: 7},
+		{Seq: 2, Time: 2000, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1e6},
+		{Seq: 3, Time: 3000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 1},
+		{Seq: 4, Time: 4000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 2},
+		{Seq: 5, Time: 5000, Actor: 1, Session: 1, Kind: devices.EvRetire, A: 7},
+		{Seq: 6, Time: 6000, Actor: 0, Session: 1, Kind: engine.EvWaitEnd, A: 1},
+	}
+	r := newTraceRecorder(path)
+	hung := r.begin("sim, seed 0", tracks)
+	r.record(hung, oneRun[0]) // a run that never retires
+	const fabrics = 1000
+	for i := 1; i <= fabrics; i++ {
+		tf := r.begin(fmt.Sprintf("sim, seed %d", i), tracks)
+		for _, e := range oneRun {
+			r.record(tf, e)
+			if len(r.open) > 2 {
+				t.Fatalf("fabric %d: the recorder holds %d fabrics", i, len(r.open))
+			}
+		}
+		if len(r.open) != 1 || r.open[hung.pid] != hung {
+			t.Fatalf("after fabric %d the recorder holds %v; want only the hung one", i, r.open)
+		}
+	}
+	if r.sink.held.Len() != 0 {
+		t.Errorf("%d bytes held in memory", r.sink.held.Len())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "previous" {
+		t.Errorf("the previous trace changed before the end: %.80q", data)
+	}
+	// All but the last buffer's worth of lines is in the temporary file.
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".trace.json.tmp-*"))
+	if len(tmps) != 1 {
+		t.Fatalf("temporary files %v, want one", tmps)
+	}
+	if fi, err := os.Stat(tmps[0]); err != nil || fi.Size() < fabrics*1000 {
+		t.Errorf("the temporary file holds %v bytes (%v), want the lines of %d fabrics", fi.Size(), err, fabrics)
+	}
+	if err := r.write(path); err != nil {
+		t.Fatal(err)
+	}
+	r.record(hung, oneRun[4]) // after write: not recorded
+	count := map[string]int{}
+	for _, e := range loadTrace(t, path) {
+		count[e.Ph+" "+e.Name]++
+		if e.Ph == "X" && e.Args["unfinished"] == true && (*e.Pid != hung.pid || e.Name != "run" || *e.Dur != 0) {
+			t.Errorf("unfinished %+v", e)
+		}
+	}
+	want := map[string]int{"M process_name": fabrics + 1, "i start": fabrics + 1, "i retire": fabrics,
+		"X run": fabrics + 1, "X round": 2 * fabrics, "X wait": fabrics}
+	for k, n := range want {
+		if count[k] != n {
+			t.Errorf("%d %q, want %d", count[k], k, n)
+		}
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, ".trace.json.tmp-*")); len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+	if err := r.write(path); err == nil {
+		t.Error("a second write succeeded")
+	}
+}
+
+// A trace that cannot be put in place is removed, and the error says why;
+// what was at the path stays.
+func TestTraceFailedWriteLeavesThePrevious(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.json")
+	if err := os.MkdirAll(filepath.Join(path, "kept"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*traceRecorder{newTraceRecorder(path), {}} {
+		r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault})
+		if err := r.write(path); err == nil {
+			t.Error("renaming over a directory succeeded")
+		}
+		if _, err := os.Stat(filepath.Join(path, "kept")); err != nil {
+			t.Error(err)
+		}
+		if tmps, _ := filepath.Glob(filepath.Join(dir, ".trace.json.tmp-*")); len(tmps) != 0 {
+			t.Errorf("temporary files left: %v", tmps)
+		}
+	}
+}
+
+// A recorder made as a zero value (the campaign's --replay) holds its lines
+// until write names the file; an empty trace is valid too.
+func TestTraceZeroRecorder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.json")
+	var r traceRecorder
+	if err := r.write(path); err != nil {
+		t.Fatal(err)
+	}
+	if evs := loadTrace(t, path); len(evs) != 0 {
+		t.Errorf("events %+v in an empty trace", evs)
+	}
+	r = traceRecorder{}
+	r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault, Detail: "x"})
+	if err := r.write(path); err != nil {
+		t.Fatal(err)
+	}
+	if evs := loadTrace(t, path); len(evs) != 4 || evs[3].Args["detail"] != "x" {
+		t.Errorf("events %+v", evs)
+	}
+}
+
+// Strings and numbers come out as encoding/json writes them.
+func TestTraceJSONLikeEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "run", "payload.write", `say "hi"`, "a\\b", "line\nbreak\t", "<&>", "é", "\xff\x00", "\u2028"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: %s, want %s", s, got, want)
+		}
+	}
+	for _, d := range []time.Duration{0, 1, 999, 1000, 1500, 123456789, 1 << 62} {
+		e := traceEvent{Name: "x", Ph: "X", Ts: micros(d), Dur: micros(d)}
+		want, _ := json.Marshal(micros(d))
+		if got := string(e.appendJSON(nil)); !strings.Contains(got, `"ts":`+string(want)+`,"dur":`+string(want)+`,`) {
+			t.Errorf("%v: %s, want ts and dur %s", d, got, want)
+		}
+	}
+	e := traceEvent{Name: "n", Ph: "i", Scope: "t", Args: []traceArg{{"u", uint64(1 << 63)}, {"i", -1}, {"b", true}, {"s", "v"}, {"f", 0.5}}}
+	if got, want := string(e.appendJSON(nil)), `{"name":"n","ph":"i","ts":0,"pid":0,"tid":0,"s":"t","args":{"u":9223372036854775808,"i":-1,"b":true,"s":"v","f":"0.5"}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
