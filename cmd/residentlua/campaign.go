@@ -354,7 +354,7 @@ func writeSummary(path string, s *campaign.Summary) error {
 func (o *campaignOptions) runReplay() int {
 	var rec *traceRecorder
 	if o.tracePath != "" {
-		rec = &traceRecorder{}
+		rec = newTraceRecorder(o.tracePath)
 		o.cfg.OnFabric = rec.attach
 	}
 	o.cfg.Stdout = os.Stdout

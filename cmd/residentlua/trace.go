@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,8 +27,7 @@ import (
 //
 // The lines go to a temporary file beside the target that write renames
 // into place at the end of the run, so a run that fails to write its trace
-// leaves the previous file. The zero value, which learns its target only at
-// write, holds the lines in memory until then (enough for one trial).
+// leaves the previous file. Make one with newTraceRecorder.
 type traceRecorder struct {
 	mu      sync.Mutex
 	sink    traceSink
@@ -149,19 +147,14 @@ func (r *traceRecorder) writer() *bufio.Writer {
 }
 
 // traceSink is where the trace's bytes go: a temporary file beside the
-// target, made at the first write; while the target is unknown (a zero
-// traceRecorder), they wait in memory.
+// target, made at the first write and renamed over the target at commit.
 type traceSink struct {
 	path string
 	file *atomicFile
-	held bytes.Buffer
 }
 
 // Write writes p to the file, making it first if need be.
 func (s *traceSink) Write(p []byte) (int, error) {
-	if s.path == "" {
-		return s.held.Write(p)
-	}
 	if s.file == nil {
 		f, err := createAtomically(s.path)
 		if err != nil {
@@ -175,9 +168,8 @@ func (s *traceSink) Write(p []byte) (int, error) {
 // commit renames the complete file to path, or removes it when err (the
 // last write's) is not nil.
 func (s *traceSink) commit(path string, err error) error {
-	if err == nil && s.path == "" {
-		s.path = path
-		_, err = s.Write(s.held.Bytes())
+	if err == nil && s.file == nil {
+		_, err = s.Write(nil) // nothing was written: the file is made now
 	}
 	if err != nil {
 		if s.file != nil {
