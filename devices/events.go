@@ -102,12 +102,13 @@ type Stream struct {
 
 type subscription struct{ fn func(Event) }
 
-func newStream(capacity int, buffer []Event, clock func() time.Duration) *Stream {
-	s := &Stream{limit: capacity, digest: fnvOffset, clock: clock}
+// init readies a new stream that keeps capacity events, in buffer when it
+// is large enough.
+func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) {
+	s.limit, s.digest, s.clock = capacity, fnvOffset, clock
 	if cap(buffer) >= capacity {
 		s.ring = buffer[:0]
 	}
-	return s
 }
 
 // Emit stamps the event with its sequence number and time, records it and

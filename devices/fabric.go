@@ -63,6 +63,10 @@ func DefaultDevices() []DeviceConfig {
 	}
 }
 
+// defaultDevices is DefaultDevices for NewFabric, which only reads it:
+// made once rather than per fabric.
+var defaultDevices = DefaultDevices()
+
 // DefaultBudget is the memory budget of a fabric that sets none: 1 GiB.
 const DefaultBudget = 1 << 30
 
@@ -124,20 +128,20 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		return nil, err
 	}
 	if cfg.Devices == nil {
-		cfg.Devices = DefaultDevices()
+		cfg.Devices = defaultDevices
 	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
-	f := &Fabric{
-		mode:        cfg.Mode,
-		seed:        cfg.Seed,
-		timing:      cfg.Timing,
-		faults:      fault.NewPlane(cfg.Seed),
-		fineGrained: !cfg.NoFineGrained,
-	}
-	f.budget = &MemoryBudget{limit: cfg.Budget}
+	parts := &fabricParts{}
+	f := &parts.fabric
+	f.mode, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
+	f.faults = fault.NewPlane(cfg.Seed)
+	parts.budget.limit = cfg.Budget
+	f.budget = &parts.budget
 	counts := map[DeviceKind]int{}
+	devs := make([]Device, len(cfg.Devices))
+	f.devices = make([]*Device, 0, len(cfg.Devices))
 	for i, dc := range cfg.Devices {
 		if dc.Kind != GPU && dc.Kind != NPU {
 			return nil, Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
@@ -158,18 +162,22 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		if dc.Accelerator != nil && cfg.Mode != RealTime {
 			return nil, Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
 		}
-		d := &Device{fabric: f, actor: Actor(i + 1), name: name, kind: dc.Kind, accel: dc.Accelerator}
+		d := &devs[i]
+		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), name, dc.Kind, dc.Accelerator
+		d.families = make([]QueueFamily, len(dc.Families))
 		for ord, c := range dc.Families {
-			d.families = append(d.families, QueueFamily{Ordinal: ord, Command: c})
+			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
 		}
 		f.devices = append(f.devices, d)
 	}
 	if cfg.Mode == Simulated {
-		f.exec = newSimExecutor(f, cfg.Seed)
+		parts.sim.init(f, cfg.Seed)
+		f.exec = &parts.sim
 	} else {
 		f.exec = newRealTimeExecutor(f)
 	}
-	f.events = newStream(cfg.EventCapacity, cfg.EventBuffer, f.exec.now)
+	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, f.exec.now)
+	f.events = &parts.events
 	for _, d := range f.devices {
 		if d.accel == nil {
 			continue
@@ -180,6 +188,15 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		}
 	}
 	return f, nil
+}
+
+// fabricParts is a fabric and the parts it always has, made in one
+// allocation: a campaign makes a fabric per trial.
+type fabricParts struct {
+	fabric Fabric
+	budget MemoryBudget
+	events Stream
+	sim    simExecutor // unused in real time
 }
 
 // Mode is the fabric's executor mode.
