@@ -17,7 +17,7 @@ type Buffer struct {
 	profile     *Profile
 	budget      *MemoryBudget
 	region      *memory.Region
-	attachments []*attachment
+	attachments []attachment // one allocation for all of them: a session makes several buffers
 
 	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
@@ -88,7 +88,8 @@ func (b *Buffer) Zero() {
 // that still sees them, before the host changes them. Call with hostMu held.
 func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 	const wordsPerLine = memory.LineBytes / 4
-	for _, a := range b.attachments {
+	for i := range b.attachments {
+		a := &b.attachments[i]
 		if a.coherent {
 			continue
 		}
@@ -111,8 +112,8 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 }
 
 func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) {
-	for _, a := range b.attachments {
-		if a.device == d && a.family.Ordinal == family.Ordinal {
+	for i := range b.attachments {
+		if a := &b.attachments[i]; a.device == d && a.family.Ordinal == family.Ordinal {
 			return a, nil
 		}
 	}

@@ -130,9 +130,14 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &Buffer{owner: owner, profile: p, budget: budget, region: region}
+	n := 0
+	for _, d := range p.devices {
+		n += len(d.families)
+	}
+	b.attachments = make([]attachment, 0, n)
 	for _, d := range p.devices {
 		for _, fam := range d.families {
-			b.attachments = append(b.attachments, &attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
+			b.attachments = append(b.attachments, attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
 		}
 	}
 	// Charge and say so in one step: a subscriber never sees one without the other.
