@@ -3,6 +3,7 @@ package devices
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,7 @@ type Fabric struct {
 	lingering   atomic.Int64 // quarantines waiting only for programs to retire
 	fineGrained bool
 	closed      bool
+	parts       *fabricParts // what the fabric is part of, until it is recycled
 }
 
 // NewFabric makes a fabric from cfg.
@@ -133,15 +135,14 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
-	parts := &fabricParts{}
+	parts := newFabricParts(len(cfg.Devices))
 	f := &parts.fabric
+	f.parts = parts
 	f.mode, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
 	f.faults = fault.NewPlane(cfg.Seed)
 	parts.budget.limit = cfg.Budget
 	f.budget = &parts.budget
 	counts := map[DeviceKind]int{}
-	devs := make([]Device, len(cfg.Devices))
-	f.devices = make([]*Device, 0, len(cfg.Devices))
 	for i, dc := range cfg.Devices {
 		if dc.Kind != GPU && dc.Kind != NPU {
 			return nil, Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
@@ -162,9 +163,9 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		if dc.Accelerator != nil && cfg.Mode != RealTime {
 			return nil, Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
 		}
-		d := &devs[i]
+		d := &parts.devs[i]
 		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), name, dc.Kind, dc.Accelerator
-		d.families = make([]QueueFamily, len(dc.Families))
+		d.families = slices.Grow(d.families[:0], len(dc.Families))[:len(dc.Families)]
 		for ord, c := range dc.Families {
 			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
 		}
@@ -191,12 +192,59 @@ func NewFabric(cfg Config) (*Fabric, error) {
 }
 
 // fabricParts is a fabric and the parts it always has, made in one
-// allocation: a campaign makes a fabric per trial.
+// allocation, and reused after Recycle: a campaign makes a fabric per trial.
 type fabricParts struct {
 	fabric Fabric
 	budget MemoryBudget
 	events Stream
 	sim    simExecutor // unused in real time
+	devs   []Device    // what fabric.devices points into
+}
+
+// spareParts keeps the parts of recycled fabrics for NewFabric.
+var spareParts sync.Pool
+
+// newFabricParts returns zeroed parts for a fabric of n devices: a
+// recycled fabric's, keeping the storage of its slices, or new ones.
+func newFabricParts(n int) *fabricParts {
+	p, ok := spareParts.Get().(*fabricParts)
+	if !ok {
+		p = &fabricParts{}
+	}
+	devs, devices := p.devs, p.fabric.devices
+	active, ready, subs := p.sim.active, p.sim.ready, p.events.subs
+	*p = fabricParts{}
+	devs = devs[:cap(devs)]
+	for i := range devs {
+		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest
+	}
+	p.devs = slices.Grow(devs[:0], n)[:n]
+	p.fabric.devices = slices.Grow(devices[:0], n)
+	p.sim.active, p.sim.ready, p.events.subs = active[:0], ready[:0], subs[:0]
+	return p
+}
+
+// Recycle closes the fabric, as Close does, and lets a later NewFabric
+// reuse its memory: for callers that make many short-lived fabrics, such
+// as a campaign's trials. Afterwards the caller must not use the fabric nor
+// anything it returned (devices, profiles, buffers, the stream, the fault
+// plane), and nothing may still refer to them. A fabric in real time, or
+// one that still holds memory (a buffer not released, a quarantine), is
+// only closed.
+func (f *Fabric) Recycle() {
+	f.Close()
+	f.mu.Lock()
+	p := f.parts
+	f.parts = nil // a second Recycle only closes
+	held := len(f.quarantines) > 0
+	f.mu.Unlock()
+	if f.mode != Simulated || p == nil || held || !f.arena.Empty() || f.budget.State().Charged != 0 {
+		return
+	}
+	clear(p.sim.active[:cap(p.sim.active)])
+	clear(p.sim.ready[:cap(p.sim.ready)])
+	clear(p.events.subs[:cap(p.events.subs)])
+	spareParts.Put(p)
 }
 
 // Mode is the fabric's executor mode.

@@ -83,6 +83,14 @@ func (a *Arena) Alloc(size int) (*Region, error) {
 	return ch.carve(c, size), nil
 }
 
+// Empty reports whether the arena holds no chunk: every region it carved
+// was given back.
+func (a *Arena) Empty() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.newest == nil
+}
+
 // class is the size class of size bytes (whole lines, at most MaxCarved).
 func class(size int) int {
 	return bits.Len(uint((size - 1) / LineBytes))

@@ -308,9 +308,13 @@ func (t *trial) run() {
 		return
 	}
 	t.f = f
-	defer f.Close()
 	if t.cfg.OnFabric != nil {
+		defer f.Close()
 		t.cfg.OnFabric(f)
+	} else {
+		// Nothing but the trial saw the fabric, and nothing it returns refers
+		// to it: the next trial's fabric reuses its memory.
+		defer f.Recycle()
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.oracle = engine.NewOracle(f)
