@@ -99,13 +99,32 @@ type watchedInvocation struct {
 
 // NewOracle subscribes an oracle to f's events.
 func NewOracle(f *devices.Fabric) *Oracle {
-	o := &Oracle{fabric: f, simulated: f.Mode() == devices.Simulated, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+	o, ok := spareOracles.Get().(*Oracle)
+	if !ok {
+		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+	}
+	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
 	o.cancel = f.Events().Subscribe(o.observe)
 	return o
 }
 
+// spareOracles keeps recycled oracles, their maps emptied but grown, for
+// NewOracle: a campaign makes an oracle per trial.
+var spareOracles sync.Pool
+
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
+
+// Recycle stops the oracle and lets a later NewOracle reuse it. Afterwards
+// the caller must not use the oracle; read its Violations first.
+func (o *Oracle) Recycle() {
+	o.Stop()
+	sessions, invocations := o.sessions, o.invocations
+	clear(sessions)
+	clear(invocations)
+	*o = Oracle{sessions: sessions, invocations: invocations}
+	spareOracles.Put(o)
+}
 
 // Violations lists the violations found so far, each with its session's
 // events. The events are read from the fabric's ring when first asked for,

@@ -318,7 +318,7 @@ func (t *trial) run() {
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.oracle = engine.NewOracle(f)
-	defer t.oracle.Stop()
+	defer t.oracle.Recycle() // settle has read its violations
 	cancel := f.Events().Subscribe(t.count)
 	defer cancel()
 
