@@ -139,7 +139,8 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	f := &parts.fabric
 	f.parts = parts
 	f.mode, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
-	f.faults = fault.NewPlane(cfg.Seed)
+	parts.faults.Reseed(cfg.Seed)
+	f.faults = &parts.faults
 	parts.budget.limit = cfg.Budget
 	f.budget = &parts.budget
 	counts := map[DeviceKind]int{}
@@ -197,6 +198,7 @@ type fabricParts struct {
 	fabric Fabric
 	budget MemoryBudget
 	events Stream
+	faults fault.Plane
 	sim    simExecutor // unused in real time
 	devs   []Device    // what fabric.devices points into
 }

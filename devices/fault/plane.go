@@ -48,9 +48,21 @@ type armed struct {
 // NewPlane returns a plane with no site configured, drawing probabilities
 // from a generator seeded with seed.
 func NewPlane(seed uint64) *Plane {
-	p := &Plane{pcg: *rand.NewPCG(seed, pcgStream)}
-	p.rng = *rand.New(&p.pcg)
+	p := &Plane{}
+	p.Reseed(seed)
 	return p
+}
+
+// Reseed removes the chains of all sites and restarts the generator from
+// seed: the plane is then as NewPlane(seed) made it, for a caller that
+// reuses planes (a fabric recycled for the next trial of a campaign).
+func (p *Plane) Reseed(seed uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed = [numSites]*armed{}
+	p.active.Store(0)
+	p.pcg.Seed(seed, pcgStream)
+	p.rng = *rand.New(&p.pcg)
 }
 
 // Set parses text and installs it as the site's chain with fresh counts.
