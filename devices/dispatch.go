@@ -148,7 +148,10 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
 	p.dispatched.Store(true)
-	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
+	made := f.invocations.take()
+	inv := &made.inv
+	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.NewID(), d, p.program, p.owner, p.reach, &made.comp
+	inv.comp.fabric = f
 	inv.env.inv = inv
 	inv.comp.inv = inv
 	return inv, delay, nil

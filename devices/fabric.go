@@ -107,6 +107,8 @@ type Fabric struct {
 	fineGrained bool
 	closed      bool
 	parts       *fabricParts // what the fabric is part of, until it is recycled
+	invocations slab[dispatched]
+	buffers     slab[allocated]
 }
 
 // NewFabric makes a fabric from cfg.
@@ -215,7 +217,9 @@ func newFabricParts(n int) *fabricParts {
 	}
 	devs, devices := p.devs, p.fabric.devices
 	active, ready, subs := p.sim.active, p.sim.ready, p.events.subs
+	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	*p = fabricParts{}
+	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
 	devs = devs[:cap(devs)]
 	for i := range devs {
 		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest

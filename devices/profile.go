@@ -129,12 +129,17 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
-	b := &Buffer{owner: owner, profile: p, budget: budget, region: region}
+	made := f.buffers.take()
+	b := &made.buffer
+	b.owner, b.profile, b.budget, b.region = owner, p, budget, region
 	n := 0
 	for _, d := range p.devices {
 		n += len(d.families)
 	}
-	b.attachments = make([]attachment, 0, n)
+	b.attachments = made.attachments[:0]
+	if n > len(made.attachments) {
+		b.attachments = make([]attachment, 0, n)
+	}
 	for _, d := range p.devices {
 		for _, fam := range d.families {
 			b.attachments = append(b.attachments, attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})

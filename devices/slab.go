@@ -1,0 +1,58 @@
+package devices
+
+import "sync"
+
+// slabSize bounds what a slab keeps: enough for a campaign trial's
+// objects, and a bound on what a long-lived fabric holds on to.
+const slabSize = 32
+
+// slab hands out zeroed objects of a fabric from storage that outlives it
+// when the fabric is recycled (Fabric.Recycle), so that the next fabric
+// makes none of its first slabSize objects anew. Past slabSize it makes
+// new ones, which the garbage collector frees as usual.
+type slab[T any] struct {
+	mu    sync.Mutex
+	items []*T
+	used  int
+}
+
+// take returns a zeroed object.
+func (s *slab[T]) take() *T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used < len(s.items) {
+		x := s.items[s.used]
+		s.used++
+		var zero T
+		*x = zero
+		return x
+	}
+	x := new(T)
+	if len(s.items) < slabSize {
+		s.items = append(s.items, x)
+		s.used++
+	}
+	return x
+}
+
+// storage is the slab's objects, zeroed so that none refers to what the
+// recycled fabric held, for the slab of the fabric made from its parts.
+func (s *slab[T]) storage() []*T {
+	var zero T
+	for _, x := range s.items {
+		*x = zero
+	}
+	return s.items
+}
+
+// dispatched is an invocation and its completion, made together.
+type dispatched struct {
+	inv  invocation
+	comp Completion
+}
+
+// allocated is a buffer and room for its attachments, made together.
+type allocated struct {
+	buffer      Buffer
+	attachments [4]attachment // a GPU's three families and an NPU's one
+}
