@@ -212,8 +212,10 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 	if lo < 0 || hi > b.region.Len() || lo >= hi {
 		return nil, Errorf(KindInvalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
 	}
-	return &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
-		label: d.name + " " + family.Command.String()}, nil
+	p := d.fabric.publications.take()
+	*p = Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
+		label: d.name + " " + family.Command.String()}
+	return p, nil
 }
 
 // Family is the queue family the publication releases to.

@@ -31,7 +31,9 @@ func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reac
 	if program == nil {
 		return nil, Errorf(KindInvalid, "prepare", "no program given")
 	}
-	return &Prepared{device: d, family: family, program: program, owner: owner, reach: reach}, nil
+	p := d.fabric.prepared.take()
+	p.device, p.family, p.program, p.owner, p.reach = d, family, program, owner, reach
+	return p, nil
 }
 
 // Device is the device the program runs on.

@@ -90,25 +90,28 @@ type Config struct {
 // Fabric holds the devices, the memory and its budget, the clock, the fault
 // plane and the event stream. It is safe for concurrent use.
 type Fabric struct {
-	mu          sync.Mutex
-	mode        Mode
-	seed        uint64
-	timing      Timing
-	devices     []*Device
-	budget      *MemoryBudget
-	arena       memory.Arena // what buffers of host profiles other than pinned are carved from
-	faults      *fault.Plane
-	events      *Stream
-	exec        executor
-	ids         atomic.Uint64 // buffers and invocations
-	owners      atomic.Uint64 // owners: sessions
-	quarantines []*Quarantined
-	lingering   atomic.Int64 // quarantines waiting only for programs to retire
-	fineGrained bool
-	closed      bool
-	parts       *fabricParts // what the fabric is part of, until it is recycled
-	invocations slab[dispatched]
-	buffers     slab[allocated]
+	mu           sync.Mutex
+	mode         Mode
+	seed         uint64
+	timing       Timing
+	devices      []*Device
+	budget       *MemoryBudget
+	arena        memory.Arena // what buffers of host profiles other than pinned are carved from
+	faults       *fault.Plane
+	events       *Stream
+	exec         executor
+	ids          atomic.Uint64 // buffers and invocations
+	owners       atomic.Uint64 // owners: sessions
+	quarantines  []*Quarantined
+	lingering    atomic.Int64 // quarantines waiting only for programs to retire
+	fineGrained  bool
+	closed       bool
+	parts        *fabricParts // what the fabric is part of, until it is recycled
+	invocations  slab[dispatched]
+	buffers      slab[allocated]
+	prepared     slab[Prepared]
+	views        slab[View]
+	publications slab[Publication]
 }
 
 // NewFabric makes a fabric from cfg.
@@ -218,8 +221,10 @@ func newFabricParts(n int) *fabricParts {
 	devs, devices := p.devs, p.fabric.devices
 	active, ready, subs := p.sim.active, p.sim.ready, p.events.subs
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
+	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
 	*p = fabricParts{}
 	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
+	p.fabric.prepared.items, p.fabric.views.items, p.fabric.publications.items = prepared, views, publications
 	devs = devs[:cap(devs)]
 	for i := range devs {
 		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest

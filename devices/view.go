@@ -26,7 +26,9 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &View{buffer: b, att: a}, nil
+	v := b.profile.fabric.views.take()
+	v.buffer, v.att = b, a
+	return v, nil
 }
 
 // Buffer is the viewed buffer.
