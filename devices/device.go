@@ -2,6 +2,8 @@ package devices
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"sync"
 
 	"github.com/residentlua/residentlua/devices/memory"
@@ -108,6 +110,10 @@ func (d *Device) Fabric() *Fabric { return d.fabric }
 
 // QueueFamilies lists the device's queue families in ordinal order.
 func (d *Device) QueueFamilies() []QueueFamily { return append([]QueueFamily(nil), d.families...) }
+
+// Families yields the device's queue families in ordinal order, as
+// QueueFamilies lists them, without making a list.
+func (d *Device) Families() iter.Seq[QueueFamily] { return slices.Values(d.families) }
 
 // Family returns the first family whose command is c.
 func (d *Device) Family(c Command) (QueueFamily, error) {

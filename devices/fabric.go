@@ -112,6 +112,7 @@ type Fabric struct {
 	prepared     slab[Prepared]
 	views        slab[View]
 	publications slab[Publication]
+	profiles     slab[profiled]
 }
 
 // NewFabric makes a fabric from cfg.
@@ -222,9 +223,11 @@ func newFabricParts(n int) *fabricParts {
 	active, ready, subs := p.sim.active, p.sim.ready, p.events.subs
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
+	profiles := p.fabric.profiles.storage()
 	*p = fabricParts{}
 	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
 	p.fabric.prepared.items, p.fabric.views.items, p.fabric.publications.items = prepared, views, publications
+	p.fabric.profiles.items = profiles
 	devs = devs[:cap(devs)]
 	for i := range devs {
 		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest

@@ -72,7 +72,9 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 	}
 	out := make([]*Profile, len(kinds))
 	for i, k := range kinds {
-		out[i] = &Profile{kind: k, fabric: f, devices: append([]*Device(nil), devs...)}
+		made := f.profiles.take()
+		made.profile = Profile{kind: k, fabric: f, devices: append(made.devices[:0:len(made.devices)], devs...)}
+		out[i] = &made.profile
 	}
 	return out, nil
 }

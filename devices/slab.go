@@ -51,6 +51,12 @@ type dispatched struct {
 	comp Completion
 }
 
+// profiled is a profile and room for the devices it shares memory between.
+type profiled struct {
+	profile Profile
+	devices [2]*Device // a GPU and an NPU
+}
+
 // allocated is a buffer and room for its attachments, made together.
 type allocated struct {
 	buffer      Buffer
