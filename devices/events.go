@@ -98,6 +98,7 @@ type Stream struct {
 	subs   []*subscription
 	digest uint64
 	clock  func() time.Duration
+	emit   emitFunc // emitLocked, bound once: atomically hands it out
 }
 
 type subscription struct{ fn func(Event) }
@@ -106,6 +107,9 @@ type subscription struct{ fn func(Event) }
 // is large enough.
 func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) {
 	s.limit, s.digest, s.clock = capacity, fnvOffset, clock
+	if s.emit == nil { // a recycled fabric's stream, at the same address, keeps its own
+		s.emit = s.emitLocked
+	}
 	if cap(buffer) >= capacity {
 		s.ring = buffer[:0]
 	}
@@ -130,7 +134,7 @@ type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, det
 func (s *Stream) atomically(fn func(emit emitFunc)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(s.emitLocked)
+	fn(s.emit)
 }
 
 func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {

@@ -220,7 +220,7 @@ func newFabricParts(n int) *fabricParts {
 		p = &fabricParts{}
 	}
 	devs, devices := p.devs, p.fabric.devices
-	active, ready, subs := p.sim.active, p.sim.ready, p.events.subs
+	active, ready, subs, emit := p.sim.active, p.sim.ready, p.events.subs, p.events.emit
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
 	profiles := p.fabric.profiles.storage()
@@ -234,7 +234,7 @@ func newFabricParts(n int) *fabricParts {
 	}
 	p.devs = slices.Grow(devs[:0], n)[:n]
 	p.fabric.devices = slices.Grow(devices[:0], n)
-	p.sim.active, p.sim.ready, p.events.subs = active[:0], ready[:0], subs[:0]
+	p.sim.active, p.sim.ready, p.events.subs, p.events.emit = active[:0], ready[:0], subs[:0], emit
 	return p
 }
 

@@ -58,6 +58,7 @@ type Oracle struct {
 	violations  []Violation
 	seen        uint64 // the sequence number of the event being checked
 	kept        keptState
+	observer    func(devices.Event) // observe, bound once and kept across Recycle
 }
 
 // keptState is the oracle's first sessions and invocations, kept across
@@ -149,7 +150,10 @@ func NewOracle(f *devices.Fabric) *Oracle {
 		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
 	}
 	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
-	o.cancel = f.Events().Subscribe(o.observe)
+	if o.observer == nil {
+		o.observer = o.observe
+	}
+	o.cancel = f.Events().Subscribe(o.observer)
 	return o
 }
 
@@ -168,7 +172,7 @@ func (o *Oracle) Recycle() {
 	clear(sessions)
 	clear(invocations)
 	kept := keptState{sessions: o.kept.sessions, invocations: o.kept.invocations}
-	*o = Oracle{sessions: sessions, invocations: invocations, kept: kept}
+	*o = Oracle{sessions: sessions, invocations: invocations, kept: kept, observer: o.observer}
 	spareOracles.Put(o)
 }
 

@@ -121,18 +121,21 @@ type trial struct {
 	oracle   *engine.Oracle
 	res      Result
 	gpu, npu *devices.Device
-	accepted map[uint64][2]bool // participants accepted, by session
-	text     []byte             // the host operations' lines, one after another
-	ends     []int              // where each line of text ends
-	open     []*sessionPlan     // the sessions open
-	spare    []*sessionPlan     // plans of closed sessions, for the next ones
-	term     []byte             // a fault chain being drawn
+	accepted map[uint64][2]bool  // participants accepted, by session
+	text     []byte              // the host operations' lines, one after another
+	ends     []int               // where each line of text ends
+	open     []*sessionPlan      // the sessions open
+	spare    []*sessionPlan      // plans of closed sessions, for the next ones
+	term     []byte              // a fault chain being drawn
+	counter  func(devices.Event) // count, bound once
+	devs     []*devices.Device   // the fabric's devices
 }
 
 // workspaces keeps the state of finished trials for the next Run.
 var workspaces = sync.Pool{New: func() any {
 	t := &trial{accepted: map[uint64][2]bool{}}
 	t.rng = rand.New(&t.pcg)
+	t.counter = t.count
 	return t
 }}
 
@@ -158,7 +161,7 @@ func (t *trial) finish() Result {
 		t.res.Ops = ops
 	}
 	res := t.res
-	t.res, t.f, t.oracle, t.gpu, t.npu = Result{}, nil, nil, nil, nil
+	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = Result{}, nil, nil, nil, nil, nil
 	for _, p := range t.open {
 		t.recycle(p)
 	}
@@ -317,9 +320,10 @@ func (t *trial) run() {
 		defer f.Recycle()
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
+	t.devs = f.Devices()
 	t.oracle = engine.NewOracle(f)
 	defer t.oracle.Recycle() // settle has read its violations
-	cancel := f.Events().Subscribe(t.count)
+	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()
 
 	t.armFaults()
@@ -430,6 +434,9 @@ func (t *trial) openSession() *sessionPlan {
 	}
 	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
 	ts := Session{Exchange: x}
+	if t.res.Sessions == nil {
+		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
+	}
 	if err != nil {
 		ts.Err = err.Error()
 		t.res.Sessions = append(t.res.Sessions, ts)
@@ -638,7 +645,7 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 
 // resetDevices resets every device, which releases every quarantine.
 func (t *trial) resetDevices() {
-	for _, d := range t.f.Devices() {
+	for _, d := range t.devs {
 		d.Reset()
 	}
 	t.begin()
@@ -660,7 +667,7 @@ func (t *trial) settle() {
 		r.Settled = false
 		t.problem("%d quarantines remain after every device was reset", len(qs))
 	}
-	for _, d := range t.f.Devices() {
+	for _, d := range t.devs {
 		if d.Occupied() {
 			r.Settled = false
 			t.problem("%s is occupied after it was reset", d.Name())
