@@ -17,7 +17,8 @@ type Buffer struct {
 	profile     *Profile
 	budget      *MemoryBudget
 	region      *memory.Region
-	attachments []attachment // one allocation for all of them: a session makes several buffers
+	attachments []attachment   // one allocation for all of them: a session makes several buffers
+	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 
 	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
@@ -96,7 +97,13 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 		st := a.stale.Load()
 		if st == nil {
 			lines := b.region.Len() / memory.LineBytes
-			st = &staleness{lines: make([]atomic.Bool, lines), words: make([]atomic.Uint32, lines*wordsPerLine)}
+			if ls := b.lineStale; ls != nil && lines == 1 && !ls.taken {
+				ls.taken = true
+				ls.st = staleness{lines: ls.lines[:], words: ls.words[:]}
+				st = &ls.st
+			} else {
+				st = &staleness{lines: make([]atomic.Bool, lines), words: make([]atomic.Uint32, lines*wordsPerLine)}
+			}
 			a.stale.Store(st)
 		}
 		for line := lo; line < hi; line++ {

@@ -113,6 +113,7 @@ type Fabric struct {
 	views        slab[View]
 	publications slab[Publication]
 	profiles     slab[profiled]
+	lines        slab[lineAllocated]
 }
 
 // NewFabric makes a fabric from cfg.
@@ -223,11 +224,11 @@ func newFabricParts(n int) *fabricParts {
 	active, ready, subs, emit := p.sim.active, p.sim.ready, p.events.subs, p.events.emit
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
-	profiles := p.fabric.profiles.storage()
+	profiles, lines := p.fabric.profiles.storage(), p.fabric.lines.storage()
 	*p = fabricParts{}
 	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
 	p.fabric.prepared.items, p.fabric.views.items, p.fabric.publications.items = prepared, views, publications
-	p.fabric.profiles.items = profiles
+	p.fabric.profiles.items, p.fabric.lines.items = profiles, lines
 	devs = devs[:cap(devs)]
 	for i := range devs {
 		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest

@@ -131,8 +131,16 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
-	made := f.buffers.take()
+	var made *allocated
+	var lineStale *lineStaleness
+	if rounded == memory.LineBytes {
+		line := f.lines.take()
+		made, lineStale = &line.allocated, &line.stale
+	} else {
+		made = f.buffers.take()
+	}
 	b := &made.buffer
+	b.lineStale = lineStale
 	b.owner, b.profile, b.budget, b.region = owner, p, budget, region
 	n := 0
 	for _, d := range p.devices {

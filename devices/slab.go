@@ -1,6 +1,11 @@
 package devices
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices/memory"
+)
 
 // slabSize bounds what a slab keeps: enough for a campaign trial's
 // objects, and a bound on what a long-lived fabric holds on to.
@@ -61,4 +66,20 @@ type profiled struct {
 type allocated struct {
 	buffer      Buffer
 	attachments [4]attachment // a GPU's three families and an NPU's one
+}
+
+// lineAllocated is a one-line buffer (a session's startup line) made with
+// room for what one non-coherent family's view of it needs once the host
+// stores into it.
+type lineAllocated struct {
+	allocated
+	stale lineStaleness
+}
+
+// lineStaleness is a staleness of one line and its storage.
+type lineStaleness struct {
+	taken bool // by an attachment; guarded by the buffer's hostMu
+	st    staleness
+	lines [1]atomic.Bool
+	words [memory.LineBytes / 4]atomic.Uint32
 }
