@@ -179,13 +179,19 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		}
 		f.devices = append(f.devices, d)
 	}
+	var clock func() time.Duration
 	if cfg.Mode == Simulated {
 		parts.sim.init(f, cfg.Seed)
 		f.exec = &parts.sim
+		if parts.simNow == nil {
+			parts.simNow = parts.sim.now
+		}
+		clock = parts.simNow
 	} else {
 		f.exec = newRealTimeExecutor(f)
+		clock = f.exec.now
 	}
-	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, f.exec.now)
+	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, clock)
 	f.events = &parts.events
 	for _, d := range f.devices {
 		if d.accel == nil {
@@ -206,8 +212,9 @@ type fabricParts struct {
 	budget MemoryBudget
 	events Stream
 	faults fault.Plane
-	sim    simExecutor // unused in real time
-	devs   []Device    // what fabric.devices points into
+	sim    simExecutor          // unused in real time
+	devs   []Device             // what fabric.devices points into
+	simNow func() time.Duration // sim.now, bound once: the parts stay at one address
 }
 
 // spareParts keeps the parts of recycled fabrics for NewFabric.
@@ -221,7 +228,7 @@ func newFabricParts(n int) *fabricParts {
 		p = &fabricParts{}
 	}
 	devs, devices := p.devs, p.fabric.devices
-	active, ready, subs, emit := p.sim.active, p.sim.ready, p.events.subs, p.events.emit
+	active, ready, subs, emit, simNow := p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
 	profiles, lines := p.fabric.profiles.storage(), p.fabric.lines.storage()
@@ -235,7 +242,7 @@ func newFabricParts(n int) *fabricParts {
 	}
 	p.devs = slices.Grow(devs[:0], n)[:n]
 	p.fabric.devices = slices.Grow(devices[:0], n)
-	p.sim.active, p.sim.ready, p.events.subs, p.events.emit = active[:0], ready[:0], subs[:0], emit
+	p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow = active[:0], ready[:0], subs[:0], emit, simNow
 	return p
 }
 

@@ -28,8 +28,7 @@ func (s *slab[T]) take() *T {
 	if s.used < len(s.items) {
 		x := s.items[s.used]
 		s.used++
-		var zero T
-		*x = zero
+		clean(x)
 		return x
 	}
 	x := new(T)
@@ -43,11 +42,24 @@ func (s *slab[T]) take() *T {
 // storage is the slab's objects, zeroed so that none refers to what the
 // recycled fabric held, for the slab of the fabric made from its parts.
 func (s *slab[T]) storage() []*T {
-	var zero T
 	for _, x := range s.items {
-		*x = zero
+		clean(x)
 	}
 	return s.items
+}
+
+// reusable is an object that zeroes itself but keeps storage of its own
+// that refers to nothing (a view's pending writes).
+type reusable interface{ reuse() }
+
+// clean zeroes x, keeping what a reusable keeps.
+func clean[T any](x *T) {
+	if r, ok := any(x).(reusable); ok {
+		r.reuse()
+		return
+	}
+	var zero T
+	*x = zero
 }
 
 // dispatched is an invocation and its completion, made together.

@@ -31,6 +31,10 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	return v, nil
 }
 
+// reuse zeroes the view for the fabric's slab, keeping the room its
+// pending writes grew to (plain numbers: it refers to nothing).
+func (v *View) reuse() { *v = View{pending: v.pending[:0]} }
+
 // Buffer is the viewed buffer.
 func (v *View) Buffer() *Buffer { return v.buffer }
 
