@@ -455,9 +455,11 @@ func (t *trial) openSession() *sessionPlan {
 	t.put(" new: ")
 	t.putShape(x)
 	t.end()
-	p := &sessionPlan{}
+	var p *sessionPlan
 	if n := len(t.spare); n > 0 {
 		p, t.spare = t.spare[n-1], t.spare[:n-1]
+	} else {
+		p = &sessionPlan{}
 	}
 	p.index, p.s, p.submitted = len(t.res.Sessions)-1, s, [2]bool{}
 	p.drawn = t.plan(p.drawn[:0])
