@@ -3,6 +3,7 @@ package devices
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"time"
 )
@@ -101,7 +102,10 @@ type Stream struct {
 	emit   emitFunc // emitLocked, bound once: atomically hands it out
 }
 
-type subscription struct{ fn func(Event) }
+type subscription struct {
+	fn     func(Event)
+	stream *Stream
+}
 
 // init readies a new stream that keeps capacity events, in buffer when it
 // is large enough.
@@ -193,17 +197,19 @@ func (s *Stream) hash(e *Event) {
 func (s *Stream) Subscribe(fn func(Event)) (cancel func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sub := &subscription{fn: fn}
+	sub := &subscription{fn: fn, stream: s}
 	s.subs = append(s.subs, sub)
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i, x := range s.subs {
-			if x == sub {
-				s.subs = append(s.subs[:i:i], s.subs[i+1:]...)
-				return
-			}
-		}
+	return sub.cancel
+}
+
+// cancel ends the subscription. It removes it in place: emits read the
+// list under the same lock, so none is reading it meanwhile.
+func (sub *subscription) cancel() {
+	s := sub.stream
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.Index(s.subs, sub); i >= 0 {
+		s.subs = slices.Delete(s.subs, i, i+1)
 	}
 }
 
