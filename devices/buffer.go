@@ -221,7 +221,7 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 	}
 	p := d.fabric.publications.take()
 	*p = Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
-		label: d.name + " " + family.Command.String()}
+		label: d.labels[family.Ordinal]}
 	return p, nil
 }
 

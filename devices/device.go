@@ -79,6 +79,7 @@ type Device struct {
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
+	labels   []string    // "name command" by family ordinal, for publications' events
 	accel    Accelerator // real hardware running the GPU half; nil when simulated
 
 	// hw makes a reset and a dispatch that starts work outside the fabric

@@ -174,8 +174,15 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		d := &parts.devs[i]
 		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), name, dc.Kind, dc.Accelerator
 		d.families = slices.Grow(d.families[:0], len(dc.Families))[:len(dc.Families)]
+		if cap(d.labels) < len(dc.Families) {
+			d.labels = make([]string, len(dc.Families))
+		}
+		d.labels = d.labels[:len(dc.Families)]
 		for ord, c := range dc.Families {
 			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
+			if !isLabel(d.labels[ord], name, c) { // a recycled device's label is made once
+				d.labels[ord] = name + " " + c.String()
+			}
 		}
 		f.devices = append(f.devices, d)
 	}
@@ -203,6 +210,12 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		}
 	}
 	return f, nil
+}
+
+// isLabel reports whether label is "name command".
+func isLabel(label, name string, c Command) bool {
+	cmd := c.String()
+	return len(label) == len(name)+1+len(cmd) && label[:len(name)] == name && label[len(name)] == ' ' && label[len(name)+1:] == cmd
 }
 
 // fabricParts is a fabric and the parts it always has, made in one
@@ -238,7 +251,7 @@ func newFabricParts(n int) *fabricParts {
 	p.fabric.profiles.items, p.fabric.lines.items = profiles, lines
 	devs = devs[:cap(devs)]
 	for i := range devs {
-		devs[i] = Device{families: devs[i].families[:0]} // NewFabric fills in the rest
+		devs[i] = Device{families: devs[i].families[:0], labels: devs[i].labels} // NewFabric fills in the rest
 	}
 	p.devs = slices.Grow(devs[:0], n)[:n]
 	p.fabric.devices = slices.Grow(devices[:0], n)
