@@ -3,6 +3,8 @@ package devices
 import (
 	"context"
 	"errors"
+	"iter"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +46,10 @@ func (p *Prepared) Family() QueueFamily { return p.family }
 
 // Reach lists the buffers the program can touch.
 func (p *Prepared) Reach() []*Buffer { return append([]*Buffer(nil), p.reach...) }
+
+// Reachable yields the buffers the program can touch, as Reach lists them,
+// without making a list.
+func (p *Prepared) Reachable() iter.Seq[*Buffer] { return slices.Values(p.reach) }
 
 // Program is the program that was prepared.
 func (p *Prepared) Program() Program { return p.program }

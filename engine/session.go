@@ -500,7 +500,7 @@ func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
 func (s *Session) buffers() []*devices.Buffer {
 	out := []*devices.Buffer{s.startup.line}
 	for _, p := range []*devices.Prepared{s.gpu, s.npu} {
-		for _, b := range p.Reach() {
+		for b := range p.Reachable() {
 			if !slices.Contains(out, b) {
 				out = append(out, b)
 			}

@@ -637,7 +637,7 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 		if st := s.State(); st != engine.StateQuarantined {
 			t.problem("session %d closed quarantined but its state is %s", s.ID(), st)
 		}
-		if !slices.ContainsFunc(t.f.Quarantines(), func(q devices.QuarantineInfo) bool { return q.Owner == s.ID() }) {
+		if !t.f.Quarantining(s.ID()) {
 			t.problem("session %d closed quarantined but the fabric lists no quarantine for it", s.ID())
 		}
 	default:
