@@ -112,27 +112,34 @@ func luaFigure(z sizes) (Figure, error) {
 	return ratioFigure("Lua overhead (sim lifecycle)", "µs", Summarise(fromLua), Summarise(fromGo), "same lifecycle from Go", "≤ 1.25×", 1.25), nil
 }
 
+// trialFigure is the campaign's rate on one core: built-in trials
+// (StandardTrial, run by trial.Run as a campaign runs them) per second on
+// one worker.
 func trialFigure(z sizes) (Figure, error) {
 	v := repeat(z.repeats, func() (float64, error) {
 		_, perSecond := RunTrials(1, z.trials/z.repeats+1, 1)
 		return perSecond, nil
 	})
-	f := Figure{Name: "simulated trials, one core", Unit: "trials/s", Value: v, Goal: "≥ 10,000 trials/s"}
-	met := v.Median >= 10_000
+	f := Figure{Name: "built-in trials, one core", Unit: "trials/s", Value: v, Goal: "≥ 20,000 trials/s"}
+	met := v.Median >= 20_000
 	f.Met = &met
 	return f, nil
 }
 
+// parallelFigure is the campaign's speed-up with all cores: built-in trials
+// per second on Workers() workers against one worker, each worker running
+// as many trials as the one worker does, so that both runs last about as
+// long on a machine that scales.
 func parallelFigure(z sizes) (Figure, error) {
 	n := z.trials/z.repeats + 1
 	var one, many []float64
 	for i := 0; i < z.repeats; i++ {
 		_, a := RunTrials(1, n, 1)
-		_, b := RunTrials(1, n, Workers())
+		_, b := RunTrials(1, n*Workers(), Workers())
 		one, many = append(one, a), append(many, b)
 	}
 	v, base := Summarise(many), Summarise(one)
-	f := Figure{Name: fmt.Sprintf("parallel trials, %d workers", Workers()), Unit: "trials/s", Value: v}
+	f := Figure{Name: fmt.Sprintf("built-in trials, %d workers", Workers()), Unit: "trials/s", Value: v}
 	r := v.Median / base.Median
 	f.compare(base, "one worker", r, fmt.Sprintf("≥ %.1f× (0.8 × cores)", 0.8*float64(Workers())), r >= 0.8*float64(Workers()))
 	return f, nil

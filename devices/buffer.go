@@ -17,7 +17,8 @@ type Buffer struct {
 	profile     *Profile
 	budget      *MemoryBudget
 	region      *memory.Region
-	attachments []*attachment
+	attachments []attachment   // one allocation for all of them: a session makes several buffers
+	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 
 	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
@@ -88,14 +89,21 @@ func (b *Buffer) Zero() {
 // that still sees them, before the host changes them. Call with hostMu held.
 func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 	const wordsPerLine = memory.LineBytes / 4
-	for _, a := range b.attachments {
+	for i := range b.attachments {
+		a := &b.attachments[i]
 		if a.coherent {
 			continue
 		}
 		st := a.stale.Load()
 		if st == nil {
 			lines := b.region.Len() / memory.LineBytes
-			st = &staleness{lines: make([]atomic.Bool, lines), words: make([]atomic.Uint32, lines*wordsPerLine)}
+			if ls := b.lineStale; ls != nil && lines == 1 && !ls.taken {
+				ls.taken = true
+				ls.st = staleness{lines: ls.lines[:], words: ls.words[:]}
+				st = &ls.st
+			} else {
+				st = &staleness{lines: make([]atomic.Bool, lines), words: make([]atomic.Uint32, lines*wordsPerLine)}
+			}
 			a.stale.Store(st)
 		}
 		for line := lo; line < hi; line++ {
@@ -111,8 +119,8 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 }
 
 func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) {
-	for _, a := range b.attachments {
-		if a.device == d && a.family.Ordinal == family.Ordinal {
+	for i := range b.attachments {
+		if a := &b.attachments[i]; a.device == d && a.family.Ordinal == family.Ordinal {
 			return a, nil
 		}
 	}
@@ -211,8 +219,10 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 	if lo < 0 || hi > b.region.Len() || lo >= hi {
 		return nil, Errorf(KindInvalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
 	}
-	return &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
-		label: d.name + " " + family.Command.String()}, nil
+	p := d.fabric.publications.take()
+	*p = Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
+		label: d.labels[family.Ordinal]}
+	return p, nil
 }
 
 // Family is the queue family the publication releases to.

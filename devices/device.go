@@ -2,6 +2,8 @@ package devices
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"sync"
 
 	"github.com/residentlua/residentlua/devices/memory"
@@ -77,6 +79,7 @@ type Device struct {
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
+	labels   []string    // "name command" by family ordinal, for publications' events
 	accel    Accelerator // real hardware running the GPU half; nil when simulated
 
 	// hw makes a reset and a dispatch that starts work outside the fabric
@@ -108,6 +111,10 @@ func (d *Device) Fabric() *Fabric { return d.fabric }
 
 // QueueFamilies lists the device's queue families in ordinal order.
 func (d *Device) QueueFamilies() []QueueFamily { return append([]QueueFamily(nil), d.families...) }
+
+// Families yields the device's queue families in ordinal order, as
+// QueueFamilies lists them, without making a list.
+func (d *Device) Families() iter.Seq[QueueFamily] { return slices.Values(d.families) }
 
 // Family returns the first family whose command is c.
 func (d *Device) Family(c Command) (QueueFamily, error) {

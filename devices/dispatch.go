@@ -3,6 +3,8 @@ package devices
 import (
 	"context"
 	"errors"
+	"iter"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +33,9 @@ func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reac
 	if program == nil {
 		return nil, Errorf(KindInvalid, "prepare", "no program given")
 	}
-	return &Prepared{device: d, family: family, program: program, owner: owner, reach: reach}, nil
+	p := d.fabric.prepared.take()
+	p.device, p.family, p.program, p.owner, p.reach = d, family, program, owner, reach
+	return p, nil
 }
 
 // Device is the device the program runs on.
@@ -42,6 +46,10 @@ func (p *Prepared) Family() QueueFamily { return p.family }
 
 // Reach lists the buffers the program can touch.
 func (p *Prepared) Reach() []*Buffer { return append([]*Buffer(nil), p.reach...) }
+
+// Reachable yields the buffers the program can touch, as Reach lists them,
+// without making a list.
+func (p *Prepared) Reachable() iter.Seq[*Buffer] { return slices.Values(p.reach) }
 
 // Program is the program that was prepared.
 func (p *Prepared) Program() Program { return p.program }
@@ -148,7 +156,10 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
 	p.dispatched.Store(true)
-	inv := &invocation{id: f.NewID(), dev: d, prog: p.program, owner: p.owner, reach: p.reach, comp: &Completion{fabric: f}}
+	made := f.invocations.take()
+	inv := &made.inv
+	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.NewID(), d, p.program, p.owner, p.reach, &made.comp
+	inv.comp.fabric = f
 	inv.env.inv = inv
 	inv.comp.inv = inv
 	return inv, delay, nil

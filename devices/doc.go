@@ -54,8 +54,9 @@
 //     budget's charge, refund and quarantine, and the unmapping of a
 //     released buffer's host memory (pinned memory waits for unlocking).
 //  6. MemoryBudget.mu: a budget's figures; a leaf.
-//  7. memory.Arena.mu, then the process-wide chunk pool's lock: carving and
-//     giving back regions of host memory.
+//  7. memory.Arena.mu: carving and giving back regions of host memory; a
+//     leaf (the pool of empty chunks behind it is a sync.Pool, with no
+//     process-wide lock).
 //
 // Buffer.hostMu (host stores against the non-coherent families' view of a
 // buffer) and the backend registry's lock are leaves, taken with no other

@@ -75,6 +75,9 @@ var (
 // Errorf makes an Error of kind k for operation op. As with fmt.Errorf, a
 // %w verb formats an error argument and wraps it: Unwrap returns it.
 func Errorf(k ErrorKind, op, format string, args ...any) *Error {
+	if len(args) == 0 && !strings.Contains(format, "%") {
+		return &Error{Kind: k, Op: op, Message: format} // what fmt would make of it, without fmt
+	}
 	err := fmt.Errorf(format, args...)
 	e := &Error{Kind: k, Op: op, Message: err.Error()}
 	if strings.Contains(format, "%w") {

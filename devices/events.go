@@ -3,6 +3,7 @@ package devices
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"time"
 )
@@ -98,16 +99,24 @@ type Stream struct {
 	subs   []*subscription
 	digest uint64
 	clock  func() time.Duration
+	emit   emitFunc // emitLocked, bound once: atomically hands it out
 }
 
-type subscription struct{ fn func(Event) }
+type subscription struct {
+	fn     func(Event)
+	stream *Stream
+}
 
-func newStream(capacity int, buffer []Event, clock func() time.Duration) *Stream {
-	s := &Stream{limit: capacity, digest: fnvOffset, clock: clock}
+// init readies a new stream that keeps capacity events, in buffer when it
+// is large enough.
+func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) {
+	s.limit, s.digest, s.clock = capacity, fnvOffset, clock
+	if s.emit == nil { // a recycled fabric's stream, at the same address, keeps its own
+		s.emit = s.emitLocked
+	}
 	if cap(buffer) >= capacity {
 		s.ring = buffer[:0]
 	}
-	return s
 }
 
 // Emit stamps the event with its sequence number and time, records it and
@@ -129,7 +138,7 @@ type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, det
 func (s *Stream) atomically(fn func(emit emitFunc)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(s.emitLocked)
+	fn(s.emit)
 }
 
 func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
@@ -188,17 +197,19 @@ func (s *Stream) hash(e *Event) {
 func (s *Stream) Subscribe(fn func(Event)) (cancel func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sub := &subscription{fn: fn}
+	sub := &subscription{fn: fn, stream: s}
 	s.subs = append(s.subs, sub)
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i, x := range s.subs {
-			if x == sub {
-				s.subs = append(s.subs[:i:i], s.subs[i+1:]...)
-				return
-			}
-		}
+	return sub.cancel
+}
+
+// cancel ends the subscription. It removes it in place: emits read the
+// list under the same lock, so none is reading it meanwhile.
+func (sub *subscription) cancel() {
+	s := sub.stream
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.Index(s.subs, sub); i >= 0 {
+		s.subs = slices.Delete(s.subs, i, i+1)
 	}
 }
 

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -28,7 +29,8 @@ type executor interface {
 
 // errReset is the error of an invocation stopped by a device reset.
 func errReset(inv *invocation) error {
-	return Errorf(KindDevice, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
+	// Errorf's message, made without fmt: a trial resets its devices.
+	return &Error{Kind: KindDevice, Op: "reset", Message: inv.dev.name + " was reset while invocation " + strconv.FormatUint(inv.id, 10) + " was running"}
 }
 
 // forever is a timeout that never expires, and a wake time that never comes.

@@ -3,6 +3,7 @@ package devices
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,10 @@ func DefaultDevices() []DeviceConfig {
 	}
 }
 
+// defaultDevices is DefaultDevices for NewFabric, which only reads it:
+// made once rather than per fabric.
+var defaultDevices = DefaultDevices()
+
 // DefaultBudget is the memory budget of a fabric that sets none: 1 GiB.
 const DefaultBudget = 1 << 30
 
@@ -85,22 +90,30 @@ type Config struct {
 // Fabric holds the devices, the memory and its budget, the clock, the fault
 // plane and the event stream. It is safe for concurrent use.
 type Fabric struct {
-	mu          sync.Mutex
-	mode        Mode
-	seed        uint64
-	timing      Timing
-	devices     []*Device
-	budget      *MemoryBudget
-	arena       memory.Arena // what buffers of host profiles other than pinned are carved from
-	faults      *fault.Plane
-	events      *Stream
-	exec        executor
-	ids         atomic.Uint64 // buffers and invocations
-	owners      atomic.Uint64 // owners: sessions
-	quarantines []*Quarantined
-	lingering   atomic.Int64 // quarantines waiting only for programs to retire
-	fineGrained bool
-	closed      bool
+	mu           sync.Mutex
+	mode         Mode
+	seed         uint64
+	timing       Timing
+	devices      []*Device
+	budget       *MemoryBudget
+	arena        memory.Arena // what buffers of host profiles other than pinned are carved from
+	faults       *fault.Plane
+	events       *Stream
+	exec         executor
+	ids          atomic.Uint64 // buffers and invocations
+	owners       atomic.Uint64 // owners: sessions
+	quarantines  []*Quarantined
+	lingering    atomic.Int64 // quarantines waiting only for programs to retire
+	fineGrained  bool
+	closed       bool
+	parts        *fabricParts // what the fabric is part of, until it is recycled
+	invocations  slab[dispatched]
+	buffers      slab[allocated]
+	prepared     slab[Prepared]
+	views        slab[View]
+	publications slab[Publication]
+	profiles     slab[profiled]
+	lines        slab[lineAllocated]
 }
 
 // NewFabric makes a fabric from cfg.
@@ -124,19 +137,19 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		return nil, err
 	}
 	if cfg.Devices == nil {
-		cfg.Devices = DefaultDevices()
+		cfg.Devices = defaultDevices
 	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
-	f := &Fabric{
-		mode:        cfg.Mode,
-		seed:        cfg.Seed,
-		timing:      cfg.Timing,
-		faults:      fault.NewPlane(cfg.Seed),
-		fineGrained: !cfg.NoFineGrained,
-	}
-	f.budget = &MemoryBudget{limit: cfg.Budget}
+	parts := newFabricParts(len(cfg.Devices))
+	f := &parts.fabric
+	f.parts = parts
+	f.mode, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
+	parts.faults.Reseed(cfg.Seed)
+	f.faults = &parts.faults
+	parts.budget.limit = cfg.Budget
+	f.budget = &parts.budget
 	counts := map[DeviceKind]int{}
 	for i, dc := range cfg.Devices {
 		if dc.Kind != GPU && dc.Kind != NPU {
@@ -158,18 +171,35 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		if dc.Accelerator != nil && cfg.Mode != RealTime {
 			return nil, Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
 		}
-		d := &Device{fabric: f, actor: Actor(i + 1), name: name, kind: dc.Kind, accel: dc.Accelerator}
+		d := &parts.devs[i]
+		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), name, dc.Kind, dc.Accelerator
+		d.families = slices.Grow(d.families[:0], len(dc.Families))[:len(dc.Families)]
+		if cap(d.labels) < len(dc.Families) {
+			d.labels = make([]string, len(dc.Families))
+		}
+		d.labels = d.labels[:len(dc.Families)]
 		for ord, c := range dc.Families {
-			d.families = append(d.families, QueueFamily{Ordinal: ord, Command: c})
+			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
+			if !isLabel(d.labels[ord], name, c) { // a recycled device's label is made once
+				d.labels[ord] = name + " " + c.String()
+			}
 		}
 		f.devices = append(f.devices, d)
 	}
+	var clock func() time.Duration
 	if cfg.Mode == Simulated {
-		f.exec = newSimExecutor(f, cfg.Seed)
+		parts.sim.init(f, cfg.Seed)
+		f.exec = &parts.sim
+		if parts.simNow == nil {
+			parts.simNow = parts.sim.now
+		}
+		clock = parts.simNow
 	} else {
 		f.exec = newRealTimeExecutor(f)
+		clock = f.exec.now
 	}
-	f.events = newStream(cfg.EventCapacity, cfg.EventBuffer, f.exec.now)
+	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, clock)
+	f.events = &parts.events
 	for _, d := range f.devices {
 		if d.accel == nil {
 			continue
@@ -180,6 +210,76 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		}
 	}
 	return f, nil
+}
+
+// isLabel reports whether label is "name command".
+func isLabel(label, name string, c Command) bool {
+	cmd := c.String()
+	return len(label) == len(name)+1+len(cmd) && label[:len(name)] == name && label[len(name)] == ' ' && label[len(name)+1:] == cmd
+}
+
+// fabricParts is a fabric and the parts it always has, made in one
+// allocation, and reused after Recycle: a campaign makes a fabric per trial.
+type fabricParts struct {
+	fabric Fabric
+	budget MemoryBudget
+	events Stream
+	faults fault.Plane
+	sim    simExecutor          // unused in real time
+	devs   []Device             // what fabric.devices points into
+	simNow func() time.Duration // sim.now, bound once: the parts stay at one address
+}
+
+// spareParts keeps the parts of recycled fabrics for NewFabric.
+var spareParts sync.Pool
+
+// newFabricParts returns zeroed parts for a fabric of n devices: a
+// recycled fabric's, keeping the storage of its slices, or new ones.
+func newFabricParts(n int) *fabricParts {
+	p, ok := spareParts.Get().(*fabricParts)
+	if !ok {
+		p = &fabricParts{}
+	}
+	devs, devices := p.devs, p.fabric.devices
+	active, ready, subs, emit, simNow := p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow
+	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
+	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
+	profiles, lines := p.fabric.profiles.storage(), p.fabric.lines.storage()
+	*p = fabricParts{}
+	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
+	p.fabric.prepared.items, p.fabric.views.items, p.fabric.publications.items = prepared, views, publications
+	p.fabric.profiles.items, p.fabric.lines.items = profiles, lines
+	devs = devs[:cap(devs)]
+	for i := range devs {
+		devs[i] = Device{families: devs[i].families[:0], labels: devs[i].labels} // NewFabric fills in the rest
+	}
+	p.devs = slices.Grow(devs[:0], n)[:n]
+	p.fabric.devices = slices.Grow(devices[:0], n)
+	p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow = active[:0], ready[:0], subs[:0], emit, simNow
+	return p
+}
+
+// Recycle closes the fabric, as Close does, and lets a later NewFabric
+// reuse its memory: for callers that make many short-lived fabrics, such
+// as a campaign's trials. Afterwards the caller must not use the fabric nor
+// anything it returned (devices, profiles, buffers, the stream, the fault
+// plane), and nothing may still refer to them. A fabric in real time, or
+// one that still holds memory (a buffer not released, a quarantine), is
+// only closed.
+func (f *Fabric) Recycle() {
+	f.Close()
+	f.mu.Lock()
+	p := f.parts
+	f.parts = nil // a second Recycle only closes
+	held := len(f.quarantines) > 0
+	f.mu.Unlock()
+	if f.mode != Simulated || p == nil || held || !f.arena.Empty() || f.budget.State().Charged != 0 {
+		return
+	}
+	clear(p.sim.active[:cap(p.sim.active)])
+	clear(p.sim.ready[:cap(p.sim.ready)])
+	clear(p.events.subs[:cap(p.events.subs)])
+	spareParts.Put(p)
 }
 
 // Mode is the fabric's executor mode.

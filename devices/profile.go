@@ -72,7 +72,9 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 	}
 	out := make([]*Profile, len(kinds))
 	for i, k := range kinds {
-		out[i] = &Profile{kind: k, fabric: f, devices: append([]*Device(nil), devs...)}
+		made := f.profiles.take()
+		made.profile = Profile{kind: k, fabric: f, devices: append(made.devices[:0:len(made.devices)], devs...)}
+		out[i] = &made.profile
 	}
 	return out, nil
 }
@@ -129,10 +131,28 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
-	b := &Buffer{owner: owner, profile: p, budget: budget, region: region}
+	var made *allocated
+	var lineStale *lineStaleness
+	if rounded == memory.LineBytes {
+		line := f.lines.take()
+		made, lineStale = &line.allocated, &line.stale
+	} else {
+		made = f.buffers.take()
+	}
+	b := &made.buffer
+	b.lineStale = lineStale
+	b.owner, b.profile, b.budget, b.region = owner, p, budget, region
+	n := 0
+	for _, d := range p.devices {
+		n += len(d.families)
+	}
+	b.attachments = made.attachments[:0]
+	if n > len(made.attachments) {
+		b.attachments = make([]attachment, 0, n)
+	}
 	for _, d := range p.devices {
 		for _, fam := range d.families {
-			b.attachments = append(b.attachments, &attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
+			b.attachments = append(b.attachments, attachment{device: d, family: fam, coherent: p.Coherent(d, fam)})
 		}
 	}
 	// Charge and say so in one step: a subscriber never sees one without the other.

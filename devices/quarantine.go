@@ -62,6 +62,14 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 	})
 }
 
+// Quarantining reports whether a quarantine of owner's is still in force:
+// whether Quarantines lists one with that Owner, without listing them.
+func (f *Fabric) Quarantining(owner uint64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.ContainsFunc(f.quarantines, func(q *Quarantined) bool { return q.owner == owner })
+}
+
 // Quarantines lists the quarantines still in force, oldest first.
 func (f *Fabric) Quarantines() []QuarantineInfo {
 	f.mu.Lock()

@@ -16,13 +16,17 @@ type simExecutor struct {
 	fabric *Fabric
 	mu     simLock // serialises runs: one goroutine steps devices at a time
 	clock  atomic.Int64
-	rng    *rand.Rand
+	pcg    rand.PCG
+	rng    rand.Rand // draws from pcg
 	active []*invocation
 	ready  []*invocation // scratch
 }
 
-func newSimExecutor(f *Fabric, seed uint64) *simExecutor {
-	return &simExecutor{fabric: f, rng: rand.New(rand.NewPCG(seed, 0x5eed5c4ed))}
+// init readies a new executor for f, its order of steps drawn from seed.
+func (s *simExecutor) init(f *Fabric, seed uint64) {
+	s.fabric = f
+	s.pcg.Seed(seed, 0x5eed5c4ed)
+	s.rng = *rand.New(&s.pcg)
 }
 
 // simLock is a mutex that a waiter can stop waiting for when its context

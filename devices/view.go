@@ -26,8 +26,14 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &View{buffer: b, att: a}, nil
+	v := b.profile.fabric.views.take()
+	v.buffer, v.att = b, a
+	return v, nil
 }
+
+// reuse zeroes the view for the fabric's slab, keeping the room its
+// pending writes grew to (plain numbers: it refers to nothing).
+func (v *View) reuse() { *v = View{pending: v.pending[:0]} }
 
 // Buffer is the viewed buffer.
 func (v *View) Buffer() *Buffer { return v.buffer }

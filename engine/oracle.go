@@ -57,6 +57,52 @@ type Oracle struct {
 	quarantined int64
 	violations  []Violation
 	seen        uint64 // the sequence number of the event being checked
+	kept        keptState
+	observer    func(devices.Event) // observe, bound once and kept across Recycle
+}
+
+// keptState is the oracle's first sessions and invocations, kept across
+// Recycle for the oracle's next fabric (at most keptMax of each, so that a
+// long-lived oracle holds on to no more than that), with the room their
+// reach lists grew to.
+type keptState struct {
+	sessions         []*watched
+	invocations      []*watchedInvocation
+	nSessions, nInvs int // how many of them the current fabric's events use
+}
+
+const keptMax = 16
+
+// watched returns a fresh session state for the startup line line.
+func (k *keptState) watched(line uint64) *watched {
+	if k.nSessions < len(k.sessions) {
+		w := k.sessions[k.nSessions]
+		k.nSessions++
+		*w = watched{line: line}
+		return w
+	}
+	w := &watched{line: line}
+	if len(k.sessions) < keptMax {
+		k.sessions = append(k.sessions, w)
+		k.nSessions++
+	}
+	return w
+}
+
+// invocation returns a fresh invocation state for session.
+func (k *keptState) invocation(session uint64) *watchedInvocation {
+	if k.nInvs < len(k.invocations) {
+		inv := k.invocations[k.nInvs]
+		k.nInvs++
+		*inv = watchedInvocation{session: session, reach: inv.reach[:0]}
+		return inv
+	}
+	inv := &watchedInvocation{session: session}
+	if len(k.invocations) < keptMax {
+		k.invocations = append(k.invocations, inv)
+		k.nInvs++
+	}
+	return inv
 }
 
 // watched is what the oracle keeps of one session, from its startup until
@@ -99,13 +145,36 @@ type watchedInvocation struct {
 
 // NewOracle subscribes an oracle to f's events.
 func NewOracle(f *devices.Fabric) *Oracle {
-	o := &Oracle{fabric: f, simulated: f.Mode() == devices.Simulated, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
-	o.cancel = f.Events().Subscribe(o.observe)
+	o, ok := spareOracles.Get().(*Oracle)
+	if !ok {
+		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+	}
+	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
+	if o.observer == nil {
+		o.observer = o.observe
+	}
+	o.cancel = f.Events().Subscribe(o.observer)
 	return o
 }
 
+// spareOracles keeps recycled oracles, their maps emptied but grown, for
+// NewOracle: a campaign makes an oracle per trial.
+var spareOracles sync.Pool
+
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
+
+// Recycle stops the oracle and lets a later NewOracle reuse it. Afterwards
+// the caller must not use the oracle; read its Violations first.
+func (o *Oracle) Recycle() {
+	o.Stop()
+	sessions, invocations := o.sessions, o.invocations
+	clear(sessions)
+	clear(invocations)
+	kept := keptState{sessions: o.kept.sessions, invocations: o.kept.invocations}
+	*o = Oracle{sessions: sessions, invocations: invocations, kept: kept, observer: o.observer}
+	spareOracles.Put(o)
+}
 
 // Violations lists the violations found so far, each with its session's
 // events. The events are read from the fabric's ring when first asked for,
@@ -171,7 +240,7 @@ func (o *Oracle) session(e *devices.Event) *watched {
 	}
 	w := o.sessions[e.Session]
 	if w == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
-		w = &watched{line: e.B}
+		w = o.kept.watched(e.B)
 		o.sessions[e.Session] = w
 	}
 	return w
@@ -230,7 +299,7 @@ func (o *Oracle) observe(e devices.Event) {
 			}
 		}
 	case devices.EvDispatch:
-		o.invocations[e.A] = &watchedInvocation{session: e.Session}
+		o.invocations[e.A] = o.kept.invocation(e.Session)
 	case devices.EvReach:
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)

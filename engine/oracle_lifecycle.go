@@ -29,7 +29,7 @@ func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
 	case EvJoin:
 		w.wait.joined[e.A] = true
 		w.wait.failed = w.wait.failed || e.B == JoinError
-		o.checkDeadline(w, e, "its "+participantName(e.A)+" join ended")
+		o.checkDeadline(w, e, joinEnded(e.A))
 	case EvWaitEnd:
 		o.waitEnds(w, e)
 	case EvClose:
@@ -66,6 +66,15 @@ func (o *Oracle) waitEnds(w *watched, e *devices.Event) {
 	if w.close.begun {
 		w.close.joined = true
 	}
+}
+
+// joinEnded is what checkDeadline says of the end of who's join: made
+// once, not per join event.
+func joinEnded(who uint64) string {
+	if who == ParticipantGPU {
+		return "its GPU join ended"
+	}
+	return "its NPU join ended"
 }
 
 // checkDeadline reports a Wait that ran past its one deadline (invariant

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -487,17 +487,20 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 }
 
 func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
+	// As fmt.Sprintf("session %d: ...") would say it, without fmt: a
+	// campaign's trials quarantine sessions by the thousand.
+	id := strconv.FormatUint(s.startup.id, 10)
 	if s.poisoned {
-		return fmt.Sprintf("session %d: poisoned (%s)", s.startup.id, s.poisonedBy)
+		return "session " + id + ": poisoned (" + s.poisonedBy + ")"
 	}
-	return fmt.Sprintf("session %d: a participant did not retire within %v", s.startup.id, timeout)
+	return "session " + id + ": a participant did not retire within " + timeout.String()
 }
 
 // buffers lists every buffer the session owns, the startup line first.
 func (s *Session) buffers() []*devices.Buffer {
 	out := []*devices.Buffer{s.startup.line}
 	for _, p := range []*devices.Prepared{s.gpu, s.npu} {
-		for _, b := range p.Reach() {
+		for b := range p.Reachable() {
 			if !slices.Contains(out, b) {
 				out = append(out, b)
 			}

@@ -46,8 +46,9 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 		return nil, err
 	}
 	s.line.Zero()
+	s.publications = make([]*devices.Publication, 0, 3) // PM4, AQL, XDNA of the default devices
 	for _, d := range []*devices.Device{gpu, npu} {
-		for _, fam := range d.QueueFamilies() {
+		for fam := range d.Families() {
 			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
 				continue
 			}
@@ -64,7 +65,7 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 }
 
 func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
-	for _, fam := range gpu.QueueFamilies() {
+	for fam := range gpu.Families() {
 		if !p.Coherent(gpu, fam) {
 			return false
 		}

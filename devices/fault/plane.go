@@ -31,16 +31,38 @@ const pcgStream = 0x9e3779b97f4a7c15
 type Plane struct {
 	active atomic.Uint32 // bit s is set while site s has a chain
 
-	mu     sync.Mutex
-	rng    *rand.Rand
-	chains [numSites]Chain
-	left   [numSites][]int // remaining fires per term, for terms with Count > 0
+	mu    sync.Mutex
+	pcg   rand.PCG
+	rng   rand.Rand        // draws from pcg
+	armed [numSites]*armed // nil for a site with no chain
+}
+
+// armed is a site's chain and what is left of its terms' counts. A plane
+// holds a pointer per site, so that a fabric's plane, made per trial of a
+// campaign, is small while most sites have no chain.
+type armed struct {
+	chain Chain
+	left  []int // remaining fires per term, for terms with Count > 0
 }
 
 // NewPlane returns a plane with no site configured, drawing probabilities
 // from a generator seeded with seed.
 func NewPlane(seed uint64) *Plane {
-	return &Plane{rng: rand.New(rand.NewPCG(seed, pcgStream))}
+	p := &Plane{}
+	p.Reseed(seed)
+	return p
+}
+
+// Reseed removes the chains of all sites and restarts the generator from
+// seed: the plane is then as NewPlane(seed) made it, for a caller that
+// reuses planes (a fabric recycled for the next trial of a campaign).
+func (p *Plane) Reseed(seed uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed = [numSites]*armed{}
+	p.active.Store(0)
+	p.pcg.Seed(seed, pcgStream)
+	p.rng = *rand.New(&p.pcg)
 }
 
 // Set parses text and installs it as the site's chain with fresh counts.
@@ -54,7 +76,7 @@ func (p *Plane) Set(site Site, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(c) == 1 && c[0] == (Term{Percent: 100, Action: Off}) {
-		p.chains[site], p.left[site] = nil, nil
+		p.armed[site] = nil
 		p.active.And(^(uint32(1) << site))
 		return nil
 	}
@@ -62,7 +84,7 @@ func (p *Plane) Set(site Site, text string) error {
 	for i, t := range c {
 		left[i] = t.Count
 	}
-	p.chains[site], p.left[site] = c, left
+	p.armed[site] = &armed{chain: c, left: left}
 	p.active.Or(uint32(1) << site)
 	return nil
 }
@@ -71,7 +93,7 @@ func (p *Plane) Set(site Site, text string) error {
 func (p *Plane) Clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.chains, p.left = [numSites]Chain{}, [numSites][]int{}
+	p.armed = [numSites]*armed{}
 	p.active.Store(0)
 }
 
@@ -81,9 +103,9 @@ func (p *Plane) Settings() []Setting {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Setting
-	for i, c := range p.chains {
-		if c != nil {
-			out = append(out, Setting{Site: Site(i), Term: c.format(Site(i))})
+	for i, a := range p.armed {
+		if a != nil {
+			out = append(out, Setting{Site: Site(i), Term: a.chain.format(Site(i))})
 		}
 	}
 	return out
@@ -100,9 +122,13 @@ func (p *Plane) Hit(site Site) Fired {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	left := p.left[site]
-	for i := range p.chains[site] {
-		t := &p.chains[site][i]
+	a := p.armed[site]
+	if a == nil { // cleared since the check above
+		return Fired{}
+	}
+	left := a.left
+	for i := range a.chain {
+		t := &a.chain[i]
 		if t.Count > 0 && left[i] == 0 {
 			continue
 		}

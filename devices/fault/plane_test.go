@@ -2,6 +2,7 @@ package fault
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,5 +244,31 @@ func TestPlaneSettings(t *testing.T) {
 		if f := p.Hit(s); f != (Fired{}) {
 			t.Errorf("Hit(%v) after Clear = %+v", s, f)
 		}
+	}
+}
+
+// A reseeded plane has no chain and draws as a new plane of that seed.
+func TestReseedIsANewPlane(t *testing.T) {
+	draws := func(p *Plane) (out []Action) {
+		if err := p.Set(GPUDispatch, "50%error"); err != nil {
+			t.Fatal(err)
+		}
+		for range 64 {
+			out = append(out, p.Hit(GPUDispatch).Action)
+		}
+		return out
+	}
+	want := draws(NewPlane(9))
+	p := NewPlane(1)
+	if err := p.Set(MemoryAlloc, "error"); err != nil {
+		t.Fatal(err)
+	}
+	p.Hit(GPUDispatch)
+	p.Reseed(9)
+	if len(p.Settings()) != 0 || p.Hit(MemoryAlloc).Action != None {
+		t.Fatalf("after Reseed the plane still has chains: %v", p.Settings())
+	}
+	if got := draws(p); !slices.Equal(got, want) {
+		t.Errorf("a reseeded plane drew %v; a new one %v", got, want)
 	}
 }

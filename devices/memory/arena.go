@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -16,17 +17,16 @@ const (
 	MaxCarved = ChunkBytes / 4
 	// classes is the number of block sizes, LineBytes << c for c in [0, classes).
 	classes = 13
-	// poolBytes bounds the empty chunks kept, process-wide, for reuse.
-	poolBytes = 64 << 20
 )
 
 // Arena carves line-aligned regions out of a few large mappings, so that
 // many small buffers cost no mapping each. Each region is a block of a size
 // class (a power of two of lines) and is zeroed when it is carved; a region
 // given back (Unmap) is carved again only for its class. A chunk whose
-// regions were all given back returns to a process-wide pool, which the next
-// arena to need a chunk takes it from. A region never given back (quarantined
-// memory) keeps its chunk mapped, and its bytes are never carved again.
+// regions were all given back returns to a pool of empty chunks, which the
+// next arena to need a chunk takes it from. A region never given back
+// (quarantined memory) keeps its chunk mapped, and its bytes are never carved
+// again.
 // An Arena is safe for concurrent use.
 // The zero Arena is empty and ready to use; it maps nothing until its first
 // Alloc.
@@ -38,9 +38,10 @@ type Arena struct {
 // chunk is one mapping of ChunkBytes, or (lent set) the lender of a foreign
 // region.
 type chunk struct {
-	arena        *Arena       // the arena the chunk belongs to while it is not in the pool
-	older, newer *chunk       // the arena's other chunks
-	lent         func() error // gives a foreign region back to its lender
+	arena        *Arena          // the arena the chunk belongs to while it is not in the pool
+	older, newer *chunk          // the arena's other chunks
+	lent         func() error    // gives a foreign region back to its lender
+	unmap        runtime.Cleanup // unmaps bytes once the chunk is unreachable
 	bytes        []byte
 	used         int              // bytes carved so far, from the start
 	dirty        int              // bytes [0, dirty) may be non-zero
@@ -80,6 +81,14 @@ func (a *Arena) Alloc(size int) (*Region, error) {
 	}
 	a.newest = ch
 	return ch.carve(c, size), nil
+}
+
+// Empty reports whether the arena holds no chunk: every region it carved
+// was given back.
+func (a *Arena) Empty() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.newest == nil
 }
 
 // class is the size class of size bytes (whole lines, at most MaxCarved).
@@ -137,45 +146,37 @@ func (a *Arena) give(r *Region) {
 	pool.give(ch)
 }
 
-// pool keeps empty chunks for the next arena, up to poolBytes: a simulated
-// campaign makes a fabric (an arena) per trial, and a fresh mapping and the
-// first touch of its pages cost more than the trial's own work.
+// pool keeps empty chunks for the next arena: a simulated campaign makes a
+// fabric (an arena) per trial, and a fresh mapping and the first touch of
+// its pages cost more than the trial's own work. It is a sync.Pool, per
+// processor and without a process-wide lock, so that trials on every core
+// take and give chunks without waiting for each other. A chunk the pool
+// drops (it drops what it holds across two garbage collections) is
+// unmapped by its cleanup, as is a chunk of an arena that became garbage
+// with regions never given back.
 var pool = &chunkPool{}
 
-type chunkPool struct {
-	mu     sync.Mutex
-	chunks []*chunk
-}
+type chunkPool struct{ chunks sync.Pool }
 
 // take returns an empty chunk, kept or newly mapped.
 func (p *chunkPool) take() (*chunk, error) {
-	p.mu.Lock()
-	if n := len(p.chunks); n > 0 {
-		ch := p.chunks[n-1]
-		p.chunks = p.chunks[:n-1]
-		p.mu.Unlock()
+	if ch, ok := p.chunks.Get().(*chunk); ok {
 		return ch, nil
 	}
-	p.mu.Unlock()
 	b, err := mmap(ChunkBytes)
 	if err != nil {
 		return nil, err
 	}
-	return &chunk{bytes: b}, nil
+	ch := &chunk{bytes: b}
+	ch.unmap = runtime.AddCleanup(ch, func(b []byte) { _ = munmap(b) }, b)
+	return ch, nil
 }
 
-// give keeps an empty chunk, or unmaps it when the pool is full.
+// give keeps an empty chunk for the next arena.
 func (p *chunkPool) give(ch *chunk) {
 	ch.arena, ch.older, ch.newer, ch.used, ch.live = nil, nil, nil, 0, 0
 	for c := range ch.free {
 		ch.free[c] = ch.free[c][:0]
 	}
-	p.mu.Lock()
-	if len(p.chunks) < poolBytes/ChunkBytes {
-		p.chunks = append(p.chunks, ch)
-		p.mu.Unlock()
-		return
-	}
-	p.mu.Unlock()
-	_ = munmap(ch.bytes) // only fails for memory that is not a mapping
+	p.chunks.Put(ch)
 }

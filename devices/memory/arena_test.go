@@ -1,22 +1,26 @@
 package memory
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
-// drainPool unmaps every chunk the pool keeps, so that a test sees which
-// chunks are mapped for it.
+// drainPool unmaps every chunk the pool keeps (that this goroutine's
+// processor can take), so that a test sees which chunks are mapped for it.
 func drainPool(t *testing.T) {
 	t.Helper()
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	for _, ch := range pool.chunks {
+	for {
+		ch, ok := pool.chunks.Get().(*chunk)
+		if !ok {
+			return
+		}
+		ch.unmap.Stop()
 		if err := munmap(ch.bytes); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pool.chunks = nil
 }
 
 func mustAlloc(t *testing.T, a *Arena, size int) *Region {
@@ -98,22 +102,54 @@ func TestArenaReusesGivenBackBlocksZeroedAndNeverKeptOnes(t *testing.T) {
 }
 
 // An empty chunk goes back to the pool and the next arena takes it, its old
-// contents zeroed as it is carved.
+// contents zeroed as it is carved. The pool is per processor, so a
+// goroutine moved to another processor between the two arenas misses it:
+// the test tries a few times and wants the chunk passed on at least once,
+// and zeroed every time.
 func TestEmptyChunksPassToTheNextArenaZeroed(t *testing.T) {
+	passed := 0
+	for range 20 {
+		drainPool(t)
+		first := NewArena()
+		r := mustAlloc(t, first, 256)
+		addr := r.Addr(0)
+		r.Store(252, 9)
+		if err := r.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+		r = mustAlloc(t, NewArena(), 256)
+		if r.Load(252) != 0 {
+			t.Fatalf("the next arena's region (at %#x, the pooled chunk at %#x) has word 252 = %d, want 0", r.Addr(0), addr, r.Load(252))
+		}
+		if r.Addr(0) == addr {
+			passed++
+		}
+		_ = r.Unmap()
+	}
+	if passed == 0 {
+		t.Error("in 20 tries the next arena never took the chunk the first one gave back")
+	}
+}
+
+// A chunk the pool drops is unmapped by its cleanup once the garbage
+// collector finds it unreachable: the pool holds no mapping for ever.
+func TestDroppedChunksAreUnmapped(t *testing.T) {
 	drainPool(t)
-	first := NewArena()
-	r := mustAlloc(t, first, 256)
-	addr := r.Addr(0)
-	r.Store(252, 9)
+	collect() // chunks earlier tests left to the pool's other processors
+	before := mappings.Load()
+	r := mustAlloc(t, NewArena(), 64)
 	if err := r.Unmap(); err != nil {
 		t.Fatal(err)
 	}
-	next := NewArena()
-	r = mustAlloc(t, next, 256)
-	defer r.Unmap()
-	if r.Addr(0) != addr || r.Load(252) != 0 {
-		t.Errorf("the next arena's region is at %#x (the pooled chunk at %#x) with word 252 = %d; want the pooled chunk, zeroed", r.Addr(0), addr, r.Load(252))
+	r = nil
+	for range 100 {
+		if mappings.Load() <= before {
+			return
+		}
+		runtime.GC() // the pool drops what it holds across two collections
+		time.Sleep(time.Millisecond)
 	}
+	t.Errorf("%d mappings are still held after the pool dropped its chunks, want none", mappings.Load()-before)
 }
 
 // A region over MaxCarved is a mapping of its own, unmapped when given back.
@@ -159,6 +195,15 @@ func TestMappingLimitIsAnErrorThatSaysWhatToDo(t *testing.T) {
 	_ = r.Unmap()
 }
 
+// collect lets the pool drop every chunk it holds and their cleanups
+// unmap them.
+func collect() {
+	for range 3 {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // An arena takes more chunks as it fills, and gives each back to the pool
 // once all of its regions are given back, in whatever order.
 func TestArenaGivesEveryEmptiedChunkBack(t *testing.T) {
@@ -181,10 +226,19 @@ func TestArenaGivesEveryEmptiedChunkBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pool.mu.Lock()
-	pooled := len(pool.chunks)
-	pool.mu.Unlock()
-	if a.newest != nil || pooled != 3 {
-		t.Errorf("after every region was given back the arena holds chunk %p and the pool %d chunks; want none and 3", a.newest, pooled)
+	if a.newest != nil {
+		t.Errorf("after every region was given back the arena still holds chunk %p", a.newest)
+	}
+	pooled := 0
+	for {
+		ch, ok := pool.chunks.Get().(*chunk)
+		if !ok {
+			break
+		}
+		pooled++
+		defer pool.give(ch)
+	}
+	if pooled != 3 && !raceEnabled {
+		t.Errorf("the pool keeps %d chunks, want the 3 the arena gave back", pooled)
 	}
 }

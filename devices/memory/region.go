@@ -74,18 +74,21 @@ func mmap(size int) ([]byte, error) {
 		mappings.Add(-1)
 		return nil, fmt.Errorf("memory: the process already holds %d memory mappings, half of the system's limit (vm.max_map_count); close sessions, reset devices to end quarantines, or raise vm.max_map_count", n-1)
 	}
-	pages := (size + pageBytes - 1) / pageBytes
-	b, err := unix.Mmap(-1, 0, pages*pageBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	length := (size + pageBytes - 1) / pageBytes * pageBytes
+	// MmapPtr, not Mmap: Mmap records every mapping in a table under a
+	// process-wide lock, which campaign trials on every core would share.
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
 	if err != nil {
 		mappings.Add(-1)
 		return nil, fmt.Errorf("memory: mmap of %d bytes failed: %w; close sessions, reset devices to end quarantines, or lower the memory budget", size, err)
 	}
-	return b, nil
+	return unsafe.Slice((*byte)(p), length), nil
 }
 
-// munmap gives back a whole mapping that mmap made.
+// munmap gives back a whole mapping that mmap made: b's capacity is its
+// length.
 func munmap(b []byte) error {
-	err := unix.Munmap(b)
+	err := unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(b)), uintptr(cap(b)))
 	if err == nil {
 		mappings.Add(-1)
 	}

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
@@ -99,26 +101,72 @@ func (c Config) withDefaults() Config {
 // quarantined, that nothing is left charged, quarantined or occupied, and
 // runs engine.Oracle.CheckSettled.
 func Run(cfg Config) Result {
-	cfg = cfg.withDefaults()
-	t := &trial{
-		cfg:      cfg,
-		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x7419a1c0ffee)),
-		accepted: map[uint64][2]bool{},
-		res:      Result{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}},
-	}
+	t := workspaces.Get().(*trial)
+	t.start(cfg.withDefaults())
 	t.run()
-	return t.res
+	res := t.finish()
+	workspaces.Put(t)
+	return res
 }
 
-// trial is the state of one Run.
+// trial is the state of one Run. What it holds besides the Result (the
+// generator, the text of the host operations, the plans) is reused by the
+// next Run, through workspaces, so that a campaign's trials allocate
+// little more than their results.
 type trial struct {
 	cfg      Config
-	rng      *rand.Rand
+	pcg      rand.PCG
+	rng      *rand.Rand // draws from pcg
 	f        *devices.Fabric
 	oracle   *engine.Oracle
 	res      Result
 	gpu, npu *devices.Device
-	accepted map[uint64][2]bool // participants accepted, by session
+	accepted map[uint64][2]bool  // participants accepted, by session
+	text     []byte              // the host operations' lines, one after another
+	ends     []int               // where each line of text ends
+	open     []*sessionPlan      // the sessions open
+	spare    []*sessionPlan      // plans of closed sessions, for the next ones
+	term     []byte              // a fault chain being drawn
+	counter  func(devices.Event) // count, bound once
+	devs     []*devices.Device   // the fabric's devices
+}
+
+// workspaces keeps the state of finished trials for the next Run.
+var workspaces = sync.Pool{New: func() any {
+	t := &trial{accepted: map[uint64][2]bool{}}
+	t.rng = rand.New(&t.pcg)
+	t.counter = t.count
+	return t
+}}
+
+// start readies t for a trial of cfg.
+func (t *trial) start(cfg Config) {
+	t.cfg = cfg
+	t.pcg.Seed(cfg.Seed, 0x7419a1c0ffee)
+	t.res = Result{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}}
+	clear(t.accepted)
+	t.text, t.ends = t.text[:0], t.ends[:0]
+}
+
+// finish returns the trial's result, its Ops cut from one string, and lets
+// go of what the next trial must not see.
+func (t *trial) finish() Result {
+	if len(t.ends) > 0 {
+		text := string(t.text)
+		ops := make([]string, len(t.ends))
+		from := 0
+		for i, end := range t.ends {
+			ops[i], from = text[from:end], end
+		}
+		t.res.Ops = ops
+	}
+	res := t.res
+	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = Result{}, nil, nil, nil, nil, nil
+	for _, p := range t.open {
+		t.recycle(p)
+	}
+	t.open = t.open[:0]
+	return res
 }
 
 // hostOp is one host operation of a session's plan.
@@ -146,7 +194,8 @@ const (
 type sessionPlan struct {
 	index int // in res.Sessions
 	s     *engine.Session
-	ops   []hostOp
+	ops   []hostOp // what is left of drawn
+	drawn []hostOp // every operation drawn, kept for the plan's next session
 	// submitted counts accepted submits by participant, to check that a
 	// second submit is Busy.
 	submitted [2]bool
@@ -169,14 +218,54 @@ func (t *trial) problem(format string, args ...any) {
 	t.res.Problems = append(t.res.Problems, fmt.Sprintf(format, args...))
 }
 
-func (t *trial) op(format string, args ...any) {
-	t.res.Ops = append(t.res.Ops, fmt.Sprintf("%10v ", t.f.Now())+fmt.Sprintf(format, args...))
+// The host operations' lines are written straight into t.text, without
+// fmt, as fmt.Sprintf("%10v "+format, t.f.Now(), args...) would write
+// them: begin writes the time, the put methods what follows, end closes
+// the line.
+
+// begin starts a line with the fabric's time, right-aligned in ten
+// characters (runes, as fmt counts them: "µs" is one wide).
+func (t *trial) begin() {
+	now := t.f.Now().String()
+	for range 10 - utf8.RuneCountInString(now) {
+		t.text = append(t.text, ' ')
+	}
+	t.text = append(t.text, now...)
+	t.text = append(t.text, ' ')
 }
 
-// result names what an operation returned and counts its error's kind.
-func (t *trial) result(err error) string {
+// end closes the line begun last.
+func (t *trial) end() { t.ends = append(t.ends, len(t.text)) }
+
+func (t *trial) put(s string) { t.text = append(t.text, s...) }
+
+func (t *trial) putInt(n int) { t.text = strconv.AppendInt(t.text, int64(n), 10) }
+
+func (t *trial) putBool(b bool) { t.text = strconv.AppendBool(t.text, b) }
+
+// putSession writes a session's name, "s" and its id.
+func (t *trial) putSession(id uint64) {
+	t.text = append(t.text, 's')
+	t.text = strconv.AppendUint(t.text, id, 10)
+}
+
+// putShape writes an exchange's shape.
+func (t *trial) putShape(x exchange.Config) {
+	t.putInt(x.Rounds)
+	t.put(" rounds, ")
+	t.putInt(x.Credits)
+	t.put(" credits, ")
+	t.putInt(x.SlotBytes)
+	t.put("-byte slots on ")
+	t.put(x.GPUQueue.String())
+}
+
+// putResult writes what an operation returned ("ok" or the error's text)
+// and counts its error's kind.
+func (t *trial) putResult(err error) {
 	if err == nil {
-		return "ok"
+		t.put("ok")
+		return
 	}
 	kind := "other"
 	var de *devices.Error
@@ -184,7 +273,13 @@ func (t *trial) result(err error) string {
 		kind = de.Kind.String()
 	}
 	t.res.ErrorKinds[kind]++
-	return err.Error()
+	if e, ok := err.(*devices.Error); ok { // its Error(), without the concatenation
+		t.put(e.Kind.String())
+		t.put(": ")
+		t.put(e.Message)
+		return
+	}
+	t.put(err.Error())
 }
 
 // ringSize is how many events a trial's fabric keeps: enough for the
@@ -216,36 +311,41 @@ func (t *trial) run() {
 		return
 	}
 	t.f = f
-	defer f.Close()
 	if t.cfg.OnFabric != nil {
+		defer f.Close()
 		t.cfg.OnFabric(f)
+	} else {
+		// Nothing but the trial saw the fabric, and nothing it returns refers
+		// to it: the next trial's fabric reuses its memory.
+		defer f.Recycle()
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
+	t.devs = f.Devices()
 	t.oracle = engine.NewOracle(f)
-	defer t.oracle.Stop()
-	cancel := f.Events().Subscribe(t.count)
+	defer t.oracle.Recycle() // settle has read its violations
+	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()
 
 	t.armFaults()
 
-	var open []*sessionPlan
 	opened := 0
-	for opened < t.cfg.Sessions || len(open) > 0 {
-		if opened < t.cfg.Sessions && (len(open) == 0 || (len(open) < 2 && t.chance(0.3))) {
-			if len(open) == 0 && opened > 0 && t.chance(0.3) {
+	for opened < t.cfg.Sessions || len(t.open) > 0 {
+		if opened < t.cfg.Sessions && (len(t.open) == 0 || (len(t.open) < 2 && t.chance(0.3))) {
+			if len(t.open) == 0 && opened > 0 && t.chance(0.3) {
 				t.resetDevices()
 			}
 			opened++
-			if p := t.open(); p != nil {
-				open = append(open, p)
+			if p := t.openSession(); p != nil {
+				t.open = append(t.open, p)
 			}
 			continue
 		}
-		i := t.rng.IntN(len(open))
-		p := open[i]
+		i := t.rng.IntN(len(t.open))
+		p := t.open[i]
 		t.step(p)
 		if len(p.ops) == 0 {
-			open = slices.Delete(open, i, i+1)
+			t.open = slices.Delete(t.open, i, i+1)
+			t.recycle(p)
 		}
 	}
 
@@ -288,35 +388,41 @@ func (t *trial) armFaults() {
 		n = t.rng.IntN(t.cfg.MaxFaults + 1)
 	}
 	for _, site := range sites[:n] {
-		term := t.faultTerm(site)
+		armed := t.faultTerm(site) // "site=chain"
+		term := armed[len(site.String())+1:]
 		if err := t.f.Faults().Set(site, term); err != nil {
 			t.problem("arming %s=%s: %v", site, term, err)
 			continue
 		}
-		t.res.Faults = append(t.res.Faults, site.String()+"="+term)
+		t.res.Faults = append(t.res.Faults, armed)
 	}
 }
 
+// termPrefixes are what faultTerm puts before an action.
+var termPrefixes = [...]string{"", "50%", "20%", "1*", "2*", "30%1*", "1*off->1*", "2*off->", "3*off->40%"}
+
 // faultTerm draws a chain for site: one of its actions, with a probability,
-// a count, or an `off` term before it.
+// a count, or an `off` term before it. It returns "site=chain".
 func (t *trial) faultTerm(site fault.Site) string {
 	actions := site.Actions()
 	a := actions[t.rng.IntN(len(actions))]
-	action := a.String()
+	action := append(t.term[:0], a.String()...)
 	switch a {
 	case fault.Delay:
-		action += fmt.Sprintf("(%dus)", 1+t.rng.IntN(100))
+		action = append(action, '(')
+		action = strconv.AppendInt(action, int64(1+t.rng.IntN(100)), 10)
+		action = append(action, "us)"...)
 	case fault.Error, fault.Crash:
 		if t.chance(0.5) {
-			action += "(trial)"
+			action = append(action, "(trial)"...)
 		}
 	}
-	prefixes := []string{"", "50%", "20%", "1*", "2*", "30%1*", "1*off->1*", "2*off->", "3*off->40%"}
-	return prefixes[t.rng.IntN(len(prefixes))] + action
+	t.term = action
+	return site.String() + "=" + termPrefixes[t.rng.IntN(len(termPrefixes))] + string(action)
 }
 
-// open makes a session with a random exchange and draws its plan.
-func (t *trial) open() *sessionPlan {
+// openSession makes a session with a random exchange and draws its plan.
+func (t *trial) openSession() *sessionPlan {
 	x := exchange.Config{
 		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
 		Credits:   1 + t.rng.IntN(t.cfg.Credits),
@@ -328,22 +434,48 @@ func (t *trial) open() *sessionPlan {
 	}
 	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
 	ts := Session{Exchange: x}
+	if t.res.Sessions == nil {
+		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
+	}
 	if err != nil {
 		ts.Err = err.Error()
 		t.res.Sessions = append(t.res.Sessions, ts)
-		t.op("new session %d rounds, %d credits, %d-byte slots on %s: %s", x.Rounds, x.Credits, x.SlotBytes, x.GPUQueue, t.result(err))
+		t.begin()
+		t.put("new session ")
+		t.putShape(x)
+		t.put(": ")
+		t.putResult(err)
+		t.end()
 		return nil
 	}
 	ts.ID = s.ID()
 	t.res.Sessions = append(t.res.Sessions, ts)
-	t.op("s%d new: %d rounds, %d credits, %d-byte slots on %s", s.ID(), x.Rounds, x.Credits, x.SlotBytes, x.GPUQueue)
-	return &sessionPlan{index: len(t.res.Sessions) - 1, s: s, ops: t.plan()}
+	t.begin()
+	t.putSession(s.ID())
+	t.put(" new: ")
+	t.putShape(x)
+	t.end()
+	var p *sessionPlan
+	if n := len(t.spare); n > 0 {
+		p, t.spare = t.spare[n-1], t.spare[:n-1]
+	} else {
+		p = &sessionPlan{}
+	}
+	p.index, p.s, p.submitted = len(t.res.Sessions)-1, s, [2]bool{}
+	p.drawn = t.plan(p.drawn[:0])
+	p.ops = p.drawn
+	return p
 }
 
-// plan draws the host operations of one session.
-func (t *trial) plan() []hostOp {
-	var ops []hostOp
-	submits := []hostOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
+// recycle keeps a closed session's plan for a later session.
+func (t *trial) recycle(p *sessionPlan) {
+	p.s, p.ops = nil, nil
+	t.spare = append(t.spare, p)
+}
+
+// plan draws the host operations of one session, appending them to ops.
+func (t *trial) plan(ops []hostOp) []hostOp {
+	submits := [2]hostOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
 	t.rng.Shuffle(2, func(i, j int) { submits[i], submits[j] = submits[j], submits[i] })
 	for _, s := range submits {
 		if t.chance(0.9) {
@@ -402,7 +534,13 @@ func (t *trial) step(p *sessionPlan) {
 		}
 		again := p.submitted[who]
 		err := submit()
-		t.op("s%d %s: %s", id, name, t.result(err))
+		t.begin()
+		t.putSession(id)
+		t.put(" ")
+		t.put(name)
+		t.put(": ")
+		t.putResult(err)
+		t.end()
 		if err == nil {
 			p.submitted[who] = true
 		}
@@ -412,29 +550,61 @@ func (t *trial) step(p *sessionPlan) {
 	case opStart:
 		both := p.submitted[0] && p.submitted[1]
 		err := s.Start()
-		t.op("s%d start: %s", id, t.result(err))
+		t.begin()
+		t.putSession(id)
+		t.put(" start: ")
+		t.putResult(err)
+		t.end()
 		if err == nil && !both {
 			t.problem("session %d: Start succeeded with GPU accepted=%v and NPU accepted=%v", id, p.submitted[0], p.submitted[1])
 		}
 	case opAbort:
-		t.op("s%d abort: %s", id, t.result(s.Abort()))
+		err := s.Abort()
+		t.begin()
+		t.putSession(id)
+		t.put(" abort: ")
+		t.putResult(err)
+		t.end()
 	case opWait:
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
-		t.op("s%d wait(%v): %v %s", id, op.d, ok, t.result(err))
+		t.begin()
+		t.putSession(id)
+		t.put(" wait(")
+		t.put(op.d.String())
+		t.put("): ")
+		t.putBool(ok)
+		t.put(" ")
+		t.putResult(err)
+		t.end()
 		if undecided && !errors.Is(err, engine.ErrBusy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:
 		done, err := s.IsComplete()
-		t.op("s%d is_complete: %v %s", id, done, t.result(err))
+		t.begin()
+		t.putSession(id)
+		t.put(" is_complete: ")
+		t.putBool(done)
+		t.put(" ")
+		t.putResult(err)
+		t.end()
 	case opAdvance:
 		t.f.Advance(op.d)
-		t.op("advance %v", op.d)
+		t.begin()
+		t.put("advance ")
+		t.put(op.d.String())
+		t.end()
 	case opReset:
-		d := []*devices.Device{t.gpu, t.npu}[op.dev]
+		d := t.gpu
+		if op.dev == 1 {
+			d = t.npu
+		}
 		d.Reset()
-		t.op("reset %s", d.Name())
+		t.begin()
+		t.put("reset ")
+		t.put(d.Name())
+		t.end()
 	case opClose:
 		t.close(p, op.d)
 	}
@@ -444,7 +614,13 @@ func (t *trial) step(p *sessionPlan) {
 func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	s := p.s
 	out := s.CloseWithin(context.Background(), timeout)
-	t.op("s%d close(%v): %s", s.ID(), timeout, out)
+	t.begin()
+	t.putSession(s.ID())
+	t.put(" close(")
+	t.put(timeout.String())
+	t.put("): ")
+	t.put(out.String())
+	t.end()
 	ts := &t.res.Sessions[p.index]
 	ts.Outcome, ts.Decision = out, s.Decision()
 	v, verified := s.Verification()
@@ -461,7 +637,7 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 		if st := s.State(); st != engine.StateQuarantined {
 			t.problem("session %d closed quarantined but its state is %s", s.ID(), st)
 		}
-		if !slices.ContainsFunc(t.f.Quarantines(), func(q devices.QuarantineInfo) bool { return q.Owner == s.ID() }) {
+		if !t.f.Quarantining(s.ID()) {
 			t.problem("session %d closed quarantined but the fabric lists no quarantine for it", s.ID())
 		}
 	default:
@@ -471,10 +647,12 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 
 // resetDevices resets every device, which releases every quarantine.
 func (t *trial) resetDevices() {
-	for _, d := range t.f.Devices() {
+	for _, d := range t.devs {
 		d.Reset()
 	}
-	t.op("reset every device")
+	t.begin()
+	t.put("reset every device")
+	t.end()
 }
 
 // settle checks that the trial left nothing behind.
@@ -491,7 +669,7 @@ func (t *trial) settle() {
 		r.Settled = false
 		t.problem("%d quarantines remain after every device was reset", len(qs))
 	}
-	for _, d := range t.f.Devices() {
+	for _, d := range t.devs {
 		if d.Occupied() {
 			r.Settled = false
 			t.problem("%s is occupied after it was reset", d.Name())
