@@ -96,7 +96,7 @@ type runner interface {
 // loaded into a Lua state of its own.
 func newRunner(c Config) (runner, error) {
 	if c.Script == "" {
-		return builtinRunner{onFabric: c.OnFabric}, nil
+		return &builtinRunner{onFabric: c.OnFabric}, nil
 	}
 	return newLuaRunner(c)
 }
@@ -190,6 +190,9 @@ func Replay(cfg Config, seed uint64) (Trial, error) {
 		return Trial{}, err
 	}
 	defer r.close()
+	if b, ok := r.(*builtinRunner); ok {
+		b.report = true // a replay prints the trial's whole report
+	}
 	return r.run(int(seed-cfg.Seed), seed), nil
 }
 
