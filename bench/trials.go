@@ -13,8 +13,7 @@ import (
 // up to 100 rounds with at most one random fault, in simulated time, run by
 // trial.Run (package engine/trial), the harness the engine's campaign tests
 // run with its default configuration (three sessions of up to 8 rounds, up
-// to three faults). scripts/campaign.lua does not use it: it drives its own
-// trial loop through the Lua API.
+// to three faults), which is also the built-in trial of residentlua campaign.
 func StandardTrial(seed uint64) trial.Config {
 	return trial.Config{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
 }
