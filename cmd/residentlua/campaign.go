@@ -230,21 +230,7 @@ func (o *campaignOptions) checkOutputs() error {
 			return &usageError{fmt.Sprintf("--plot %s", strings.TrimPrefix(err.Error(), "plot: "))}
 		}
 	}
-	named := map[string]string{}
-	for _, f := range []struct{ option, path string }{{"--out", o.outPath}, {"--summary", o.summaryPath}, {"--plot", o.plotPath}, {"--trace", o.tracePath}} {
-		if f.path == "" {
-			continue
-		}
-		if err := checkOutputPath(f.option, f.path); err != nil {
-			return err
-		}
-		abs, _ := filepath.Abs(f.path)
-		if other, dup := named[abs]; dup {
-			return &usageError{fmt.Sprintf("%s and %s both name %s: give each its own file", other, f.option, f.path)}
-		}
-		named[abs] = f.option
-	}
-	return nil
+	return checkOutputFiles([]outputFile{{"--out", o.outPath}, {"--summary", o.summaryPath}, {"--plot", o.plotPath}, {"--trace", o.tracePath}})
 }
 
 // runCampaign is residentlua campaign; it returns the exit status.

@@ -15,8 +15,17 @@ import (
 // that looks like an option), in a directory that exists and can be
 // written, and the two must differ.
 func (o *options) checkOutputs() error {
+	return checkOutputFiles([]outputFile{{"--trace", o.tracePath}, {"--stats", o.statsPath}})
+}
+
+// outputFile is a result file an option names ("" when the option is not given).
+type outputFile struct{ option, path string }
+
+// checkOutputFiles checks every named result file's path (checkOutputPath)
+// and that no two options name the same file.
+func checkOutputFiles(files []outputFile) error {
 	named := map[string]string{} // cleaned path -> option
-	for _, f := range []struct{ option, path string }{{"--trace", o.tracePath}, {"--stats", o.statsPath}} {
+	for _, f := range files {
 		if f.path == "" {
 			continue
 		}
