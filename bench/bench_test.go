@@ -16,8 +16,8 @@ func TestRunShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figures) != 8 {
-		t.Fatalf("%d figures, want 8", len(figures))
+	if len(figures) != 9 {
+		t.Fatalf("%d figures, want 9", len(figures))
 	}
 	for _, f := range figures {
 		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {
@@ -92,6 +92,15 @@ func BenchmarkExchangeRoundTrip(b *testing.B) {
 
 func BenchmarkParallelTrials(b *testing.B) {
 	_, perSecond := RunTrials(1, b.N, Workers())
+	b.ReportMetric(perSecond, "trials/s")
+}
+
+func BenchmarkScriptTrials(b *testing.B) {
+	b.ReportAllocs()
+	perSecond, err := RunScriptTrials(b.N, Workers())
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportMetric(perSecond, "trials/s")
 }
 

@@ -46,6 +46,7 @@ func Run(o Options) ([]Figure, error) {
 		func() (Figure, error) { return luaFigure(z) },
 		func() (Figure, error) { return trialFigure(z) },
 		func() (Figure, error) { return parallelFigure(z) },
+		func() (Figure, error) { return scriptFigure(z) },
 		func() (Figure, error) { return modelFigure(z) },
 		func() (Figure, error) { return memoryFigure(z) },
 		func() (Figure, error) { return sessionsFigure(rt, z) },

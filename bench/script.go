@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/residentlua/residentlua/campaign"
+)
+
+// scriptTrial is the trial script of the Lua-script figures: one session of
+// a random shape on the trial's own fabric, driven through the Lua API, as
+// the trials of scripts/campaign.lua are (without their faults, so that the
+// figure measures the Lua path rather than the fault mix).
+const scriptTrial = `function trial(t)
+  local s = startup{rounds = t.random(1, 8), credits = t.random(1, 2)}
+  s:submit_gpu(); s:submit_npu(); s:start()
+  s:wait(0.01)
+  return s:close(0.01)
+end
+`
+
+// RunScriptTrials runs n trials of the Lua trial script on workers workers
+// with package campaign, as residentlua campaign does, and returns the trials
+// per second (each worker's Lua state made and closed within the time).
+func RunScriptTrials(n, workers int) (perSecond float64, err error) {
+	dir, err := os.MkdirTemp("", "residentbench-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "trial.lua")
+	if err := os.WriteFile(script, []byte(scriptTrial), 0o644); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	sum, err := campaign.Run(context.Background(), campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	if err != nil {
+		return 0, err
+	}
+	if sum.Violations != 0 || len(sum.Failures) != 0 {
+		return 0, fmt.Errorf("bench: the Lua trials found %d violations and %d failures", sum.Violations, len(sum.Failures))
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// scriptFigure is the Lua-script campaign's speed-up with all cores: trials
+// per second on Workers() workers against one worker, each worker running
+// as many trials as the one worker does (the one worker's rate is in the
+// baseline column).
+func scriptFigure(z sizes) (Figure, error) {
+	n := z.trials/z.repeats + 1
+	var one, many []float64
+	for i := 0; i < z.repeats; i++ {
+		a, err := RunScriptTrials(n, 1)
+		if err != nil {
+			return Figure{}, err
+		}
+		b, err := RunScriptTrials(n*Workers(), Workers())
+		if err != nil {
+			return Figure{}, err
+		}
+		one, many = append(one, a), append(many, b)
+	}
+	v, base := Summarise(many), Summarise(one)
+	f := Figure{Name: fmt.Sprintf("Lua-script trials, %d workers", Workers()), Unit: "trials/s", Value: v}
+	r := v.Median / base.Median
+	f.compare(base, "one worker", r, fmt.Sprintf("≥ %.1f× (0.7 × cores)", 0.7*float64(Workers())), r >= 0.7*float64(Workers()))
+	return f, nil
+}
