@@ -42,11 +42,36 @@ type Config struct {
 	// OnTrial, when set, is called with every finished trial, in the order
 	// of the indexes, from one goroutine.
 	OnTrial func(Trial)
+	// Progress, when set, counts the trials as they finish, in any order
+	// (a progress line needs no stream in index order).
+	Progress *Progress
 	// OnFabric, when set, is called with every fabric a trial makes, before
 	// the trial uses it (a replay's --trace).
 	OnFabric func(*devices.Fabric)
 	// Stdout receives what a trial script prints; nil discards it.
 	Stdout io.Writer
+}
+
+// Progress counts a running campaign's finished trials and failures; every
+// worker adds to it, and any goroutine may read it.
+type Progress struct {
+	trials, failures atomic.Int64
+}
+
+// Counts is how many trials have finished, and how many of them failed.
+func (p *Progress) Counts() (trials, failures int) {
+	return int(p.trials.Load()), int(p.failures.Load())
+}
+
+// count counts a finished trial.
+func (p *Progress) count(t *Trial) {
+	if p == nil {
+		return
+	}
+	p.trials.Add(1)
+	if t.Failed {
+		p.failures.Add(1)
+	}
 }
 
 // withDefaults checks c and fills in its defaults.
@@ -152,6 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				}
 				i := cfg.Shard + j*cfg.Shards
 				w.run(i, cfg.Seed+uint64(i), stream != nil)
+				cfg.Progress.count(&w.t)
 				if stream != nil {
 					w.t.publish()
 					stream <- done{j, w.t}

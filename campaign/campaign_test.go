@@ -276,3 +276,11 @@ func TestCancelWithoutOnTrial(t *testing.T) {
 		t.Errorf("stopped after %d trials:\n%s\nwant the run of the first %d:\n%s", s.Trials, got, s.Trials, wantJSON)
 	}
 }
+
+func TestProgressCountsTrialsAndFailures(t *testing.T) {
+	var p Progress
+	s, _ := run(t, Config{Trials: 10, Seed: 100, Script: "testdata/failing.lua", Workers: 3, Progress: &p})
+	if trials, failures := p.Counts(); trials != 10 || failures != s.Failed() || failures == 0 {
+		t.Errorf("progress counts %d trials, %d failures; the summary %d, %d", trials, failures, s.Trials, s.Failed())
+	}
+}
