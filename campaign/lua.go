@@ -16,6 +16,10 @@ import (
 // billion of a count), whose nanoseconds still fit the histogram.
 const MaxRecord = 1e9
 
+// eventCapacity is how many events a trial's fabric keeps: the fabric's
+// default.
+const eventCapacity = 1 << 16
+
 // luaRunner is a worker's Lua state with the trial script loaded in it.
 type luaRunner struct {
 	L      *lua.LState
@@ -34,7 +38,13 @@ type luaRunner struct {
 func newLuaRunner(c Config) (*luaRunner, error) {
 	L := lua51.NewState(lua51.Options{Seed: int64(c.Seed), Stdout: c.Stdout})
 	m, err := luaapi.Open(L, luaapi.Options{
-		Config:     devices.Config{Mode: devices.Simulated, Seed: c.Seed},
+		Config: devices.Config{Mode: devices.Simulated, Seed: c.Seed,
+			// Every fabric of this state keeps its events in one ring,
+			// allocated once rather than grown again by each trial's
+			// fabric. A fabric's events are read only while it is the
+			// current one (a replaced fabric's session lists none), and
+			// the next one is made only as the last is let go.
+			EventCapacity: eventCapacity, EventBuffer: make([]devices.Event, 0, eventCapacity)},
 		Stdout:     c.Stdout,
 		Stderr:     io.Discard,
 		Globals:    true,
