@@ -42,11 +42,36 @@ type Config struct {
 	// OnTrial, when set, is called with every finished trial, in the order
 	// of the indexes, from one goroutine.
 	OnTrial func(Trial)
+	// Progress, when set, counts the trials as they finish, in any order
+	// (a progress line needs no stream in index order).
+	Progress *Progress
 	// OnFabric, when set, is called with every fabric a trial makes, before
 	// the trial uses it (a replay's --trace).
 	OnFabric func(*devices.Fabric)
 	// Stdout receives what a trial script prints; nil discards it.
 	Stdout io.Writer
+}
+
+// Progress counts a running campaign's finished trials and failures; every
+// worker adds to it, and any goroutine may read it.
+type Progress struct {
+	trials, failures atomic.Int64
+}
+
+// Counts is how many trials have finished, and how many of them failed.
+func (p *Progress) Counts() (trials, failures int) {
+	return int(p.trials.Load()), int(p.failures.Load())
+}
+
+// count counts a finished trial.
+func (p *Progress) count(t *Trial) {
+	if p == nil {
+		return
+	}
+	p.trials.Add(1)
+	if t.Failed {
+		p.failures.Add(1)
+	}
 }
 
 // withDefaults checks c and fills in its defaults.
@@ -88,7 +113,9 @@ func (c Config) Planned() int {
 
 // runner runs trials one at a time; each worker has its own.
 type runner interface {
-	run(index int, seed uint64) Trial
+	// run runs the trial whose Index and Seed t holds (the rest reset),
+	// into t.
+	run(t *Trial)
 	close()
 }
 
@@ -107,6 +134,13 @@ func newRunner(c Config) (runner, error) {
 // finished (Summary.Stopped says so): always the first trials of the
 // shard, in order. An error means nothing ran: a bad configuration, or a
 // script that cannot be loaded or defines no trial function.
+//
+// Each worker takes the next index from a shared counter and adds its
+// trials to a summary of its own; at the end these are merged, which gives
+// the summary of the trials added in index order. As every index taken is
+// run to its end, the trials run are always the first ones, even when
+// ctx stops the run. Only when cfg.OnTrial is set do the trials also go,
+// as Trial values, to one goroutine that calls it in index order.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -114,28 +148,27 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	planned := cfg.Planned()
 	sum := newSummary(cfg, planned)
-	workers := min(cfg.Workers, planned)
-	runners := make([]runner, 0, workers)
+	workers := make([]*worker, 0, min(cfg.Workers, planned))
 	defer func() {
-		for _, r := range runners {
-			r.close()
+		for _, w := range workers {
+			w.r.close()
 		}
 	}()
-	for range workers {
+	for range cap(workers) {
 		r, err := newRunner(cfg)
 		if err != nil {
 			return nil, err
 		}
-		runners = append(runners, r)
+		workers = append(workers, &worker{r: r, part: &Summary{Script: cfg.Script, Seed: cfg.Seed}}) // for ReplayCommand
 	}
-	type done struct {
-		j int
-		t Trial
+	var stream chan done
+	if cfg.OnTrial != nil {
+		stream = make(chan done, 2*len(workers))
 	}
-	results := make(chan done, 2*workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for _, r := range runners {
+	for _, w := range workers {
+		w.part.normalize()
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				j := int(next.Add(1) - 1)
@@ -143,17 +176,59 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 					return
 				}
 				i := cfg.Shard + j*cfg.Shards
-				results <- done{j, r.run(i, cfg.Seed+uint64(i))}
+				w.run(i, cfg.Seed+uint64(i), stream != nil)
+				cfg.Progress.count(&w.t)
+				if stream != nil {
+					w.t.publish()
+					stream <- done{j, w.t}
+				}
 			}
 		})
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-	// Add the trials in the order of their indexes, whatever order they
-	// finish in, so that the summary (and OnTrial's stream) is the same
-	// for any number of workers.
+	if stream != nil {
+		go func() {
+			wg.Wait()
+			close(stream)
+		}()
+		inOrder(stream, cfg.OnTrial)
+	}
+	wg.Wait()
+	for _, w := range workers {
+		sum.merge(w.part)
+	}
+	sum.sortFailures()
+	return sum, nil
+}
+
+// worker is one of Run's workers: its runner, the summary of its trials,
+// and its trial, which it reuses unless the trials go to OnTrial.
+type worker struct {
+	r    runner
+	part *Summary
+	t    Trial
+}
+
+// run runs the trial of index and seed into w.t and adds it to w's
+// summary; fresh gives the trial storage of its own (OnTrial keeps it).
+func (w *worker) run(index int, seed uint64, fresh bool) {
+	if fresh {
+		w.t = Trial{}
+	}
+	w.t.reset(index, seed)
+	w.r.run(&w.t)
+	w.part.add(&w.t)
+}
+
+// done is a finished trial and its index among the shard's trials.
+type done struct {
+	j int
+	t Trial
+}
+
+// inOrder calls onTrial with the trials of results in the order of their
+// indexes, whatever order they finish in, so that the stream is the same
+// for any number of workers.
+func inOrder(results <-chan done, onTrial func(Trial)) {
 	pending := map[int]Trial{}
 	want := 0
 	for d := range results {
@@ -161,13 +236,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		for t, ok := pending[want]; ok; t, ok = pending[want] {
 			delete(pending, want)
 			want++
-			sum.add(t)
-			if cfg.OnTrial != nil {
-				cfg.OnTrial(t)
-			}
+			onTrial(t)
 		}
 	}
-	return sum, nil
 }
 
 // Replay runs the one trial of cfg's campaign whose seed is seed (its index
@@ -193,7 +264,11 @@ func Replay(cfg Config, seed uint64) (Trial, error) {
 	if b, ok := r.(*builtinRunner); ok {
 		b.report = true // a replay prints the trial's whole report
 	}
-	return r.run(int(seed-cfg.Seed), seed), nil
+	var t Trial
+	t.reset(int(seed-cfg.Seed), seed)
+	r.run(&t)
+	t.publish()
+	return t, nil
 }
 
 // errNoTrial is a script without a trial function.

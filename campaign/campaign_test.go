@@ -7,7 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
 )
 
 // run runs cfg and returns its summary's JSON and text.
@@ -221,5 +225,62 @@ func TestScriptErrors(t *testing.T) {
 	s, _ = run(t, Config{Trials: 3, Script: open, Workers: 1})
 	if len(s.Failures) != 3 || !strings.Contains(s.Failures[0].Message, "trial returned a table value") || s.Violations != 0 {
 		t.Errorf("a trial that leaves a session open: %+v", s.Failures)
+	}
+}
+
+// TestSameWithAndWithoutOnTrial checks that the summary does not depend on
+// whether the trials are also streamed to OnTrial, and that the stream
+// holds every trial in index order with its measurements.
+func TestSameWithAndWithoutOnTrial(t *testing.T) {
+	for _, script := range []string{"", "testdata/trial.lua", "testdata/failing.lua"} {
+		cfg := Config{Trials: 50, Seed: 3, Script: script, Workers: 3}
+		_, want := run(t, cfg)
+		var seen []Trial
+		cfg.OnTrial = func(tr Trial) { seen = append(seen, tr) }
+		if _, got := run(t, cfg); !bytes.Equal(got, want) {
+			t.Errorf("script %q: with OnTrial:\n%s\nwant the summary without:\n%s", script, got, want)
+		}
+		records := 0
+		for i, tr := range seen {
+			if tr.Index != i || tr.Seed != 3+uint64(i) {
+				t.Fatalf("script %q: trial %d of the stream is index %d, seed %d", script, i, tr.Index, tr.Seed)
+			}
+			for _, vs := range tr.Records {
+				records += len(vs)
+			}
+		}
+		if len(seen) != 50 || (script != "testdata/failing.lua" && records == 0) {
+			t.Errorf("script %q: %d trials streamed, %d records", script, len(seen), records)
+		}
+	}
+}
+
+// TestCancelWithoutOnTrial checks that a stopped run without OnTrial holds
+// the first trials: its summary is the one of a run of that many trials.
+func TestCancelWithoutOnTrial(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	s, err := Run(ctx, Config{Trials: 100000, Workers: 2, Script: "testdata/trial.lua", OnFabric: func(*devices.Fabric) {
+		once.Do(func() { time.AfterFunc(50*time.Millisecond, cancel) })
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Stopped() || s.Trials == 0 {
+		t.Fatalf("stopped=%v after %d trials", s.Stopped(), s.Trials)
+	}
+	want, _ := run(t, Config{Trials: s.Trials, Workers: 1, Script: "testdata/trial.lua"})
+	s.Planned, s.Campaign = want.Planned, want.Campaign
+	got, _ := s.JSON()
+	if wantJSON, _ := want.JSON(); !bytes.Equal(got, wantJSON) {
+		t.Errorf("stopped after %d trials:\n%s\nwant the run of the first %d:\n%s", s.Trials, got, s.Trials, wantJSON)
+	}
+}
+
+func TestProgressCountsTrialsAndFailures(t *testing.T) {
+	var p Progress
+	s, _ := run(t, Config{Trials: 10, Seed: 100, Script: "testdata/failing.lua", Workers: 3, Progress: &p})
+	if trials, failures := p.Counts(); trials != 10 || failures != s.Failed() || failures == 0 {
+		t.Errorf("progress counts %d trials, %d failures; the summary %d, %d", trials, failures, s.Trials, s.Failed())
 	}
 }

@@ -16,6 +16,10 @@ import (
 // billion of a count), whose nanoseconds still fit the histogram.
 const MaxRecord = 1e9
 
+// eventCapacity is how many events a trial's fabric keeps: the fabric's
+// default.
+const eventCapacity = 1 << 16
+
 // luaRunner is a worker's Lua state with the trial script loaded in it.
 type luaRunner struct {
 	L      *lua.LState
@@ -34,7 +38,13 @@ type luaRunner struct {
 func newLuaRunner(c Config) (*luaRunner, error) {
 	L := lua51.NewState(lua51.Options{Seed: int64(c.Seed), Stdout: c.Stdout})
 	m, err := luaapi.Open(L, luaapi.Options{
-		Config:     devices.Config{Mode: devices.Simulated, Seed: c.Seed},
+		Config: devices.Config{Mode: devices.Simulated, Seed: c.Seed,
+			// Every fabric of this state keeps its events in one ring,
+			// allocated once rather than grown again by each trial's
+			// fabric. A fabric's events are read only while it is the
+			// current one (a replaced fabric's session lists none), and
+			// the next one is made only as the last is let go.
+			EventCapacity: eventCapacity, EventBuffer: make([]devices.Event, 0, eventCapacity)},
 		Stdout:     c.Stdout,
 		Stderr:     io.Discard,
 		Globals:    true,
@@ -94,21 +104,28 @@ func (r *luaRunner) load(script string) error {
 	return nil
 }
 
-// run is one trial: the module starts over with the trial's seed, a fresh
+// run is one trial, into t (whose index and seed are set): the module
+// starts over with the trial's seed, a fresh
 // simulated fabric with that seed becomes current (t.fabric describes it;
 // the options of the script's global trial_fabric, if it set one, apply),
 // math.random is seeded with math.randomseed(seed), and trial(t) is called.
 // Afterwards the sessions it left open are closed and its fabric let go,
 // so that the oracle's end-of-run check belongs to this trial.
-func (r *luaRunner) run(index int, seed uint64) Trial {
-	t := Trial{Index: index, Seed: seed, Outcome: "ok"}
-	r.cur = &t
+func (r *luaRunner) run(t *Trial) {
+	r.cur = t
 	defer func() { r.cur = nil }()
+	r.trialOf(t)
+}
+
+// trialOf runs the trial whose index and seed t holds into t.
+func (r *luaRunner) trialOf(t *Trial) {
 	L := r.L
+	index, seed := t.Index, t.Seed
 	if err := r.m.Restart(seed); err != nil {
-		return r.failed(&t, "error", err.Error())
+		r.failed(t, "error", err.Error())
+		return
 	}
-	opts := L.NewTable()
+	opts := L.CreateTable(0, 4) // NewTable's room for 32 and 32 is most of a trial's own allocation
 	if r.opts != nil {
 		r.opts.ForEach(opts.RawSet)
 	}
@@ -133,12 +150,14 @@ func (r *luaRunner) run(index int, seed uint64) Trial {
 	t.Violations = len(r.m.Violations())
 	switch {
 	case err != nil:
-		return r.failed(&t, "error", errorMessage(L, err))
+		r.failed(t, "error", errorMessage(L, err))
+		return
 	case t.Violations > 0:
-		return r.failed(&t, "violation", r.m.Violations()[0].Error())
+		r.failed(t, "violation", r.m.Violations()[0].Error())
+		return
 	case t.Failed:
 		t.Outcome = "failed"
-		return t
+		return
 	}
 	switch v := result.(type) {
 	case lua.LString:
@@ -147,18 +166,16 @@ func (r *luaRunner) run(index int, seed uint64) Trial {
 		t.Outcome = lua51.NumberToString(v)
 	case *lua.LNilType:
 	default:
-		return r.failed(&t, "error", fmt.Sprintf("trial returned a %s value; return a short string such as \"retired\", or nothing for \"ok\"", v.Type()))
+		r.failed(t, "error", fmt.Sprintf("trial returned a %s value; return a short string such as \"retired\", or nothing for \"ok\"", v.Type()))
 	}
-	return t
 }
 
 // failed marks t failed with outcome and message (which take the place of
 // what t.fail gave, if anything).
-func (r *luaRunner) failed(t *Trial, outcome, msg string) Trial {
+func (r *luaRunner) failed(t *Trial, outcome, msg string) {
 	t.Outcome, t.Failed = outcome, true
 	t.Message = msg
 	t.Report = msg
-	return *t
 }
 
 // call calls fn with arg in protected mode and returns its first result.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,8 +112,9 @@ func shellQuote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// add counts one trial; trials are added in the order of their indexes.
-func (s *Summary) add(t Trial) {
+// add counts one trial, in any order: each worker adds its trials to a
+// summary of its own, and merge adds those up.
+func (s *Summary) add(t *Trial) {
 	s.Trials++
 	s.Outcomes[t.Outcome]++
 	for k, n := range t.Sessions {
@@ -127,15 +127,13 @@ func (s *Summary) add(t Trial) {
 	if t.Failed {
 		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message, Replay: s.ReplayCommand(t.Seed)})
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.Records)) {
-		m := s.Measurements[name]
+	for _, r := range t.records {
+		m := s.Measurements[r.name]
 		if m == nil {
 			m = newMeasurement()
-			s.Measurements[name] = m
+			s.Measurements[r.name] = m
 		}
-		for _, v := range t.Records[name] {
-			m.add(v, t.Outcome)
-		}
+		m.add(r.value, t.Outcome)
 	}
 }
 
@@ -164,8 +162,14 @@ func Merge(a, b *Summary) (*Summary, error) {
 	for _, s := range []*Summary{a, b} {
 		out.merge(s)
 	}
-	slices.SortStableFunc(out.Failures, func(x, y Failure) int { return cmp.Compare(x.Seed, y.Seed) })
+	out.sortFailures()
 	return out, nil
+}
+
+// sortFailures puts the failures in the order of their seeds, the order a
+// single run in index order lists them.
+func (s *Summary) sortFailures() {
+	slices.SortStableFunc(s.Failures, func(x, y Failure) int { return cmp.Compare(x.Seed, y.Seed) })
 }
 
 // describe names a summary's campaign for a message.
@@ -177,11 +181,9 @@ func (s *Summary) describe() string {
 	return fmt.Sprintf("%d %s from seed %d", s.Campaign, what, s.Seed)
 }
 
-// merge adds o's counts to s.
+// merge adds o's counts to s (nothing for an empty Summary); the failures
+// are left for sortFailures to put in order.
 func (s *Summary) merge(o *Summary) {
-	if o.Campaign == 0 {
-		return
-	}
 	s.Planned += o.Planned
 	s.Trials += o.Trials
 	for k, n := range o.Outcomes {

@@ -39,14 +39,40 @@ type Trial struct {
 	// Report is the trial in full, for a replay: a built-in trial's
 	// host operations, violations and problems; a script trial's message.
 	Report string `json:"-"`
+	// records holds the measurements as recorded, which the summary adds
+	// up; Records is made from them only for those who read it (OnTrial
+	// and Replay), so that a worker's trials reuse one slice.
+	records []record
+}
+
+// record is one recorded measurement.
+type record struct {
+	name  string
+	value float64
+}
+
+// reset readies t, a worker's scratch, for the trial of index and seed,
+// keeping the storage of its Sessions and records.
+func (t *Trial) reset(index int, seed uint64) {
+	sessions, records := t.Sessions, t.records[:0]
+	clear(sessions)
+	*t = Trial{Index: index, Seed: seed, Outcome: "ok", Sessions: sessions, records: records}
 }
 
 // record adds a measurement.
 func (t *Trial) record(name string, v float64) {
-	if t.Records == nil {
-		t.Records = map[string][]float64{}
+	t.records = append(t.records, record{name, v})
+}
+
+// publish fills in Records from the measurements recorded.
+func (t *Trial) publish() {
+	if len(t.records) == 0 {
+		return
 	}
-	t.Records[name] = append(t.Records[name], v)
+	t.Records = map[string][]float64{}
+	for _, r := range t.records {
+		t.Records[r.name] = append(t.Records[r.name], r.value)
+	}
 }
 
 // builtinRunner runs engine/trial's randomized protocol trial.
@@ -55,16 +81,11 @@ type builtinRunner struct {
 	report   bool // write each trial's report (a replay; a campaign needs none, and it costs)
 }
 
-func (b *builtinRunner) run(index int, seed uint64) Trial {
-	r := trial.Run(trial.Config{Seed: seed, OnFabric: b.onFabric})
-	t := Trial{
-		Index:      index,
-		Seed:       seed,
-		Outcome:    "ok",
-		Violations: len(r.Violations),
-		Sessions:   r.Outcomes(),
-		Fired:      r.Fired,
-	}
+func (b *builtinRunner) run(t *Trial) {
+	r := trial.Run(trial.Config{Seed: t.Seed, OnFabric: b.onFabric})
+	t.Violations = len(r.Violations)
+	t.Fired = r.Fired
+	countSessions(t, r.Sessions)
 	if b.report {
 		t.Report = r.Report()
 	}
@@ -81,7 +102,21 @@ func (b *builtinRunner) run(index int, seed uint64) Trial {
 		t.Failed = true
 		t.Message = fmt.Sprintf("%s (%s)", t.Message, faultList(r.Faults))
 	}
-	return t
+}
+
+// countSessions counts a built-in trial's sessions by how they ended
+// (as trial.Result.Outcomes does) into t.Sessions, which it reuses.
+func countSessions(t *Trial, sessions []trial.Session) {
+	if t.Sessions == nil {
+		t.Sessions = make(map[string]int, 3)
+	}
+	for _, s := range sessions {
+		name := "not made"
+		if s.ID != 0 {
+			name = s.Outcome.String()
+		}
+		t.Sessions[name]++
+	}
 }
 
 func (*builtinRunner) close() {}

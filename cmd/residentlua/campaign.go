@@ -290,11 +290,11 @@ func (o *campaignOptions) runTrials() int {
 		defer out.abandon()
 	}
 	prog := newProgress(o.cfg, isTerminal(os.Stderr))
-	o.cfg.OnTrial = func(t campaign.Trial) {
-		prog.trial(t)
-		if out != nil {
-			out.add(t)
-		}
+	o.cfg.Progress = &prog.counts
+	if out != nil {
+		// Only the file needs the trials in order; without it each
+		// worker keeps its own summary.
+		o.cfg.OnTrial = out.add
 	}
 	intr := newInterrupter()
 	start := time.Now()
@@ -494,10 +494,8 @@ func (j *jsonlFile) abandon() {
 // progress keeps one line on a terminal's standard error up to date:
 // trials done of the total, the rate, the time left and the failures.
 type progress struct {
-	mu       sync.Mutex
+	counts   campaign.Progress
 	total    int
-	done     int
-	failures int
 	start    time.Time
 	tick     *time.Ticker
 	stopped  chan struct{}
@@ -527,21 +525,9 @@ func newProgress(cfg campaign.Config, on bool) *progress {
 	return p
 }
 
-// trial counts a finished trial.
-func (p *progress) trial(t campaign.Trial) {
-	p.mu.Lock()
-	p.done++
-	if t.Failed {
-		p.failures++
-	}
-	p.mu.Unlock()
-}
-
 // show rewrites the line in place.
 func (p *progress) show() {
-	p.mu.Lock()
-	done, failures := p.done, p.failures
-	p.mu.Unlock()
+	done, failures := p.counts.Counts()
 	elapsed := time.Since(p.start).Seconds()
 	rate := float64(done) / elapsed
 	eta := "?"
