@@ -23,19 +23,7 @@ const trialScript = "scripts/campaign.lua"
 // campaignRun runs residentlua campaign with args and extra environment.
 func campaignRun(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"campaign"}, args...)...)
-	cmd.Dir = repoRoot
-	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), noExitSleep), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running campaign %v: %v", args, err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return runCmdEnv(t, "", "", env, append([]string{"campaign"}, args...)...)
 }
 
 func readFile(t *testing.T, path string) []byte {

@@ -54,12 +54,18 @@ type result struct {
 // that no history file of the person running the tests is touched.
 func runCmd(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
+	return runCmdEnv(t, dir, stdin, nil, args...)
+}
+
+// runCmdEnv is runCmd with extra environment variables.
+func runCmdEnv(t *testing.T, dir, stdin string, env []string, args ...string) result {
+	t.Helper()
 	if dir == "" {
 		dir = repoRoot
 	}
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep)
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
