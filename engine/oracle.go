@@ -75,34 +75,32 @@ const keptMax = 16
 
 // watched returns a fresh session state for the startup line line.
 func (k *keptState) watched(line uint64) *watched {
-	if k.nSessions < len(k.sessions) {
-		w := k.sessions[k.nSessions]
-		k.nSessions++
-		*w = watched{line: line}
-		return w
-	}
-	w := &watched{line: line}
-	if len(k.sessions) < keptMax {
-		k.sessions = append(k.sessions, w)
-		k.nSessions++
-	}
-	return w
+	return reuse(&k.sessions, &k.nSessions, func(w *watched) { *w = watched{line: line} })
 }
 
 // invocation returns a fresh invocation state for session.
 func (k *keptState) invocation(session uint64) *watchedInvocation {
-	if k.nInvs < len(k.invocations) {
-		inv := k.invocations[k.nInvs]
-		k.nInvs++
+	return reuse(&k.invocations, &k.nInvs, func(inv *watchedInvocation) {
 		*inv = watchedInvocation{session: session, reach: inv.reach[:0]}
-		return inv
+	})
+}
+
+// reuse returns the next kept value of kept (its first *used are taken),
+// set by reset, or a new one, which is kept while fewer than keptMax are.
+func reuse[T any](kept *[]*T, used *int, reset func(*T)) *T {
+	if *used < len(*kept) {
+		v := (*kept)[*used]
+		*used++
+		reset(v)
+		return v
 	}
-	inv := &watchedInvocation{session: session}
-	if len(k.invocations) < keptMax {
-		k.invocations = append(k.invocations, inv)
-		k.nInvs++
+	v := new(T)
+	reset(v)
+	if len(*kept) < keptMax {
+		*kept = append(*kept, v)
+		*used++
 	}
-	return inv
+	return v
 }
 
 // watched is what the oracle keeps of one session, from its startup until
