@@ -117,12 +117,8 @@ func shellQuote(w string) string {
 func (s *Summary) add(t *Trial) {
 	s.Trials++
 	s.Outcomes[t.Outcome]++
-	for k, n := range t.Sessions {
-		s.Sessions[k] += n
-	}
-	for k, n := range t.Fired {
-		s.Fired[k] += n
-	}
+	addCounts(s.Sessions, t.Sessions)
+	addCounts(s.Fired, t.Fired)
 	s.Violations += t.Violations
 	if t.Failed {
 		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message, Replay: s.ReplayCommand(t.Seed)})
@@ -186,15 +182,9 @@ func (s *Summary) describe() string {
 func (s *Summary) merge(o *Summary) {
 	s.Planned += o.Planned
 	s.Trials += o.Trials
-	for k, n := range o.Outcomes {
-		s.Outcomes[k] += n
-	}
-	for k, n := range o.Sessions {
-		s.Sessions[k] += n
-	}
-	for k, n := range o.Fired {
-		s.Fired[k] += n
-	}
+	addCounts(s.Outcomes, o.Outcomes)
+	addCounts(s.Sessions, o.Sessions)
+	addCounts(s.Fired, o.Fired)
 	s.Violations += o.Violations
 	s.Failures = append(s.Failures, o.Failures...)
 	for name, m := range o.Measurements {
@@ -263,4 +253,11 @@ func Decode(r io.Reader) (*Summary, error) {
 	}
 	s.normalize()
 	return &s, nil
+}
+
+// addCounts adds src's counts to dst's.
+func addCounts(dst, src map[string]int) {
+	for k, n := range src {
+		dst[k] += n
+	}
 }

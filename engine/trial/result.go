@@ -174,18 +174,10 @@ func (s *Stats) Add(r Result) {
 			s.FailedSeeds = append(s.FailedSeeds, r.Seed)
 		}
 	}
-	for k, n := range r.Outcomes() {
-		s.Outcomes[k] += n
-	}
-	for k, n := range r.ErrorKinds {
-		s.ErrorKinds[k] += n
-	}
-	for k, n := range r.Fired {
-		s.Fired[k] += n
-	}
-	for k, n := range r.Paths {
-		s.Paths[k] += n
-	}
+	addCounts(s.Outcomes, r.Outcomes())
+	addCounts(s.ErrorKinds, r.ErrorKinds)
+	addCounts(s.Fired, r.Fired)
+	addCounts(s.Paths, r.Paths)
 	for _, v := range r.Violations {
 		s.Violations[v.Invariant]++
 	}
@@ -218,4 +210,11 @@ func counts[K comparable](m map[K]int) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, byName[k])
 	}
 	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// addCounts adds src's counts to dst's.
+func addCounts(dst, src map[string]int) {
+	for k, n := range src {
+		dst[k] += n
+	}
 }
