@@ -46,27 +46,7 @@ func RunScriptTrials(n, workers int) (perSecond float64, err error) {
 	return float64(n) / time.Since(start).Seconds(), nil
 }
 
-// scriptFigure is the Lua-script campaign's speed-up with all cores: trials
-// per second on Workers() workers against one worker, each worker running
-// as many trials as the one worker does (the one worker's rate is in the
-// baseline column).
+// scriptFigure is the Lua-script campaign's speed-up with all cores.
 func scriptFigure(z sizes) (Figure, error) {
-	n := z.trials/z.repeats + 1
-	var one, many []float64
-	for i := 0; i < z.repeats; i++ {
-		a, err := RunScriptTrials(n, 1)
-		if err != nil {
-			return Figure{}, err
-		}
-		b, err := RunScriptTrials(n*Workers(), Workers())
-		if err != nil {
-			return Figure{}, err
-		}
-		one, many = append(one, a), append(many, b)
-	}
-	v, base := Summarise(many), Summarise(one)
-	f := Figure{Name: fmt.Sprintf("Lua-script trials, %d workers", Workers()), Unit: "trials/s", Value: v}
-	r := v.Median / base.Median
-	f.compare(base, "one worker", r, fmt.Sprintf("≥ %.1f× (0.7 × cores)", 0.7*float64(Workers())), r >= 0.7*float64(Workers()))
-	return f, nil
+	return speedupFigure(z, "Lua-script trials", 0.7, RunScriptTrials)
 }
