@@ -95,18 +95,23 @@ func TestConcatAsLua51(t *testing.T) {
 	if err := L.PCall(0, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Split(L.ToString(-1), "\n")
-	want := strings.Split(concatWant[1:], "\n")
-	for i := range max(len(got), len(want)) {
-		g, w := "", ""
-		if i < len(got) {
-			g = got[i]
+	compareLines(t, L.ToString(-1), concatWant[1:])
+}
+
+// compareLines fails the test for every line of got that differs from want's.
+func compareLines(t *testing.T, got, want string) {
+	t.Helper()
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
 		}
-		if i < len(want) {
-			w = want[i]
+		if i < len(w) {
+			wl = w[i]
 		}
-		if g != w {
-			t.Errorf("line %d:\n got %q\nwant %q", i+1, g, w)
+		if gl != wl {
+			t.Errorf("line %d:\n got %q\nwant %q", i+1, gl, wl)
 		}
 	}
 }

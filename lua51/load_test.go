@@ -136,20 +136,7 @@ func TestLoadingAsLua51(t *testing.T) {
 	if err := L.DoString(`result = dofile("ld.lua")`); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Split(lua.LVAsString(L.GetGlobal("result")), "\n")
-	want := strings.Split(loadWant[1:], "\n")
-	for i := range max(len(got), len(want)) {
-		g, w := "", ""
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("line %d:\n got %s\nwant %s", i+1, g, w)
-		}
-	}
+	compareLines(t, lua.LVAsString(L.GetGlobal("result")), loadWant[1:])
 }
 
 func TestIsIncomplete(t *testing.T) {
