@@ -10,7 +10,7 @@ import (
 )
 
 // Without a CUDA GPU (CI) the GPU figures fail as unsupported; with one the
-// quick run measures every figure beside the raw round trip.
+// quick run measures every figure beside the minimal ping-pong.
 func TestRunBackendCUDA(t *testing.T) {
 	figures, err := RunBackend(Options{Short: true}, "cuda")
 	if err != nil {
@@ -19,11 +19,11 @@ func TestRunBackendCUDA(t *testing.T) {
 		}
 		return
 	}
-	if len(figures) != 5 {
-		t.Fatalf("%d figures, want 5", len(figures))
+	if len(figures) != 6 {
+		t.Fatalf("%d figures, want 6", len(figures))
 	}
 	for _, f := range figures {
-		if !(f.Value.Median > 0) || (f.Baseline == nil) != (f.Name == "GPU: raw mapped-memory round trip") {
+		if !(f.Value.Median > 0) || (f.Baseline == nil) != (f.Name == "GPU: minimal ping-pong round trip (the floor)") {
 			t.Errorf("figure %+v: want a positive value beside the raw round trip", f)
 		}
 		t.Log(f.Row())

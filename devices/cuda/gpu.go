@@ -52,43 +52,47 @@ const (
 	scratchName     = 64   // 256 bytes: the device name
 	scratchExchange = 512  // "resident_exchange\0"
 	scratchPing     = 576  // "ping_pong\0"
+	scratchClock    = 640  // "ping_pong_clock\0"
 	scratchBytes    = 1024 // whole region
 )
 
-// Layout of the control region (pinned, mapped): kernel parameters,
-// argument blocks and the status block the exchange kernel writes. The
-// argument and status layouts match kernels.cu.
+// Layout of the control region (pinned, mapped): kernel parameter lists,
+// argument blocks, and the words a kernel and the host share. Kernels take
+// their arguments by value (the driver copies the block at launch), so the
+// host may rewrite a block once its kernel is launched. Every shared word
+// sits on a 128-byte line written by one side only: the kernel's status and
+// pong lines, the host's stop and ping lines. The argument and status
+// layouts match kernels.cu.
 const (
-	ctlExchangeParam = 0   // u64: device address of the exchange arguments
-	ctlExchangeList  = 8   // u64: host address of ctlExchangeParam (the kernelParams array)
-	ctlPingParam     = 16  // u64: device address of the ping arguments
-	ctlPingList      = 24  // u64: host address of ctlPingParam
-	ctlArgs          = 64  // ExchangeArgs
-	ctlStatus        = 128 // Status
-	ctlPingArgs      = 256 // PingArgs
-	ctlPing          = 320 // u32 ping word, a line of its own
-	ctlPong          = 384 // u32 pong word
-	ctlClock         = 448 // u64 %globaltimer at the last pong
-	controlBytes     = 512
+	ctlExchangeList = 0   // u64: host address of ctlArgs (kernelParams: one parameter)
+	ctlPingList     = 8   // u64: host address of ctlPingArgs
+	ctlArgs         = 64  // ExchangeArgs, 64 bytes
+	ctlPingArgs     = 128 // PingArgs, 32 bytes
+	ctlStatus       = 256 // Status: a line the kernel alone writes
+	ctlStop         = 384 // u32 stop word: a line the host alone writes
+	ctlPing         = 512 // u32 ping word: a line the host alone writes
+	ctlPong         = 640 // u32 pong word and the clock: a line the kernel alone writes
+	ctlClock        = 648 // u64 %globaltimer at the last pong of ping_pong_clock
+	controlBytes    = 768
 
 	argStartup   = ctlArgs + 0
 	argPayload   = ctlArgs + 8
 	argStatus    = ctlArgs + 16
-	argDelay     = ctlArgs + 24
-	argRounds    = ctlArgs + 32
-	argCredits   = ctlArgs + 36
-	argSlotBytes = ctlArgs + 40
-	argStride    = ctlArgs + 44
-	argOwner     = ctlArgs + 48
-	argMode      = ctlArgs + 52
+	argStop      = ctlArgs + 24
+	argDelay     = ctlArgs + 32
+	argRounds    = ctlArgs + 40
+	argCredits   = ctlArgs + 44
+	argSlotBytes = ctlArgs + 48
+	argStride    = ctlArgs + 52
+	argOwner     = ctlArgs + 56
+	argMode      = ctlArgs + 60
 
 	statusObserved   = ctlStatus + 0
 	statusDone       = ctlStatus + 4
-	statusStop       = ctlStatus + 8
-	statusStarted    = ctlStatus + 16
-	statusObservedAt = ctlStatus + 24
-	statusRetiredAt  = ctlStatus + 32
-	statusBytes      = 40
+	statusStarted    = ctlStatus + 8
+	statusObservedAt = ctlStatus + 16
+	statusRetiredAt  = ctlStatus + 24
+	statusBytes      = 32
 
 	pingArgPing   = ctlPingArgs + 0
 	pingArgPong   = ctlPingArgs + 8
@@ -126,6 +130,7 @@ type GPU struct {
 type execution struct {
 	ctx, module, stream uintptr
 	exchange, ping      uintptr
+	pingClock           uintptr // ping_pong_clock
 	controlDevice       uintptr
 	launched            bool
 }
@@ -178,6 +183,7 @@ func (g *GPU) start() (err error) {
 	g.image.Write(0, kernelsPTX)
 	g.scratch.Write(scratchExchange, []byte("resident_exchange\x00"))
 	g.scratch.Write(scratchPing, []byte("ping_pong\x00"))
+	g.scratch.Write(scratchClock, []byte("ping_pong_clock\x00"))
 	d := g.drv
 	if err := d.call("cuInit", 0); err != nil {
 		if re := (*resultError)(nil); errors.As(err, &re) && re.code == cudaErrNoDevice {
@@ -296,6 +302,10 @@ func (g *GPU) startExecution() error {
 		return fail(err)
 	}
 	x.ping = uintptr(g.scratch.Load64(scratchOut))
+	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchClock)); err != nil {
+		return fail(err)
+	}
+	x.pingClock = uintptr(g.scratch.Load64(scratchOut))
 	if err := d.call("cuStreamCreate", g.out(), streamNonBlocking); err != nil {
 		return fail(err)
 	}
@@ -304,10 +314,8 @@ func (g *GPU) startExecution() error {
 		return fail(err)
 	}
 	c := g.control
-	c.Store64(ctlExchangeParam, uint64(x.controlDevice+ctlArgs))
-	c.Store64(ctlExchangeList, uint64(c.Addr(ctlExchangeParam)))
-	c.Store64(ctlPingParam, uint64(x.controlDevice+ctlPingArgs))
-	c.Store64(ctlPingList, uint64(c.Addr(ctlPingParam)))
+	c.Store64(ctlExchangeList, uint64(c.Addr(ctlArgs)))
+	c.Store64(ctlPingList, uint64(c.Addr(ctlPingArgs)))
 	g.exec = x
 	return nil
 }

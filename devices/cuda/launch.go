@@ -3,6 +3,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -55,9 +57,11 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 		for off := ctlStatus; off < ctlStatus+statusBytes; off += 8 {
 			c.Store64(off, 0)
 		}
+		c.Store(ctlStop, 0)
 		c.Store64(argStartup, uint64(startup))
 		c.Store64(argPayload, uint64(payload))
 		c.Store64(argStatus, uint64(g.exec.controlDevice+ctlStatus))
+		c.Store64(argStop, uint64(g.exec.controlDevice+ctlStop))
 		c.Store64(argDelay, uint64(k.Delay.Nanoseconds()))
 		c.Store(argRounds, uint32(k.Config.Rounds))
 		c.Store(argCredits, uint32(k.Config.Credits))
@@ -154,25 +158,37 @@ func (g *GPU) Attach(clock func() time.Duration) error {
 	return g.align(calibrationRounds)
 }
 
-// align bounces the ping word off ping_pong rounds times and keeps the
-// reading of the fastest round trip, whose midpoint is closest to the
-// moment the kernel read its clock (g.mu held). The two clocks drift apart
-// by microseconds within seconds, so Launch aligns them again when
-// realignEvery has passed.
+// align bounces the ping word off ping_pong_clock rounds times and sets
+// the kernel clock's offset from the fabric's (alignmentOffset), g.mu held.
+// The two clocks drift apart by microseconds within seconds, so Launch
+// aligns them again when realignEvery has passed.
 func (g *GPU) align(rounds int) error {
 	trips, err := g.pingPong(rounds, g.clock, true)
 	if err != nil {
 		return err
 	}
-	best := trips[0]
-	for _, t := range trips {
-		if t.end-t.start < best.end-best.start {
-			best = t
-		}
-	}
-	g.clockOffset.Store(int64(best.kernelClock) - int64((best.start+best.end)/2))
-	g.alignedAt = best.end
+	g.clockOffset.Store(alignmentOffset(trips))
+	g.alignedAt = trips[len(trips)-1].end
 	return nil
+}
+
+// alignmentOffset is the kernel clock minus the host's, from round trips
+// whose kernel read its clock on the way: the median, over the fastest
+// quarter of the trips, of the kernel's reading minus the midpoint of the
+// host's two. The fastest trips are the least delayed by anything but the
+// wire; the median over many of them cancels the kernel clock's coarse tick
+// (%globaltimer advances in steps of up to a microsecond on some GPUs),
+// which a single fastest trip would leave in every later reading.
+func alignmentOffset(trips []trip) int64 {
+	fast := append([]trip(nil), trips...)
+	sort.Slice(fast, func(i, j int) bool { return fast[i].end-fast[i].start < fast[j].end-fast[j].start })
+	fast = fast[:max(1, len(fast)/4)]
+	offsets := make([]int64, len(fast))
+	for i, t := range fast {
+		offsets[i] = int64(t.kernelClock) - int64((t.start+t.end)/2)
+	}
+	slices.Sort(offsets)
+	return offsets[len(offsets)/2]
 }
 
 // trip is one host ↔ kernel round trip: host times around it and the
@@ -182,15 +198,28 @@ type trip struct {
 	kernelClock uint64
 }
 
-// RoundTrips runs the ping-pong kernel for rounds round trips through
-// mapped memory, with the host spinning and the kernel only answering (no
-// clock reading), and returns each one's duration sorted: the floor under
-// any host ↔ kernel exchange.
+// RoundTrips runs ping_pong, the minimal kernel (one acquire poll and one
+// release store per round, nothing else), for rounds round trips through
+// mapped memory with the host spinning on a locked thread, and returns each
+// one's duration sorted: the floor under any host ↔ kernel exchange.
 func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
+	return g.roundTrips(rounds, false)
+}
+
+// ClockedRoundTrips is RoundTrips with ping_pong_clock, which also writes
+// its clock before each answer: what a kernel's timestamp adds to a round
+// trip.
+func (g *GPU) ClockedRoundTrips(rounds int) ([]time.Duration, error) {
+	return g.roundTrips(rounds, true)
+}
+
+func (g *GPU) roundTrips(rounds int, withClock bool) ([]time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	runtime.LockOSThread() // as a C host thread would: no migration mid-trip
+	defer runtime.UnlockOSThread()
 	epoch := time.Now()
-	trips, err := g.pingPong(rounds, func() time.Duration { return time.Since(epoch) }, false)
+	trips, err := g.pingPong(rounds, func() time.Duration { return time.Since(epoch) }, withClock)
 	if err != nil {
 		return nil, err
 	}
@@ -202,8 +231,8 @@ func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
 	return out, nil
 }
 
-// pingPong launches ping_pong and bounces rounds pings off it, the kernel
-// reading its clock at each answer when withClock (g.mu held).
+// pingPong launches ping_pong, or ping_pong_clock when withClock, and
+// bounces rounds pings off it (g.mu held).
 func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) ([]trip, error) {
 	if g.closed {
 		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
@@ -220,12 +249,13 @@ func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) (
 		c.Store(ctlPong, 0)
 		c.Store64(pingArgPing, uint64(g.exec.controlDevice+ctlPing))
 		c.Store64(pingArgPong, uint64(g.exec.controlDevice+ctlPong))
-		c.Store64(pingArgClock, 0)
-		if withClock {
-			c.Store64(pingArgClock, uint64(g.exec.controlDevice+ctlClock))
-		}
+		c.Store64(pingArgClock, uint64(g.exec.controlDevice+ctlClock))
 		c.Store(pingArgRounds, uint32(rounds))
-		return g.launch(g.exec.ping, ctlPingList)
+		fn := g.exec.ping
+		if withClock {
+			fn = g.exec.pingClock
+		}
+		return g.launch(fn, ctlPingList)
 	})
 	if err != nil {
 		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching ping_pong: %w", err)
@@ -306,7 +336,7 @@ func (g *GPU) Reset() error {
 // makes a new one (g.mu held). After a teardown that failed half-way (no
 // execution context), it only makes the new one.
 func (g *GPU) teardown() error {
-	g.control.Store(statusStop, 1)
+	g.control.Store(ctlStop, 1)
 	g.control.Store(ctlPing, pingStop)
 	stopErr := g.waitIdle(stopTimeout)
 	err := g.thread.do(func() error {
@@ -335,7 +365,7 @@ func (g *GPU) Close() error {
 		return nil
 	}
 	g.closed = true
-	g.control.Store(statusStop, 1)
+	g.control.Store(ctlStop, 1)
 	g.control.Store(ctlPing, pingStop)
 	_ = g.waitIdle(stopTimeout)
 	pinned := g.pinned

@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -64,14 +66,31 @@ func TestDriverErrorsNameTheResult(t *testing.T) {
 	}
 }
 
-// The embedded PTX holds both kernels the backend launches, for the oldest
-// target Open accepts (sm_75), which the driver compiles for any newer GPU.
-func TestEmbeddedPTXHasBothKernels(t *testing.T) {
+// The embedded PTX holds the three kernels the backend launches, for the
+// oldest target Open accepts (sm_75), which the driver compiles for any
+// newer GPU.
+func TestEmbeddedPTXHasTheKernels(t *testing.T) {
 	ptx := string(kernelsPTX)
-	for _, want := range []string{".target sm_75", ".entry resident_exchange(", ".entry ping_pong(", "ld.acquire.sys.global.u32", "st.release.sys.global.u32", "%globaltimer"} {
+	for _, want := range []string{".target sm_75", ".entry resident_exchange(", ".entry ping_pong(", ".entry ping_pong_clock(", "ld.acquire.sys.global.u32", "st.release.sys.global.u32", "%globaltimer"} {
 		if !strings.Contains(ptx, want) {
 			t.Errorf("kernels.ptx lacks %q; regenerate it from kernels.cu with the command in that file", want)
 		}
+	}
+}
+
+// Every kernel takes its arguments by value, in parameter space: none loads
+// anything with a plain ld.global, which on mapped host memory is a PCIe
+// round trip (a kernel that read its arguments through a pointer reloaded
+// them after every acquire, and its round trip cost 1.9× the floor).
+func TestKernelsReadOnlyTheWordsTheyShare(t *testing.T) {
+	ptx := string(kernelsPTX)
+	for _, kernel := range []string{"resident_exchange", "ping_pong", "ping_pong_clock"} {
+		if !strings.Contains(ptx, ".entry "+kernel+"(\n\t.param .align 8 .b8 "+kernel+"_param_0[") {
+			t.Errorf("%s does not take its argument block by value", kernel)
+		}
+	}
+	if n := strings.Count(ptx, "ld.global"); n != 0 {
+		t.Errorf("kernels.ptx has %d plain global loads; the kernels should read shared words only with ld.acquire.sys", n)
 	}
 }
 
@@ -100,5 +119,67 @@ func TestClockDriftBetweenAlignments(t *testing.T) {
 	t.Logf("the kernel's clock drifted %v against the host's in one second", drift)
 	if drift > time.Millisecond || drift < -time.Millisecond {
 		t.Errorf("drift of %v in a second: the alignment is wrong", drift)
+	}
+}
+
+// The kernel's clock advances: readings of consecutive round trips never
+// go back, and the smallest step between them (logged) is its tick, which
+// alignmentOffset is built to cancel.
+func TestKernelClockTicks(t *testing.T) {
+	g, err := Open()
+	if err != nil {
+		t.Skipf("skipped: this test needs a CUDA GPU: %v", err)
+	}
+	defer g.Close()
+	epoch := time.Now()
+	g.mu.Lock()
+	trips, err := g.pingPong(5000, func() time.Duration { return time.Since(epoch) }, true)
+	g.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := uint64(math.MaxUint64)
+	for i := 1; i < len(trips); i++ {
+		prev, cur := trips[i-1].kernelClock, trips[i].kernelClock
+		if cur < prev {
+			t.Fatalf("trip %d: the kernel's clock went back from %d to %d", i, prev, cur)
+		}
+		if cur > prev {
+			tick = min(tick, cur-prev)
+		}
+	}
+	if tick == math.MaxUint64 {
+		t.Fatal("the kernel's clock never advanced over 5000 round trips")
+	}
+	t.Logf("smallest step of %%globaltimer between round trips: %d ns", tick)
+}
+
+// Aligning on a kernel clock that ticks once a microsecond still places
+// later kernel readings right, on average, within a fraction of a tick: the
+// median over many fast trips carries the tick's mean rounding, which later
+// readings share, where one fastest trip would carry a rounding of its own
+// into every reading until the next alignment.
+func TestAlignmentOffsetCancelsTheKernelClockTick(t *testing.T) {
+	const trueOffset = 5_000_000_321 // ns: kernel clock minus host clock
+	const tick = 1000                // ns between %globaltimer steps
+	read := func(host int64) int64 { k := host + trueOffset; return k - k%tick }
+	rng := rand.New(rand.NewPCG(1, 2))
+	for alignment := 0; alignment < 20; alignment++ {
+		trips := make([]trip, 200)
+		for i := range trips {
+			start := time.Duration(alignment*1_000_000 + i*10_000 + rng.IntN(1000))
+			leg := 1200 + time.Duration(rng.IntN(400)) // ns each way: the midpoint is the truth
+			trips[i] = trip{start: start, end: start + 2*leg, kernelClock: uint64(read(int64(start + leg)))}
+		}
+		offset := alignmentOffset(trips)
+		var sum int64
+		const events = 1000
+		for range events {
+			host := int64(rng.IntN(1 << 40))
+			sum += read(host) - offset - host
+		}
+		if mean := sum / events; mean < -tick/4 || mean > tick/4 {
+			t.Errorf("alignment %d: later readings are off by %d ns on average, want within a quarter tick", alignment, mean)
+		}
 	}
 }
