@@ -432,15 +432,21 @@ func (p *npuExchange) Step(env *devices.Env) devices.Next {
 		for i := 0; i < x.cfg.SlotBytes/4; i++ {
 			h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
 		}
-		env.Emit(EvPayloadRead, uint64(p.g), "")
 		p.consumed++
 		res := x.resultOff(p.g)
 		p.payload.Store(res, p.consumed)
 		p.payload.Store(res+4, p.payload.Load(res+4)+1)
 		p.payload.Store(res+8, h)
 		p.payload.Store(x.ackOff(slot), uint32(p.g))
+		// The round's events follow its drain, which hands the credit
+		// back: recording them never delays the GPU. A step is atomic in
+		// simulated time, so the events and their times are the same.
+		drained, lines := p.drain(env)
+		env.Emit(EvPayloadRead, uint64(p.g), "")
 		env.Emit(EvCredit, uint64(p.g), "")
-		wrote := p.drain(env)
+		if drained >= 0 {
+			env.Emit(EvDrain, uint64(drained), "")
+		}
 		if p.g == x.cfg.Rounds {
 			p.state = stateDone
 			p.payload.Discard() // what was not drained is lost with the device's cache
@@ -448,20 +454,20 @@ func (p *npuExchange) Step(env *devices.Env) devices.Next {
 		}
 		p.g++
 		p.state = stateRound
-		return devices.Sleep(mulDuration(dma, wrote))
+		return devices.Sleep(mulDuration(dma, lines))
 	}
 	return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU exchange stepped after it retired"))
 }
 
-// drain writes the NPU's pending stores back unless npu.drain skips it, and
-// returns how many lines it wrote.
-func (p *npuExchange) drain(env *devices.Env) int {
+// drain writes the NPU's pending stores back unless npu.drain skips it,
+// and returns how many words and lines it wrote; words is -1 when the fault
+// skipped the drain.
+func (p *npuExchange) drain(env *devices.Env) (words, lines int) {
 	if env.Fault(fault.NPUDrain).Action == fault.Skip {
-		return 0
+		return -1, 0
 	}
 	n := p.payload.Drain()
-	env.Emit(EvDrain, uint64(n), "")
-	return (n*4 + memory.LineBytes - 1) / memory.LineBytes
+	return n, (n*4 + memory.LineBytes - 1) / memory.LineBytes
 }
 
 // mulDuration multiplies a non-negative duration by a non-negative count,
