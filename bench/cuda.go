@@ -85,6 +85,7 @@ type RoundTripper interface {
 	// clock before each answer.
 	ClockedRoundTrips(rounds int) ([]time.Duration, error)
 }
+
 // ratioReport is a figure beside a baseline, with no goal.
 func ratioReport(name string, value, baseline Sample, baselineName string) Figure {
 	f := Figure{Name: name, Unit: "µs", Value: value, Goal: "report"}
