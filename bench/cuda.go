@@ -32,7 +32,7 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 	if o.Short {
 		repeats, sessions, longs, trips = 3, 10, 2, 2_000
 	}
-	var raw, clocked, observe, life1, life1000, perRound []float64
+	var raw, clocked, decided, observe, life1, life1000, perRound []float64
 	one := exchange.Config{Rounds: 1, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	long := exchange.Config{Rounds: 1000, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	for r := 0; r < repeats; r++ {
@@ -50,7 +50,8 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			observe, life1 = append(observe, micros(k.observed-k.decided)), append(life1, micros(d))
+			decided = append(decided, micros(k.observed-k.decided))
+			observe, life1 = append(observe, micros(k.observed-k.stored)), append(life1, micros(d))
 		}
 		for i := 0; i < longs; i++ {
 			k, d, err := kernelLifecycle(f, long)
@@ -66,7 +67,8 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 	return []Figure{
 		{Name: "GPU: minimal ping-pong round trip (the floor)", Unit: "µs", Value: rawS, Goal: "report (the floor)"},
 		ratioReport("GPU: ping-pong with the kernel's clock", Summarise(clocked), rawS, rawName),
-		ratioFigure("GPU: host publishes RUN → kernel observes", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
+		ratioFigure("GPU: host publishes (stores) RUN → kernel observes", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
+		ratioReport("GPU: host decides RUN → kernel observes", Summarise(decided), rawS, rawName),
 		ratioFigure("GPU: exchange cost per round (rounds 1000, kernel's clock)", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
 		ratioReport("GPU: whole lifecycle, rounds 1", Summarise(life1), rawS, rawName),
 		ratioReport("GPU: whole lifecycle, rounds 1000", Summarise(life1000), rawS, rawName),
@@ -94,8 +96,10 @@ func ratioReport(name string, value, baseline Sample, baselineName string) Figur
 }
 
 // kernelClock is what the kernel of one session reported by its own clock,
-// beside the host's decision, all in fabric time.
-type kernelClock struct{ decided, observed, retired time.Duration }
+// beside the host's decision and its store of the decision into the
+// startup line (the publication the kernel polls for; the decision's
+// event and the oracle's check of it come before it), all in fabric time.
+type kernelClock struct{ decided, stored, observed, retired time.Duration }
 
 // kernelLifecycle runs one whole lifecycle and returns its kernel's clock
 // readings and how long it took.
@@ -116,6 +120,10 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 		switch e.Kind {
 		case engine.EvDecide:
 			k.decided = e.Time
+		case devices.EvHostStore:
+			if e.B == uint64(exchange.StartupRun) {
+				k.stored = e.Time
+			}
 		case exchange.EvKernelObserve:
 			k.observed, seen = time.Duration(e.B), seen+1
 		case exchange.EvKernelRetire:
