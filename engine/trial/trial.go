@@ -106,8 +106,13 @@ func (c Config) withDefaults() Config {
 // quarantined, that nothing is left charged, quarantined or occupied, and
 // runs engine.Oracle.CheckSettled.
 func Run(cfg Config) Result {
-	var res Result
-	RunInto(cfg, &res)
+	t := workspaces.Get().(*trial)
+	t.start(cfg.withDefaults(), &t.own)
+	t.run()
+	t.finish()
+	res := t.own
+	t.own = Result{} // the caller's now
+	workspaces.Put(t)
 	return res
 }
 
@@ -134,7 +139,8 @@ type trial struct {
 	rng      *rand.Rand // draws from pcg
 	f        *devices.Fabric
 	oracle   *engine.Oracle
-	res      *Result // the caller's, written in place
+	res      *Result // written in place: own, or RunInto's caller's
+	own      Result  // Run's result, which it returns by value
 	gpu, npu *devices.Device
 	accepted map[uint64][2]bool  // participants accepted, by session
 	text     []byte              // the host operations' lines, one after another
@@ -170,6 +176,9 @@ func (t *trial) finish() {
 	if len(t.ends) > 0 && !t.cfg.NoOps {
 		text := string(t.text)
 		ops := t.res.Ops[:0]
+		if cap(ops) < len(t.ends) {
+			ops = make([]string, 0, len(t.ends))
+		}
 		from := 0
 		for _, end := range t.ends {
 			ops, from = append(ops, text[from:end]), end
@@ -281,18 +290,19 @@ func (t *trial) putResult(err error) {
 		t.put("ok")
 		return
 	}
+	if e, ok := err.(*devices.Error); ok { // As without its allocation, and Error() without its concatenation
+		t.res.ErrorKinds[e.Kind.String()]++
+		t.put(e.Kind.String())
+		t.put(": ")
+		t.put(e.Message)
+		return
+	}
 	kind := "other"
 	var de *devices.Error
 	if errors.As(err, &de) {
 		kind = de.Kind.String()
 	}
 	t.res.ErrorKinds[kind]++
-	if e, ok := err.(*devices.Error); ok { // its Error(), without the concatenation
-		t.put(e.Kind.String())
-		t.put(": ")
-		t.put(e.Message)
-		return
-	}
 	t.put(err.Error())
 }
 
