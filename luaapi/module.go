@@ -104,10 +104,10 @@ type finishedStats struct {
 	dropped int // finished beyond the limit
 }
 
-// add keeps st if the limit allows.
-func (f *finishedStats) add(st SessionStats) {
+// add keeps s's stats if the limit allows (and only then reads them).
+func (f *finishedStats) add(s *session) {
 	if len(f.kept) < f.limit {
-		f.kept = append(f.kept, st)
+		f.kept = append(f.kept, s.stats())
 		return
 	}
 	f.dropped++
@@ -352,7 +352,7 @@ func (m *Module) CloseTimeout() time.Duration { return m.opts.CloseTimeout }
 func (m *Module) finish(s *session) {
 	s.freeze()
 	delete(m.tracked, s.id)
-	m.finished.add(s.stats())
+	m.finished.add(s)
 }
 
 // releaseQuarantines finishes the tracked sessions whose quarantine a reset
