@@ -374,8 +374,8 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 	setTime(t, "decided", st.Decided)
 	for _, d := range [...]struct {
 		key string
-		*DeviceStats
-	}{{"gpu", &st.GPU}, {"npu", &st.NPU}} {
+		DeviceStats // a copy: a pointer into st would move st to the heap
+	}{{"gpu", st.GPU}, {"npu", st.NPU}} {
 		dt := L.CreateTable(0, 7)
 		dt.RawSetString("device", lua.LString(d.Device))
 		setTime(dt, "accepted", d.Accepted)
