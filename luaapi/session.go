@@ -373,7 +373,7 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 	}
 	setTime(t, "decided", st.Decided)
 	for _, d := range [...]struct {
-		key string
+		key         string
 		DeviceStats // a copy: a pointer into st would move st to the heap
 	}{{"gpu", st.GPU}, {"npu", st.NPU}} {
 		dt := L.CreateTable(0, 7)
