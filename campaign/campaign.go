@@ -194,7 +194,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	wg.Wait()
 	for _, w := range workers {
-		sum.merge(w.part)
+		sum.merge(w.part, true)
 	}
 	sum.sortFailures()
 	return sum, nil

@@ -284,3 +284,26 @@ func TestProgressCountsTrialsAndFailures(t *testing.T) {
 		t.Errorf("progress counts %d trials, %d failures; the summary %d, %d", trials, failures, s.Trials, s.Failed())
 	}
 }
+
+// TestTrialFabricReadEachTrial checks that each trial's fabric is made
+// with trial_fabric as it is when the trial starts: a script that changes
+// it, or removes an option, has its next trials' fabrics follow.
+func TestTrialFabricReadEachTrial(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "toggle.lua")
+	src := `trial_fabric = {timing = "published"}
+function trial(t)
+  local timing = t.fabric.timing
+  if trial_fabric.timing then trial_fabric.timing = nil else trial_fabric.timing = "published" end
+  return timing
+end`
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := Run(context.Background(), Config{Trials: 4, Workers: 1, Script: p, OnTrial: func(tr Trial) { got = append(got, tr.Outcome) }}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"published", "ideal", "published", "ideal"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the trials' fabrics had timing %v, want %v", got, want)
+	}
+}

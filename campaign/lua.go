@@ -30,6 +30,12 @@ type luaRunner struct {
 	api    *lua.LTable // t.record and t.fail, copied into each trial's t
 	opts   *lua.LTable // the script's global trial_fabric: options of each trial's fabric
 	cur    *Trial      // the trial running, which t.record and t.fail write to
+	// fabricOpts is the table each trial's fabric is made with, refilled
+	// for every trial (resident.fabric only reads it, and no script sees
+	// it): a table with string keys is among the costliest things a trial
+	// makes. unsetOpt and setOpt are its ForEach callbacks, made once.
+	fabricOpts       *lua.LTable
+	unsetOpt, setOpt func(k, v lua.LValue)
 }
 
 // newLuaRunner makes a Lua state with the resident module open (simulated
@@ -98,10 +104,27 @@ func (r *luaRunner) load(script string) error {
 	default:
 		return fmt.Errorf("%s: trial_fabric is a %s value; give a table of resident.fabric's options", script, v.Type())
 	}
-	r.api = L.NewTable()
+	r.api = L.CreateTable(0, 2)
 	r.api.RawSetString("record", L.NewFunction(r.record))
 	r.api.RawSetString("fail", L.NewFunction(r.fail))
+	r.fabricOpts = L.CreateTable(0, 4)
+	r.unsetOpt = func(k, _ lua.LValue) { r.fabricOpts.RawSet(k, lua.LNil) }
+	r.setOpt = r.fabricOpts.RawSet
 	return nil
+}
+
+// fabricOptions fills r.fabricOpts with the options of the fabric of the
+// trial of seed: those of the script's trial_fabric as it is now, then mode
+// "sim" and the seed.
+func (r *luaRunner) fabricOptions(seed uint64) *lua.LTable {
+	opts := r.fabricOpts
+	opts.ForEach(r.unsetOpt) // what an earlier trial's trial_fabric held
+	if r.opts != nil {
+		r.opts.ForEach(r.setOpt)
+	}
+	opts.RawSetString("mode", lua.LString("sim"))
+	opts.RawSetString("seed", lua.LNumber(seed))
+	return opts
 }
 
 // run is one trial, into t (whose index and seed are set): the module
@@ -125,13 +148,7 @@ func (r *luaRunner) trialOf(t *Trial) {
 		r.failed(t, "error", err.Error())
 		return
 	}
-	opts := L.CreateTable(0, 4) // NewTable's room for 32 and 32 is most of a trial's own allocation
-	if r.opts != nil {
-		r.opts.ForEach(opts.RawSet)
-	}
-	opts.RawSetString("mode", lua.LString("sim"))
-	opts.RawSetString("seed", lua.LNumber(seed))
-	desc, err := r.call(r.fabric, opts)
+	desc, err := r.call(r.fabric, r.fabricOptions(seed))
 	if err == nil {
 		_, err = r.call(r.math.RawGetString("randomseed"), lua.LNumber(seed))
 	}

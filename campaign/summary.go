@@ -156,7 +156,7 @@ func Merge(a, b *Summary) (*Summary, error) {
 	}
 	out.Shard = shard
 	for _, s := range []*Summary{a, b} {
-		out.merge(s)
+		out.merge(s, false)
 	}
 	out.sortFailures()
 	return out, nil
@@ -178,8 +178,10 @@ func (s *Summary) describe() string {
 }
 
 // merge adds o's counts to s (nothing for an empty Summary); the failures
-// are left for sortFailures to put in order.
-func (s *Summary) merge(o *Summary) {
+// are left for sortFailures to put in order. With take, o is let go
+// afterwards, and a measurement s does not have yet becomes o's own rather
+// than a copy (its histograms are about 400 KB each).
+func (s *Summary) merge(o *Summary, take bool) {
 	s.Planned += o.Planned
 	s.Trials += o.Trials
 	addCounts(s.Outcomes, o.Outcomes)
@@ -188,10 +190,15 @@ func (s *Summary) merge(o *Summary) {
 	s.Violations += o.Violations
 	s.Failures = append(s.Failures, o.Failures...)
 	for name, m := range o.Measurements {
-		if s.Measurements[name] == nil {
+		switch {
+		case s.Measurements[name] != nil:
+			s.Measurements[name].merge(m)
+		case take:
+			s.Measurements[name] = m
+		default:
 			s.Measurements[name] = newMeasurement()
+			s.Measurements[name].merge(m)
 		}
-		s.Measurements[name].merge(m)
 	}
 }
 

@@ -1,7 +1,7 @@
 package campaign
 
 import (
-	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
@@ -64,8 +64,13 @@ func (t *Trial) record(name string, v float64) {
 	t.records = append(t.records, record{name, v})
 }
 
-// publish fills in Records from the measurements recorded.
+// publish gives t storage of its own for those who keep it (OnTrial and
+// Replay): Fired copied from the runner's result, which the next trial
+// reuses, and Records filled in from the measurements recorded.
 func (t *Trial) publish() {
+	if t.Fired != nil {
+		t.Fired = maps.Clone(t.Fired)
+	}
 	if len(t.records) == 0 {
 		return
 	}
@@ -79,10 +84,14 @@ func (t *Trial) publish() {
 type builtinRunner struct {
 	onFabric func(*devices.Fabric)
 	report   bool // write each trial's report (a replay; a campaign needs none, and it costs)
+	// res is the result of the trial running, whose maps and slices each
+	// trial reuses; a Trial's Fired refers to it until publish copies it.
+	res trial.Result
 }
 
 func (b *builtinRunner) run(t *Trial) {
-	r := trial.Run(trial.Config{Seed: t.Seed, OnFabric: b.onFabric})
+	r := &b.res
+	trial.RunInto(trial.Config{Seed: t.Seed, OnFabric: b.onFabric, NoOps: !b.report}, r)
 	t.Violations = len(r.Violations)
 	t.Fired = r.Fired
 	countSessions(t, r.Sessions)
@@ -100,7 +109,7 @@ func (b *builtinRunner) run(t *Trial) {
 	}
 	if t.Outcome != "ok" {
 		t.Failed = true
-		t.Message = fmt.Sprintf("%s (%s)", t.Message, faultList(r.Faults))
+		t.Message += " (" + faultList(r.Faults) + ")"
 	}
 }
 

@@ -40,10 +40,18 @@ type Error struct {
 	Op      string // the operation that failed, such as "dispatch" or "start"
 	Message string
 	cause   error // what Errorf's %w verbs wrapped, if any
+	// text is Error's "<kind>: <message>", when Errorf formatted it whole
+	// (Message is its tail); empty otherwise.
+	text string
 }
 
 // Error formats the error as "<kind>: <message>".
-func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
+func (e *Error) Error() string {
+	if kind := e.Kind.String(); len(e.text) == len(kind)+2+len(e.Message) && e.text[len(kind)+2:] == e.Message && e.text[:len(kind)] == kind {
+		return e.text // unless the fields were changed since
+	}
+	return e.Kind.String() + ": " + e.Message
+}
 
 // Unwrap is the lower error the message was made from (Errorf's %w), so
 // that errors.Is and errors.As follow the chain to it; nil when none.
@@ -78,10 +86,26 @@ func Errorf(k ErrorKind, op, format string, args ...any) *Error {
 	if len(args) == 0 && !strings.Contains(format, "%") {
 		return &Error{Kind: k, Op: op, Message: format} // what fmt would make of it, without fmt
 	}
-	err := fmt.Errorf(format, args...)
-	e := &Error{Kind: k, Op: op, Message: err.Error()}
+	// The message is formatted once, after "<kind>: ", so that Error (which
+	// the engine calls for the detail of nearly every error's event) need
+	// not concatenate them again.
+	var buf [128]byte
+	b := append(append(buf[:0], k.String()...), ": "...)
+	e := &Error{Kind: k, Op: op}
 	if strings.Contains(format, "%w") {
-		e.cause = err
+		e.cause = fmt.Errorf(format, args...)
+		b = append(b, e.cause.Error()...)
+	} else {
+		b = appendMessage(b, format, args)
 	}
+	e.text = string(b)
+	e.Message = e.text[len(k.String())+2:]
 	return e
+}
+
+// appendMessage appends the message format and args make. It takes args
+// as a slice, not forwarded as args..., so that go vet's printf check takes
+// Errorf for the fmt.Errorf wrapper it is (%w allowed), not an Appendf one.
+func appendMessage(b []byte, format string, args []any) []byte {
+	return fmt.Appendf(b, format, args...)
 }

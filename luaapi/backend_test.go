@@ -56,7 +56,8 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := newRecorder(f)
+	r := newRecorder()
+	r.attach(f)
 	defer r.stop()
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 	const session = 9
@@ -110,4 +111,22 @@ func TestPayloadCorruptIsRefusedOnARealGPU(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	h.run(`resident.fault("payload.corrupt", "off"); resident.fault("gpu.run", "hang")`)
+}
+
+// The recorder a replaced fabric leaves is reused by the next one, which
+// must not see its timelines: a session of the new fabric with the id of
+// one of the old has only its own steps recorded.
+func TestNextFabricsSessionsStartWithNoSteps(t *testing.T) {
+	h := newHarness(t, Options{Config: simConfig(), Globals: true})
+	h.run(`local s = startup{}; s:submit_gpu(); s:submit_npu(); s:start(); s:wait(1); first = s:stats().id; s:close()
+	resident.fabric{mode = "sim", seed = 7}
+	second = startup{}; second:submit_gpu()`)
+	if first, second := h.str("first"), h.str("second:stats().id"); first != second {
+		t.Fatalf("the second fabric's first session has id %s, the first's %s: the test needs them equal", second, first)
+	}
+	for _, step := range []string{"decided", "npu.accepted", "gpu.observed", "gpu.retired", "npu.retired"} {
+		if got := h.str("tostring(second:stats()." + step + ")"); got != "nil" {
+			t.Errorf("a new session's %s is %s, want nil: the old fabric's timeline leaked", step, got)
+		}
+	}
 }

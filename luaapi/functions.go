@@ -371,12 +371,14 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 	t.RawSetString("timing", lua.LString(fs.timing))
 	t.RawSetString("budget", lua.LNumber(f.Budget().State().Limit))
 	t.RawSetString("gpu", lua.LString(backendOf(f)))
-	devs := L.NewTable()
+	// Tables made to their size: NewTable's room for 32 entries and 32
+	// keys was most of what a campaign's script trial allocated.
+	devs := L.CreateTable(len(f.Devices()), 0)
 	for _, d := range f.Devices() {
 		devs.Append(lua.LString(d.Name()))
 	}
 	t.RawSetString("devices", devs)
-	figs := L.NewTable()
+	figs := L.CreateTable(0, len(devices.TimingFigures))
 	tm := f.Timing()
 	for _, name := range devices.TimingFigures {
 		d, _ := tm.Figure(name)

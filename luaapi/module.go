@@ -91,6 +91,7 @@ type Module struct {
 	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
 	finished       finishedStats       // the stats of sessions the module no longer tracks
 	pastViolations []engine.Violation  // found on fabrics since replaced
+	spareRec       *recorder           // the recorder of the fabric let go last, for the next one
 	closed         bool
 }
 
@@ -103,10 +104,10 @@ type finishedStats struct {
 	dropped int // finished beyond the limit
 }
 
-// add keeps st if the limit allows.
-func (f *finishedStats) add(st SessionStats) {
+// add keeps s's stats if the limit allows (and only then reads them).
+func (f *finishedStats) add(s *session) {
 	if len(f.kept) < f.limit {
-		f.kept = append(f.kept, st)
+		f.kept = append(f.kept, s.stats())
 		return
 	}
 	f.dropped++
@@ -274,7 +275,11 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s\n", f.Mode(), f.Seed(), fs.timing)
 	}
 	fs.oracle = engine.NewOracle(f)
-	fs.rec = newRecorder(f)
+	fs.rec, m.spareRec = m.spareRec, nil
+	if fs.rec == nil {
+		fs.rec = newRecorder()
+	}
+	fs.rec.attach(f)
 	m.fab = fs
 	if m.opts.OnFabric != nil {
 		m.opts.OnFabric(f)
@@ -296,6 +301,7 @@ func (m *Module) retire() {
 	m.pastViolations = append(m.pastViolations, fs.oracle.Violations()...)
 	fs.oracle.Stop()
 	fs.rec.stop()
+	m.spareRec = fs.rec // its sessions are frozen: none reads it again
 	if fs.own {
 		fs.f.Close()
 	}
@@ -346,7 +352,7 @@ func (m *Module) CloseTimeout() time.Duration { return m.opts.CloseTimeout }
 func (m *Module) finish(s *session) {
 	s.freeze()
 	delete(m.tracked, s.id)
-	m.finished.add(s.stats())
+	m.finished.add(s)
 }
 
 // releaseQuarantines finishes the tracked sessions whose quarantine a reset

@@ -359,7 +359,7 @@ func (m *Module) sessionStats(L *lua.LState) int {
 
 // statsTable converts stats to the table s:stats() returns.
 func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
-	t := L.CreateTable(0, 16)
+	t := L.CreateTable(0, 13) // its most keys: a hint of 16 would size the map for 32
 	t.RawSetString("id", lua.LNumber(st.ID))
 	t.RawSetString("seed", lua.LNumber(st.Seed))
 	t.RawSetString("state", lua.LString(st.State))
@@ -372,8 +372,11 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 		t.RawSetString("decision", lua.LString(st.Decision))
 	}
 	setTime(t, "decided", st.Decided)
-	for key, d := range map[string]DeviceStats{"gpu": st.GPU, "npu": st.NPU} {
-		dt := L.CreateTable(0, 5)
+	for _, d := range [...]struct {
+		key         string
+		DeviceStats // a copy: a pointer into st would move st to the heap
+	}{{"gpu", st.GPU}, {"npu", st.NPU}} {
+		dt := L.CreateTable(0, 7)
 		dt.RawSetString("device", lua.LString(d.Device))
 		setTime(dt, "accepted", d.Accepted)
 		setTime(dt, "observed", d.Observed)
@@ -383,7 +386,7 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 		if d.Error != "" {
 			dt.RawSetString("error", lua.LString(d.Error))
 		}
-		t.RawSetString(key, dt)
+		t.RawSetString(d.key, dt)
 	}
 	if v := st.Verification; v != nil {
 		vt := L.CreateTable(0, 4)

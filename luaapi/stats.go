@@ -52,10 +52,16 @@ type Verification struct {
 // recorder keeps, for every session of one fabric, the times of the steps
 // that SessionStats reports, as the events go by: the fabric's event ring is
 // bounded, and a long exchange would push them out of it.
+//
+// When its fabric is let go the module keeps it for the next fabric
+// (attach), with its map and timelines, so that a campaign's trials do not
+// make them anew.
 type recorder struct {
-	mu     sync.Mutex
-	lines  map[uint64]*timeline
-	cancel func()
+	mu      sync.Mutex
+	lines   map[uint64]*timeline
+	spare   []*timeline // timelines of forgotten sessions, for the next ones
+	cancel  func()
+	observe func(devices.Event) // observeEvent, bound once
 }
 
 type stamp struct {
@@ -116,10 +122,21 @@ func (t *timeline) find(actor devices.Actor) *deviceLine {
 	return nil
 }
 
-func newRecorder(f *devices.Fabric) *recorder {
+func newRecorder() *recorder {
 	r := &recorder{lines: map[uint64]*timeline{}}
-	r.cancel = f.Events().Subscribe(r.observe)
+	r.observe = r.observeEvent
 	return r
+}
+
+// attach starts recording f's sessions, forgetting those of the fabric it
+// recorded before, if any.
+func (r *recorder) attach(f *devices.Fabric) {
+	r.mu.Lock()
+	for id := range r.lines {
+		r.forgetLocked(id)
+	}
+	r.mu.Unlock()
+	r.cancel = f.Events().Subscribe(r.observe)
 }
 
 func (r *recorder) stop() { r.cancel() }
@@ -128,10 +145,17 @@ func (r *recorder) stop() { r.cancel() }
 func (r *recorder) forget(id uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.lines, id)
+	r.forgetLocked(id)
 }
 
-func (r *recorder) observe(e devices.Event) {
+func (r *recorder) forgetLocked(id uint64) {
+	if t := r.lines[id]; t != nil {
+		r.spare = append(r.spare, t)
+		delete(r.lines, id)
+	}
+}
+
+func (r *recorder) observeEvent(e devices.Event) {
 	if e.Session == 0 {
 		return
 	}
@@ -144,7 +168,12 @@ func (r *recorder) observe(e devices.Event) {
 	defer r.mu.Unlock()
 	t := r.lines[e.Session]
 	if t == nil {
-		t = &timeline{}
+		if n := len(r.spare); n > 0 {
+			t, r.spare = r.spare[n-1], r.spare[:n-1]
+			*t = timeline{}
+		} else {
+			t = &timeline{}
+		}
 		r.lines[e.Session] = t
 	}
 	switch e.Kind {

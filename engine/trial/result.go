@@ -68,6 +68,20 @@ type Result struct {
 	Elapsed time.Duration
 }
 
+// reset empties r for the trial of seed, keeping its maps and the storage
+// of its slices for the trial's own.
+func (r *Result) reset(seed uint64) {
+	maps := [...]map[string]int{r.ErrorKinds, r.Fired, r.Paths}
+	for i, m := range maps {
+		if m == nil {
+			maps[i] = map[string]int{}
+		}
+		clear(maps[i])
+	}
+	*r = Result{Seed: seed, Faults: r.Faults[:0], Ops: r.Ops[:0], Sessions: r.Sessions[:0],
+		ErrorKinds: maps[0], Fired: maps[1], Paths: maps[2], Problems: r.Problems[:0]}
+}
+
 // OK reports whether the trial found nothing wrong: no violation, no
 // problem, and everything settled.
 func (r Result) OK() bool {

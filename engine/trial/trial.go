@@ -56,6 +56,11 @@ type Config struct {
 	// OnFabric, when set, is called with the trial's fabric before anything
 	// happens on it (to subscribe a trace recorder, say).
 	OnFabric func(*devices.Fabric)
+	// NoOps leaves Result.Ops empty: the host operations are made, and their
+	// errors counted, as ever, but their lines are not kept. A campaign that
+	// reads only how trials ended sets it; the lines were most of what a
+	// trial allocated.
+	NoOps bool
 }
 
 // RealTimeCap bounds every timeout and pause of a real-time trial.
@@ -102,11 +107,26 @@ func (c Config) withDefaults() Config {
 // runs engine.Oracle.CheckSettled.
 func Run(cfg Config) Result {
 	t := workspaces.Get().(*trial)
-	t.start(cfg.withDefaults())
+	t.start(cfg.withDefaults(), &t.own)
 	t.run()
-	res := t.finish()
+	t.finish()
+	res := t.own
+	t.own = Result{} // the caller's now
 	workspaces.Put(t)
 	return res
+}
+
+// RunInto is Run with the result written into res, whose maps and slices
+// it clears and reuses instead of making new ones: a caller that reads each
+// result before running the next trial into the same res (a campaign's
+// worker) allocates little more than the trial's fabric and sessions.
+// Everything res held before is overwritten or cleared.
+func RunInto(cfg Config, res *Result) {
+	t := workspaces.Get().(*trial)
+	t.start(cfg.withDefaults(), res)
+	t.run()
+	t.finish()
+	workspaces.Put(t)
 }
 
 // trial is the state of one Run. What it holds besides the Result (the
@@ -119,7 +139,8 @@ type trial struct {
 	rng      *rand.Rand // draws from pcg
 	f        *devices.Fabric
 	oracle   *engine.Oracle
-	res      Result
+	res      *Result // written in place: own, or RunInto's caller's
+	own      Result  // Run's result, which it returns by value
 	gpu, npu *devices.Device
 	accepted map[uint64][2]bool  // participants accepted, by session
 	text     []byte              // the host operations' lines, one after another
@@ -139,34 +160,36 @@ var workspaces = sync.Pool{New: func() any {
 	return t
 }}
 
-// start readies t for a trial of cfg.
-func (t *trial) start(cfg Config) {
+// start readies t for a trial of cfg, into res.
+func (t *trial) start(cfg Config, res *Result) {
 	t.cfg = cfg
 	t.pcg.Seed(cfg.Seed, 0x7419a1c0ffee)
-	t.res = Result{Seed: cfg.Seed, ErrorKinds: map[string]int{}, Fired: map[string]int{}, Paths: map[string]int{}}
+	res.reset(cfg.Seed)
+	t.res = res
 	clear(t.accepted)
 	t.text, t.ends = t.text[:0], t.ends[:0]
 }
 
-// finish returns the trial's result, its Ops cut from one string, and lets
-// go of what the next trial must not see.
-func (t *trial) finish() Result {
-	if len(t.ends) > 0 {
+// finish gives the result its Ops, cut from one string (unless NoOps), and
+// lets go of what the next trial must not see.
+func (t *trial) finish() {
+	if len(t.ends) > 0 && !t.cfg.NoOps {
 		text := string(t.text)
-		ops := make([]string, len(t.ends))
+		ops := t.res.Ops[:0]
+		if cap(ops) < len(t.ends) {
+			ops = make([]string, 0, len(t.ends))
+		}
 		from := 0
-		for i, end := range t.ends {
-			ops[i], from = text[from:end], end
+		for _, end := range t.ends {
+			ops, from = append(ops, text[from:end]), end
 		}
 		t.res.Ops = ops
 	}
-	res := t.res
-	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = Result{}, nil, nil, nil, nil, nil
+	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = nil, nil, nil, nil, nil, nil
 	for _, p := range t.open {
 		t.recycle(p)
 	}
 	t.open = t.open[:0]
-	return res
 }
 
 // hostOp is one host operation of a session's plan.
@@ -267,18 +290,19 @@ func (t *trial) putResult(err error) {
 		t.put("ok")
 		return
 	}
+	if e, ok := err.(*devices.Error); ok { // As without its allocation, and Error() without its concatenation
+		t.res.ErrorKinds[e.Kind.String()]++
+		t.put(e.Kind.String())
+		t.put(": ")
+		t.put(e.Message)
+		return
+	}
 	kind := "other"
 	var de *devices.Error
 	if errors.As(err, &de) {
 		kind = de.Kind.String()
 	}
 	t.res.ErrorKinds[kind]++
-	if e, ok := err.(*devices.Error); ok { // its Error(), without the concatenation
-		t.put(e.Kind.String())
-		t.put(": ")
-		t.put(e.Message)
-		return
-	}
 	t.put(err.Error())
 }
 
@@ -434,7 +458,7 @@ func (t *trial) openSession() *sessionPlan {
 	}
 	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
 	ts := Session{Exchange: x}
-	if t.res.Sessions == nil {
+	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
 	}
 	if err != nil {
@@ -657,7 +681,7 @@ func (t *trial) resetDevices() {
 
 // settle checks that the trial left nothing behind.
 func (t *trial) settle() {
-	r := &t.res
+	r := t.res
 	r.Settled = true
 	for _, s := range r.Sessions {
 		if s.ID != 0 && s.Outcome != engine.Retired && s.Outcome != engine.Quarantined {

@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -49,5 +50,28 @@ func TestStats(t *testing.T) {
 	want := "2 trials, 1 failed; sessions {not made=1 quarantined=1 retired=1}; errors {busy=2}; faults fired {gpu.run hang=1}; paths {}; violations {10=1}; failed seeds [9]"
 	if got := s.String(); got != want {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRunIntoReuses checks that trials run one after another into one
+// Result give what Run gives each alone, and that NoOps leaves out only
+// the host operations' lines.
+func TestRunIntoReuses(t *testing.T) {
+	var reused Result
+	for seed := uint64(1); seed <= 30; seed++ {
+		want := Run(Config{Seed: seed})
+		RunInto(Config{Seed: seed}, &reused)
+		if got, wantText := reused.Report(), want.Report(); got != wantText {
+			t.Fatalf("seed %d run into a reused result:\n%s\nwant, as Run gives it:\n%s", seed, got, wantText)
+		}
+		if !maps.Equal(reused.Fired, want.Fired) || !maps.Equal(reused.ErrorKinds, want.ErrorKinds) || !maps.Equal(reused.Paths, want.Paths) || reused.Digest != want.Digest {
+			t.Fatalf("seed %d run into a reused result counted fired %v, errors %v, paths %v (digest %#x); Run: %v, %v, %v (%#x)",
+				seed, reused.Fired, reused.ErrorKinds, reused.Paths, reused.Digest, want.Fired, want.ErrorKinds, want.Paths, want.Digest)
+		}
+		RunInto(Config{Seed: seed, NoOps: true}, &reused)
+		if len(reused.Ops) != 0 || reused.Digest != want.Digest || !maps.Equal(reused.ErrorKinds, want.ErrorKinds) || len(reused.Sessions) != len(want.Sessions) {
+			t.Fatalf("seed %d with NoOps: %d operation lines, digest %#x, errors %v, %d sessions; want none, %#x, %v, %d",
+				seed, len(reused.Ops), reused.Digest, reused.ErrorKinds, len(reused.Sessions), want.Digest, want.ErrorKinds, len(want.Sessions))
+		}
 	}
 }
