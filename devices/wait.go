@@ -22,7 +22,7 @@ const (
 	// without yielding or blocking while it has a program, as a resident
 	// GPU kernel does, and the host polls its completions the same way: the
 	// lowest latency, at the cost of a core per device and one for the
-	// waiting host. NewFabric refuses it when there are fewer cores.
+	// waiting host. NewFabric refuses it when GOMAXPROCS is below that count.
 	WaitSpin
 	// WaitBlock parks every waiter at once, without polling: the least
 	// processor time, at the cost of a thread wake-up (microseconds) on
@@ -56,9 +56,10 @@ func ParseWaitPolicy(name string) (WaitPolicy, error) {
 	return 0, Errorf(KindInvalid, "fabric", "unknown wait policy %q; use \"spin\", \"hybrid\" or \"block\"", name)
 }
 
-// usableCores is how many goroutines can run at once: the smaller of
-// GOMAXPROCS and the CPUs the process may use. Tests replace it.
-var usableCores = func() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
+// usableCores is how many goroutines can run at once: GOMAXPROCS, which
+// defaults to the CPUs the process may use (its affinity and its cgroup's
+// quota). A GOMAXPROCS set above them is taken at its word. Tests replace it.
+var usableCores = func() int { return runtime.GOMAXPROCS(0) }
 
 // checkWait validates the wait policy of a fabric of n devices in mode.
 // Spinning in real time needs a core for each device and one for the
@@ -72,7 +73,7 @@ func checkWait(w WaitPolicy, mode Mode, n int) error {
 		return nil
 	}
 	if need, have := n+1, usableCores(); have < need {
-		return Errorf(KindInvalid, "fabric", "the spin wait policy needs a core for each of its %d spinning participants (%d devices and the waiting host), and %d are usable (GOMAXPROCS %d, %d CPUs); use the hybrid policy, or run with more cores", need, n, have, runtime.GOMAXPROCS(0), runtime.NumCPU())
+		return Errorf(KindInvalid, "fabric", "the spin wait policy needs a core for each of its %d spinning participants (%d devices and the waiting host), and %d are usable (GOMAXPROCS, of %d CPUs); use the hybrid policy, or run with more cores", need, n, have, runtime.NumCPU())
 	}
 	return nil
 }
