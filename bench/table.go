@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,10 +45,14 @@ func Run(o Options) ([]Figure, error) {
 	if len(waits) == 0 {
 		waits = []devices.WaitPolicy{devices.WaitHybrid}
 	}
+	// A policy this machine cannot run (spin on too few cores) leaves out
+	// its figures, not the rest of the table: its error comes at the end.
+	var waitErrs []error
 	for _, w := range waits {
 		pub, exch, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
 		if err != nil {
-			return figures, err
+			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
+			continue
 		}
 		figures = append(figures, pub, exch)
 	}
@@ -70,7 +75,7 @@ func Run(o Options) ([]Figure, error) {
 			return figures, err
 		}
 	}
-	return figures, nil
+	return figures, errors.Join(waitErrs...)
 }
 
 // repeatErr measures fn n times, stopping at the first error.
