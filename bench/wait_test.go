@@ -3,6 +3,7 @@ package bench
 import (
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/residentlua/residentlua/devices"
 )
@@ -43,4 +44,76 @@ func TestWaitFigures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkPublicationByWait measures publication under each wait policy
+// beside the raw round trip, split where the host's own work ends (see
+// PublicationSteps): ns/host is the host's store, releases and events,
+// ns/after the rest, up to the last device's observation. Spin runs only
+// where GOMAXPROCS gives each device and the host a core.
+func BenchmarkPublicationByWait(b *testing.B) {
+	for _, w := range devices.WaitPolicies() {
+		b.Run(w.String(), func(b *testing.B) {
+			f := waitFabric(b, w)
+			var host, after time.Duration
+			for range b.N {
+				h, a, err := PublicationSteps(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				host, after = host+h, after+a
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(host+after)/n, "ns/publication")
+			b.ReportMetric(float64(host)/n, "ns/host")
+			b.ReportMetric(float64(after)/n, "ns/after")
+			b.ReportMetric(float64(RawRoundTrip(100_000)), "ns/raw")
+		})
+	}
+}
+
+// BenchmarkExchangeByWait measures the exchange's round trip per
+// generation under each wait policy beside the raw round trip, and how
+// many events a generation emits.
+func BenchmarkExchangeByWait(b *testing.B) {
+	const rounds = 2000
+	for _, w := range devices.WaitPolicies() {
+		b.Run(w.String(), func(b *testing.B) {
+			f := waitFabric(b, w)
+			var total time.Duration
+			before := f.Events().Count()
+			for range b.N {
+				d, err := ExchangeRoundTrip(f, rounds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += d
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "ns/generation")
+			b.ReportMetric(float64(f.Events().Count()-before)/float64(b.N*rounds), "events/generation")
+			b.ReportMetric(float64(RawRoundTrip(100_000)), "ns/raw")
+		})
+	}
+}
+
+// BenchmarkEventEmit is the cost of one event, uncontended: the stream's
+// lock, a clock read, the ring write and the digest.
+func BenchmarkEventEmit(b *testing.B) {
+	f := waitFabric(b, devices.WaitHybrid)
+	for range b.N {
+		f.Events().Emit(devices.HostActor, 0, devices.EvHostStore, 1, 2, "")
+	}
+}
+
+// waitFabric is a real-time fabric of policy w for a benchmark, skipping
+// it where the machine cannot spin.
+func waitFabric(b *testing.B, w devices.WaitPolicy) *devices.Fabric {
+	b.Helper()
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Cleanup(f.Close)
+	b.ResetTimer()
+	return f
 }
