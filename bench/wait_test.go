@@ -48,25 +48,25 @@ func TestWaitFigures(t *testing.T) {
 
 // BenchmarkPublicationByWait measures publication under each wait policy
 // beside the raw round trip, split where the host's own work ends (see
-// PublicationSteps): ns/host is the host's store, releases and events,
-// ns/after the rest, up to the last device's observation. Spin runs only
-// where GOMAXPROCS gives each device and the host a core.
+// PublicationSteps), each the median over the sessions: ns/host-p50 is the
+// host's store, releases and events, ns/after-p50 the rest, up to the last
+// device's observation. Spin runs only where GOMAXPROCS gives each device
+// and the host a core.
 func BenchmarkPublicationByWait(b *testing.B) {
 	for _, w := range devices.WaitPolicies() {
 		b.Run(w.String(), func(b *testing.B) {
 			f := waitFabric(b, w)
-			var host, after time.Duration
+			var total, host, after []float64
 			for range b.N {
 				h, a, err := PublicationSteps(f)
 				if err != nil {
 					b.Fatal(err)
 				}
-				host, after = host+h, after+a
+				total, host, after = append(total, float64(h+a)), append(host, float64(h)), append(after, float64(a))
 			}
-			n := float64(b.N)
-			b.ReportMetric(float64(host+after)/n, "ns/publication")
-			b.ReportMetric(float64(host)/n, "ns/host")
-			b.ReportMetric(float64(after)/n, "ns/after")
+			b.ReportMetric(Summarise(total).Median, "ns/publication-p50")
+			b.ReportMetric(Summarise(host).Median, "ns/host-p50")
+			b.ReportMetric(Summarise(after).Median, "ns/after-p50")
 			b.ReportMetric(float64(RawRoundTrip(100_000)), "ns/raw")
 		})
 	}
