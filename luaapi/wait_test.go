@@ -33,6 +33,21 @@ func TestFabricWaitOption(t *testing.T) {
 	}
 }
 
+// The line that reports a fabric names its wait policy when a real-time
+// fabric does not wait the default way.
+func TestFabricReportNamesTheWaitPolicy(t *testing.T) {
+	h := newHarness(t, Options{Globals: true, ReportEveryFabric: true})
+	h.run(`resident.fabric{mode = "realtime", seed = 5, wait = "block"}
+		resident.fabric{mode = "realtime", seed = 6}
+		resident.fabric{mode = "sim", seed = 7, wait = "block"}`)
+	want := "resident: fabric mode=realtime seed=5 timing=ideal wait=block\n" +
+		"resident: fabric mode=realtime seed=6 timing=ideal\n" +
+		"resident: fabric mode=sim seed=7 timing=ideal\n"
+	if got := h.stderr.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // Spinning needs a core per device and one for the host: with GOMAXPROCS
 // 2, a spinning fabric of two devices is an invalid error saying so.
 func TestFabricWaitSpinNeedsCores(t *testing.T) {
