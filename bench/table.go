@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,11 @@ import (
 // Options size a run of every figure.
 type Options struct {
 	Short bool // a quick run, for CI: fewer repetitions, smaller counts
+	// Wait lists the wait policies that the real-time publication and
+	// exchange figures run under, a pair of figures for each; empty: the
+	// default (hybrid) alone. Spin needs a core per device and one for the
+	// host (devices.WaitSpin).
+	Wait []devices.WaitPolicy
 }
 
 type sizes struct {
@@ -35,14 +41,27 @@ func Run(o Options) ([]Figure, error) {
 		}
 		return err
 	}
+	waits := o.Wait
+	if len(waits) == 0 {
+		waits = []devices.WaitPolicy{devices.WaitHybrid}
+	}
+	// A policy this machine cannot run (spin on too few cores) leaves out
+	// its figures, not the rest of the table: its error comes at the end.
+	var waitErrs []error
+	for _, w := range waits {
+		pub, exch, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
+		if err != nil {
+			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
+			continue
+		}
+		figures = append(figures, pub, exch)
+	}
 	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	steps := []func() (Figure, error){
-		func() (Figure, error) { return publicationFigure(rt, z, raw) },
-		func() (Figure, error) { return exchangeFigure(rt, z, raw) },
 		func() (Figure, error) { return luaFigure(z) },
 		func() (Figure, error) { return trialFigure(z) },
 		func() (Figure, error) { return parallelFigure(z) },
@@ -56,7 +75,7 @@ func Run(o Options) ([]Figure, error) {
 			return figures, err
 		}
 	}
-	return figures, nil
+	return figures, errors.Join(waitErrs...)
 }
 
 // repeatErr measures fn n times, stopping at the first error.
@@ -85,20 +104,66 @@ func ratioFigure(name, unit string, value, baseline Sample, baselineName, goal s
 	return f
 }
 
-func publicationFigure(rt *devices.Fabric, z sizes, raw Sample) (Figure, error) {
+// goal is a figure's goal: a ratio to its baseline, in words and as a
+// number; a zero limit means the figure is only reported.
+type goal struct {
+	text  string
+	limit float64
+}
+
+// Goals of the publication and exchange figures by wait policy: hybrid's
+// are the table's first goals, spin's those of a device that polls on its
+// own core (issue 13); block's figures are reported.
+var (
+	publicationGoals = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 2×", 2}, devices.WaitSpin: {"≤ 3×", 3}}
+	exchangeGoals    = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 1.5×", 1.5}, devices.WaitSpin: {"≤ 2×", 2}}
+)
+
+// waitFigures measures publication latency and the exchange round trip on
+// a real-time fabric of wait policy w, against the raw round trip; named
+// says to name the policy in the figures' names.
+func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) (pub, exch Figure, err error) {
+	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
+	if err != nil {
+		return Figure{}, Figure{}, err
+	}
+	defer rt.Close()
+	suffix := ""
+	if named {
+		suffix = " (wait " + w.String() + ")"
+	}
+	if pub, err = publicationFigure(rt, z, raw, suffix, publicationGoals[w]); err != nil {
+		return pub, exch, err
+	}
+	exch, err = exchangeFigure(rt, z, raw, suffix, exchangeGoals[w])
+	return pub, exch, err
+}
+
+// goalFigure compares value with baseline against g, or only reports the
+// ratio when g has no limit.
+func goalFigure(name string, value, baseline Sample, baselineName string, g goal) Figure {
+	if g.limit == 0 {
+		f := Figure{Name: name, Unit: "µs", Value: value, Goal: "report"}
+		f.Baseline, f.BaselineName, f.Ratio = &baseline, baselineName, value.Median/baseline.Median
+		return f
+	}
+	return ratioFigure(name, "µs", value, baseline, baselineName, g.text, g.limit)
+}
+
+func publicationFigure(rt *devices.Fabric, z sizes, raw Sample, suffix string, g goal) (Figure, error) {
 	v, err := repeatErr(z.publications, func() (float64, error) {
 		d, err := PublicationLatency(rt)
 		return micros(d), err
 	})
-	return ratioFigure("publication latency", "µs", v, raw, "raw round trip", "≤ 2×", 2), err
+	return goalFigure("publication latency"+suffix, v, raw, "raw round trip", g), err
 }
 
-func exchangeFigure(rt *devices.Fabric, z sizes, raw Sample) (Figure, error) {
+func exchangeFigure(rt *devices.Fabric, z sizes, raw Sample, suffix string, g goal) (Figure, error) {
 	v, err := repeatErr(z.repeats, func() (float64, error) {
 		d, err := ExchangeRoundTrip(rt, z.exchangeRounds)
 		return micros(d), err
 	})
-	return ratioFigure("exchange round trip", "µs", v, raw, "raw round trip", "≤ 1.5×", 1.5), err
+	return goalFigure("exchange round trip"+suffix, v, raw, "raw round trip", g), err
 }
 
 func luaFigure(z sizes) (Figure, error) {

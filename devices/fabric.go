@@ -74,6 +74,7 @@ const DefaultBudget = 1 << 30
 // Config says how to make a fabric. The zero value of every field means its default.
 type Config struct {
 	Mode          Mode           // default RealTime
+	Wait          WaitPolicy     // how real-time waits pass; default WaitHybrid; ignored in simulated time
 	Seed          uint64         // 0 picks one; Fabric.Seed reports it
 	Timing        Timing         // default IdealTiming
 	Budget        int64          // bytes; default DefaultBudget
@@ -92,6 +93,7 @@ type Config struct {
 type Fabric struct {
 	mu           sync.Mutex
 	mode         Mode
+	wait         WaitPolicy
 	seed         uint64
 	timing       Timing
 	devices      []*Device
@@ -124,6 +126,12 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if cfg.Mode != Simulated && cfg.Mode != RealTime {
 		return nil, Errorf(KindInvalid, "fabric", "unknown mode %d", cfg.Mode)
 	}
+	if cfg.Devices == nil {
+		cfg.Devices = defaultDevices
+	}
+	if err := checkWait(cfg.Wait, cfg.Mode, len(cfg.Devices)); err != nil {
+		return nil, err
+	}
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>12 + 1
 	}
@@ -136,16 +144,13 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if err := cfg.Timing.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Devices == nil {
-		cfg.Devices = defaultDevices
-	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
 	parts := newFabricParts(len(cfg.Devices))
 	f := &parts.fabric
 	f.parts = parts
-	f.mode, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
+	f.mode, f.wait, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Wait, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
 	parts.faults.Reseed(cfg.Seed)
 	f.faults = &parts.faults
 	parts.budget.limit = cfg.Budget

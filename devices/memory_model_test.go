@@ -30,6 +30,9 @@ func mmFabric(t *testing.T, cfg Config) *Fabric {
 	if cfg.Seed == 0 {
 		cfg.Seed = 33
 	}
+	if cfg.Mode == RealTime && cfg.Wait == WaitSpin {
+		spinnable(t, cfg)
+	}
 	f, err := NewFabric(cfg)
 	if err != nil {
 		t.Fatalf("NewFabric: %v", err)
@@ -232,7 +235,23 @@ func mmWaitNonZero(v *View, off int, seen *atomic.Uint32) *mmProgram {
 	}}
 }
 
-func mmModes() []Mode { return []Mode{Simulated, RealTime} }
+// mmConfigs are the executors a memory-model test runs in: simulated time,
+// and real time under each wait policy.
+func mmConfigs() []Config {
+	configs := []Config{{Mode: Simulated}}
+	for _, w := range WaitPolicies() {
+		configs = append(configs, Config{Mode: RealTime, Wait: w})
+	}
+	return configs
+}
+
+// mmName names a configuration of mmConfigs for t.Run: "sim", "realtime/spin".
+func mmName(cfg Config) string {
+	if cfg.Mode == RealTime {
+		return cfg.Mode.String() + "/" + cfg.Wait.String()
+	}
+	return cfg.Mode.String()
+}
 
 // mmNever is how long a test waits for something that must not happen;
 // mmSoon how long it waits for something that must.
@@ -472,9 +491,9 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 // The same, seen by a running program in both executors: an NPU program
 // waiting for a word the host stored does not wake before the release.
 func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			_, _, npu, b := mmShared(t, Config{Mode: mode}, 64)
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			_, _, npu, b := mmShared(t, cfg, 64)
 			var seen atomic.Uint32
 			prog := mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &seen)
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
@@ -707,9 +726,9 @@ func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
 // The same in both executors: an NPU program's store reaches the GPU only
 // when the program drains it.
 func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			_, gpu, npu, b := mmShared(t, Config{Mode: mode}, 128)
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			_, gpu, npu, b := mmShared(t, cfg, 128)
 			nv, gv := mmView(t, b, npu, XDNA), mmView(t, b, gpu, AQL)
 			stored := make(chan struct{})
 			state := 0
@@ -923,9 +942,9 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 // "Release ... refuses, and keeps the memory, while a program that can
 // reach the buffer has not retired", in both executors.
 func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			f := mmFabric(t, Config{Mode: mode})
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f := mmFabric(t, cfg)
 			gpu := f.First(GPU)
 			p := mmProfile(t, f, FineGrained)
 			b := mmAlloc(t, p, 128)
@@ -981,9 +1000,9 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 // memory stays charged": a quarantine keeps the memory mapped and charged
 // and the devices occupied until every one of its devices was reset.
 func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			f := mmFabric(t, Config{Mode: mode})
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f := mmFabric(t, cfg)
 			gpu, npu := f.First(GPU), f.First(NPU)
 			p := mmProfile(t, f, FineGrained)
 			const size = 1239 * 4096

@@ -39,9 +39,16 @@ func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Compl
 
 // In real time a program that keeps polling without progress is paced: it
 // ends up napping (the device goroutine blocks) instead of holding a
-// processor, and it still retires once what it waits for happens.
+// processor, and it still retires once what it waits for happens: after
+// its polling budget under the hybrid policy, at once under block.
 func TestRealTimePollingProgramNapsAndFinishes(t *testing.T) {
-	f, err := NewFabric(Config{Mode: RealTime})
+	for _, w := range []WaitPolicy{WaitHybrid, WaitBlock} {
+		t.Run(w.String(), func(t *testing.T) { testPollerNaps(t, w) })
+	}
+}
+
+func testPollerNaps(t *testing.T, w WaitPolicy) {
+	f, err := NewFabric(Config{Mode: RealTime, Wait: w})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 // released, budget returned) once that program retires: in simulated time
 // when a wait lets it retire, in real time when its device retires it.
 func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			f, gpu, npu, b := mmShared(t, Config{Mode: mode}, 64)
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f, gpu, npu, b := mmShared(t, cfg, 64)
 			f.Quarantine(9, "test quarantine", []*Device{gpu, npu}, []*Buffer{b})
 			gpu.Reset()
 			// The program waits on a word of its own buffer and can reach b.
@@ -61,9 +61,9 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 // A program whose reach includes a released buffer is refused at dispatch,
 // never run over memory that may be unmapped or reused.
 func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			f, gpu, _, b := mmShared(t, Config{Mode: mode}, 64)
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f, gpu, _, b := mmShared(t, cfg, 64)
 			var seen atomic.Uint32
 			pp := mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b)
 			if err := b.Release(); err != nil {

@@ -9,18 +9,22 @@ import (
 )
 
 // realTimeExecutor runs each device on its own goroutine against the wall
-// clock. A waiting program polls, handing its processor to any other
+// clock, and its waits pass by the fabric's WaitPolicy. Under WaitHybrid
+// (the default) a waiting program polls, handing its processor to any other
 // runnable goroutine between short bursts of polls, and blocks only when the
 // wait lasts longer than spinFor; so a 2-core machine is not starved by
 // polling devices, and a peer's write is seen within a scheduler hand-off
-// instead of a thread wake-up.
+// instead of a thread wake-up. Under WaitSpin it polls without yielding or
+// blocking; under WaitBlock it blocks at once.
 //
-// The device goroutines are not locked to OS threads: runtime.Gosched on a
-// locked thread parks the thread and costs a futex wake-up (tens of
-// microseconds) every time, while on an ordinary goroutine it costs about a
-// hundred nanoseconds. docs/performance.md has the measurements.
+// Only under WaitSpin are the device goroutines locked to OS threads:
+// runtime.Gosched on a locked thread parks the thread and costs a futex
+// wake-up (tens of microseconds) every time, while on an ordinary goroutine
+// it costs about a hundred nanoseconds, and a spinning thread never yields.
+// docs/performance.md has the measurements.
 type realTimeExecutor struct {
 	fabric  *Fabric
+	policy  WaitPolicy
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
 	quit    chan struct{}
@@ -55,7 +59,7 @@ type deviceThread struct {
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, epoch: time.Now(), quit: make(chan struct{})}
+	r := &realTimeExecutor{fabric: f, policy: f.wait, epoch: time.Now(), quit: make(chan struct{})}
 	for range f.devices {
 		t := &deviceThread{exec: r, queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
 		r.devices = append(r.devices, t)
@@ -86,19 +90,35 @@ func (t *deviceThread) poke() {
 	}
 }
 
-// backoff paces a polling loop: pollsPerYield polls back to back, then a
-// yield of the processor, until budget has passed since the first yield.
+// backoff paces a polling loop by a wait policy. Under WaitHybrid it
+// polls pollsPerYield times back to back, then yields the processor, until
+// budget has passed since the first yield; under WaitSpin it polls without
+// yielding until budget has passed (never, for a budget of forever); under
+// WaitBlock it does not poll.
 type backoff struct {
+	policy WaitPolicy
 	polls  int
 	start  time.Time
 	budget time.Duration
 }
 
+// backoff is a device's backoff for a wait: hybrid polls for budget,
+// spin for as long as the wait lasts.
+func (r *realTimeExecutor) backoff(budget time.Duration) backoff {
+	if r.policy == WaitSpin {
+		budget = forever
+	}
+	return backoff{policy: r.policy, budget: budget}
+}
+
 // next is called after each poll that found nothing; it reports whether to
 // keep polling.
 func (b *backoff) next() bool {
+	if b.policy == WaitBlock {
+		return false
+	}
 	b.polls++
-	if b.polls%pollsPerYield != 0 {
+	if b.polls%pollsPerYield != 0 || b.budget == forever {
 		return true
 	}
 	if b.polls == pollsPerYield {
@@ -106,14 +126,25 @@ func (b *backoff) next() bool {
 	} else if time.Since(b.start) > b.budget {
 		return false
 	}
-	runtime.Gosched()
+	if b.policy == WaitHybrid {
+		runtime.Gosched()
+	}
 	return true
 }
 
+// burstEnded reports whether the last next ended a burst of polls: where a
+// long poll checks what else could end it.
+func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
+
+// wait polls the completion by the policy (hybrid for hostSpinFor, spin
+// until the timeout or ctx ends), then blocks on it.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
-	b := backoff{budget: min(hostSpinFor, timeout)}
+	b := backoff{policy: r.policy, budget: min(hostSpinFor, timeout)}
+	if r.policy == WaitSpin {
+		b.budget = timeout
+	}
 	for !c.done.Load() {
-		if !b.next() {
+		if !b.next() || (b.burstEnded() && ctx.Err() != nil) {
 			break
 		}
 	}
@@ -123,7 +154,10 @@ func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	left := timeout - time.Since(b.start)
+	left := timeout
+	if !b.start.IsZero() {
+		left -= time.Since(b.start)
+	}
 	if left <= 0 {
 		return false, nil
 	}
@@ -166,11 +200,16 @@ func (r *realTimeExecutor) close() {
 
 func (t *deviceThread) loop() {
 	defer t.exec.wg.Done()
+	if t.exec.policy == WaitSpin {
+		// The goroutine ends without unlocking, which ends the thread too.
+		runtime.LockOSThread()
+	}
 	for {
-		// An idle device polls its queue for a while (yielding between
-		// polls, so the host keeps a processor to dispatch on), then
-		// blocks: a dispatch to a blocked device pays for waking a thread.
-		b := backoff{budget: spinFor}
+		// An idle device polls its queue for a while (under hybrid
+		// yielding between polls, so the host keeps a processor to
+		// dispatch on), then blocks: a dispatch to a blocked device pays
+		// for waking a thread.
+		b := backoff{policy: t.exec.policy, budget: spinFor}
 		var inv *invocation
 		for inv == nil {
 			select {
@@ -246,10 +285,11 @@ const (
 	longNap  = time.Millisecond
 )
 
-// pacer paces a program that returns Poll: it polls, yielding between
-// bursts, for spinFor, then naps, each nap twice the last up to longNap, so
+// pacer paces a program that returns Poll: it polls by the policy's
+// backoff for spinFor, then naps, each nap twice the last up to longNap, so
 // that a device watching hardware which makes no progress (a kernel waiting
-// for a decision the host has not made) does not take a processor.
+// for a decision the host has not made) does not take a processor. Under
+// WaitSpin it never naps; under WaitBlock it naps at once.
 type pacer struct {
 	burst backoff
 	nap   time.Duration
@@ -258,7 +298,7 @@ type pacer struct {
 // pace reports false when the invocation was stopped.
 func (p *pacer) pace(t *deviceThread, inv *invocation) bool {
 	if p.burst.budget == 0 {
-		p.burst.budget = spinFor
+		p.burst = t.exec.backoff(spinFor)
 	}
 	if p.burst.next() {
 		return !inv.stopped.Load()
@@ -269,7 +309,7 @@ func (p *pacer) pace(t *deviceThread, inv *invocation) bool {
 
 // waitWord returns when the word changes (true) or the invocation is stopped (false).
 func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) bool {
-	b := backoff{budget: spinFor}
+	b := t.exec.backoff(spinFor)
 	for {
 		if v.Load(off) != old {
 			return true
@@ -296,9 +336,10 @@ func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) b
 	}
 }
 
-// sleepUntil waits for the clock to reach at: polling (and yielding) for the
-// last timerSlack, blocking on a timer before that. It returns false when
-// the invocation is stopped.
+// sleepUntil waits for the clock to reach at: polling (and, under hybrid,
+// yielding) for the last timerSlack, blocking on a timer before that; under
+// WaitBlock it blocks on the timer all the way, and may end up to a
+// timerSlack late. It returns false when the invocation is stopped.
 func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 	polls := 0
 	for {
@@ -309,16 +350,29 @@ func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 		if left <= 0 {
 			return true
 		}
-		if left > 2*timerSlack {
-			if !t.block(inv, left-timerSlack) {
+		if nap := t.nap(left); nap > 0 {
+			if !t.block(inv, nap) {
 				return false
 			}
 			continue
 		}
-		if polls++; polls%pollsPerYield == 0 {
+		if polls++; polls%pollsPerYield == 0 && t.exec.policy == WaitHybrid {
 			runtime.Gosched()
 		}
 	}
+}
+
+// nap is how long sleepUntil blocks when left remains: all of it under
+// WaitBlock, otherwise all but the last timerSlack, and nothing once less
+// than twice that remains (the rest is polled).
+func (t *deviceThread) nap(left time.Duration) time.Duration {
+	switch {
+	case t.exec.policy == WaitBlock:
+		return left
+	case left > 2*timerSlack:
+		return left - timerSlack
+	}
+	return 0
 }
 
 // block sleeps until poked, stopped or d passes; false when stopped.

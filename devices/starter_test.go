@@ -40,9 +40,9 @@ func (p *starterProgram) Step(env *Env) Next {
 // Dispatch calls a Starter's Start once, on the dispatching device, before
 // the program's first step; Prepared.Program is the program prepared.
 func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
-	for _, mode := range mmModes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			f := mmFabric(t, Config{Mode: mode})
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f := mmFabric(t, cfg)
 			gpu := f.First(GPU)
 			p := &starterProgram{}
 			pp := mmPrepare(t, gpu, AQL, p, 1)

@@ -93,9 +93,16 @@ func TestSimulatedWaitForTheExecutorEndsWithItsContext(t *testing.T) {
 }
 
 // A real-time wait ends when its context does, long before its timeout; a
-// completion that came first wins over a context that ended.
+// completion that came first wins over a context that ended; under every
+// wait policy (a spinning host checks its context between bursts of polls).
 func TestRealTimeWaitEndsWithItsContext(t *testing.T) {
-	f := mmFabric(t, Config{Mode: RealTime})
+	for _, w := range WaitPolicies() {
+		t.Run(w.String(), func(t *testing.T) { testWaitEndsWithContext(t, w) })
+	}
+}
+
+func testWaitEndsWithContext(t *testing.T, w WaitPolicy) {
+	f := mmFabric(t, Config{Mode: RealTime, Wait: w})
 	gpu := f.First(GPU)
 	gdone := hung(t, gpu)
 	ok, err, took := waitFor(gdone, time.Hour)

@@ -16,6 +16,7 @@
 ---@alias resident.Size integer|string
 
 ---@alias resident.Mode "sim"|"realtime"
+---@alias resident.Wait "spin"|"hybrid"|"block" spin: a core per device and one for the host; hybrid: poll, yield, then block; block: park at once
 ---@alias resident.GPUQueue "aql"|"pm4"
 ---@alias resident.Queue "pm4"|"aql"|"sdma"|"xdna"
 ---@alias resident.State "undecided"|"running"|"aborted"|"retired"|"poisoned"|"closed"|"quarantined"
@@ -51,6 +52,7 @@
 
 ---@class resident.FabricOptions
 ---@field mode? resident.Mode simulated (deterministic by seed) or real time
+---@field wait? resident.Wait how a real-time fabric waits (default "hybrid"; ignored in simulated time)
 ---@field seed? integer the seed of every random choice; 0 or nil: chosen and reported
 ---@field timing? "ideal"|"published"|resident.TimingOptions
 ---@field budget? resident.Size the memory budget (default "1GiB")
@@ -59,6 +61,7 @@
 
 ---@class resident.Fabric
 ---@field mode resident.Mode
+---@field wait resident.Wait
 ---@field seed integer
 ---@field timing "ideal"|"published"|"custom"
 ---@field budget integer the budget's limit in bytes

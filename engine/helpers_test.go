@@ -42,9 +42,16 @@ func shortWait(mode devices.Mode) time.Duration {
 
 const longWait = 30 * time.Second
 
+// realTimeWait is the wait policy of the real-time fabrics the helpers
+// make when the test names none (waitpolicy_test.go changes it).
+var realTimeWait = devices.WaitHybrid
+
 // openFabric makes a fabric of cfg or fails the test.
 func openFabric(t *testing.T, cfg devices.Config) *devices.Fabric {
 	t.Helper()
+	if cfg.Mode == devices.RealTime && cfg.Wait == devices.WaitHybrid {
+		cfg.Wait = realTimeWait
+	}
 	f, err := devices.NewFabric(cfg)
 	if err != nil {
 		t.Fatalf("NewFabric(%+v): %v", cfg, err)

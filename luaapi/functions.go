@@ -122,15 +122,15 @@ func (m *Module) currentOrRaise(L *lua.LState) *fabricState {
 	return fs
 }
 
-// fabric makes a new fabric: resident.fabric{mode=, seed=, timing=, budget=,
-// gpu=, npu=}. Without an argument it describes the current one.
+// fabric makes a new fabric: resident.fabric{mode=, wait=, seed=, timing=,
+// budget=, gpu=, npu=}. Without an argument it describes the current one.
 func (m *Module) fabric(L *lua.LState) int {
 	const name = "fabric"
 	if L.GetTop() == 0 || L.Get(1) == lua.LNil {
 		L.Push(m.describe(L, m.currentOrRaise(L)))
 		return 1
 	}
-	t := fields(L, 1, name, false, "mode", "seed", "timing", "budget", "gpu", "npu")
+	t := fields(L, 1, name, false, "mode", "wait", "seed", "timing", "budget", "gpu", "npu")
 	if open := m.openSessions(); len(open) > 0 {
 		ids := make([]string, len(open))
 		for i, s := range open {
@@ -161,6 +161,13 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 			m.raise(L, err)
 		}
 		cfg.Mode = mode
+	}
+	if v := stringField(L, 1, name, t, "wait", ""); v != "" {
+		w, err := devices.ParseWaitPolicy(v)
+		if err != nil {
+			fieldError(L, 1, name, "wait", `"spin", "hybrid" or "block" expected, got "`+v+`"`)
+		}
+		cfg.Wait = w
 	}
 	if v := field(t, "seed"); v != lua.LNil {
 		seed := intField(L, 1, name, t, "seed", 0)
@@ -367,6 +374,7 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 	f := fs.f
 	t := L.CreateTable(0, 6)
 	t.RawSetString("mode", lua.LString(f.Mode().String()))
+	t.RawSetString("wait", lua.LString(f.Wait().String()))
 	t.RawSetString("seed", lua.LNumber(f.Seed()))
 	t.RawSetString("timing", lua.LString(fs.timing))
 	t.RawSetString("budget", lua.LNumber(f.Budget().State().Limit))

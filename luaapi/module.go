@@ -272,7 +272,11 @@ func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric,
 func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 	fs := &fabricState{f: f, own: own, timing: timingLabel(f.Timing())}
 	if own && (m.fabricsMade == 1 || m.opts.ReportEveryFabric) {
-		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s\n", f.Mode(), f.Seed(), fs.timing)
+		wait := "" // the default policy, and any policy in simulated time, go unsaid
+		if f.Mode() == devices.RealTime && f.Wait() != devices.WaitHybrid {
+			wait = " wait=" + f.Wait().String()
+		}
+		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
 	fs.oracle = engine.NewOracle(f)
 	fs.rec, m.spareRec = m.spareRec, nil

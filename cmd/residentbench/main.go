@@ -2,7 +2,10 @@
 // beside the floor the machine sets, in one run, and prints one table
 // (figure, value, baseline, ratio, goal, met). See docs/performance.md.
 //
-//	go run ./cmd/residentbench [-short] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/residentbench [-short] [-wait spin|hybrid|block|all] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//
+// -wait runs the real-time publication and exchange figures under that
+// wait policy (devices.WaitPolicy), or under each of them with -wait all.
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
 // participant instead (docs/cuda.md); -gpu takes any backend the command
@@ -29,8 +32,14 @@ func main() {
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
+	wait := flag.String("wait", devices.WaitHybrid.String(), "wait `policy` of the real-time publication and exchange figures of the -gpu sim table: spin, hybrid, block, or all for a pair of figures under each")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
+	waits, err := parseWaits(*wait)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "residentbench: -wait:", err)
+		os.Exit(2)
+	}
 	measure := bench.Run
 	if *gpu != devices.SimBackend {
 		if err := devices.CheckBackend(*gpu); err != nil {
@@ -40,13 +49,34 @@ func main() {
 		backend := *gpu
 		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
-	if err := run(measure, *short, *jsonPath, *cpuProfile, *memProfile); err != nil {
+	if err := run(measure, bench.Options{Short: *short, Wait: waits}, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(measure func(bench.Options) ([]bench.Figure, error), short bool, jsonPath, cpuProfile, memProfile string) error {
+// parseWaits reads -wait: one policy, or "all" for every one.
+func parseWaits(name string) ([]devices.WaitPolicy, error) {
+	if name == "all" {
+		return devices.WaitPolicies(), nil
+	}
+	w, err := devices.ParseWaitPolicy(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q: use spin, hybrid, block or all", name)
+	}
+	return []devices.WaitPolicy{w}, nil
+}
+
+// waitNames is "hybrid" or "hybrid,spin,block".
+func waitNames(waits []devices.WaitPolicy) string {
+	names := make([]string, len(waits))
+	for i, w := range waits {
+		names[i] = w.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func run(measure func(bench.Options) ([]bench.Figure, error), o bench.Options, jsonPath, cpuProfile, memProfile string) error {
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -58,8 +88,8 @@ func run(measure func(bench.Options) ([]bench.Figure, error), short bool, jsonPa
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("residentbench: %d cores (GOMAXPROCS), %s/%s, short=%v\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, short)
-	figures, err := measure(bench.Options{Short: short})
+	fmt.Printf("residentbench: %d cores (GOMAXPROCS), %d CPUs, %s/%s, short=%v, wait=%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, o.Short, waitNames(o.Wait))
+	figures, err := measure(o)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet")
 	for _, f := range figures {

@@ -25,7 +25,7 @@ func TestVersionAndHelp(t *testing.T) {
 	contains(t, "--help stdout", r.stdout,
 		"usage: residentlua [options] [script [args]]",
 		"-e stat", "-i ", "-l mod", "-l g=mod", "-v, --version", "--  ", "-  ",
-		"--mode sim|realtime", "--seed N", "--timing ideal|published", "--gpu sim|cuda", "--trace FILE", "--stats FILE", "--verbose", "--help")
+		"--mode sim|realtime", "--wait spin|hybrid|block", "--seed N", "--timing ideal|published", "--gpu sim|cuda", "--trace FILE", "--stats FILE", "--verbose", "--help")
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -39,6 +39,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-l"}, "'-l' needs argument"},
 		{[]string{"-e", "-i"}, "'-e' needs argument"},
 		{[]string{"--mode", "fast"}, `--mode "fast": use sim or realtime`},
+		{[]string{"--wait", "busy"}, `--wait "busy": use spin, hybrid or block`},
 		{[]string{"--timing=slow"}, `--timing "slow": use ideal or published`},
 		{[]string{"--seed", "-3"}, `--seed "-3": give a whole number from 1 to 2^53-1`},
 		{[]string{"--seed", "9007199254740992"}, `--seed "9007199254740992": give a whole number from 1 to 2^53-1`},
@@ -50,6 +51,16 @@ func TestUsageErrors(t *testing.T) {
 		r := runCmd(t, "", "", tc.args...)
 		r.wantCode(t, 1)
 		contains(t, strings.Join(tc.args, " ")+" stderr", r.stderr, "residentlua: "+tc.want, "usage: residentlua")
+	}
+}
+
+// --wait sets the default fabric's wait policy, and the fabrics a script
+// makes inherit it.
+func TestWaitOption(t *testing.T) {
+	r := runCmd(t, "", "", "--wait", "block", "-e", `print(resident.fabric().wait, resident.fabric{seed = 2}.wait)`)
+	r.wantCode(t, 0)
+	if r.stdout != "block\tblock\n" {
+		t.Errorf("stdout %q, want %q", r.stdout, "block\tblock\n")
 	}
 }
 

@@ -34,6 +34,7 @@ type options struct {
 	verbose     bool     // --verbose: report every fabric, not only the first
 
 	mode, timing string // --mode, --timing; empty for the defaults
+	wait         string // --wait: the real-time wait policy; empty for the default
 	gpu          string // --gpu: the GPU backend; empty for the simulated one
 	seed         uint64 // --seed; 0 for one chosen by the fabric
 	tracePath    string // --trace
@@ -137,7 +138,7 @@ func parseArgs(args []string) (*options, error) {
 // longOptionTakesValue reports whether name is a long option of residentlua.
 func longOptionTakesValue(name string) bool {
 	switch name {
-	case "mode", "seed", "timing", "gpu", "trace", "stats":
+	case "mode", "wait", "seed", "timing", "gpu", "trace", "stats":
 		return true
 	}
 	return false
@@ -151,6 +152,11 @@ func (o *options) setLong(name, value string) error {
 			return &usageError{fmt.Sprintf("--mode %q: use sim or realtime", value)}
 		}
 		o.mode = value
+	case "wait":
+		if _, err := devices.ParseWaitPolicy(value); err != nil {
+			return &usageError{fmt.Sprintf("--wait %q: use spin, hybrid or block", value)}
+		}
+		o.wait = value
 	case "gpu":
 		if value == "" || devices.CheckBackend(value) != nil {
 			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(devices.Backends()))}
@@ -192,6 +198,9 @@ func (o *options) fabricConfig() devices.Config {
 	if o.timing != "" {
 		cfg.Timing, _ = devices.TimingProfile(o.timing)
 	}
+	if o.wait != "" {
+		cfg.Wait, _ = devices.ParseWaitPolicy(o.wait)
+	}
 	cfg.Seed = o.seed
 	return cfg
 }
@@ -209,6 +218,8 @@ Available options are:
   -                stop handling options and execute stdin
 residentlua options (before the script):
   --mode sim|realtime        executor of the default fabric (default realtime)
+  --wait spin|hybrid|block   how real-time devices and the host wait (default
+                             hybrid); spin takes a core per device and the host
   --seed N                   seed of the run, 1 to 2^53-1 (default: chosen and
                              reported); each fabric's seed derives from it
   --timing ideal|published   timing profile of the default fabric (default ideal)

@@ -24,6 +24,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"rl", "--mode", "sim", "--seed=0x10", "--timing", "published", "--trace=t.json", "--stats", "s.json", "x.lua"},
 			options{script: 9, mode: "sim", seed: 16, timing: "published", tracePath: "t.json", statsPath: "s.json"}},
 		{[]string{"rl", "--gpu", "cuda", "x.lua"}, options{script: 3, gpu: "cuda"}},
+		{[]string{"rl", "--wait", "spin", "--wait=block", "x.lua"}, options{script: 4, wait: "block"}},
 		{[]string{"rl", "--help"}, options{script: 2, help: true}},
 		{[]string{"rl", "-h", "s.lua"}, options{script: 2, help: true}},
 	} {
@@ -40,12 +41,12 @@ func TestParseArgs(t *testing.T) {
 }
 
 func TestFabricConfig(t *testing.T) {
-	o, err := parseArgs([]string{"rl", "--mode", "sim", "--seed", "9", "--timing", "published"})
+	o, err := parseArgs([]string{"rl", "--mode", "sim", "--seed", "9", "--timing", "published", "--wait", "spin"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := o.fabricConfig()
-	if cfg.Mode != devices.Simulated || cfg.Seed != 9 || cfg.Timing != devices.PublishedTiming() {
+	if cfg.Mode != devices.Simulated || cfg.Seed != 9 || cfg.Timing != devices.PublishedTiming() || cfg.Wait != devices.WaitSpin {
 		t.Errorf("config %+v", cfg)
 	}
 	// No options: the fabric's own defaults (zero values).

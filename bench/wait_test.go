@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+)
+
+// The publication and exchange figures of each wait policy are measured on
+// a fabric of that policy, named after it, against spin's goals or, for
+// block, only reported. Spinning needs GOMAXPROCS of three (two devices and
+// the host); on fewer CPUs the threads take turns, which is slow but
+// measures all the same.
+func TestWaitFigures(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0))))
+	z := Options{Short: true}.sizes()
+	z.publications, z.repeats, z.exchangeRounds = 5, 2, 50
+	raw := Summarise([]float64{0.1})
+	for _, tc := range []struct {
+		wait               devices.WaitPolicy
+		named              bool
+		pubName, pubGoal   string
+		exchName, exchGoal string
+	}{
+		{devices.WaitHybrid, false, "publication latency", "≤ 2×", "exchange round trip", "≤ 1.5×"},
+		{devices.WaitSpin, true, "publication latency (wait spin)", "≤ 3×", "exchange round trip (wait spin)", "≤ 2×"},
+		{devices.WaitBlock, true, "publication latency (wait block)", "report", "exchange round trip (wait block)", "report"},
+	} {
+		pub, exch, err := waitFigures(tc.wait, z, raw, tc.named)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.wait, err)
+		}
+		for _, c := range []struct {
+			f          Figure
+			name, goal string
+		}{{pub, tc.pubName, tc.pubGoal}, {exch, tc.exchName, tc.exchGoal}} {
+			if c.f.Name != c.name || c.f.Goal != c.goal || (c.f.Met == nil) != (c.goal == "report") {
+				t.Errorf("%s: figure %q, goal %q, met %v; want %q, goal %q", tc.wait, c.f.Name, c.f.Goal, c.f.Met, c.name, c.goal)
+			}
+			if c.f.Value.N == 0 || c.f.Value.Median <= 0 || c.f.Baseline == nil || c.f.Ratio <= 0 {
+				t.Errorf("%s: %s is not a measurement beside the raw round trip: %+v", tc.wait, c.f.Name, c.f)
+			}
+		}
+	}
+}
+
+// BenchmarkPublicationByWait measures publication under each wait policy
+// beside the raw round trip, split where the host's own work ends (see
+// PublicationSteps), each the median over the sessions: ns/host-p50 is the
+// host's store, releases and events, ns/after-p50 the rest, up to the last
+// device's observation. Spin runs only where GOMAXPROCS gives each device
+// and the host a core.
+func BenchmarkPublicationByWait(b *testing.B) {
+	for _, w := range devices.WaitPolicies() {
+		b.Run(w.String(), func(b *testing.B) {
+			f := waitFabric(b, w)
+			var total, host, after []float64
+			for range b.N {
+				h, a, err := PublicationSteps(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total, host, after = append(total, float64(h+a)), append(host, float64(h)), append(after, float64(a))
+			}
+			b.ReportMetric(Summarise(total).Median, "ns/publication-p50")
+			b.ReportMetric(Summarise(host).Median, "ns/host-p50")
+			b.ReportMetric(Summarise(after).Median, "ns/after-p50")
+			b.ReportMetric(float64(RawRoundTrip(100_000)), "ns/raw")
+		})
+	}
+}
+
+// BenchmarkExchangeByWait measures the exchange's round trip per
+// generation under each wait policy beside the raw round trip, and how
+// many events a generation emits.
+func BenchmarkExchangeByWait(b *testing.B) {
+	const rounds = 2000
+	for _, w := range devices.WaitPolicies() {
+		b.Run(w.String(), func(b *testing.B) {
+			f := waitFabric(b, w)
+			var total time.Duration
+			before := f.Events().Count()
+			for range b.N {
+				d, err := ExchangeRoundTrip(f, rounds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += d
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "ns/generation")
+			b.ReportMetric(float64(f.Events().Count()-before)/float64(b.N*rounds), "events/generation")
+			b.ReportMetric(float64(RawRoundTrip(100_000)), "ns/raw")
+		})
+	}
+}
+
+// BenchmarkEventEmit is the cost of one event, uncontended: the stream's
+// lock, a clock read, the ring write and the digest.
+func BenchmarkEventEmit(b *testing.B) {
+	f := waitFabric(b, devices.WaitHybrid)
+	for range b.N {
+		f.Events().Emit(devices.HostActor, 0, devices.EvHostStore, 1, 2, "")
+	}
+}
+
+// waitFabric is a real-time fabric of policy w for a benchmark, skipping
+// it where the machine cannot spin.
+func waitFabric(b *testing.B, w devices.WaitPolicy) *devices.Fabric {
+	b.Helper()
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Cleanup(f.Close)
+	b.ResetTimer()
+	return f
+}

@@ -1,0 +1,131 @@
+package devices
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// withCores makes NewFabric see n usable cores until the test ends.
+func withCores(t *testing.T, n int) {
+	t.Helper()
+	saved := usableCores
+	usableCores = func() int { return n }
+	t.Cleanup(func() { usableCores = saved })
+}
+
+// spinnable lets a fabric of cfg spin on a machine with fewer cores than
+// its participants (this one has two): the test then checks correctness,
+// not speed, as spinning threads take turns on the cores.
+func spinnable(t *testing.T, cfg Config) {
+	t.Helper()
+	n := len(cfg.Devices)
+	if cfg.Devices == nil {
+		n = len(DefaultDevices())
+	}
+	withCores(t, max(usableCores(), n+1))
+}
+
+func TestWaitPolicyNamesRoundTrip(t *testing.T) {
+	for _, w := range WaitPolicies() {
+		got, err := ParseWaitPolicy(w.String())
+		if err != nil || got != w {
+			t.Errorf("ParseWaitPolicy(%q) = %v, %v; want %v", w.String(), got, err, w)
+		}
+	}
+	if WaitPolicy(0) != WaitHybrid || WaitPolicies()[0] != WaitHybrid {
+		t.Errorf("the zero policy is %v and the first listed %v; want hybrid, the default", WaitPolicy(0), WaitPolicies()[0])
+	}
+	_, err := ParseWaitPolicy("busy")
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != KindInvalid || !strings.Contains(err.Error(), `"spin", "hybrid" or "block"`) {
+		t.Errorf("ParseWaitPolicy(\"busy\") = %v; want an invalid error naming the three policies", err)
+	}
+}
+
+// Spin needs a core for every device and one for the host; otherwise
+// NewFabric says how many it needs, how many there are, and what to use.
+// Other policies, and spin in simulated time, need none.
+func TestSpinNeedsACorePerParticipant(t *testing.T) {
+	withCores(t, 2)
+	_, err := NewFabric(Config{Mode: RealTime, Wait: WaitSpin})
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != KindInvalid {
+		t.Fatalf("spin with 2 devices on 2 cores: %v; want an invalid error", err)
+	}
+	for _, want := range []string{"3 spinning participants", "2 devices and the waiting host", "2 are usable", "hybrid"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	one := []DeviceConfig{{Name: "gpu0", Kind: GPU, Families: []Command{AQL}}}
+	for _, cfg := range []Config{
+		{Mode: RealTime, Wait: WaitSpin, Devices: one},
+		{Mode: RealTime, Wait: WaitHybrid},
+		{Mode: RealTime, Wait: WaitBlock},
+		{Mode: Simulated, Wait: WaitSpin},
+	} {
+		f, err := NewFabric(cfg)
+		if err != nil {
+			t.Errorf("%s with %d devices on 2 cores: %v; want a fabric", mmName(cfg), len(cfg.Devices), err)
+			continue
+		}
+		if f.Wait() != cfg.Wait {
+			t.Errorf("the fabric's policy is %v, want %v", f.Wait(), cfg.Wait)
+		}
+		f.Close()
+	}
+	if _, err := NewFabric(Config{Mode: RealTime, Wait: WaitPolicy(9)}); !errors.As(err, &de) || de.Kind != KindInvalid {
+		t.Errorf("an unknown policy: %v; want an invalid error", err)
+	}
+}
+
+// How each policy paces a poll: block never polls, spin with no budget
+// polls on and on, hybrid with none stops after its first burst.
+func TestBackoffByPolicy(t *testing.T) {
+	block := backoff{policy: WaitBlock, budget: time.Hour}
+	if block.next() {
+		t.Error("block polled; want it to block at once")
+	}
+	spin := backoff{policy: WaitSpin, budget: forever}
+	for i := 0; i < 100*pollsPerYield; i++ {
+		if !spin.next() {
+			t.Fatalf("spin stopped polling after %d polls; want it to poll while the wait lasts", i)
+		}
+	}
+	hybrid := backoff{policy: WaitHybrid}
+	polls := 1
+	for hybrid.next() {
+		polls++
+	}
+	if polls != 2*pollsPerYield {
+		t.Errorf("hybrid with no budget made %d polls, want %d (one burst, one yield, one more burst)", polls, 2*pollsPerYield)
+	}
+}
+
+// Closing a spinning fabric ends its threads: a program spinning on a word
+// no one writes is reset, and an idle device's thread ends too (Close
+// waits for every device goroutine).
+func TestSpinFabricCloseEndsItsThreads(t *testing.T) {
+	cfg := Config{Mode: RealTime, Wait: WaitSpin}
+	spinnable(t, cfg)
+	f, err := NewFabric(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := f.First(GPU)
+	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	var seen atomic.Uint32
+	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
+	f.Close()
+	done, err := c.IsComplete()
+	var de *Error
+	if !done || !errors.As(err, &de) || de.Op != "reset" {
+		t.Errorf("after Close the spinning program is done=%v with %v; want it reset", done, err)
+	}
+	if seen.Load() != 0 {
+		t.Errorf("the program saw %d in a word no one wrote", seen.Load())
+	}
+}
