@@ -155,7 +155,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 	for ctx.Err() == nil {
 		r := x.execute(prefix, false)
 		x.schedules++
-		if r.violationLen >= 0 {
+		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
 					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen}

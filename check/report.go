@@ -25,18 +25,33 @@ type Counterexample struct {
 	Replay string
 }
 
+// Length is how many host operations and choices other than the first
+// alternative the counterexample takes: what the search minimises.
+func (c Counterexample) Length() int {
+	n := 0
+	for _, s := range c.Steps {
+		if s.Counts() {
+			n++
+		}
+	}
+	return n
+}
+
 // String prints the counterexample: the violation, the steps, the events
 // and the replay string.
 func (c Counterexample) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v\n", c.Violation)
-	fmt.Fprintf(&b, "shortest schedule found, %d host operations and choices:\n", len(c.Steps))
-	for i, s := range c.Steps {
-		who := "  "
+	fmt.Fprintf(&b, "shortest schedule found: %d host operations and choices (first alternatives, marked -, not counted):\n", c.Length())
+	for _, s := range c.Steps {
+		who, mark := "      ", "*"
 		if s.Host {
-			who = "host"
+			who = "host  "
 		}
-		fmt.Fprintf(&b, "  %2d %s %s\n", i+1, who, s.Text)
+		if s.First {
+			mark = "-"
+		}
+		fmt.Fprintf(&b, "  %s %s%s\n", mark, who, s.Text)
 	}
 	b.WriteString("events that led to it:\n")
 	for _, e := range c.Events {
@@ -73,7 +88,7 @@ func (x *explorer) describe(f found) Counterexample {
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
 	n := len(r.trace)
 	if r.violationLen >= 0 {
-		n = r.violationLen
+		n = r.violationStep
 	}
 	cx.Steps = r.trace[:n]
 	for _, v := range r.violations {

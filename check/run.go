@@ -18,18 +18,19 @@ type run struct {
 	describe bool
 	trace    []Step // with describe: operations and choices in words
 
-	length      int // host operations and choice points so far
+	length      int // host operations and choices other than the first alternative so far
 	preemptions int
 	faults      int
 	pruned      bool // reached an explored state, or broke the invariant sought: branch no more
 	truncated   bool // reached the step bound
 
-	hist         devices.StateHash // the host's history: its choices, operations and events
-	broken       []int             // invariants broken so far, in order
-	violationLen int               // length when the first sought violation was seen; -1 before
-	violationAt  int               // choice points made by then
-	violations   []engine.Violation
-	badChoice    int // the first replayed choice out of range; -1 if none
+	hist          devices.StateHash // the host's history: its choices, operations and events
+	broken        []int             // invariants broken so far, in order
+	violationLen  int               // length when the first sought violation was seen; -1 before
+	violationAt   int               // choice points made by then
+	violationStep int               // with describe: steps recorded by then
+	violations    []engine.Violation
+	badChoice     int // the first replayed choice out of range; -1 if none
 }
 
 // point is one choice point of a run: how many alternatives, which was
@@ -55,7 +56,15 @@ type choicePoint struct {
 type Step struct {
 	Host bool   // a host operation (or host choice) rather than a choice of the fabric
 	Text string // "s1:start() = ok", "npu0 polls before the npu0 xdna release lands"
+	// First is set on a choice that took its first alternative, the one
+	// the search tries first (for the step order: the program that stepped
+	// last goes on). Such choices do not count in a counterexample's length.
+	First bool
 }
+
+// Counts reports whether the step counts in a counterexample's length: a
+// host operation, or a choice other than the first alternative.
+func (s Step) Counts() bool { return !s.First }
 
 // Choose makes a choice of the fabric (devices.Chooser).
 func (r *run) Choose(c devices.Choice) int {
@@ -70,7 +79,6 @@ func (r *run) Choose(c devices.Choice) int {
 func (r *run) choose(cp choicePoint, cont int) int {
 	r.checkViolation()
 	i := len(r.points)
-	r.length++
 	p := point{n: cp.n, cont: cont, free: r.branches(cp, cont, i)}
 	if i < len(r.prefix) {
 		p.value = r.prefix[i]
@@ -85,6 +93,9 @@ func (r *run) choose(cp choicePoint, cont int) int {
 		p.value = valueOf(0, cont)
 	}
 	r.points = append(r.points, p)
+	if p.rank != 0 {
+		r.length++ // a choice other than the first alternative counts
+	}
 	if cont >= 0 && p.value != cont {
 		r.preemptions++
 	}
@@ -95,7 +106,9 @@ func (r *run) choose(cp choicePoint, cont int) int {
 		r.hist.Add(uint64(p.value))
 	}
 	if r.describe {
-		r.trace = append(r.trace, r.words(cp, p.value))
+		step := r.words(cp, p.value)
+		step.First = p.rank == 0
+		r.trace = append(r.trace, step)
 	}
 	return p.value
 }
@@ -110,7 +123,7 @@ func (r *run) branches(cp choicePoint, cont, i int) bool {
 	case i >= b.Steps:
 		r.truncated = true
 		return false
-	case b.Length > 0 && r.length > b.Length:
+	case b.Length > 0 && r.length >= b.Length:
 		return false
 	case cont >= 0 && r.preemptions >= b.Preemptions:
 		return false
@@ -219,7 +232,7 @@ func (r *run) checkViolation() {
 	r.broken = r.host.oracle.Broken(r.broken[:0])
 	for _, inv := range r.broken {
 		if r.x.target == 0 || inv == r.x.target {
-			r.violationLen, r.violationAt = r.length, len(r.points)
+			r.violationLen, r.violationAt, r.violationStep = r.length, len(r.points), len(r.trace)
 			r.pruned = true
 			return
 		}
