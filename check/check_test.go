@@ -2,6 +2,9 @@ package check_test
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,4 +86,59 @@ func BenchmarkBuiltinScenario(b *testing.B) {
 		schedules += rep.Schedules
 	}
 	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
+}
+
+// TestLuaScenario explores the Lua scenario of docs/checking.md
+// exhaustively and requires no violation, and its default schedule to
+// replay with the host operations the script makes.
+func TestLuaScenario(t *testing.T) {
+	ls, err := check.LoadLuaScenario("testdata/scenario.lua", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
+	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Schedules < 4 {
+		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
+	}
+	r, err := check.Replay(ls.Scenario, "r2c2f0:0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range r.Steps {
+		texts = append(texts, s.Text)
+	}
+	got := strings.Join(texts, "\n")
+	for _, want := range []string{"s1:submit_gpu() = ok", "s1:abort() = ok", "s1:wait(0s)", "s1:close(1s)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the replay lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestLuaScenarioErrors reports a script without scenario, and counts a
+// scenario's own errors.
+func TestLuaScenarioErrors(t *testing.T) {
+	dir := t.TempDir()
+	none := filepath.Join(dir, "none.lua")
+	bad := filepath.Join(dir, "bad.lua")
+	if err := os.WriteFile(none, []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("function scenario(s) error('broken scenario') end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := check.LoadLuaScenario(none, io.Discard); err == nil || !strings.Contains(err.Error(), "scenario(s)") {
+		t.Errorf("loading a script without scenario: %v", err)
+	}
+	ls, err := check.LoadLuaScenario(bad, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
+	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
+		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
+	}
 }

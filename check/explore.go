@@ -69,12 +69,17 @@ type Progress struct {
 // Report is what a search found.
 type Report struct {
 	Bounds    Bounds
-	Schedules int  // runs of the scenario, counterexample searches included
-	States    int  // distinct states the main search hashed
-	Pruned    int  // runs cut short because they reached a state already explored
-	Truncated int  // runs that reached the step bound: exploring them further needs more Steps
-	Exhausted bool // every schedule within the bounds was explored (not cancelled)
-	Elapsed   time.Duration
+	Schedules int // runs of the scenario, counterexample searches included
+	States    int // distinct states the main search hashed
+	Pruned    int // runs cut short because they reached a state already explored
+	Truncated int // runs that reached the step bound: exploring them further needs more Steps
+	// ScenarioErrors counts the runs in which the scenario itself failed (a
+	// Lua error); ScenarioError is the first one's message and Replay
+	// string.
+	ScenarioErrors int
+	ScenarioError  string
+	Exhausted      bool // every schedule within the bounds was explored (not cancelled)
+	Elapsed        time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
 	Counterexamples []Counterexample
@@ -109,25 +114,28 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
 	}
 	rep.Schedules = x.schedules
+	rep.ScenarioErrors, rep.ScenarioError = x.scenarioErrors, x.scenarioError
 	rep.Elapsed = time.Since(start)
 	return rep
 }
 
 // explorer is one Check: the scenario, the bounds and the states seen.
 type explorer struct {
-	scenario  Scenario
-	bounds    Bounds
-	opts      Options
-	start     time.Time
-	seen      map[uint64][]budget
-	schedules int
-	pruned    int
-	truncated int
-	phase     string
-	lastTick  time.Time
-	found     int
-	target    int // the invariant a search for the shortest counterexample seeks; 0: any
-	onFabric  func(*devices.Fabric)
+	scenario       Scenario
+	bounds         Bounds
+	opts           Options
+	start          time.Time
+	seen           map[uint64][]budget
+	schedules      int
+	pruned         int
+	truncated      int
+	phase          string
+	lastTick       time.Time
+	found          int
+	scenarioErrors int
+	scenarioError  string
+	target         int // the invariant a search for the shortest counterexample seeks; 0: any
+	onFabric       func(*devices.Fabric)
 }
 
 // budget is what is left of the bounds at a state: a state reached again
@@ -160,6 +168,12 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
 					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen}
 				}
+			}
+		}
+		if r.failed != "" {
+			x.scenarioErrors++
+			if x.scenarioError == "" {
+				x.scenarioError = r.failed + " (replay " + x.replayString(r.values()) + ")"
 			}
 		}
 		x.found = len(out)
@@ -228,7 +242,7 @@ func (x *explorer) execute(prefix []int, describe bool) *run {
 	o := engine.NewOracle(f)
 	r.host = &Host{run: r, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)
-	r.checkViolation()
+	r.checkViolation(false)
 	r.violations = o.Violations()
 	if r.pruned && r.violationLen < 0 {
 		x.pruned++

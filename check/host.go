@@ -149,6 +149,13 @@ func (h *Host) ResetDevices() {
 	h.op("reset every device", "ok")
 }
 
+// fail records that the scenario itself failed (a Lua error): the run
+// ends there, and the report counts it.
+func (h *Host) fail(msg string) {
+	h.op("scenario error", msg)
+	h.run.failed = msg
+}
+
 // errWords is an operation's error as a counterexample prints it: "ok",
 // or the error's kind and message.
 func errWords(err error) string {

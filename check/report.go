@@ -72,6 +72,9 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
 		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	if r.ScenarioErrors > 0 {
+		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+	}
 	if r.OK() {
 		b.WriteString("no invariant broken\n")
 	}
@@ -87,7 +90,7 @@ func (x *explorer) describe(f found) Counterexample {
 	r := x.execute(f.values, true)
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
 	n := len(r.trace)
-	if r.violationLen >= 0 {
+	if r.violationLen >= 0 && r.violationStep >= 0 {
 		n = r.violationStep
 	}
 	cx.Steps = r.trace[:n]

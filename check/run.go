@@ -30,7 +30,8 @@ type run struct {
 	violationAt   int               // choice points made by then
 	violationStep int               // with describe: steps recorded by then
 	violations    []engine.Violation
-	badChoice     int // the first replayed choice out of range; -1 if none
+	badChoice     int    // the first replayed choice out of range; -1 if none
+	failed        string // the scenario's own error, if it failed
 }
 
 // point is one choice point of a run: how many alternatives, which was
@@ -77,7 +78,7 @@ func (r *run) Choose(c devices.Choice) int {
 // choose takes the next choice: the prefix's value, else the first
 // alternative; cont is the alternative that preempts nothing (-1: none).
 func (r *run) choose(cp choicePoint, cont int) int {
-	r.checkViolation()
+	r.checkViolation(cp.kind != 0)
 	i := len(r.points)
 	p := point{n: cp.n, cont: cont, free: r.branches(cp, cont, i)}
 	if i < len(r.prefix) {
@@ -174,7 +175,10 @@ func (r *run) hostOp(text string) {
 	if r.describe {
 		r.trace = append(r.trace, Step{Host: true, Text: text})
 	}
-	r.checkViolation() // one the operation broke counts it
+	if r.violationStep < 0 { // broken during this operation, seen at a choice it made
+		r.violationStep = len(r.trace)
+	}
+	r.checkViolation(false) // one the operation broke counts it
 	r.visit(2)
 }
 
@@ -224,8 +228,10 @@ func (r *run) visit(tag uint64) {
 
 // checkViolation notes the length at which the oracle first reported the
 // invariant sought (any, in the main search), after which the run branches
-// no more: its continuations all break it.
-func (r *run) checkViolation() {
+// no more: its continuations all break it. Seen at a choice of the fabric
+// (midOp), the violation happened during the host operation in progress,
+// which then counts too: its step is recorded when it returns.
+func (r *run) checkViolation(midOp bool) {
 	if r.violationLen >= 0 {
 		return
 	}
@@ -233,16 +239,23 @@ func (r *run) checkViolation() {
 	for _, inv := range r.broken {
 		if r.x.target == 0 || inv == r.x.target {
 			r.violationLen, r.violationAt, r.violationStep = r.length, len(r.points), len(r.trace)
+			if midOp {
+				r.violationLen, r.violationStep = r.length+1, -1
+			}
 			r.pruned = true
 			return
 		}
 	}
 }
 
-// values is the run's choices up to its violation.
+// values is the run's choices up to its violation, or all of them.
 func (r *run) values() []int {
-	out := make([]int, r.violationAt)
-	for i, p := range r.points[:r.violationAt] {
+	n := len(r.points)
+	if r.violationLen >= 0 {
+		n = r.violationAt
+	}
+	out := make([]int, n)
+	for i, p := range r.points[:n] {
 		out[i] = p.value
 	}
 	return out

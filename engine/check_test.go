@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"flag"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -101,4 +102,26 @@ func randomTrialsNeeded(rule engine.BrokenRule, inv, campaigns int) string {
 		return "> " + strconv.Itoa(limit)
 	}
 	return strconv.Itoa(m)
+}
+
+// TestCheckerLuaScenarioCatchesEarlyRun checks a Lua scenario with the
+// engine built to accept RUN with one participant: the checker must find
+// the early start, and report nothing with every rule kept.
+func TestCheckerLuaScenarioCatchesEarlyRun(t *testing.T) {
+	ls, err := check.LoadLuaScenario("../check/testdata/early_start.lua", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	if rep := check.Check(context.Background(), ls.Scenario, check.Options{}); !rep.OK() {
+		t.Fatalf("with every rule kept:\n%s", rep.String())
+	}
+	defer engine.BreakRule(engine.RunWithOneAccepted)()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
+	if len(rep.Counterexamples) == 0 || rep.Counterexamples[0].Invariant != 2 {
+		t.Fatalf("want invariant 2 broken:\n%s", rep.String())
+	}
+	if cx := rep.Counterexamples[0]; cx.Length() != 4 || cx.Replay != "r2c2f1:1" {
+		t.Errorf("want the counterexample of 4 steps (startup, submit_gpu, the choice, start) replayed by r2c2f1:1:\n%s", cx)
+	}
 }
