@@ -65,6 +65,7 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 // not see it until a host release covering it executes for them.
 func (b *Buffer) HostStore(off int, v uint32) {
 	f := b.profile.fabric
+	f.landPending() // a release in flight lands before the host stores again
 	// The event comes first, so no device's observation precedes it in the stream.
 	f.events.Emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
 	b.hostMu.Lock()
@@ -76,6 +77,7 @@ func (b *Buffer) HostStore(off int, v uint32) {
 
 // Zero stores zero into every word as the host.
 func (b *Buffer) Zero() {
+	b.profile.fabric.landPending()
 	b.hostMu.Lock()
 	b.hideFromNonCoherent(0, b.region.Len()/memory.LineBytes)
 	for off := 0; off < b.region.Len(); off += 4 {
@@ -236,6 +238,7 @@ func (p *Publication) Device() *Device { return p.att.device }
 func (p *Publication) Execute() error {
 	b := p.buffer
 	f := b.profile.fabric
+	f.landPending() // an earlier release in flight lands first
 	fired := f.hitFault(HostActor, b.owner, fault.HostPublish)
 	switch fired.Action {
 	case fault.Error:
@@ -246,6 +249,19 @@ func (p *Publication) Execute() error {
 		return nil
 	}
 	f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
+	if sim := f.simulated(); sim != nil && p.att.stale.Load() != nil &&
+		sim.chooser.Choose(Choice{Kind: ChooseLanding, N: 2, pub: p}) == 1 {
+		sim.deferLanding(p)
+		return nil
+	}
+	p.land()
+	return nil
+}
+
+// land un-hides the publication's lines for its family: the release's
+// effect on what the family sees.
+func (p *Publication) land() {
+	b := p.buffer
 	if st := p.att.stale.Load(); st != nil {
 		b.hostMu.Lock()
 		for line := p.lo; line < p.hi; line++ {
@@ -253,6 +269,5 @@ func (p *Publication) Execute() error {
 		}
 		b.hostMu.Unlock()
 	}
-	f.exec.changed()
-	return nil
+	b.profile.fabric.exec.changed()
 }

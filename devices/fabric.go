@@ -86,6 +86,11 @@ type Config struct {
 	// many short-lived fabrics (a campaign) can reuse it. The caller must
 	// leave it alone until the fabric is closed and its events are read.
 	EventBuffer []Event
+	// Chooser, in simulated time, decides every nondeterministic choice of
+	// the fabric: the order of steps, fault probabilities, when host
+	// releases land and whether deadlines pass first (docs/checking.md).
+	// Nil is the seeded chooser: the seed decides, as it always has.
+	Chooser Chooser
 }
 
 // Fabric holds the devices, the memory and its budget, the clock, the fault
@@ -144,6 +149,9 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if err := cfg.Timing.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Chooser != nil && cfg.Mode != Simulated {
+		return nil, Errorf(KindInvalid, "fabric", "a chooser decides the choices of simulated time; use the sim mode with it")
+	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
@@ -193,7 +201,10 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	}
 	var clock func() time.Duration
 	if cfg.Mode == Simulated {
-		parts.sim.init(f, cfg.Seed)
+		parts.sim.init(f, cfg.Seed, cfg.Chooser)
+		if cfg.Chooser != nil {
+			parts.faults.SetDecider(faultDecider(cfg.Chooser))
+		}
 		f.exec = &parts.sim
 		if parts.simNow == nil {
 			parts.simNow = parts.sim.now
@@ -377,6 +388,20 @@ func (f *Fabric) Close() {
 		if d.accel != nil {
 			_ = d.accel.Close()
 		}
+	}
+}
+
+// simulated is the fabric's simulated executor, or nil in real time.
+func (f *Fabric) simulated() *simExecutor {
+	s, _ := f.exec.(*simExecutor)
+	return s
+}
+
+// landPending lands the host releases in flight (simulated time under an
+// explicit chooser) before a host operation that must follow them.
+func (f *Fabric) landPending() {
+	if s := f.simulated(); s != nil {
+		s.landPending()
 	}
 }
 

@@ -9,24 +9,42 @@ import (
 )
 
 // simExecutor runs every device step on the calling goroutine against a
-// virtual clock. When several programs can step at the same instant, a
-// generator seeded from the fabric's seed picks the order, so a seed and a
-// sequence of host operations always give the same events.
+// virtual clock. When several programs can step at the same instant, its
+// chooser picks the order: by default a generator seeded from the fabric's
+// seed, so a seed and a sequence of host operations always give the same
+// events.
 type simExecutor struct {
-	fabric *Fabric
-	mu     simLock // serialises runs: one goroutine steps devices at a time
-	clock  atomic.Int64
-	pcg    rand.PCG
-	rng    rand.Rand // draws from pcg
-	active []*invocation
-	ready  []*invocation // scratch
+	fabric  *Fabric
+	mu      simLock // serialises runs: one goroutine steps devices at a time
+	clock   atomic.Int64
+	pcg     rand.PCG
+	rng     rand.Rand // draws from pcg
+	chooser Chooser   // every decision; the seeded chooser unless Config.Chooser
+	active  []*invocation
+	ready   []*invocation // scratch
+
+	// What only an explicit chooser brings about: host releases in flight
+	// (ChooseLanding), how many (read without mu), the program that
+	// stepped last (for preemptions), and the run in progress (its
+	// deadline and the completion it waits for), for Fabric.HashState.
+	landings []*Publication
+	inFlight atomic.Int32
+	last     *invocation
+	running  bool
+	runUntil time.Duration
+	awaited  *Completion
 }
 
-// init readies a new executor for f, its order of steps drawn from seed.
-func (s *simExecutor) init(f *Fabric, seed uint64) {
+// init readies a new executor for f, its order of steps decided by ch, or
+// drawn from seed when ch is nil.
+func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
 	s.fabric = f
 	s.pcg.Seed(seed, 0x5eed5c4ed)
 	s.rng = *rand.New(&s.pcg)
+	s.chooser = ch
+	if ch == nil {
+		s.chooser = (*seededChooser)(s)
+	}
 }
 
 // simLock is a mutex that a waiter can stop waiting for when its context
@@ -72,12 +90,14 @@ func (s *simExecutor) wait(ctx context.Context, c *Completion, timeout time.Dura
 		return c.done.Load(), err
 	}
 	defer s.mu.Unlock()
+	defer s.landAll()
 	return s.run(ctx, s.until(timeout), c)
 }
 
 func (s *simExecutor) advance(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.landAll()
 	_, _ = s.run(context.Background(), s.until(d), nil) // a background context never ends a run
 }
 
@@ -109,6 +129,8 @@ func (s *simExecutor) remove(inv *invocation) {
 // reaches until, or until ctx ends, which it checks before every step. It
 // reports whether c completed, and ctx's error when ctx ended the run.
 func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completion) (bool, error) {
+	s.running, s.runUntil, s.awaited = true, until, c
+	defer func() { s.running, s.awaited = false, nil }()
 	for {
 		if c != nil && c.done.Load() {
 			return true, nil
@@ -135,6 +157,10 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 				}
 			}
 		}
+		if len(s.ready) == 0 && len(s.landings) > 0 {
+			s.landAll() // releases in flight land before time passes
+			continue
+		}
 		if len(s.ready) == 0 {
 			if next > until || next == forever {
 				if until > now {
@@ -145,12 +171,59 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 			s.clock.Store(int64(next))
 			continue
 		}
-		inv := s.ready[0]
-		if len(s.ready) > 1 {
-			inv = s.ready[s.rng.IntN(len(s.ready))]
+		if c != nil && now == until && until < simEnd &&
+			s.chooser.Choose(Choice{Kind: ChooseDeadline, N: 2, ready: s.ready}) == 1 {
+			return false, nil // the deadline passed before the steps of its instant
 		}
+		inv := s.ready[0]
+		if n := len(s.ready) + len(s.landings); n > 1 {
+			i := s.chooser.Choose(Choice{Kind: ChooseStep, N: n, ready: s.ready, landings: s.landings, last: s.last})
+			if i >= len(s.ready) {
+				s.land(i - len(s.ready))
+				continue
+			}
+			inv = s.ready[i]
+		}
+		s.last = inv
 		s.step(inv)
 	}
+}
+
+// deferLanding puts a host release in flight: it lands at a step choice, or
+// before time passes, or before the host goes on (mu not held: a host
+// operation calls it).
+func (s *simExecutor) deferLanding(p *Publication) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.landings = append(s.landings, p)
+	s.inFlight.Add(1)
+}
+
+// land lands the i-th release in flight (mu held).
+func (s *simExecutor) land(i int) {
+	p := s.landings[i]
+	s.landings = append(s.landings[:i], s.landings[i+1:]...)
+	s.inFlight.Add(-1)
+	p.land()
+}
+
+// landAll lands every release in flight, in order (mu held).
+func (s *simExecutor) landAll() {
+	for len(s.landings) > 0 {
+		s.land(0)
+	}
+}
+
+// landPending lands the releases in flight before a host operation that
+// must come after them (mu not held; free when none is in flight, which is
+// always so under the seeded chooser).
+func (s *simExecutor) landPending() {
+	if s.inFlight.Load() == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.landAll()
 }
 
 func (s *simExecutor) step(inv *invocation) {

@@ -2,10 +2,10 @@ package engine
 
 // brokenRule is one rule of the seed that the engine can be built to
 // break, so that a test can show a campaign's oracle catches code that
-// breaks it (invariants 9 to 11 of docs/protocol.md). Only the package's _test.go
+// breaks it (invariants 2, 3, 5 and 9 to 11 of docs/protocol.md). Only the package's _test.go
 // files set broken (export_test.go hands it, as BreakRule, to the campaign
-// tests of package engine_test); nothing exported and nothing reachable from
-// Lua does.
+// and model-checking tests of package engine_test); nothing exported and
+// nothing reachable from Lua does.
 type brokenRule uint8
 
 // The rules a test can break, one at a time; keepRules breaks none.
@@ -16,6 +16,9 @@ const (
 	skipCloseAbort                   // closing an undecided session does not publish ABORT
 	skipCloseJoin                    // Close quarantines without attempting the join
 	fullSecondJoin                   // a Wait's second join gets the whole timeout again
+	skipRejectAbort                  // a rejected dispatch does not publish ABORT for the peer
+	runWithOneAccepted               // Start publishes RUN with only one participant accepted
+	releaseUnretired                 // Close releases the buffers of a session whose participants did not retire
 )
 
 // broken is the rule the engine breaks: keepRules except while a test of

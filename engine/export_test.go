@@ -9,13 +9,16 @@ package engine
 // BrokenRule is a rule of the seed the engine can be built to break.
 type BrokenRule = brokenRule
 
-// The rules the campaign tests break, one at a time (see brokenrule.go).
+// The rules the campaign and checker tests break, one at a time (see brokenrule.go).
 const (
 	SkipPublishPoison     = skipPublishPoison
 	SkipParticipantPoison = skipParticipantPoison
 	SkipCloseAbort        = skipCloseAbort
 	SkipCloseJoin         = skipCloseJoin
 	FullSecondJoin        = fullSecondJoin
+	SkipRejectAbort       = skipRejectAbort
+	RunWithOneAccepted    = runWithOneAccepted
+	ReleaseUnretired      = releaseUnretired
 )
 
 // BreakRule makes the engine break rule until restore is called, which

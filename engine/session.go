@@ -168,7 +168,9 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 	c, err := prog.Dispatch()
 	if err != nil {
 		s.emit(EvSubmit, who, 1, err.Error())
-		_ = s.decide(op, exchange.StartupAbort) // the peer must not wait for a RUN that never comes
+		if broken != skipRejectAbort {
+			_ = s.decide(op, exchange.StartupAbort) // the peer must not wait for a RUN that never comes
+		}
 		return err
 	}
 	*done = c
@@ -216,7 +218,7 @@ func (s *Session) Start() error {
 	if err := s.ready("start"); err != nil {
 		return err
 	}
-	if s.gpuDone == nil || s.npuDone == nil {
+	if (s.gpuDone == nil || s.npuDone == nil) && !(broken == runWithOneAccepted && (s.gpuDone != nil || s.npuDone != nil)) {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
 	return s.decide("start", exchange.StartupRun)
@@ -472,7 +474,7 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		retired, _ = s.wait(ctx, max(timeout, 0))
 	}
 	bufs := s.buffers()
-	if !retired || s.poisoned {
+	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
 		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
 		s.emit(EvClose, 1, 0, "")

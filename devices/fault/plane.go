@@ -31,10 +31,34 @@ const pcgStream = 0x9e3779b97f4a7c15
 type Plane struct {
 	active atomic.Uint32 // bit s is set while site s has a chain
 
-	mu    sync.Mutex
-	pcg   rand.PCG
-	rng   rand.Rand        // draws from pcg
-	armed [numSites]*armed // nil for a site with no chain
+	mu     sync.Mutex
+	pcg    rand.PCG
+	rng    rand.Rand        // draws from pcg
+	armed  [numSites]*armed // nil for a site with no chain
+	decide Decider          // nil: the generator draws
+}
+
+// Decider decides, in place of a plane's generator, whether a term of site
+// with a probability below 100% fires at a hit: a model checker answers
+// both ways in turn. It is called with the plane's lock held, so it must
+// not use the plane.
+type Decider func(site Site, percent float64) bool
+
+// SetDecider makes d decide every probability from now on; nil gives the
+// decisions back to the plane's generator. Reseed clears it.
+func (p *Plane) SetDecider(d Decider) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.decide = d
+}
+
+// fires decides whether a term with probability percent (below 100) fires
+// at a hit of site (p.mu held).
+func (p *Plane) fires(site Site, percent float64) bool {
+	if p.decide != nil {
+		return p.decide(site, percent)
+	}
+	return p.rng.Float64()*100 < percent
 }
 
 // armed is a site's chain and what is left of its terms' counts. A plane
@@ -61,6 +85,7 @@ func (p *Plane) Reseed(seed uint64) {
 	defer p.mu.Unlock()
 	p.armed = [numSites]*armed{}
 	p.active.Store(0)
+	p.decide = nil
 	p.pcg.Seed(seed, pcgStream)
 	p.rng = *rand.New(&p.pcg)
 }
@@ -132,7 +157,7 @@ func (p *Plane) Hit(site Site) Fired {
 		if t.Count > 0 && left[i] == 0 {
 			continue
 		}
-		if t.Percent < 100 && p.rng.Float64()*100 >= t.Percent {
+		if t.Percent < 100 && !p.fires(site, t.Percent) {
 			continue
 		}
 		if t.Count > 0 {
@@ -141,4 +166,21 @@ func (p *Plane) Hit(site Site) Fired {
 		return Fired{Action: t.Action, Message: t.Message, Delay: t.Delay}
 	}
 	return Fired{}
+}
+
+// HashState passes add what decides the plane's future hits besides its
+// generator: each armed site, its chain's length and the fires left of
+// its terms, for a model checker's state hash.
+func (p *Plane) HashState(add func(uint64)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for site, a := range p.armed {
+		if a == nil {
+			continue
+		}
+		add(uint64(site)<<32 | uint64(len(a.chain)))
+		for _, n := range a.left {
+			add(uint64(n))
+		}
+	}
 }

@@ -1,0 +1,144 @@
+package check_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/residentlua/residentlua/check"
+)
+
+// smallBounds keep the built-in scenario's space small enough for a test.
+var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+
+// TestBuiltinExhaustedClean explores the built-in scenario exhaustively
+// under small bounds and requires no violation.
+func TestBuiltinExhaustedClean(t *testing.T) {
+	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: smallBounds})
+	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
+		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
+	}
+	if rep.Schedules == 0 || rep.States == 0 || rep.Pruned == 0 {
+		t.Errorf("want schedules, states and pruned runs: %s", rep.String())
+	}
+}
+
+// TestCheckCancelled stops a search at once through its context and
+// requires a report that says it is not exhausted.
+func TestCheckCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls int
+	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: smallBounds, ProgressEvery: 1, Progress: func(p check.Progress) {
+		calls++
+		if p.Schedules >= 10 {
+			cancel()
+		}
+	}})
+	if rep.Exhausted || rep.Schedules > 11 || calls == 0 {
+		t.Fatalf("cancelled after 10 schedules: exhausted %v, %d schedules, %d progress calls", rep.Exhausted, rep.Schedules, calls)
+	}
+	if !strings.Contains(rep.String(), "not exhausted") {
+		t.Errorf("the report does not say it stopped:\n%s", rep.String())
+	}
+}
+
+// TestReplayRejectsForeignStrings refuses replay strings that are not one
+// of the scenario's schedules.
+func TestReplayRejectsForeignStrings(t *testing.T) {
+	for _, s := range []string{"", "1.2.3", "x:1", "r1c1f1:1.x", "r1c1f1:999"} {
+		if _, err := check.Replay(check.Builtin, s, nil); err == nil {
+			t.Errorf("Replay(%q) did not fail", s)
+		}
+	}
+}
+
+// TestReplayOfDefaultSchedule replays the schedule of first alternatives
+// and finds the host operations of the first plan.
+func TestReplayOfDefaultSchedule(t *testing.T) {
+	r, err := check.Replay(check.Builtin, "r1c1f1:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range r.Steps {
+		texts = append(texts, s.Text)
+	}
+	got := strings.Join(texts, "\n")
+	for _, want := range []string{"host chooses the setup: no fault, rounds 1, credits 1", "s1:submit_gpu() = ok", "s1:submit_npu() = ok", "s1:close(0s) = retired"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the default schedule lacks %q:\n%s", want, got)
+		}
+	}
+	if len(r.Violations) != 0 {
+		t.Errorf("violations %v", r.Violations)
+	}
+}
+
+// BenchmarkBuiltinScenario explores the built-in scenario under small
+// bounds and reports schedules per second.
+func BenchmarkBuiltinScenario(b *testing.B) {
+	schedules := 0
+	for b.Loop() {
+		rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: smallBounds})
+		schedules += rep.Schedules
+	}
+	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
+}
+
+// TestLuaScenario explores the Lua scenario of docs/checking.md
+// exhaustively and requires no violation, and its default schedule to
+// replay with the host operations the script makes.
+func TestLuaScenario(t *testing.T) {
+	ls, err := check.LoadLuaScenario("testdata/scenario.lua", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
+	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Schedules < 4 {
+		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
+	}
+	r, err := check.Replay(ls.Scenario, "r2c2f0:0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range r.Steps {
+		texts = append(texts, s.Text)
+	}
+	got := strings.Join(texts, "\n")
+	for _, want := range []string{"s1:submit_gpu() = ok", "s1:abort() = ok", "s1:wait(0s)", "s1:close(1s)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the replay lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestLuaScenarioErrors reports a script without scenario, and counts a
+// scenario's own errors.
+func TestLuaScenarioErrors(t *testing.T) {
+	dir := t.TempDir()
+	none := filepath.Join(dir, "none.lua")
+	bad := filepath.Join(dir, "bad.lua")
+	if err := os.WriteFile(none, []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("function scenario(s) error('broken scenario') end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := check.LoadLuaScenario(none, io.Discard); err == nil || !strings.Contains(err.Error(), "scenario(s)") {
+		t.Errorf("loading a script without scenario: %v", err)
+	}
+	ls, err := check.LoadLuaScenario(bad, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
+	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
+		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
+	}
+}

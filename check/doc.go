@@ -1,0 +1,15 @@
+// Package check is a model checker of the resident-session protocol as
+// the engine implements it: it explores every schedule of a bounded
+// scenario, CHESS style, on the simulated executor, whose every
+// nondeterministic choice (which program steps next, when a host release
+// lands for a non-coherent family, whether a fault fires, whether a wait's
+// deadline passes first) it makes through a devices.Chooser. The engine's
+// oracle checks its invariants on every event of every run; for each
+// invariant broken, Check reports the shortest schedule it found, in words,
+// with a string that replays it.
+//
+// A scenario is the host side, a Scenario function that drives sessions
+// through a Host and asks it for host-side choices; Builtin is the
+// built-in one, and RunLua runs one written in Lua. docs/checking.md says
+// what is explored and what is not.
+package check

@@ -1,0 +1,257 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// Bounds bound the search. The zero value of every field means its default.
+type Bounds struct {
+	// Steps is how many choice points of a run may branch (default 200):
+	// later ones take their first alternative.
+	Steps int
+	// Preemptions is how many times a run may switch away from the program
+	// that stepped last while it can still step (default 2; -1 for none).
+	Preemptions int
+	// Faults is how many faults may fire in a run (default 1; -1 for none).
+	Faults int
+	// Rounds and Credits are the largest exchange a scenario makes (default
+	// 2 each); the built-in scenario tries every size up to them.
+	Rounds, Credits int
+	// Length bounds host operations plus choices before a violation (0:
+	// none). The checker sets it itself to find the shortest counterexample.
+	Length int
+}
+
+func (b Bounds) withDefaults() Bounds {
+	if b.Steps <= 0 {
+		b.Steps = 200
+	}
+	if b.Preemptions == 0 {
+		b.Preemptions = 2
+	}
+	b.Preemptions = max(b.Preemptions, 0)
+	if b.Faults == 0 {
+		b.Faults = 1
+	}
+	b.Faults = max(b.Faults, 0)
+	if b.Rounds <= 0 {
+		b.Rounds = 2
+	}
+	if b.Credits <= 0 {
+		b.Credits = 2
+	}
+	return b
+}
+
+// Options say what to check and how to report progress.
+type Options struct {
+	Bounds Bounds
+	// Progress, when set, is called about every ProgressEvery (default
+	// 200 ms) with the figures so far.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is how far a search has come.
+type Progress struct {
+	Schedules  int           // runs so far
+	States     int           // distinct states hashed
+	Violations int           // invariants found broken so far
+	Elapsed    time.Duration // since the search began
+	Phase      string        // "exploring", or "shortest for invariant N"
+}
+
+// Report is what a search found.
+type Report struct {
+	Bounds    Bounds
+	Schedules int // runs of the scenario, counterexample searches included
+	States    int // distinct states the main search hashed
+	Pruned    int // runs cut short because they reached a state already explored
+	Truncated int // runs that reached the step bound: exploring them further needs more Steps
+	// ScenarioErrors counts the runs in which the scenario itself failed (a
+	// Lua error); ScenarioError is the first one's message and Replay
+	// string.
+	ScenarioErrors int
+	ScenarioError  string
+	Exhausted      bool // every schedule within the bounds was explored (not cancelled)
+	Elapsed        time.Duration
+	// Counterexamples holds, for each invariant found broken, the shortest
+	// schedule found that breaks it, in invariant order.
+	Counterexamples []Counterexample
+}
+
+// OK reports whether no invariant broke.
+func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
+
+// Check explores every schedule of scenario within the bounds, CHESS style:
+// it reruns the scenario on a fresh simulated fabric for each sequence of
+// choices (host choices and the fabric's), depth first, pruning a run once
+// it reaches a state already explored with at least as much of the bounds
+// left. For each invariant broken, it then finds the shortest
+// counterexample by iterative deepening on its length. When ctx ends, it
+// stops and reports what it found so far (Exhausted false).
+func Check(ctx context.Context, scenario Scenario, opts Options) Report {
+	start := time.Now()
+	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start}
+	x.seen = map[uint64][]budget{}
+	rep := Report{Bounds: x.bounds}
+	found := x.search(ctx, 0)
+	rep.Exhausted = ctx.Err() == nil
+	rep.States, rep.Pruned, rep.Truncated = len(x.seen), x.pruned, x.truncated
+	for inv := range engine.Invariants {
+		cx, ok := found[inv]
+		if !ok {
+			continue
+		}
+		if ctx.Err() == nil {
+			cx = x.shortest(ctx, inv, cx)
+		}
+		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
+	}
+	rep.Schedules = x.schedules
+	rep.ScenarioErrors, rep.ScenarioError = x.scenarioErrors, x.scenarioError
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// explorer is one Check: the scenario, the bounds and the states seen.
+type explorer struct {
+	scenario       Scenario
+	bounds         Bounds
+	opts           Options
+	start          time.Time
+	seen           map[uint64][]budget
+	schedules      int
+	pruned         int
+	truncated      int
+	phase          string
+	lastTick       time.Time
+	found          int
+	scenarioErrors int
+	scenarioError  string
+	target         int // the invariant a search for the shortest counterexample seeks; 0: any
+	onFabric       func(*devices.Fabric)
+}
+
+// budget is what is left of the bounds at a state: a state reached again
+// with no more of any of them left than before is not explored again.
+type budget struct{ steps, preemptions, faults, length int }
+
+func (b budget) within(o budget) bool {
+	return b.steps <= o.steps && b.preemptions <= o.preemptions && b.faults <= o.faults && b.length <= o.length
+}
+
+// found is a violating run: its choices up to the violation and its length.
+type found struct {
+	invariant int
+	values    []int
+	length    int
+}
+
+// search explores depth first and returns the shortest violating run found
+// for each invariant; with target set, it stops at the first run that
+// breaks that invariant.
+func (x *explorer) search(ctx context.Context, target int) map[int]found {
+	out := map[int]found{}
+	x.target = target
+	var prefix []int
+	for ctx.Err() == nil {
+		r := x.execute(prefix, false)
+		x.schedules++
+		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
+			for _, inv := range r.broken {
+				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
+					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen}
+				}
+			}
+		}
+		if r.failed != "" {
+			x.scenarioErrors++
+			if x.scenarioError == "" {
+				x.scenarioError = r.failed + " (replay " + x.replayString(r.values()) + ")"
+			}
+		}
+		x.found = len(out)
+		x.tick()
+		if _, ok := out[target]; ok && target != 0 {
+			break
+		}
+		if prefix = r.backtrack(); prefix == nil {
+			break
+		}
+	}
+	return out
+}
+
+// shortest finds a shortest run that breaks invariant inv, by searching
+// with the length bounded to 1, 2, ... up to the length of cx.
+func (x *explorer) shortest(ctx context.Context, inv int, cx found) found {
+	outer := x.bounds
+	defer func() { x.bounds = outer }()
+	for l := 1; l < cx.length && ctx.Err() == nil; l++ {
+		x.bounds.Length = l
+		x.seen = map[uint64][]budget{}
+		x.phase = fmt.Sprintf("shortest for invariant %d, length %d", inv, l)
+		if f, ok := x.search(ctx, inv)[inv]; ok {
+			return f
+		}
+	}
+	return cx
+}
+
+// tick reports progress when it is due.
+func (x *explorer) tick() {
+	if x.opts.Progress == nil {
+		return
+	}
+	every := x.opts.ProgressEvery
+	if every <= 0 {
+		every = 200 * time.Millisecond
+	}
+	now := time.Now()
+	if now.Sub(x.lastTick) < every {
+		return
+	}
+	x.lastTick = now
+	phase := x.phase
+	if phase == "" {
+		phase = "exploring"
+	}
+	x.opts.Progress(Progress{Schedules: x.schedules, States: len(x.seen), Violations: x.found, Elapsed: now.Sub(x.start), Phase: phase})
+}
+
+// execute runs the scenario once on a fresh fabric, replaying prefix and
+// then taking each choice's first alternative; describe records every
+// operation and choice in words.
+func (x *explorer) execute(prefix []int, describe bool) *run {
+	r := &run{x: x, prefix: prefix, describe: describe, violationLen: -1, badChoice: -1}
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Chooser: r, EventCapacity: 1 << 14})
+	if err != nil {
+		panic("check: making a simulated fabric failed: " + err.Error()) // the configuration is fixed and valid
+	}
+	if x.onFabric != nil {
+		x.onFabric(f)
+	}
+	r.hist = devices.NewStateHash()
+	cancel := f.Events().Subscribe(r.observe)
+	o := engine.NewOracle(f)
+	r.host = &Host{run: r, fabric: f, oracle: o, bounds: x.bounds}
+	x.scenario(r.host)
+	r.checkViolation(false)
+	r.violations = o.Violations()
+	if r.pruned && r.violationLen < 0 {
+		x.pruned++
+	}
+	if r.truncated {
+		x.truncated++
+	}
+	cancel()
+	o.Stop()
+	f.Close()
+	return r
+}

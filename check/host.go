@@ -1,0 +1,170 @@
+package check
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// Scenario is the host side of a checked scenario: it makes sessions and
+// calls their verbs through h, and asks h.Choose for every host-side choice
+// (the order of submissions, whether to abort, a deadline). It must be a
+// function of its choices and of what its operations return, and nothing
+// else (no clock, no randomness of its own), so that the checker can
+// rerun it choice for choice.
+type Scenario func(h *Host)
+
+// Host is what a scenario drives: a fresh simulated fabric per run, whose
+// every choice the checker makes, with an oracle attached. Each operation
+// is recorded, for the counterexample, as a host operation.
+type Host struct {
+	run      *run
+	fabric   *devices.Fabric
+	oracle   *engine.Oracle
+	sessions []*Session
+	bounds   Bounds
+}
+
+// Fabric is the run's fabric (simulated, its choices made by the checker).
+func (h *Host) Fabric() *devices.Fabric { return h.fabric }
+
+// Bounds are the bounds of the search, for a scenario that sizes its
+// sessions by them (rounds, credits, faults).
+func (h *Host) Bounds() Bounds { return h.bounds }
+
+// Choose returns a host-side choice in [0, n), which the checker varies
+// from run to run; what says what is chosen, for the counterexample
+// ("the order of the submissions"). n below 2 is no choice: 0.
+func (h *Host) Choose(n int, what string) int {
+	if n < 2 {
+		return 0
+	}
+	return h.run.choose(choicePoint{n: n, host: what}, -1)
+}
+
+// ChooseAmong is Choose among labelled alternatives: the counterexample
+// prints the label of the one taken ("submit_npu, submit_gpu, start").
+func (h *Host) ChooseAmong(what string, labels []string) int {
+	if len(labels) < 2 {
+		return 0
+	}
+	return h.run.choose(choicePoint{n: len(labels), host: what, labels: labels}, -1)
+}
+
+// op records a host operation and its result, and lets the checker hash
+// the state it left.
+func (h *Host) op(text, result string) {
+	h.run.hostOp(text + " = " + result)
+}
+
+// Arm configures a fault site with a term, as a host operation
+// (fault.Plane.Set). A term with a probability below 100% ("50%1*hang")
+// leaves each hit to the checker, which tries both, within the fault bound.
+func (h *Host) Arm(site fault.Site, term string) error {
+	err := h.fabric.Faults().Set(site, term)
+	h.op("fault "+site.String()+" "+term, errWords(err))
+	return err
+}
+
+// NewSession makes a resident session running the built-in exchange with
+// cfg on the fabric's GPU and NPU (engine.NewExchangeSession).
+func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
+	s, err := engine.NewExchangeSession(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), cfg)
+	name := "s" + strconv.Itoa(len(h.sessions)+1)
+	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
+	if err != nil {
+		return nil, err
+	}
+	cs := &Session{Session: s, host: h, name: name}
+	h.sessions = append(h.sessions, cs)
+	return cs, nil
+}
+
+// Session is an engine session whose verbs are recorded as host
+// operations. Its other methods (State, IsComplete, ...) are the engine's.
+type Session struct {
+	*engine.Session
+	host *Host
+	name string
+}
+
+// Name is how the counterexample calls the session: s1, s2, ...
+func (s *Session) Name() string { return s.name }
+
+// SubmitGPU dispatches the GPU participant.
+func (s *Session) SubmitGPU() error {
+	err := s.Session.SubmitGPU()
+	s.host.op(s.name+":submit_gpu()", errWords(err))
+	return err
+}
+
+// SubmitNPU dispatches the NPU participant.
+func (s *Session) SubmitNPU() error {
+	err := s.Session.SubmitNPU()
+	s.host.op(s.name+":submit_npu()", errWords(err))
+	return err
+}
+
+// Start publishes RUN.
+func (s *Session) Start() error {
+	err := s.Session.Start()
+	s.host.op(s.name+":start()", errWords(err))
+	return err
+}
+
+// Abort publishes ABORT.
+func (s *Session) Abort() error {
+	err := s.Session.Abort()
+	s.host.op(s.name+":abort()", errWords(err))
+	return err
+}
+
+// Wait joins both participants under timeout (virtual time).
+func (s *Session) Wait(timeout time.Duration) (bool, error) {
+	ok, err := s.Session.WaitContext(context.Background(), timeout)
+	s.host.op(s.name+":wait("+timeout.String()+")", strconv.FormatBool(ok)+", "+errWords(err))
+	return ok, err
+}
+
+// Close is the drop path, joining for timeout.
+func (s *Session) Close(timeout time.Duration) engine.Outcome {
+	out := s.Session.CloseWithin(context.Background(), timeout)
+	s.host.op(s.name+":close("+timeout.String()+")", out.String())
+	return out
+}
+
+// ResetDevices resets every device of the fabric, which ends every
+// quarantine, and checks that nothing is left charged (invariant 8).
+func (h *Host) ResetDevices() {
+	for _, d := range h.fabric.Devices() {
+		d.Reset()
+	}
+	_ = h.oracle.CheckSettled() // recorded as a violation when it fails
+	h.op("reset every device", "ok")
+}
+
+// fail records that the scenario itself failed (a Lua error): the run
+// ends there, and the report counts it.
+func (h *Host) fail(msg string) {
+	h.op("scenario error", msg)
+	h.run.failed = msg
+}
+
+// errWords is an operation's error as a counterexample prints it: "ok",
+// or the error's kind and message.
+func errWords(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "\n"); i >= 0 {
+		msg = msg[:i]
+	}
+	return "error: " + msg
+}

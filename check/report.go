@@ -1,0 +1,184 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// Counterexample is a schedule that breaks an invariant.
+type Counterexample struct {
+	Invariant int
+	Violation engine.Violation
+	// Steps are the host operations and the choices, in words, up to the
+	// operation or choice after which the oracle reported the violation.
+	Steps []Step
+	// Events are the oracle's events of the session that led to the
+	// violation, formatted as a trace prints them.
+	Events []string
+	// Replay reruns exactly this schedule (Replay, or the command's
+	// --replay): the choices, one number each, after the bounds that size
+	// the scenario.
+	Replay string
+}
+
+// Length is how many host operations and choices other than the first
+// alternative the counterexample takes: what the search minimises.
+func (c Counterexample) Length() int {
+	n := 0
+	for _, s := range c.Steps {
+		if s.Counts() {
+			n++
+		}
+	}
+	return n
+}
+
+// String prints the counterexample: the violation, the steps, the events
+// and the replay string.
+func (c Counterexample) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v\n", c.Violation)
+	fmt.Fprintf(&b, "shortest schedule found: %d host operations and choices (first alternatives, marked -, not counted):\n", c.Length())
+	for _, s := range c.Steps {
+		who, mark := "      ", "*"
+		if s.Host {
+			who = "host  "
+		}
+		if s.First {
+			mark = "-"
+		}
+		fmt.Fprintf(&b, "  %s %s%s\n", mark, who, s.Text)
+	}
+	b.WriteString("events that led to it:\n")
+	for _, e := range c.Events {
+		b.WriteString("  " + e + "\n")
+	}
+	fmt.Fprintf(&b, "replay: %s\n", c.Replay)
+	return b.String()
+}
+
+// String prints the report: the figures, then each counterexample.
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d\n",
+		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps)
+	state := "exhausted"
+	if !r.Exhausted {
+		state = "not exhausted (stopped)"
+	}
+	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
+		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	if r.ScenarioErrors > 0 {
+		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+	}
+	if r.OK() {
+		b.WriteString("no invariant broken\n")
+	}
+	for _, c := range r.Counterexamples {
+		b.WriteString("\n" + c.String())
+	}
+	return b.String()
+}
+
+// describe reruns a violating run in words.
+func (x *explorer) describe(f found) Counterexample {
+	x.target = f.invariant
+	r := x.execute(f.values, true)
+	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
+	n := len(r.trace)
+	if r.violationLen >= 0 && r.violationStep >= 0 {
+		n = r.violationStep
+	}
+	cx.Steps = r.trace[:n]
+	for _, v := range r.violations {
+		if v.Invariant == f.invariant {
+			cx.Violation = v
+			cx.Events = formatEvents(v.Events)
+			break
+		}
+	}
+	return cx
+}
+
+// formatEvents prints events as a trace does.
+func formatEvents(events []devices.Event) []string {
+	names := func(a devices.Actor) string {
+		if a == devices.HostActor {
+			return "host"
+		}
+		return [...]string{"?", "gpu0", "npu0"}[min(int(a), 2)]
+	}
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Format(names)
+	}
+	return out
+}
+
+// replayString is "r<rounds>c<credits>f<faults>:" and the choices joined
+// by dots: the bounds that decide how many alternatives the built-in
+// scenario's host choices have, then the schedule.
+func (x *explorer) replayString(values []int) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = strconv.Itoa(v)
+	}
+	return fmt.Sprintf("r%dc%df%d:%s", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults, strings.Join(parts, "."))
+}
+
+// ParseReplay reads a replay string into the bounds it fixes (Rounds,
+// Credits, Faults) and its choices.
+func ParseReplay(s string) (Bounds, []int, error) {
+	var b Bounds
+	head, tail, ok := strings.Cut(s, ":")
+	if !ok {
+		return b, nil, fmt.Errorf("replay %q has no ':'; give the string a counterexample printed, such as r2c2f1:3.0.1", s)
+	}
+	if _, err := fmt.Sscanf(head, "r%dc%df%d", &b.Rounds, &b.Credits, &b.Faults); err != nil {
+		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
+	}
+	if b.Faults == 0 {
+		b.Faults = -1
+	}
+	var values []int
+	if tail != "" {
+		for _, p := range strings.Split(tail, ".") {
+			v, err := strconv.Atoi(p)
+			if err != nil || v < 0 {
+				return b, nil, fmt.Errorf("replay %q has %q where a choice (a number from 0) belongs", s, p)
+			}
+			values = append(values, v)
+		}
+	}
+	return b, values, nil
+}
+
+// Replay reruns the one schedule a replay string names and reports it: the
+// steps in words (all of them, to the end of the scenario) and every
+// violation. onFabric, when not nil, is called with the run's fabric
+// before the scenario starts (to record a trace).
+func Replay(scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
+	b, values, err := ParseReplay(replay)
+	if err != nil {
+		return nil, err
+	}
+	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric}
+	r := x.execute(values, true)
+	switch {
+	case r.badChoice >= 0:
+		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %d alternatives there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], r.points[r.badChoice].n)
+	case len(r.points) < len(values):
+		return nil, fmt.Errorf("replay %q has %d choices but the scenario made only %d; replay it with the scenario that printed it", replay, len(values), len(r.points))
+	}
+	return &Replayed{Steps: r.trace, Violations: r.violations}, nil
+}
+
+// Replayed is one replayed schedule.
+type Replayed struct {
+	Steps      []Step
+	Violations []engine.Violation
+}

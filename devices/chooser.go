@@ -1,0 +1,337 @@
+package devices
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
+)
+
+// ChoiceKind is what a nondeterministic decision of a simulated fabric is
+// about.
+type ChoiceKind uint8
+
+// The decisions a simulated fabric asks its Chooser for. Alternative 0 is
+// always what the seeded chooser's fixed decisions take, so a chooser that
+// answers 0 to everything but the step order behaves as the seeded one.
+const (
+	// ChooseStep is which of the runnable programs steps next, or which
+	// pending host release lands (Choice.Describe says which is which).
+	// The seeded chooser draws it from the executor's generator.
+	ChooseStep ChoiceKind = iota + 1
+	// ChooseFault is whether a fault term with a probability below 100%
+	// fires at a hit: 0 it does not, 1 it does. The seeded chooser leaves
+	// it to the fault plane's own generator, which draws as it always has.
+	ChooseFault
+	// ChooseLanding is whether a host release for a non-coherent family
+	// lands at once (0) or only after device steps that run meanwhile (1),
+	// as when the device polls while the host's release is in flight. The
+	// seeded chooser always lands it at once.
+	ChooseLanding
+	// ChooseDeadline is, during a wait whose deadline has come, whether the
+	// next device step still runs (0) or the deadline passes first (1). The
+	// seeded chooser always runs the step.
+	ChooseDeadline
+)
+
+// Choice is one decision a simulated fabric asks its Chooser for: its
+// kind, how many alternatives it has (N, at least 2), and what they are,
+// which Describe puts in words. A Choice refers to the executor's state: it
+// is valid only during the call to Choose.
+type Choice struct {
+	Kind ChoiceKind
+	N    int
+
+	ready    []*invocation  // ChooseStep and ChooseDeadline: the runnable programs
+	landings []*Publication // ChooseStep: pending releases, the alternatives after ready
+	last     *invocation    // ChooseStep: the program that stepped last, if any
+	site     fault.Site     // ChooseFault
+	percent  float64        // ChooseFault
+	pub      *Publication   // ChooseLanding
+}
+
+// Chooser decides every nondeterministic choice of a simulated fabric
+// (Config.Chooser): Choose returns an alternative in [0, c.N). It is called
+// on the goroutine that runs the fabric's steps or the host operation that
+// made the choice, with locks of the fabric held, so it must not call the
+// fabric back, except Fabric.HashState when c.Kind is ChooseStep or
+// ChooseDeadline.
+type Chooser interface {
+	Choose(c Choice) int
+}
+
+// Continuing is, for ChooseStep, the alternative that lets the program that
+// stepped last step again, or -1 when it is not runnable (or the choice is
+// of another kind). Any other alternative preempts it.
+func (c Choice) Continuing() int {
+	if c.Kind != ChooseStep || c.last == nil {
+		return -1
+	}
+	for i, inv := range c.ready {
+		if inv == c.last {
+			return i
+		}
+	}
+	return -1
+}
+
+// Describe puts alternative i in words, such as "npu0 steps before gpu0"
+// or "fault npu.run fires".
+func (c Choice) Describe(i int) string {
+	switch c.Kind {
+	case ChooseStep:
+		return c.describeStep(i)
+	case ChooseFault:
+		if i == 1 {
+			return "fault " + c.site.String() + " fires (" + strconv.FormatFloat(c.percent, 'g', -1, 64) + "%)"
+		}
+		return "fault " + c.site.String() + " does not fire"
+	case ChooseLanding:
+		if i == 1 {
+			return "the " + c.pub.label + " release is still in flight (it lands after device steps)"
+		}
+		return "the " + c.pub.label + " release lands at once"
+	case ChooseDeadline:
+		if i == 1 {
+			return "the deadline passes before " + joinSteps(c.ready)
+		}
+		return joinSteps(c.ready) + " before the deadline passes"
+	}
+	return "alternative " + strconv.Itoa(i)
+}
+
+// describeStep says which alternative of a step choice runs before which.
+func (c Choice) describeStep(i int) string {
+	var first string
+	var others []string
+	for j, inv := range c.ready {
+		if j == i {
+			first = stepWords(inv)
+		} else {
+			others = append(others, inv.dev.name)
+		}
+	}
+	for j, p := range c.landings {
+		words := "the " + p.label + " release lands"
+		if len(c.ready)+j == i {
+			first = words
+		} else {
+			others = append(others, words)
+		}
+	}
+	if first == "" {
+		return "alternative " + strconv.Itoa(i)
+	}
+	return first + " before " + strings.Join(others, ", ")
+}
+
+// stepWords says what inv's next step is: a program step or its completion.
+func stepWords(inv *invocation) string {
+	switch {
+	case inv.next.kind == nextRetire:
+		return inv.dev.name + " completes"
+	case inv.next.kind == nextWaitWord && !inv.next.view.Coherent():
+		return inv.dev.name + " polls"
+	}
+	return inv.dev.name + " steps"
+}
+
+// joinSteps lists what the runnable programs do next.
+func joinSteps(ready []*invocation) string {
+	parts := make([]string, len(ready))
+	for i, inv := range ready {
+		parts[i] = stepWords(inv)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// seededChooser is the simulated executor's own chooser (Config.Chooser
+// nil): the step order drawn from its seeded generator, the rest fixed at
+// alternative 0 without drawing, so a seed gives the same events as before
+// choosers existed, byte for byte.
+type seededChooser simExecutor
+
+// Choose draws the step order and takes alternative 0 otherwise.
+func (s *seededChooser) Choose(c Choice) int {
+	if c.Kind == ChooseStep {
+		return s.rng.IntN(c.N)
+	}
+	return 0
+}
+
+// faultDecider asks ch whether a fault term with a probability fires.
+func faultDecider(ch Chooser) fault.Decider {
+	return func(site fault.Site, percent float64) bool {
+		return ch.Choose(Choice{Kind: ChooseFault, N: 2, site: site, percent: percent}) == 1
+	}
+}
+
+// StateHash accumulates a 64-bit FNV-1a hash of what a simulated fabric's
+// future depends on, for a model checker that prunes schedules reaching a
+// state it has explored (docs/checking.md says what is and is not in it).
+type StateHash struct{ sum uint64 }
+
+// NewStateHash returns an empty hash.
+func NewStateHash() StateHash { return StateHash{sum: 14695981039346656037} }
+
+// Add mixes v into the hash.
+func (h *StateHash) Add(v uint64) {
+	for range 8 {
+		h.sum = (h.sum ^ (v & 0xff)) * 1099511628211
+		v >>= 8
+	}
+}
+
+// AddString mixes s and its length into the hash.
+func (h *StateHash) AddString(s string) {
+	h.Add(uint64(len(s)))
+	for i := 0; i < len(s); i++ {
+		h.sum = (h.sum ^ uint64(s[i])) * 1099511628211
+	}
+}
+
+// Sum is the hash.
+func (h *StateHash) Sum() uint64 { return h.sum }
+
+// StateHasher is a Program that can add its state (what its next steps do
+// depends on: counters, phase, its views' pending stores) to a StateHash.
+// A program that is not one makes every state it is in distinct, which is
+// sound but prunes nothing.
+type StateHasher interface {
+	HashState(h *StateHash)
+}
+
+// HashState adds to h the state of a simulated fabric that its future
+// depends on: the devices' invocations (what each waits for, when it
+// wakes relative to now, its program's state), the run in progress (its
+// deadline relative to now and the completion it waits for), host
+// releases in flight, the fault plane's counts, the budget and the
+// quarantines. The clock itself is left out, except near the end of
+// simulated time, where deadlines saturate. Buffers' words are added by
+// Buffer.HashState, for the buffers their owner knows. Call it from the
+// goroutine that runs the fabric: between host operations, or from a
+// Chooser for ChooseStep or ChooseDeadline.
+func (f *Fabric) HashState(h *StateHash) {
+	s := f.simulated()
+	if s == nil {
+		return
+	}
+	now := s.now()
+	if now > simEnd-nearEnd {
+		h.Add(uint64(now))
+	}
+	h.Add(uint64(len(s.active)))
+	for _, inv := range s.active {
+		hashInvocation(h, inv, now)
+	}
+	if s.running {
+		h.Add(uint64(s.runUntil - now))
+		if s.awaited != nil {
+			h.Add(s.awaited.inv.id)
+		}
+	}
+	h.Add(uint64(len(s.landings)))
+	for _, p := range s.landings {
+		h.Add(p.buffer.id)
+		h.AddString(p.label)
+	}
+	f.faults.HashState(h.Add)
+	st := f.budget.State()
+	h.Add(uint64(st.Charged))
+	h.Add(uint64(st.Quarantined))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, d := range f.devices {
+		h.Add(uint64(d.held))
+		if d.current != nil {
+			h.Add(d.current.id)
+			h.Add(boolWord(d.current.comp.IsDone()))
+		}
+	}
+	h.Add(uint64(len(f.quarantines)))
+	for _, q := range f.quarantines {
+		h.Add(q.owner)
+		h.Add(uint64(len(q.waiting)))
+	}
+}
+
+// nearEnd is how close to the end of simulated time the clock must be for
+// HashState to add it: a scenario's finite deadlines are shorter.
+const nearEnd = 24 * time.Hour
+
+// hashInvocation adds what an active invocation does next.
+func hashInvocation(h *StateHash, inv *invocation, now time.Duration) {
+	h.Add(inv.id)
+	h.Add(uint64(inv.dev.actor))
+	h.Add(boolWord(inv.started))
+	h.Add(uint64(inv.next.kind))
+	switch inv.next.kind {
+	case nextWaitWord:
+		h.Add(inv.next.view.buffer.id)
+		h.Add(uint64(inv.next.off)<<32 | uint64(inv.next.old))
+	case nextSleep, nextRetire:
+		h.Add(uint64(max(inv.wakeAt-now, 0)))
+	}
+	if inv.next.err != nil {
+		h.AddString(inv.next.err.Error())
+	}
+	if sh, ok := inv.prog.(StateHasher); ok {
+		sh.HashState(h)
+	} else {
+		h.Add(opaqueStates.Add(1)) // a state like no other: never pruned
+	}
+}
+
+// opaqueStates numbers the states of programs that cannot hash theirs.
+var opaqueStates atomic.Uint64
+
+func boolWord(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// HashState adds the buffer's state to h: whether it is released or
+// quarantined, its words as the host sees them, and, for each
+// non-coherent family, the lines hidden from it and their snapshots.
+func (b *Buffer) HashState(h *StateHash) {
+	h.Add(b.id)
+	b.profile.fabric.mu.Lock()
+	released, quarantined := b.released, b.quarantined
+	b.profile.fabric.mu.Unlock()
+	h.Add(boolWord(released)<<1 | boolWord(quarantined))
+	if released {
+		return
+	}
+	for off := 0; off < b.region.Len(); off += 4 {
+		h.Add(uint64(b.region.Load(off)))
+	}
+	for i := range b.attachments {
+		st := b.attachments[i].stale.Load()
+		if st == nil {
+			continue
+		}
+		for line := range st.lines {
+			if !st.lines[line].Load() {
+				continue
+			}
+			h.Add(uint64(line))
+			for w := line * memory.LineBytes / 4; w < (line+1)*memory.LineBytes/4; w++ {
+				h.Add(uint64(st.words[w].Load()))
+			}
+		}
+	}
+}
+
+// HashState adds the view's pending stores to h, for a program's
+// StateHasher.
+func (v *View) HashState(h *StateHash) {
+	h.Add(uint64(len(v.pending)))
+	for _, p := range v.pending {
+		h.Add(uint64(p.off)<<32 | uint64(p.val))
+	}
+}

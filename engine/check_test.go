@@ -1,0 +1,127 @@
+package engine_test
+
+import (
+	"context"
+	"flag"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/trial"
+)
+
+var checkSeeds = flag.Int("check.seeds", 5, "campaigns (seed bases) TestCheckerCatchesBrokenRules runs for the median of random trials each broken rule needs")
+
+// brokenRules are the rules the engine can be built to break, with the
+// invariant each keeps.
+var brokenRules = []struct {
+	name string
+	rule engine.BrokenRule
+	inv  int
+}{
+	{"no ABORT after a rejected dispatch", engine.SkipRejectAbort, 3},
+	{"RUN with one participant accepted", engine.RunWithOneAccepted, 2},
+	{"buffer released at close while a participant runs", engine.ReleaseUnretired, 5},
+	{"failed publication does not poison", engine.SkipPublishPoison, 9},
+	{"participant error does not poison", engine.SkipParticipantPoison, 9},
+	{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
+	{"close quarantines without joining", engine.SkipCloseJoin, 10},
+	{"second join gets the whole timeout", engine.FullSecondJoin, 11},
+}
+
+// checkBounds are small bounds under which every broken rule shows.
+var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+
+// TestCheckerCatchesBrokenRules builds the engine with one rule broken at a
+// time (BreakRule, the test-only hook of export_test.go) and requires the
+// model checker to report the invariant the rule keeps, with a
+// counterexample of at most 8 host operations and choices whose replay
+// string reproduces the same violation. Beside it, it logs how many random
+// campaign trials the same bug needs (the median over -check.seeds
+// campaigns), for docs/checking.md.
+func TestCheckerCatchesBrokenRules(t *testing.T) {
+	for _, c := range brokenRules {
+		t.Run(c.name, func(t *testing.T) {
+			restore := engine.BreakRule(c.rule)
+			defer restore()
+			rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: checkBounds})
+			i := slices.IndexFunc(rep.Counterexamples, func(cx check.Counterexample) bool { return cx.Invariant == c.inv })
+			if i < 0 {
+				t.Fatalf("the checker did not report invariant %d (%s):\n%s", c.inv, engine.Invariants[c.inv], rep.String())
+			}
+			cx := rep.Counterexamples[i]
+			if cx.Length() > 8 {
+				t.Errorf("the counterexample has %d host operations and choices, want at most 8:\n%s", cx.Length(), cx)
+			}
+			replayed, err := check.Replay(check.Builtin, cx.Replay, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(replayed.Violations, func(v engine.Violation) bool {
+				return v.Invariant == c.inv && v.Message == cx.Violation.Message
+			}) {
+				t.Errorf("replaying %s gave violations %v, want %v", cx.Replay, replayed.Violations, cx.Violation)
+			}
+			restore()
+			if clean, err := check.Replay(check.Builtin, cx.Replay, nil); err != nil || len(clean.Violations) > 0 {
+				t.Errorf("with no rule broken, replaying %s gave %v (error %v), want no violation", cx.Replay, clean.Violations, err)
+			}
+			trials := randomTrialsNeeded(c.rule, c.inv, *checkSeeds)
+			t.Logf("found in %d schedules (%v), counterexample of length %d, replay %s; random trials needed (median of %d campaigns): %s\n%s",
+				rep.Schedules, rep.Elapsed.Round(1e6), cx.Length(), cx.Replay, *checkSeeds, trials, cx)
+		})
+	}
+}
+
+// randomTrialsNeeded is the median, over campaigns of seed bases 1,
+// 1+10000, ..., of how many random trials (engine/trial, TestCampaign's)
+// it takes to report invariant inv with rule broken; "> N" when a campaign
+// of -trials.broken trials never did.
+func randomTrialsNeeded(rule engine.BrokenRule, inv, campaigns int) string {
+	defer engine.BreakRule(rule)()
+	limit := *campaignBroken
+	var needed []int
+	for c := range campaigns {
+		n := limit + 1
+		for i := range limit {
+			r := trial.Run(trial.Config{Seed: uint64(1 + c*10000 + i)})
+			if slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
+				n = i + 1
+				break
+			}
+		}
+		needed = append(needed, n)
+	}
+	sort.Ints(needed)
+	m := needed[len(needed)/2]
+	if m > limit {
+		return "> " + strconv.Itoa(limit)
+	}
+	return strconv.Itoa(m)
+}
+
+// TestCheckerLuaScenarioCatchesEarlyRun checks a Lua scenario with the
+// engine built to accept RUN with one participant: the checker must find
+// the early start, and report nothing with every rule kept.
+func TestCheckerLuaScenarioCatchesEarlyRun(t *testing.T) {
+	ls, err := check.LoadLuaScenario("../check/testdata/early_start.lua", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	if rep := check.Check(context.Background(), ls.Scenario, check.Options{}); !rep.OK() {
+		t.Fatalf("with every rule kept:\n%s", rep.String())
+	}
+	defer engine.BreakRule(engine.RunWithOneAccepted)()
+	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
+	if len(rep.Counterexamples) == 0 || rep.Counterexamples[0].Invariant != 2 {
+		t.Fatalf("want invariant 2 broken:\n%s", rep.String())
+	}
+	if cx := rep.Counterexamples[0]; cx.Length() != 4 || cx.Replay != "r2c2f1:1" {
+		t.Errorf("want the counterexample of 4 steps (startup, submit_gpu, the choice, start) replayed by r2c2f1:1:\n%s", cx)
+	}
+}
