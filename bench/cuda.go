@@ -14,12 +14,21 @@ import (
 // trip of the backend's own ping-pong kernel through the same kind of
 // mapped memory, measured in the same run and interleaved with them. It
 // fails with an Unsupported error where the hardware is missing or the
-// backend has no raw round trip to measure (RoundTripper).
+// backend has no raw round trip to measure (RoundTripper). The simulated
+// NPU and the host wait under o.Wait's one policy (hybrid when none).
 func RunBackend(o Options, backend string) ([]Figure, error) {
 	if backend == "" || backend == devices.SimBackend {
 		return nil, devices.Errorf(devices.KindInvalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
 	}
-	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime}, backend)
+	wait := devices.WaitHybrid
+	switch len(o.Wait) {
+	case 0:
+	case 1:
+		wait = o.Wait[0]
+	default:
+		return nil, devices.Errorf(devices.KindInvalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
+	}
+	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: wait}, backend)
 	if err != nil {
 		return nil, err
 	}

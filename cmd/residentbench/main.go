@@ -9,7 +9,8 @@
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
 // participant instead (docs/cuda.md); -gpu takes any backend the command
-// links, and it links devices/cuda.
+// links, and it links devices/cuda. There -wait (one policy) is how the
+// simulated NPU and the host wait beside the real GPU.
 package main
 
 import (
@@ -32,7 +33,7 @@ func main() {
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
-	wait := flag.String("wait", devices.WaitHybrid.String(), "wait `policy` of the real-time publication and exchange figures of the -gpu sim table: spin, hybrid, block, or all for a pair of figures under each")
+	wait := flag.String("wait", devices.WaitHybrid.String(), "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each), and of the simulated NPU and the host beside a real GPU (one policy)")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
 	waits, err := parseWaits(*wait)
