@@ -128,7 +128,7 @@ func (s *Session) ready(op string) error {
 		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
-		return devices.Errorf(devices.KindBusy, op, "resident startup is already decided or failed")
+		return errDecided(op)
 	}
 	return nil
 }
