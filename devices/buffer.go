@@ -20,9 +20,58 @@ type Buffer struct {
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 
-	hostMu      sync.Mutex // serialises host stores and releases
+	hostMu      sync.Mutex // serialises host stores and releases; guards kept
 	released    bool       // guarded by fabric.mu
 	quarantined bool       // guarded by fabric.mu
+	kept        keptRoom   // what Kept handed out
+}
+
+// keptMax bounds how many objects Kept keeps with one buffer.
+const keptMax = 4
+
+// keptRoom is the objects Kept handed out with a buffer. It outlives the
+// buffer's fabric when that is recycled, for the buffer that a later
+// fabric makes from the same storage (slab).
+type keptRoom struct{ items []keptItem }
+
+// keptItem is one object of a keptRoom.
+type keptItem struct {
+	p     any  // a *T
+	taken bool // handed out since the buffer was made
+}
+
+// reuse marks every object free again, for the buffer made next from the
+// same storage.
+func (k keptRoom) reuse() keptRoom {
+	for i := range k.items {
+		k.items[i].taken = false
+	}
+	return k
+}
+
+// Kept returns a zeroed T for an object whose life ends with b's fabric,
+// such as the session that owns b or a program that reaches it: a new one
+// or, when b's fabric took b's storage from a recycled fabric
+// (Fabric.Recycle), one that a buffer of that fabric handed out. It never
+// hands out one object twice in a fabric's life, so what it returns may be
+// used until the fabric is recycled, and not after.
+func Kept[T any](b *Buffer) *T {
+	b.hostMu.Lock()
+	defer b.hostMu.Unlock()
+	for i := range b.kept.items {
+		it := &b.kept.items[i]
+		if p, ok := it.p.(*T); ok && !it.taken {
+			it.taken = true
+			var zero T
+			*p = zero
+			return p
+		}
+	}
+	p := new(T)
+	if len(b.kept.items) < keptMax {
+		b.kept.items = append(b.kept.items, keptItem{p: p, taken: true})
+	}
+	return p
 }
 
 // attachment is how one queue family of one device sees the buffer.

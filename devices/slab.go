@@ -80,12 +80,26 @@ type allocated struct {
 	attachments [4]attachment // a GPU's three families and an NPU's one
 }
 
+// reuse zeroes the buffer and its attachments, keeping what Kept keeps.
+func (a *allocated) reuse() {
+	kept := a.buffer.kept.reuse()
+	*a = allocated{}
+	a.buffer.kept = kept
+}
+
 // lineAllocated is a one-line buffer (a session's startup line) made with
 // room for what one non-coherent family's view of it needs once the host
 // stores into it.
 type lineAllocated struct {
 	allocated
 	stale lineStaleness
+}
+
+// reuse zeroes the line buffer and its room, keeping what Kept keeps.
+func (l *lineAllocated) reuse() {
+	kept := l.buffer.kept.reuse()
+	*l = lineAllocated{}
+	l.buffer.kept = kept
 }
 
 // lineStaleness is a staleness of one line and its storage.
