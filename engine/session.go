@@ -83,7 +83,9 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	return &Session{startup: startup, gpu: gpu, npu: npu}, nil
+	s := devices.Kept[Session](startup.line) // lives as long as the line's fabric
+	s.startup, s.gpu, s.npu = startup, gpu, npu
+	return s, nil
 }
 
 // NewExchangeSession makes a startup line on gpu and npu and a session that
