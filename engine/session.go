@@ -66,7 +66,9 @@ type Session struct {
 // NewSession makes a session of startup and two prepared programs: gpu on a
 // PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
 // Both must poll exactly the startup line, never write it, and retire without
-// peer progress after ABORT.
+// peer progress after ABORT. The session is kept with the startup line
+// (devices.Kept): once the fabric is recycled (devices.Fabric.Recycle) it
+// must not be used.
 func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
 	switch {
 	case startup == nil || gpu == nil || npu == nil:
