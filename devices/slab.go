@@ -68,10 +68,12 @@ type dispatched struct {
 	comp Completion
 }
 
-// profiled is a profile and room for the devices it shares memory between.
+// profiled is a profile, room for the devices it shares memory between
+// and room for the list AllocationProfiles returns when it is the first.
 type profiled struct {
 	profile Profile
-	devices [2]*Device // a GPU and an NPU
+	devices [2]*Device  // a GPU and an NPU
+	list    [3]*Profile // the most profiles AllocationProfiles lists
 }
 
 // allocated is a buffer and room for its attachments, made together.
