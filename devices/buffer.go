@@ -32,20 +32,15 @@ const keptMax = 4
 // keptRoom is the objects Kept handed out with a buffer. It outlives the
 // buffer's fabric when that is recycled, for the buffer that a later
 // fabric makes from the same storage (slab).
-type keptRoom struct{ items []keptItem }
-
-// keptItem is one object of a keptRoom.
-type keptItem struct {
-	p     any  // a *T
-	taken bool // handed out since the buffer was made
+type keptRoom struct {
+	items []any // each a *T, made with room for keptMax
+	taken uint8 // bit i: items[i] was handed out since the buffer was made
 }
 
 // reuse marks every object free again, for the buffer made next from the
 // same storage.
 func (k keptRoom) reuse() keptRoom {
-	for i := range k.items {
-		k.items[i].taken = false
-	}
+	k.taken = 0
 	return k
 }
 
@@ -54,22 +49,30 @@ func (k keptRoom) reuse() keptRoom {
 // or, when b's fabric took b's storage from a recycled fabric
 // (Fabric.Recycle), one that a buffer of that fabric handed out. It never
 // hands out one object twice in a fabric's life, so what it returns may be
-// used until the fabric is recycled, and not after.
+// used until the fabric is recycled, and not after. A real-time fabric is
+// never recycled: there it always returns a new T.
 func Kept[T any](b *Buffer) *T {
+	if b.profile.fabric.mode != Simulated {
+		return new(T)
+	}
 	b.hostMu.Lock()
 	defer b.hostMu.Unlock()
-	for i := range b.kept.items {
-		it := &b.kept.items[i]
-		if p, ok := it.p.(*T); ok && !it.taken {
-			it.taken = true
+	k := &b.kept
+	for i, item := range k.items {
+		if p, ok := item.(*T); ok && k.taken&(1<<i) == 0 {
+			k.taken |= 1 << i
 			var zero T
 			*p = zero
 			return p
 		}
 	}
 	p := new(T)
-	if len(b.kept.items) < keptMax {
-		b.kept.items = append(b.kept.items, keptItem{p: p, taken: true})
+	if len(k.items) < keptMax {
+		if k.items == nil {
+			k.items = make([]any, 0, keptMax)
+		}
+		k.taken |= 1 << len(k.items)
+		k.items = append(k.items, p)
 	}
 	return p
 }
