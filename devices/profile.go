@@ -128,15 +128,6 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	mapMemory := f.arena.Alloc
-	if p.kind == Pinned {
-		mapMemory = acceleratorOf(p.devices).Map
-	}
-	region, err := mapMemory(rounded)
-	if err != nil {
-		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
-		return nil, Errorf(KindDevice, "alloc", "%w", err)
-	}
 	var made *allocated
 	var lineStale *lineStaleness
 	if rounded == memory.LineBytes {
@@ -144,6 +135,16 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		made, lineStale = &line.allocated, &line.stale
 	} else {
 		made = f.buffers.take()
+	}
+	region, err := &made.region, error(nil) // kept with the buffer, in the slab's storage
+	if p.kind == Pinned {
+		region, err = acceleratorOf(p.devices).Map(rounded)
+	} else {
+		err = f.arena.AllocIn(region, rounded)
+	}
+	if err != nil {
+		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
+		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &made.buffer
 	b.lineStale = lineStale

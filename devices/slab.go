@@ -76,10 +76,12 @@ type profiled struct {
 	list    [3]*Profile // the most profiles AllocationProfiles lists
 }
 
-// allocated is a buffer and room for its attachments, made together.
+// allocated is a buffer and room for its attachments and its region of
+// the fabric's arena, made together.
 type allocated struct {
 	buffer      Buffer
 	attachments [4]attachment // a GPU's three families and an NPU's one
+	region      memory.Region
 }
 
 // reuse zeroes the buffer and its attachments, keeping what Kept keeps.
