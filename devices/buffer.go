@@ -20,9 +20,61 @@ type Buffer struct {
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 
-	hostMu      sync.Mutex // serialises host stores and releases
+	hostMu      sync.Mutex // serialises host stores and releases; guards kept
 	released    bool       // guarded by fabric.mu
 	quarantined bool       // guarded by fabric.mu
+	kept        keptRoom   // what Kept handed out
+}
+
+// keptMax bounds how many objects Kept keeps with one buffer.
+const keptMax = 4
+
+// keptRoom is the objects Kept handed out with a buffer. It outlives the
+// buffer's fabric when that is recycled, for the buffer that a later
+// fabric makes from the same storage (slab).
+type keptRoom struct {
+	items []any // each a *T, made with room for keptMax
+	taken uint8 // bit i: items[i] was handed out since the buffer was made
+}
+
+// reuse marks every object free again, for the buffer made next from the
+// same storage.
+func (k keptRoom) reuse() keptRoom {
+	k.taken = 0
+	return k
+}
+
+// Kept returns a zeroed T for an object whose life ends with b's fabric,
+// such as the session that owns b or a program that reaches it: a new one
+// or, when b's fabric took b's storage from a recycled fabric
+// (Fabric.Recycle), one that a buffer of that fabric handed out. It never
+// hands out one object twice in a fabric's life, so what it returns may be
+// used until the fabric is recycled, and not after. A real-time fabric is
+// never recycled: there it always returns a new T.
+func Kept[T any](b *Buffer) *T {
+	if b.profile.fabric.mode != Simulated {
+		return new(T)
+	}
+	b.hostMu.Lock()
+	defer b.hostMu.Unlock()
+	k := &b.kept
+	for i, item := range k.items {
+		if p, ok := item.(*T); ok && k.taken&(1<<i) == 0 {
+			k.taken |= 1 << i
+			var zero T
+			*p = zero
+			return p
+		}
+	}
+	p := new(T)
+	if len(k.items) < keptMax {
+		if k.items == nil {
+			k.items = make([]any, 0, keptMax)
+		}
+		k.taken |= 1 << len(k.items)
+		k.items = append(k.items, p)
+	}
+	return p
 }
 
 // attachment is how one queue family of one device sees the buffer.

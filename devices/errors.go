@@ -103,6 +103,15 @@ func Errorf(k ErrorKind, op, format string, args ...any) *Error {
 	return e
 }
 
+// Fixed is an Error of kind k for operation op with a fixed message, its
+// text made at once: for an error made once, kept in a variable and
+// returned again and again, so that neither returning it nor its Error
+// allocates. Nobody may change its fields.
+func Fixed(k ErrorKind, op, message string) *Error {
+	text := k.String() + ": " + message
+	return &Error{Kind: k, Op: op, Message: text[len(k.String())+2:], text: text}
+}
+
 // appendMessage appends the message format and args make. It takes args
 // as a slice, not forwarded as args..., so that go vet's printf check takes
 // Errorf for the fmt.Errorf wrapper it is (%w allowed), not an Appendf one.

@@ -58,7 +58,7 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 			return nil, Errorf(KindInvalid, "profiles", "a device is not part of this fabric")
 		}
 	}
-	var kinds []ProfileKind
+	kinds := make([]ProfileKind, 0, 3) // on the stack
 	switch {
 	case acceleratorOf(devs) != nil:
 		kinds = append(kinds, Pinned) // the accelerator reaches nothing else
@@ -70,11 +70,17 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 	if !hostAccess {
 		kinds = append(kinds, DeviceLocal)
 	}
-	out := make([]*Profile, len(kinds))
+	var out []*Profile
 	for i, k := range kinds {
 		made := f.profiles.take()
 		made.profile = Profile{kind: k, fabric: f, devices: append(made.devices[:0:len(made.devices)], devs...)}
-		out[i] = &made.profile
+		if i == 0 { // the list lives as long as its profiles, in the first one's room
+			out = made.list[:0:len(kinds)]
+			if len(kinds) > len(made.list) {
+				out = make([]*Profile, 0, len(kinds))
+			}
+		}
+		out = append(out, &made.profile)
 	}
 	return out, nil
 }
@@ -122,15 +128,6 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	mapMemory := f.arena.Alloc
-	if p.kind == Pinned {
-		mapMemory = acceleratorOf(p.devices).Map
-	}
-	region, err := mapMemory(rounded)
-	if err != nil {
-		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
-		return nil, Errorf(KindDevice, "alloc", "%w", err)
-	}
 	var made *allocated
 	var lineStale *lineStaleness
 	if rounded == memory.LineBytes {
@@ -138,6 +135,16 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		made, lineStale = &line.allocated, &line.stale
 	} else {
 		made = f.buffers.take()
+	}
+	region, err := &made.region, error(nil) // kept with the buffer, in the slab's storage
+	if p.kind == Pinned {
+		region, err = acceleratorOf(p.devices).Map(rounded)
+	} else {
+		err = f.arena.AllocIn(region, rounded)
+	}
+	if err != nil {
+		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
+		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &made.buffer
 	b.lineStale = lineStale

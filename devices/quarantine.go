@@ -37,9 +37,10 @@ type QuarantineInfo struct {
 // Quarantine keeps bufs mapped and charged and holds devs occupied until each
 // of them is reset. It never frees anything.
 func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*Buffer) {
+	q := newQuarantined(bufs) // before f.mu: Kept takes a buffer's hostMu
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	q := &Quarantined{owner: owner, label: label, since: f.exec.now()}
+	q.owner, q.label, q.since = owner, label, f.exec.now()
 	for _, d := range devs {
 		d.held++
 		q.waiting = append(q.waiting, d)
@@ -60,6 +61,28 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 		}
 		emit(HostActor, owner, EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
 	})
+}
+
+// quarantinedRoom is a quarantine and room for what a session's holds:
+// its two devices and its buffers (a startup line and a payload).
+type quarantinedRoom struct {
+	q       Quarantined
+	waiting [2]*Device
+	buffers [2]*Buffer
+}
+
+// newQuarantined returns an empty quarantine of bufs with room for their
+// devices and them. A quarantine ends before its fabric can be recycled (a
+// fabric holding one is not), so it is kept with the first buffer (Kept).
+func newQuarantined(bufs []*Buffer) *Quarantined {
+	var room *quarantinedRoom
+	if len(bufs) > 0 {
+		room = Kept[quarantinedRoom](bufs[0])
+	} else {
+		room = new(quarantinedRoom)
+	}
+	room.q.waiting, room.q.buffers = room.waiting[:0], room.buffers[:0]
+	return &room.q
 }
 
 // Quarantining reports whether a quarantine of owner's is still in force:

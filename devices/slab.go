@@ -68,16 +68,27 @@ type dispatched struct {
 	comp Completion
 }
 
-// profiled is a profile and room for the devices it shares memory between.
+// profiled is a profile, room for the devices it shares memory between
+// and room for the list AllocationProfiles returns when it is the first.
 type profiled struct {
 	profile Profile
-	devices [2]*Device // a GPU and an NPU
+	devices [2]*Device  // a GPU and an NPU
+	list    [3]*Profile // the most profiles AllocationProfiles lists
 }
 
-// allocated is a buffer and room for its attachments, made together.
+// allocated is a buffer and room for its attachments and its region of
+// the fabric's arena, made together.
 type allocated struct {
 	buffer      Buffer
 	attachments [4]attachment // a GPU's three families and an NPU's one
+	region      memory.Region
+}
+
+// reuse zeroes the buffer and its attachments, keeping what Kept keeps.
+func (a *allocated) reuse() {
+	kept := a.buffer.kept.reuse()
+	*a = allocated{}
+	a.buffer.kept = kept
 }
 
 // lineAllocated is a one-line buffer (a session's startup line) made with
@@ -86,6 +97,13 @@ type allocated struct {
 type lineAllocated struct {
 	allocated
 	stale lineStaleness
+}
+
+// reuse zeroes the line buffer and its room, keeping what Kept keeps.
+func (l *lineAllocated) reuse() {
+	kept := l.buffer.kept.reuse()
+	*l = lineAllocated{}
+	l.buffer.kept = kept
 }
 
 // lineStaleness is a staleness of one line and its storage.

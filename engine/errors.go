@@ -20,3 +20,25 @@ var (
 	// ErrInvalid: an argument was bad.
 	ErrInvalid = devices.ErrInvalid
 )
+
+// decidedMessage is why ready refuses a decided or poisoned session.
+const decidedMessage = "resident startup is already decided or failed"
+
+// decidedErrors are ready's refusals of a decided or poisoned session, one
+// per operation that asks, made once: the random host plans of a
+// campaign's trials provoke them a few times each.
+var decidedErrors = map[string]*Error{}
+
+func init() {
+	for _, op := range []string{"submit_gpu", "submit_npu", "start", "abort", "close"} {
+		decidedErrors[op] = devices.Fixed(devices.KindBusy, op, decidedMessage)
+	}
+}
+
+// errDecided is ready's refusal of op on a decided or poisoned session.
+func errDecided(op string) error {
+	if err, ok := decidedErrors[op]; ok {
+		return err
+	}
+	return devices.Errorf(devices.KindBusy, op, decidedMessage)
+}

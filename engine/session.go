@@ -66,7 +66,9 @@ type Session struct {
 // NewSession makes a session of startup and two prepared programs: gpu on a
 // PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
 // Both must poll exactly the startup line, never write it, and retire without
-// peer progress after ABORT.
+// peer progress after ABORT. The session is kept with the startup line
+// (devices.Kept): once the fabric is recycled (devices.Fabric.Recycle) it
+// must not be used.
 func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
 	switch {
 	case startup == nil || gpu == nil || npu == nil:
@@ -83,7 +85,9 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	return &Session{startup: startup, gpu: gpu, npu: npu}, nil
+	s := devices.Kept[Session](startup.line) // lives as long as the line's fabric
+	s.startup, s.gpu, s.npu = startup, gpu, npu
+	return s, nil
 }
 
 // NewExchangeSession makes a startup line on gpu and npu and a session that
@@ -128,7 +132,7 @@ func (s *Session) ready(op string) error {
 		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
-		return devices.Errorf(devices.KindBusy, op, "resident startup is already decided or failed")
+		return errDecided(op)
 	}
 	return nil
 }

@@ -40,13 +40,16 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	if len(profiles) == 0 || !coherentForGPU(profiles[0], gpu) {
 		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires coherent GPU backing")
 	}
-	s := &Startup{id: f.NewOwnerID(), fabric: f, gpu: gpu, npu: npu}
-	s.line, err = profiles[0].Allocate(memory.LineBytes, budget, s.id)
+	id := f.NewOwnerID()
+	line, err := profiles[0].Allocate(memory.LineBytes, budget, id)
 	if err != nil {
 		return nil, err
 	}
+	room := devices.Kept[startupRoom](line) // lives as long as the line's fabric
+	s := &room.startup
+	s.id, s.fabric, s.gpu, s.npu, s.line = id, f, gpu, npu, line
 	s.line.Zero()
-	s.publications = make([]*devices.Publication, 0, 3) // PM4, AQL, XDNA of the default devices
+	s.publications = room.publications[:0]
 	for _, d := range []*devices.Device{gpu, npu} {
 		for fam := range d.Families() {
 			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
@@ -62,6 +65,12 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	}
 	f.Events().Emit(devices.HostActor, s.id, EvStartup, uint64(len(s.publications)), s.line.ID(), "")
 	return s, nil
+}
+
+// startupRoom is a Startup and room for its publications, made together.
+type startupRoom struct {
+	startup      Startup
+	publications [3]*devices.Publication // PM4, AQL, XDNA of the default devices
 }
 
 func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {

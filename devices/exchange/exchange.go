@@ -74,6 +74,15 @@ type Exchange struct {
 	npu     *devices.Prepared
 }
 
+// prepared is an exchange, its programs and the buffers they reach, made
+// together and kept with the startup line (devices.Kept).
+type prepared struct {
+	x     Exchange
+	gpu   gpuExchange
+	npu   npuExchange
+	reach [2]*devices.Buffer // the startup line and the payload
+}
+
 const (
 	slotAck    = memory.LineBytes
 	slotData   = 2 * memory.LineBytes
@@ -101,13 +110,16 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	if err != nil {
 		return nil, err
 	}
-	x := &Exchange{cfg: cfg, owner: owner, stride: slotData + memory.RoundUp(cfg.SlotBytes)}
+	r := devices.Kept[prepared](startup) // lives as long as the line's fabric
+	x := &r.x
+	x.cfg, x.owner, x.stride = cfg, owner, slotData+memory.RoundUp(cfg.SlotBytes)
 	x.results = cfg.Credits * x.stride
 	payload, err := startup.Profile().Allocate(x.results+cfg.Rounds*resultSize, startup.Budget(), owner)
 	if err != nil {
 		return nil, err
 	}
 	x.payload = payload
+	r.reach = [2]*devices.Buffer{startup, payload}
 	views := func(d *devices.Device, fam devices.QueueFamily) (line, pay *devices.View, err error) {
 		if line, err = startup.View(d, fam); err == nil {
 			pay, err = payload.View(d, fam)
@@ -116,11 +128,12 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		var prog devices.Program = &gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
+		r.gpu = gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
+		var prog devices.Program = &r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
 		}
-		x.gpu, err = gpu.Prepare(gfam, prog, owner, startup, payload)
+		x.gpu, err = gpu.Prepare(gfam, prog, owner, r.reach[:]...)
 	}
 	if err != nil {
 		_ = payload.Release()
@@ -128,7 +141,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		x.npu, err = npu.Prepare(nfam, &npuExchange{x: x, payload: np, decisionReader: decisionReader{line: nl}}, owner, startup, payload)
+		r.npu = npuExchange{x: x, payload: np, decisionReader: decisionReader{line: nl}}
+		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
 		_ = payload.Release()

@@ -29,8 +29,10 @@ func Parse(site Site, text string) (Chain, error) {
 		return nil, fmt.Errorf("empty fault chain at %v: want terms [p%%][N*]action[(arg)] joined by ->; %v allows %s",
 			site, site, site.allowed())
 	}
-	var chain Chain
-	for i, raw := range splitTerms(text) {
+	chain := make(Chain, 0, countTerms(text)) // a trial arms chains: one allocation each
+	for i, rest, more := 0, text, true; more; i++ {
+		var raw string
+		raw, rest, more = cutTerm(rest)
 		term := strings.TrimSpace(raw)
 		if term == "" {
 			return nil, fmt.Errorf("fault chain %q at %v: term %d is empty; want terms [p%%][N*]action[(arg)] joined by ->",
@@ -45,11 +47,11 @@ func Parse(site Site, text string) (Chain, error) {
 	return chain, nil
 }
 
-// splitTerms splits text at each "->" that is not inside an argument, so a
-// message may contain "->".
-func splitTerms(text string) []string {
-	var terms []string
-	start, inArg := 0, false
+// cutTerm cuts text at its first "->" that is not inside an argument, so a
+// message may contain "->": it returns the term before it and the text
+// after it, or the whole text and more false when there is none.
+func cutTerm(text string) (term, rest string, more bool) {
+	inArg := false
 	for i := 0; i < len(text); i++ {
 		switch {
 		case text[i] == '(' && !inArg:
@@ -57,12 +59,19 @@ func splitTerms(text string) []string {
 		case text[i] == ')' && inArg:
 			inArg = false
 		case !inArg && strings.HasPrefix(text[i:], "->"):
-			terms = append(terms, text[start:i])
-			start = i + 2
-			i++
+			return text[:i], text[i+2:], true
 		}
 	}
-	return append(terms, text[start:])
+	return text, "", false
+}
+
+// countTerms is how many terms cutTerm cuts text into.
+func countTerms(text string) int {
+	n := 1
+	for _, rest, more := cutTerm(text); more; _, rest, more = cutTerm(rest) {
+		n++
+	}
+	return n
 }
 
 func parseTerm(site Site, term string) (Term, error) {

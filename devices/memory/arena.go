@@ -56,31 +56,48 @@ func NewArena() *Arena { return &Arena{} }
 // carved from one of the arena's chunks, or a mapping of its own when size
 // is over MaxCarved.
 func (a *Arena) Alloc(size int) (*Region, error) {
+	r := new(Region)
+	if err := a.AllocIn(r, size); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// AllocIn is Alloc into r, a Region the caller keeps in storage of its own
+// (the devices package keeps a buffer's region with the buffer). r must not
+// hold memory that was not given back.
+func (a *Arena) AllocIn(r *Region, size int) error {
 	if size <= 0 {
-		return nil, fmt.Errorf("memory: cannot allocate %d bytes; size must be positive", size)
+		return fmt.Errorf("memory: cannot allocate %d bytes; size must be positive", size)
 	}
 	size = RoundUp(size)
 	if size > MaxCarved {
-		return Map(size)
+		own, err := Map(size)
+		if err != nil {
+			return err
+		}
+		*r = *own
+		return nil
 	}
 	c := class(size)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for ch := a.newest; ch != nil; ch = ch.older {
-		if r := ch.carve(c, size); r != nil {
-			return r, nil
+		if ch.carve(c, size, r) {
+			return nil
 		}
 	}
 	ch, err := pool.take()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ch.arena, ch.older = a, a.newest
 	if a.newest != nil {
 		a.newest.newer = ch
 	}
 	a.newest = ch
-	return ch.carve(c, size), nil
+	ch.carve(c, size, r) // an empty chunk has room for MaxCarved
+	return nil
 }
 
 // Empty reports whether the arena holds no chunk: every region it carved
@@ -97,8 +114,8 @@ func class(size int) int {
 }
 
 // carve takes a block of class c from the chunk, zeroes its first size
-// bytes, and wraps them; nil when the chunk has no room.
-func (ch *chunk) carve(c, size int) *Region {
+// bytes, and makes r of them; false when the chunk has no room.
+func (ch *chunk) carve(c, size int, r *Region) bool {
 	var off int
 	if list := ch.free[c]; len(list) > 0 {
 		off = int(list[len(list)-1])
@@ -106,7 +123,7 @@ func (ch *chunk) carve(c, size int) *Region {
 	} else {
 		block := LineBytes << c
 		if ch.used+block > len(ch.bytes) {
-			return nil
+			return false
 		}
 		off = ch.used
 		ch.used += block
@@ -115,7 +132,8 @@ func (ch *chunk) carve(c, size int) *Region {
 		clear(ch.bytes[off:min(off+size, ch.dirty)])
 	}
 	ch.live++
-	return &Region{bytes: ch.bytes[off : off+size : off+size], home: ch}
+	*r = Region{bytes: ch.bytes[off : off+size : off+size], home: ch}
+	return true
 }
 
 // offset is where in the chunk r begins.

@@ -242,3 +242,31 @@ func TestArenaGivesEveryEmptiedChunkBack(t *testing.T) {
 		t.Errorf("the pool keeps %d chunks, want the 3 the arena gave back", pooled)
 	}
 }
+
+// AllocIn carves into a Region the caller keeps, which it can use again
+// once given back: zeroed each time, and without allocating.
+func TestAllocInReusesTheCallersRegion(t *testing.T) {
+	a := NewArena()
+	keep := mustAlloc(t, a, 64) // so that the chunk stays with the arena, not the pool
+	defer keep.Unmap()
+	var r Region
+	cycle := func() {
+		if err := a.AllocIn(&r, 100); err != nil {
+			t.Fatal(err)
+		}
+		if r.Len() != 2*LineBytes || r.Load(96) != 0 {
+			t.Fatalf("AllocIn(100) made %d bytes with word 96 = %d, want 128 zeroed", r.Len(), r.Load(96))
+		}
+		r.Store(96, 7)
+		if err := r.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle()
+	if n := testing.AllocsPerRun(100, cycle); n != 0 {
+		t.Errorf("AllocIn and Unmap allocate %v times a cycle, want 0", n)
+	}
+	if r.home != nil {
+		t.Error("a region given back still refers to its chunk, keeping it mapped")
+	}
+}

@@ -144,7 +144,7 @@ func (r *Region) Unmap() error {
 	default:
 		r.home.arena.give(r)
 	}
-	r.bytes = nil
+	r.bytes, r.home = nil, nil // a region kept in its owner's storage (AllocIn) keeps no chunk mapped
 	return err
 }
 
