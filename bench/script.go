@@ -35,15 +35,31 @@ func RunScriptTrials(n, workers int) (perSecond float64, err error) {
 	if err := os.WriteFile(script, []byte(scriptTrial), 0o644); err != nil {
 		return 0, err
 	}
+	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+}
+
+// RunBuiltinTrials runs n built-in trials (engine/trial's default: three
+// sessions of up to 8 rounds, up to three faults) on workers workers with
+// package campaign, as residentlua campaign does without a script, and
+// returns the trials per second.
+func RunBuiltinTrials(n, workers int) (perSecond float64, err error) {
+	return runCampaign(campaign.Config{Trials: n, Workers: workers, Seed: 1})
+}
+
+// runCampaign runs cfg under the campaign's garbage-collection target, as
+// the command does, and returns its trials per second; a violation or a
+// failed trial is an error, since a figure of a broken run means nothing.
+func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
+	defer campaign.TuneGC()()
 	start := time.Now()
-	sum, err := campaign.Run(context.Background(), campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {
 		return 0, err
 	}
 	if sum.Violations != 0 || len(sum.Failures) != 0 {
-		return 0, fmt.Errorf("bench: the Lua trials found %d violations and %d failures", sum.Violations, len(sum.Failures))
+		return 0, fmt.Errorf("bench: the campaign's trials found %d violations and %d failures", sum.Violations, len(sum.Failures))
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	return float64(cfg.Trials) / time.Since(start).Seconds(), nil
 }
 
 // scriptFigure is the Lua-script campaign's speed-up with all cores.

@@ -81,3 +81,8 @@ func checkWait(w WaitPolicy, mode Mode, n int) error {
 // Wait is the fabric's wait policy (Config.Wait); a simulated fabric keeps
 // it but ignores it.
 func (f *Fabric) Wait() WaitPolicy { return f.wait }
+
+// CheckWait is the error NewFabric gives a real-time fabric of n devices
+// waiting under w on this machine, or nil when it can: a caller choosing a
+// policy (spin where the cores allow it) asks before making the fabric.
+func CheckWait(w WaitPolicy, n int) error { return checkWait(w, RealTime, n) }

@@ -33,7 +33,7 @@ func main() {
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
-	wait := flag.String("wait", devices.WaitHybrid.String(), "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each), and of the simulated NPU and the host beside a real GPU (one policy)")
+	wait := flag.String("wait", "", "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each; default hybrid), and of the simulated NPU and the host beside a real GPU (one policy; default spin where there is a core for each, else hybrid)")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
 	waits, err := parseWaits(*wait)
@@ -56,9 +56,13 @@ func main() {
 	}
 }
 
-// parseWaits reads -wait: one policy, or "all" for every one.
+// parseWaits reads -wait: one policy, "all" for every one, or nothing
+// for each table's default.
 func parseWaits(name string) ([]devices.WaitPolicy, error) {
-	if name == "all" {
+	switch name {
+	case "":
+		return nil, nil
+	case "all":
 		return devices.WaitPolicies(), nil
 	}
 	w, err := devices.ParseWaitPolicy(name)
@@ -68,8 +72,11 @@ func parseWaits(name string) ([]devices.WaitPolicy, error) {
 	return []devices.WaitPolicy{w}, nil
 }
 
-// waitNames is "hybrid" or "hybrid,spin,block".
+// waitNames is "hybrid" or "hybrid,spin,block", or "default" for none.
 func waitNames(waits []devices.WaitPolicy) string {
+	if len(waits) == 0 {
+		return "default"
+	}
 	names := make([]string, len(waits))
 	for i, w := range waits {
 		names[i] = w.String()

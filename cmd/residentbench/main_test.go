@@ -14,6 +14,7 @@ func TestParseWaits(t *testing.T) {
 		"hybrid": {devices.WaitHybrid},
 		"block":  {devices.WaitBlock},
 		"all":    {devices.WaitHybrid, devices.WaitSpin, devices.WaitBlock},
+		"":       nil, // each table's default
 	} {
 		got, err := parseWaits(name)
 		if err != nil || !slices.Equal(got, want) {
@@ -25,5 +26,8 @@ func TestParseWaits(t *testing.T) {
 	}
 	if got := waitNames(devices.WaitPolicies()); got != "hybrid,spin,block" {
 		t.Errorf("waitNames = %q", got)
+	}
+	if got := waitNames(nil); got != "default" {
+		t.Errorf("waitNames(nil) = %q, want default", got)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,18 +257,9 @@ func runCampaign(args []string) int {
 	case o.replay != 0:
 		return o.runReplay()
 	}
-	if os.Getenv("GOGC") == "" {
-		// Trials allocate briefly and keep little: with the default GOGC,
-		// garbage collection is most of a campaign's CPU on many cores.
-		debug.SetGCPercent(campaignGCPercent)
-	}
+	defer campaign.TuneGC()()
 	return o.runTrials()
 }
-
-// campaignGCPercent is the campaign's garbage collection target (GOGC), unless
-// the environment sets one: the heap of a campaign is small (tens of MB), so
-// letting it grow four times before a collection costs little memory.
-const campaignGCPercent = 400
 
 // complain prints a failure of the command and returns status 1.
 func complain(err error) int {
