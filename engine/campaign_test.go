@@ -137,20 +137,10 @@ func TestCampaignReplays(t *testing.T) {
 // clean campaign). The unit tests catch each of these bugs; this shows that
 // a campaign does too, for whoever changes the protocol and relies on it.
 func TestCampaignCatchesBrokenRules(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		rule engine.BrokenRule
-		inv  int
-	}{
-		{"failed publication does not poison", engine.SkipPublishPoison, 9},
-		{"participant error does not poison", engine.SkipParticipantPoison, 9},
-		{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
-		{"close quarantines without joining", engine.SkipCloseJoin, 10},
-		{"second join gets the whole timeout", engine.FullSecondJoin, 11},
-	} {
+	for _, c := range brokenRules {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			stats, first := campaignWithRule(c.rule, *campaignBroken, c.inv, !*campaignAll)
+			stats, first := campaignWithRule(c.rule, *campaignBase, *campaignBroken, c.inv, !*campaignAll)
 			t.Logf("%d trials, %d failed, violations %v; invariant %d first reported by the trial of seed %d (wall %v)",
 				stats.Trials, stats.Failed, stats.Violations, c.inv, first, time.Since(start).Round(time.Millisecond))
 			if first == 0 {
@@ -164,13 +154,13 @@ func TestCampaignCatchesBrokenRules(t *testing.T) {
 	}
 }
 
-// campaignWithRule runs up to trials trials of TestCampaign's seeds with
+// campaignWithRule runs up to trials trials of seeds base, base+1, ... with
 // rule broken and returns their figures and the seed of the first trial
 // that reported invariant inv (0 if none), stopping there when stop is true.
-func campaignWithRule(rule engine.BrokenRule, trials, inv int, stop bool) (stats trial.Stats, first uint64) {
+func campaignWithRule(rule engine.BrokenRule, base uint64, trials, inv int, stop bool) (stats trial.Stats, first uint64) {
 	defer engine.BreakRule(rule)() // keeps the rules again even if a trial panics
 	for i := range trials {
-		r := trial.Run(trial.Config{Seed: *campaignBase + uint64(i)})
+		r := trial.Run(trial.Config{Seed: base + uint64(i)})
 		stats.Add(r)
 		if first == 0 && slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
 			first = r.Seed
@@ -180,4 +170,22 @@ func campaignWithRule(rule engine.BrokenRule, trials, inv int, stop bool) (stats
 		}
 	}
 	return stats, first
+}
+
+// brokenRules are the rules the engine can be built to break, with the
+// invariant each keeps: the campaign and the model checker must each catch
+// every one.
+var brokenRules = []struct {
+	name string
+	rule engine.BrokenRule
+	inv  int
+}{
+	{"no ABORT after a rejected dispatch", engine.SkipRejectAbort, 3},
+	{"RUN with one participant accepted", engine.RunWithOneAccepted, 2},
+	{"buffer released at close while a participant runs", engine.ReleaseUnretired, 5},
+	{"failed publication does not poison", engine.SkipPublishPoison, 9},
+	{"participant error does not poison", engine.SkipParticipantPoison, 9},
+	{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
+	{"close quarantines without joining", engine.SkipCloseJoin, 10},
+	{"second join gets the whole timeout", engine.FullSecondJoin, 11},
 }

@@ -11,27 +11,9 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/engine"
-	"github.com/residentlua/residentlua/engine/trial"
 )
 
 var checkSeeds = flag.Int("check.seeds", 5, "campaigns (seed bases) TestCheckerCatchesBrokenRules runs for the median of random trials each broken rule needs")
-
-// brokenRules are the rules the engine can be built to break, with the
-// invariant each keeps.
-var brokenRules = []struct {
-	name string
-	rule engine.BrokenRule
-	inv  int
-}{
-	{"no ABORT after a rejected dispatch", engine.SkipRejectAbort, 3},
-	{"RUN with one participant accepted", engine.RunWithOneAccepted, 2},
-	{"buffer released at close while a participant runs", engine.ReleaseUnretired, 5},
-	{"failed publication does not poison", engine.SkipPublishPoison, 9},
-	{"participant error does not poison", engine.SkipParticipantPoison, 9},
-	{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
-	{"close quarantines without joining", engine.SkipCloseJoin, 10},
-	{"second join gets the whole timeout", engine.FullSecondJoin, 11},
-}
 
 // checkBounds are small bounds under which every broken rule shows.
 var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
@@ -82,17 +64,13 @@ func TestCheckerCatchesBrokenRules(t *testing.T) {
 // it takes to report invariant inv with rule broken; "> N" when a campaign
 // of -trials.broken trials never did.
 func randomTrialsNeeded(rule engine.BrokenRule, inv, campaigns int) string {
-	defer engine.BreakRule(rule)()
 	limit := *campaignBroken
 	var needed []int
 	for c := range campaigns {
+		stats, first := campaignWithRule(rule, uint64(1+c*10000), limit, inv, true)
 		n := limit + 1
-		for i := range limit {
-			r := trial.Run(trial.Config{Seed: uint64(1 + c*10000 + i)})
-			if slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
-				n = i + 1
-				break
-			}
+		if first != 0 {
+			n = stats.Trials
 		}
 		needed = append(needed, n)
 	}
