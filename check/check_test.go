@@ -62,11 +62,7 @@ func TestReplayOfDefaultSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var texts []string
-	for _, s := range r.Steps {
-		texts = append(texts, s.Text)
-	}
-	got := strings.Join(texts, "\n")
+	got := stepTexts(r)
 	for _, want := range []string{"host chooses the setup: no fault, rounds 1, credits 1", "s1:submit_gpu() = ok", "s1:submit_npu() = ok", "s1:close(0s) = retired"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the default schedule lacks %q:\n%s", want, got)
@@ -105,11 +101,7 @@ func TestLuaScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var texts []string
-	for _, s := range r.Steps {
-		texts = append(texts, s.Text)
-	}
-	got := strings.Join(texts, "\n")
+	got := stepTexts(r)
 	for _, want := range []string{"s1:submit_gpu() = ok", "s1:abort() = ok", "s1:wait(0s)", "s1:close(1s)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the replay lacks %q:\n%s", want, got)
@@ -141,4 +133,13 @@ func TestLuaScenarioErrors(t *testing.T) {
 	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
 		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
 	}
+}
+
+// stepTexts is the text of every step of a replay, a line each.
+func stepTexts(r *check.Replayed) string {
+	var texts []string
+	for _, s := range r.Steps {
+		texts = append(texts, s.Text)
+	}
+	return strings.Join(texts, "\n")
 }
