@@ -194,19 +194,19 @@ func (o *checkOptions) runSearch() int {
 	}
 	defer closeScenario()
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
-	status := o.search(ctx, scenario, os.Stdout, prog.show)
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
 	intr.disarm()
 	prog.stop()
+	status := o.report(&rep, os.Stdout)
 	if intr.wasTerminated() {
 		status = exitTerminated
 	}
 	return status
 }
 
-// search runs check.Check and prints its report on stdout; it returns the
-// exit status.
-func (o *checkOptions) search(ctx context.Context, scenario check.Scenario, stdout io.Writer, progress func(check.Progress)) int {
-	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: progress})
+// report prints a search's report on stdout (and why it proves nothing on
+// standard error, when it does not); it returns the exit status.
+func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "check: %s\n%s", o.scenarioName(), rep.String())
 	switch {
 	case !rep.OK():
