@@ -113,3 +113,26 @@ func TestCheckInterrupted(t *testing.T) {
 		t.Errorf("a check with its context ended: %v", err)
 	}
 }
+
+// TestCheckingDocs runs the Lua examples of docs/checking.md that show
+// their output, as TestDocs runs those of docs/lua-api.md.
+func TestCheckingDocs(t *testing.T) {
+	const path = "../docs/checking.md"
+	n := 0
+	for _, ex := range docExamples(t, path) {
+		if !ex.hasOutput {
+			continue
+		}
+		n++
+		h := newHarness(t, Options{Config: simConfig(), Globals: true})
+		if err := h.L.DoString(ex.code); err != nil {
+			t.Fatalf("%s:%d: %v\n%s", path, ex.line, err, ex.code)
+		}
+		if got := h.stdout.String(); got != ex.output {
+			t.Errorf("%s:%d: output\n%s\nwant\n%s", path, ex.line, got, ex.output)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s has no Lua example with its output", path)
+	}
+}

@@ -235,13 +235,16 @@ func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int 
 	if err != nil {
 		return complainStatus(err, checkFailed)
 	}
-	fmt.Fprintf(stdout, "replay %s of %s:\n", o.replay, o.scenarioName())
+	fmt.Fprintf(stdout, "replay %s of %s (first alternatives marked -):\n", o.replay, o.scenarioName())
 	for _, s := range r.Steps {
-		who := "      "
+		who, mark := "      ", "*"
 		if s.Host {
 			who = "host  "
 		}
-		fmt.Fprintf(stdout, "  %s%s\n", who, s.Text)
+		if s.First {
+			mark = "-"
+		}
+		fmt.Fprintf(stdout, "  %s %s%s\n", mark, who, s.Text)
 	}
 	status := checkClean
 	if len(r.Violations) == 0 {

@@ -58,7 +58,7 @@ end
 	r = checkRun(t, script, "--replay", "r1c1f0:1")
 	r.wantCode(t, 0)
 	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay r1c1f0:1 of the scenario of "+script,
-		"host  host chooses 1 of 2 for s.choose(2)", "host  s1:abort() = ok", "no invariant broken")
+		"* host  host chooses 1 of 2 for s.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
 }
 
 func TestCheckScenarioFails(t *testing.T) {
@@ -81,11 +81,12 @@ func TestCheckReplayWithTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "t.json")
 	r := checkRun(t, "--replay", "r1c1f1:2.0.1", "--trace", trace)
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "replay r1c1f1:2.0.1 of the built-in scenario:",
-		"host  host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1",
-		"        fault npu.dispatch fires (50%)",
-		"host  s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected",
-		"host  reset every device = ok", "no invariant broken")
+	contains(t, "stdout", r.stdout, "replay r1c1f1:2.0.1 of the built-in scenario (first alternatives marked -):",
+		"  * host  host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1",
+		"  - host  host chooses the plan: submit_gpu, submit_npu, close(0s)",
+		"  *       fault npu.dispatch fires (50%)",
+		"  * host  s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected",
+		"  * host  reset every device = ok", "no invariant broken")
 	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, `"dispatch.reject"`)
 	r = checkRun(t, "--replay", "r1c1f1:999")
 	r.wantCode(t, 2)
@@ -159,7 +160,7 @@ func TestCheckReportsViolation(t *testing.T) {
 	if code := o.runReplay(forgedDecision, &out); code != checkBroken {
 		t.Fatalf("replay %s: status %d, want %d:\n%s", replay, code, checkBroken, out.String())
 	}
-	contains(t, "replay", out.String(), "host  host chooses a forgery: a second decision",
+	contains(t, "replay", out.String(), "* host  host chooses a forgery: a second decision",
 		"invariant 1 (at most one decision", "events that led to it:", " decide ")
 }
 
@@ -179,5 +180,25 @@ func TestCheckProgressAndCtrlC(t *testing.T) {
 	tm.expect("interrupted: the search stopped after ")
 	if code := tm.exit(); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
+	}
+}
+
+// TestCheckDocsExamples runs every "$ residentlua check ..." of
+// docs/checking.md's console blocks and compares what it prints with what
+// the block shows, the time taken aside.
+func TestCheckDocsExamples(t *testing.T) {
+	doc := string(readFile(t, filepath.Join(repoRoot, "docs", "checking.md")))
+	blocks := regexp.MustCompile("(?s)```console\n\\$ residentlua (check[^\n]*)\n(.*?)```").FindAllStringSubmatch(doc, -1)
+	if len(blocks) < 2 {
+		t.Fatalf("docs/checking.md shows %d examples of the command, want at least 2", len(blocks))
+	}
+	elapsed := regexp.MustCompile(`exhausted in [0-9.]+[µmn]?s\n`)
+	for _, b := range blocks {
+		r := runCmd(t, "", "", strings.Fields(b[1])...)
+		r.wantCode(t, 0)
+		got, want := elapsed.ReplaceAllString(r.stdout, "exhausted in TIME\n"), elapsed.ReplaceAllString(b[2], "exhausted in TIME\n")
+		if got != want {
+			t.Errorf("residentlua %s printed\n%s\ndocs/checking.md shows\n%s", b[1], got, want)
+		}
 	}
 }
