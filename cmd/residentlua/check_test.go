@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -201,4 +205,36 @@ func TestCheckDocsExamples(t *testing.T) {
 			t.Errorf("residentlua %s printed\n%s\ndocs/checking.md shows\n%s", b[1], got, want)
 		}
 	}
+}
+
+// TestCheckFromScriptInterrupted stops resident.check with Ctrl-C
+// (SIGINT) while its scenario runs, in a loop that never ends: the check
+// stops, and the script ends with an error saying how far it came. (The
+// scenario says it runs on standard error: a search discards its prints.)
+func TestCheckFromScriptInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "loop.lua", "function scenario(s)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
+	cmd := exec.Command(binary, "-e", `resident.check{scenario = "loop.lua"}`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), noExitSleep)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, len("running\n"))
+	if _, err := io.ReadFull(stderr, line); err != nil || string(line) != "running\n" {
+		cmd.Process.Kill()
+		t.Fatalf("read %q, %v", line, err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	rest, _ := io.ReadAll(stderr)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, rest)
+	}
+	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
 }
