@@ -33,10 +33,16 @@ func (m *Module) checkFn(L *lua.LState) int {
 		given = key
 	}
 	replay := stringField(L, 1, name, t, "replay", "")
+	if replay == "" && field(t, "replay") != lua.LNil {
+		fieldError(L, 1, name, "replay", "give the replay string a counterexample printed, such as r1c1f1:2.0.1")
+	}
 	if replay != "" && given != "" {
 		fieldError(L, 1, name, given, "does not go with replay: the replay string fixes the schedule and its bounds")
 	}
 	path := stringField(L, 1, name, t, "scenario", "")
+	if path == "" && field(t, "scenario") != lua.LNil {
+		fieldError(L, 1, name, "scenario", "give a scenario script's file name, or leave scenario out for the built-in scenario")
+	}
 	if path != "" && m.opts.Sandbox {
 		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "a scenario script is a file, which this sandboxed state may not read; leave scenario out for the built-in one"))
 	}

@@ -75,6 +75,8 @@ func TestCheckBadArguments(t *testing.T) {
 		`resident.check{preemptions = "2"}`:                  "bad argument #1 to 'check' (field 'preemptions': number expected, got string)",
 		`resident.check{faults = 101}`:                       "bad argument #1 to 'check' (field 'faults': faults must be a whole number from 0 to 100, got 101)",
 		`resident.check{replay = "r1c1f1:", steps = 5}`:      "bad argument #1 to 'check' (field 'steps': does not go with replay: the replay string fixes the schedule and its bounds)",
+		`resident.check{replay = ""}`:                        "bad argument #1 to 'check' (field 'replay': give the replay string a counterexample printed",
+		`resident.check{scenario = ""}`:                      "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
 		`resident.check{replay = 7}`:                         "bad argument #1 to 'check' (field 'replay': string expected, got number)",
 		`resident.check{replay = "r1c1f1:999"}`:              `invalid: replay "r1c1f1:999": choice 1 is 999 but has only 14 alternatives there`,
 		`resident.check{scenario = "/nonexistent/file.lua"}`: "resident.check: /nonexistent/file.lua: cannot open /nonexistent/file.lua",

@@ -97,6 +97,9 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 func (o *checkOptions) set(name, value string) error {
 	switch name {
 	case "replay":
+		if value == "" {
+			return &usageError{`--replay "": give the replay string a counterexample printed, such as r1c1f1:2.0.1`}
+		}
 		o.replay = value
 		return nil
 	case "trace":

@@ -114,6 +114,7 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"--replay", "r1c1f1:", "--faults", "0"}, "--faults does not go with --replay"},
 		{[]string{"--replay", "r1c1f1:", "--trace", "-e"}, `--trace "-e": give a file name`},
 		{[]string{"--replay", "nope"}, `replay "nope" has no ':'`},
+		{[]string{"--replay="}, `--replay "": give the replay string a counterexample printed`},
 	} {
 		r := checkRun(t, tc.args...)
 		r.wantCode(t, 2)
