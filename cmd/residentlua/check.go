@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (o *checkOptions) set(name, value string) error {
 		o.tracePath = value
 		return nil
 	}
-	if !isBound(name) {
+	if !slices.Contains(check.BoundNames, name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
 	}
 	n, err := strconv.Atoi(value)
@@ -120,16 +121,6 @@ func (o *checkOptions) set(name, value string) error {
 	}
 	o.given = append(o.given, name)
 	return nil
-}
-
-// isBound reports whether name is one of check.BoundNames.
-func isBound(name string) bool {
-	for _, b := range check.BoundNames {
-		if b == name {
-			return true
-		}
-	}
-	return false
 }
 
 // runCheck is residentlua check; it returns the exit status.
