@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
 )
 
@@ -21,11 +23,12 @@ type Options struct {
 type sizes struct {
 	repeats, publications, exchangeRounds, rawRounds, luaLifecycles, trials, memoryTotal int
 	sessionsFor                                                                          time.Duration
+	checkFor                                                                             time.Duration // each search of checkFigure; 0: to exhaustion
 }
 
 func (o Options) sizes() sizes {
 	if o.Short {
-		return sizes{repeats: 3, publications: 20, exchangeRounds: 200, rawRounds: 2_000, luaLifecycles: 200, trials: 200, memoryTotal: 3_000, sessionsFor: 100 * time.Millisecond}
+		return sizes{repeats: 3, publications: 20, exchangeRounds: 200, rawRounds: 2_000, luaLifecycles: 200, trials: 200, memoryTotal: 3_000, sessionsFor: 100 * time.Millisecond, checkFor: 100 * time.Millisecond}
 	}
 	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 10_000, memoryTotal: 100_000, sessionsFor: time.Second}
 }
@@ -65,6 +68,7 @@ func Run(o Options) ([]Figure, error) {
 		func() (Figure, error) { return luaFigure(z) },
 		func() (Figure, error) { return trialFigure(z) },
 		func() (Figure, error) { return parallelFigure(z) },
+		func() (Figure, error) { return checkFigure(z) },
 		func() (Figure, error) { return scriptFigure(z) },
 		func() (Figure, error) { return modelFigure(z) },
 		func() (Figure, error) { return memoryFigure(z) },
@@ -192,6 +196,26 @@ func trialFigure(z sizes) (Figure, error) {
 // per second on Workers() workers against one worker.
 func parallelFigure(z sizes) (Figure, error) {
 	return speedupFigure(z, "built-in trials", 0.8, RunBuiltinTrials)
+}
+
+// checkBounds are the bounds of checkFigure's searches: the built-in
+// scenario's smallest exchange, one fault and one preemption per run.
+var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+
+// checkFigure is the model checker's rate: schedules of the built-in
+// scenario explored per second on one core, under checkBounds, each
+// search to exhaustion (a quick run stops it after z.checkFor).
+func checkFigure(z sizes) (Figure, error) {
+	v := repeat(z.repeats, func() (float64, error) {
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if z.checkFor > 0 {
+			ctx, cancel = context.WithTimeout(ctx, z.checkFor)
+		}
+		defer cancel()
+		rep := check.Check(ctx, check.Builtin, check.Options{Bounds: checkBounds})
+		return float64(rep.Schedules) / rep.Elapsed.Seconds(), nil
+	})
+	return Figure{Name: "model checking: built-in scenario", Unit: "schedules/s", Value: v, Goal: "report"}, nil
 }
 
 // speedupFigure measures trials per second on Workers() workers against

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/residentlua/residentlua/check"
 )
 
@@ -132,6 +134,62 @@ func TestLuaScenarioErrors(t *testing.T) {
 	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
 	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
 		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
+	}
+}
+
+// TestBoundsSet sets each bound within its range, stores 0 faults or
+// preemptions as none, and refuses values out of range and unknown names.
+func TestBoundsSet(t *testing.T) {
+	var b check.Bounds
+	for _, name := range check.BoundNames {
+		if err := b.Set(name, 1); err != nil {
+			t.Errorf("Set(%s, 1): %v", name, err)
+		}
+	}
+	if b != (check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Steps: 1}) {
+		t.Errorf("after setting every bound to 1: %+v", b)
+	}
+	if err := b.Set("faults", 0); err != nil || b.Faults != -1 {
+		t.Errorf("Set(faults, 0): %v, Faults %d, want -1 (none)", err, b.Faults)
+	}
+	if err := b.Set("preemptions", 0); err != nil || b.Preemptions != -1 {
+		t.Errorf("Set(preemptions, 0): %v, Preemptions %d, want -1 (none)", err, b.Preemptions)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+		want string
+	}{
+		{"rounds", 0, "rounds must be a whole number from 1 to 1000000, got 0"},
+		{"credits", 65, "credits must be a whole number from 1 to 64, got 65"},
+		{"faults", -1, "faults must be a whole number from 0 to 100, got -1"},
+		{"steps", 2_000_000, "steps must be a whole number from 1 to 1000000, got 2000000"},
+		{"depth", 1, "depth is not a bound; the bounds are rounds, credits, faults, preemptions, steps"},
+	} {
+		if err := b.Set(c.name, c.v); err == nil || err.Error() != c.want {
+			t.Errorf("Set(%s, %d): %v, want %q", c.name, c.v, err, c.want)
+		}
+	}
+}
+
+// TestInterruptibleStopsALoop cancels the search from inside a run of a
+// Lua scenario that then loops for ever: the run stops, the search ends
+// not exhausted, and the cut run is not counted as the scenario's error.
+func TestInterruptibleStopsALoop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loop.lua")
+	if err := os.WriteFile(path, []byte("function scenario(s) cancel() while true do end end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := check.LoadLuaScenario(path, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ls.L.SetGlobal("cancel", ls.L.NewFunction(func(*lua.LState) int { cancel(); return 0 }))
+	rep := check.Check(ctx, ls.Interruptible(ctx), check.Options{})
+	if rep.Exhausted || rep.Schedules != 1 || rep.ScenarioErrors != 0 {
+		t.Errorf("want one schedule, not exhausted, no scenario error:\n%s", rep.String())
 	}
 }
 

@@ -3,9 +3,11 @@ package check
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -25,6 +27,41 @@ type Bounds struct {
 	// Length bounds host operations plus choices before a violation (0:
 	// none). The checker sets it itself to find the shortest counterexample.
 	Length int
+}
+
+// BoundNames are the bounds a person sets, as the command's flags and
+// resident.check's fields name them.
+var BoundNames = []string{"rounds", "credits", "faults", "preemptions", "steps"}
+
+// Set sets the bound name (one of BoundNames) to v, as a person gives it:
+// rounds from 1 to exchange.MaxRounds, credits from 1 to
+// exchange.MaxCredits, steps from 1 to 1,000,000, faults and preemptions
+// from 0 (none, which Set stores as -1) to 100. The error says the range.
+func (b *Bounds) Set(name string, v int) error {
+	lo, hi := 1, 1_000_000
+	var dst *int
+	switch name {
+	case "rounds":
+		dst, hi = &b.Rounds, exchange.MaxRounds
+	case "credits":
+		dst, hi = &b.Credits, exchange.MaxCredits
+	case "steps":
+		dst = &b.Steps
+	case "faults":
+		dst, lo, hi = &b.Faults, 0, 100
+	case "preemptions":
+		dst, lo, hi = &b.Preemptions, 0, 100
+	default:
+		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(BoundNames, ", "))
+	}
+	if v < lo || v > hi {
+		return fmt.Errorf("%s must be a whole number from %d to %d, got %d", name, lo, hi, v)
+	}
+	if v == 0 {
+		v = -1 // none: the zero value is the default
+	}
+	*dst = v
+	return nil
 }
 
 func (b Bounds) withDefaults() Bounds {
@@ -170,7 +207,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 				}
 			}
 		}
-		if r.failed != "" {
+		if r.failed != "" && ctx.Err() == nil { // not a run that ctx cut short
 			x.scenarioErrors++
 			if x.scenarioError == "" {
 				x.scenarioError = r.failed + " (replay " + x.replayString(r.values()) + ")"

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -70,6 +71,20 @@ func LoadLuaScenario(path string, stdout io.Writer) (*LuaScenario, error) {
 		return nil, fmt.Errorf("%s removed the global math, which the checker reseeds before each run", path)
 	}
 	return &LuaScenario{L: L, fn: sc, seed: mathLib.RawGetString("randomseed"), path: path, state: &luaRun{}}, nil
+}
+
+// Interruptible is the scenario for Check(ctx, ...): while ctx lasts, a
+// run of the script stops when ctx ends, even in a loop that never returns
+// (the cut run is not counted as the scenario's error); once ctx has ended,
+// runs (Check's descriptions of what it found) go without it.
+func (ls *LuaScenario) Interruptible(ctx context.Context) Scenario {
+	return func(h *Host) {
+		if ctx.Err() == nil {
+			ls.L.SetContext(ctx)
+			defer ls.L.RemoveContext()
+		}
+		ls.Scenario(h)
+	}
 }
 
 // Close ends the Lua state.

@@ -97,15 +97,16 @@ func (x *explorer) describe(f found) Counterexample {
 	for _, v := range r.violations {
 		if v.Invariant == f.invariant {
 			cx.Violation = v
-			cx.Events = formatEvents(v.Events)
+			cx.Events = FormatEvents(v.Events)
 			break
 		}
 	}
 	return cx
 }
 
-// formatEvents prints events as a trace does.
-func formatEvents(events []devices.Event) []string {
+// FormatEvents prints events one to a line, as a counterexample (and the
+// command's --replay) shows them: time, actor, session, kind and fields.
+func FormatEvents(events []devices.Event) []string {
 	names := func(a devices.Actor) string {
 		if a == devices.HostActor {
 			return "host"

@@ -266,6 +266,11 @@ function resident.seed() end
 ---@return {ok: boolean, seed: integer, settled: boolean, events: integer, digest: string, elapsed: number, outcomes: table<string, integer>, faults: string[], fired: table<string, integer>, violations: {invariant: integer, session: integer, message: string}[], problems: string[], report: string}
 function resident.trial(opts) end
 
+---Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule.
+---@param opts? {scenario?: string, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, replay?: string}
+---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
+function resident.check(opts) end
+
 ---What resident.plot draws, and where.
 ---@class resident.PlotOptions
 ---@field file string the picture's file: its extension, .svg or .png, says the format (16 cm x 10 cm; a PNG is 605 x 378 pixels)

@@ -42,6 +42,8 @@ var functions = []Function{
 		Summary: "The fabric's clock in seconds (virtual in simulated time)."},
 	{Name: "trial", call: (*Module).trialFn,
 		Summary: "Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found."},
+	{Name: "check", call: (*Module).checkFn,
+		Summary: "Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule."},
 	{Name: "startup", Global: true, call: (*Module).startup,
 		Summary: "Makes a session on the fabric's first GPU and NPU."},
 	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,

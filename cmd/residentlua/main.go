@@ -4,9 +4,10 @@
 //
 //	residentlua [options] [script [args]]
 //	residentlua campaign [SCRIPT] [--trials N] [--workers W] [--seed S] ...
+//	residentlua check [SCENARIO.lua] [--rounds R] [--credits C] [--faults F] ...
 //
 // Run residentlua --help for the options, and see docs/cli.md and
-// docs/campaigns.md.
+// docs/campaigns.md and docs/checking.md.
 package main
 
 import (
@@ -16,10 +17,15 @@ import (
 )
 
 func main() {
-	// "campaign" as the first word is the campaign command, whose options
-	// are its own; anything else is lua.c's command line.
-	if len(os.Args) > 1 && os.Args[1] == "campaign" {
-		os.Exit(runCampaign(os.Args[2:]))
+	// "campaign" or "check" as the first word is that command, whose
+	// options are its own; anything else is lua.c's command line.
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "campaign":
+			os.Exit(runCampaign(os.Args[2:]))
+		case "check":
+			os.Exit(runCheck(os.Args[2:]))
+		}
 	}
 	os.Exit(run(os.Args))
 }

@@ -232,4 +232,6 @@ residentlua options (before the script):
 With no script, no -e and no -v: the REPL when standard input is a terminal,
 otherwise standard input is run as a script. See docs/cli.md.
 Fault campaigns on every core: residentlua campaign --help (docs/campaigns.md).
+Model checking, every schedule within bounds: residentlua check --help
+(docs/checking.md).
 `

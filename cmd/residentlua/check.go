@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
+)
+
+// checkOptions is the command line of residentlua check.
+type checkOptions struct {
+	scenario  string       // SCENARIO.lua; empty for the built-in scenario
+	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps
+	given     []string     // the bounds given, as flags, to refuse them with --replay
+	replay    string       // --replay STR
+	tracePath string       // --trace, with --replay
+	help      bool
+}
+
+// The exit statuses of residentlua check.
+const (
+	checkClean  = 0 // no invariant broken within the bounds
+	checkBroken = 1 // an invariant broken, or the search stopped before the end
+	checkFailed = 2 // no check: a usage mistake, a scenario that does not load or fails
+)
+
+// checkUsage is what residentlua check --help prints.
+const checkUsage = `usage: residentlua check [SCENARIO.lua] [options]
+Explores every schedule of the built-in scenario, or of SCENARIO.lua's
+function scenario(s), within the bounds, and prints the shortest schedule
+found that breaks each invariant broken.
+  --rounds R        the largest exchange's rounds (default 2)
+  --credits C       the largest exchange's credits (default 2)
+  --faults F        faults that may fire in one run (default 1; 0: none)
+  --preemptions P   switches away from a program that can still step, in
+                    one run (default 2; 0: none)
+  --steps N         choices of one run that may branch (default 200)
+  --replay STR      rerun the one schedule a counterexample's replay string
+                    names, with the scenario that printed it
+  --trace FILE      with --replay: write the run's timeline (Chrome
+                    trace-event JSON)
+Exit status: 0 when no invariant breaks, 1 when one does (or the search is
+stopped), 2 when the check cannot be made. See docs/checking.md.
+`
+
+// parseCheckArgs reads the words after "check".
+func parseCheckArgs(args []string) (*checkOptions, error) {
+	o := &checkOptions{}
+	var scenario []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--help" || a == "-h" {
+			o.help = true
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			scenario = append(scenario, a)
+			continue
+		}
+		if !strings.HasPrefix(a, "--") {
+			return nil, &usageError{fmt.Sprintf("check: unrecognized option '%s'", a)}
+		}
+		name, value, attached := strings.Cut(a[2:], "=")
+		if !attached {
+			if i+1 >= len(args) {
+				return nil, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
+			}
+			i++
+			value = args[i]
+		}
+		if err := o.set(name, value); err != nil {
+			return nil, err
+		}
+	}
+	if len(scenario) > 1 {
+		return nil, &usageError{fmt.Sprintf("one scenario script at most, got %s", strings.Join(scenario, " "))}
+	}
+	if len(scenario) == 1 {
+		o.scenario = scenario[0]
+	}
+	if o.tracePath != "" && o.replay == "" {
+		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
+	}
+	if o.replay != "" && len(o.given) > 0 {
+		return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: the replay string fixes the schedule and its bounds", o.given[0])}
+	}
+	return o, nil
+}
+
+// set records one option of check.
+func (o *checkOptions) set(name, value string) error {
+	switch name {
+	case "replay":
+		if value == "" {
+			return &usageError{`--replay "": give the replay string a counterexample printed, such as r1c1f1:2.0.1`}
+		}
+		o.replay = value
+		return nil
+	case "trace":
+		o.tracePath = value
+		return nil
+	}
+	if !slices.Contains(check.BoundNames, name) {
+		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
+	}
+	n, err := strconv.Atoi(value)
+	if err == nil {
+		err = o.bounds.Set(name, n)
+	} else {
+		err = fmt.Errorf("%s must be a whole number", name)
+	}
+	if err != nil {
+		return &usageError{fmt.Sprintf("--%s %q: %v", name, value, err)}
+	}
+	o.given = append(o.given, name)
+	return nil
+}
+
+// runCheck is residentlua check; it returns the exit status.
+func runCheck(args []string) int {
+	o, err := parseCheckArgs(args)
+	if err == nil && !o.help {
+		err = checkOutputFiles([]outputFile{{"--trace", o.tracePath}})
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+		if _, usage := err.(*usageError); usage {
+			fmt.Fprint(os.Stderr, checkUsage)
+		}
+		return checkFailed
+	}
+	if o.help {
+		fmt.Print(checkUsage)
+		return checkClean
+	}
+	if o.replay != "" {
+		scenario, closeScenario, err := o.loadScenario(context.Background(), os.Stdout)
+		if err != nil {
+			return complainStatus(err, checkFailed)
+		}
+		defer closeScenario()
+		return o.runReplay(scenario, os.Stdout)
+	}
+	return o.runSearch()
+}
+
+// loadScenario is the scenario to check: the built-in one, or the script's
+// (whose print writes to stdout), with a function that closes it. While
+// ctx lasts, a run of the script stops when ctx ends.
+func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
+	if o.scenario == "" {
+		return check.Builtin, func() {}, nil
+	}
+	ls, err := check.LoadLuaScenario(o.scenario, stdout)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ls.Interruptible(ctx), ls.Close, nil
+}
+
+// scenarioName says which scenario is checked, for the report.
+func (o *checkOptions) scenarioName() string {
+	if o.scenario == "" {
+		return "the built-in scenario"
+	}
+	return "the scenario of " + o.scenario
+}
+
+// runSearch explores the scenario and prints the report, with progress on
+// a terminal. Ctrl-C (or SIGTERM) stops the search, and what it found so
+// far is printed.
+func (o *checkOptions) runSearch() int {
+	intr := newInterrupter()
+	ctx := intr.arm()
+	// A search runs the scenario thousands of times: its prints are shown
+	// by --replay only.
+	scenario, closeScenario, err := o.loadScenario(ctx, io.Discard)
+	if err != nil {
+		intr.disarm()
+		return complainStatus(err, checkFailed)
+	}
+	defer closeScenario()
+	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
+	intr.disarm()
+	prog.stop()
+	status := o.report(&rep, os.Stdout)
+	if intr.wasTerminated() {
+		status = exitTerminated
+	}
+	return status
+}
+
+// report prints a search's report on stdout (and why it proves nothing on
+// standard error, when it does not); it returns the exit status.
+func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
+	fmt.Fprintf(stdout, "check: %s\n%s", o.scenarioName(), rep.String())
+	switch {
+	case !rep.OK():
+		return checkBroken
+	case rep.ScenarioErrors > 0:
+		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %d runs, which were not explored further; fix it and check again\n", progName, rep.ScenarioErrors)
+		return checkFailed
+	case !rep.Exhausted:
+		fmt.Fprintf(os.Stderr, "%s: interrupted: the search stopped after %d schedules, before the end of the bounded space; no invariant broken in those\n", progName, rep.Schedules)
+		return checkBroken
+	}
+	return checkClean
+}
+
+// runReplay reruns the schedule of --replay and prints what happened: the
+// steps, then each violation with its events. With --trace, the run's
+// timeline is written too. The status is 1 when an invariant broke.
+func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int {
+	var rec *traceRecorder
+	var onFabric func(*devices.Fabric)
+	if o.tracePath != "" {
+		rec = newTraceRecorder(o.tracePath)
+		onFabric = rec.attach
+	}
+	r, err := check.Replay(scenario, o.replay, onFabric)
+	if err != nil {
+		return complainStatus(err, checkFailed)
+	}
+	fmt.Fprintf(stdout, "replay %s of %s (first alternatives marked -):\n", o.replay, o.scenarioName())
+	for _, s := range r.Steps {
+		who, mark := "      ", "*"
+		if s.Host {
+			who = "host  "
+		}
+		if s.First {
+			mark = "-"
+		}
+		fmt.Fprintf(stdout, "  %s %s%s\n", mark, who, s.Text)
+	}
+	status := checkClean
+	if len(r.Violations) == 0 {
+		fmt.Fprintln(stdout, "no invariant broken")
+	}
+	for _, v := range r.Violations {
+		status = checkBroken
+		fmt.Fprintf(stdout, "\n%v\nevents that led to it:\n", v)
+		for _, e := range check.FormatEvents(v.Events) {
+			fmt.Fprintf(stdout, "  %s\n", e)
+		}
+	}
+	if rec != nil {
+		if err := rec.write(o.tracePath); err != nil {
+			status = complainStatus(fmt.Errorf("--trace: %w", err), checkFailed)
+		}
+	}
+	return status
+}
+
+// complainStatus prints a failure of the command and returns status.
+func complainStatus(err error, status int) int {
+	fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	return status
+}
+
+// checkProgress keeps one line on a terminal's standard error up to date,
+// as the campaign's progress does: schedules, distinct states, invariants
+// broken so far and the time. Off a terminal it shows nothing.
+type checkProgress struct {
+	w     io.Writer
+	on    bool
+	shown bool
+}
+
+func newCheckProgress(w io.Writer, on bool) *checkProgress {
+	return &checkProgress{w: w, on: on}
+}
+
+// show rewrites the line in place; check.Check calls it every 200 ms.
+func (p *checkProgress) show(g check.Progress) {
+	if !p.on {
+		return
+	}
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%d schedules  %d states  %d violations  %s  %s\x1b[K", g.Schedules, g.States, g.Violations, g.Elapsed.Round(100*time.Millisecond), g.Phase)
+}
+
+// stop ends the line, if one was shown.
+func (p *checkProgress) stop() {
+	if p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

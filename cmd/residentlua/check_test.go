@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// checkRun runs residentlua check with args.
+func checkRun(t *testing.T, args ...string) result {
+	t.Helper()
+	return runCmdEnv(t, "", "", nil, append([]string{"check"}, args...)...)
+}
+
+// smallCheck are bounds under which the built-in scenario is explored in
+// about a second.
+var smallCheck = []string{"--rounds", "1", "--credits", "1", "--preemptions", "1"}
+
+func TestCheckBuiltinClean(t *testing.T) {
+	r := checkRun(t, smallCheck...)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "check: the built-in scenario",
+		"bounds: rounds <= 1, credits <= 1, faults <= 1, preemptions <= 1, steps <= 200",
+		" distinct states, ", "bounded space exhausted in ", "no invariant broken")
+	if !regexp.MustCompile(`\n[1-9][0-9]* schedules, [1-9][0-9]* distinct states`).MatchString(r.stdout) {
+		t.Errorf("no schedules and states counted:\n%s", r.stdout)
+	}
+	// Not a terminal: no progress line.
+	if strings.Contains(r.stderr, "\r") || strings.Contains(r.stderr, "schedules") {
+		t.Errorf("progress on a pipe: %q", r.stderr)
+	}
+}
+
+func TestCheckLuaScenario(t *testing.T) {
+	dir := t.TempDir()
+	// The scenario prints on every run: only --replay shows it.
+	script := writeFile(t, dir, "s.lua", `function scenario(s)
+  local x = s.startup{rounds = s.rounds, credits = s.credits}
+  if s.choose(2) == 0 then x:start() else x:abort() end
+  print("closing", x:close(1))
+  s.reset()
+end
+`)
+	r := checkRun(t, script, "--faults", "0", "--rounds", "1", "--credits", "1")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "check: the scenario of "+script, "faults <= 0", "bounded space exhausted", "no invariant broken")
+	if strings.Contains(r.stdout, "closing") {
+		t.Errorf("the search showed the scenario's prints:\n%s", r.stdout)
+	}
+	r = checkRun(t, script, "--replay", "r1c1f0:1")
+	r.wantCode(t, 0)
+	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay r1c1f0:1 of the scenario of "+script,
+		"* host  host chooses 1 of 2 for s.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
+}
+
+func TestCheckScenarioFails(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.lua", "function scenario(s) error('broken scenario') end\n")
+	r := checkRun(t, bad)
+	r.wantCode(t, 2)
+	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 runs", "broken scenario")
+	contains(t, "stderr", r.stderr, "the scenario failed in 1 runs")
+	none := writeFile(t, dir, "none.lua", "x = 1\n")
+	r = checkRun(t, none)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "defines no function scenario(s)")
+	r = checkRun(t, filepath.Join(dir, "missing.lua"))
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "missing.lua")
+}
+
+func TestCheckReplayWithTrace(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.json")
+	r := checkRun(t, "--replay", "r1c1f1:2.0.1", "--trace", trace)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "replay r1c1f1:2.0.1 of the built-in scenario (first alternatives marked -):",
+		"  * host  host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1",
+		"  - host  host chooses the plan: submit_gpu, submit_npu, close(0s)",
+		"  *       fault npu.dispatch fires (50%)",
+		"  * host  s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected",
+		"  * host  reset every device = ok", "no invariant broken")
+	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, `"dispatch.reject"`)
+	r = checkRun(t, "--replay", "r1c1f1:999")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, `replay "r1c1f1:999": choice 1 is 999 but has only`)
+}
+
+func TestCheckUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rounds", "0"}, `--rounds "0": rounds must be a whole number from 1 to 1000000, got 0`},
+		{[]string{"--credits=65"}, `--credits "65": credits must be a whole number from 1 to 64, got 65`},
+		{[]string{"--faults", "-1"}, `--faults "-1": faults must be a whole number from 0 to 100, got -1`},
+		{[]string{"--preemptions", "two"}, `--preemptions "two": preemptions must be a whole number`},
+		{[]string{"--steps"}, "'--steps' needs argument"},
+		{[]string{"--seed", "1"}, "check: unrecognized option '--seed'"},
+		{[]string{"-x"}, "check: unrecognized option '-x'"},
+		{[]string{"a.lua", "b.lua"}, "one scenario script at most, got a.lua b.lua"},
+		{[]string{"--trace", "t.json"}, "--trace goes with --replay STR"},
+		{[]string{"--replay", "r1c1f1:", "--faults", "0"}, "--faults does not go with --replay"},
+		{[]string{"--replay", "r1c1f1:", "--trace", "-e"}, `--trace "-e": give a file name`},
+		{[]string{"--replay", "nope"}, `replay "nope" has no ':'`},
+		{[]string{"--replay="}, `--replay "": give the replay string a counterexample printed`},
+	} {
+		r := checkRun(t, tc.args...)
+		r.wantCode(t, 2)
+		contains(t, strings.Join(tc.args, " ")+" stderr", r.stderr, "residentlua: "+tc.want)
+	}
+	r := checkRun(t, "--help")
+	r.wantCode(t, 0)
+	contains(t, "--help", r.stdout, "usage: residentlua check [SCENARIO.lua] [options]", "--rounds R", "--credits C",
+		"--faults F", "--preemptions P", "--steps N", "--replay STR", "--trace FILE", "docs/checking.md")
+	r = runCmd(t, "", "", "--help")
+	contains(t, "residentlua --help", r.stdout, "residentlua check --help")
+}
+
+// forgedDecision is a scenario with a violation a correct engine cannot
+// make: when the host chooses so, it emits a second decision of the
+// session's, which breaks invariant 1.
+func forgedDecision(h *check.Host) {
+	cfg := exchange.Default()
+	cfg.Rounds, cfg.Credits = 1, 1
+	s, err := h.NewSession(cfg)
+	if err != nil {
+		return
+	}
+	_ = s.Abort()
+	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
+		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, uint64(exchange.StartupAbort), 0, "")
+	}
+	s.Close(0)
+	h.ResetDevices()
+}
+
+// TestCheckReportsViolation runs the command's search and replay on a
+// scenario that breaks an invariant: status 1, the counterexample in words,
+// and a replay string that reproduces it.
+func TestCheckReportsViolation(t *testing.T) {
+	o := &checkOptions{}
+	var out bytes.Buffer
+	rep := check.Check(context.Background(), forgedDecision, check.Options{})
+	if code := o.report(&rep, &out); code != checkBroken {
+		t.Fatalf("status %d, want %d:\n%s", code, checkBroken, out.String())
+	}
+	contains(t, "report", out.String(), "bounded space exhausted",
+		"invariant 1 (at most one decision per startup line, and it is RUN or ABORT) violated in session 1",
+		"* host  host chooses a forgery: a second decision", "events that led to it:", "replay: r2c2f1:0.1")
+	replay := regexp.MustCompile(`replay: (\S+)`).FindStringSubmatch(out.String())[1]
+	out.Reset()
+	o.replay = replay
+	if code := o.runReplay(forgedDecision, &out); code != checkBroken {
+		t.Fatalf("replay %s: status %d, want %d:\n%s", replay, code, checkBroken, out.String())
+	}
+	contains(t, "replay", out.String(), "* host  host chooses a forgery: a second decision",
+		"invariant 1 (at most one decision", "events that led to it:", " decide ")
+}
+
+// TestCheckProgressAndCtrlC runs a search that takes seconds on a
+// terminal: the progress line comes, and Ctrl-C stops the search with the
+// report of what it explored, not exhausted, and status 1.
+func TestCheckProgressAndCtrlC(t *testing.T) {
+	tm := startTerminal(t, "", "check", "--rounds", "2", "--credits", "2", "--preemptions", "3")
+	tm.expect("\r")
+	tm.expect(" schedules  ")
+	tm.expect(" states  0 violations  ")
+	tm.expect("\r") // the line again, updated in place
+	tm.expect(" schedules  ")
+	tm.send("\x03")
+	tm.expect("\r\ncheck: the built-in scenario") // the line ended before the report
+	tm.expect("bounded space not exhausted (stopped)")
+	tm.expect("interrupted: the search stopped after ")
+	if code := tm.exit(); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+}
+
+// TestCheckDocsExamples runs every "$ residentlua check ..." of
+// docs/checking.md's console blocks and compares what it prints with what
+// the block shows, the time taken aside.
+func TestCheckDocsExamples(t *testing.T) {
+	doc := string(readFile(t, filepath.Join(repoRoot, "docs", "checking.md")))
+	blocks := regexp.MustCompile("(?s)```console\n\\$ residentlua (check[^\n]*)\n(.*?)```").FindAllStringSubmatch(doc, -1)
+	if len(blocks) < 2 {
+		t.Fatalf("docs/checking.md shows %d examples of the command, want at least 2", len(blocks))
+	}
+	elapsed := regexp.MustCompile(`exhausted in [0-9.]+[µmn]?s\n`)
+	for _, b := range blocks {
+		r := runCmd(t, "", "", strings.Fields(b[1])...)
+		r.wantCode(t, 0)
+		got, want := elapsed.ReplaceAllString(r.stdout, "exhausted in TIME\n"), elapsed.ReplaceAllString(b[2], "exhausted in TIME\n")
+		if got != want {
+			t.Errorf("residentlua %s printed\n%s\ndocs/checking.md shows\n%s", b[1], got, want)
+		}
+	}
+}
+
+// TestCheckFromScriptInterrupted stops resident.check with Ctrl-C
+// (SIGINT) while its scenario runs, in a loop that never ends: the check
+// stops, and the script ends with an error saying how far it came. (The
+// scenario says it runs on standard error: a search discards its prints.)
+func TestCheckFromScriptInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "loop.lua", "function scenario(s)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
+	cmd := exec.Command(binary, "-e", `resident.check{scenario = "loop.lua"}`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), noExitSleep)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, len("running\n"))
+	if _, err := io.ReadFull(stderr, line); err != nil || string(line) != "running\n" {
+		cmd.Process.Kill()
+		t.Fatalf("read %q, %v", line, err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	rest, _ := io.ReadAll(stderr)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, rest)
+	}
+	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
+}

@@ -1,0 +1,145 @@
+package luaapi
+
+import (
+	"io"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+)
+
+// checkFn is resident.check{scenario=, rounds=, credits=, faults=,
+// preemptions=, steps=, replay=}: the model checker (package check) on the
+// built-in scenario or a scenario script. Without replay it explores every
+// schedule within the bounds and returns the report's figures and
+// counterexamples; with replay it reruns that one schedule and returns its
+// steps and violations. The search stops when the state's context ends
+// (Ctrl-C in the command), raising an error that says how far it came.
+func (m *Module) checkFn(L *lua.LState) int {
+	const name = "check"
+	known := append([]string{"scenario", "replay"}, check.BoundNames...)
+	t := fields(L, 1, name, true, known...)
+	var bounds check.Bounds
+	var given string
+	for _, key := range check.BoundNames {
+		if field(t, key) == lua.LNil {
+			continue
+		}
+		if err := bounds.Set(key, int(intField(L, 1, name, t, key, 0))); err != nil {
+			fieldError(L, 1, name, key, err.Error())
+		}
+		given = key
+	}
+	replay := stringField(L, 1, name, t, "replay", "")
+	if replay == "" && field(t, "replay") != lua.LNil {
+		fieldError(L, 1, name, "replay", "give the replay string a counterexample printed, such as r1c1f1:2.0.1")
+	}
+	if replay != "" && given != "" {
+		fieldError(L, 1, name, given, "does not go with replay: the replay string fixes the schedule and its bounds")
+	}
+	path := stringField(L, 1, name, t, "scenario", "")
+	if path == "" && field(t, "scenario") != lua.LNil {
+		fieldError(L, 1, name, "scenario", "give a scenario script's file name, or leave scenario out for the built-in scenario")
+	}
+	if path != "" && m.opts.Sandbox {
+		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "a scenario script is a file, which this sandboxed state may not read; leave scenario out for the built-in one"))
+	}
+	ctx := ctxOf(L)
+	scenario := check.Scenario(check.Builtin)
+	if path != "" {
+		// A search runs the script thousands of times: its prints show in
+		// a replay only.
+		out := io.Discard
+		if replay != "" {
+			out = m.stdout
+		}
+		ls, err := check.LoadLuaScenario(path, out)
+		if err != nil {
+			L.RaiseError("resident.check: %s", err.Error())
+		}
+		defer ls.Close()
+		scenario = ls.Interruptible(ctx)
+	}
+	if replay != "" {
+		r, err := check.Replay(scenario, replay, m.opts.OnFabric)
+		if err != nil {
+			m.invalid(L, name, "%s", err.Error())
+		}
+		L.Push(replayedTable(L, r))
+		return 1
+	}
+	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
+	if !rep.Exhausted {
+		L.RaiseError("resident.check interrupted after %d schedules and %d distinct states, before the end of the bounded space (invariants found broken by then: %d)",
+			rep.Schedules, rep.States, len(rep.Counterexamples))
+	}
+	L.Push(reportTable(L, &rep))
+	return 1
+}
+
+// reportTable converts a search's report to the table resident.check
+// returns.
+func reportTable(L *lua.LState, r *check.Report) *lua.LTable {
+	t := L.CreateTable(0, 12)
+	t.RawSetString("ok", lua.LBool(r.OK()))
+	t.RawSetString("schedules", lua.LNumber(r.Schedules))
+	t.RawSetString("states", lua.LNumber(r.States))
+	t.RawSetString("pruned", lua.LNumber(r.Pruned))
+	t.RawSetString("truncated", lua.LNumber(r.Truncated))
+	t.RawSetString("exhausted", lua.LBool(r.Exhausted))
+	t.RawSetString("elapsed", seconds(r.Elapsed))
+	t.RawSetString("scenario_errors", lua.LNumber(r.ScenarioErrors))
+	if r.ScenarioError != "" {
+		t.RawSetString("scenario_error", lua.LString(r.ScenarioError))
+	}
+	cxs := L.CreateTable(len(r.Counterexamples), 0)
+	for _, cx := range r.Counterexamples {
+		c := L.CreateTable(0, 7)
+		c.RawSetString("invariant", lua.LNumber(cx.Invariant))
+		c.RawSetString("violation", lua.LString(cx.Violation.Error()))
+		c.RawSetString("replay", lua.LString(cx.Replay))
+		c.RawSetString("length", lua.LNumber(cx.Length()))
+		c.RawSetString("steps", stepList(L, cx.Steps))
+		c.RawSetString("events", stringList(L, cx.Events))
+		c.RawSetString("text", lua.LString(cx.String()))
+		cxs.Append(c)
+	}
+	t.RawSetString("counterexamples", cxs)
+	t.RawSetString("report", lua.LString(r.String()))
+	return t
+}
+
+// replayedTable converts a replayed schedule to the table resident.check
+// returns with replay.
+func replayedTable(L *lua.LState, r *check.Replayed) *lua.LTable {
+	t := L.CreateTable(0, 3)
+	t.RawSetString("ok", lua.LBool(len(r.Violations) == 0))
+	t.RawSetString("steps", stepList(L, r.Steps))
+	t.RawSetString("violations", violationList(L, r.Violations))
+	return t
+}
+
+// stepList is a schedule's steps in words.
+func stepList(L *lua.LState, steps []check.Step) *lua.LTable {
+	t := L.CreateTable(len(steps), 0)
+	for _, s := range steps {
+		t.Append(lua.LString(s.Text))
+	}
+	return t
+}
+
+// violationList is {{invariant=, session=, message=, events={...}}, ...}.
+func violationList(L *lua.LState, vs []engine.Violation) *lua.LTable {
+	t := L.CreateTable(len(vs), 0)
+	for _, v := range vs {
+		vt := L.CreateTable(0, 4)
+		vt.RawSetString("invariant", lua.LNumber(v.Invariant))
+		vt.RawSetString("session", lua.LNumber(v.Session))
+		vt.RawSetString("message", lua.LString(v.Message))
+		vt.RawSetString("events", stringList(L, check.FormatEvents(v.Events)))
+		t.Append(vt)
+	}
+	return t
+}

@@ -1,0 +1,140 @@
+package luaapi
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestCheckBuiltin explores the built-in scenario under small bounds and
+// reads the report's figures.
+func TestCheckBuiltin(t *testing.T) {
+	h := sim(t)
+	h.run(`r = resident.check{rounds = 1, credits = 1, faults = 0, preemptions = 1}`)
+	if got := h.str(`table.concat({tostring(r.ok), tostring(r.exhausted), #r.counterexamples, r.scenario_errors, r.truncated, type(r.elapsed)}, " ")`); got != "true true 0 0 0 number" {
+		t.Errorf("ok, exhausted, counterexamples, scenario errors, truncated, elapsed: %s", got)
+	}
+	if h.eval("r.schedules > 1 and r.states > 1 and r.pruned > 0") != lua.LTrue {
+		t.Errorf("schedules %s, states %s, pruned %s", h.str("r.schedules"), h.str("r.states"), h.str("r.pruned"))
+	}
+	if got := h.str("r.report"); !strings.Contains(got, "faults <= 0, preemptions <= 1") || !strings.Contains(got, "no invariant broken") {
+		t.Errorf("report:\n%s", got)
+	}
+}
+
+// TestCheckReplay replays a schedule of the built-in scenario: its steps
+// in words, no violation.
+func TestCheckReplay(t *testing.T) {
+	h := sim(t)
+	h.run(`r = resident.check{replay = "r1c1f1:2.0.1"}`)
+	if got := h.str(`tostring(r.ok) .. " " .. #r.violations .. " " .. table.concat(r.steps, "|")`); !strings.HasPrefix(got, "true 0 host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1|") ||
+		!strings.Contains(got, "|fault npu.dispatch fires (50%)|") || !strings.Contains(got, "|s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected|") {
+		t.Errorf("replay: %s", got)
+	}
+}
+
+// TestCheckScenarioScript checks a scenario script: the search hides its
+// prints, a replay shows them.
+func TestCheckScenarioScript(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.lua")
+	script := "function scenario(s)\n  local x = s.startup{}\n  if s.choose(2) == 0 then x:start() else x:abort() end\n  print('closed', x:close(1))\n  s.reset()\nend\n"
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := sim(t)
+	h.run(`r = resident.check{scenario = ` + strconv.Quote(path) + `, faults = 0}`)
+	if got := h.str(`tostring(r.ok) .. " " .. tostring(r.exhausted) .. " " .. r.scenario_errors`); got != "true true 0" {
+		t.Errorf("ok, exhausted, scenario errors: %s", got)
+	}
+	if out := h.stdout.String(); out != "" {
+		t.Errorf("the search printed %q", out)
+	}
+	h.run(`x = resident.check{scenario = ` + strconv.Quote(path) + `, replay = "r2c2f0:1"}`)
+	if out := h.stdout.String(); out != "closed\tretired\n" {
+		t.Errorf("the replay printed %q", out)
+	}
+	if got := h.str(`table.concat(x.steps, "|")`); !strings.Contains(got, "s1:abort() = ok") {
+		t.Errorf("replay steps: %s", got)
+	}
+}
+
+// TestCheckBadArguments raises Lua's usual errors for bad arguments, never
+// a Go panic.
+func TestCheckBadArguments(t *testing.T) {
+	h := sim(t)
+	for code, want := range map[string]string{
+		`resident.check(3)`:                                  "bad argument #1 to 'check' (table expected, got number)",
+		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, rounds, credits, faults, preemptions, steps)",
+		`resident.check{rounds = 0}`:                         "bad argument #1 to 'check' (field 'rounds': rounds must be a whole number from 1 to 1000000, got 0)",
+		`resident.check{credits = 1.5}`:                      "bad argument #1 to 'check' (field 'credits': number has no integer representation, got 1.5)",
+		`resident.check{preemptions = "2"}`:                  "bad argument #1 to 'check' (field 'preemptions': number expected, got string)",
+		`resident.check{faults = 101}`:                       "bad argument #1 to 'check' (field 'faults': faults must be a whole number from 0 to 100, got 101)",
+		`resident.check{replay = "r1c1f1:", steps = 5}`:      "bad argument #1 to 'check' (field 'steps': does not go with replay: the replay string fixes the schedule and its bounds)",
+		`resident.check{replay = ""}`:                        "bad argument #1 to 'check' (field 'replay': give the replay string a counterexample printed",
+		`resident.check{scenario = ""}`:                      "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
+		`resident.check{replay = 7}`:                         "bad argument #1 to 'check' (field 'replay': string expected, got number)",
+		`resident.check{replay = "r1c1f1:999"}`:              `invalid: replay "r1c1f1:999": choice 1 is 999 but has only 14 alternatives there`,
+		`resident.check{scenario = "/nonexistent/file.lua"}`: "resident.check: /nonexistent/file.lua: cannot open /nonexistent/file.lua",
+	} {
+		if got := h.fails(code); !strings.Contains(got, want) {
+			t.Errorf("%s: %s, want %q", code, got, want)
+		}
+	}
+}
+
+// TestCheckSandbox refuses a scenario script in a sandboxed state, which
+// may not read files, and checks the built-in scenario there.
+func TestCheckSandbox(t *testing.T) {
+	h := newHarness(t, Options{Sandbox: true})
+	h.run(`r = require "resident"; ok, err = pcall(r.check, {scenario = "check/testdata/scenario.lua"})`)
+	if got := h.str("not ok and tostring(err)"); !strings.HasPrefix(got, "unsupported: a scenario script is a file, which this sandboxed state may not read") {
+		t.Errorf("a scenario in a sandbox: %s", got)
+	}
+	if got := h.str(`r.check{replay = "r1c1f1:"}.ok`); got != "true" {
+		t.Errorf("the built-in scenario in a sandbox: %s", got)
+	}
+}
+
+// TestCheckInterrupted calls resident.check with the state's context
+// ended (Ctrl-C in the command): the search stops at once and raises an
+// error that says how far it came.
+func TestCheckInterrupted(t *testing.T) {
+	h := sim(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fn := h.eval("resident.check")
+	h.L.SetContext(ctx)
+	err := h.L.CallByParam(lua.P{Fn: fn, Protect: true}, h.L.NewTable())
+	h.L.RemoveContext()
+	if err == nil || !strings.Contains(err.Error(), "resident.check interrupted after 0 schedules") || strings.Contains(err.Error(), internalError) {
+		t.Errorf("a check with its context ended: %v", err)
+	}
+}
+
+// TestCheckingDocs runs the Lua examples of docs/checking.md that show
+// their output, as TestDocs runs those of docs/lua-api.md.
+func TestCheckingDocs(t *testing.T) {
+	const path = "../docs/checking.md"
+	n := 0
+	for _, ex := range docExamples(t, path) {
+		if !ex.hasOutput {
+			continue
+		}
+		n++
+		h := newHarness(t, Options{Config: simConfig(), Globals: true})
+		if err := h.L.DoString(ex.code); err != nil {
+			t.Fatalf("%s:%d: %v\n%s", path, ex.line, err, ex.code)
+		}
+		if got := h.stdout.String(); got != ex.output {
+			t.Errorf("%s:%d: output\n%s\nwant\n%s", path, ex.line, got, ex.output)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s has no Lua example with its output", path)
+	}
+}
