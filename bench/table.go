@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
@@ -30,7 +32,7 @@ func (o Options) sizes() sizes {
 	if o.Short {
 		return sizes{repeats: 3, publications: 20, exchangeRounds: 200, rawRounds: 2_000, luaLifecycles: 200, trials: 200, memoryTotal: 3_000, sessionsFor: 100 * time.Millisecond, checkFor: 100 * time.Millisecond}
 	}
-	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 10_000, memoryTotal: 100_000, sessionsFor: time.Second}
+	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 100_000, memoryTotal: 100_000, sessionsFor: time.Second}
 }
 
 // Run measures every figure and returns the table, in order.
@@ -67,6 +69,7 @@ func Run(o Options) ([]Figure, error) {
 	steps := []func() (Figure, error){
 		func() (Figure, error) { return luaFigure(z) },
 		func() (Figure, error) { return trialFigure(z) },
+		func() (Figure, error) { return ceilingFigure(z) },
 		func() (Figure, error) { return parallelFigure(z) },
 		func() (Figure, error) { return checkFigure(z) },
 		func() (Figure, error) { return scriptFigure(z) },
@@ -218,10 +221,50 @@ func checkFigure(z sizes) (Figure, error) {
 	return Figure{Name: "model checking: built-in scenario", Unit: "schedules/s", Value: v, Goal: "report"}, nil
 }
 
+// ceilingFigure is the machine's own speed-up with all cores on work that
+// shares nothing: a loop of arithmetic in registers (SpinWork), on
+// Workers() goroutines against one. Turbo clocks that drop as cores wake,
+// and cores that are hardware threads of one another, keep it under the
+// number of cores; no campaign scales better than it.
+func ceilingFigure(z sizes) (Figure, error) {
+	return speedupFigure(z, "CPU-bound loop (the machine's ceiling)", 0, func(n, workers int) (float64, error) {
+		return SpinWork(n, workers), nil
+	})
+}
+
+// SpinWork runs n units of register-only arithmetic (about 25 µs each) on
+// workers goroutines and returns the units per second.
+func SpinWork(n, workers int) float64 {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	sums := make([]struct {
+		v uint64
+		_ [56]byte // a cache line each: the workers share nothing
+	}, workers)
+	start := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(w + 1)
+			for next.Add(1) <= int64(n) {
+				for range 20_000 {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sums[w].v = x
+		}()
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
 // speedupFigure measures trials per second on Workers() workers against
 // one worker (the baseline column), each worker running as many trials as
 // the one worker does, so that both runs last about as long on a machine
-// that scales; the goal is factor × cores.
+// that scales; the goal is factor × cores, or none for a factor of 0.
 func speedupFigure(z sizes, what string, factor float64, run func(n, workers int) (float64, error)) (Figure, error) {
 	n := z.trials/z.repeats + 1
 	var one, many []float64
@@ -239,6 +282,10 @@ func speedupFigure(z sizes, what string, factor float64, run func(n, workers int
 	v, base := Summarise(many), Summarise(one)
 	f := Figure{Name: fmt.Sprintf("%s, %d workers", what, Workers()), Unit: "trials/s", Value: v}
 	r := v.Median / base.Median
+	if factor == 0 {
+		f.Unit, f.Baseline, f.BaselineName, f.Ratio, f.Goal = "units/s", &base, "one worker", r, "report"
+		return f, nil
+	}
 	goal := factor * float64(Workers())
 	f.compare(base, "one worker", r, fmt.Sprintf("≥ %.1f× (%.1f × cores)", goal, factor), r >= goal)
 	return f, nil
