@@ -123,9 +123,10 @@ func TestClockDriftBetweenAlignments(t *testing.T) {
 }
 
 // The kernel's clock advances: readings of consecutive round trips never
-// go back, and the smallest step between them (logged) is its tick, which
-// alignmentOffset is built to cancel.
-func TestKernelClockTicks(t *testing.T) {
+// go back, and they do not all read the same. The smallest step between
+// them is logged; it is at least a round trip (2.7 µs on an H200), so it
+// only bounds the clock's tick from above.
+func TestKernelClockAdvances(t *testing.T) {
 	g, err := Open()
 	if err != nil {
 		t.Skipf("skipped: this test needs a CUDA GPU: %v", err)
@@ -138,20 +139,20 @@ func TestKernelClockTicks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tick := uint64(math.MaxUint64)
+	step := uint64(math.MaxUint64)
 	for i := 1; i < len(trips); i++ {
 		prev, cur := trips[i-1].kernelClock, trips[i].kernelClock
 		if cur < prev {
 			t.Fatalf("trip %d: the kernel's clock went back from %d to %d", i, prev, cur)
 		}
 		if cur > prev {
-			tick = min(tick, cur-prev)
+			step = min(step, cur-prev)
 		}
 	}
-	if tick == math.MaxUint64 {
+	if step == math.MaxUint64 {
 		t.Fatal("the kernel's clock never advanced over 5000 round trips")
 	}
-	t.Logf("smallest step of %%globaltimer between round trips: %d ns", tick)
+	t.Logf("smallest step of %%globaltimer between round trips: %d ns", step)
 }
 
 // Aligning on a kernel clock that ticks once a microsecond still places
