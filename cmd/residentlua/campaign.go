@@ -59,29 +59,11 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if len(args) > 0 && args[0] == "merge" {
 		return o, o.parseMergeArgs(args[1:])
 	}
-	var script []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--help" || a == "-h" {
-			o.help = true
-			continue
-		}
-		if !strings.HasPrefix(a, "--") {
-			script = append(script, a)
-			continue
-		}
-		name, value, attached := strings.Cut(a[2:], "=")
-		if !attached {
-			if i+1 >= len(args) {
-				return nil, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
-			}
-			i++
-			value = args[i]
-		}
-		if err := o.set(name, value); err != nil {
-			return nil, err
-		}
+	script, help, err := parseSubcommandArgs("campaign", args, o.set)
+	if err != nil {
+		return nil, err
 	}
+	o.help = help
 	if len(script) > 1 {
 		return nil, &usageError{fmt.Sprintf("one trial script at most, got %s", strings.Join(script, " "))}
 	}

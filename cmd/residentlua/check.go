@@ -53,32 +53,11 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	var scenario []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--help" || a == "-h" {
-			o.help = true
-			continue
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			scenario = append(scenario, a)
-			continue
-		}
-		if !strings.HasPrefix(a, "--") {
-			return nil, &usageError{fmt.Sprintf("check: unrecognized option '%s'", a)}
-		}
-		name, value, attached := strings.Cut(a[2:], "=")
-		if !attached {
-			if i+1 >= len(args) {
-				return nil, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
-			}
-			i++
-			value = args[i]
-		}
-		if err := o.set(name, value); err != nil {
-			return nil, err
-		}
+	scenario, help, err := parseSubcommandArgs("check", args, o.set)
+	if err != nil {
+		return nil, err
 	}
+	o.help = help
 	if len(scenario) > 1 {
 		return nil, &usageError{fmt.Sprintf("one scenario script at most, got %s", strings.Join(scenario, " "))}
 	}
