@@ -44,14 +44,7 @@ func (c Counterexample) String() string {
 	fmt.Fprintf(&b, "%v\n", c.Violation)
 	fmt.Fprintf(&b, "shortest schedule found: %d host operations and choices (first alternatives, marked -, not counted):\n", c.Length())
 	for _, s := range c.Steps {
-		who, mark := "      ", "*"
-		if s.Host {
-			who = "host  "
-		}
-		if s.First {
-			mark = "-"
-		}
-		fmt.Fprintf(&b, "  %s %s%s\n", mark, who, s.Text)
+		fmt.Fprintf(&b, "  %v\n", s)
 	}
 	b.WriteString("events that led to it:\n")
 	for _, e := range c.Events {

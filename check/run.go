@@ -63,6 +63,19 @@ type Step struct {
 	First bool
 }
 
+// String is the step as a report lists it: "-" for a first alternative
+// ("*" otherwise), "host" for a host operation, then its text.
+func (s Step) String() string {
+	who, mark := "      ", "*"
+	if s.Host {
+		who = "host  "
+	}
+	if s.First {
+		mark = "-"
+	}
+	return mark + " " + who + s.Text
+}
+
 // Counts reports whether the step counts in a counterexample's length: a
 // host operation, or a choice other than the first alternative.
 func (s Step) Counts() bool { return !s.First }

@@ -210,14 +210,7 @@ func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "replay %s of %s (first alternatives marked -):\n", o.replay, o.scenarioName())
 	for _, s := range r.Steps {
-		who, mark := "      ", "*"
-		if s.Host {
-			who = "host  "
-		}
-		if s.First {
-			mark = "-"
-		}
-		fmt.Fprintf(stdout, "  %s %s%s\n", mark, who, s.Text)
+		fmt.Fprintf(stdout, "  %v\n", s)
 	}
 	status := checkClean
 	if len(r.Violations) == 0 {
