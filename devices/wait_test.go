@@ -40,12 +40,12 @@ const generous = 5 * time.Second
 
 // waitFor runs c.WaitContext under a context that ends after 50 ms and
 // returns what it returned and how long it took.
-func waitFor(c *Completion, timeout time.Duration) (ok bool, err error, took time.Duration) {
+func waitFor(c *Completion, timeout time.Duration) (ok bool, took time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	ok, err = c.WaitContext(ctx, timeout)
-	return ok, err, time.Since(start)
+	return ok, time.Since(start), err
 }
 
 // A simulated wait whose steps all fall at one instant ends soon after its
@@ -55,7 +55,7 @@ func TestSimulatedWaitEndsWithItsContext(t *testing.T) {
 	f := mmFabric(t, Config{})
 	gpu := endless(t, f.First(GPU))
 	for _, timeout := range []time.Duration{time.Millisecond, time.Hour, forever} {
-		ok, err, took := waitFor(gpu, timeout)
+		ok, took, err := waitFor(gpu, timeout)
 		if ok || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("WaitContext(%v) = %v, %v; want false and the context's error", timeout, ok, err)
 		}
@@ -82,7 +82,7 @@ func TestSimulatedWaitForTheExecutorEndsWithItsContext(t *testing.T) {
 	for f.Now() == 0 && f.Events().Count() < 100 { // the first wait is stepping
 		time.Sleep(time.Millisecond)
 	}
-	ok, err, took := waitFor(npu, time.Hour)
+	ok, took, err := waitFor(npu, time.Hour)
 	if ok || !errors.Is(err, context.DeadlineExceeded) || took > generous {
 		t.Errorf("second WaitContext = %v, %v after %v; want false and the context's error soon after 50 ms", ok, err, took)
 	}
@@ -105,7 +105,7 @@ func testWaitEndsWithContext(t *testing.T, w WaitPolicy) {
 	f := mmFabric(t, Config{Mode: RealTime, Wait: w})
 	gpu := f.First(GPU)
 	gdone := hung(t, gpu)
-	ok, err, took := waitFor(gdone, time.Hour)
+	ok, took, err := waitFor(gdone, time.Hour)
 	if ok || !errors.Is(err, context.DeadlineExceeded) || took > generous {
 		t.Errorf("WaitContext on a hung GPU = %v, %v after %v; want false and the context's error soon after 50 ms", ok, err, took)
 	}
