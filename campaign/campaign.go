@@ -148,28 +148,38 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	planned := cfg.Planned()
 	sum := newSummary(cfg, planned)
-	workers := make([]*worker, 0, min(cfg.Workers, planned))
+	workers := make([]*worker, min(cfg.Workers, planned))
 	defer func() {
 		for _, w := range workers {
-			w.r.close()
+			if w != nil {
+				w.r.close()
+			}
 		}
 	}()
-	for range cap(workers) {
-		r, err := newRunner(cfg)
-		if err != nil {
-			return nil, err
-		}
-		workers = append(workers, &worker{r: r, part: &Summary{Script: cfg.Script, Seed: cfg.Seed}}) // for ReplayCommand
-	}
 	var stream chan done
 	if cfg.OnTrial != nil {
 		stream = make(chan done, 2*len(workers))
 	}
+	// Each worker makes its runner and summary on its own goroutine, so
+	// that what it writes on every trial comes from its own processor's
+	// memory: made by one goroutine, the workers' maps and records lay
+	// side by side, and 16 workers wrote into each other's cache lines.
+	// None starts a trial before all are made: a script that cannot be
+	// loaded runs nothing.
+	var made sync.WaitGroup
+	made.Add(len(workers))
+	errs := make([]error, len(workers))
+	begin := make(chan bool)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for _, w := range workers {
-		w.part.normalize()
+	for k := range workers {
 		wg.Go(func() {
+			workers[k], errs[k] = newWorker(cfg)
+			made.Done()
+			if !<-begin {
+				return
+			}
+			w := workers[k]
 			for ctx.Err() == nil {
 				j := int(next.Add(1) - 1)
 				if j >= planned {
@@ -185,6 +195,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 		})
 	}
+	made.Wait()
+	if err := firstError(errs); err != nil {
+		close(begin) // a closed channel reads false: every worker returns
+		wg.Wait()
+		return nil, err
+	}
+	for range workers {
+		begin <- true
+	}
 	if stream != nil {
 		go func() {
 			wg.Wait()
@@ -198,6 +217,27 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	sum.sortFailures()
 	return sum, nil
+}
+
+// newWorker makes a worker: its runner, and a summary of its own.
+func newWorker(cfg Config) (*worker, error) {
+	r, err := newRunner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{r: r, part: &Summary{Script: cfg.Script, Seed: cfg.Seed}} // for ReplayCommand
+	w.part.normalize()
+	return w, nil
+}
+
+// firstError is the first error of errs that is not nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // worker is one of Run's workers: its runner, the summary of its trials,

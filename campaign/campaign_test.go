@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -207,6 +208,20 @@ func TestScriptErrors(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{Trials: 1, Script: write("none.lua", "x = 1")}); err == nil || !strings.Contains(err.Error(), "defines no function trial(t)") {
 		t.Errorf("script without trial: %v", err)
+	}
+	// Every worker loads the script on its own goroutine; none runs a
+	// trial unless all loaded it (the script counts its loads and trials
+	// in a file, since each worker has its own Lua state).
+	counted := filepath.Join(dir, "count")
+	flaky := write("flaky.lua", fmt.Sprintf(`local f = io.open(%q, "a"); f:write("load\n"); f:close()
+local n = 0; for _ in io.lines(%q) do n = n + 1 end
+if n >= 3 then error("the third load fails") end
+function trial(t) local f = io.open(%q, "a"); f:write("trial\n"); f:close() end`, counted, counted, counted))
+	if _, err := Run(context.Background(), Config{Trials: 100, Workers: 4, Script: flaky}); err == nil || !strings.Contains(err.Error(), "the third load fails") {
+		t.Errorf("a worker's failed load: %v", err)
+	}
+	if data, _ := os.ReadFile(counted); strings.Contains(string(data), "trial") {
+		t.Errorf("trials ran although a worker could not load the script:\n%s", data)
 	}
 	if _, err := Run(context.Background(), Config{Trials: 1, Script: write("syntax.lua", "x = = 1")}); err == nil || !strings.Contains(err.Error(), "syntax.lua:1:") {
 		t.Errorf("syntax error: %v", err)
