@@ -16,6 +16,22 @@ import (
 // smallBounds keep the built-in scenario's space small enough for a test.
 var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
 
+// TestBuiltinAcceptanceBoundsExhaustedClean is issue 14's acceptance run:
+// the built-in scenario with rounds and credits up to 2, one fault and two
+// preemptions per run (the defaults), explored to exhaustion with no
+// violation and no run cut at the step bound.
+func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
+	rep := check.Check(context.Background(), check.Builtin, check.Options{})
+	b := rep.Bounds
+	if b.Rounds != 2 || b.Credits != 2 || b.Faults != 1 || b.Preemptions != 2 {
+		t.Fatalf("the default bounds are %+v, want rounds 2, credits 2, faults 1, preemptions 2", b)
+	}
+	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
+		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
+	}
+	t.Logf("%d schedules, %d distinct states, %v", rep.Schedules, rep.States, rep.Elapsed)
+}
+
 // TestBuiltinExhaustedClean explores the built-in scenario exhaustively
 // under small bounds and requires no violation.
 func TestBuiltinExhaustedClean(t *testing.T) {
