@@ -1,6 +1,9 @@
 package devices
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+)
 
 // MemoryBudget limits how many bytes the fabric's buffers may hold.
 // Allocations charge it and releases return it; quarantined memory stays
@@ -30,8 +33,9 @@ func (b *MemoryBudget) charge(n int64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.charged+n > b.limit {
-		return Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
-			n, b.charged, b.limit, b.quarantined)
+		return errorText(KindBudget, "alloc", "budget: allocating "+strconv.FormatInt(n, 10)+" bytes would exceed the memory budget ("+
+			strconv.FormatInt(b.charged, 10)+" of "+strconv.FormatInt(b.limit, 10)+" bytes charged, "+strconv.FormatInt(b.quarantined, 10)+
+			" quarantined); close sessions, reset devices to release quarantines, or raise the budget")
 	}
 	b.charged += n
 	return nil

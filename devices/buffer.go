@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -295,7 +296,7 @@ func (p *Publication) Execute() error {
 	switch fired.Action {
 	case fault.Error:
 		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
-		return Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
+		return errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
 	case fault.Skip:
 		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return nil

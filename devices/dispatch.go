@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,11 +46,16 @@ func (p *Prepared) Device() *Device { return p.device }
 func (p *Prepared) Family() QueueFamily { return p.family }
 
 // Reach lists the buffers the program can touch.
-func (p *Prepared) Reach() []*Buffer { return append([]*Buffer(nil), p.reach...) }
+func (p *Prepared) Reach() []*Buffer { return p.AppendReachable(nil) }
 
 // Reachable yields the buffers the program can touch, as Reach lists them,
 // without making a list.
 func (p *Prepared) Reachable() iter.Seq[*Buffer] { return slices.Values(p.reach) }
+
+// AppendReachable appends the buffers of Reachable to dst and returns it:
+// the same buffers without an iterator's allocations, for paths a
+// campaign's trials run by the thousand.
+func (p *Prepared) AppendReachable(dst []*Buffer) []*Buffer { return append(dst, p.reach...) }
 
 // Program is the program that was prepared.
 func (p *Prepared) Program() Program { return p.program }
@@ -137,9 +143,9 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	}
 	if d.occupiedLocked() {
 		if d.held > 0 {
-			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
+			return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is held by a quarantined session; reset it to free it"))
 		}
-		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
+		return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is occupied by invocation "+strconv.FormatUint(d.current.id, 10)+"; one invocation runs per device, wait for it to retire"))
 	}
 	if p.dispatched.Load() {
 		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
@@ -151,7 +157,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	delay := f.timing.dispatch(p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
-		return nil, 0, p.rejectLocked(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
+		return nil, 0, p.rejectLocked(errorText(KindDevice, "dispatch", "device: "+d.name+" rejected the dispatch: "+fired.Message))
 	case fault.Delay:
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
@@ -283,7 +289,7 @@ func (c *Completion) finish(err error) {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
+		err = errorText(KindDevice, "complete", "device: "+inv.dev.name+" completion reported an error: "+fired.Message)
 	}
 	status, detail := uint64(0), ""
 	if err != nil {

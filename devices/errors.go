@@ -84,12 +84,12 @@ var (
 // %w verb formats an error argument and wraps it: Unwrap returns it.
 func Errorf(k ErrorKind, op, format string, args ...any) *Error {
 	if len(args) == 0 && !strings.Contains(format, "%") {
-		return &Error{Kind: k, Op: op, Message: format} // what fmt would make of it, without fmt
+		return Fixed(k, op, format) // what fmt would make of it, without fmt
 	}
 	// The message is formatted once, after "<kind>: ", so that Error (which
 	// the engine calls for the detail of nearly every error's event) need
 	// not concatenate them again.
-	var buf [128]byte
+	var buf [256]byte
 	b := append(append(buf[:0], k.String()...), ": "...)
 	e := &Error{Kind: k, Op: op}
 	if strings.Contains(format, "%w") {
@@ -103,12 +103,18 @@ func Errorf(k ErrorKind, op, format string, args ...any) *Error {
 	return e
 }
 
-// Fixed is an Error of kind k for operation op with a fixed message, its
-// text made at once: for an error made once, kept in a variable and
-// returned again and again, so that neither returning it nor its Error
-// allocates. Nobody may change its fields.
+// Fixed is an Error of kind k for operation op with message as it is (no
+// verbs), its text made at once, without fmt: for an error kept in a
+// variable and returned again and again, so that neither returning it nor
+// its Error allocates, and for messages the caller concatenated on a path
+// that campaigns run by the thousand. Nobody may change its fields.
 func Fixed(k ErrorKind, op, message string) *Error {
-	text := k.String() + ": " + message
+	return errorText(k, op, k.String()+": "+message)
+}
+
+// errorText is Fixed for a text the caller concatenated whole, kind
+// included ("<kind>: <message>"), in one allocation.
+func errorText(k ErrorKind, op, text string) *Error {
 	return &Error{Kind: k, Op: op, Message: text[len(k.String())+2:], text: text}
 }
 

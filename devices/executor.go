@@ -30,7 +30,7 @@ type executor interface {
 // errReset is the error of an invocation stopped by a device reset.
 func errReset(inv *invocation) error {
 	// Errorf's message, made without fmt: a trial resets its devices.
-	return &Error{Kind: KindDevice, Op: "reset", Message: inv.dev.name + " was reset while invocation " + strconv.FormatUint(inv.id, 10) + " was running"}
+	return errorText(KindDevice, "reset", "device: "+inv.dev.name+" was reset while invocation "+strconv.FormatUint(inv.id, 10)+" was running")
 }
 
 // forever is a timeout that never expires, and a wake time that never comes.

@@ -129,7 +129,7 @@ func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
 // ready refuses once the session is poisoned or decided.
 func (s *Session) ready(op string) error {
 	if s.outcome != 0 {
-		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
+		return devices.Fixed(devices.KindBusy, op, "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
 	}
 	if s.poisoned || s.decision != 0 {
 		return errDecided(op)
@@ -167,7 +167,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 		return err
 	}
 	if *done != nil {
-		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
+		return devices.Fixed(devices.KindBusy, op, participantName(who)+" participant already submitted")
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
@@ -275,7 +275,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.outcome != 0 || s.closing.Err() != nil {
-		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
+		return false, devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
@@ -287,7 +287,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	}
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
-		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
+		err = devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" was closed during the wait")
 	}
 	return ok, err
 }
@@ -504,12 +504,13 @@ func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
 
 // buffers lists every buffer the session owns, the startup line first.
 func (s *Session) buffers() []*devices.Buffer {
-	out := []*devices.Buffer{s.startup.line}
-	for _, p := range []*devices.Prepared{s.gpu, s.npu} {
-		for b := range p.Reachable() {
-			if !slices.Contains(out, b) {
-				out = append(out, b)
-			}
+	// The line and what each program reaches: an exchange's programs each
+	// reach the line and the payload, five in all.
+	all := s.npu.AppendReachable(s.gpu.AppendReachable(append(make([]*devices.Buffer, 0, 5), s.startup.line)))
+	out := all[:1] // all without repeats, in place: out never passes all's reading
+	for _, b := range all[1:] {
+		if !slices.Contains(out, b) {
+			out = append(out, b)
 		}
 	}
 	return out

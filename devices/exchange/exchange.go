@@ -285,7 +285,7 @@ func (r *decisionReader) decide(env *devices.Env, site fault.Site) (run bool, ne
 	case fault.Hang:
 		return false, devices.Hang()
 	case fault.Crash:
-		return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s crashed: %s", env.Device().Name(), fired.Message))
+		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
 	case fault.IgnoreAbort:
 		if r.seen == StartupAbort {
 			r.ignored = true
@@ -312,7 +312,7 @@ func roundFault(env *devices.Env, site fault.Site) (ok bool, next devices.Next) 
 	case fault.Hang:
 		return false, devices.Hang()
 	case fault.Crash:
-		return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s crashed: %s", env.Device().Name(), fired.Message))
+		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
 	case fault.Delay:
 		return false, devices.Sleep(fired.Delay)
 	}
