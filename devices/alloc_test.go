@@ -1,6 +1,10 @@
 package devices
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 // Hot paths allocate nothing in steady state: an event emit (the steps of
 // a running program are measured in devices/exchange).
@@ -23,5 +27,27 @@ func TestEmitAllocatesNothing(t *testing.T) {
 	}
 	if seen < 1100 {
 		t.Errorf("the subscriber saw %d events, want every one", seen)
+	}
+}
+
+// A refused dispatch, which a fault campaign's trials meet by the
+// thousand, makes its error without fmt: the error and its text, nothing
+// more (formatting it boxed the device's name and the invocation's id too).
+func TestRefusedDispatchAllocatesOnlyItsError(t *testing.T) {
+	f, err := NewFabric(Config{Mode: Simulated, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gpu := f.First(GPU)
+	hung(t, gpu)
+	again := mmPrepare(t, gpu, AQL, &mmProgram{step: func(*Env) Next { return Retire(nil) }}, 1)
+	var refused error
+	n := testing.AllocsPerRun(100, func() { _, refused = again.Dispatch() })
+	if !errors.Is(refused, ErrBusy) || !strings.Contains(refused.Error(), "is occupied by invocation") {
+		t.Fatalf("dispatch on an occupied device returned %v, want the busy error naming the invocation", refused)
+	}
+	if n > 2 {
+		t.Errorf("a refused dispatch allocates %v times, want at most 2 (its error and its text)", n)
 	}
 }
