@@ -16,8 +16,8 @@ func TestRunShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figures) != 11 {
-		t.Fatalf("%d figures, want 11", len(figures))
+	if len(figures) != 12 {
+		t.Fatalf("%d figures, want 12", len(figures))
 	}
 	for _, f := range figures {
 		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {
