@@ -231,8 +231,8 @@ func checkFigure(z sizes) (Figure, error) {
 // the core's execution ports mostly idle, so it scales even where
 // hardware threads share a core; four independent chains keep the ports
 // busy (port-bound), as compiled code such as a trial does, and scale
-// only as far as the cores are really the process's own. No campaign
-// scales better than the second.
+// only as far as the cores are really the process's own: the fairer
+// ceiling for a campaign (docs/performance.md compares them).
 func ceilingFigures(z sizes) ([]Figure, error) {
 	var out []Figure
 	for _, chains := range []int{1, 4} {
