@@ -128,7 +128,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		r.gpu = gpuExchange{x: x, payload: gp, decisionReader: decisionReader{line: gl}}
+		r.gpu = gpuExchange{x: x, payload: gp, half: half{line: gl}}
 		var prog devices.Program = &r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
@@ -141,7 +141,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		r.npu = npuExchange{x: x, payload: np, decisionReader: decisionReader{line: nl}}
+		r.npu = npuExchange{x: x, payload: np, half: half{line: nl}}
 		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
@@ -257,17 +257,51 @@ func (x *Exchange) Verify() Verification {
 	return v
 }
 
-// decisionReader is the part both programs share: poll the startup word,
-// take the time to see a change, then act on the decision with the run
-// fault applied.
-type decisionReader struct {
+// half is the part both programs share: poll the startup word, take the
+// time to see a change, act on the decision with the run fault applied,
+// then run generation after generation, each after its round's run fault.
+type half struct {
 	line    *devices.View
 	seen    uint32
 	ignored bool // ignore_abort fired: keep polling past ABORT
+	state   exchangeState
+	g       int // the generation being worked on, from 1
+}
+
+// toRound takes the steps both halves take before a round's work: poll the
+// startup word, take observe to see it, act on the decision, and hit the
+// run fault at site at the start of each round. work reports whether the
+// step goes on to the work of generation g; otherwise next is the step's
+// answer. who names the half in the error of a step after it retired.
+func (r *half) toRound(env *devices.Env, site fault.Site, observe time.Duration, who string) (next devices.Next, work bool) {
+	switch r.state {
+	case statePoll:
+		seen, next := r.poll()
+		if !seen {
+			return next, false
+		}
+		r.state = stateObserved
+		return devices.Sleep(observe), false
+	case stateObserved:
+		run, next := r.decide(env, site)
+		if run {
+			r.g, r.state = 1, stateRound
+		}
+		return next, false
+	case stateRound:
+		r.state = stateWork
+		if ok, next := roundFault(env, site); !ok {
+			return next, false
+		}
+		return devices.Next{}, true
+	case stateWork:
+		return devices.Next{}, true
+	}
+	return devices.Retire(devices.Fixed(devices.KindDevice, "run", who+" exchange stepped after it retired")), false
 }
 
 // poll returns true once a decision was seen; otherwise next says what to wait for.
-func (r *decisionReader) poll() (bool, devices.Next) {
+func (r *half) poll() (bool, devices.Next) {
 	v := r.line.Load(0)
 	if v == StartupWait || (r.ignored && v == StartupAbort) {
 		return false, devices.WaitWord(r.line, 0, v)
@@ -278,7 +312,7 @@ func (r *decisionReader) poll() (bool, devices.Next) {
 
 // decide applies the run fault at observation and returns whether to run
 // the exchange; when not, next says what the program does instead.
-func (r *decisionReader) decide(env *devices.Env, site fault.Site) (run bool, next devices.Next) {
+func (r *half) decide(env *devices.Env, site fault.Site) (run bool, next devices.Next) {
 	env.Emit(EvObserve, uint64(r.seen), "")
 	fired := env.Fault(site)
 	switch fired.Action {
@@ -333,61 +367,39 @@ const (
 type gpuExchange struct {
 	x       *Exchange
 	payload *devices.View
-	decisionReader
-	state exchangeState
-	g     int
+	half
 }
 
 // Step runs the GPU half one step.
 func (p *gpuExchange) Step(env *devices.Env) devices.Next {
-	x := p.x
-	switch p.state {
-	case statePoll:
-		seen, next := p.poll()
-		if !seen {
-			return next
-		}
-		p.state = stateObserved
-		return devices.Sleep(env.Timing().HostToGPU)
-	case stateObserved:
-		run, next := p.decide(env, fault.GPURun)
-		if run {
-			p.g, p.state = 1, stateRound
-		}
+	if next, work := p.toRound(env, fault.GPURun, env.Timing().HostToGPU, "GPU"); !work {
 		return next
-	case stateRound:
-		p.state = stateWork
-		if ok, next := roundFault(env, fault.GPURun); !ok {
-			return next
-		}
-		fallthrough
-	case stateWork:
-		slot := x.slot(p.g)
-		if p.g > x.cfg.Credits {
-			need := uint32(p.g - x.cfg.Credits)
-			if ack := p.payload.Load(x.ackOff(slot)); ack < need {
-				return devices.WaitWord(p.payload, x.ackOff(slot), ack)
-			}
-		}
-		base := x.dataOff(slot)
-		for i := 0; i < x.cfg.SlotBytes/4; i++ {
-			p.payload.Store(base+4*i, Pattern(x.owner, p.g, i))
-		}
-		if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
-			i := p.g % (x.cfg.SlotBytes / 4)
-			p.payload.Flip(base+4*i, 1<<(p.g%32))
-		}
-		env.Emit(EvPayloadWrite, uint64(p.g), "")
-		p.payload.Store(x.genOff(slot), uint32(p.g))
-		if p.g == x.cfg.Rounds {
-			p.state = stateDone
-			return devices.Retire(nil)
-		}
-		p.g++
-		p.state = stateRound
-		return devices.Continue()
 	}
-	return devices.Retire(devices.Errorf(devices.KindDevice, "run", "GPU exchange stepped after it retired"))
+	x := p.x
+	slot := x.slot(p.g)
+	if p.g > x.cfg.Credits {
+		need := uint32(p.g - x.cfg.Credits)
+		if ack := p.payload.Load(x.ackOff(slot)); ack < need {
+			return devices.WaitWord(p.payload, x.ackOff(slot), ack)
+		}
+	}
+	base := x.dataOff(slot)
+	for i := 0; i < x.cfg.SlotBytes/4; i++ {
+		p.payload.Store(base+4*i, Pattern(x.owner, p.g, i))
+	}
+	if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
+		i := p.g % (x.cfg.SlotBytes / 4)
+		p.payload.Flip(base+4*i, 1<<(p.g%32))
+	}
+	env.Emit(EvPayloadWrite, uint64(p.g), "")
+	p.payload.Store(x.genOff(slot), uint32(p.g))
+	if p.g == x.cfg.Rounds {
+		p.state = stateDone
+		return devices.Retire(nil)
+	}
+	p.g++
+	p.state = stateRound
+	return devices.Continue()
 }
 
 // npuExchange is the NPU half: consume each generation, checksum it, return
@@ -395,82 +407,60 @@ func (p *gpuExchange) Step(env *devices.Env) devices.Next {
 type npuExchange struct {
 	x       *Exchange
 	payload *devices.View
-	decisionReader
-	state    exchangeState
-	g        int
+	half
 	consumed uint32
 	reading  bool
 }
 
 // Step runs the NPU half one step.
 func (p *npuExchange) Step(env *devices.Env) devices.Next {
-	x := p.x
 	dma := env.Timing().NPUDMALine
-	switch p.state {
-	case statePoll:
-		seen, next := p.poll()
-		if !seen {
-			return next
-		}
-		p.state = stateObserved
-		return devices.Sleep(dma)
-	case stateObserved:
-		run, next := p.decide(env, fault.NPURun)
-		if run {
-			p.g, p.state = 1, stateRound
-		}
+	if next, work := p.toRound(env, fault.NPURun, dma, "NPU"); !work {
 		return next
-	case stateRound:
-		p.state = stateWork
-		if ok, next := roundFault(env, fault.NPURun); !ok {
-			return next
-		}
-		fallthrough
-	case stateWork:
-		slot := x.slot(p.g)
-		if !p.reading {
-			gen := p.payload.Load(x.genOff(slot))
-			if gen < uint32(p.g) {
-				return devices.WaitWord(p.payload, x.genOff(slot), gen)
-			}
-			if gen > uint32(p.g) {
-				return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
-			}
-			// DMA the generation line and the slot in.
-			p.reading = true
-			return devices.Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
-		}
-		p.reading = false
-		base := x.dataOff(slot)
-		h := uint32(checksumStart)
-		for i := 0; i < x.cfg.SlotBytes/4; i++ {
-			h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
-		}
-		p.consumed++
-		res := x.resultOff(p.g)
-		p.payload.Store(res, p.consumed)
-		p.payload.Store(res+4, p.payload.Load(res+4)+1)
-		p.payload.Store(res+8, h)
-		p.payload.Store(x.ackOff(slot), uint32(p.g))
-		// The round's events follow its drain, which hands the credit
-		// back: recording them never delays the GPU. A step is atomic in
-		// simulated time, so the events and their times are the same.
-		drained, lines := p.drain(env)
-		env.Emit(EvPayloadRead, uint64(p.g), "")
-		env.Emit(EvCredit, uint64(p.g), "")
-		if drained >= 0 {
-			env.Emit(EvDrain, uint64(drained), "")
-		}
-		if p.g == x.cfg.Rounds {
-			p.state = stateDone
-			p.payload.Discard() // what was not drained is lost with the device's cache
-			return devices.Retire(nil)
-		}
-		p.g++
-		p.state = stateRound
-		return devices.Sleep(mulDuration(dma, lines))
 	}
-	return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU exchange stepped after it retired"))
+	x := p.x
+	slot := x.slot(p.g)
+	if !p.reading {
+		gen := p.payload.Load(x.genOff(slot))
+		if gen < uint32(p.g) {
+			return devices.WaitWord(p.payload, x.genOff(slot), gen)
+		}
+		if gen > uint32(p.g) {
+			return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
+		}
+		// DMA the generation line and the slot in.
+		p.reading = true
+		return devices.Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
+	}
+	p.reading = false
+	base := x.dataOff(slot)
+	h := uint32(checksumStart)
+	for i := 0; i < x.cfg.SlotBytes/4; i++ {
+		h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
+	}
+	p.consumed++
+	res := x.resultOff(p.g)
+	p.payload.Store(res, p.consumed)
+	p.payload.Store(res+4, p.payload.Load(res+4)+1)
+	p.payload.Store(res+8, h)
+	p.payload.Store(x.ackOff(slot), uint32(p.g))
+	// The round's events follow its drain, which hands the credit
+	// back: recording them never delays the GPU. A step is atomic in
+	// simulated time, so the events and their times are the same.
+	drained, lines := p.drain(env)
+	env.Emit(EvPayloadRead, uint64(p.g), "")
+	env.Emit(EvCredit, uint64(p.g), "")
+	if drained >= 0 {
+		env.Emit(EvDrain, uint64(drained), "")
+	}
+	if p.g == x.cfg.Rounds {
+		p.state = stateDone
+		p.payload.Discard() // what was not drained is lost with the device's cache
+		return devices.Retire(nil)
+	}
+	p.g++
+	p.state = stateRound
+	return devices.Sleep(mulDuration(dma, lines))
 }
 
 // drain writes the NPU's pending stores back unless npu.drain skips it,

@@ -6,7 +6,7 @@ import "github.com/residentlua/residentlua/devices"
 // what it saw of the decision, and its views' pending stores (none: its
 // views are coherent), for a model checker's state hash.
 func (p *gpuExchange) HashState(h *devices.StateHash) {
-	p.decisionReader.hashState(h)
+	p.half.hashState(h)
 	h.Add(uint64(p.state)<<32 | uint64(p.g))
 	p.payload.HashState(h)
 }
@@ -15,13 +15,13 @@ func (p *gpuExchange) HashState(h *devices.StateHash) {
 // count of consumed generations, whether it is reading a slot, what it saw
 // of the decision, and its views' pending stores.
 func (p *npuExchange) HashState(h *devices.StateHash) {
-	p.decisionReader.hashState(h)
+	p.half.hashState(h)
 	h.Add(uint64(p.state)<<32 | uint64(p.g))
 	h.Add(uint64(p.consumed)<<1 | boolWord(p.reading))
 	p.payload.HashState(h)
 }
 
-func (r *decisionReader) hashState(h *devices.StateHash) {
+func (r *half) hashState(h *devices.StateHash) {
 	h.Add(uint64(r.seen)<<1 | boolWord(r.ignored))
 	r.line.HashState(h)
 }
