@@ -57,10 +57,7 @@ type Point struct{ X, Y float64 }
 // A series of many values is drawn through about 2000 of its steps, evenly
 // spaced in rank (the picture is 605 pixels wide).
 func CDF(path, title, xLabel string, series map[string][]float64, logX bool) error {
-	if err := CheckFormat(path); err != nil {
-		return err
-	}
-	names, err := seriesNames(series)
+	names, err := seriesNames(path, series)
 	if err != nil {
 		return err
 	}
@@ -79,9 +76,7 @@ func CDF(path, title, xLabel string, series map[string][]float64, logX bool) err
 			return fmt.Errorf("plot: series %q: %w", name, err)
 		}
 		l.StepStyle = plotter.PostStep
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i)
-		l.Width = vg.Points(1.5)
+		styleLine(l, i)
 		p.Add(l)
 		p.Legend.Add(name, l)
 	}
@@ -98,10 +93,7 @@ func CDF(path, title, xLabel string, series map[string][]float64, logX bool) err
 // log-scaled when logX or logY is set (every value on such an axis must then
 // be positive).
 func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, logY bool) error {
-	if err := CheckFormat(path); err != nil {
-		return err
-	}
-	names, err := seriesNames(series)
+	names, err := seriesNames(path, series)
 	if err != nil {
 		return err
 	}
@@ -126,10 +118,8 @@ func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, 
 		if err != nil {
 			return fmt.Errorf("plot: series %q: %w", name, err)
 		}
-		l.Color, s.Color = plotutil.Color(i), plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i)
-		l.Width = vg.Points(1.5)
-		s.Shape = plotutil.Shape(i)
+		styleLine(l, i)
+		s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 		p.Add(l, s)
 		p.Legend.Add(name, l, s)
 	}
@@ -140,6 +130,13 @@ func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, 
 		logAxis(&p.Y)
 	}
 	return save(p, path)
+}
+
+// styleLine gives the line of series i its colour, dashes and width.
+func styleLine(l *plotter.Line, i int) {
+	l.Color = plotutil.Color(i)
+	l.Dashes = plotutil.Dashes(i)
+	l.Width = vg.Points(1.5)
 }
 
 // CheckFormat says why path cannot be a picture's file: its extension (any
@@ -156,10 +153,14 @@ func CheckFormat(path string) error {
 	return nil
 }
 
-// seriesNames returns the series' names, sorted, or the error that says why
-// there is nothing to draw (about the first bad series in that order, so
-// that the same input always gets the same error).
-func seriesNames[V any](series map[string][]V) ([]string, error) {
+// seriesNames checks path's format (CheckFormat) and returns the series'
+// names, sorted, or the error that says why there is nothing to draw
+// (about the first bad series in that order, so that the same input always
+// gets the same error).
+func seriesNames[V any](path string, series map[string][]V) ([]string, error) {
+	if err := CheckFormat(path); err != nil {
+		return nil, err
+	}
 	if len(series) == 0 {
 		return nil, errors.New("plot: no series to draw; give at least one named series")
 	}
