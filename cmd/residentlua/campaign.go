@@ -59,17 +59,11 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if len(args) > 0 && args[0] == "merge" {
 		return o, o.parseMergeArgs(args[1:])
 	}
-	script, help, err := parseSubcommandArgs("campaign", args, o.set)
+	script, help, err := parseSubcommandArgs("campaign", "trial script", args, o.set)
 	if err != nil {
 		return nil, err
 	}
-	o.help = help
-	if len(script) > 1 {
-		return nil, &usageError{fmt.Sprintf("one trial script at most, got %s", strings.Join(script, " "))}
-	}
-	if len(script) == 1 {
-		o.cfg.Script = script[0]
-	}
+	o.help, o.cfg.Script = help, script
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}

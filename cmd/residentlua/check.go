@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
@@ -53,17 +52,11 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	scenario, help, err := parseSubcommandArgs("check", args, o.set)
+	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, o.set)
 	if err != nil {
 		return nil, err
 	}
-	o.help = help
-	if len(scenario) > 1 {
-		return nil, &usageError{fmt.Sprintf("one scenario script at most, got %s", strings.Join(scenario, " "))}
-	}
-	if len(scenario) == 1 {
-		o.scenario = scenario[0]
-	}
+	o.help, o.scenario = help, scenario
 	if o.tracePath != "" && o.replay == "" {
 		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
 	}

@@ -7,9 +7,10 @@ import (
 
 // parseSubcommandArgs reads the words after a subcommand (campaign, check):
 // --help or -h, options written --name value or --name=value, each handed
-// to set, and the words that are no option (a script, "-" among them),
-// returned in order.
-func parseSubcommandArgs(sub string, args []string, set func(name, value string) error) (words []string, help bool, err error) {
+// to set, and at most one word that is no option: the script (what names
+// it in the error when there are more), "-" for standard input.
+func parseSubcommandArgs(sub, what string, args []string, set func(name, value string) error) (script string, help bool, err error) {
+	var words []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--help" || a == "-h" {
@@ -21,19 +22,25 @@ func parseSubcommandArgs(sub string, args []string, set func(name, value string)
 			continue
 		}
 		if !strings.HasPrefix(a, "--") {
-			return nil, false, &usageError{fmt.Sprintf("%s: unrecognized option '%s'", sub, a)}
+			return "", false, &usageError{fmt.Sprintf("%s: unrecognized option '%s'", sub, a)}
 		}
 		name, value, attached := strings.Cut(a[2:], "=")
 		if !attached {
 			if i+1 >= len(args) {
-				return nil, false, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
+				return "", false, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
 			}
 			i++
 			value = args[i]
 		}
 		if err := set(name, value); err != nil {
-			return nil, false, err
+			return "", false, err
 		}
 	}
-	return words, help, nil
+	switch len(words) {
+	case 0:
+		return "", help, nil
+	case 1:
+		return words[0], help, nil
+	}
+	return "", false, &usageError{fmt.Sprintf("one %s at most, got %s", what, strings.Join(words, " "))}
 }
