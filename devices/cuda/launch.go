@@ -122,10 +122,12 @@ type kernel struct{ g *GPU }
 // Status reads the status block the kernel writes.
 func (k *kernel) Status() exchange.KernelStatus {
 	c := k.g.control
-	st := exchange.KernelStatus{
-		Observed: c.Load(statusObserved),
-		Done:     exchange.KernelDone(c.Load(statusDone)),
-	}
+	// Done first: the kernel stores its observation before its ending, so
+	// an ending read first comes with the observation it followed. Read the
+	// other way round, a kernel that observed and ended between the two
+	// loads reads as ended without observing, and its observation is lost.
+	done := exchange.KernelDone(c.Load(statusDone))
+	st := exchange.KernelStatus{Observed: c.Load(statusObserved), Done: done}
 	if st.Observed != exchange.StartupWait {
 		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
 	}
