@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
@@ -129,8 +130,12 @@ func kernelLifecycle(f *devices.Fabric, cfg exchange.Config) (kernelClock, time.
 // kernelTimes reads session id's decision and its kernel's clock events.
 func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 	var k kernelClock
-	var seen int
+	var observes, retires int
+	var gpu []string // the GPU's events, for the error
 	for _, e := range sessionEvents(f, id) {
+		if e.Actor == f.First(devices.GPU).Actor() {
+			gpu = append(gpu, string(e.Kind))
+		}
 		switch e.Kind {
 		case engine.EvDecide:
 			k.decided = e.Time
@@ -139,13 +144,13 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 				k.stored = e.Time
 			}
 		case exchange.EvKernelObserve:
-			k.observed, seen = time.Duration(e.B), seen+1
+			k.observed, observes = time.Duration(e.B), observes+1
 		case exchange.EvKernelRetire:
-			k.retired, seen = time.Duration(e.B), seen+1
+			k.retired, retires = time.Duration(e.B), retires+1
 		}
 	}
-	if seen != 2 {
-		return k, fmt.Errorf("session %d lacks its kernel's clock events", id)
+	if observes != 1 || retires != 1 {
+		return k, fmt.Errorf("session %d has %d kernel.observe and %d kernel.retire events, want one of each; the GPU's events: %s", id, observes, retires, strings.Join(gpu, " "))
 	}
 	return k, nil
 }
