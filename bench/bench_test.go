@@ -16,8 +16,8 @@ func TestRunShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figures) != 12 {
-		t.Fatalf("%d figures, want 12", len(figures))
+	if len(figures) != 13 {
+		t.Fatalf("%d figures, want 13", len(figures))
 	}
 	for _, f := range figures {
 		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {
@@ -44,6 +44,7 @@ func TestParallelTrialsMatchSerial(t *testing.T) {
 
 func BenchmarkRawRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(RawRoundTrip(b.N).Nanoseconds()), "ns/roundtrip")
+	b.ReportMetric(float64(RawRoundTripOneLine(b.N).Nanoseconds()), "ns/roundtrip-one-line")
 }
 
 func BenchmarkPublicationLatency(b *testing.B) {

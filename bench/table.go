@@ -39,7 +39,8 @@ func (o Options) sizes() sizes {
 func Run(o Options) ([]Figure, error) {
 	z := o.sizes()
 	raw := repeat(z.repeats, func() (float64, error) { return micros(RawRoundTrip(z.rawRounds)), nil })
-	var figures []Figure
+	oneLine := repeat(z.repeats, func() (float64, error) { return micros(RawRoundTripOneLine(z.rawRounds)), nil })
+	figures := []Figure{goalFigure("raw round trip, one line for both words", oneLine, raw, "raw round trip", goal{})}
 	waits := o.Wait
 	if len(waits) == 0 {
 		waits = []devices.WaitPolicy{devices.WaitHybrid}

@@ -117,10 +117,39 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 // HostStore writes a word as the host (release). Non-coherent families do
 // not see it until a host release covering it executes for them.
 func (b *Buffer) HostStore(off int, v uint32) {
+	b.hostStore(off, v, &hostEvents{stream: b.profile.fabric.events})
+}
+
+// Publish stores v into the word at off as the host (HostStore), then
+// executes pubs in order (Execute), and returns the first publication's
+// error, leaving the rest unexecuted: the seed's publish(decision).
+//
+// A publication is one step of the host, and its events share the instant
+// it began, as every event of a step does in simulated time: one clock read
+// instead of one an event. They enter the stream together once the last
+// release is made, so that recording them (the stream's lock, ring, digest
+// and subscribers) does not stand between the store and the release a
+// device waits for; no device's events enter the stream meanwhile
+// (Stream.gate), so none that a release allowed comes before them.
+func (b *Buffer) Publish(off int, v uint32, pubs []*Publication) error {
+	events := b.profile.fabric.events.beginBatch()
+	defer events.endBatch()
+	b.hostStore(off, v, &events)
+	for _, p := range pubs {
+		if err := p.execute(&events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostStore is HostStore, its events going to events.
+func (b *Buffer) hostStore(off int, v uint32, events *hostEvents) {
 	f := b.profile.fabric
 	f.landPending() // a release in flight lands before the host stores again
-	// The event comes first, so no device's observation precedes it in the stream.
-	f.events.Emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	// The event comes first (in a publication, its batch holds the stream's
+	// gate), so no device's observation precedes it in the stream.
+	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
 	b.hostMu.Lock()
 	b.hideFromNonCoherent(off/memory.LineBytes, off/memory.LineBytes+1)
 	b.region.Store(off, v)
@@ -166,7 +195,13 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 				continue
 			}
 			for w := line * wordsPerLine; w < (line+1)*wordsPerLine; w++ {
-				st.words[w].Store(b.region.Load(w * 4))
+				// An atomic store is a locked instruction: storing only
+				// the words that changed since the line's last snapshot
+				// makes a copy 16 loads and few stores (none, for a
+				// startup line that still holds WAIT).
+				if v := b.region.Load(w * 4); st.words[w].Load() != v {
+					st.words[w].Store(v)
+				}
 			}
 			st.lines[line].Store(true)
 		}
@@ -289,19 +324,24 @@ func (p *Publication) Device() *Device { return p.att.device }
 // Execute performs the release. The fault site host.publish can make it fail
 // (error) or do nothing (skip).
 func (p *Publication) Execute() error {
+	return p.execute(&hostEvents{stream: p.buffer.profile.fabric.events})
+}
+
+// execute is Execute, its events going to events.
+func (p *Publication) execute(events *hostEvents) error {
 	b := p.buffer
 	f := b.profile.fabric
 	f.landPending() // an earlier release in flight lands first
-	fired := f.hitFault(HostActor, b.owner, fault.HostPublish)
+	fired := f.hitFaultTo(events, HostActor, b.owner, fault.HostPublish)
 	switch fired.Action {
 	case fault.Error:
-		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
+		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
 		return errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
 	case fault.Skip:
-		f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
+		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return nil
 	}
-	f.events.Emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
+	events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
 	if sim := f.simulated(); sim != nil && p.att.stale.Load() != nil &&
 		sim.chooser.Choose(Choice{Kind: ChooseLanding, N: 2, pub: p}) == 1 {
 		sim.deferLanding(p)

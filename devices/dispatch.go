@@ -213,6 +213,17 @@ type invocation struct {
 	next    Next          // executor-owned: what the program waits for
 	wakeAt  time.Duration // executor-owned
 	stopped atomic.Bool   // set by reset
+	log     *deviceLog    // real time, while it runs: where its program's events wait (deviceLog)
+}
+
+// emit records an event of the running program: into the device's log in
+// real time, into the stream in simulated time.
+func (inv *invocation) emit(kind EventKind, a, b uint64, detail string) {
+	if inv.log == nil {
+		inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, a, b, detail)
+		return
+	}
+	inv.log.add(inv, kind, a, b, detail)
 }
 
 func (inv *invocation) reaches(b *Buffer) bool {

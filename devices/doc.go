@@ -40,27 +40,32 @@
 //     changes: no accelerator call runs under it (Launch, Reset, Map,
 //     Attach, Close, nor the giving back of released pinned memory, which
 //     Release, Reset and settleQuarantines do after unlocking it).
-//  3. simExecutor.mu: the simulated executor's clock, run queue and
+//  3. Stream.gate: held by Buffer.Publish across its store and releases,
+//     so that no device's events enter the stream before the publication's
+//     (simExecutor.mu, fault.Plane.mu and Buffer.hostMu are taken under
+//     it there); read-held by a real-time device's log, and by the host
+//     collecting one, while it moves events in, just before Stream.mu.
+//  4. simExecutor.mu: the simulated executor's clock, run queue and
 //     generator; taken under Fabric.mu by dispatch and reset, and alone by
 //     a simulated wait or advance, which steps programs under it. The real-
 //     time executor has no lock, but its stop (under Fabric.mu) waits for the
 //     device goroutine to finish the invocation, so a device goroutine takes
 //     Fabric.mu only between invocations (settleQuarantines).
-//  4. fault.Plane.mu: the fault chains; a leaf (hitFault emits the fault
+//  5. fault.Plane.mu: the fault chains; a leaf (hitFault emits the fault
 //     event after it returns).
-//  5. Stream.mu: the event ring, digest and subscribers. Subscribers run
+//  6. Stream.mu: the event ring, digest and subscribers. Subscribers run
 //     under it (so their own locks, such as the oracle's, come after it and
 //     they must not emit), and so does Stream.atomically's function: the
 //     budget's charge, refund and quarantine, and the unmapping of a
 //     released buffer's host memory (pinned memory waits for unlocking).
-//  6. MemoryBudget.mu: a budget's figures; a leaf.
-//  7. memory.Arena.mu: carving and giving back regions of host memory; a
+//  7. MemoryBudget.mu: a budget's figures; a leaf.
+//  8. memory.Arena.mu: carving and giving back regions of host memory; a
 //     leaf (the pool of empty chunks behind it is a sync.Pool, with no
 //     process-wide lock).
 //
 // Buffer.hostMu (host stores against the non-coherent families' view of a
 // buffer) and the backend registry's lock are leaves, taken with no other
-// lock of this package held. Locks of callers (the engine's session) come
-// before all of these; an accelerator's own locks come after Device.hw and
-// are never taken under Fabric.mu.
+// lock of this package held but Stream.gate. Locks of callers (the engine's
+// session) come before all of these; an accelerator's own locks come after
+// Device.hw and are never taken under Fabric.mu.
 package devices

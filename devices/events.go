@@ -91,7 +91,19 @@ type Event struct {
 // Stream is the fabric's bounded event stream. It keeps the last events
 // (a ring), feeds every event to its subscribers in order, and keeps a digest
 // of everything emitted so that two runs can be compared byte for byte.
+//
+// In real time, events reach it in batches where that keeps their
+// recording off the path a device waits on: a running program's through
+// its device's log (deviceLog), a publication's once its last release is
+// made (Buffer.Publish). Each actor's events stay in the order they
+// happened, and an event stays after the ones that caused it; but the
+// stream's order is not the order of time between actors running at once.
 type Stream struct {
+	// gate orders a host's batch of events (Buffer.Publish) before the
+	// device events its releases allow: the batch holds it, and a device
+	// log read-holds it while it moves events in (deviceLog).
+	gate   sync.RWMutex
+	held   []Event // a batch's events (hostEvents), kept for the next under gate
 	mu     sync.Mutex
 	ring   []Event // grows up to capacity, then wraps: event seq is at (seq-1) % capacity
 	limit  int
@@ -142,8 +154,58 @@ func (s *Stream) atomically(fn func(emit emitFunc)) {
 }
 
 func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
+	s.add(Event{Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
+}
+
+// hostEvents is where the host's events of one operation go: into the
+// stream at once, or, in a batch, held in the stream's room for them until
+// endBatch adds them all, stamped with the time the batch began.
+type hostEvents struct {
+	stream *Stream
+	batch  bool
+	at     time.Duration
+}
+
+// beginBatch holds the events of a host operation until endBatch; no
+// device's events enter the stream in between.
+func (s *Stream) beginBatch() hostEvents {
+	s.gate.Lock()
+	s.held = s.held[:0]
+	return hostEvents{stream: s, batch: true, at: s.clock()}
+}
+
+// endBatch adds the batch's events to the stream.
+func (h *hostEvents) endBatch() {
+	s := h.stream
+	defer s.gate.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordLocked(s.held)
+	clear(s.held) // the room keeps no details alive
+}
+
+func (h *hostEvents) emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
+	s := h.stream
+	if !h.batch {
+		s.Emit(actor, session, kind, a, b, detail)
+		return
+	}
+	s.held = append(s.held, Event{Time: h.at, Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
+}
+
+// recordLocked adds events that were stamped when they happened (a
+// device's log, see deviceLog), in their order (s.mu held).
+func (s *Stream) recordLocked(events []Event) {
+	for _, e := range events {
+		s.add(e)
+	}
+}
+
+// add gives e the next sequence number, keeps it, mixes it into the digest
+// and hands it to the subscribers (s.mu held).
+func (s *Stream) add(e Event) {
 	s.seq++
-	e := Event{Seq: s.seq, Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail}
+	e.Seq = s.seq
 	if len(s.ring) < s.limit {
 		s.ring = append(s.ring, e)
 	} else {

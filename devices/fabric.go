@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 )
@@ -210,12 +212,13 @@ func NewFabric(cfg Config) (*Fabric, error) {
 			parts.simNow = parts.sim.now
 		}
 		clock = parts.simNow
-	} else {
-		f.exec = newRealTimeExecutor(f)
+	}
+	f.events = &parts.events
+	if cfg.Mode != Simulated {
+		f.exec = newRealTimeExecutor(f) // its devices log into f.events
 		clock = f.exec.now
 	}
 	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, clock)
-	f.events = &parts.events
 	for _, d := range f.devices {
 		if d.accel == nil {
 			continue
@@ -239,7 +242,12 @@ func isLabel(label, name string, c Command) bool {
 type fabricParts struct {
 	fabric Fabric
 	budget MemoryBudget
+	// The host writes the stream's counters and digest while devices run,
+	// and real-time devices read the fault plane at every fault site: the
+	// pads keep those on lines of their own.
+	_      cpu.CacheLinePad
 	events Stream
+	_      cpu.CacheLinePad
 	faults fault.Plane
 	sim    simExecutor          // unused in real time
 	devs   []Device             // what fabric.devices points into
@@ -258,6 +266,7 @@ func newFabricParts(n int) *fabricParts {
 	}
 	devs, devices := p.devs, p.fabric.devices
 	active, ready, subs, emit, simNow := p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow
+	held := p.events.held
 	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
 	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
 	profiles, lines := p.fabric.profiles.storage(), p.fabric.lines.storage()
@@ -272,6 +281,7 @@ func newFabricParts(n int) *fabricParts {
 	p.devs = slices.Grow(devs[:0], n)[:n]
 	p.fabric.devices = slices.Grow(devices[:0], n)
 	p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow = active[:0], ready[:0], subs[:0], emit, simNow
+	p.events.held = held[:0]
 	return p
 }
 
@@ -407,9 +417,14 @@ func (f *Fabric) landPending() {
 
 // hitFault evaluates a fault site and, when something fires, records it as an event.
 func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
+	return f.hitFaultTo(&hostEvents{stream: f.events}, actor, session, site)
+}
+
+// hitFaultTo is hitFault, its event going to events.
+func (f *Fabric) hitFaultTo(events *hostEvents, actor Actor, session uint64, site fault.Site) fault.Fired {
 	fired := f.faults.Hit(site)
 	if fired.Action != fault.None {
-		f.events.Emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+		events.emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
 	}
 	return fired
 }

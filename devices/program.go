@@ -85,16 +85,19 @@ func (e *Env) Now() time.Duration { return e.inv.dev.fabric.exec.now() }
 func (e *Env) Timing() *Timing { return &e.inv.dev.fabric.timing }
 
 // Emit records an event by this device about this invocation (A is the
-// invocation).
+// invocation). In real time it reaches the stream in a batch, stamped with
+// the time of the step that emitted it (Stream).
 func (e *Env) Emit(kind EventKind, b uint64, detail string) {
-	inv := e.inv
-	inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, inv.id, b, detail)
+	e.inv.emit(kind, e.inv.id, b, detail)
 }
 
 // Fault hits a fault site, recording what fired.
 func (e *Env) Fault(site fault.Site) fault.Fired {
-	inv := e.inv
-	return inv.dev.fabric.hitFault(inv.dev.actor, inv.owner, site)
+	fired := e.inv.dev.fabric.faults.Hit(site)
+	if fired.Action != fault.None {
+		e.inv.emit(EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+	}
+	return fired
 }
 
 // Ring says that the program wrote memory other programs may wait on

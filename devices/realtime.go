@@ -25,6 +25,7 @@ import (
 type realTimeExecutor struct {
 	fabric  *Fabric
 	policy  WaitPolicy
+	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
 	quit    chan struct{}
@@ -53,15 +54,16 @@ const (
 // deviceThread is one device's goroutine.
 type deviceThread struct {
 	exec     *realTimeExecutor
+	log      *deviceLog // the running program's events
 	queue    chan *invocation
 	wake     chan struct{}
 	sleeping atomic.Bool
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, policy: f.wait, epoch: time.Now(), quit: make(chan struct{})}
+	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
 	for range f.devices {
-		t := &deviceThread{exec: r, queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
+		t := &deviceThread{exec: r, log: newDeviceLog(f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
 		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()
@@ -74,6 +76,14 @@ func (r *realTimeExecutor) now() time.Duration { return time.Since(r.epoch) }
 func (r *realTimeExecutor) thread(d *Device) *deviceThread { return r.devices[d.actor-1] }
 
 func (r *realTimeExecutor) launch(inv *invocation) { r.thread(inv.dev).queue <- inv }
+
+// collect moves the devices' handed event batches into the stream: work
+// the host does between polls, so that devices spend no time on it.
+func (r *realTimeExecutor) collect() {
+	for _, t := range r.devices {
+		t.log.collect()
+	}
+}
 
 func (r *realTimeExecutor) changed() {
 	for _, t := range r.devices {
@@ -137,15 +147,23 @@ func (b *backoff) next() bool {
 func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 
 // wait polls the completion by the policy (hybrid for hostSpinFor, spin
-// until the timeout or ctx ends), then blocks on it.
+// until the timeout or ctx ends), then blocks on it. Between bursts of
+// polls it moves the devices' full batches of events into the stream
+// (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
 	b := backoff{policy: r.policy, budget: min(hostSpinFor, timeout)}
 	if r.policy == WaitSpin {
 		b.budget = timeout
 	}
 	for !c.done.Load() {
-		if !b.next() || (b.burstEnded() && ctx.Err() != nil) {
+		if !b.next() {
 			break
+		}
+		if b.burstEnded() {
+			if ctx.Err() != nil {
+				break
+			}
+			r.collect()
 		}
 	}
 	if c.done.Load() {
@@ -234,49 +252,81 @@ func (t *deviceThread) loop() {
 }
 
 // run drives one invocation to retirement or reset.
+//
+// A modeled latency (a Sleep, the completion's) starts when the step that
+// asks for it starts, as in simulated time, where a step takes no time: the
+// step's own work is then part of the latency instead of added to it. That
+// takes a clock read a step, a tenth of a spinning exchange's round trip, so
+// it is made only when the timing profile models a latency (timed); under
+// ideal timing the only latencies are faults' delays, and those start when
+// the step that asks for one returns.
 func (t *deviceThread) run(inv *invocation) {
+	inv.log = t.log
 	if !t.sleepUntil(inv, inv.startAt) {
-		inv.comp.finish(errReset(inv))
+		t.retire(inv, errReset(inv))
 		return
 	}
+	t.log.step()
 	inv.env.Emit(EvStart, 0, "")
 	var polling pacer
 	for {
 		if inv.stopped.Load() {
-			inv.comp.finish(errReset(inv))
+			t.retire(inv, errReset(inv))
 			return
 		}
-		// A modeled latency starts when the step that asks for it starts,
-		// as in simulated time, where a step takes no time: the step's own
-		// work is then part of the latency instead of added to it.
-		began := t.exec.now()
+		var began time.Duration
+		if t.exec.timed {
+			began = t.exec.now()
+		}
+		t.log.step()
 		n := inv.prog.Step(&inv.env)
+		t.log.stepped()
 		ok := true
 		switch n.kind {
 		case nextWaitWord:
 			ok = t.waitWord(inv, n.view, n.off, n.old)
 		case nextSleep:
-			ok = n.d <= 0 || t.sleepUntil(inv, deadline(began, n.d))
+			ok = t.sleep(inv, began, n.d)
 		case nextHang:
 			ok = t.block(inv, forever)
 		case nextPoll:
 			ok = polling.pace(t, inv)
 		case nextRetire:
-			if t.sleepUntil(inv, deadline(began, t.exec.fabric.timing.Completion)) {
-				inv.comp.finish(n.err)
+			if t.sleep(inv, began, t.exec.fabric.timing.Completion) {
+				t.retire(inv, n.err)
 			} else {
-				inv.comp.finish(errReset(inv))
+				t.retire(inv, errReset(inv))
 			}
 			return
 		}
 		if !ok {
-			inv.comp.finish(errReset(inv))
+			t.retire(inv, errReset(inv))
 			return
 		}
 		if n.kind != nextPoll {
 			polling = pacer{}
 		}
 	}
+}
+
+// retire hands the program's events to the stream, then finishes its
+// completion with err: the retirement follows every event of the program.
+func (t *deviceThread) retire(inv *invocation, err error) {
+	t.log.flush()
+	inv.comp.finish(err)
+}
+
+// sleep lets d pass from the start of the step that asked for it (began),
+// or from now when steps are not timed; false when the invocation was
+// stopped.
+func (t *deviceThread) sleep(inv *invocation, began, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	if !t.exec.timed {
+		began = t.exec.now()
+	}
+	return t.sleepUntil(inv, deadline(began, d))
 }
 
 // Naps of a program that keeps polling without progress.
@@ -321,6 +371,7 @@ func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) b
 			break
 		}
 	}
+	t.log.flush() // a blocked device's events wait for no one
 	for {
 		t.sleeping.Store(true)
 		if v.Load(off) != old || inv.stopped.Load() {
@@ -377,6 +428,7 @@ func (t *deviceThread) nap(left time.Duration) time.Duration {
 
 // block sleeps until poked, stopped or d passes; false when stopped.
 func (t *deviceThread) block(inv *invocation, d time.Duration) bool {
+	t.log.flush()
 	t.sleeping.Store(true)
 	defer t.sleeping.Store(false)
 	if inv.stopped.Load() {

@@ -1,6 +1,10 @@
 package devices
 
-import "github.com/residentlua/residentlua/devices/memory"
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/residentlua/residentlua/devices/memory"
+)
 
 // View is how one device program reaches a buffer through one queue family.
 //
@@ -13,6 +17,11 @@ type View struct {
 	buffer  *Buffer
 	att     *attachment
 	pending []pendingWrite
+	// The NPU's stores write pending while the GPU reads its own view,
+	// which the slab may have placed just after this one: the pad keeps
+	// them off one cache line, which the two devices would otherwise take
+	// from each other on every store.
+	_ cpu.CacheLinePad
 }
 
 type pendingWrite struct {

@@ -102,11 +102,5 @@ func (s *Startup) NPU() *devices.Device { return s.npu }
 // publish stores the decision (release) and executes every publication in
 // order; the first failure is returned and the rest are not executed.
 func (s *Startup) publish(decision uint32) error {
-	s.line.HostStore(0, decision)
-	for _, p := range s.publications {
-		if err := p.Execute(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.line.Publish(0, decision, s.publications)
 }

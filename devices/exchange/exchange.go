@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -78,9 +80,13 @@ type Exchange struct {
 // together and kept with the startup line (devices.Kept).
 type prepared struct {
 	x     Exchange
-	gpu   gpuExchange
-	npu   npuExchange
 	reach [2]*devices.Buffer // the startup line and the payload
+	// Each half writes its state on every step, from its own device's
+	// thread in real time: the pads keep the halves on lines of their own.
+	gpu gpuExchange
+	_   cpu.CacheLinePad
+	npu npuExchange
+	_   cpu.CacheLinePad
 }
 
 const (

@@ -1,0 +1,155 @@
+package devices
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/cpu"
+)
+
+// deviceLog holds the events that the program running on one real-time
+// device emits, stamped when they happen, until they join the stream. A
+// device that emitted into the stream directly would take the stream's lock
+// and the cache lines behind it from its peer on every event, on the very
+// path its peer waits on: that exchange of lines, not the event itself, was
+// most of what a round trip cost (docs/performance.md).
+//
+// The device alone writes its log, into one of two batches. A full batch
+// is handed over: the host, polling a completion, moves it into the stream
+// (collect) while the device fills the other batch, so a spinning exchange
+// does not pay for the stream's ring, digest and subscribers. When the
+// host is not there to take it, the device moves its batches itself: when
+// both are full, before it blocks, and before its program retires or is
+// reset, so every event of an invocation is in the stream before its
+// retirement is.
+//
+// So in real time the stream keeps each actor's events in the order they
+// happened, and events that cause others (a host's release and the
+// observation it allows, a device's last event and its retirement) in that
+// order too; but between two devices running at once, the stream's order is
+// that of their batches, not of their times: sort by Time for a timeline.
+// In simulated time programs emit into the stream directly.
+type deviceLog struct {
+	_ cpu.CacheLinePad // the peer device's log is on other lines
+	// What the device writes at every step and event.
+	stream  *Stream
+	batches [2][]Event // each logBatch long, reused
+	filling int        // the batch the device writes
+	// The step in progress: its time, read at its first event, and its
+	// events, kept here until it returns (see step).
+	at      time.Duration
+	stamped bool
+	staged  [stagedEvents]Event
+	nstaged int
+	// handed is the full batch waiting for the stream, nil when none:
+	// stored by the device, cleared under the stream's lock once it is in
+	// the stream. The host reads it between its polls: on a line of its
+	// own, which the device writes once a batch, those reads take nothing
+	// from the device.
+	_      cpu.CacheLinePad
+	handed atomic.Pointer[[]Event]
+	_      cpu.CacheLinePad
+}
+
+// logBatch is how many events a batch holds: 64 kB, so that both batches
+// stay inside a core's own cache.
+const logBatch = 1024
+
+func newDeviceLog(s *Stream) *deviceLog {
+	l := &deviceLog{stream: s}
+	for i := range l.batches {
+		l.batches[i] = make([]Event, 0, logBatch)
+	}
+	return l
+}
+
+// stagedEvents is how many events of one step wait in the log's own
+// lines before the step returns; a step with more adds them to the batch as
+// it goes.
+const stagedEvents = 4
+
+// step begins a program step: its events share the time of its first, as
+// the events of a step do in simulated time, where a step is one instant.
+// That is one clock read a step instead of one an event.
+func (l *deviceLog) step() { l.stamped = false }
+
+// add keeps an event of inv, stamped with the step's time. It stays in
+// the staging lines, which only this device touches, until the step
+// returns (stepped): the batch's lines may be the host's after it read
+// them, and writing one there before a store the peer waits on would make
+// that store wait for the line.
+func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) {
+	if !l.stamped {
+		l.at, l.stamped = inv.dev.fabric.exec.now(), true
+	}
+	if l.nstaged == stagedEvents {
+		l.stepped()
+	}
+	l.staged[l.nstaged] = Event{Time: l.at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail}
+	l.nstaged++
+}
+
+// stepped ends a step: its staged events go into the batch.
+func (l *deviceLog) stepped() {
+	for i := range l.nstaged {
+		l.keep(l.staged[i])
+	}
+	l.nstaged = 0
+}
+
+// keep adds e to the batch being filled, handing the batch over when full.
+func (l *deviceLog) keep(e Event) {
+	batch := &l.batches[l.filling]
+	*batch = append(*batch, e)
+	if len(*batch) < logBatch {
+		return
+	}
+	if l.handed.Load() != nil { // the other batch is still waiting: both go now
+		l.record()
+		return
+	}
+	l.handed.Store(batch)
+	l.filling ^= 1
+	l.batches[l.filling] = l.batches[l.filling][:0]
+}
+
+// flush moves every event the log holds into the stream.
+func (l *deviceLog) flush() {
+	l.stepped()
+	l.record()
+}
+
+// record moves the handed batch, then the one being filled, into the stream.
+func (l *deviceLog) record() {
+	batch := &l.batches[l.filling]
+	if l.handed.Load() == nil && len(*batch) == 0 {
+		return
+	}
+	l.moveIn(batch)
+}
+
+// collect moves the handed batch, if any, into the stream: the host's part,
+// done while it polls a completion.
+func (l *deviceLog) collect() {
+	if l.handed.Load() != nil {
+		l.moveIn(nil)
+	}
+}
+
+// moveIn records the handed batch, if any, then filling, unless it is nil,
+// and empties both.
+func (l *deviceLog) moveIn(filling *[]Event) {
+	s := l.stream
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if batch := l.handed.Load(); batch != nil {
+		s.recordLocked(*batch)
+		l.handed.Store(nil)
+	}
+	if filling != nil {
+		s.recordLocked(*filling)
+		*filling = (*filling)[:0]
+	}
+}

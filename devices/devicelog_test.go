@@ -1,0 +1,158 @@
+package devices
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/residentlua/residentlua/devices/fault"
+)
+
+// evTick is the event of ticker programs: B is the tick's number.
+var evTick = DefineEvent("test.tick", CategoryRound)
+
+// ticker emits perStep ticks a step for steps steps, then retires.
+type ticker struct {
+	steps, perStep, done int
+	next                 uint64
+}
+
+func (p *ticker) Step(env *Env) Next {
+	if p.done == p.steps {
+		return Retire(nil)
+	}
+	for range p.perStep {
+		p.next++
+		env.Emit(evTick, p.next, "")
+	}
+	p.done++
+	return Continue()
+}
+
+// In real time a device keeps its program's events in its own log and
+// hands them to the stream in batches (deviceLog): every event arrives, in
+// the order it was emitted, before the program's retirement, and the
+// events of one step share its time. The host either collects the batches
+// while it polls a completion, or, asleep, leaves them for the devices to
+// move in themselves; both are run, with several batches' worth of events.
+func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
+	const steps, perStep = 1000, 3 // about three batches (logBatch) a device
+	for _, w := range WaitPolicies() {
+		for _, hostPolls := range []bool{true, false} {
+			name := w.String() + "/host polls"
+			if !hostPolls {
+				name = w.String() + "/host sleeps"
+			}
+			t.Run(name, func(t *testing.T) {
+				f := mmFabric(t, Config{Mode: RealTime, Wait: w})
+				var comps []*Completion
+				for _, d := range []*Device{f.First(GPU), f.First(NPU)} {
+					fam := AQL
+					if d.Kind() == NPU {
+						fam = XDNA
+					}
+					comps = append(comps, mmDispatch(t, mmPrepare(t, d, fam, &ticker{steps: steps, perStep: perStep}, 7)))
+				}
+				for _, c := range comps {
+					if !hostPolls {
+						for !c.IsDone() {
+							time.Sleep(time.Millisecond)
+						}
+					}
+					if ok, err := c.Wait(time.Minute); !ok || err != nil {
+						t.Fatalf("ticker did not retire: ok=%v err=%v", ok, err)
+					}
+				}
+				for _, c := range comps {
+					wantTicksInOrder(t, f, c.ID(), steps*perStep, perStep)
+				}
+			})
+		}
+	}
+}
+
+// wantTicksInOrder checks invocation id's ticks in the stream: all n, in
+// order, those of one step at one time, times never going back but moving
+// on across the run, and the retirement after the last.
+func wantTicksInOrder(t *testing.T, f *Fabric, id uint64, n, perStep int) {
+	t.Helper()
+	var ticks []Event
+	retired := false
+	for _, e := range f.Events().Events(func(e *Event) bool { return e.A == id && (e.Kind == evTick || e.Kind == EvRetire) }) {
+		if e.Kind == EvRetire {
+			retired = true
+			continue
+		}
+		if retired {
+			t.Fatalf("invocation %d: tick %d came after its retirement", id, e.B)
+		}
+		ticks = append(ticks, e)
+	}
+	if len(ticks) != n {
+		t.Fatalf("invocation %d: %d ticks in the stream, want %d", id, len(ticks), n)
+	}
+	for i, e := range ticks {
+		if e.B != uint64(i+1) {
+			t.Fatalf("invocation %d: tick %d at position %d, want %d", id, e.B, i, i+1)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := ticks[i-1].Time
+		if i%perStep != 0 && e.Time != prev {
+			t.Fatalf("invocation %d: tick %d of a step at %v, its step's first at %v", id, e.B, e.Time, prev)
+		}
+		if e.Time < prev {
+			t.Fatalf("invocation %d: tick %d at %v, before tick %d at %v", id, e.B, e.Time, e.B-1, prev)
+		}
+	}
+	if ticks[n-1].Time == ticks[0].Time {
+		t.Fatalf("invocation %d: all %d ticks at %v: the steps were not stamped one by one", id, n, ticks[0].Time)
+	}
+	if !retired {
+		t.Fatalf("invocation %d: no retirement in the stream", id)
+	}
+}
+
+// A publication's events (the store, each release, a fault that fired)
+// enter the stream together and share the instant it began, as the events
+// of one step do in simulated time; a failed release ends it there.
+func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f, gpu, npu, b := mmShared(t, cfg, 64)
+			var pubs []*Publication
+			for _, d := range []*Device{gpu, npu} {
+				for fam := range d.Families() {
+					p, err := b.PrepareHostRelease(d, fam, 0, 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					pubs = append(pubs, p)
+				}
+			}
+			if len(pubs) < 3 {
+				t.Fatalf("%d publications, want at least 3", len(pubs))
+			}
+			if err := f.Faults().Set(fault.HostPublish, "1*off->1*error(bus)"); err != nil {
+				t.Fatal(err)
+			}
+			before := f.Events().Count()
+			err := b.Publish(0, 5, pubs)
+			mmKind(t, "Publish", err, KindPublish)
+			var kinds []EventKind
+			events := f.Events().Events(func(e *Event) bool { return e.Seq > before })
+			for _, e := range events {
+				kinds = append(kinds, e.Kind)
+				if e.Time != events[0].Time {
+					t.Errorf("%s at %v, the publication began at %v", e.Kind, e.Time, events[0].Time)
+				}
+			}
+			want := []EventKind{EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
+			if !slices.Equal(kinds, want) {
+				t.Errorf("events %v, want %v: the store, the first release (its fault site off), the second's fault and failure, and no more", kinds, want)
+			}
+			mmHost(t, "the stored word", b, 0, 5)
+		})
+	}
+}
