@@ -35,12 +35,9 @@ type deviceLog struct {
 	stream  *Stream
 	batches [2][]Event // each logBatch long, reused
 	filling int        // the batch the device writes
-	// The step in progress: its time, read at its first event, and its
-	// events, kept here until it returns (see step).
+	// The time of the step in progress, read at its first event (step).
 	at      time.Duration
 	stamped bool
-	staged  [stagedEvents]Event
-	nstaged int
 	// handed is the full batch waiting for the stream, nil when none:
 	// stored by the device, cleared under the stream's lock once it is in
 	// the stream. The host reads it between its polls: on a line of its
@@ -63,49 +60,24 @@ func newDeviceLog(s *Stream) *deviceLog {
 	return l
 }
 
-// stagedEvents is how many events of one step wait in the log's own
-// lines before the step returns; a step with more adds them to the batch as
-// it goes.
-const stagedEvents = 4
-
 // step begins a program step: its events share the time of its first, as
 // the events of a step do in simulated time, where a step is one instant.
 // That is one clock read a step instead of one an event.
 func (l *deviceLog) step() { l.stamped = false }
 
-// add keeps an event of inv, stamped with the step's time. It stays in
-// the staging lines, which only this device touches, until the step
-// returns (stepped): the batch's lines may be the host's after it read
-// them, and writing one there before a store the peer waits on would make
-// that store wait for the line.
+// add adds an event of inv, stamped with the step's time, to the batch
+// being filled, handing the batch over when it is full.
 func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) {
 	if !l.stamped {
 		l.at, l.stamped = inv.dev.fabric.exec.now(), true
 	}
-	if l.nstaged == stagedEvents {
-		l.stepped()
-	}
-	l.staged[l.nstaged] = Event{Time: l.at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail}
-	l.nstaged++
-}
-
-// stepped ends a step: its staged events go into the batch.
-func (l *deviceLog) stepped() {
-	for i := range l.nstaged {
-		l.keep(l.staged[i])
-	}
-	l.nstaged = 0
-}
-
-// keep adds e to the batch being filled, handing the batch over when full.
-func (l *deviceLog) keep(e Event) {
 	batch := &l.batches[l.filling]
-	*batch = append(*batch, e)
+	*batch = append(*batch, Event{Time: l.at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail})
 	if len(*batch) < logBatch {
 		return
 	}
 	if l.handed.Load() != nil { // the other batch is still waiting: both go now
-		l.record()
+		l.flush()
 		return
 	}
 	l.handed.Store(batch)
@@ -113,14 +85,8 @@ func (l *deviceLog) keep(e Event) {
 	l.batches[l.filling] = l.batches[l.filling][:0]
 }
 
-// flush moves every event the log holds into the stream.
+// flush moves the handed batch, then the one being filled, into the stream.
 func (l *deviceLog) flush() {
-	l.stepped()
-	l.record()
-}
-
-// record moves the handed batch, then the one being filled, into the stream.
-func (l *deviceLog) record() {
 	batch := &l.batches[l.filling]
 	if l.handed.Load() == nil && len(*batch) == 0 {
 		return

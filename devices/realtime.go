@@ -280,7 +280,6 @@ func (t *deviceThread) run(inv *invocation) {
 		}
 		t.log.step()
 		n := inv.prog.Step(&inv.env)
-		t.log.stepped()
 		ok := true
 		switch n.kind {
 		case nextWaitWord:
