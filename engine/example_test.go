@@ -112,8 +112,8 @@ func ExampleSession_quarantine() {
 	// Output:
 	// close: quarantined
 	// state: quarantined
-	// quarantine of session 1: 320 bytes, waiting for [gpu0 npu0] (session 1: a participant did not retire within 10s)
-	// charged 320 bytes, 320 quarantined
+	// quarantine of session 1: 384 bytes, waiting for [gpu0 npu0] (session 1: a participant did not retire within 10s)
+	// charged 384 bytes, 384 quarantined
 	// occupied: true true
 	// after resetting gpu0: 1 quarantine waiting for [npu0]
 	// after resetting npu0: 0 quarantines

@@ -979,8 +979,8 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			gpu, npu := devicePair(t, f)
 			setFault(t, f, tc.site, "hang")
 			bytes := sessionBytes(s)
-			if bytes != 64+256 {
-				t.Fatalf("the session owns %d bytes, want 64 (line) + 256 (payload)", bytes)
+			if bytes != 64+320 {
+				t.Fatalf("the session owns %d bytes, want 64 (line) + 320 (payload)", bytes)
 			}
 			start(t, s)
 

@@ -13,12 +13,12 @@ import (
 // Opening sessions until one is refused ends with the budget's error, not a
 // crash: each session used to be two mappings of its own, and about 32,700
 // of them exhausted the system's vm.max_map_count, after which the Go runtime
-// could not map memory and the process died. Here the budget allows about
-// 78,600 sessions, so the old limit would be passed more than twice over.
+// could not map memory and the process died. Here the budget allows 65,536
+// sessions, so the old limit would be passed twice over.
 // The process stays healthy after the refusal, and closing the sessions
 // returns the whole budget.
 func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
-	const perSession = 64 + 256 // the startup line and the default exchange's payload
+	const perSession = 64 + 320 // the startup line and the default exchange's payload
 	const budget = 24 << 20
 	f, o := newFabric(t, devices.Config{Budget: budget})
 	gpu, npu := devicePair(t, f)

@@ -66,8 +66,8 @@ const (
 const (
 	ctlExchangeList = 0   // u64: host address of ctlArgs (kernelParams: one parameter)
 	ctlPingList     = 8   // u64: host address of ctlPingArgs
-	ctlArgs         = 64  // ExchangeArgs, 64 bytes
-	ctlPingArgs     = 128 // PingArgs, 32 bytes
+	ctlArgs         = 64  // ExchangeArgs, 72 bytes
+	ctlPingArgs     = 192 // PingArgs, 32 bytes
 	ctlStatus       = 256 // Status: a line the kernel alone writes
 	ctlStop         = 384 // u32 stop word: a line the host alone writes
 	ctlPing         = 512 // u32 ping word: a line the host alone writes
@@ -84,8 +84,10 @@ const (
 	argCredits   = ctlArgs + 44
 	argSlotBytes = ctlArgs + 48
 	argStride    = ctlArgs + 52
-	argOwner     = ctlArgs + 56
-	argMode      = ctlArgs + 60
+	argDataAt    = ctlArgs + 56
+	argCreditAt  = ctlArgs + 60
+	argOwner     = ctlArgs + 64
+	argMode      = ctlArgs + 68
 
 	statusObserved   = ctlStatus + 0
 	statusDone       = ctlStatus + 4

@@ -52,8 +52,9 @@ struct Status {
 };
 
 // ExchangeArgs matches exchange.Config and the payload layout of
-// exchange.Exchange (devices/exchange): credits slots of stride bytes
-// (generation word at +0, credit word at +64, data at +128).
+// exchange.Exchange (devices/exchange, SlotLayout): credits slots of stride
+// bytes, each with the generation word at +0, the data at data_at and the
+// credit word at credit_at.
 struct ExchangeArgs {
   const u32 *startup;
   unsigned char *payload;
@@ -61,6 +62,7 @@ struct ExchangeArgs {
   const u32 *stop;  // set by the host: leave at once (reset)
   u64 delay_ns;
   u32 rounds, credits, slot_bytes, stride;
+  u32 data_at, credit_at;
   u32 owner, mode;
 };
 
@@ -139,14 +141,14 @@ extern "C" __global__ void resident_exchange(const ExchangeArgs a) {
     unsigned char *base = a.payload + (u64)slot * a.stride;
     if (g > a.credits) {
       u32 need = g - a.credits;
-      for (u32 polls = 1; load_acquire((const u32 *)(base + 64)) < need; polls++) {
+      for (u32 polls = 1; load_acquire((const u32 *)(base + a.credit_at)) < need; polls++) {
         if (stop_asked(a.stop, polls)) {
           retire(s, DONE_STOPPED);
           return;
         }
       }
     }
-    volatile u32 *data = (volatile u32 *)(base + 128);
+    volatile u32 *data = (volatile u32 *)(base + a.data_at);
     for (u32 i = 0; i < words; i++) data[i] = pattern(a.owner, g, i);
     store_release((u32 *)base, g);
   }

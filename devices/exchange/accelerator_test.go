@@ -108,13 +108,13 @@ func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDon
 	}
 	cfg := l.Config
 	for gen := 1; gen <= cfg.Rounds; gen++ {
-		base := (gen - 1) % cfg.Credits * l.Stride
+		base := (gen - 1) % cfg.Credits * l.Slots.Stride
 		need := uint32(gen - cfg.Credits)
-		if gen > cfg.Credits && !wait(func() bool { return l.Payload.Load(base+64) >= need }) {
+		if gen > cfg.Credits && !wait(func() bool { return l.Payload.Load(base+l.Slots.Credit) >= need }) {
 			return exchange.KernelStopped
 		}
 		for i := 0; i < cfg.SlotBytes/4; i++ {
-			l.Payload.Store(base+128+4*i, exchange.Pattern(l.Owner, gen, i))
+			l.Payload.Store(base+l.Slots.Data+4*i, exchange.Pattern(l.Owner, gen, i))
 		}
 		l.Payload.Store(base, uint32(gen))
 	}

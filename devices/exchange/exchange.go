@@ -63,14 +63,16 @@ func (c Config) Validate() error {
 // of credit slots, generation by generation, and the NPU checksums each one
 // into a result area that the host verifies after both retire.
 //
-// Payload layout: credits slots of stride bytes (generation word at +0, credit
-// word at +64, data at +128), then 16 bytes of result per generation (order
-// of consumption, times consumed, checksum).
+// Payload layout: credits slots of stride bytes, then 16 bytes of result
+// per generation (order of consumption, times consumed, checksum). A slot
+// holds the generation word at +0 and the data at +8, on lines the GPU alone
+// writes, then the credit word on a pair of lines the NPU alone writes
+// (SlotLayout).
 type Exchange struct {
 	cfg     Config
 	owner   uint64
 	payload *devices.Buffer
-	stride  int
+	slots   SlotLayout
 	results int
 	gpu     *devices.Prepared
 	npu     *devices.Prepared
@@ -89,11 +91,32 @@ type prepared struct {
 	_   cpu.CacheLinePad
 }
 
-const (
-	slotAck    = memory.LineBytes
-	slotData   = 2 * memory.LineBytes
-	resultSize = 16
-)
+const resultSize = 16
+
+// SlotLayout is where the words of a credit slot are, in bytes from the
+// slot's start: what a kernel that a Launcher launches writes and polls.
+//
+// The generation word and the data share their first line, so that the NPU
+// takes one line from the GPU to see a generation and read its data (and
+// the GPU one back to write the next); the credit word is on a 128-byte
+// pair of lines of its own (the adjacent-line prefetcher fetches lines in
+// pairs), which no other word of the slot shares. docs/performance.md has
+// the measurements.
+type SlotLayout struct {
+	Stride int // bytes from one slot to the next, a multiple of 128
+	Data   int // the data's offset; the generation word is at 0
+	Credit int // the credit word's offset
+}
+
+// pairBytes is a pair of cache lines, the unit in which lines are fetched.
+const pairBytes = 2 * memory.LineBytes
+
+// Layout is the slot layout of slots of slotBytes bytes.
+func Layout(slotBytes int) SlotLayout {
+	const data = 8 // after the generation word, keeping the data 8-byte aligned
+	gpu := (data + slotBytes + pairBytes - 1) / pairBytes * pairBytes
+	return SlotLayout{Stride: gpu + pairBytes, Data: data, Credit: gpu}
+}
 
 // Prepare allocates the payload from the startup line's profile and
 // prepares both programs: the GPU one on cfg.GPUQueue of gpu, the NPU one on
@@ -118,8 +141,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	r := devices.Kept[prepared](startup) // lives as long as the line's fabric
 	x := &r.x
-	x.cfg, x.owner, x.stride = cfg, owner, slotData+memory.RoundUp(cfg.SlotBytes)
-	x.results = cfg.Credits * x.stride
+	x.cfg, x.owner, x.slots = cfg, owner, Layout(cfg.SlotBytes)
+	x.results = cfg.Credits * x.slots.Stride
 	payload, err := startup.Profile().Allocate(x.results+cfg.Rounds*resultSize, startup.Budget(), owner)
 	if err != nil {
 		return nil, err
@@ -201,9 +224,9 @@ func (x *Exchange) Payload() *devices.Buffer { return x.payload }
 // Config is the exchange's shape.
 func (x *Exchange) Config() Config { return x.cfg }
 
-func (x *Exchange) genOff(slot int) int  { return slot * x.stride }
-func (x *Exchange) ackOff(slot int) int  { return slot*x.stride + slotAck }
-func (x *Exchange) dataOff(slot int) int { return slot*x.stride + slotData }
+func (x *Exchange) genOff(slot int) int  { return slot * x.slots.Stride }
+func (x *Exchange) ackOff(slot int) int  { return slot*x.slots.Stride + x.slots.Credit }
+func (x *Exchange) dataOff(slot int) int { return slot*x.slots.Stride + x.slots.Data }
 func (x *Exchange) resultOff(g int) int  { return x.results + (g-1)*resultSize }
 func (x *Exchange) slot(g int) int       { return (g - 1) % x.cfg.Credits }
 
@@ -434,9 +457,9 @@ func (p *npuExchange) Step(env *devices.Env) devices.Next {
 		if gen > uint32(p.g) {
 			return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
 		}
-		// DMA the generation line and the slot in.
+		// DMA in the lines that hold the generation word and the slot.
 		p.reading = true
-		return devices.Sleep(mulDuration(dma, 1+memory.RoundUp(x.cfg.SlotBytes)/memory.LineBytes))
+		return devices.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
 	}
 	p.reading = false
 	base := x.dataOff(slot)

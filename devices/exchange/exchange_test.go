@@ -52,3 +52,24 @@ func TestMulDurationSaturates(t *testing.T) {
 		}
 	}
 }
+
+// A slot's words sit where SlotLayout says: the generation word and the
+// data, which the GPU writes, share their first line and end before the
+// credit word's 128-byte pair, which the NPU alone writes; slots (and so
+// the result area after them) start on a pair.
+func TestSlotLayoutKeepsEachWriterOnItsOwnPairOfLines(t *testing.T) {
+	for _, slotBytes := range []int{8, 56, 64, 120, 128, 4096, MaxSlotBytes} {
+		l := Layout(slotBytes)
+		pair := func(off int) int { return off / 128 }
+		switch {
+		case l.Stride%128 != 0:
+			t.Errorf("%d-byte slots: stride %d is not whole pairs of lines", slotBytes, l.Stride)
+		case l.Data%8 != 0 || l.Data/64 != 0:
+			t.Errorf("%d-byte slots: data at %d, want 8-aligned on the generation word's line", slotBytes, l.Data)
+		case pair(l.Data+slotBytes-1) >= pair(l.Credit) || pair(l.Credit) != pair(l.Stride-1):
+			t.Errorf("%d-byte slots: data [%d, %d), credit at %d, stride %d: the credit's pair is shared", slotBytes, l.Data, l.Data+slotBytes, l.Credit, l.Stride)
+		case l.Stride > l.Data+slotBytes+128+127:
+			t.Errorf("%d-byte slots: stride %d wastes a pair", slotBytes, l.Stride)
+		}
+	}
+}

@@ -31,13 +31,13 @@ const (
 
 // KernelLaunch is the GPU half of one exchange, as an accelerator runs it:
 // the startup word is word 0 of Startup, and Payload has the exchange's
-// layout (Exchange).
+// layout (Exchange), its slots laid out as Slots says.
 type KernelLaunch struct {
 	Startup *memory.Region
 	Payload *memory.Region
 	Owner   uint64
 	Config  Config
-	Stride  int // bytes between credit slots
+	Slots   SlotLayout
 	Mode    KernelMode
 	Delay   time.Duration // waited after observing RUN (gpu.run delay)
 }
@@ -142,7 +142,7 @@ func (p *kernelExchange) ringOnNewGenerations(env *devices.Env) bool {
 func (p *kernelExchange) Start(env *devices.Env) error {
 	k := KernelLaunch{
 		Startup: p.startup.Region(), Payload: p.x.payload.Region(), Owner: p.x.owner,
-		Config: p.x.cfg, Stride: p.x.stride,
+		Config: p.x.cfg, Slots: p.x.slots,
 	}
 	switch fired := env.Fault(fault.GPURun); fired.Action {
 	case fault.Hang:
