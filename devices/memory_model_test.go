@@ -723,6 +723,59 @@ func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
 	mmLoad(t, "host store on that line, not released", nv, 64, 0)
 }
 
+// "StorePlain is a store with no ordering of its own; another program may
+// read the word only after it has loaded a later Store of the writer": a
+// coherent writer fills a line with plain stores, then stores the
+// generation word; a reader on another goroutine that loads a generation
+// reads all of its data, never a word of an earlier one. A non-coherent
+// view keeps a plain store pending, as any store.
+func TestMemoryPlainStoresArePublishedByALaterStore(t *testing.T) {
+	_, gpu, npu, b := mmShared(t, Config{}, 256)
+	writer, reader := mmView(t, b, gpu, AQL), mmView(t, b, gpu, PM4)
+	const gens, words, ack = 20_000, 15, 128
+	data := func(g uint32, i int) uint32 { return g<<8 | uint32(i) }
+	found := make(chan string, 1)
+	go func() {
+		for g := uint32(1); g <= gens; g++ {
+			for reader.Load(0) != g {
+				runtime.Gosched()
+			}
+			for i := 1; i <= words; i++ {
+				if v := reader.Load(4 * i); v != data(g, i) {
+					found <- fmt.Sprintf("generation %d: word %d reads %#x, want %#x", g, i, v, data(g, i))
+					return
+				}
+			}
+			reader.Store(ack, g)
+		}
+		found <- ""
+	}()
+	for g := uint32(1); g <= gens; g++ {
+		for i := 1; i <= words; i++ {
+			writer.StorePlain(4*i, data(g, i))
+		}
+		writer.Store(0, g)
+		for writer.Load(ack) != g {
+			runtime.Gosched()
+			if len(found) > 0 {
+				break
+			}
+		}
+	}
+	if problem := <-found; problem != "" {
+		t.Fatal(problem)
+	}
+
+	nv := mmView(t, b, npu, XDNA)
+	nv.StorePlain(192, 7)
+	mmLoad(t, "the NPU reads its own plain store", nv, 192, 7)
+	mmHost(t, "a non-coherent plain store before Drain", b, 192, 0)
+	if n := nv.Drain(); n != 1 {
+		t.Errorf("Drain wrote %d words, want the plain store", n)
+	}
+	mmHost(t, "a non-coherent plain store after Drain", b, 192, 7)
+}
+
 // The same in both executors: an NPU program's store reaches the GPU only
 // when the program drains it.
 func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {

@@ -96,6 +96,19 @@ func (v *View) Store(off int, val uint32) {
 	v.pending = append(v.pending, pendingWrite{off, val})
 }
 
+// StorePlain writes the word at off as Store does, but with no ordering of
+// its own and, when coherent, no doorbell: another program may read it only
+// after it has loaded a later Store of this program, such as the generation
+// word that publishes a slot's data (memory.Region.StorePlain). A
+// non-coherent view keeps it pending, as any store.
+func (v *View) StorePlain(off int, val uint32) {
+	if v.att.coherent {
+		v.buffer.region.StorePlain(off, val)
+		return
+	}
+	v.Store(off, val)
+}
+
 // Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
 func (v *View) Flip(off int, mask uint32) { v.buffer.region.Xor(off, mask) }
 

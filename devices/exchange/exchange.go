@@ -412,16 +412,22 @@ func (p *gpuExchange) Step(env *devices.Env) devices.Next {
 			return devices.WaitWord(p.payload, x.ackOff(slot), ack)
 		}
 	}
+	// The data needs no order of its own: the generation word's store,
+	// which the NPU loads before it reads the slot, publishes it.
 	base := x.dataOff(slot)
 	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		p.payload.Store(base+4*i, Pattern(x.owner, p.g, i))
+		p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
 	}
 	if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
 		i := p.g % (x.cfg.SlotBytes / 4)
 		p.payload.Flip(base+4*i, 1<<(p.g%32))
 	}
-	env.Emit(EvPayloadWrite, uint64(p.g), "")
 	p.payload.Store(x.genOff(slot), uint32(p.g))
+	// The event follows the store that publishes the generation: in real
+	// time its step's clock read would otherwise stand between the NPU and
+	// the generation it waits for (a step is atomic in simulated time, so
+	// the events and their times are the same).
+	env.Emit(EvPayloadWrite, uint64(p.g), "")
 	if p.g == x.cfg.Rounds {
 		p.state = stateDone
 		return devices.Retire(nil)

@@ -117,6 +117,14 @@ func (r *Region) Load(off int) uint32 { return atomic.LoadUint32(r.word(off)) }
 // Store writes the word at off with release (sequentially consistent) ordering.
 func (r *Region) Store(off int, v uint32) { atomic.StoreUint32(r.word(off), v) }
 
+// StorePlain writes the word at off with a plain store, which has no
+// ordering of its own: another thread may read the word only after it has
+// loaded a later Store of this thread (the flag that publishes the data),
+// which orders it; reading it otherwise is a data race. A kernel writes its
+// data so before the release store of its flag, and it saves the fence
+// that every Store is on amd64 (docs/memory-model.md, rule 8).
+func (r *Region) StorePlain(off int, v uint32) { *r.word(off) = v }
+
 // Xor flips bits of the word at off atomically.
 func (r *Region) Xor(off int, mask uint32) {
 	w := r.word(off)
