@@ -60,21 +60,13 @@ func (v *View) Load(off int) uint32 {
 			return v.pending[i].val
 		}
 	}
-	line := off / memory.LineBytes
-	st := v.att.stale.Load()
-	if st != nil && st.lines[line].Load() {
-		return st.words[off/4].Load()
-	}
+	// The word, then whether its line is hidden: a host store marks the
+	// line hidden (and snapshots it) before it stores, so a word stored
+	// since the family's last release is never returned. Loading the word
+	// first, even while the line is hidden, means a poller whose line is
+	// released already holds the word and misses on the mark alone.
 	val := v.buffer.region.Load(off)
-	// A host store may have landed between the loads; if so its line was
-	// marked stale (and the snapshot made) first, and the snapshot is what
-	// this family may see.
-	if st == nil {
-		if st = v.att.stale.Load(); st == nil {
-			return val
-		}
-	}
-	if st.lines[line].Load() {
+	if st := v.att.stale.Load(); st != nil && st.lines[off/memory.LineBytes].Load() {
 		return st.words[off/4].Load()
 	}
 	return val
