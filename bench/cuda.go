@@ -7,7 +7,6 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
-	"github.com/residentlua/residentlua/engine"
 )
 
 // RunBackend measures the figures of a real GPU, the named backend's (see
@@ -47,7 +46,7 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 	if o.Short {
 		repeats, sessions, longs, trips = 3, 10, 2, 2_000
 	}
-	var raw, clocked, decided, observe, life1, life1000, perRound []float64
+	var raw, clocked, observe, life1, life1000, perRound []float64
 	one := exchange.Config{Rounds: 1, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	long := exchange.Config{Rounds: 1000, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	for r := 0; r < repeats; r++ {
@@ -65,7 +64,6 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			decided = append(decided, micros(k.observed-k.decided))
 			observe, life1 = append(observe, micros(k.observed-k.stored)), append(life1, micros(d))
 		}
 		for i := 0; i < longs; i++ {
@@ -83,7 +81,6 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 		{Name: "GPU: minimal ping-pong round trip (the floor)", Unit: "µs", Value: rawS, Goal: "report (the floor)"},
 		ratioReport("GPU: ping-pong with the kernel's clock", Summarise(clocked), rawS, rawName),
 		ratioFigure("GPU: host publishes (stores) RUN → kernel observes (wait "+wait.String()+")", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
-		ratioReport("GPU: host decides RUN → kernel observes", Summarise(decided), rawS, rawName),
 		ratioFigure("GPU: exchange cost per round (rounds 1000, kernel's clock, wait "+wait.String()+")", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
 		ratioReport("GPU: whole lifecycle, rounds 1", Summarise(life1), rawS, rawName),
 		ratioReport("GPU: whole lifecycle, rounds 1000", Summarise(life1000), rawS, rawName),
@@ -111,10 +108,10 @@ func ratioReport(name string, value, baseline Sample, baselineName string) Figur
 }
 
 // kernelClock is what the kernel of one session reported by its own clock,
-// beside the host's decision and its store of the decision into the
-// startup line (the publication the kernel polls for; the decision's
-// event and the oracle's check of it come before it), all in fabric time.
-type kernelClock struct{ decided, stored, observed, retired time.Duration }
+// beside the host's store of the decision into the startup line (the
+// publication the kernel polls for, one host step with the decision), all
+// in fabric time.
+type kernelClock struct{ stored, observed, retired time.Duration }
 
 // kernelLifecycle runs one whole lifecycle and returns its kernel's clock
 // readings and how long it took.
@@ -127,7 +124,8 @@ func kernelLifecycle(f *devices.Fabric, cfg exchange.Config) (kernelClock, time.
 	return k, d, err
 }
 
-// kernelTimes reads session id's decision and its kernel's clock events.
+// kernelTimes reads session id's store of the decision and its kernel's
+// clock events.
 func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 	var k kernelClock
 	var observes, retires int
@@ -137,8 +135,6 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 			gpu = append(gpu, string(e.Kind))
 		}
 		switch e.Kind {
-		case engine.EvDecide:
-			k.decided = e.Time
 		case devices.EvHostStore:
 			if e.B == uint64(exchange.StartupRun) {
 				k.stored = e.Time

@@ -19,8 +19,8 @@ func TestRunBackendCUDA(t *testing.T) {
 		}
 		return
 	}
-	if len(figures) != 7 {
-		t.Fatalf("%d figures, want 7", len(figures))
+	if len(figures) != 6 {
+		t.Fatalf("%d figures, want 6", len(figures))
 	}
 	for _, f := range figures {
 		if !(f.Value.Median > 0) || (f.Baseline == nil) != (f.Name == "GPU: minimal ping-pong round trip (the floor)") {

@@ -45,35 +45,25 @@ func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
 }
 
 // PublicationLatency runs one real-time session and returns the time from
-// the host's RUN decision to the last device observing it.
+// the host's RUN decision to the last device observing it. The decision,
+// the store of RUN and the release to each queue family are one host step,
+// whose events share the time it began (devices.Buffer.Publish); the NPU
+// can observe RUN only once its family's release is made.
 func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
-	host, after, err := PublicationSteps(f)
-	return host + after, err
-}
-
-// PublicationSteps runs one real-time session and splits its publication
-// latency where the host's part ends: host is the time from the RUN
-// decision to the host's last publication event (the store of RUN, a
-// release to each queue family, an event for each), after the time from
-// there to the last device observing RUN (which the NPU can do only once
-// its family's release is made).
-func PublicationSteps(f *devices.Fabric) (host, after time.Duration, err error) {
 	s, _, err := lifecycle(f, exchange.Default())
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	var decided, published, observed time.Duration
+	var decided, observed time.Duration
 	for _, e := range sessionEvents(f, s.ID()) {
 		switch e.Kind {
 		case engine.EvDecide:
 			decided = e.Time
-		case devices.EvPublication:
-			published = max(published, e.Time)
 		case exchange.EvObserve:
 			observed = max(observed, e.Time)
 		}
 	}
-	return published - decided, observed - published, nil
+	return observed - decided, nil
 }
 
 // ExchangeRoundTrip runs an exchange of rounds generations with one credit

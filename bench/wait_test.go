@@ -47,26 +47,21 @@ func TestWaitFigures(t *testing.T) {
 }
 
 // BenchmarkPublicationByWait measures publication under each wait policy
-// beside the raw round trip, split where the host's own work ends (see
-// PublicationSteps), each the median over the sessions: ns/host-p50 is the
-// host's store, releases and events, ns/after-p50 the rest, up to the last
-// device's observation. Spin runs only where GOMAXPROCS gives each device
-// and the host a core.
+// beside the raw round trip, the median over the sessions. Spin runs only
+// where GOMAXPROCS gives each device and the host a core.
 func BenchmarkPublicationByWait(b *testing.B) {
 	for _, w := range devices.WaitPolicies() {
 		b.Run(w.String(), func(b *testing.B) {
 			f := waitFabric(b, w)
-			var total, host, after []float64
+			var total []float64
 			for range b.N {
-				h, a, err := PublicationSteps(f)
+				d, err := PublicationLatency(f)
 				if err != nil {
 					b.Fatal(err)
 				}
-				total, host, after = append(total, float64(h+a)), append(host, float64(h)), append(after, float64(a))
+				total = append(total, float64(d))
 			}
 			b.ReportMetric(Summarise(total).Median, "ns/publication-p50")
-			b.ReportMetric(Summarise(host).Median, "ns/host-p50")
-			b.ReportMetric(Summarise(after).Median, "ns/after-p50")
 			reportRaw(b)
 		})
 	}

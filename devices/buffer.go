@@ -120,20 +120,31 @@ func (b *Buffer) HostStore(off int, v uint32) {
 	b.hostStore(off, v, &hostEvents{stream: b.profile.fabric.events})
 }
 
-// Publish stores v into the word at off as the host (HostStore), then
-// executes pubs in order (Execute), and returns the first publication's
-// error, leaving the rest unexecuted: the seed's publish(decision).
+// Publish records cause, stores v into the word at off as the host
+// (HostStore), then executes pubs in order (Execute), and returns the first
+// publication's error, leaving the rest unexecuted: the seed's
+// publish(decision). cause is what made the host publish, such as the
+// engine's decision; the stream sets its Seq and Time.
 //
-// A publication is one step of the host, and its events share the instant
-// it began, as every event of a step does in simulated time: one clock read
-// instead of one an event. They enter the stream together once the last
-// release is made, so that recording them (the stream's lock, ring, digest
-// and subscribers) does not stand between the store and the release a
-// device waits for; no device's events enter the stream meanwhile
-// (Stream.gate), so none that a release allowed comes before them.
-func (b *Buffer) Publish(off int, v uint32, pubs []*Publication) error {
-	events := b.profile.fabric.events.beginBatch()
-	defer events.endBatch()
+// A publication is one step of the host, and its events, cause first,
+// share the instant it began, as every event of a step does in simulated
+// time: one clock read instead of one an event. They enter the stream
+// together once the last release is made, so that recording them (the
+// stream's lock, ring, digest and subscribers) stands neither between the
+// decision and its store nor between the store and the release a device
+// waits for; no device's events enter the stream meanwhile (Stream.gate),
+// so none that a release allowed comes before them. In simulated time,
+// where a step is one instant anyway, they enter the stream as they
+// happen: a subscriber (the oracle, the model checker) sees the decision
+// before the choices its publication makes.
+func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) error {
+	f := b.profile.fabric
+	events := hostEvents{stream: f.events}
+	if f.simulated() == nil {
+		events = f.events.beginBatch()
+		defer events.endBatch()
+	}
+	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
 	b.hostStore(off, v, &events)
 	for _, p := range pubs {
 		if err := p.execute(&events); err != nil {

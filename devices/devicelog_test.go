@@ -9,7 +9,10 @@ import (
 )
 
 // evTick is the event of ticker programs: B is the tick's number.
-var evTick = DefineEvent("test.tick", CategoryRound)
+var (
+	evTick  = DefineEvent("test.tick", CategoryRound)
+	evCause = DefineEvent("test.cause", CategoryProtocol)
+)
 
 // ticker emits perStep ticks a step for steps steps, then retires.
 type ticker struct {
@@ -114,8 +117,8 @@ func wantTicksInOrder(t *testing.T, f *Fabric, id uint64, n, perStep int) {
 	}
 }
 
-// A publication's events (the store, each release, a fault that fired)
-// enter the stream together and share the instant it began, as the events
+// A publication's events (its cause, the store, each release, a fault that
+// fired) enter the stream together and share the instant it began, as the events
 // of one step do in simulated time; a failed release ends it there.
 func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 	for _, cfg := range mmConfigs() {
@@ -138,7 +141,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := f.Events().Count()
-			err := b.Publish(0, 5, pubs)
+			err := b.Publish(Event{Actor: HostActor, Kind: evCause}, 0, 5, pubs)
 			mmKind(t, "Publish", err, KindPublish)
 			var kinds []EventKind
 			events := f.Events().Events(func(e *Event) bool { return e.Seq > before })
@@ -148,9 +151,9 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 					t.Errorf("%s at %v, the publication began at %v", e.Kind, e.Time, events[0].Time)
 				}
 			}
-			want := []EventKind{EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
+			want := []EventKind{evCause, EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
 			if !slices.Equal(kinds, want) {
-				t.Errorf("events %v, want %v: the store, the first release (its fault site off), the second's fault and failure, and no more", kinds, want)
+				t.Errorf("events %v, want %v: the cause, the store, the first release (its fault site off), the second's fault and failure, and no more", kinds, want)
 			}
 			mmHost(t, "the stored word", b, 0, 5)
 		})

@@ -544,17 +544,23 @@ func TestStreamIsCausalInRealTime(t *testing.T) {
 	}
 }
 
-// wantCausal checks that each device's observation of the decision
-// follows, in the stream and in time, the host step that let it see the
-// decision: the store, for the coherent GPU; the release to its family,
-// for the NPU.
+// wantCausal checks that the decision and its store are one host step
+// (the decision first, at the store's time), and that each device's
+// observation of the decision follows, in the stream and in time, the host
+// step that let it see the decision: the store, for the coherent GPU; the
+// release to its family, for the NPU.
 func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devices.Actor) {
 	t.Helper()
-	var store, release *devices.Event
+	var decided, store, release *devices.Event
 	for _, e := range f.Events().Events(func(e *devices.Event) bool { return e.Session == session }) {
 		switch {
+		case e.Kind == EvDecide:
+			decided = &e
 		case e.Kind == devices.EvHostStore && e.A == line && e.B != 0:
 			store = &e
+			if decided == nil || decided.Time != e.Time {
+				t.Fatalf("session %d: the decision %+v is not the first event of its store's step %+v", session, decided, e)
+			}
 		case e.Kind == devices.EvPublication && e.A == uint64(npu):
 			release = &e
 		case e.Kind == exchange.EvObserve:

@@ -196,8 +196,8 @@ func (s *Session) decide(op string, v uint32) error {
 		return err
 	}
 	s.decision = v
-	s.emit(EvDecide, uint64(v), 0, "")
-	if err := s.startup.publish(v); err != nil {
+	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
+	if err := s.startup.publish(decided, v); err != nil {
 		if broken != skipPublishPoison {
 			s.poison("publication failed: " + err.Error())
 		}

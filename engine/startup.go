@@ -99,8 +99,9 @@ func (s *Startup) GPU() *devices.Device { return s.gpu }
 // NPU is the startup's NPU.
 func (s *Startup) NPU() *devices.Device { return s.npu }
 
-// publish stores the decision (release) and executes every publication in
-// order; the first failure is returned and the rest are not executed.
-func (s *Startup) publish(decision uint32) error {
-	return s.line.Publish(0, decision, s.publications)
+// publish records decided, stores the decision (release) and executes
+// every publication in order, as one host step (devices.Buffer.Publish);
+// the first failure is returned and the rest are not executed.
+func (s *Startup) publish(decided devices.Event, decision uint32) error {
+	return s.line.Publish(decided, 0, decision, s.publications)
 }
