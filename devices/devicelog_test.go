@@ -118,8 +118,8 @@ func wantTicksInOrder(t *testing.T, f *Fabric, id uint64, n, perStep int) {
 }
 
 // A publication's events (its cause, the store, each release, a fault that
-// fired) enter the stream together and share the instant it began, as the events
-// of one step do in simulated time; a failed release ends it there.
+// fired) enter the stream together and share the instant it began, as the
+// events of one step do in simulated time; a failed release ends it there.
 func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 	for _, cfg := range mmConfigs() {
 		t.Run(mmName(cfg), func(t *testing.T) {
