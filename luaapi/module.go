@@ -65,6 +65,12 @@ type Options struct {
 	// first (0: DefaultStatsLimit; negative: none). The module forgets a
 	// session once it is closed and released; only this record stays.
 	StatsLimit int
+	// OnOperation, when set, is called after each call of a module function
+	// that acts on the fabric or on a session (startup, the verbs, wait,
+	// close, fault, clear_faults, reset, fabric), whether it returned or
+	// raised, with the call in words: the model checker records a
+	// scenario's operations with it.
+	OnOperation func(Operation)
 }
 
 // DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
@@ -455,10 +461,14 @@ func (m *Module) fn(L *lua.LState, f Function) *lua.LFunction {
 	if f.verb != nil {
 		body = m.act(f.Name, f.verb)
 	}
-	return L.NewFunction(guard(f.Name, func(L *lua.LState) int {
+	fn := guard(f.Name, func(L *lua.LState) int {
 		if m.closed && !f.AfterClose {
 			m.raise(L, errClosed)
 		}
 		return body(L)
-	}))
+	})
+	if m.opts.OnOperation != nil && operations[f.Name] {
+		fn = m.observed(f.Name, fn)
+	}
+	return L.NewFunction(fn)
 }
