@@ -2,15 +2,15 @@ package check_test
 
 import (
 	"context"
-	"io"
-	"os"
-	"path/filepath"
+	"errors"
 	"strings"
 	"testing"
-
-	lua "github.com/yuin/gopher-lua"
+	"time"
 
 	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // smallBounds keep the built-in scenario's space small enough for a test.
@@ -67,7 +67,7 @@ func TestCheckCancelled(t *testing.T) {
 // of the scenario's schedules.
 func TestReplayRejectsForeignStrings(t *testing.T) {
 	for _, s := range []string{"", "1.2.3", "x:1", "r1c1f1:1.x", "r1c1f1:999"} {
-		if _, err := check.Replay(check.Builtin, s, nil); err == nil {
+		if _, err := check.Replay(context.Background(), check.Builtin, s, nil); err == nil {
 			t.Errorf("Replay(%q) did not fail", s)
 		}
 	}
@@ -76,7 +76,7 @@ func TestReplayRejectsForeignStrings(t *testing.T) {
 // TestReplayOfDefaultSchedule replays the schedule of first alternatives
 // and finds the host operations of the first plan.
 func TestReplayOfDefaultSchedule(t *testing.T) {
-	r, err := check.Replay(check.Builtin, "r1c1f1:", nil)
+	r, err := check.Replay(context.Background(), check.Builtin, "r1c1f1:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,57 +100,6 @@ func BenchmarkBuiltinScenario(b *testing.B) {
 		schedules += rep.Schedules
 	}
 	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
-}
-
-// TestLuaScenario explores the Lua scenario of docs/checking.md
-// exhaustively and requires no violation, and its default schedule to
-// replay with the host operations the script makes.
-func TestLuaScenario(t *testing.T) {
-	ls, err := check.LoadLuaScenario("testdata/scenario.lua", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	rep := check.Check(context.Background(), ls.Scenario, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
-	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Schedules < 4 {
-		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
-	}
-	r, err := check.Replay(ls.Scenario, "r2c2f0:0.1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := stepTexts(r)
-	for _, want := range []string{"s1:submit_gpu() = ok", "s1:abort() = ok", "s1:wait(0s)", "s1:close(1s)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the replay lacks %q:\n%s", want, got)
-		}
-	}
-}
-
-// TestLuaScenarioErrors reports a script without scenario, and counts a
-// scenario's own errors.
-func TestLuaScenarioErrors(t *testing.T) {
-	dir := t.TempDir()
-	none := filepath.Join(dir, "none.lua")
-	bad := filepath.Join(dir, "bad.lua")
-	if err := os.WriteFile(none, []byte("x = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, []byte("function scenario(s) error('broken scenario') end\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := check.LoadLuaScenario(none, io.Discard); err == nil || !strings.Contains(err.Error(), "scenario(s)") {
-		t.Errorf("loading a script without scenario: %v", err)
-	}
-	ls, err := check.LoadLuaScenario(bad, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
-	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
-		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
-	}
 }
 
 // TestBoundsSet sets each bound within its range, stores 0 faults or
@@ -188,27 +137,6 @@ func TestBoundsSet(t *testing.T) {
 	}
 }
 
-// TestInterruptibleStopsALoop cancels the search from inside a run of a
-// Lua scenario that then loops for ever: the run stops, the search ends
-// not exhausted, and the cut run is not counted as the scenario's error.
-func TestInterruptibleStopsALoop(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "loop.lua")
-	if err := os.WriteFile(path, []byte("function scenario(s) cancel() while true do end end\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ls, err := check.LoadLuaScenario(path, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	ls.L.SetGlobal("cancel", ls.L.NewFunction(func(*lua.LState) int { cancel(); return 0 }))
-	rep := check.Check(ctx, ls.Interruptible(ctx), check.Options{})
-	if rep.Exhausted || rep.Schedules != 1 || rep.ScenarioErrors != 0 {
-		t.Errorf("want one schedule, not exhausted, no scenario error:\n%s", rep.String())
-	}
-}
-
 // stepTexts is the text of every step of a replay, a line each.
 func stepTexts(r *check.Replayed) string {
 	var texts []string
@@ -216,4 +144,42 @@ func stepTexts(r *check.Replayed) string {
 		texts = append(texts, s.Text)
 	}
 	return strings.Join(texts, "\n")
+}
+
+// TestLongWaitStopsWithTheSearch runs a scenario whose wait runs an
+// exchange of 100,000 rounds in simulated time, and ends the search's
+// context as the wait begins: the wait's joins are cancelled, the wait
+// returns, and the search stops.
+func TestLongWaitStopsWithTheSearch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var waited error
+	cancelled := 0
+	rep := check.Check(ctx, func(h *check.Host) {
+		h.Fabric().Events().Subscribe(func(e devices.Event) {
+			switch {
+			case e.Kind == engine.EvWait:
+				cancel()
+			case e.Kind == engine.EvJoin && e.B == engine.JoinCancelled:
+				cancelled++
+			}
+		})
+		cfg := exchange.Default()
+		cfg.Rounds, cfg.Credits = 100_000, 1
+		s, err := h.NewSession(cfg)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = s.SubmitGPU()
+		_ = s.SubmitNPU()
+		_ = s.Start()
+		_, waited = s.Wait(time.Hour)
+		s.Close(0)
+	}, check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: -1, Steps: 1}}) // hashing a state of 100,000 rounds is slow
+	if !errors.Is(waited, context.Canceled) || cancelled == 0 {
+		t.Errorf("the wait returned %v, with %d joins cancelled; want it stopped by the context", waited, cancelled)
+	}
+	if rep.Exhausted || rep.Schedules != 1 || !rep.OK() {
+		t.Errorf("want one schedule, stopped, no counterexample from the cut run:\n%s", rep.String())
+	}
 }

@@ -10,7 +10,8 @@
 //
 // A scenario is the host side, a Scenario function that drives sessions
 // through a Host and asks it for host-side choices; Builtin is the
-// built-in one, and LoadLuaScenario loads one written in Lua. The command
-// residentlua check and the Lua function resident.check run the checker;
-// docs/checking.md says what is explored and what is not.
+// built-in one. A scenario written in Lua is luaapi.Scenario, which drives
+// sessions through the Lua module and reports its operations to the Host.
+// The command residentlua check and the Lua function resident.check run
+// the checker; docs/checking.md says what is explored and what is not.
 package check

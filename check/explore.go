@@ -115,7 +115,7 @@ type Report struct {
 	// string.
 	ScenarioErrors int
 	ScenarioError  string
-	Exhausted      bool // every schedule within the bounds was explored (not cancelled)
+	Exhausted      bool // every schedule within the bounds was explored (not stopped)
 	Elapsed        time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
@@ -131,7 +131,8 @@ func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 // it reaches a state already explored with at least as much of the bounds
 // left. For each invariant broken, it then finds the shortest
 // counterexample by iterative deepening on its length. When ctx ends, it
-// stops and reports what it found so far (Exhausted false).
+// stops and reports what it found so far (Exhausted false); each run sees
+// ctx (Host.Context), so that a long wait stops too.
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
 	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start}
@@ -198,8 +199,11 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 	x.target = target
 	var prefix []int
 	for ctx.Err() == nil {
-		r := x.execute(prefix, false)
+		r := x.execute(ctx, prefix, false)
 		x.schedules++
+		if ctx.Err() != nil {
+			break // a run the stop cut short: what it found may be of the cut
+		}
 		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
@@ -207,7 +211,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 				}
 			}
 		}
-		if r.failed != "" && ctx.Err() == nil { // not a run that ctx cut short
+		if r.failed != "" {
 			x.scenarioErrors++
 			if x.scenarioError == "" {
 				x.scenarioError = r.failed + " (replay " + x.replayString(r.values()) + ")"
@@ -262,10 +266,10 @@ func (x *explorer) tick() {
 	x.opts.Progress(Progress{Schedules: x.schedules, States: len(x.seen), Violations: x.found, Elapsed: now.Sub(x.start), Phase: phase})
 }
 
-// execute runs the scenario once on a fresh fabric, replaying prefix and
-// then taking each choice's first alternative; describe records every
-// operation and choice in words.
-func (x *explorer) execute(prefix []int, describe bool) *run {
+// execute runs the scenario once on a fresh fabric, under ctx, replaying
+// prefix and then taking each choice's first alternative; describe records
+// every operation and choice in words.
+func (x *explorer) execute(ctx context.Context, prefix []int, describe bool) *run {
 	r := &run{x: x, prefix: prefix, describe: describe, violationLen: -1, badChoice: -1}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Chooser: r, EventCapacity: 1 << 14})
 	if err != nil {
@@ -277,7 +281,7 @@ func (x *explorer) execute(prefix []int, describe bool) *run {
 	r.hist = devices.NewStateHash()
 	cancel := f.Events().Subscribe(r.observe)
 	o := engine.NewOracle(f)
-	r.host = &Host{run: r, fabric: f, oracle: o, bounds: x.bounds}
+	r.host = &Host{run: r, ctx: ctx, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)
 	r.checkViolation(false)
 	r.violations = o.Violations()

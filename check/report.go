@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -80,7 +81,7 @@ func (r *Report) String() string {
 // describe reruns a violating run in words.
 func (x *explorer) describe(f found) Counterexample {
 	x.target = f.invariant
-	r := x.execute(f.values, true)
+	r := x.execute(context.Background(), f.values, true)
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
 	n := len(r.trace)
 	if r.violationLen >= 0 && r.violationStep >= 0 {
@@ -154,15 +155,18 @@ func ParseReplay(s string) (Bounds, []int, error) {
 // Replay reruns the one schedule a replay string names and reports it: the
 // steps in words (all of them, to the end of the scenario) and every
 // violation. onFabric, when not nil, is called with the run's fabric
-// before the scenario starts (to record a trace).
-func Replay(scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
+// before the scenario starts (to record a trace). The run sees ctx
+// (Host.Context): when ctx ends first, the replay is an error.
+func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
 	b, values, err := ParseReplay(replay)
 	if err != nil {
 		return nil, err
 	}
 	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric}
-	r := x.execute(values, true)
+	r := x.execute(ctx, values, true)
 	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("replay %q interrupted before the end of the scenario (%v)", replay, ctx.Err())
 	case r.badChoice >= 0:
 		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %d alternatives there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], r.points[r.badChoice].n)
 	case len(r.points) < len(values):

@@ -221,7 +221,7 @@ func (r *run) visit(tag uint64) {
 	h.Add(tag)
 	r.host.fabric.HashState(&h)
 	for _, s := range r.host.sessions {
-		s.Session.HashState(&h)
+		s.HashState(&h)
 	}
 	r.host.oracle.HashState(&h)
 	b := r.x.bounds

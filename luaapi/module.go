@@ -98,6 +98,7 @@ type Module struct {
 	finished       finishedStats       // the stats of sessions the module no longer tracks
 	pastViolations []engine.Violation  // found on fabrics since replaced
 	spareRec       *recorder           // the recorder of the fabric let go last, for the next one
+	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // checkOptions is the command line of residentlua check.
@@ -26,7 +27,7 @@ type checkOptions struct {
 // The exit statuses of residentlua check.
 const (
 	checkClean  = 0 // no invariant broken within the bounds
-	checkBroken = 1 // an invariant broken, or the search stopped before the end
+	checkBroken = 1 // an invariant broken, or the search or replay stopped before the end
 	checkFailed = 2 // no check: a usage mistake, a scenario that does not load or fails
 )
 
@@ -112,29 +113,45 @@ func runCheck(args []string) int {
 		fmt.Print(checkUsage)
 		return checkClean
 	}
+	// Ctrl-C or SIGTERM stops the scenario's first run, the search (even
+	// in a long wait of a run), or the replay; a search prints what it
+	// found so far.
+	intr := newInterrupter()
+	ctx := intr.arm()
+	// A search runs the scenario thousands of times: its prints are shown
+	// by --replay only.
+	out := io.Discard
 	if o.replay != "" {
-		scenario, closeScenario, err := o.loadScenario(context.Background(), os.Stdout)
-		if err != nil {
-			return complainStatus(err, checkFailed)
-		}
-		defer closeScenario()
-		return o.runReplay(scenario, os.Stdout)
+		out = os.Stdout
 	}
-	return o.runSearch()
+	scenario, err := o.loadScenario(ctx, out)
+	status := checkFailed
+	switch {
+	case err != nil:
+		complainStatus(err, checkFailed)
+	case o.replay != "":
+		status = o.runReplay(ctx, scenario, os.Stdout)
+	default:
+		status = o.runSearch(ctx, scenario, intr)
+	}
+	if intr.disarm(); intr.wasTerminated() {
+		return exitTerminated
+	}
+	return status
 }
 
 // loadScenario is the scenario to check: the built-in one, or the script's
-// (whose print writes to stdout), with a function that closes it. While
-// ctx lasts, a run of the script stops when ctx ends.
-func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
+// (whose print writes to stdout). ctx stops the script's first run, which
+// makes sure that it is a scenario.
+func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, error) {
 	if o.scenario == "" {
-		return check.Builtin, func() {}, nil
+		return check.Builtin, nil
 	}
-	ls, err := check.LoadLuaScenario(o.scenario, stdout)
+	sc, err := luaapi.LoadScenario(ctx, o.scenario, stdout)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ls.Interruptible(ctx), ls.Close, nil
+	return sc.Run, nil
 }
 
 // scenarioName says which scenario is checked, for the report.
@@ -146,28 +163,13 @@ func (o *checkOptions) scenarioName() string {
 }
 
 // runSearch explores the scenario and prints the report, with progress on
-// a terminal. Ctrl-C (or SIGTERM) stops the search, and what it found so
-// far is printed.
-func (o *checkOptions) runSearch() int {
-	intr := newInterrupter()
-	ctx := intr.arm()
-	// A search runs the scenario thousands of times: its prints are shown
-	// by --replay only.
-	scenario, closeScenario, err := o.loadScenario(ctx, io.Discard)
-	if err != nil {
-		intr.disarm()
-		return complainStatus(err, checkFailed)
-	}
-	defer closeScenario()
+// a terminal; the search stops when ctx ends.
+func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
 	intr.disarm()
 	prog.stop()
-	status := o.report(&rep, os.Stdout)
-	if intr.wasTerminated() {
-		status = exitTerminated
-	}
-	return status
+	return o.report(&rep, os.Stdout)
 }
 
 // report prints a search's report on stdout (and why it proves nothing on
@@ -189,16 +191,20 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 
 // runReplay reruns the schedule of --replay and prints what happened: the
 // steps, then each violation with its events. With --trace, the run's
-// timeline is written too. The status is 1 when an invariant broke.
-func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int {
+// timeline is written too. The status is 1 when an invariant broke; the
+// replay stops when ctx ends.
+func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, stdout io.Writer) int {
 	var rec *traceRecorder
 	var onFabric func(*devices.Fabric)
 	if o.tracePath != "" {
 		rec = newTraceRecorder(o.tracePath)
 		onFabric = rec.attach
 	}
-	r, err := check.Replay(scenario, o.replay, onFabric)
-	if err != nil {
+	r, err := check.Replay(ctx, scenario, o.replay, onFabric)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return complainStatus(err, checkBroken) // stopped before the end
+	case err != nil:
 		return complainStatus(err, checkFailed)
 	}
 	fmt.Fprintf(stdout, "replay %s of %s (first alternatives marked -):\n", o.replay, o.scenarioName())

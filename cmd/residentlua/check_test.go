@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
@@ -46,11 +49,16 @@ func TestCheckBuiltinClean(t *testing.T) {
 func TestCheckLuaScenario(t *testing.T) {
 	dir := t.TempDir()
 	// The scenario prints on every run: only --replay shows it.
-	script := writeFile(t, dir, "s.lua", `function scenario(s)
-  local x = s.startup{rounds = s.rounds, credits = s.credits}
-  if s.choose(2) == 0 then x:start() else x:abort() end
-  print("closing", x:close(1))
-  s.reset()
+	script := writeFile(t, dir, "s.lua", `function scenario(c)
+  local s = startup{rounds = c.rounds, credits = c.credits}
+  if c.choose(2) == 0 then
+    local ok, err = pcall(s.start, s)
+    assert(err.kind == "busy")
+  else
+    s:abort()
+  end
+  print("closing", s:close(1))
+  c.reset()
 end
 `)
 	r := checkRun(t, script, "--faults", "0", "--rounds", "1", "--credits", "1")
@@ -62,12 +70,12 @@ end
 	r = checkRun(t, script, "--replay", "r1c1f0:1")
 	r.wantCode(t, 0)
 	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay r1c1f0:1 of the scenario of "+script,
-		"* host  host chooses 1 of 2 for s.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
+		"* host  host chooses 1 of 2 for c.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
 }
 
 func TestCheckScenarioFails(t *testing.T) {
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.lua", "function scenario(s) error('broken scenario') end\n")
+	bad := writeFile(t, dir, "bad.lua", "function scenario(c) error('broken scenario') end\n")
 	r := checkRun(t, bad)
 	r.wantCode(t, 2)
 	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 runs", "broken scenario")
@@ -75,7 +83,7 @@ func TestCheckScenarioFails(t *testing.T) {
 	none := writeFile(t, dir, "none.lua", "x = 1\n")
 	r = checkRun(t, none)
 	r.wantCode(t, 2)
-	contains(t, "stderr", r.stderr, "defines no function scenario(s)")
+	contains(t, "stderr", r.stderr, "is not a check scenario: it defines no function scenario(c)")
 	r = checkRun(t, filepath.Join(dir, "missing.lua"))
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "missing.lua")
@@ -162,7 +170,7 @@ func TestCheckReportsViolation(t *testing.T) {
 	replay := regexp.MustCompile(`replay: (\S+)`).FindStringSubmatch(out.String())[1]
 	out.Reset()
 	o.replay = replay
-	if code := o.runReplay(forgedDecision, &out); code != checkBroken {
+	if code := o.runReplay(context.Background(), forgedDecision, &out); code != checkBroken {
 		t.Fatalf("replay %s: status %d, want %d:\n%s", replay, code, checkBroken, out.String())
 	}
 	contains(t, "replay", out.String(), "* host  host chooses a forgery: a second decision",
@@ -214,7 +222,7 @@ func TestCheckDocsExamples(t *testing.T) {
 // scenario says it runs on standard error: a search discards its prints.)
 func TestCheckFromScriptInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "loop.lua", "function scenario(s)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
+	writeFile(t, dir, "loop.lua", "function scenario(c)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
 	cmd := exec.Command(binary, "-e", `resident.check{scenario = "loop.lua"}`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), noExitSleep)
@@ -238,4 +246,169 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, rest)
 	}
 	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
+}
+
+// TestCheckNotAScenario checks an ordinary script: the command says that
+// it is not a scenario and what one is, rather than a Lua error of it.
+func TestCheckNotAScenario(t *testing.T) {
+	r := checkRun(t, "examples/hello.lua")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: examples/hello.lua is not a check scenario: it defines no function scenario(c).",
+		"A scenario is a script that defines function scenario(c)", "c.choose(n)", "docs/checking.md")
+	if strings.Contains(r.stderr, "attempt to call") || strings.Contains(r.stderr, "traceback") {
+		t.Errorf("a Lua error rather than what is wrong:\n%s", r.stderr)
+	}
+}
+
+// TestCheckOsExit calls os.exit in a scenario, from a local that captured
+// it and at the top level: an error of the scenario, never the end of the
+// process with the scenario's status.
+func TestCheckOsExit(t *testing.T) {
+	dir := t.TempDir()
+	inRun := writeFile(t, dir, "exit.lua", "local exit = os.exit\nfunction scenario(c)\n  if c.choose(2) == 1 then exit(3) end\nend\n")
+	r := checkRun(t, inRun)
+	r.wantCode(t, 2)
+	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 runs; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
+	top := writeFile(t, dir, "top.lua", "os.exit(9)\nfunction scenario(c) end\n")
+	r = checkRun(t, top)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "top.lua:1: os.exit is not available in a check scenario")
+	r = runCmd(t, dir, "", "-e", `print(pcall(resident.check, {scenario = "exit.lua"})) print("still here")`)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "true\t", "still here")
+}
+
+// TestCheckFreshStatePerRun checks a scenario that counts its runs in a
+// global: each run is a fresh state, so the count is 1 in every run and
+// the search ends clean.
+func TestCheckFreshStatePerRun(t *testing.T) {
+	script := writeFile(t, t.TempDir(), "globals.lua", "function scenario(c)\n  runs = (runs or 0) + 1\n  c.choose(runs + 1)\nend\n")
+	r := checkRun(t, script)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "\n2 schedules, ", "bounded space exhausted", "no invariant broken")
+}
+
+// process is the command running in the background.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	done           chan struct{}
+	code           int
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startProcess starts the command with args in dir.
+func startProcess(t *testing.T, dir string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(binary, args...), done: make(chan struct{})}
+	p.cmd.Dir = dir
+	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), noExitSleep)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		var ee *exec.ExitError
+		if err := p.cmd.Wait(); errors.As(err, &ee) {
+			p.code = ee.ExitCode()
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// waitForStderr waits until the process has written text on stderr.
+func (p *process) waitForStderr(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.stderr.String(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.stderr.String())
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends sig and waits, for a generous time, for the process to end;
+// it returns the exit status and how long the process took to end.
+func (p *process) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
+	t.Helper()
+	sent := time.Now()
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.stdout.String(), p.stderr.String())
+	}
+	return p.code, time.Since(sent)
+}
+
+// longWait is a scenario whose wait runs an exchange of a million rounds
+// in simulated time: many minutes of steps.
+const longWait = `function scenario(c)
+  local s = startup{rounds = 1000000, credits = 1}
+  s:submit_gpu()
+  s:submit_npu()
+  s:start()
+  io.stderr:write("waiting\n")
+  s:wait(3600)
+end
+`
+
+// TestCheckStopsInALongWait sends SIGTERM, then Ctrl-C (SIGINT) to a
+// search and a replay while a run waits on an exchange of a million
+// rounds: the wait stops, and the search prints what it found before it
+// exits.
+func TestCheckStopsInALongWait(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "long.lua", longWait)
+	p := startProcess(t, dir, "check", "long.lua", "--faults", "0")
+	p.waitForStderr(t, "waiting\n")
+	code, took := p.stop(t, syscall.SIGTERM)
+	t.Logf("the search ended %v after SIGTERM", took)
+	if code != 143 {
+		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
+	}
+	contains(t, "stdout", p.stdout.String(), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
+	p.waitForStderr(t, "waiting\n")
+	code, took = p.stop(t, os.Interrupt)
+	t.Logf("the replay ended %v after Ctrl-C", took)
+	if code != 1 {
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+	}
+	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
+}
+
+// TestCheckScenarioFromStdin checks a scenario read from standard input,
+// read once for all its runs.
+func TestCheckScenarioFromStdin(t *testing.T) {
+	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
 }
