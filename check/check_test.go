@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,65 @@ func stepTexts(r *check.Replayed) string {
 		texts = append(texts, s.Text)
 	}
 	return strings.Join(texts, "\n")
+}
+
+// TestParseReplayValidatesBounds refuses replay strings whose bounds are
+// out of the ranges the bound flags take, and reads those in range.
+func TestParseReplayValidatesBounds(t *testing.T) {
+	for s, want := range map[string]string{
+		"r0c0f0:1":                   `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0; give the string a counterexample printed`,
+		"r1c1f-1:":                   `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
+		"r5c100f1:":                  `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
+		"r1c1f101:2":                 `faults must be a whole number from 0 to 100, got 101`,
+		"r1000001c1f1:":              `rounds must be a whole number from 1 to 1000000, got 1000001`,
+		"r99999999999999999999c1f1:": `rounds 99999999999999999999 is out of range`,
+		"r1c1f1x:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
+		"r+1c1f1:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
+	} {
+		if _, _, err := check.ParseReplay(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseReplay(%q): %v, want %q", s, err, want)
+		}
+	}
+	b, values, err := check.ParseReplay("r1000000c64f0:5.0")
+	if err != nil || b.Rounds != 1_000_000 || b.Credits != 64 || b.Faults != -1 || len(values) != 2 {
+		t.Errorf("ParseReplay(r1000000c64f0:5.0) = %+v, %v, %v", b, values, err)
+	}
+}
+
+// TestBuiltinWithHugeBounds explores the built-in scenario under bounds
+// with 896 million setups: the search starts at once, in little memory,
+// and stops when its context ends; the setups replay by number, the first
+// ones and the last.
+func TestBuiltinWithHugeBounds(t *testing.T) {
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithCancel(context.Background())
+	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1_000_000, Credits: 64}, ProgressEvery: 1, Progress: func(p check.Progress) {
+		if p.Schedules >= 20 {
+			cancel()
+		}
+	}})
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if rep.Exhausted || rep.Schedules < 20 || rep.Bounds.Rounds != 1_000_000 || rep.Bounds.Credits != 64 {
+		t.Errorf("want a search of the huge bounds stopped after 20 schedules:\n%s", rep.String())
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 200<<20 {
+		t.Errorf("20 schedules allocated %d MiB", grew>>20)
+	}
+	for replay, want := range map[string]string{
+		"r1000000c64f1:5":         "host chooses the setup: no fault, rounds 1, credits 6",
+		"r1000000c64f1:895999999": "host chooses the setup: fault memory.alloc 50%1*error(no memory), rounds 1000000, credits 64",
+	} {
+		r, err := check.Replay(context.Background(), check.Builtin, replay, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepTexts(r); !strings.Contains(got, want) {
+			t.Errorf("replay %s:\n%s\nwant %q", replay, got, want)
+		}
+	}
 }
 
 // TestLongWaitStopsWithTheSearch runs a scenario whose wait runs an

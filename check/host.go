@@ -54,19 +54,23 @@ func (h *Host) Bounds() Bounds { return h.bounds }
 // from run to run; what says what is chosen, for the counterexample
 // ("the order of the submissions"). n below 2 is no choice: 0.
 func (h *Host) Choose(n int, what string) int {
-	if n < 2 {
-		return 0
-	}
-	return h.run.choose(choicePoint{n: n, host: what}, -1)
+	return h.ChooseLabelled(what, n, nil)
 }
 
 // ChooseAmong is Choose among labelled alternatives: the counterexample
 // prints the label of the one taken ("submit_npu, submit_gpu, start").
 func (h *Host) ChooseAmong(what string, labels []string) int {
-	if len(labels) < 2 {
+	return h.ChooseLabelled(what, len(labels), func(i int) string { return labels[i] })
+}
+
+// ChooseLabelled is ChooseAmong for alternatives too many to list: label
+// says what alternative i is, and is called only when a counterexample is
+// put in words.
+func (h *Host) ChooseLabelled(what string, n int, label func(int) string) int {
+	if n < 2 {
 		return 0
 	}
-	return h.run.choose(choicePoint{n: len(labels), host: what, labels: labels}, -1)
+	return h.run.choose(choicePoint{n: n, host: what, label: label}, -1)
 }
 
 // Record records a host operation that the scenario made through a layer

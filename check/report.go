@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -125,19 +126,31 @@ func (x *explorer) replayString(values []int) string {
 	return fmt.Sprintf("r%dc%df%d:%s", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults, strings.Join(parts, "."))
 }
 
+// replayHead is the bounds of a replay string: r<rounds>c<credits>f<faults>.
+var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)$`)
+
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
-// Credits, Faults) and its choices.
+// Credits, Faults), each in the range Bounds.Set allows, and its choices.
 func ParseReplay(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")
 	if !ok {
 		return b, nil, fmt.Errorf("replay %q has no ':'; give the string a counterexample printed, such as r2c2f1:3.0.1", s)
 	}
-	if _, err := fmt.Sscanf(head, "r%dc%df%d", &b.Rounds, &b.Credits, &b.Faults); err != nil {
+	m := replayHead.FindStringSubmatch(head)
+	if m == nil {
 		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
 	}
-	if b.Faults == 0 {
-		b.Faults = -1
+	for i, name := range []string{"rounds", "credits", "faults"} {
+		v, err := strconv.Atoi(m[i+1])
+		if err != nil {
+			err = fmt.Errorf("%s %s is out of range", name, m[i+1])
+		} else {
+			err = b.Set(name, v)
+		}
+		if err != nil {
+			return b, nil, fmt.Errorf("replay %q: %v; give the string a counterexample printed", s, err)
+		}
 	}
 	var values []int
 	if tail != "" {

@@ -48,7 +48,7 @@ type choicePoint struct {
 	n      int
 	kind   devices.ChoiceKind
 	host   string
-	labels []string // of a host choice's alternatives, or nil
+	label  func(int) string // a host choice's alternatives in words, or nil
 	choice devices.Choice
 }
 
@@ -173,8 +173,8 @@ func valueOf(rank, cont int) int {
 // words says what a choice took.
 func (r *run) words(cp choicePoint, value int) Step {
 	switch {
-	case cp.kind == 0 && cp.labels != nil:
-		return Step{Host: true, Text: "host chooses " + cp.host + ": " + cp.labels[value]}
+	case cp.kind == 0 && cp.label != nil:
+		return Step{Host: true, Text: "host chooses " + cp.host + ": " + cp.label(value)}
 	case cp.kind == 0:
 		return Step{Host: true, Text: "host chooses " + strconv.Itoa(value) + " of " + strconv.Itoa(cp.n) + " for " + cp.host}
 	}
@@ -213,8 +213,13 @@ func (r *run) observe(e devices.Event) {
 // which kind of point) and prunes the run when the state was explored
 // before with at least as much of the bounds left. Points the prefix
 // replays are not visited: the search is exploring their alternatives.
+//
+// Nor are points past the step bound: a run there branches no more, and
+// only another run past it could be pruned by them, which would not branch
+// either; hashing them would only fill memory, a state for every step of
+// a long exchange.
 func (r *run) visit(tag uint64) {
-	if r.pruned || r.describe || len(r.points) < len(r.prefix) {
+	if r.pruned || r.describe || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps {
 		return
 	}
 	h := r.hist

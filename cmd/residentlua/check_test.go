@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -260,6 +262,23 @@ func TestCheckNotAScenario(t *testing.T) {
 	}
 }
 
+// TestCheckReplayValidatesBounds refuses replay strings whose bounds are
+// out of the bound flags' ranges, rather than replaying other bounds.
+func TestCheckReplayValidatesBounds(t *testing.T) {
+	for replay, want := range map[string]string{
+		"r0c0f0:1":  `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0`,
+		"r1c1f-1:":  `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
+		"r5c100f1:": `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
+	} {
+		r := checkRun(t, "--replay", replay)
+		r.wantCode(t, 2)
+		contains(t, replay+" stderr", r.stderr, "residentlua: "+want)
+		if r.stdout != "" {
+			t.Errorf("--replay %s replayed:\n%s", replay, r.stdout)
+		}
+	}
+}
+
 // TestCheckOsExit calls os.exit in a scenario, from a local that captured
 // it and at the top level: an error of the scenario, never the end of the
 // process with the scenario's status.
@@ -368,6 +387,21 @@ func (p *process) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
 	return p.code, time.Since(sent)
 }
 
+// peakMemory is the process's peak resident memory, from /proc.
+func (p *process) peakMemory(t *testing.T) int64 {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(status)
+	if m == nil {
+		t.Fatalf("no VmHWM in /proc status:\n%s", status)
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb << 10
+}
+
 // longWait is a scenario whose wait runs an exchange of a million rounds
 // in simulated time: many minutes of steps.
 const longWait = `function scenario(c)
@@ -411,4 +445,32 @@ func TestCheckScenarioFromStdin(t *testing.T) {
 	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
+}
+
+// TestCheckHugeBounds runs the built-in scenario under bounds with 896
+// million setups (rounds up to a million, 64 credits): it runs in little
+// memory, and stops with its report on Ctrl-C, from the command and from
+// resident.check; a replay of one of those setups runs as any other.
+func TestCheckHugeBounds(t *testing.T) {
+	p := startProcess(t, repoRoot, "check", "--rounds", "1000000", "--credits", "64")
+	time.Sleep(time.Second)
+	peak := p.peakMemory(t)
+	code, took := p.stop(t, os.Interrupt)
+	t.Logf("peak memory %d MiB; the search ended %v after Ctrl-C", peak>>20, took)
+	if peak > 2<<30 {
+		t.Errorf("peak memory %d MiB, want at most 2 GiB", peak>>20)
+	}
+	if code != 1 {
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+	}
+	contains(t, "stdout", p.stdout.String(), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	p = startProcess(t, repoRoot, "-e", `resident.check{rounds = 1000000, credits = 64}`)
+	time.Sleep(time.Second)
+	if code, _ := p.stop(t, os.Interrupt); code != 1 {
+		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+	}
+	contains(t, "resident.check stderr", p.stderr.String(), "resident.check interrupted after ")
+	r := checkRun(t, "--replay", "r1000000c64f1:5")
+	r.wantCode(t, 0)
+	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
 }
