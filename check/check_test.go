@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -145,6 +146,69 @@ func stepTexts(r *check.Replayed) string {
 		texts = append(texts, s.Text)
 	}
 	return strings.Join(texts, "\n")
+}
+
+// TestNondeterministicScenario runs scenarios that are not functions of
+// their choices: the search stops at the first run whose replay of an
+// earlier run's prefix meets another choice, and says where.
+func TestNondeterministicScenario(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		scenario func(runs int, h *check.Host)
+		want     string
+	}{
+		{"the number of alternatives varies", func(runs int, h *check.Host) {
+			h.Choose(2+runs%2, "a choice whose alternatives vary")
+		}, "replaying the choices r2c2f1:1 of an earlier run, choice 1 had 2 alternatives (a host choice), where the earlier run had 3 (a host choice)"},
+		{"the kind varies", func(runs int, h *check.Host) {
+			if runs == 1 {
+				h.Choose(2, "first")
+				h.Choose(2, "second")
+				return
+			}
+			cfg := exchange.Default()
+			cfg.Rounds, cfg.Credits = 1, 1
+			s, _ := h.NewSession(cfg)
+			_ = s.SubmitGPU()
+			_ = s.SubmitNPU()
+			_ = s.Start()
+			_, _ = s.Wait(time.Second)
+		}, "choice 1 had 2 alternatives (when a release lands), where the earlier run had 2 (a host choice)"},
+		{"the operations vary", func(runs int, h *check.Host) {
+			h.Record(fmt.Sprintf("an operation that returned %d", runs), nil)
+			h.Choose(2, "a choice after it")
+		}, "replaying the choices r2c2f1:1 of an earlier run, the host's operations or their results before choice 1 differed from the earlier run's"},
+		{"the scenario ends early", func(runs int, h *check.Host) {
+			if runs == 1 {
+				h.Choose(2, "first")
+				h.Choose(2, "second")
+			}
+		}, "replaying the choices r2c2f1:0.1 of an earlier run, the scenario ended after 0 choices, where the earlier run went on to choice 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runs := 0
+			rep := check.Check(context.Background(), func(h *check.Host) { runs++; c.scenario(runs, h) }, check.Options{})
+			if !strings.HasPrefix(rep.Nondeterministic, "scenario is not deterministic: ") || !strings.Contains(rep.Nondeterministic, c.want) {
+				t.Errorf("Nondeterministic = %q, want it to say %q", rep.Nondeterministic, c.want)
+			}
+			if rep.Exhausted || rep.Schedules != 2 {
+				t.Errorf("want the search stopped at the second run, not exhausted:\n%s", rep.String())
+			}
+			contains := "bounded space not exhausted (stopped: the scenario is not deterministic)"
+			if !strings.Contains(rep.String(), contains) || !strings.Contains(rep.String(), rep.Nondeterministic) {
+				t.Errorf("the report does not say it:\n%s", rep.String())
+			}
+		})
+	}
+}
+
+// TestDeterministicScenariosPass runs the built-in scenario, whose runs are
+// functions of their choices, and finds no nondeterminism.
+func TestDeterministicScenariosPass(t *testing.T) {
+	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}})
+	if rep.Nondeterministic != "" || !rep.Exhausted {
+		t.Errorf("the built-in scenario: %s", rep.String())
+	}
 }
 
 // TestParseReplayValidatesBounds refuses replay strings whose bounds are

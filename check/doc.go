@@ -6,7 +6,8 @@
 // deadline passes first) it makes through a devices.Chooser. The engine's
 // oracle checks its invariants on every event of every run; for each
 // invariant broken, Check reports the shortest schedule it found, in words,
-// with a string that replays it.
+// with a string that replays it. It checks, too, that the scenario is a
+// function of its choices, which its search and replays assume.
 //
 // A scenario is the host side, a Scenario function that drives sessions
 // through a Host and asks it for host-side choices; Builtin is the

@@ -115,8 +115,15 @@ type Report struct {
 	// string.
 	ScenarioErrors int
 	ScenarioError  string
-	Exhausted      bool // every schedule within the bounds was explored (not stopped)
-	Elapsed        time.Duration
+	// Nondeterministic, when not empty, says how the scenario was found not
+	// to be a function of its choices: a run that replayed the choices of an
+	// earlier one met a choice with another number or kind of
+	// alternatives, or other host operations before it. The search stops
+	// there: its pruning and its replay strings assume a deterministic
+	// scenario.
+	Nondeterministic string
+	Exhausted        bool // every schedule within the bounds was explored (not stopped)
+	Elapsed          time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
 	Counterexamples []Counterexample
@@ -132,24 +139,28 @@ func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 // left. For each invariant broken, it then finds the shortest
 // counterexample by iterative deepening on its length. When ctx ends, it
 // stops and reports what it found so far (Exhausted false); each run sees
-// ctx (Host.Context), so that a long wait stops too.
+// ctx (Host.Context), so that a long wait stops too. It stops as well when
+// it finds the scenario not deterministic (Report.Nondeterministic).
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
 	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start}
 	x.seen = map[uint64][]budget{}
 	rep := Report{Bounds: x.bounds}
 	found := x.search(ctx, 0)
-	rep.Exhausted = ctx.Err() == nil
+	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
 	rep.States, rep.Pruned, rep.Truncated = len(x.seen), x.pruned, x.truncated
 	for inv := range engine.Invariants {
 		cx, ok := found[inv]
 		if !ok {
 			continue
 		}
-		if ctx.Err() == nil {
+		if rep.Exhausted {
 			cx = x.shortest(ctx, inv, cx)
 		}
 		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
+	}
+	if rep.Nondeterministic = x.diverged; rep.Nondeterministic != "" { // perhaps found by a search for the shortest
+		rep.Exhausted = false
 	}
 	rep.Schedules = x.schedules
 	rep.ScenarioErrors, rep.ScenarioError = x.scenarioErrors, x.scenarioError
@@ -172,7 +183,8 @@ type explorer struct {
 	found          int
 	scenarioErrors int
 	scenarioError  string
-	target         int // the invariant a search for the shortest counterexample seeks; 0: any
+	diverged       string // the words of the first nondeterminism found
+	target         int    // the invariant a search for the shortest counterexample seeks; 0: any
 	onFabric       func(*devices.Fabric)
 }
 
@@ -197,12 +209,16 @@ type found struct {
 func (x *explorer) search(ctx context.Context, target int) map[int]found {
 	out := map[int]found{}
 	x.target = target
-	var prefix []int
+	var prefix []point
 	for ctx.Err() == nil {
 		r := x.execute(ctx, prefix, false)
 		x.schedules++
 		if ctx.Err() != nil {
 			break // a run the stop cut short: what it found may be of the cut
+		}
+		if r.diverged != nil {
+			x.diverged = r.diverged.words(x.replayString(r.diverged.prefix))
+			break
 		}
 		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
@@ -234,7 +250,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 func (x *explorer) shortest(ctx context.Context, inv int, cx found) found {
 	outer := x.bounds
 	defer func() { x.bounds = outer }()
-	for l := 1; l < cx.length && ctx.Err() == nil; l++ {
+	for l := 1; l < cx.length && ctx.Err() == nil && x.diverged == ""; l++ {
 		x.bounds.Length = l
 		x.seen = map[uint64][]budget{}
 		x.phase = fmt.Sprintf("shortest for invariant %d, length %d", inv, l)
@@ -269,7 +285,7 @@ func (x *explorer) tick() {
 // execute runs the scenario once on a fresh fabric, under ctx, replaying
 // prefix and then taking each choice's first alternative; describe records
 // every operation and choice in words.
-func (x *explorer) execute(ctx context.Context, prefix []int, describe bool) *run {
+func (x *explorer) execute(ctx context.Context, prefix []point, describe bool) *run {
 	r := &run{x: x, prefix: prefix, describe: describe, violationLen: -1, badChoice: -1}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Chooser: r, EventCapacity: 1 << 14})
 	if err != nil {
@@ -283,9 +299,10 @@ func (x *explorer) execute(ctx context.Context, prefix []int, describe bool) *ru
 	o := engine.NewOracle(f)
 	r.host = &Host{run: r, ctx: ctx, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)
+	r.expectEnd()
 	r.checkViolation(false)
 	r.violations = o.Violations()
-	if r.pruned && r.violationLen < 0 {
+	if r.pruned && r.violationLen < 0 && r.diverged == nil {
 		x.pruned++
 	}
 	if r.truncated {

@@ -18,7 +18,8 @@ import (
 // (the order of submissions, whether to abort, a deadline). It must be a
 // function of its choices and of what its operations return, and nothing
 // else (no clock, no randomness of its own), so that the checker can
-// rerun it choice for choice.
+// rerun it choice for choice; the checker verifies this as it goes (see
+// Report.Nondeterministic).
 type Scenario func(h *Host)
 
 // Host is what a scenario drives: a fresh simulated fabric per run, whose

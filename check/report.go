@@ -62,13 +62,19 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d\n",
 		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps)
 	state := "exhausted"
-	if !r.Exhausted {
+	switch {
+	case r.Nondeterministic != "":
+		state = "not exhausted (stopped: the scenario is not deterministic)"
+	case !r.Exhausted:
 		state = "not exhausted (stopped)"
 	}
 	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
 		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
 	if r.ScenarioErrors > 0 {
 		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+	}
+	if r.Nondeterministic != "" {
+		b.WriteString(r.Nondeterministic + "\n")
 	}
 	if r.OK() {
 		b.WriteString("no invariant broken\n")
@@ -82,7 +88,7 @@ func (r *Report) String() string {
 // describe reruns a violating run in words.
 func (x *explorer) describe(f found) Counterexample {
 	x.target = f.invariant
-	r := x.execute(context.Background(), f.values, true)
+	r := x.execute(context.Background(), pointsOf(f.values), true)
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
 	n := len(r.trace)
 	if r.violationLen >= 0 && r.violationStep >= 0 {
@@ -176,7 +182,7 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 		return nil, err
 	}
 	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric}
-	r := x.execute(ctx, values, true)
+	r := x.execute(ctx, pointsOf(values), true)
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("replay %q interrupted before the end of the scenario (%v)", replay, ctx.Err())

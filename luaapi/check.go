@@ -70,7 +70,10 @@ func (m *Module) checkFn(L *lua.LState) int {
 		return 1
 	}
 	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
-	if !rep.Exhausted {
+	switch {
+	case rep.Nondeterministic != "":
+		L.RaiseError("resident.check: %s", rep.Nondeterministic)
+	case !rep.Exhausted:
 		L.RaiseError("resident.check interrupted after %d schedules and %d distinct states, before the end of the bounded space (invariants found broken by then: %d)",
 			rep.Schedules, rep.States, len(rep.Counterexamples))
 	}

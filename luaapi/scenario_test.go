@@ -54,7 +54,7 @@ func replaySteps(t *testing.T, sc *Scenario, replay string) string {
 func TestLuaScenario(t *testing.T) {
 	sc := mustLoadScenario(t, "testdata/scenario.lua")
 	rep := check.Check(context.Background(), sc.Run, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
-	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Schedules < 4 {
+	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Nondeterministic != "" || rep.Schedules < 4 {
 		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
 	}
 	got := replaySteps(t, sc, "r2c2f0:0.1")
@@ -120,8 +120,30 @@ function scenario(c)
 end
 `))
 	rep := check.Check(context.Background(), sc.Run, check.Options{})
-	if !rep.Exhausted || rep.Schedules != 2 || rep.ScenarioErrors != 0 {
+	if !rep.Exhausted || rep.Schedules != 2 || rep.ScenarioErrors != 0 || rep.Nondeterministic != "" {
 		t.Errorf("want 2 schedules, exhausted, no error and nothing nondeterministic:\n%s", rep.String())
+	}
+}
+
+// TestScenarioNotDeterministic reads a counter kept in a file from one run
+// to the next: the search stops and says the scenario is not
+// deterministic.
+func TestScenarioNotDeterministic(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "counter")
+	sc := mustLoadScenario(t, writeScenario(t, `local path = `+luaString(counter)+`
+function scenario(c)
+  local f = io.open(path)
+  local n = f and tonumber(f:read("*a")) or 0
+  if f then f:close() end
+  f = io.open(path, "w")
+  f:write(n + 1)
+  f:close()
+  c.choose(2 + n % 2)
+end
+`))
+	rep := check.Check(context.Background(), sc.Run, check.Options{})
+	if !strings.HasPrefix(rep.Nondeterministic, "scenario is not deterministic: replaying the choices r2c2f1:1 of an earlier run, choice 1 had 3 alternatives") || rep.Exhausted {
+		t.Errorf("want the scenario found not deterministic:\n%s", rep.String())
 	}
 }
 

@@ -177,6 +177,9 @@ func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, i
 func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "check: %s\n%s", o.scenarioName(), rep.String())
 	switch {
+	case rep.Nondeterministic != "":
+		fmt.Fprintf(os.Stderr, "%s: %s\n", progName, rep.Nondeterministic)
+		return checkFailed
 	case !rep.OK():
 		return checkBroken
 	case rep.ScenarioErrors > 0:

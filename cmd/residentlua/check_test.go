@@ -297,6 +297,34 @@ func TestCheckOsExit(t *testing.T) {
 	contains(t, "stdout", r.stdout, "true\t", "still here")
 }
 
+// TestCheckNotDeterministic checks a scenario that keeps a counter in a
+// file from one run to the next: the command says it is not
+// deterministic, as docs/checking.md shows, and exits with status 2.
+func TestCheckNotDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "counter.lua", `function scenario(c)
+  local f = io.open("count")
+  local n = f and tonumber(f:read("*a")) or 0
+  if f then f:close() end
+  f = io.open("count", "w")
+  f:write(n + 1)
+  f:close()
+  c.choose(2 + n % 2)
+end
+`)
+	r := runCmd(t, dir, "", "check", script)
+	r.wantCode(t, 2)
+	doc := string(readFile(t, filepath.Join(repoRoot, "docs", "checking.md")))
+	shown := regexp.MustCompile("(?m)^scenario is not deterministic: .*$").FindString(doc)
+	if shown == "" {
+		t.Fatal("docs/checking.md shows no nondeterministic scenario's message")
+	}
+	contains(t, "stderr", r.stderr, "residentlua: "+shown)
+	contains(t, "stdout", r.stdout, "2 schedules", "bounded space not exhausted (stopped: the scenario is not deterministic)", shown)
+	r = runCmd(t, dir, "", "-e", `local ok, err = pcall(resident.check, {scenario = "counter.lua"}) print(ok, err)`)
+	contains(t, "resident.check", r.stdout, "false\t", "resident.check: scenario is not deterministic: ")
+}
+
 // TestCheckFreshStatePerRun checks a scenario that counts its runs in a
 // global: each run is a fresh state, so the count is 1 in every run and
 // the search ends clean.
@@ -439,14 +467,6 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
 }
 
-// TestCheckScenarioFromStdin checks a scenario read from standard input,
-// read once for all its runs.
-func TestCheckScenarioFromStdin(t *testing.T) {
-	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
-	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
-}
-
 // TestCheckHugeBounds runs the built-in scenario under bounds with 896
 // million setups (rounds up to a million, 64 credits): it runs in little
 // memory, and stops with its report on Ctrl-C, from the command and from
@@ -473,4 +493,12 @@ func TestCheckHugeBounds(t *testing.T) {
 	r := checkRun(t, "--replay", "r1000000c64f1:5")
 	r.wantCode(t, 0)
 	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
+}
+
+// TestCheckScenarioFromStdin checks a scenario read from standard input,
+// read once for all its runs.
+func TestCheckScenarioFromStdin(t *testing.T) {
+	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
 }
