@@ -92,9 +92,11 @@ const noFabric = "a check scenario runs on the fabric the checker makes for each
 // open makes a fresh Lua state for one run of the script: Lua 5.1's
 // behaviour with math.random seeded with 1, the module opened with opts
 // (its functions also as globals) on a fabric resident.fabric{...} may not
-// replace, os.exit an error, and the script's top level run.
+// replace, os.exit an error from the start, and the script's top level
+// run.
 func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Module, error) {
-	L := lua51.NewState(lua51.Options{Seed: 1, Stdout: opts.Stdout})
+	L := lua51.NewState(lua51.Options{Seed: 1, Stdout: opts.Stdout,
+		ExitRefused: "os.exit is not available in a check scenario, which the checker runs once for every schedule; return from scenario(c), or raise an error"})
 	if ctx.Done() != nil {
 		L.SetContext(ctx)
 	}
@@ -105,12 +107,6 @@ func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Modul
 		return nil, nil, err
 	}
 	m.fixedFabric = noFabric
-	if osLib, ok := L.GetGlobal("os").(*lua.LTable); ok {
-		osLib.RawSetString("exit", L.NewFunction(func(L *lua.LState) int {
-			L.RaiseError("os.exit is not available in a check scenario, which the checker runs once for every schedule; return from scenario(c), or raise an error")
-			return 0
-		}))
-	}
 	fn, err := lua51.Load(L, bytes.NewReader(sc.src), sc.chunkname)
 	if err == nil {
 		L.Push(fn)
