@@ -45,7 +45,7 @@ func (m *Module) observed(name string, fn lua.LGFunction) lua.LGFunction {
 			}
 			r := recover()
 			if api, ok := r.(*lua.ApiError); ok {
-				m.opts.OnOperation(Operation{Text: call + " = error: " + ErrorString(api), Session: s})
+				m.opts.OnOperation(Operation{Text: call + " = error: " + strings.TrimSpace(ErrorString(api)), Session: s})
 			}
 			panic(r)
 		}()
@@ -95,33 +95,41 @@ func (m *Module) valueWords(L *lua.LState, from, to int) (string, *engine.Sessio
 }
 
 // valueWord writes v as a script would: a session by its name, a string
-// quoted, a table's fields (one level) in the order of their keys.
-func (m *Module) valueWord(v lua.LValue) string {
+// quoted, a table's fields in the order of their keys (two levels deep), a
+// value of another type by its type's name (a userdata's __name).
+func (m *Module) valueWord(v lua.LValue) string { return m.valueWordIn(v, 2) }
+
+func (m *Module) valueWordIn(v lua.LValue, depth int) string {
 	switch v := v.(type) {
 	case lua.LString:
 		return strconv.Quote(string(v))
 	case lua.LNumber:
 		return lua51.NumberToString(v)
 	case *lua.LTable:
+		if depth == 0 {
+			return "{...}"
+		}
 		var fields []string
 		v.ForEach(func(k, fv lua.LValue) {
-			w := m.valueWord(fv)
-			if _, nested := fv.(*lua.LTable); nested {
-				w = "{...}"
-			}
+			w := m.valueWordIn(fv, depth-1)
 			if ks, ok := k.(lua.LString); ok {
 				fields = append(fields, string(ks)+" = "+w)
 			} else {
-				fields = append(fields, "["+m.valueWord(k)+"] = "+w)
+				fields = append(fields, "["+m.valueWordIn(k, 0)+"] = "+w)
 			}
 		})
 		slices.SortFunc(fields, cmp.Compare)
 		return "{" + strings.Join(fields, ", ") + "}"
-	}
-	if s := m.sessionOf(v); s != nil {
-		return "s" + strconv.FormatUint(s.id, 10)
-	}
-	if v.Type() == lua.LTNil || v.Type() == lua.LTBool {
+	case *lua.LUserData:
+		if s := m.sessionOf(v); s != nil {
+			return "s" + strconv.FormatUint(s.id, 10)
+		}
+		if mt, ok := v.Metatable.(*lua.LTable); ok {
+			if name, ok := mt.RawGetString("__name").(lua.LString); ok {
+				return string(name)
+			}
+		}
+	case *lua.LNilType, lua.LBool:
 		return v.String()
 	}
 	return valueTypeName(v)

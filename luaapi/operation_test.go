@@ -40,6 +40,7 @@ pcall(resident.reset, "tpu")
 resident.reset("gpu")
 resident.clear_faults()
 pcall(resident.startup, {rounds = -1})
+pcall(resident.startup, {rounds = {1, {2}}, [true] = io.stdout})
 resident.fabric()`)
 	want := []string{
 		`resident.startup{credits = 1, gpu = "pm4", rounds = 1} = s1`,
@@ -56,6 +57,7 @@ resident.fabric()`)
 		`resident.reset("gpu") = ok`,
 		`resident.clear_faults() = ok`,
 		`resident.startup{rounds = -1} = error: invalid: `,
+		`resident.startup{[true] = userdata, rounds = {[1] = 1, [2] = {...}}} = error: bad argument #1 to 'startup'`,
 		`resident.fabric() = {budget = `,
 	}
 	if len(texts) != len(want) {

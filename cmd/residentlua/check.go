@@ -34,7 +34,7 @@ const (
 // checkUsage is what residentlua check --help prints.
 const checkUsage = `usage: residentlua check [SCENARIO.lua] [options]
 Explores every schedule of the built-in scenario, or of SCENARIO.lua's
-function scenario(s), within the bounds, and prints the shortest schedule
+function scenario(c), within the bounds, and prints the shortest schedule
 found that breaks each invariant broken.
   --rounds R        the largest exchange's rounds (default 2)
   --credits C       the largest exchange's credits (default 2)
