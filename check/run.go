@@ -225,9 +225,10 @@ func (r *run) observe(e devices.Event) {
 // Nor are points past the step bound: a run there branches no more, and
 // only another run past it could be pruned by them, which would not branch
 // either; hashing them would only fill memory, a state for every step of
-// a long exchange.
+// a long exchange. Nor, once the search is stopped, any point: the run is
+// cut, and hashing a large state takes long.
 func (r *run) visit(tag uint64) {
-	if r.pruned || r.describe || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps {
+	if r.pruned || r.describe || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps || r.host.ctx.Err() != nil {
 		return
 	}
 	h := r.hist

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -335,39 +334,33 @@ func TestCheckFreshStatePerRun(t *testing.T) {
 	contains(t, "stdout", r.stdout, "\n2 schedules, ", "bounded space exhausted", "no invariant broken")
 }
 
-// process is the command running in the background.
+// process is the command running in the background, its output going to
+// files that the test reads while it runs.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr syncBuffer
+	stdout, stderr string // the files
 	done           chan struct{}
 	code           int
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startProcess starts the command with args in dir.
 func startProcess(t *testing.T, dir string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(binary, args...), done: make(chan struct{})}
+	out := t.TempDir()
+	p := &process{cmd: exec.Command(binary, args...), stdout: filepath.Join(out, "stdout"), stderr: filepath.Join(out, "stderr"), done: make(chan struct{})}
 	p.cmd.Dir = dir
 	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), noExitSleep)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	for _, f := range []struct {
+		path string
+		to   *io.Writer
+	}{{p.stdout, &p.cmd.Stdout}, {p.stderr, &p.cmd.Stderr}} {
+		file, err := os.Create(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close() // the process has its own descriptor
+		*f.to = file
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -385,17 +378,23 @@ func startProcess(t *testing.T, dir string, args ...string) *process {
 	return p
 }
 
+// output is what the process has written so far to one of its files.
+func (p *process) output(t *testing.T, file string) string {
+	t.Helper()
+	return string(readFile(t, file))
+}
+
 // waitForStderr waits until the process has written text on stderr.
 func (p *process) waitForStderr(t *testing.T, text string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(p.stderr.String(), text) {
+	for !strings.Contains(p.output(t, p.stderr), text) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.stderr.String())
+			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.output(t, p.stderr))
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.stderr.String())
+			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.output(t, p.stderr))
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -410,7 +409,7 @@ func (p *process) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
 	select {
 	case <-p.done:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.stdout.String(), p.stderr.String())
+		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.output(t, p.stdout), p.output(t, p.stderr))
 	}
 	return p.code, time.Since(sent)
 }
@@ -454,17 +453,17 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	code, took := p.stop(t, syscall.SIGTERM)
 	t.Logf("the search ended %v after SIGTERM", took)
 	if code != 143 {
-		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
+		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.output(t, p.stderr))
 	}
-	contains(t, "stdout", p.stdout.String(), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
 	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
 	p.waitForStderr(t, "waiting\n")
 	code, took = p.stop(t, os.Interrupt)
 	t.Logf("the replay ended %v after Ctrl-C", took)
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
 	}
-	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
+	contains(t, "stderr", p.output(t, p.stderr), `replay "r2c2f0:" interrupted before the end of the scenario`)
 }
 
 // TestCheckHugeBounds runs the built-in scenario under bounds with 896
@@ -481,15 +480,15 @@ func TestCheckHugeBounds(t *testing.T) {
 		t.Errorf("peak memory %d MiB, want at most 2 GiB", peak>>20)
 	}
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
 	}
-	contains(t, "stdout", p.stdout.String(), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	contains(t, "stdout", p.output(t, p.stdout), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
 	p = startProcess(t, repoRoot, "-e", `resident.check{rounds = 1000000, credits = 64}`)
 	time.Sleep(time.Second)
 	if code, _ := p.stop(t, os.Interrupt); code != 1 {
-		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
+		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
 	}
-	contains(t, "resident.check stderr", p.stderr.String(), "resident.check interrupted ")
+	contains(t, "resident.check stderr", p.output(t, p.stderr), "resident.check interrupted ")
 	r := checkRun(t, "--replay", "r1000000c64f1:5")
 	r.wantCode(t, 0)
 	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
