@@ -307,3 +307,22 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 		t.Errorf("want one schedule, stopped, no counterexample from the cut run:\n%s", rep.String())
 	}
 }
+
+// TestMaxStates bounds the states a search remembers: past the bound it
+// remembers no more and prunes less, so it runs more schedules, and finds
+// what it would have found.
+func TestMaxStates(t *testing.T) {
+	bounds := check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
+	full := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
+	most := full.States * 3 / 4
+	capped := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds, MaxStates: most})
+	if full.StatesFull || !capped.StatesFull || capped.States != most {
+		t.Fatalf("uncapped: full %v, %d states; capped at %d: full %v, %d states", full.StatesFull, full.States, most, capped.StatesFull, capped.States)
+	}
+	if !capped.Exhausted || !capped.OK() || capped.Schedules <= full.Schedules {
+		t.Errorf("capped: want exhausted, no violation and more schedules than %d:\n%s", full.Schedules, capped.String())
+	}
+	if !strings.Contains(capped.String(), fmt.Sprintf("the search remembered %d distinct states, its most, and no more after", most)) {
+		t.Errorf("the report does not say it:\n%s", capped.String())
+	}
+}

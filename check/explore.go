@@ -92,7 +92,16 @@ type Options struct {
 	// 200 ms) with the figures so far.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// MaxStates is how many explored states the search remembers for
+	// pruning (0: DefaultMaxStates). Past it, it remembers no more: it
+	// prunes less and takes longer, but misses nothing, and its memory
+	// stays bounded however long it runs.
+	MaxStates int
 }
+
+// DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
+// remembered states.
+const DefaultMaxStates = 8_000_000
 
 // Progress is how far a search has come.
 type Progress struct {
@@ -122,8 +131,11 @@ type Report struct {
 	// there: its pruning and its replay strings assume a deterministic
 	// scenario.
 	Nondeterministic string
-	Exhausted        bool // every schedule within the bounds was explored (not stopped)
-	Elapsed          time.Duration
+	// StatesFull is set when the search reached Options.MaxStates and went
+	// on without remembering the states it reached after.
+	StatesFull bool
+	Exhausted  bool // every schedule within the bounds was explored (not stopped)
+	Elapsed    time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
 	Counterexamples []Counterexample
@@ -143,12 +155,15 @@ func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 // it finds the scenario not deterministic (Report.Nondeterministic).
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
-	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start}
+	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates}
+	if x.maxStates <= 0 {
+		x.maxStates = DefaultMaxStates
+	}
 	x.seen = map[uint64][]budget{}
 	rep := Report{Bounds: x.bounds}
 	found := x.search(ctx, 0)
 	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
-	rep.States, rep.Pruned, rep.Truncated = len(x.seen), x.pruned, x.truncated
+	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
 	for inv := range engine.Invariants {
 		cx, ok := found[inv]
 		if !ok {
@@ -175,6 +190,8 @@ type explorer struct {
 	opts           Options
 	start          time.Time
 	seen           map[uint64][]budget
+	maxStates      int  // the most states seen holds
+	statesFull     bool // a state was not remembered: seen was full
 	schedules      int
 	pruned         int
 	truncated      int

@@ -70,6 +70,9 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
 		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	if r.StatesFull {
+		fmt.Fprintf(&b, "the search remembered %d distinct states, its most, and no more after: it pruned less from then on\n", r.States)
+	}
 	if r.ScenarioErrors > 0 {
 		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
 	}

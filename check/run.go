@@ -250,6 +250,10 @@ func (r *run) visit(tag uint64) {
 			return
 		}
 	}
+	if len(r.x.seen) >= r.x.maxStates {
+		r.x.statesFull = true // remember no more: prune less, in bounded memory
+		return
+	}
 	r.x.seen[key] = append(r.x.seen[key], left)
 }
 
