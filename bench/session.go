@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
@@ -59,7 +60,7 @@ func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
 		switch e.Kind {
 		case engine.EvDecide:
 			decided = e.Time
-		case exchange.EvObserve:
+		case program.EvObserve:
 			observed = max(observed, e.Time)
 		}
 	}

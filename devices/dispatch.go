@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Prepared is a program ready to be dispatched on one queue family of a
@@ -65,10 +66,10 @@ func (p *Prepared) Program() Program { return p.program }
 // device's dispatch fault fires (Device), or when a Starter program's Start
 // fails. An accepted program starts after its queue's dispatch latency.
 func (p *Prepared) Dispatch() (*Completion, error) {
-	if s, ok := p.program.(Starter); ok {
+	if s, ok := p.program.(program.Starter); ok {
 		// Work outside the fabric (a kernel on hardware) is admitted once
 		// it has started.
-		return p.dispatchStarting(func(env *Env) *Error {
+		return p.dispatchStarting(func(env *env) *Error {
 			if err := s.Start(env); err != nil {
 				return startError(p.device, err)
 			}
@@ -94,7 +95,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 // with only the device's hw lock held, which keeps the device's resets (and
 // so Fabric.Close) out, and then the invocation starts, or the reservation
 // is undone and the dispatch rejected with start's error.
-func (p *Prepared) dispatchStarting(start func(env *Env) *Error) (*Completion, error) {
+func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, error) {
 	d := p.device
 	f := d.fabric
 	d.hw.Lock()
@@ -154,7 +155,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	if d.kind == GPU {
 		site = fault.GPUDispatch
 	}
-	delay := f.timing.dispatch(p.family.Command)
+	delay := dispatchLatency(&f.timing, p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
 		return nil, 0, p.rejectLocked(errorText(KindDevice, "dispatch", "device: "+d.name+" rejected the dispatch: "+fired.Message))
@@ -206,7 +207,7 @@ type invocation struct {
 	owner   uint64
 	reach   []*Buffer
 	comp    *Completion
-	env     Env
+	env     env
 	startAt time.Duration
 
 	started bool          // executor-owned

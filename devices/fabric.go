@@ -148,7 +148,7 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if cfg.Budget < 0 {
 		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
 	}
-	if err := cfg.Timing.validate(); err != nil {
+	if err := validateTiming(&cfg.Timing); err != nil {
 		return nil, err
 	}
 	if cfg.Chooser != nil && cfg.Mode != Simulated {

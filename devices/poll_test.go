@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -13,12 +14,12 @@ type poller struct {
 	polls int
 }
 
-func (p *poller) Step(*Env) Next {
+func (p *poller) Step(program.Env) Next {
 	if p.done.Load() {
-		return Retire(nil)
+		return program.Retire(nil)
 	}
 	p.polls++
-	return Poll()
+	return program.Poll()
 }
 
 func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Completion) {

@@ -5,6 +5,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
@@ -77,7 +78,7 @@ func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst 
 			t.Errorf("%d %s events, want %d (one per generation)", n, k, cfg.Rounds)
 		}
 	}
-	if n := w.counts.get(id, exchange.EvObserve); n != 2 {
+	if n := w.counts.get(id, program.EvObserve); n != 2 {
 		t.Errorf("%d observe events, want 2 (each program sees RUN once)", n)
 	}
 	if n := w.counts.get(id, EvVerify); n != 1 {

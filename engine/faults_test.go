@@ -6,6 +6,7 @@ package engine
 // are all correct engine behaviours under faults).
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"strings"
 	"testing"
 	"time"
@@ -206,7 +207,7 @@ func faultCases() []faultCase {
 			if ok, err := s.Wait(longWait); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
-			if e := oneEvent(t, x.f, s.ID(), exchange.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
+			if e := oneEvent(t, x.f, s.ID(), program.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
 				t.Errorf("the peer observed %d, want ABORT", e.B)
 			}
 			if len(actorEvents(x.f, s.ID(), devices.EvDispatch, dev)) != 0 {
@@ -314,7 +315,7 @@ func faultCases() []faultCase {
 			x.verified(t, s)
 			// From the device's own observation of RUN: in real time it
 			// can come before the host's EvPublished event is recorded.
-			run := oneEvent(t, x.f, s.ID(), exchange.EvObserve, dev).Time
+			run := oneEvent(t, x.f, s.ID(), program.EvObserve, dev).Time
 			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
 				t.Errorf("%s retired %v after observing RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
 			}
@@ -332,7 +333,7 @@ func faultCases() []faultCase {
 			if err := s.Abort(); err != nil {
 				t.Fatalf("Abort: %v", err)
 			}
-			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), exchange.EvObserve) == 2 })
+			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), program.EvObserve) == 2 })
 			x.eventually(t, "the peer retiring", func() bool { return len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1 })
 			if n := x.faultsFired(s, side.run, fault.IgnoreAbort); n != 1 {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
@@ -425,7 +426,7 @@ func faultCases() []faultCase {
 			t.Error("more than one decision was made")
 		}
 		x.quarantined(t, s)
-		if len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)) != 0 {
+		if len(actorEvents(x.f, s.ID(), program.EvObserve, x.npu)) != 0 {
 			t.Error("the NPU observed a decision whose publication failed")
 		}
 	})
@@ -471,9 +472,9 @@ func faultCases() []faultCase {
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
-		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.gpu)) == 1 })
+		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(actorEvents(x.f, s.ID(), program.EvObserve, x.gpu)) == 1 })
 		x.quarantined(t, s)
-		if n := len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)); n != 0 {
+		if n := len(actorEvents(x.f, s.ID(), program.EvObserve, x.npu)); n != 0 {
 			t.Errorf("the NPU observed a decision %d times without a release", n)
 		}
 	})

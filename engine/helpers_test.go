@@ -7,6 +7,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 	"strings"
 	"sync"
@@ -589,10 +590,10 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 
 // program is a device program given as a list of steps, run in order; the
 // last one is repeated. It lets a test write a deliberately wrong program.
-type program []func(env *devices.Env) devices.Next
+type steps []func(env program.Env) devices.Next
 
 // Step runs the next step.
-func (p *program) Step(env *devices.Env) devices.Next {
+func (p *steps) Step(env program.Env) devices.Next {
 	step := (*p)[0]
 	if len(*p) > 1 {
 		*p = (*p)[1:]

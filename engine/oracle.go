@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"sync"
 	"time"
 
@@ -302,7 +303,7 @@ func (o *Oracle) observe(e devices.Event) {
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)
 		}
-	case exchange.EvObserve:
+	case program.EvObserve:
 		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(exchange.StartupAbort) {
 			inv.sawAbort = true
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/residentlua/residentlua/devices/program"
 	"strings"
 	"sync"
 	"testing"
@@ -176,14 +177,14 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		}
 		// A wrong GPU participant: it observes ABORT, then writes (or
 		// reads) a generation of the session's payload anyway.
-		prog := &program{
-			func(env *devices.Env) devices.Next {
-				env.Emit(exchange.EvObserve, uint64(exchange.StartupAbort), "")
-				return devices.Continue()
+		prog := &steps{
+			func(env program.Env) devices.Next {
+				env.Emit(program.EvObserve, uint64(exchange.StartupAbort), "")
+				return program.Continue()
 			},
-			func(env *devices.Env) devices.Next {
+			func(env program.Env) devices.Next {
 				env.Emit(kind, 1, "")
-				return devices.Retire(nil)
+				return program.Retire(nil)
 			},
 		}
 		p, err := gpu.Prepare(fam, prog, s.ID(), s.Startup().Buffer(), s.Exchange().Payload())
@@ -198,7 +199,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := wantViolation(t, o, 4, s.ID(), kind)
-		if !hasEvent(v.Events, exchange.EvObserve) || !hasEvent(v.Events, EvDecide) {
+		if !hasEvent(v.Events, program.EvObserve) || !hasEvent(v.Events, EvDecide) {
 			t.Errorf("the events should show the ABORT decided and observed")
 		}
 	}
@@ -237,7 +238,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := npu.Prepare(fam, &program{func(*devices.Env) devices.Next { return devices.Hang() }}, s.ID(), buf)
+	p, err := npu.Prepare(fam, &steps{func(program.Env) devices.Next { return program.Hang() }}, s.ID(), buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"runtime"
 	"slices"
 	"strings"
@@ -252,7 +253,7 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 // retireAtOnce is a program that retires at its first step.
 type retireAtOnce struct{}
 
-func (retireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
+func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
 
 func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)
@@ -438,7 +439,7 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 	inv := dispatch[0].A
 	inOrder(t, f, s.ID(),
 		evAB(EvSubmitReturn, rejected, 1),
-		evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+		evAB(program.EvObserve, inv, uint64(exchange.StartupAbort)),
 		evAB(devices.EvRetire, inv, 0))
 	inOrder(t, f, s.ID(),
 		ev(EvWait),
@@ -563,7 +564,7 @@ func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devic
 			}
 		case e.Kind == devices.EvPublication && e.A == uint64(npu):
 			release = &e
-		case e.Kind == exchange.EvObserve:
+		case e.Kind == program.EvObserve:
 			cause := store
 			if e.Actor == npu {
 				cause = release
@@ -596,7 +597,7 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	waitDone(t, s, time.Second)
 	wantVerified(t, s, 16)
 	// Both programs saw RUN, never ABORT.
-	observed := events(f, s.ID(), exchange.EvObserve)
+	observed := events(f, s.ID(), program.EvObserve)
 	if len(observed) != 2 {
 		t.Errorf("%d programs observed a decision, want 2", len(observed))
 	}
@@ -930,7 +931,7 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				evA(devices.EvRelease, lineID),
 				evA(EvClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
-			observed := events(f, s.ID(), exchange.EvObserve)
+			observed := events(f, s.ID(), program.EvObserve)
 			if want := btoi(tc.gpu) + btoi(tc.npu); len(observed) != want {
 				t.Errorf("%d programs observed a decision, want %d", len(observed), want)
 			}

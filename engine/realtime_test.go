@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"github.com/residentlua/residentlua/devices/program"
 	"runtime"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 			// touched the payload only after.
 			wantDecisionSeen(t, f, s, exchange.StartupRun)
 			inOrder(t, f, s.ID(),
-				evAB(exchange.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
+				evAB(program.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
 				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.Startup().GPU()), 1),
 				evA(EvVerify, 1))
 			// Each program started no sooner than its queue's dispatch latency.
@@ -72,8 +73,8 @@ func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint
 		if d == npu {
 			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
 		}
-		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(exchange.EvObserve, inv, uint64(decision)))
-		if n := countEvents(f, s.ID(), evA(exchange.EvObserve, inv)); n != 1 {
+		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(program.EvObserve, inv, uint64(decision)))
+		if n := countEvents(f, s.ID(), evA(program.EvObserve, inv)); n != 1 {
 			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
 		}
 	}
@@ -92,7 +93,7 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	waitDone(t, s, longWait)
 	gpu := invocation(t, f, s, s.Startup().GPU())
 	inOrder(t, f, s.ID(),
-		evAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
+		evAB(program.EvObserve, gpu, uint64(exchange.StartupAbort)),
 		evAB(devices.EvRetire, gpu, 0),
 		evA(EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
@@ -111,7 +112,7 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
 		inv := invocation(t, f, s, d)
 		inOrder(t, f, s.ID(),
-			evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+			evAB(program.EvObserve, inv, uint64(exchange.StartupAbort)),
 			evAB(devices.EvRetire, inv, 0))
 	}
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)

@@ -339,7 +339,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base devices.Timing) 
 		})
 		sort.Strings(keys)
 		for _, k := range keys {
-			fig, err := t.Figure(k)
+			fig, err := devices.TimingFigure(&t, k)
 			if err != nil {
 				m.raise(L, err)
 			}

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"sync"
 	"time"
 
@@ -160,7 +161,7 @@ func (r *recorder) observeEvent(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, exchange.EvObserve, devices.EvRetire, exchange.EvKernelObserve, exchange.EvKernelRetire:
+	case engine.EvSubmit, engine.EvDecide, program.EvObserve, devices.EvRetire, exchange.EvKernelObserve, exchange.EvKernelRetire:
 	default:
 		return
 	}
@@ -191,7 +192,7 @@ func (r *recorder) observeEvent(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case exchange.EvObserve:
+	case program.EvObserve:
 		d.observed.mark(e.Time)
 	case devices.EvRetire:
 		d.retired.mark(e.Time)

@@ -3,6 +3,7 @@ package cuda_test
 import (
 	"context"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,7 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 	if v, _ := s.Verification(); !v.OK {
 		t.Fatalf("verification failed: %s", v.Problem)
 	}
-	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
+	obs := events(f, s.ID(), program.EvObserve, gpu.Actor())
 	kobs := events(f, s.ID(), exchange.EvKernelObserve, gpu.Actor())
 	kret := events(f, s.ID(), exchange.EvKernelRetire, gpu.Actor())
 	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
@@ -180,7 +181,7 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want the GPU retired", ok, err)
 	}
-	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
+	obs := events(f, s.ID(), program.EvObserve, gpu.Actor())
 	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
@@ -215,7 +216,7 @@ func TestAbortReachesTheKernel(t *testing.T) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
 	if out := s.Close(); out != engine.Retired {
@@ -235,10 +236,10 @@ func TestSkippedPublicationQuarantinesAndResetFreesTheGPU(t *testing.T) {
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) {
 		t.Errorf("GPU observed %v, want RUN once (it is coherent)", obs)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, npu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), program.EvObserve, npu.Actor()); len(obs) != 0 {
 		t.Errorf("the NPU observed %v without a release", obs)
 	}
 	quarantineThenReset(t, f, s)
@@ -261,7 +262,7 @@ func TestHungKernelQuarantinesThenResetFreesTheGPU(t *testing.T) {
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 0 {
 		t.Errorf("the hung kernel observed %v", obs)
 	}
 	quarantineThenReset(t, f, s)

@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"context"
 	"errors"
+	"github.com/residentlua/residentlua/devices/program"
 	"runtime"
 	"strings"
 	"sync"
@@ -181,7 +182,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := s.Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	for _, kind := range []devices.EventKind{exchange.EvObserve, exchange.EvKernelObserve, exchange.EvKernelRetire} {
+	for _, kind := range []devices.EventKind{program.EvObserve, exchange.EvKernelObserve, exchange.EvKernelRetire} {
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })); n != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", n, kind)
 		}

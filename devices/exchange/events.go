@@ -5,7 +5,6 @@ import "github.com/residentlua/residentlua/devices"
 // Event kinds the exchange's programs emit, besides the runtime's own
 // (devices.EvDispatch, devices.EvRetire, ...).
 var (
-	EvObserve      = devices.DefineEvent("observe", devices.CategoryDevice)      // A: invocation, B: decision seen
 	EvPayloadWrite = devices.DefineEvent("payload.write", devices.CategoryRound) // A: invocation, B: generation
 	EvPayloadRead  = devices.DefineEvent("payload.read", devices.CategoryRound)  // A: invocation, B: generation
 	EvCredit       = devices.DefineEvent("credit", devices.CategoryRound)        // A: invocation, B: generation returned

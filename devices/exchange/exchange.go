@@ -8,6 +8,7 @@ package exchange
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"time"
 
 	"golang.org/x/sys/cpu"
@@ -302,7 +303,7 @@ type half struct {
 // run fault at site at the start of each round. work reports whether the
 // step goes on to the work of generation g; otherwise next is the step's
 // answer. who names the half in the error of a step after it retired.
-func (r *half) toRound(env *devices.Env, site fault.Site, observe time.Duration, who string) (next devices.Next, work bool) {
+func (r *half) toRound(env program.Env, site fault.Site, observe time.Duration, who string) (next devices.Next, work bool) {
 	switch r.state {
 	case statePoll:
 		seen, next := r.poll()
@@ -310,7 +311,7 @@ func (r *half) toRound(env *devices.Env, site fault.Site, observe time.Duration,
 			return next, false
 		}
 		r.state = stateObserved
-		return devices.Sleep(observe), false
+		return program.Sleep(observe), false
 	case stateObserved:
 		run, next := r.decide(env, site)
 		if run {
@@ -322,64 +323,64 @@ func (r *half) toRound(env *devices.Env, site fault.Site, observe time.Duration,
 		if ok, next := roundFault(env, site); !ok {
 			return next, false
 		}
-		return devices.Next{}, true
+		return program.Next{}, true
 	case stateWork:
-		return devices.Next{}, true
+		return program.Next{}, true
 	}
-	return devices.Retire(devices.Fixed(devices.KindDevice, "run", who+" exchange stepped after it retired")), false
+	return program.Retire(devices.Fixed(devices.KindDevice, "run", who+" exchange stepped after it retired")), false
 }
 
 // poll returns true once a decision was seen; otherwise next says what to wait for.
 func (r *half) poll() (bool, devices.Next) {
 	v := r.line.Load(0)
 	if v == StartupWait || (r.ignored && v == StartupAbort) {
-		return false, devices.WaitWord(r.line, 0, v)
+		return false, program.WaitWord(r.line, 0, v)
 	}
 	r.seen = v
-	return true, devices.Next{}
+	return true, program.Next{}
 }
 
 // decide applies the run fault at observation and returns whether to run
 // the exchange; when not, next says what the program does instead.
-func (r *half) decide(env *devices.Env, site fault.Site) (run bool, next devices.Next) {
-	env.Emit(EvObserve, uint64(r.seen), "")
+func (r *half) decide(env program.Env, site fault.Site) (run bool, next devices.Next) {
+	env.Emit(program.EvObserve, uint64(r.seen), "")
 	fired := env.Fault(site)
 	switch fired.Action {
 	case fault.Hang:
-		return false, devices.Hang()
+		return false, program.Hang()
 	case fault.Crash:
-		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
+		return false, program.Retire(devices.Fixed(devices.KindDevice, "run", env.DeviceName()+" crashed: "+fired.Message))
 	case fault.IgnoreAbort:
 		if r.seen == StartupAbort {
 			r.ignored = true
-			return false, devices.WaitWord(r.line, 0, StartupAbort)
+			return false, program.WaitWord(r.line, 0, StartupAbort)
 		}
 	}
 	switch r.seen {
 	case StartupAbort:
-		return false, devices.Retire(nil)
+		return false, program.Retire(nil)
 	case StartupRun:
 		if fired.Action == fault.Delay {
-			return true, devices.Sleep(fired.Delay)
+			return true, program.Sleep(fired.Delay)
 		}
-		return true, devices.Continue()
+		return true, program.Continue()
 	}
-	return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.Device().Name(), r.seen))
+	return false, program.Retire(devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.DeviceName(), r.seen))
 }
 
 // roundFault applies the run fault at the start of a round; ok false means
 // next replaces the round.
-func roundFault(env *devices.Env, site fault.Site) (ok bool, next devices.Next) {
+func roundFault(env program.Env, site fault.Site) (ok bool, next devices.Next) {
 	fired := env.Fault(site)
 	switch fired.Action {
 	case fault.Hang:
-		return false, devices.Hang()
+		return false, program.Hang()
 	case fault.Crash:
-		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
+		return false, program.Retire(devices.Fixed(devices.KindDevice, "run", env.DeviceName()+" crashed: "+fired.Message))
 	case fault.Delay:
-		return false, devices.Sleep(fired.Delay)
+		return false, program.Sleep(fired.Delay)
 	}
-	return true, devices.Next{}
+	return true, program.Next{}
 }
 
 type exchangeState uint8
@@ -400,7 +401,7 @@ type gpuExchange struct {
 }
 
 // Step runs the GPU half one step.
-func (p *gpuExchange) Step(env *devices.Env) devices.Next {
+func (p *gpuExchange) Step(env program.Env) devices.Next {
 	if next, work := p.toRound(env, fault.GPURun, env.Timing().HostToGPU, "GPU"); !work {
 		return next
 	}
@@ -409,7 +410,7 @@ func (p *gpuExchange) Step(env *devices.Env) devices.Next {
 	if p.g > x.cfg.Credits {
 		need := uint32(p.g - x.cfg.Credits)
 		if ack := p.payload.Load(x.ackOff(slot)); ack < need {
-			return devices.WaitWord(p.payload, x.ackOff(slot), ack)
+			return program.WaitWord(p.payload, x.ackOff(slot), ack)
 		}
 	}
 	// The data needs no order of its own: the generation word's store,
@@ -430,11 +431,11 @@ func (p *gpuExchange) Step(env *devices.Env) devices.Next {
 	env.Emit(EvPayloadWrite, uint64(p.g), "")
 	if p.g == x.cfg.Rounds {
 		p.state = stateDone
-		return devices.Retire(nil)
+		return program.Retire(nil)
 	}
 	p.g++
 	p.state = stateRound
-	return devices.Continue()
+	return program.Continue()
 }
 
 // npuExchange is the NPU half: consume each generation, checksum it, return
@@ -448,7 +449,7 @@ type npuExchange struct {
 }
 
 // Step runs the NPU half one step.
-func (p *npuExchange) Step(env *devices.Env) devices.Next {
+func (p *npuExchange) Step(env program.Env) devices.Next {
 	dma := env.Timing().NPUDMALine
 	if next, work := p.toRound(env, fault.NPURun, dma, "NPU"); !work {
 		return next
@@ -458,14 +459,14 @@ func (p *npuExchange) Step(env *devices.Env) devices.Next {
 	if !p.reading {
 		gen := p.payload.Load(x.genOff(slot))
 		if gen < uint32(p.g) {
-			return devices.WaitWord(p.payload, x.genOff(slot), gen)
+			return program.WaitWord(p.payload, x.genOff(slot), gen)
 		}
 		if gen > uint32(p.g) {
-			return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
+			return program.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
 		}
 		// DMA in the lines that hold the generation word and the slot.
 		p.reading = true
-		return devices.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
+		return program.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
 	}
 	p.reading = false
 	base := x.dataOff(slot)
@@ -491,17 +492,17 @@ func (p *npuExchange) Step(env *devices.Env) devices.Next {
 	if p.g == x.cfg.Rounds {
 		p.state = stateDone
 		p.payload.Discard() // what was not drained is lost with the device's cache
-		return devices.Retire(nil)
+		return program.Retire(nil)
 	}
 	p.g++
 	p.state = stateRound
-	return devices.Sleep(mulDuration(dma, lines))
+	return program.Sleep(mulDuration(dma, lines))
 }
 
 // drain writes the NPU's pending stores back unless npu.drain skips it,
 // and returns how many words and lines it wrote; words is -1 when the fault
 // skipped the drain.
-func (p *npuExchange) drain(env *devices.Env) (words, lines int) {
+func (p *npuExchange) drain(env program.Env) (words, lines int) {
 	if env.Fault(fault.NPUDrain).Action == fault.Skip {
 		return -1, 0
 	}
