@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // RunBackend measures the figures of a real GPU, the named backend's (see
@@ -136,7 +137,7 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 		}
 		switch e.Kind {
 		case devices.EvHostStore:
-			if e.B == uint64(exchange.StartupRun) {
+			if e.B == uint64(program.StartupRun) {
 				k.stored = e.Time
 			}
 		case exchange.EvKernelObserve:

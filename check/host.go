@@ -73,9 +73,9 @@ func (h *Host) Arm(site fault.Site, term string) error {
 }
 
 // NewSession makes a resident session running the built-in exchange with
-// cfg on the fabric's GPU and NPU (engine.NewExchangeSession).
+// cfg on the fabric's GPU and NPU (engine.Open with exchange.Programs).
 func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
-	s, err := engine.NewExchangeSession(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), cfg)
+	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), exchange.Programs(cfg))
 	name := "s" + strconv.Itoa(len(h.sessions)+1)
 	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
 	if err != nil {

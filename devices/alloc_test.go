@@ -2,9 +2,10 @@ package devices
 
 import (
 	"errors"
-	"github.com/residentlua/residentlua/devices/program"
 	"strings"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Hot paths allocate nothing in steady state: an event emit (the steps of

@@ -1,12 +1,12 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // evTick is the event of ticker programs: B is the tick's number.

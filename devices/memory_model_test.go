@@ -8,7 +8,6 @@ package devices
 import (
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // mmFabric makes a fabric from cfg (simulated with a fixed seed unless cfg

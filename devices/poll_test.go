@@ -1,11 +1,12 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // poller polls until done is set, then retires.

@@ -6,8 +6,9 @@ package devices
 import (
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // starterProgram is a Starter that records its Start and, once stepped,

@@ -6,12 +6,12 @@ package devices
 import (
 	"context"
 	"errors"
-	"github.com/residentlua/residentlua/devices/program"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // endless dispatches, on d's AQL or XDNA family, a program that steps

@@ -37,7 +37,7 @@ type session struct {
 // the recorder's timeline. A frozen session keeps it by value.
 type record struct {
 	state        engine.State
-	decision     uint32
+	decision     engine.Decision
 	verification exchange.Verification
 	verified     bool // the host verified the exchange
 	line         timeline
@@ -49,7 +49,9 @@ func (s *session) record() record {
 		return *s.frozen
 	}
 	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: s.fab.rec.timeline(s.id)}
-	r.verification, r.verified = s.eng.Verification()
+	if x := exchange.Of(s.eng.NPU()); x != nil {
+		r.verification, r.verified = x.Verification()
+	}
 	return r
 }
 
@@ -118,9 +120,9 @@ func (s *session) stats() SessionStats {
 		NPU:       DeviceStats{Device: s.npuName},
 	}
 	switch r.decision {
-	case exchange.StartupRun:
+	case engine.StartupRun:
 		st.Decision = "run"
-	case exchange.StartupAbort:
+	case engine.StartupAbort:
 		st.Decision = "abort"
 	}
 	if v := r.verification; r.verified {
@@ -265,7 +267,7 @@ func (m *Module) startup(L *lua.LState) int {
 	if gpu == nil || npu == nil {
 		m.raise(L, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU"))
 	}
-	eng, err := engine.NewExchangeSession(gpu, npu, cfg)
+	eng, err := engine.Open(gpu, npu, exchange.Programs(cfg))
 	if err != nil {
 		m.raise(L, err)
 	}

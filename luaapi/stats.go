@@ -1,12 +1,12 @@
 package luaapi
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 

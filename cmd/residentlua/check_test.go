@@ -15,6 +15,7 @@ import (
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -140,7 +141,7 @@ func forgedDecision(h *check.Host) {
 	}
 	_ = s.Abort()
 	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
-		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, uint64(exchange.StartupAbort), 0, "")
+		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, uint64(program.StartupAbort), 0, "")
 	}
 	s.Close(0)
 	h.ResetDevices()

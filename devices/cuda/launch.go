@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // The exchange asserts its kernel launch on the accelerator; this keeps the
@@ -130,7 +131,7 @@ func (k *kernel) Status() exchange.KernelStatus {
 	// loads reads as ended without observing, and its observation is lost.
 	done := exchange.KernelDone(c.Load(statusDone))
 	st := exchange.KernelStatus{Observed: c.Load(statusObserved), Done: done}
-	if st.Observed != exchange.StartupWait {
+	if st.Observed != program.StartupWait {
 		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
 	}
 	if st.Done != exchange.KernelRunning {

@@ -7,8 +7,8 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"time"
 
 	"golang.org/x/sys/cpu"
@@ -16,13 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
-)
-
-// Values of the startup word, which the host writes once and devices poll.
-const (
-	StartupWait  uint32 = 0
-	StartupRun   uint32 = 1
-	StartupAbort uint32 = 2
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Config sets the shape of the built-in exchange.
@@ -77,6 +71,7 @@ type Exchange struct {
 	results int
 	gpu     *devices.Prepared
 	npu     *devices.Prepared
+	checked *Verification // what Check found
 }
 
 // prepared is an exchange, its programs and the buffers they reach, made
@@ -179,6 +174,19 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		return nil, err
 	}
 	return x, nil
+}
+
+// Programs is how an engine session (engine.Open) prepares the exchange
+// with cfg on its startup line: the GPU half on cfg.GPUQueue of the line's
+// GPU, the NPU half on its NPU's XDNA family.
+func Programs(cfg Config) func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+	return func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+		x, err := Prepare(line, gpu, npu, cfg, owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x.gpu, x.npu, nil
+	}
 }
 
 // launcherOf is gpu's accelerator as a Launcher, or nil when gpu is
@@ -287,6 +295,29 @@ func (x *Exchange) Verify() Verification {
 	return v
 }
 
+// Check is the exchange's own check of its results, which the session runs
+// once it retired under RUN (program.Checker): Verify, as an error. The NPU
+// half carries it, since what is checked is the result area the NPU writes.
+// What it found stays for Verification: once the session is closed, its
+// memory is gone.
+func (p *npuExchange) Check() error {
+	v := p.x.Verify()
+	p.x.checked = &v
+	if !v.OK {
+		return errors.New(v.Problem)
+	}
+	return nil
+}
+
+// Verification is what the session's check of the exchange found (Check),
+// and false before it ran.
+func (x *Exchange) Verification() (Verification, bool) {
+	if x.checked == nil {
+		return Verification{}, false
+	}
+	return *x.checked, true
+}
+
 // half is the part both programs share: poll the startup word, take the
 // time to see a change, act on the decision with the run fault applied,
 // then run generation after generation, each after its round's run fault.
@@ -333,7 +364,7 @@ func (r *half) toRound(env program.Env, site fault.Site, observe time.Duration, 
 // poll returns true once a decision was seen; otherwise next says what to wait for.
 func (r *half) poll() (bool, devices.Next) {
 	v := r.line.Load(0)
-	if v == StartupWait || (r.ignored && v == StartupAbort) {
+	if v == program.StartupWait || (r.ignored && v == program.StartupAbort) {
 		return false, program.WaitWord(r.line, 0, v)
 	}
 	r.seen = v
@@ -351,15 +382,15 @@ func (r *half) decide(env program.Env, site fault.Site) (run bool, next devices.
 	case fault.Crash:
 		return false, program.Retire(devices.Fixed(devices.KindDevice, "run", env.DeviceName()+" crashed: "+fired.Message))
 	case fault.IgnoreAbort:
-		if r.seen == StartupAbort {
+		if r.seen == program.StartupAbort {
 			r.ignored = true
-			return false, program.WaitWord(r.line, 0, StartupAbort)
+			return false, program.WaitWord(r.line, 0, program.StartupAbort)
 		}
 	}
 	switch r.seen {
-	case StartupAbort:
+	case program.StartupAbort:
 		return false, program.Retire(nil)
-	case StartupRun:
+	case program.StartupRun:
 		if fired.Action == fault.Delay {
 			return true, program.Sleep(fired.Delay)
 		}

@@ -1,11 +1,11 @@
 package exchange
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"testing"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // retireAtOnce is a program that is no half of an exchange.

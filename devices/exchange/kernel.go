@@ -1,12 +1,12 @@
 package exchange
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Launcher is what a hardware backend's accelerator (devices.Accelerator)
@@ -68,7 +68,7 @@ const (
 // are the kernel's own clock (%globaltimer on CUDA), aligned with the
 // fabric's.
 type KernelStatus struct {
-	Observed   uint32 // the decision seen; StartupWait until one is
+	Observed   uint32 // the decision seen; program.StartupWait until one is
 	ObservedAt time.Duration
 	Done       KernelDone
 	RetiredAt  time.Duration
@@ -102,7 +102,7 @@ const faultCheckEvery = 1 << 12
 func (p *kernelExchange) Step(env program.Env) devices.Next {
 	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
-	if st.Observed != StartupWait && !p.observed {
+	if st.Observed != program.StartupWait && !p.observed {
 		p.observed, progress = true, true
 		env.Emit(program.EvObserve, uint64(st.Observed), "")
 		env.Emit(EvKernelObserve, uint64(st.ObservedAt), "")

@@ -128,6 +128,20 @@ func (s Site) String() string {
 	return "site(" + strconv.Itoa(int(s)) + ")"
 }
 
+// Generic reports whether the site is hit by the runtime or the protocol
+// for every program (dispatch, run, completion, publication, allocation),
+// rather than consulted by a program of its own accord (npu.drain,
+// payload.corrupt, and sites programs define): a fault at a site of a
+// program's own may spoil the program's results, so its failed check is no
+// violation.
+func (s Site) Generic() bool {
+	switch s {
+	case GPUDispatch, NPUDispatch, GPURun, NPURun, GPUComplete, NPUComplete, HostPublish, MemoryAlloc:
+		return true
+	}
+	return false
+}
+
 // ParseSite returns the site with the given name.
 func ParseSite(name string) (Site, error) {
 	for i, n := range siteNames {

@@ -19,9 +19,11 @@ type Session struct {
 	Exchange exchange.Config
 	// Outcome is how Close ended it, 0 when it could not be made.
 	Outcome engine.Outcome
-	// Decision is the decision published (RUN or ABORT), 0 for none.
-	Decision uint32
-	// Verified is true when a RUN session retired and its exchange verified.
+	// Decision is the decision published (RUN or ABORT), StartupWait for
+	// none.
+	Decision engine.Decision
+	// Verified is true when a RUN session retired and its programs' checks
+	// passed.
 	Verified bool
 	// Err is why the session could not be made, empty when it was.
 	Err string
@@ -44,8 +46,8 @@ type Result struct {
 	// Fired counts the faults that fired, by "site action".
 	Fired map[string]int
 	// Paths counts protocol paths the trial went through, seen in its
-	// events: "reject after peer accepted", "poisoned", "verify ok",
-	// "verify failed", "quarantine released".
+	// events: "reject after peer accepted", "poisoned", "check passed",
+	// "check failed", "quarantine released".
 	Paths map[string]int
 	// Violations lists what the oracle found, CheckSettled included.
 	Violations []engine.Violation

@@ -392,11 +392,11 @@ func (t *trial) count(e devices.Event) {
 		t.accepted[e.Session] = acc
 	case engine.EvPoison:
 		t.res.Paths["poisoned"]++
-	case engine.EvVerify:
-		if e.A == 1 {
-			t.res.Paths["verify ok"]++
+	case engine.EvCheck:
+		if e.B == 0 {
+			t.res.Paths["check passed"]++
 		} else {
-			t.res.Paths["verify failed"]++
+			t.res.Paths["check failed"]++
 		}
 	case devices.EvQuarantineEnd:
 		t.res.Paths["quarantine released"]++
@@ -456,7 +456,7 @@ func (t *trial) openSession() *sessionPlan {
 	if t.chance(0.5) {
 		x.GPUQueue = devices.PM4
 	}
-	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
+	s, err := engine.Open(t.gpu, t.npu, exchange.Programs(x))
 	ts := Session{Exchange: x}
 	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
@@ -647,10 +647,10 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	t.end()
 	ts := &t.res.Sessions[p.index]
 	ts.Outcome, ts.Decision = out, s.Decision()
-	v, verified := s.Verification()
-	ts.Verified = verified && v.OK
-	if out == engine.Retired && ts.Decision == exchange.StartupRun && !verified {
-		t.problem("session %d retired after RUN but its exchange was never verified", s.ID())
+	problem, checked := s.Checked()
+	ts.Verified = checked && problem == nil
+	if out == engine.Retired && ts.Decision == engine.StartupRun && !checked {
+		t.problem("session %d retired after RUN but its programs were never checked", s.ID())
 	}
 	switch out {
 	case engine.Retired:
