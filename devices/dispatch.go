@@ -303,6 +303,11 @@ func (c *Completion) finish(err error) {
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
 		err = errorText(KindDevice, "complete", "device: "+inv.dev.name+" completion reported an error: "+fired.Message)
 	}
+	if _, ok := err.(*Error); err != nil && !ok {
+		// A program's own error (a crash it was told to have, a Lua
+		// error) is its device's failure.
+		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), cause: err}
+	}
 	status, detail := uint64(0), ""
 	if err != nil {
 		status, detail = 1, err.Error()

@@ -324,8 +324,9 @@ func faultCases() []faultCase {
 			}
 			x.retired(t, s)
 		})
-		// run ignore_abort: the program keeps polling after ABORT, so Close
-		// must quarantine; it never touches the payload.
+		// run ignore_abort: the program reads ABORT as WAIT and keeps
+		// polling, so it never observes a decision and Close must
+		// quarantine; it never touches the payload.
 		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
@@ -333,8 +334,13 @@ func faultCases() []faultCase {
 			if err := s.Abort(); err != nil {
 				t.Fatalf("Abort: %v", err)
 			}
-			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), program.EvObserve) == 2 })
-			x.eventually(t, "the peer retiring", func() bool { return len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1 })
+			x.eventually(t, "the peer observing ABORT and retiring", func() bool {
+				return len(actorEvents(x.f, s.ID(), program.EvObserve, peer)) == 1 && len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1
+			})
+			x.eventually(t, "the fault firing", func() bool { return x.faultsFired(s, side.run, fault.IgnoreAbort) == 1 })
+			if n := len(actorEvents(x.f, s.ID(), program.EvObserve, dev)); n != 0 {
+				t.Errorf("%s observed a decision %d times although it reads ABORT as WAIT", dev.Name(), n)
+			}
 			if n := x.faultsFired(s, side.run, fault.IgnoreAbort); n != 1 {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
 			}

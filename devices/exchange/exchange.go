@@ -9,7 +9,6 @@ package exchange
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"golang.org/x/sys/cpu"
 
@@ -151,9 +150,10 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		}
 		return
 	}
+	words := cfg.SlotBytes / 4
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		r.gpu = gpuExchange{x: x, payload: gp, half: half{line: gl}}
+		r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}, data: make([]uint32, words)}
 		var prog devices.Program = &r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
@@ -166,7 +166,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		r.npu = npuExchange{x: x, payload: np, half: half{line: nl}}
+		r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}, data: make([]uint32, words)}
 		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
@@ -316,238 +316,4 @@ func (x *Exchange) Verification() (Verification, bool) {
 		return Verification{}, false
 	}
 	return *x.checked, true
-}
-
-// half is the part both programs share: poll the startup word, take the
-// time to see a change, act on the decision with the run fault applied,
-// then run generation after generation, each after its round's run fault.
-type half struct {
-	line    *devices.View
-	seen    uint32
-	ignored bool // ignore_abort fired: keep polling past ABORT
-	state   exchangeState
-	g       int // the generation being worked on, from 1
-}
-
-// toRound takes the steps both halves take before a round's work: poll the
-// startup word, take observe to see it, act on the decision, and hit the
-// run fault at site at the start of each round. work reports whether the
-// step goes on to the work of generation g; otherwise next is the step's
-// answer. who names the half in the error of a step after it retired.
-func (r *half) toRound(env program.Env, site fault.Site, observe time.Duration, who string) (next devices.Next, work bool) {
-	switch r.state {
-	case statePoll:
-		seen, next := r.poll()
-		if !seen {
-			return next, false
-		}
-		r.state = stateObserved
-		return program.Sleep(observe), false
-	case stateObserved:
-		run, next := r.decide(env, site)
-		if run {
-			r.g, r.state = 1, stateRound
-		}
-		return next, false
-	case stateRound:
-		r.state = stateWork
-		if ok, next := roundFault(env, site); !ok {
-			return next, false
-		}
-		return program.Next{}, true
-	case stateWork:
-		return program.Next{}, true
-	}
-	return program.Retire(devices.Fixed(devices.KindDevice, "run", who+" exchange stepped after it retired")), false
-}
-
-// poll returns true once a decision was seen; otherwise next says what to wait for.
-func (r *half) poll() (bool, devices.Next) {
-	v := r.line.Load(0)
-	if v == program.StartupWait || (r.ignored && v == program.StartupAbort) {
-		return false, program.WaitWord(r.line, 0, v)
-	}
-	r.seen = v
-	return true, program.Next{}
-}
-
-// decide applies the run fault at observation and returns whether to run
-// the exchange; when not, next says what the program does instead.
-func (r *half) decide(env program.Env, site fault.Site) (run bool, next devices.Next) {
-	env.Emit(program.EvObserve, uint64(r.seen), "")
-	fired := env.Fault(site)
-	switch fired.Action {
-	case fault.Hang:
-		return false, program.Hang()
-	case fault.Crash:
-		return false, program.Retire(devices.Fixed(devices.KindDevice, "run", env.DeviceName()+" crashed: "+fired.Message))
-	case fault.IgnoreAbort:
-		if r.seen == program.StartupAbort {
-			r.ignored = true
-			return false, program.WaitWord(r.line, 0, program.StartupAbort)
-		}
-	}
-	switch r.seen {
-	case program.StartupAbort:
-		return false, program.Retire(nil)
-	case program.StartupRun:
-		if fired.Action == fault.Delay {
-			return true, program.Sleep(fired.Delay)
-		}
-		return true, program.Continue()
-	}
-	return false, program.Retire(devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.DeviceName(), r.seen))
-}
-
-// roundFault applies the run fault at the start of a round; ok false means
-// next replaces the round.
-func roundFault(env program.Env, site fault.Site) (ok bool, next devices.Next) {
-	fired := env.Fault(site)
-	switch fired.Action {
-	case fault.Hang:
-		return false, program.Hang()
-	case fault.Crash:
-		return false, program.Retire(devices.Fixed(devices.KindDevice, "run", env.DeviceName()+" crashed: "+fired.Message))
-	case fault.Delay:
-		return false, program.Sleep(fired.Delay)
-	}
-	return true, program.Next{}
-}
-
-type exchangeState uint8
-
-const (
-	statePoll exchangeState = iota
-	stateObserved
-	stateRound // about to hit the round fault
-	stateWork  // the round's work
-	stateDone
-)
-
-// gpuExchange is the GPU half: produce each generation into a free slot.
-type gpuExchange struct {
-	x       *Exchange
-	payload *devices.View
-	half
-}
-
-// Step runs the GPU half one step.
-func (p *gpuExchange) Step(env program.Env) devices.Next {
-	if next, work := p.toRound(env, fault.GPURun, env.Timing().HostToGPU, "GPU"); !work {
-		return next
-	}
-	x := p.x
-	slot := x.slot(p.g)
-	if p.g > x.cfg.Credits {
-		need := uint32(p.g - x.cfg.Credits)
-		if ack := p.payload.Load(x.ackOff(slot)); ack < need {
-			return program.WaitWord(p.payload, x.ackOff(slot), ack)
-		}
-	}
-	// The data needs no order of its own: the generation word's store,
-	// which the NPU loads before it reads the slot, publishes it.
-	base := x.dataOff(slot)
-	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
-	}
-	if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
-		i := p.g % (x.cfg.SlotBytes / 4)
-		p.payload.Flip(base+4*i, 1<<(p.g%32))
-	}
-	p.payload.Store(x.genOff(slot), uint32(p.g))
-	// The event follows the store that publishes the generation: in real
-	// time its step's clock read would otherwise stand between the NPU and
-	// the generation it waits for (a step is atomic in simulated time, so
-	// the events and their times are the same).
-	env.Emit(EvPayloadWrite, uint64(p.g), "")
-	if p.g == x.cfg.Rounds {
-		p.state = stateDone
-		return program.Retire(nil)
-	}
-	p.g++
-	p.state = stateRound
-	return program.Continue()
-}
-
-// npuExchange is the NPU half: consume each generation, checksum it, return
-// the credit, drain.
-type npuExchange struct {
-	x       *Exchange
-	payload *devices.View
-	half
-	consumed uint32
-	reading  bool
-}
-
-// Step runs the NPU half one step.
-func (p *npuExchange) Step(env program.Env) devices.Next {
-	dma := env.Timing().NPUDMALine
-	if next, work := p.toRound(env, fault.NPURun, dma, "NPU"); !work {
-		return next
-	}
-	x := p.x
-	slot := x.slot(p.g)
-	if !p.reading {
-		gen := p.payload.Load(x.genOff(slot))
-		if gen < uint32(p.g) {
-			return program.WaitWord(p.payload, x.genOff(slot), gen)
-		}
-		if gen > uint32(p.g) {
-			return program.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
-		}
-		// DMA in the lines that hold the generation word and the slot.
-		p.reading = true
-		return program.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
-	}
-	p.reading = false
-	base := x.dataOff(slot)
-	h := uint32(checksumStart)
-	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
-	}
-	p.consumed++
-	res := x.resultOff(p.g)
-	p.payload.Store(res, p.consumed)
-	p.payload.Store(res+4, p.payload.Load(res+4)+1)
-	p.payload.Store(res+8, h)
-	p.payload.Store(x.ackOff(slot), uint32(p.g))
-	// The round's events follow its drain, which hands the credit
-	// back: recording them never delays the GPU. A step is atomic in
-	// simulated time, so the events and their times are the same.
-	drained, lines := p.drain(env)
-	env.Emit(EvPayloadRead, uint64(p.g), "")
-	env.Emit(EvCredit, uint64(p.g), "")
-	if drained >= 0 {
-		env.Emit(EvDrain, uint64(drained), "")
-	}
-	if p.g == x.cfg.Rounds {
-		p.state = stateDone
-		p.payload.Discard() // what was not drained is lost with the device's cache
-		return program.Retire(nil)
-	}
-	p.g++
-	p.state = stateRound
-	return program.Sleep(mulDuration(dma, lines))
-}
-
-// drain writes the NPU's pending stores back unless npu.drain skips it,
-// and returns how many words and lines it wrote; words is -1 when the fault
-// skipped the drain.
-func (p *npuExchange) drain(env program.Env) (words, lines int) {
-	if env.Fault(fault.NPUDrain).Action == fault.Skip {
-		return -1, 0
-	}
-	n := p.payload.Drain()
-	return n, (n*4 + memory.LineBytes - 1) / memory.LineBytes
-}
-
-// mulDuration multiplies a non-negative duration by a non-negative count,
-// saturating at the largest duration (a DMA of many lines at an overridden,
-// huge per-line figure never wraps into a short sleep).
-func mulDuration(d time.Duration, n int) time.Duration {
-	const forever = time.Duration(1<<63 - 1)
-	if n != 0 && d > forever/time.Duration(n) {
-		return forever
-	}
-	return d * time.Duration(n)
 }
