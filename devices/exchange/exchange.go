@@ -284,7 +284,7 @@ func (x *Exchange) Verify() Verification {
 		case order != uint32(g):
 			v.Problem = fmt.Sprintf("generation %d was consumed in position %d, want %d", g, order, g)
 		case sum != x.expectedChecksum(g):
-			v.Problem = fmt.Sprintf("generation %d has checksum %#08x, want %#08x: the slot was corrupted", g, sum, x.expectedChecksum(g))
+			v.Problem = fmt.Sprintf("generation %d has checksum 0x%08x, want 0x%08x: the slot was corrupted", g, sum, x.expectedChecksum(g))
 		default:
 			v.Verified++
 			continue

@@ -61,6 +61,11 @@ type Config struct {
 	// reads only how trials ended sets it; the lines were most of what a
 	// trial allocated.
 	NoOps bool
+	// Programs, when set, prepares each session's programs for the
+	// exchange shape the trial drew: a harness that runs another text of
+	// the exchange (its Lua programs, say) sets it. Nil is
+	// exchange.Programs.
+	Programs func(exchange.Config) engine.Programs
 }
 
 // RealTimeCap bounds every timeout and pause of a real-time trial.
@@ -456,7 +461,11 @@ func (t *trial) openSession() *sessionPlan {
 	if t.chance(0.5) {
 		x.GPUQueue = devices.PM4
 	}
-	s, err := engine.Open(t.gpu, t.npu, exchange.Programs(x))
+	programs := engine.Programs(exchange.Programs(x))
+	if t.cfg.Programs != nil {
+		programs = t.cfg.Programs(x)
+	}
+	s, err := engine.Open(t.gpu, t.npu, programs)
 	ts := Session{Exchange: x}
 	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them

@@ -1,0 +1,77 @@
+package luaprogram_test
+
+import (
+	"io"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/trial"
+	"github.com/residentlua/residentlua/luaprogram"
+)
+
+// luaExchange loads the exchange's two Lua programs.
+func luaExchange(t testing.TB) (gpu, npu *luaprogram.Program) {
+	t.Helper()
+	opts := luaprogram.Options{Stdout: io.Discard}
+	gpu, err := luaprogram.Load("../programs/exchange_gpu.lua", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	npu, err = luaprogram.Load("../programs/exchange_npu.lua", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gpu, npu
+}
+
+// luaPrograms prepares the Lua exchange for an exchange shape, as the Go
+// exchange's exchange.Programs does.
+func luaPrograms(t testing.TB, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
+	return func(x exchange.Config) engine.Programs {
+		L := lua.NewState()
+		defer L.Close()
+		a := L.NewTable()
+		a.RawSetString("rounds", lua.LNumber(x.Rounds))
+		a.RawSetString("credits", lua.LNumber(x.Credits))
+		a.RawSetString("slot_bytes", lua.LNumber(x.SlotBytes))
+		args, err := luaprogram.FreezeArgs(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decl, err := luaprogram.Declared(gpu, npu, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair := luaprogram.Pair{GPU: gpu, NPU: npu, Args: args, Queue: x.GPUQueue}
+		for _, b := range decl {
+			pair.Buffers = append(pair.Buffers, luaprogram.Sized{Name: b.Name, Bytes: int(b.Size.(float64))})
+		}
+		return pair.Programs
+	}
+}
+
+// TestLuaExchangeGivesTheGoExchangesEvents runs randomized trials (random
+// faults at random sites, random host operations) of the built-in exchange
+// and of its Lua text, seed by seed: the two give the same event stream.
+func TestLuaExchangeGivesTheGoExchangesEvents(t *testing.T) {
+	seeds := 1000
+	if testing.Short() {
+		seeds = 100
+	}
+	gpu, npu := luaExchange(t)
+	programs := luaPrograms(t, gpu, npu)
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		goRun := trial.Run(trial.Config{Seed: seed})
+		luaRun := trial.Run(trial.Config{Seed: seed, Programs: programs})
+		if goRun.Digest != luaRun.Digest || goRun.Events != luaRun.Events {
+			t.Fatalf("seed %d: the Go exchange gave %d events (digest %#x), the Lua one %d (digest %#x)\nGo:\n%s\nLua:\n%s",
+				seed, goRun.Events, goRun.Digest, luaRun.Events, luaRun.Digest, goRun, luaRun)
+		}
+		if len(luaRun.Violations) != 0 {
+			t.Fatalf("seed %d: %v", seed, luaRun.Violations)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package luaprogram
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/lua51"
+)
+
+// Options configure a Program.
+type Options struct {
+	// Stdout receives the program's print; nil means os.Stdout.
+	Stdout io.Writer
+	// Instructions is how many Lua instructions the program may run
+	// between two memory operations (and a check or a buffers function in
+	// all); 0 means DefaultInstructions.
+	Instructions int64
+}
+
+// Program is a device program written in Lua: a chunk compiled once, and
+// the Lua states that run it. Each invocation of it (an Instance) takes an
+// idle state, or makes one, and gives it back once it retired cleanly: a
+// state is reused, never its globals (each invocation runs the chunk
+// afresh, with fresh globals and fresh copies of the libraries). A Program
+// is safe for concurrent use: two invocations never share a state.
+type Program struct {
+	chunkname string // lua_load's: "@path" or "=name"
+	text      string
+	opts      Options
+
+	mu   sync.Mutex
+	idle []*machine
+}
+
+// Load reads a program from the file at path.
+func Load(path string, opts Options) (*Program, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
+	}
+	return Compile("@"+path, string(text), opts)
+}
+
+// Compile makes a program of text. chunkname names it in messages and
+// tracebacks, as lua_load's does: "@path" for a file, "=name" for another
+// source. A syntax error, or a chunk that does not return a program, is an
+// error that says so.
+func Compile(chunkname, text string, opts Options) (*Program, error) {
+	if opts.Instructions <= 0 {
+		opts.Instructions = DefaultInstructions
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	p := &Program{chunkname: chunkname, text: text, opts: opts}
+	m, err := p.newMachine()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.spec(); err != nil {
+		m.close()
+		return nil, err
+	}
+	p.idle = append(p.idle, m)
+	return p, nil
+}
+
+// Name is the program's name as messages show it: its file, or the name
+// given to its source.
+func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
+
+// take returns an idle machine, or a new one.
+func (p *Program) take() (*machine, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		m := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return m, nil
+	}
+	p.mu.Unlock()
+	return p.newMachine()
+}
+
+// give makes m idle again.
+func (p *Program) give(m *machine) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, m)
+}
+
+// Close closes the program's idle states. Invocations still running keep
+// theirs until they retire.
+func (p *Program) Close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, m := range idle {
+		m.close()
+	}
+}
+
+// Buffer is a buffer a program declares, sized by a number of bytes or a
+// size string ("4KiB") that its host reads.
+type Buffer struct {
+	Name string
+	Size any // float64 or string, as the program gave it
+}
+
+// MaxBuffers is how many buffers one session's programs may declare.
+const MaxBuffers = 16
+
+// Buffers runs the program's buffers declaration, a table or a function of
+// args returning one, and lists the buffers it declares, sorted by name.
+func (p *Program) Buffers(args Args) ([]Buffer, error) {
+	m, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	defer p.give(m)
+	s, err := m.spec()
+	if err != nil {
+		return nil, err
+	}
+	decl := s.buffers
+	if fn, ok := decl.(*lua.LFunction); ok {
+		res, err := m.call(fn, args.lua(m.L))
+		if err != nil {
+			return nil, fmt.Errorf("%s: buffers: %w", p.Name(), err)
+		}
+		decl = res
+	}
+	t, ok := decl.(*lua.LTable)
+	if decl == lua.LNil {
+		return nil, nil
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: buffers must be a table of sizes by name, or a function of the arguments that returns one; got a %s", p.Name(), decl.Type())
+	}
+	var out []Buffer
+	t.ForEach(func(k, v lua.LValue) {
+		if err != nil {
+			return
+		}
+		name, ok := k.(lua.LString)
+		switch {
+		case !ok || !isName(string(name)):
+			err = fmt.Errorf("%s: buffers: %s is not a buffer name; name buffers with letters, digits and _ (at most 32), such as payload", p.Name(), k.String())
+		case string(name) == "startup":
+			err = fmt.Errorf("%s: buffers: startup is the session's startup line, which every program reaches as p.startup; give the buffer another name", p.Name())
+		case v.Type() == lua.LTNumber:
+			out = append(out, Buffer{Name: string(name), Size: float64(v.(lua.LNumber))})
+		case v.Type() == lua.LTString:
+			out = append(out, Buffer{Name: string(name), Size: string(v.(lua.LString))})
+		default:
+			err = fmt.Errorf("%s: buffers.%s: a size is a number of bytes or a string such as \"4KiB\", not a %s", p.Name(), name, v.Type())
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > MaxBuffers {
+		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), MaxBuffers)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// HasCheck reports whether the program checks its own results.
+func (p *Program) HasCheck() (bool, error) {
+	m, err := p.take()
+	if err != nil {
+		return false, err
+	}
+	defer p.give(m)
+	s, err := m.spec()
+	return s.check != nil, err
+}
+
+// isName reports whether s is a buffer's name: a letter or _, then
+// letters, digits and _, 32 at most.
+func isName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i, c := range s {
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// spec is what the chunk returns: the program's function, and what else it
+// declares.
+type spec struct {
+	run     *lua.LFunction
+	buffers lua.LValue // nil, a table, or a function of args
+	check   *lua.LFunction
+}
+
+// specFields are the fields of a program's table.
+var specFields = []string{"buffers", "check", "run"}
+
+// readSpec reads what the chunk returned.
+func readSpec(name string, v lua.LValue) (spec, error) {
+	switch v := v.(type) {
+	case *lua.LFunction:
+		return spec{run: v, buffers: lua.LNil}, nil
+	case *lua.LTable:
+		var s spec
+		var bad []string
+		v.ForEach(func(k, _ lua.LValue) {
+			if ks, ok := k.(lua.LString); !ok || !contains(specFields, string(ks)) {
+				bad = append(bad, k.String())
+			}
+		})
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return spec{}, fmt.Errorf("%s returned a table with the unknown field %s; a program's table has %s", name, bad[0], strings.Join(specFields, ", "))
+		}
+		run, ok := v.RawGetString("run").(*lua.LFunction)
+		if !ok {
+			return spec{}, fmt.Errorf("%s returned a table without a run function; give run = function(p, args) ... end", name)
+		}
+		s.run, s.buffers = run, v.RawGetString("buffers")
+		switch c := v.RawGetString("check").(type) {
+		case *lua.LFunction:
+			s.check = c
+		case *lua.LNilType:
+		default:
+			return spec{}, fmt.Errorf("%s: check must be a function(c, args), not a %s", name, c.Type())
+		}
+		if t := s.buffers.Type(); t != lua.LTNil && t != lua.LTTable && t != lua.LTFunction {
+			return spec{}, fmt.Errorf("%s: buffers must be a table of sizes by name, or a function of the arguments that returns one; got a %s", name, t)
+		}
+		return s, nil
+	}
+	return spec{}, errors.New(name + " does not return a program: end it with return function(p, args) ... end, or with return {run = function(p, args) ... end, ...}")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
