@@ -47,7 +47,7 @@ type Instance struct {
 	observer program.Observer
 	env      program.Env // during a step
 
-	m        *machine       // the state running it, from its first step
+	m        *machine    // the state running it, from its first step
 	p        *lua.LTable // the program's p
 	pending  pendingOp
 	next     program.Next // what the operation the program stopped at waits for
@@ -81,13 +81,13 @@ type pendingOp struct {
 	kind  opKind
 	buf   int // -1 for the startup line
 	off   int
-	n     int            // words, for a read
-	words []uint32       // for a write
-	into  *lua.LTable    // for a read, the table to fill
-	val   uint32         // for a store, a flip's mask
-	d     time.Duration  // for a delay
-	seen  uint32         // for opDeliver
-	view  *devices.View  // the view the operation acts through
+	n     int           // words, for a read
+	words []uint32      // for a write
+	into  *lua.LTable   // for a read, the table to fill
+	val   uint32        // for a store, a flip's mask
+	d     time.Duration // for a delay
+	seen  uint32        // for opDeliver
+	view  *devices.View // the view the operation acts through
 }
 
 type opKind uint8
