@@ -15,7 +15,7 @@ func TestBadInput(t *testing.T) {
 		{"startup number", `resident.startup(5)`, `<string>:1: bad argument #1 to 'startup' (table expected, got number)`},
 		{"startup string field", `resident.startup{rounds="x"}`, `<string>:1: bad argument #1 to 'startup' (field 'rounds': number expected, got string)`},
 		{"startup fractional", `resident.startup{rounds=1.5}`, `<string>:1: bad argument #1 to 'startup' (field 'rounds': number has no integer representation, got 1.5)`},
-		{"startup unknown field", `resident.startup{credit=4}`, `<string>:1: bad argument #1 to 'startup' (unknown field 'credit'; fields are gpu, rounds, credits, slot_bytes)`},
+		{"startup unknown field", `resident.startup{credit=4}`, `<string>:1: bad argument #1 to 'startup' (unknown field 'credit'; fields are gpu, npu, rounds, credits, slot_bytes, queue, buffers, args)`},
 		{"startup gpu type", `resident.startup{gpu=1}`, `<string>:1: bad argument #1 to 'startup' (field 'gpu': string expected, got number)`},
 		{"startup size type", `resident.startup{slot_bytes=true}`, `<string>:1: bad argument #1 to 'startup' (field 'slot_bytes': number or string expected, got boolean)`},
 		{"submit no value", `resident.submit_gpu()`, `<string>:1: bad argument #1 to 'submit_gpu' (session expected, got no value)`},

@@ -80,11 +80,12 @@ func TestDocs(t *testing.T) {
 	if len(examples) < 25 {
 		t.Fatalf("only %d examples in %s", len(examples), docsPath)
 	}
+	t.Chdir("..") // the examples name files as a reader at the repository's root does
 	for _, ex := range examples {
 		t.Run(fmt.Sprintf("line%d", ex.line), func(t *testing.T) {
 			h := newHarness(t, Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true})
 			if err := h.L.DoString(ex.code); err != nil {
-				t.Fatalf("%s:%d: %v\n%s", docsPath, ex.line, err, ex.code)
+				t.Fatalf("%s:%d: %v\n%s", docsPath, ex.line, ErrorString(err), ex.code)
 			}
 			got := h.stdout.String()
 			if os.Getenv("RESIDENT_DOCS_PRINT") != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -84,6 +85,9 @@ type Module struct {
 	table       *lua.LTable // the module table require returns
 	sessionMeta *lua.LTable
 	errorMeta   *lua.LTable
+	programMeta *lua.LTable
+
+	programs map[string]*luaprogram.Program // compiled by resident.program, by their text
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
@@ -162,6 +166,7 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	m.errorMeta = newErrorMeta(L)
 	m.table = m.newModuleTable(L)
 	m.sessionMeta = m.newSessionMeta(L)
+	m.programMeta = m.newProgramMeta(L)
 	L.PreloadModule("resident", func(L *lua.LState) int {
 		L.Push(m.table)
 		return 1
@@ -441,6 +446,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 		if fs.own {
 			fs.f.Close()
 		}
+	}
+	for _, p := range m.programs {
+		p.Close()
 	}
 	return reports
 }

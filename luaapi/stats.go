@@ -26,7 +26,26 @@ type SessionStats struct {
 	Decided      *float64      `json:"decided"`            // when the host recorded the decision
 	GPU          DeviceStats   `json:"gpu"`
 	NPU          DeviceStats   `json:"npu"`
-	Verification *Verification `json:"verification"` // nil until a RUN session retired
+	Verification *Verification `json:"verification"` // the built-in exchange's, nil until a RUN session retired
+	// Programs names the programs of a session of the user's programs;
+	// nil for the built-in exchange (whose shape Rounds, Credits and
+	// SlotBytes give).
+	Programs *Programs `json:"programs,omitempty"`
+	// Check is what the programs' own checks found once a RUN session
+	// retired; nil before that.
+	Check *Check `json:"check,omitempty"`
+}
+
+// Programs names a session's programs.
+type Programs struct {
+	GPU string `json:"gpu"`
+	NPU string `json:"npu"`
+}
+
+// Check is what a session's programs' own checks found.
+type Check struct {
+	OK      bool   `json:"ok"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // DeviceStats is one participant's timeline.

@@ -167,7 +167,7 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 	m.run = nil
 	switch {
 	case err != nil:
-		msg := errorText(err) + traceback(m.th)
+		msg := m.errorText(err) + traceback(m.th)
 		m.th = nil
 		return in.end(program.Retire(errors.New(msg)), true)
 	case in.misuse != "":

@@ -42,10 +42,10 @@ type machine struct {
 var removedGlobals = []string{"io", "os", "package", "require", "module", "dofile", "loadfile", "debug", "coroutine"}
 
 // trampoline calls each invocation's function on the machine's thread.
-const trampoline = `local job, p, args = ...
+const trampoline = `local run, p, args = ...
 while true do
-	job(p, args)
-	job, p, args = finished()
+	run(p, args)
+	run, p, args = finished()
 end`
 
 func (p *Program) newMachine() (*machine, error) {
@@ -154,13 +154,27 @@ func describe(L *lua.LState, err error) string {
 	return err.Error()
 }
 
-// errorText is a Lua error's message.
-func errorText(err error) string {
+// errorText is a Lua error's message, as tostring gives it (under the
+// budget, so that an error object whose __tostring loops cannot hang).
+func (m *machine) errorText(err error) string {
 	var api *lua.ApiError
-	if errors.As(err, &api) {
-		return lua51.ToString(nil, api.Object)
+	if !errors.As(err, &api) {
+		return err.Error()
 	}
-	return err.Error()
+	if s, ok := api.Object.(lua.LString); ok {
+		return string(s)
+	}
+	m.budget.refill()
+	m.L.Push(m.L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(lua51.ToString(L, api.Object)))
+		return 1
+	}))
+	if lua51.PCall(m.L, 0, 1) != nil {
+		return "(an error value that tostring cannot describe: a " + api.Object.Type().String() + ")"
+	}
+	text := lua.LVAsString(m.L.Get(-1))
+	m.L.Pop(1)
+	return text
 }
 
 // traceback lists the Lua frames of th, a thread that stopped at an error,
@@ -172,26 +186,23 @@ func traceback(th *lua.LState) string {
 		if !ok {
 			break
 		}
-		if _, err := th.GetInfo("nSl", dbg, lua.LNil); err != nil || dbg.Source == "=trampoline" {
+		if _, err := th.GetInfo("nSl", dbg, lua.LNil); err != nil || dbg.Source == "trampoline" {
 			continue
 		}
-		where := dbg.Source
-		if dbg.What == "G" {
-			where = "[C]"
-		} else {
-			where = lua51.ChunkID(dbg.Source)
-			if dbg.CurrentLine > 0 {
-				where += fmt.Sprintf(":%d", dbg.CurrentLine)
-			}
+		where, what := dbg.Source, "in function <"+dbg.Source+fmt.Sprintf(":%d>", dbg.LineDefined)
+		if dbg.CurrentLine > 0 {
+			where += fmt.Sprintf(":%d", dbg.CurrentLine)
 		}
-		what := "in function <" + lua51.ChunkID(dbg.Source) + fmt.Sprintf(":%d>", dbg.LineDefined)
 		switch {
+		case dbg.What == "G":
+			where, what = "[C]", "in a Go function"
 		case dbg.Name != "":
 			what = "in function '" + dbg.Name + "'"
 		case dbg.What == "main":
 			what = "in main chunk"
-		case dbg.What == "G":
-			what = "in a Go function"
+		}
+		if dbg.What == "G" && dbg.Name != "" {
+			what = "in function '" + dbg.Name + "'"
 		}
 		b.WriteString("\n\t" + where + ": " + what)
 	}
