@@ -14,8 +14,8 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
-	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaprogram"
 )
 
 // Options configure Open.
