@@ -227,6 +227,14 @@ func (inv *invocation) emit(kind EventKind, a, b uint64, detail string) {
 	inv.log.add(inv, kind, a, b, detail)
 }
 
+// tellStopped tells a program that a reset stopped it, once it will step no
+// more (program.Stopper).
+func (inv *invocation) tellStopped() {
+	if s, ok := inv.prog.(program.Stopper); ok {
+		s.Stopped()
+	}
+}
+
 func (inv *invocation) reaches(b *Buffer) bool {
 	for _, r := range inv.reach {
 		if r == b {

@@ -265,7 +265,7 @@ func (t *deviceThread) loop() {
 func (t *deviceThread) run(inv *invocation) {
 	inv.log = t.log
 	if !t.sleepUntil(inv, inv.startAt) {
-		t.retire(inv, errReset(inv))
+		t.stopped(inv)
 		return
 	}
 	t.log.step()
@@ -273,7 +273,7 @@ func (t *deviceThread) run(inv *invocation) {
 	var polling pacer
 	for {
 		if inv.stopped.Load() {
-			t.retire(inv, errReset(inv))
+			t.stopped(inv)
 			return
 		}
 		var began time.Duration
@@ -297,18 +297,24 @@ func (t *deviceThread) run(inv *invocation) {
 			if t.sleep(inv, began, t.exec.fabric.timing.Completion) {
 				t.retire(inv, n.Err())
 			} else {
-				t.retire(inv, errReset(inv))
+				t.stopped(inv)
 			}
 			return
 		}
 		if !ok {
-			t.retire(inv, errReset(inv))
+			t.stopped(inv)
 			return
 		}
 		if n.Kind() != program.NextPoll {
 			polling = pacer{}
 		}
 	}
+}
+
+// stopped retires inv, which a reset stopped, with its reset error.
+func (t *deviceThread) stopped(inv *invocation) {
+	inv.tellStopped()
+	t.retire(inv, errReset(inv))
 }
 
 // retire hands the program's events to the stream, then finishes its

@@ -113,6 +113,7 @@ func (s *simExecutor) stop(inv *invocation) {
 	defer s.mu.Unlock()
 	inv.stopped.Store(true)
 	s.remove(inv)
+	inv.tellStopped()
 	inv.comp.finish(errReset(inv))
 }
 

@@ -22,15 +22,11 @@ func (in *Instance) check() error {
 	}
 	defer in.prog.give(m)
 	m.budget.parent = in.cfg.Context
-	s, err := m.spec()
-	if err != nil {
-		return err
-	}
-	if s.check == nil {
+	if m.host.check == nil {
 		return nil
 	}
 	c := m.newCheck(in)
-	m.L.Push(s.check)
+	m.L.Push(m.host.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
 	m.budget.refill()

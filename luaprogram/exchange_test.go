@@ -1,10 +1,9 @@
 package luaprogram_test
 
 import (
+	"fmt"
 	"io"
 	"testing"
-
-	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
@@ -31,16 +30,7 @@ func luaExchange(t testing.TB) (gpu, npu *luaprogram.Program) {
 // exchange's exchange.Programs does.
 func luaPrograms(t testing.TB, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
 	return func(x exchange.Config) engine.Programs {
-		L := lua.NewState()
-		defer L.Close()
-		a := L.NewTable()
-		a.RawSetString("rounds", lua.LNumber(x.Rounds))
-		a.RawSetString("credits", lua.LNumber(x.Credits))
-		a.RawSetString("slot_bytes", lua.LNumber(x.SlotBytes))
-		args, err := luaprogram.FreezeArgs(a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		args := luaprogram.Numbers(map[string]float64{"rounds": float64(x.Rounds), "credits": float64(x.Credits), "slot_bytes": float64(x.SlotBytes)})
 		decl, err := luaprogram.Declared(gpu, npu, args)
 		if err != nil {
 			t.Fatal(err)
@@ -72,6 +62,28 @@ func TestLuaExchangeGivesTheGoExchangesEvents(t *testing.T) {
 		}
 		if len(luaRun.Violations) != 0 {
 			t.Fatalf("seed %d: %v", seed, luaRun.Violations)
+		}
+	}
+}
+
+// BenchmarkTrial is one randomized trial (engine/trial: three sessions,
+// random faults, random host operations) of the built-in exchange, and of
+// the same trial with its Lua programs, with slots of up to 8 bytes (where
+// the hosting of the programs is the most of a Lua trial's cost) and of up
+// to 256 (the trial's default, where the programs' own arithmetic in Lua
+// is).
+func BenchmarkTrial(b *testing.B) {
+	gpu, npu := luaExchange(b)
+	for _, slot := range []int{8, 256} {
+		for _, c := range []struct {
+			name     string
+			programs func(exchange.Config) engine.Programs
+		}{{"go", nil}, {"lua", luaPrograms(b, gpu, npu)}} {
+			b.Run(fmt.Sprintf("slot=%d/%s", slot, c.name), func(b *testing.B) {
+				for i := 0; b.Loop(); i++ {
+					trial.Run(trial.Config{Seed: uint64(i%1000 + 1), SlotBytes: slot, Programs: c.programs, NoOps: true})
+				}
+			})
 		}
 	}
 }

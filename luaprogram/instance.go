@@ -60,19 +60,15 @@ type Instance struct {
 // NewInstance makes an invocation of p with cfg, to be prepared on a
 // device. An instance of a program that checks its own results is a
 // program.Checker.
-func (p *Program) NewInstance(cfg Config) (program.Program, error) {
+func (p *Program) NewInstance(cfg Config) program.Program {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}
 	in := &Instance{prog: p, cfg: cfg, observer: program.NewObserver(cfg.Run), history: fnvOffset}
-	has, err := p.HasCheck()
-	if err != nil {
-		return nil, err
+	if p.hasCheck {
+		return &checkedInstance{in}
 	}
-	if has {
-		return &checkedInstance{in}, nil
-	}
-	return in, nil
+	return in
 }
 
 // pendingOp is the memory operation a program stopped at: what its next
@@ -121,6 +117,10 @@ func (in *Instance) Step(env program.Env) program.Next {
 		return in.begin()
 	}
 	res, next, stop := in.effect(env)
+	if stop && next.Kind() == program.NextRetire {
+		in.m.th = nil // stopped inside the operation: it cannot run another invocation
+		return in.end(next, true)
+	}
 	if stop {
 		return next
 	}
@@ -136,15 +136,15 @@ func (in *Instance) begin() program.Next {
 	}
 	in.m = m
 	m.budget.parent = in.cfg.Context
+	if err := m.reseed(in.cfg.Seed); err != nil {
+		return in.end(program.Retire(err), true)
+	}
 	s, err := m.spec()
 	if err != nil {
-		return in.end(program.Retire(err), false)
-	}
-	in.p = m.newP(in)
-	if err := m.reseed(s.run, in.cfg.Seed); err != nil {
-		return in.end(program.Retire(err), false)
+		return in.end(program.Retire(err), true)
 	}
 	args := in.cfg.Args.lua(m.L)
+	in.p = m.newP(in, args)
 	return in.resume([]lua.LValue{s.run, in.p, args})
 }
 
@@ -184,6 +184,18 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 		return in.end(in.next, true)
 	}
 	return in.next
+}
+
+// Stopped gives the invocation's machine back when a device reset stopped
+// it mid-program (program.Stopper): its thread, stopped inside the
+// program, is dropped, the state kept for the next invocation.
+func (in *Instance) Stopped() {
+	if in.ended || in.m == nil {
+		in.ended = true
+		return
+	}
+	in.m.th = nil
+	in.end(program.Next{}, true)
 }
 
 // end retires the invocation with next and gives its machine back, when

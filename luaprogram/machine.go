@@ -15,10 +15,14 @@ import (
 // pristine globals every invocation's environment is copied from, and the
 // thread that runs invocations one after another.
 type machine struct {
-	prog    *Program
-	L       *lua.LState
-	chunk   *lua.LFunction
-	globals map[string]lua.LValue // the state's globals, as made
+	prog  *Program
+	L     *lua.LState
+	chunk *lua.LFunction
+	// host is what the chunk returned when the machine was made: its
+	// buffers declaration and its check, which run on the host in that
+	// first environment (they compute from their arguments alone).
+	host    spec
+	envMeta *lua.LTable // every environment's metatable: reads fall through to the globals as made
 	budget  instructionBudget
 
 	// The thread runs the trampoline: it calls an invocation's function,
@@ -27,12 +31,12 @@ type machine struct {
 	th    *lua.LState
 	tramp *lua.LFunction
 
-	run    *Instance     // the invocation being stepped, if any
-	pMeta  *lua.LTable   // p's metatable
-	bufMT  *lua.LTable   // buffer handles' metatable
-	method *lua.LTable   // p's methods
-	none   []lua.LValue  // no results, for a resume
-	one    [1]lua.LValue // one result, for a resume
+	run    *Instance                 // the invocation being stepped, if any
+	pMetas map[deviceKey]*lua.LTable // p's metatables (deviceMeta)
+	bufMT  *lua.LTable               // buffer handles' metatable
+	method *lua.LTable               // p's methods
+	none   []lua.LValue              // no results, for a resume
+	one    [1]lua.LValue             // one result, for a resume
 }
 
 // removedGlobals are what a program's state leaves out: files, processes,
@@ -54,12 +58,14 @@ func (p *Program) newMachine() (*machine, error) {
 		L.SetGlobal(name, lua.LNil)
 	}
 	openBit32(L)
-	m := &machine{prog: p, L: L, globals: map[string]lua.LValue{}}
+	m := &machine{prog: p, L: L, envMeta: L.NewTable(), pMetas: map[deviceKey]*lua.LTable{}}
+	base := L.NewTable()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
-		if ks, ok := k.(lua.LString); ok && ks != "_G" {
-			m.globals[string(ks)] = v
+		if k != lua.LString("_G") {
+			base.RawSet(k, v)
 		}
 	})
+	m.envMeta.RawSetString("__index", base)
 	chunk, err := lua51.LoadString(L, p.text, p.chunkname)
 	if err != nil {
 		L.Close()
@@ -82,24 +88,22 @@ func (p *Program) newMachine() (*machine, error) {
 	m.budget = instructionBudget{parent: context.Background(), limit: p.opts.Instructions}
 	L.SetContext(&m.budget)
 	m.initMethods()
+	if m.host, err = m.spec(); err != nil {
+		L.Close()
+		return nil, err
+	}
 	return m, nil
 }
 
 func (m *machine) close() { m.L.Close() }
 
-// environment makes a fresh environment: the state's globals, with fresh
-// copies of the library tables, so that nothing one invocation sets is
-// seen by the next.
+// environment makes a fresh environment: an empty table of globals whose
+// reads fall through to the state's globals as made. What one invocation
+// sets is its own; the library tables are shared, and a program must not
+// change them.
 func (m *machine) environment() *lua.LTable {
-	env := m.L.CreateTable(0, len(m.globals)+1)
-	for name, v := range m.globals {
-		if lib, ok := v.(*lua.LTable); ok {
-			c := m.L.CreateTable(0, 16)
-			lib.ForEach(func(k, v lua.LValue) { c.RawSet(k, v) })
-			v = c
-		}
-		env.RawSetString(name, v)
-	}
+	env := m.L.NewTable()
+	m.L.SetMetatable(env, m.envMeta)
 	env.RawSetString("_G", env)
 	return env
 }

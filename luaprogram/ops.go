@@ -54,8 +54,6 @@ func (m *machine) initMethods() {
 	for name, fn := range methods {
 		m.method.RawSetString(name, L.NewFunction(fn))
 	}
-	m.pMeta = L.NewTable()
-	m.pMeta.RawSetString("__index", m.method)
 	m.bufMT = L.NewTable()
 	m.bufMT.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		h := L.CheckUserData(1).Value.(*handle)
@@ -79,34 +77,64 @@ func (m *machine) initMethods() {
 	m.none = []lua.LValue{}
 }
 
-// newP makes the p of an invocation, in env: its fields and, through its
-// metatable, its methods.
-func (m *machine) newP(in *Instance) *lua.LTable {
+// newP makes the p of an invocation: its own fields (the buffers, the
+// arguments, the session), and, through its metatable, the methods and the
+// fields its device's invocations share.
+func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 	L := m.L
-	p := L.NewTable()
+	p := L.CreateTable(0, 4)
 	p.RawSetString("startup", m.newHandle(in, -1))
 	bufs := L.CreateTable(0, len(in.cfg.Buffers))
 	for i, b := range in.cfg.Buffers {
 		bufs.RawSetString(b.Name, m.newHandle(in, i))
 	}
 	p.RawSetString("buffers", bufs)
-	p.RawSetString("args", in.cfg.Args.lua(L))
-	p.RawSetString("device", lua.LString(in.cfg.Device))
-	p.RawSetString("kind", lua.LString(in.cfg.Kind))
-	p.RawSetString("queue", lua.LString(in.cfg.Queue))
+	p.RawSetString("args", args)
 	p.RawSetString("owner", lua.LNumber(in.cfg.Owner))
-	p.RawSetString("WAIT", lua.LNumber(program.StartupWait))
-	p.RawSetString("RUN", lua.LNumber(program.StartupRun))
-	p.RawSetString("ABORT", lua.LNumber(program.StartupAbort))
-	tm := in.env.Timing()
+	L.SetMetatable(p, m.deviceMeta(in.cfg, in.env.Timing()))
+	return p
+}
+
+// deviceKey names what p's shared fields depend on.
+type deviceKey struct {
+	device, kind, queue string
+	timing              program.Timing
+}
+
+// maxDeviceMetas bounds the metatables a machine keeps.
+const maxDeviceMetas = 8
+
+// deviceMeta is the metatable of the p of invocations on one device, queue
+// and timing: its methods, the device's name, kind and queue, the timing
+// figures in seconds and the startup word's values. It is made once and
+// kept (a few), as a campaign's trials run on fabrics alike.
+func (m *machine) deviceMeta(cfg Config, tm program.Timing) *lua.LTable {
+	key := deviceKey{cfg.Device, cfg.Kind, cfg.Queue, tm}
+	if meta, ok := m.pMetas[key]; ok {
+		return meta
+	}
+	L := m.L
+	shared := L.NewTable()
+	m.method.ForEach(shared.RawSet)
+	shared.RawSetString("device", lua.LString(cfg.Device))
+	shared.RawSetString("kind", lua.LString(cfg.Kind))
+	shared.RawSetString("queue", lua.LString(cfg.Queue))
+	shared.RawSetString("WAIT", lua.LNumber(program.StartupWait))
+	shared.RawSetString("RUN", lua.LNumber(program.StartupRun))
+	shared.RawSetString("ABORT", lua.LNumber(program.StartupAbort))
 	timing := L.CreateTable(0, len(program.TimingFigures))
 	for _, name := range program.TimingFigures {
 		d, _ := tm.Figure(name)
 		timing.RawSetString(name, lua.LNumber(d.Seconds()))
 	}
-	p.RawSetString("timing", timing)
-	L.SetMetatable(p, m.pMeta)
-	return p
+	shared.RawSetString("timing", timing)
+	meta := L.NewTable()
+	meta.RawSetString("__index", shared)
+	if len(m.pMetas) >= maxDeviceMetas {
+		clear(m.pMetas)
+	}
+	m.pMetas[key] = meta
+	return meta
 }
 
 // newHandle makes the handle of in's buffer i (-1: the startup line).
@@ -377,9 +405,10 @@ func (m *machine) now(L *lua.LState) int {
 	return 1
 }
 
-// reseed seeds math.random of fn's environment for the invocation.
-func (m *machine) reseed(fn *lua.LFunction, seed uint64) error {
-	math, _ := fn.Env.RawGetString("math").(*lua.LTable)
+// reseed seeds the state's math.random for an invocation.
+func (m *machine) reseed(seed uint64) error {
+	base, _ := m.envMeta.RawGetString("__index").(*lua.LTable)
+	math, _ := base.RawGetString("math").(*lua.LTable)
 	if math == nil {
 		return nil
 	}
@@ -387,6 +416,8 @@ func (m *machine) reseed(fn *lua.LFunction, seed uint64) error {
 	if !ok {
 		return nil
 	}
-	_, err := m.call(randomseed, lua.LNumber(seed%(1<<31)))
-	return err
+	m.L.Push(randomseed)
+	m.L.Push(lua.LNumber(seed % (1 << 31)))
+	m.L.Call(1, 0) // a number never makes it fail
+	return nil
 }

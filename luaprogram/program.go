@@ -35,6 +35,8 @@ type Program struct {
 	text      string
 	opts      Options
 
+	hasCheck bool // the chunk returns a check
+
 	mu   sync.Mutex
 	idle []*machine
 }
@@ -64,10 +66,7 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.spec(); err != nil {
-		m.close()
-		return nil, err
-	}
+	p.hasCheck = m.host.check != nil
 	p.idle = append(p.idle, m)
 	return p, nil
 }
@@ -126,11 +125,7 @@ func (p *Program) Buffers(args Args) ([]Buffer, error) {
 		return nil, err
 	}
 	defer p.give(m)
-	s, err := m.spec()
-	if err != nil {
-		return nil, err
-	}
-	decl := s.buffers
+	decl := m.host.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
 		res, err := m.call(fn, args.lua(m.L))
 		if err != nil {
@@ -175,15 +170,7 @@ func (p *Program) Buffers(args Args) ([]Buffer, error) {
 }
 
 // HasCheck reports whether the program checks its own results.
-func (p *Program) HasCheck() (bool, error) {
-	m, err := p.take()
-	if err != nil {
-		return false, err
-	}
-	defer p.give(m)
-	s, err := m.spec()
-	return s.check != nil, err
-}
+func (p *Program) HasCheck() bool { return p.hasCheck }
 
 // isName reports whether s is a buffer's name: a letter or _, then
 // letters, digits and _, 32 at most.

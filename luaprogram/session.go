@@ -110,11 +110,7 @@ func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner ui
 			}
 			cfg.Buffers = append(cfg.Buffers, View{Name: pr.Buffers[i].Name, View: v})
 		}
-		inst, err := prog.NewInstance(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return d.Prepare(fam, inst, owner, reach...)
+		return d.Prepare(fam, prog.NewInstance(cfg), owner, reach...)
 	}
 	g, err := prepare(pr.GPU, gpu, gfam, "gpu", fault.GPURun)
 	var n *devices.Prepared

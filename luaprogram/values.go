@@ -2,7 +2,6 @@ package luaprogram
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	lua "github.com/yuin/gopher-lua"
@@ -150,18 +149,12 @@ func toLua(L *lua.LState, v value) lua.LValue {
 	return lua.LNil
 }
 
-// Number is the argument named name when it is a number, for a host that
-// reads its programs' arguments (how many rounds, say).
-func (a Args) Number(name string) (float64, bool) {
-	t, ok := a.root.(*table)
-	if !ok {
-		return 0, false
+// Numbers are arguments of numbers by name, for a host written in Go.
+func Numbers(named map[string]float64) Args {
+	t := &table{}
+	for k, v := range named {
+		t.keys, t.vals = append(t.keys, k), append(t.vals, v)
 	}
-	for i, k := range t.keys {
-		if k == name {
-			f, ok := t.vals[i].(float64)
-			return f, ok && !math.IsNaN(f)
-		}
-	}
-	return 0, false
+	t.sort()
+	return Args{root: t}
 }

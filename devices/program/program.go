@@ -61,6 +61,15 @@ type Checker interface {
 	Check() error
 }
 
+// Stopper is a Program that holds something of the host's (a Lua state,
+// say) that it gives back when a device reset stops it before it retired.
+// Stopped is called once, after the program's last step, and never
+// concurrently with a step.
+type Stopper interface {
+	Program
+	Stopped()
+}
+
 // Env is what a running program may use besides its views: the clock, the
 // timing profile, the fault plane and the event stream of its invocation.
 type Env interface {

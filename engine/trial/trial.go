@@ -43,6 +43,9 @@ type Config struct {
 	// Credits is the most ring slots of an exchange; each session draws from
 	// 1 to Credits. Default 4.
 	Credits int
+	// SlotBytes is the most bytes of a slot; each session draws a multiple
+	// of 8 from 8 to SlotBytes. Default 256.
+	SlotBytes int
 	// MaxFaults is the most fault sites armed; each trial arms from 0 to
 	// MaxFaults distinct sites. Default 3; negative arms none.
 	MaxFaults int
@@ -86,6 +89,10 @@ func (c Config) withDefaults() Config {
 		c.Credits = 4
 	}
 	c.Credits = min(c.Credits, exchange.MaxCredits)
+	if c.SlotBytes < 8 {
+		c.SlotBytes = 256
+	}
+	c.SlotBytes = min(c.SlotBytes, exchange.MaxSlotBytes)
 	if c.Mode == 0 {
 		c.Mode = devices.Simulated
 	}
@@ -455,7 +462,7 @@ func (t *trial) openSession() *sessionPlan {
 	x := exchange.Config{
 		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
 		Credits:   1 + t.rng.IntN(t.cfg.Credits),
-		SlotBytes: 8 * (1 + t.rng.IntN(32)),
+		SlotBytes: 8 * (1 + t.rng.IntN(t.cfg.SlotBytes/8)),
 		GPUQueue:  devices.AQL,
 	}
 	if t.chance(0.5) {
