@@ -431,7 +431,10 @@ func (f *Fabric) hitFaultTo(events *hostEvents, actor Actor, session uint64, sit
 
 // faultDetail names site and action without allocating for the common pairs.
 func faultDetail(site fault.Site, a fault.Action) string {
-	return faultNames[site][a]
+	if int(site) < len(faultNames) && int(a) < len(faultNames[site]) {
+		return faultNames[site][a]
+	}
+	return site.String() + " " + a.String() // a site a program defined
 }
 
 var faultNames = func() (names [16][16]string) {

@@ -145,3 +145,30 @@ func TestStartupWithProgramsRefusesWhatItCannotRun(t *testing.T) {
 		t.Errorf("%s sessions left open by refused startups", n)
 	}
 }
+
+// TestProgramsFaultSitesOfTheirOwn arms the stream's own site: the dropped
+// chunk fails the NPU's check, and the oracle, seeing the fault at a site
+// of the program's own, reports no violation.
+func TestProgramsFaultSitesOfTheirOwn(t *testing.T) {
+	h := sim(t)
+	h.run(`
+		local gpu = resident.program{file = "../programs/stream_gpu.lua"}
+		local npu = resident.program{file = "../programs/stream_npu.lua"}
+		resident.fault("stream.drop", "1*off->1*skip")
+		s = startup{gpu = gpu, npu = npu, args = {chunks = 4, words = 8}}
+		s:submit_gpu(); s:submit_npu(); s:start()
+		assert(s:wait(1))
+		st = s:stats()
+		faults = resident.faults()
+		assert(s:close() == "retired")
+	`)
+	if got := h.str("st.check.ok") + " " + h.str("st.check.problem"); !strings.HasPrefix(got, "false the NPU summed") {
+		t.Errorf("check after a dropped chunk: %s", got)
+	}
+	if got := h.str("#resident.violations()"); got != "0" {
+		t.Errorf("%s violations; a fault at the program's own site explains its failed check", got)
+	}
+	if got := h.fails(`resident.fault("stream.dorp", "skip")`); !strings.Contains(got, `unknown fault site "stream.dorp"`) || !strings.Contains(got, "sites programs defined: stream.drop") {
+		t.Errorf("a misspelt site: %s", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -67,6 +68,12 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.hasCheck = m.host.check != nil
+	for _, name := range m.host.sites {
+		if _, err := fault.DefineSite(name); err != nil {
+			m.close()
+			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+	}
 	p.idle = append(p.idle, m)
 	return p, nil
 }
@@ -193,10 +200,11 @@ type spec struct {
 	run     *lua.LFunction
 	buffers lua.LValue // nil, a table, or a function of args
 	check   *lua.LFunction
+	sites   []string // fault sites of the program's own
 }
 
 // specFields are the fields of a program's table.
-var specFields = []string{"buffers", "check", "run"}
+var specFields = []string{"buffers", "check", "run", "sites"}
 
 // readSpec reads what the chunk returned.
 func readSpec(name string, v lua.LValue) (spec, error) {
@@ -229,6 +237,19 @@ func readSpec(name string, v lua.LValue) (spec, error) {
 		}
 		if t := s.buffers.Type(); t != lua.LTNil && t != lua.LTTable && t != lua.LTFunction {
 			return spec{}, fmt.Errorf("%s: buffers must be a table of sizes by name, or a function of the arguments that returns one; got a %s", name, t)
+		}
+		switch sites := v.RawGetString("sites").(type) {
+		case *lua.LTable:
+			for i := 1; i <= sites.Len(); i++ {
+				site, ok := sites.RawGetInt(i).(lua.LString)
+				if !ok {
+					return spec{}, fmt.Errorf("%s: sites must be a list of fault site names, such as {\"stream.drop\"}; item %d is a %s", name, i, sites.RawGetInt(i).Type())
+				}
+				s.sites = append(s.sites, string(site))
+			}
+		case *lua.LNilType:
+		default:
+			return spec{}, fmt.Errorf("%s: sites must be a list of fault site names, such as {\"stream.drop\"}, not a %s", name, sites.Type())
 		}
 		return s, nil
 	}

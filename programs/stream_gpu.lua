@@ -8,6 +8,10 @@
 --   resident.startup{gpu = resident.program{file = "programs/stream_gpu.lua"},
 --                    npu = resident.program{file = "programs/stream_npu.lua"},
 --                    args = {chunks = 8, words = 16}}
+--
+-- Its own fault site, stream.drop, lets a fault injection drop a chunk: with
+-- resident.fault("stream.drop", "1*skip") the GPU publishes a chunk's flag
+-- without writing its data, and the NPU's check finds the sum wrong.
 
 -- Word i of chunk k.
 local function value(k, i)
@@ -15,6 +19,8 @@ local function value(k, i)
 end
 
 return {
+	sites = {"stream.drop"},
+
 	-- ready flags at 0 and 4 (the GPU writes them), done flags on a
 	-- 128-byte pair of lines of their own at 128 and 132 (the NPU's), the
 	-- NPU's sum and count in result.
@@ -44,7 +50,9 @@ return {
 			for i = 1, a.words do
 				chunk[i] = value(k, i)
 			end
-			p:write(data, half * a.words * 4, chunk)
+			if p:fault("stream.drop") ~= "skip" then
+				p:write(data, half * a.words * 4, chunk)
+			end
 			p:store(flags, 4 * half, k)
 			p:event("chunk.sent", k)
 		end
