@@ -29,6 +29,7 @@ type Host struct {
 	oracle   *engine.Oracle
 	sessions []*Session
 	bounds   Bounds
+	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith)
 }
 
 // Fabric is the run's fabric (simulated, its choices made by the checker).
@@ -75,7 +76,11 @@ func (h *Host) Arm(site fault.Site, term string) error {
 // NewSession makes a resident session running the built-in exchange with
 // cfg on the fabric's GPU and NPU (engine.Open with exchange.Programs).
 func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
-	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), exchange.Programs(cfg))
+	programs := engine.Programs(exchange.Programs(cfg))
+	if h.programs != nil {
+		programs = h.programs(cfg)
+	}
+	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), programs)
 	name := "s" + strconv.Itoa(len(h.sessions)+1)
 	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
 	if err != nil {

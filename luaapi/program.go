@@ -1,6 +1,9 @@
 package luaapi
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -9,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/luaprogram"
 )
@@ -156,21 +160,7 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *program
 	if err != nil {
 		m.invalid(L, name, "%s", err.Error())
 	}
-	declared, err := luaprogram.Declared(gpu.prog, npu.prog, args)
-	if err != nil {
-		m.invalid(L, name, "%s", err.Error())
-	}
 	sizes := map[string]lua.LValue{}
-	var order []string
-	for _, b := range declared {
-		switch v := b.Size.(type) {
-		case float64:
-			sizes[b.Name] = lua.LNumber(v)
-		case string:
-			sizes[b.Name] = lua.LString(v)
-		}
-		order = append(order, b.Name)
-	}
 	if bt := field(t, "buffers"); bt != lua.LNil {
 		tt, ok := bt.(*lua.LTable)
 		if !ok {
@@ -181,23 +171,14 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *program
 			if !ok {
 				m.invalid(L, name, "buffers: %s is not a buffer name; name buffers with letters, digits and _, such as payload", k.String())
 			}
-			if _, known := sizes[string(ks)]; !known {
-				order = append(order, string(ks))
-			}
 			sizes[string(ks)] = v
 		})
 	}
-	pair := luaprogram.Pair{GPU: gpu.prog, NPU: npu.prog, Args: args, Queue: queue, Context: ctxOf(L)}
-	for _, bn := range sortedNames(order) {
-		size, problem := parseSize(sizes[bn])
-		if problem != "" {
-			m.invalid(L, name, "buffers.%s: %s", bn, problem)
-		}
-		if size < 1 || size > maxBuffer {
-			m.invalid(L, name, "buffers.%s: a buffer holds 1 byte to 1GiB, got %d bytes", bn, size)
-		}
-		pair.Buffers = append(pair.Buffers, luaprogram.Sized{Name: bn, Bytes: int(size)})
+	pair, err := pairOf(gpu.prog, npu.prog, args, sizes)
+	if err != nil {
+		m.invalid(L, name, "%s", err.Error())
 	}
+	pair.Queue, pair.Context = queue, ctxOf(L)
 	fs, gdev, ndev := m.sessionDevices(L)
 	pair.Seed = fs.f.Seed()
 	eng, err := engine.Open(gdev, ndev, pair.Programs)
@@ -208,6 +189,62 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *program
 	s.programs = &programSession{gpu: gpu.prog.Name(), npu: npu.prog.Name(), queue: queue}
 	L.Push(s.ud)
 	return 1
+}
+
+// ExchangeShaped prepares sessions of gpu and npu shaped like the built-in
+// exchange: each session's programs get args = {rounds =, credits =,
+// slot_bytes =} of the exchange's shape, and the GPU program its queue.
+// It is how the randomized trial (resident.trial) and the model checker's
+// built-in scenario (residentlua check --programs) run a user's pair in
+// place of the exchange. ctx ends the programs' Lua code.
+func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
+	return func(x exchange.Config) engine.Programs {
+		args := luaprogram.Numbers(map[string]float64{"rounds": float64(x.Rounds), "credits": float64(x.Credits), "slot_bytes": float64(x.SlotBytes)})
+		pair, err := pairOf(gpu, npu, args, nil)
+		if err != nil {
+			return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
+				return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
+			}
+		}
+		pair.Queue, pair.Context = x.GPUQueue, ctx
+		return pair.Programs
+	}
+}
+
+// pairOf is the session of gpu and npu with args: the buffers they
+// declare, with the sizes given override them or added.
+func pairOf(gpu, npu *luaprogram.Program, args luaprogram.Args, sizes map[string]lua.LValue) (luaprogram.Pair, error) {
+	declared, err := luaprogram.Declared(gpu, npu, args)
+	if err != nil {
+		return luaprogram.Pair{}, err
+	}
+	all := map[string]lua.LValue{}
+	var names []string
+	for _, b := range declared {
+		switch v := b.Size.(type) {
+		case float64:
+			all[b.Name] = lua.LNumber(v)
+		case string:
+			all[b.Name] = lua.LString(v)
+		}
+		names = append(names, b.Name)
+	}
+	for n, v := range sizes {
+		all[n] = v
+		names = append(names, n)
+	}
+	pair := luaprogram.Pair{GPU: gpu, NPU: npu, Args: args}
+	for _, bn := range sortedNames(names) {
+		size, problem := parseSize(all[bn])
+		switch {
+		case problem != "":
+			return pair, errors.New("buffers." + bn + ": " + problem)
+		case size < 1 || size > maxBuffer:
+			return pair, fmt.Errorf("buffers.%s: a buffer holds 1 byte to 1GiB, got %d bytes", bn, size)
+		}
+		pair.Buffers = append(pair.Buffers, luaprogram.Sized{Name: bn, Bytes: int(size)})
+	}
+	return pair, nil
 }
 
 // maxBuffer is the largest buffer a program may declare: what an

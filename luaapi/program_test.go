@@ -172,3 +172,20 @@ func TestProgramsFaultSitesOfTheirOwn(t *testing.T) {
 		t.Errorf("a misspelt site: %s", got)
 	}
 }
+
+// TestTrialOfPrograms runs the randomized protocol trial on the exchange's
+// Lua programs: the same seed gives the built-in exchange's digest.
+func TestTrialOfPrograms(t *testing.T) {
+	h := sim(t)
+	h.run(exchangeProgramsScript + `
+		for seed = 1, 20 do
+			local a = resident.trial{seed = seed}
+			local b = resident.trial{seed = seed, gpu = gpu, npu = npu}
+			assert(a.digest == b.digest, "seed " .. seed .. ": digests " .. a.digest .. " and " .. b.digest)
+			assert(#b.violations == 0 and b.ok, b.report)
+		end
+	`)
+	if got := h.fails(exchangeProgramsScript + `resident.trial{gpu = gpu}`); !strings.Contains(got, "gpu and npu go together") {
+		t.Errorf("a trial with one program: %s", got)
+	}
+}

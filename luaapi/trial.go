@@ -12,13 +12,15 @@ import (
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
-// mode=}: one randomized protocol trial (package engine/trial, the harness
-// of the engine's campaign tests) on a fabric of its own, checked by its
-// own oracle; it returns what the trial found. Options.OnFabric sees the
-// trial's fabric too.
+// mode=, gpu=, npu=}: one randomized protocol trial (package engine/trial,
+// the harness of the engine's campaign tests) on a fabric of its own,
+// checked by its own oracle; it returns what the trial found. With gpu and
+// npu programs, its sessions run them in place of the built-in exchange,
+// each given the exchange's shape as args (rounds, credits, slot_bytes).
+// Options.OnFabric sees the trial's fabric too.
 func (m *Module) trialFn(L *lua.LState) int {
 	const name = "trial"
-	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode")
+	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode", "gpu", "npu")
 	cfg := trial.Config{
 		Seed:      uint64(intField(L, 1, name, t, "seed", 1)),
 		Sessions:  int(intField(L, 1, name, t, "sessions", 0)),
@@ -40,6 +42,14 @@ func (m *Module) trialFn(L *lua.LState) int {
 			m.raise(L, err)
 		}
 		cfg.Mode = mode
+	}
+	gpu, npu := field(t, "gpu"), field(t, "npu")
+	if gpu != lua.LNil || npu != lua.LNil {
+		g, n := m.asProgram(gpu), m.asProgram(npu)
+		if g == nil || n == nil {
+			argError(L, 1, name, "gpu and npu go together, each a program (resident.program)")
+		}
+		cfg.Programs = ExchangeShaped(ctxOf(L), g.prog, n.prog)
 	}
 	L.Push(trialTable(L, trial.Run(cfg)))
 	return 1

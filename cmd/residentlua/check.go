@@ -7,10 +7,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/luaprogram"
 )
 
 // checkOptions is the command line of residentlua check.
@@ -19,6 +22,7 @@ type checkOptions struct {
 	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps
 	given     []string     // the bounds given, as flags, to refuse them with --replay
 	replay    string       // --replay STR
+	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
 	tracePath string       // --trace, with --replay
 	help      bool
 }
@@ -41,6 +45,10 @@ found that breaks each invariant broken.
   --preemptions P   switches away from a program that can still step, in
                     one run (default 2; 0: none)
   --steps N         choices of one run that may branch (default 200)
+  --programs G,N    the built-in scenario runs the GPU program G and the NPU
+                    program N (files of Lua programs, docs/programs.md) in
+                    place of the built-in exchange, giving each session the
+                    exchange's shape as args (rounds, credits, slot_bytes)
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
@@ -77,6 +85,12 @@ func (o *checkOptions) set(name, value string) error {
 		return nil
 	case "trace":
 		o.tracePath = value
+		return nil
+	case "programs":
+		o.programs = strings.Split(value, ",")
+		if len(o.programs) != 2 || o.programs[0] == "" || o.programs[1] == "" {
+			return &usageError{fmt.Sprintf("--programs %q: give the GPU program's file and the NPU program's, as gpu.lua,npu.lua", value)}
+		}
 		return nil
 	}
 	if !slices.Contains(check.BoundNames, name) {
@@ -127,8 +141,23 @@ func runCheck(args []string) int {
 // (whose print writes to stdout), with a function that closes it. While
 // ctx lasts, a run of the script stops when ctx ends.
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
+	if o.scenario == "" && o.programs != nil {
+		opts := luaprogram.Options{Stdout: stdout}
+		gpu, err := luaprogram.Load(o.programs[0], opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		npu, err := luaprogram.Load(o.programs[1], opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
+	}
 	if o.scenario == "" {
 		return check.Builtin, func() {}, nil
+	}
+	if o.programs != nil {
+		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
 	}
 	ls, err := check.LoadLuaScenario(o.scenario, stdout)
 	if err != nil {
@@ -139,6 +168,9 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 
 // scenarioName says which scenario is checked, for the report.
 func (o *checkOptions) scenarioName() string {
+	if o.scenario == "" && o.programs != nil {
+		return "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+	}
 	if o.scenario == "" {
 		return "the built-in scenario"
 	}

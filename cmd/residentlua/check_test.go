@@ -240,3 +240,44 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 	}
 	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
 }
+
+// The programs the checker runs in place of the exchange, and the bounds
+// under which it finds the broken one's stale generation in seconds: two
+// rounds through one credit, no fault, one preemption.
+var (
+	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1"}
+	goodPrograms  = "programs/exchange_gpu.lua,programs/exchange_npu.lua"
+	badPrograms   = "programs/exchange_gpu.lua,programs/exchange_npu_early_credit.lua"
+)
+
+// TestCheckFindsABrokenProgram checks the exchange's Lua text and a broken
+// NPU half that returns its credit before it reads the slot: the correct
+// pair exhausts clean; the broken one breaks invariant 7 (its own check
+// finds generation 1 read from generation 2's data), with a shortest
+// schedule whose replay string reruns it.
+func TestCheckFindsABrokenProgram(t *testing.T) {
+	good := checkRun(t, append([]string{"--programs", goodPrograms}, programBounds...)...)
+	good.wantCode(t, 0)
+	contains(t, "stdout", good.stdout, "check: the built-in scenario with programs/exchange_gpu.lua and programs/exchange_npu.lua", "bounded space exhausted", "no invariant broken")
+
+	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
+	bad.wantCode(t, 1)
+	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
+	m := regexp.MustCompile(`replay: (r2c1f0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	if m == nil {
+		t.Fatalf("no replay string:\n%s", bad.stdout)
+	}
+	replay := checkRun(t, "--programs", badPrograms, "--replay", m[1])
+	replay.wantCode(t, 1)
+	contains(t, "stdout", replay.stdout, "replay "+m[1]+" of the built-in scenario with", "invariant 7 (", "generation 1 has checksum")
+
+	for _, c := range []struct{ args, want string }{
+		{"--programs programs/exchange_gpu.lua", `--programs "programs/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
+		{"--programs no.lua,programs/exchange_npu.lua", "cannot read program no.lua"},
+		{"check/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
+	} {
+		r := checkRun(t, strings.Fields(c.args)...)
+		r.wantCode(t, 2)
+		contains(t, "stderr", r.stderr, c.want)
+	}
+}

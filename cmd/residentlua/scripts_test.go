@@ -133,6 +133,15 @@ var scriptCases = map[string]scriptCase{
 			stderr: []string{"mode=realtime"},
 		},
 	},
+	// A campaign of the exchange's Lua programs; run directly, one trial.
+	"scripts/program_campaign.lua": {
+		seed: "7",
+		stdout: []string{
+			"one trial, seed 7, no violation",
+			"  events = ",
+			"for a campaign: residentlua campaign scripts/program_campaign.lua --trials 10000",
+		},
+	},
 	// A trial script for residentlua campaign (campaign_test.go runs it
 	// there); run directly, it runs one trial.
 	"scripts/campaign.lua": {
