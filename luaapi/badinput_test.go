@@ -75,6 +75,16 @@ func TestBadInput(t *testing.T) {
 		{"negative seed", `s:close(); resident.fabric{seed=-1}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
 		{"seed above 2^53-1", `s:close(); resident.fabric{seed=2^53}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got 9007199254740992`},
 
+		// A trial's numbers, checked as startup's are.
+		{"trial huge sessions", `resident.trial{sessions=1e9}`, `invalid: sessions must be from 1 to 10000, got 1000000000`},
+		{"trial sessions 2^53", `resident.trial{sessions=2^53}`, `invalid: sessions must be from 1 to 10000, got 9007199254740992`},
+		{"trial zero sessions", `resident.trial{sessions=0}`, `invalid: sessions must be from 1 to 10000, got 0`},
+		{"trial negative rounds", `resident.trial{rounds=-5}`, `invalid: rounds must be from 1 to 1000000, got -5`},
+		{"trial too many credits", `resident.trial{credits=1000}`, `invalid: credits must be from 1 to 64, got 1000`},
+		{"trial negative faults", `resident.trial{faults=-3}`, `invalid: faults must be from 0 to 10, got -3`},
+		{"trial negative seed", `resident.trial{seed=-1}`, `invalid: seed must be a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
+		{"trial zero seed", `resident.trial{seed=0}`, `invalid: seed must be a whole number from 1 to 2^53-1 (9007199254740991), got 0`},
+
 		// Faults.
 		{"unknown fault site", `resident.fault("gpu.dispatchx", "error")`, `invalid: unknown fault site "gpu.dispatchx"; sites are gpu.dispatch, npu.dispatch, gpu.run, npu.run, npu.drain, gpu.complete, npu.complete, host.publish, memory.alloc, payload.corrupt`},
 		{"bad term", `resident.fault("gpu.dispatch", "explode")`, `invalid: fault term "explode" at gpu.dispatch: unknown action "explode"; gpu.dispatch allows error, delay, off`},
