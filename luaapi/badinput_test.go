@@ -120,3 +120,19 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestStringErrorsCalledByPcall checks a string error of a module function
+// that pcall calls directly (no Lua code between them to give a position)
+// is the message alone, as Lua 5.1's luaL_error makes it: no leading space.
+func TestStringErrorsCalledByPcall(t *testing.T) {
+	h := sim(t)
+	for code, want := range map[string]string{
+		`select(2, pcall(resident.wait, {}, 1))`:                                                           `bad argument #1 to 'wait' (session expected, got table)`,
+		`select(2, pcall(resident.plot, {file = "/nonexistent/p.svg", kind = "cdf", series = {a = {1}}}))`: `resident.plot: cannot write /nonexistent/p.svg: no such file or directory`,
+		`select(2, pcall(function() resident.wait({}, 1) end))`:                                            `<string>:1: bad argument #1 to 'wait' (session expected, got table)`,
+	} {
+		if got := h.str(code); got != want {
+			t.Errorf("%s = %q, want %q", code, got, want)
+		}
+	}
+}

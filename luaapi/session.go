@@ -181,7 +181,7 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 		return 1
 	})))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
-		L.RaiseError("a session's fields are read-only; cannot set '%s'", L.Get(2).String())
+		raiseString(L, "a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
 	})))
 	mt.RawSetString("__tostring", L.NewFunction(guard("__tostring", func(L *lua.LState) int {
@@ -228,7 +228,7 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		why = " (the caller's deadline passed)"
 	}
-	L.RaiseError("%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
+	raiseString(L, "%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
 }
 
 // startup makes a session: resident.startup{gpu=, rounds=, credits=, slot_bytes=}.

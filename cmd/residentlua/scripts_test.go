@@ -376,8 +376,8 @@ func TestSweepPlot(t *testing.T) {
 		if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
 			t.Fatalf("%s: root %v, error %v; want an <svg> document", file, root.XMLName, err)
 		}
-		contains(t, file, string(data), `<svg width="453.54pt" height="283.46pt"`, what+", 4 rounds (simulated time)",
-			">credits=1<", ">credits=2<", ">credits=4<", ">slot size (bytes)<")
+		contains(t, file, string(data), `<svg width="453.54pt" height="283.46pt"`, "<title>"+what+", 4 rounds (simulated time)</title>",
+			"\ncredits=1\n", "\ncredits=2\n", "\ncredits=4\n", "\nslot size (bytes)\n")
 	}
 
 	png := filepath.Join(dir, "fig.png")
