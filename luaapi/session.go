@@ -331,9 +331,15 @@ func (m *Module) close(L *lua.LState) int {
 		L.Push(lua.LString(s.closedOutcome()))
 		return 1
 	}
-	out := s.eng.CloseWithin(ctxOf(L), d)
+	ctx := ctxOf(L)
+	out := s.eng.CloseWithin(ctx, d)
 	if out == engine.Retired {
 		m.finish(s)
+	}
+	if out == engine.Quarantined && errors.Is(ctx.Err(), context.Canceled) {
+		// The close is done (a quarantine is not undone), but what the
+		// caller asked for was interrupted, as a wait's is.
+		raiseString(L, "close on session %d interrupted; it is quarantined (%s): reset its devices to release it", s.id, s.quarantineReason())
 	}
 	L.Push(lua.LString(out.String()))
 	return 1
