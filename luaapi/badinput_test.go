@@ -63,6 +63,7 @@ func TestBadInput(t *testing.T) {
 		{"fractional size", `resident.startup{slot_bytes="1.3B"}`, `invalid: slot_bytes: size "1.3B" is not a whole number of bytes`},
 		{"odd size", `resident.startup{slot_bytes=12}`, `invalid: slot_bytes must be a multiple of 8 from 8 to 1048576, got 12`},
 		{"huge budget", `s:close(); resident.fabric{budget="9999999TiB"}`, `invalid: budget: size "9999999TiB" is too large; the most is 8PiB (9007199254740992 bytes)`},
+		{"budget above the most", `s:close(); resident.fabric{budget="9PiB"}`, `invalid: budget: size "9PiB" is too large; the most is 8PiB (9007199254740992 bytes)`},
 		{"zero budget", `s:close(); resident.fabric{budget=0}`, `invalid: budget: a budget of 0 bytes leaves no memory; give a positive size`},
 		{"bad budget", `s:close(); resident.fabric{budget="lots"}`, `invalid: budget: "lots" is not a size; ` + sizeHint},
 

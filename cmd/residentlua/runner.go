@@ -58,6 +58,10 @@ func run(args []string) int {
 		}
 		return 1
 	}
+	if err := opts.checkFabric(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+		return 1
+	}
 	if opts.version {
 		fmt.Println(versionLine())
 	}
