@@ -80,21 +80,13 @@ func (s *Summary) Plot(path string) ([]string, error) {
 		if m.Whole {
 			xLabel = name
 		}
-		title := fmt.Sprintf("%s: %s, by the trial's outcome", name, plural(m.Count, "value"))
+		title := fmt.Sprintf("%s by the trial's outcome (n = %d)", name, m.Count)
 		if err := plot.CDF(paths[name], title, xLabel, m.plotSeries(), !m.Whole); err != nil {
 			return drawn, fmt.Errorf("measurement %q: %w", name, err)
 		}
 		drawn = append(drawn, paths[name])
 	}
 	return drawn, nil
-}
-
-// plural is "1 value" or "n values".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.FormatInt(n, 10) + " " + noun + "s"
 }
 
 // plotSeries is the values of each outcome's line: one line of every value

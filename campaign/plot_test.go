@@ -131,7 +131,7 @@ func TestPlotDrawsAPictureAMeasurement(t *testing.T) {
 		t.Fatalf("drew %v, want %v", drawn, want)
 	}
 	// Latency is recorded by retired trials alone, rounds by every trial.
-	for i, wants := range [][]string{{"latency: ", "latency (seconds, log scale)", "retired"}, {"rounds: ", "\nrounds\n", "retired", "quarantined"}} {
+	for i, wants := range [][]string{{"<title>latency by the trial&#39;s outcome (n = ", "latency (seconds, log scale)", "retired"}, {"<title>rounds by the trial&#39;s outcome (n = ", "\nrounds\n", "retired", "quarantined"}} {
 		svg, err := os.ReadFile(drawn[i])
 		if err != nil {
 			t.Fatal(err)

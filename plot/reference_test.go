@@ -42,10 +42,10 @@ type picture struct {
 
 var pictures = []picture{
 	{"cdf_linear", func(path string) error {
-		return CDF(path, "payload bytes: 19 values, by the trial's outcome", "payload bytes", payloadBytes, false)
+		return CDF(path, "payload bytes by the trial's outcome (n = 19)", "payload bytes", payloadBytes, false)
 	}},
 	{"cdf_log_zeros", func(path string) error {
-		return CDF(path, "elapsed: 18 values, by the trial's outcome", "elapsed (seconds, log scale)", elapsed, true)
+		return CDF(path, "elapsed by the trial's outcome (n = 18)", "elapsed (seconds, log scale)", elapsed, true)
 	}},
 	{"lines_log_x", func(path string) error {
 		return Lines(path, "latency, 8 rounds (simulated time)", "slot size (bytes)", "time per round, steady state (µs)", perRound, true, false)

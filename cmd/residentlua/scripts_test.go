@@ -46,9 +46,10 @@ var scriptCases = map[string]scriptCase{
 		"close       retired",
 		"wait        both retired: false",
 		"close       quarantined",
-		"quarantined 1 session(s)",
+		"budget      384 bytes charged, 384 bytes of them quarantined",
+		"quarantined 1 session\n",
 		"new session busy: gpu0 is held by a quarantined session",
-		"after reset 0 quarantined session(s), 0 bytes charged",
+		"after reset 0 sessions quarantined, 0 bytes charged",
 		"new session both retired: true, close: retired",
 		"violations  0",
 	}},
@@ -75,11 +76,11 @@ var scriptCases = map[string]scriptCase{
 		"state               poisoned",
 		"abort raised        busy: ",
 		"close               quarantined",
-		"quarantined         1 session(s)",
+		"quarantined         1 session\n",
 		"after reset         0 quarantined, 0 bytes charged",
 		"2. the store happens but the NPU's release is skipped",
 		"wait(0.01)          both retired: false",
-		"gpu0 observed      RUN",
+		"\n  gpu0 observed       RUN\n", // in the column of the lines around it
 		"npu0 never observed anything",
 		"close               quarantined",
 		"after reset         0 quarantined, 0 bytes charged",
@@ -89,6 +90,7 @@ var scriptCases = map[string]scriptCase{
 		"wait(0.01)      both retired: false",
 		"close(0.01)     quarantined",
 		"state           quarantined",
+		"budget          limit 1073741824 bytes, 2752 bytes charged, 2752 bytes of them quarantined",
 		"quarantined     session 1, ",
 		"waiting for gpu0 and npu0",
 		"new session     busy: npu0 is held by a quarantined session",
@@ -137,9 +139,11 @@ var scriptCases = map[string]scriptCase{
 	// A trial script for residentlua campaign (campaign_test.go runs it
 	// there); run directly, it runs one trial.
 	"scripts/campaign.lua": {
-		seed: "1000",
+		seed: "1",
 		stdout: []string{
-			"one trial, seed 1000: quarantined",
+			"one trial, seed 1: quarantined",
+			"  decision to retirement = 160 µs\n",
+
 			"  payload bytes = 0",
 			"for a campaign: residentlua campaign scripts/campaign.lua --trials 1000",
 		},
