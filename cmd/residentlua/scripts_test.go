@@ -359,6 +359,12 @@ func TestSweepRefusesBadArguments(t *testing.T) {
 	if _, err := os.Stat(csv); err == nil {
 		t.Errorf("a refused sweep left %s behind", csv)
 	}
+	// gpu_lifecycle.lua refuses its bad arguments before it looks for a GPU.
+	r := runCmd(t, "", "", "scripts/gpu_lifecycle.lua", "20", "many")
+	r.wantCode(t, 1)
+	if want := `gpu_lifecycle.lua: rounds must be a whole number of at least 1, got "many"`; !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		t.Errorf("gpu_lifecycle.lua 20 many: stdout %q, stderr %q; want it refused with %q", r.stdout, r.stderr, want)
+	}
 }
 
 // TestSweepPlot checks the pictures of scripts/sweep.lua: an SVG of each
