@@ -16,7 +16,7 @@ import (
 // smallBounds keep the built-in scenario's space small enough for a test.
 var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
 
-// TestBuiltinAcceptanceBoundsExhaustedClean is issue 14's acceptance run:
+// TestBuiltinAcceptanceBoundsExhaustedClean is the checker's acceptance run:
 // the built-in scenario with rounds and credits up to 2, one fault and two
 // preemptions per run (the defaults), explored to exhaustion with no
 // violation and no run cut at the step bound.

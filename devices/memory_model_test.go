@@ -1,6 +1,6 @@
 package devices
 
-// Tests of the memory model (DESIGN 3.2 and 3.3, docs/memory-model.md), one
+// Tests of the memory model (docs/memory-model.md), one
 // or more per sentence, as buffer.go, view.go, budget.go and profile.go
 // implement it. Helper names start with "mm" so that other test files of the
 // package can have their own.

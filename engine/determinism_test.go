@@ -1,6 +1,6 @@
 package engine
 
-// Simulated time is reproducible (DESIGN 3.6, 3.9): the same seed and the
+// Simulated time is reproducible: the same seed and the
 // same host operations give the same events, byte for byte, faults
 // included; and the seed is what decides probabilistic faults.
 

@@ -1,6 +1,6 @@
 package engine
 
-// The built-in exchange (DESIGN 3.4) run through the protocol and verified,
+// The built-in exchange run through the protocol and verified,
 // over a matrix of shapes, in both executors.
 
 import (

@@ -1,6 +1,6 @@
 package engine
 
-// Every fault site of DESIGN 3.9 with each of its actions, injected into a
+// Every fault site (docs/faults.md) with each of its actions, injected into a
 // session of the built-in exchange, in both executors: each case asserts
 // the protocol-level effect, and that the oracle finds no violation (these
 // are all correct engine behaviours under faults).

@@ -1,7 +1,7 @@
 package engine
 
-// One test per row of the protocol table of DESIGN section 2, each named after
-// the behaviour of seed/resident_session.rs it proves, in simulated time.
+// One test per step of the protocol (docs/protocol.md), each named after the
+// behaviour it proves, in simulated time.
 // Every test runs under the oracle, which must find no violation.
 
 import (

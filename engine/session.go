@@ -493,13 +493,16 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		_ = s.decide("close", StartupAbort)
 	}
 	retired := s.retired
+	interruptedBefore, waited := errors.Is(ctx.Err(), context.Canceled), time.Duration(0)
 	if !retired && s.decision != 0 && broken != skipCloseJoin {
+		start := s.startup.fabric.Now()
 		retired, _ = s.wait(ctx, max(timeout, 0))
+		waited = s.startup.fabric.Now() - start
 	}
 	bufs := s.buffers()
 	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
-		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}
@@ -511,12 +514,25 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	return s.outcome
 }
 
-func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
+// quarantineReason says why a close quarantines: the session was
+// poisoned, the close's context was cancelled before it joined (closed
+// without joining) or while it joined (interrupted, after the time it
+// waited), or a participant did not retire within the timeout (or the
+// context's deadline).
+func (s *Session) quarantineReason(ctx context.Context, interruptedBefore bool, waited, timeout time.Duration) string {
 	// As fmt.Sprintf("session %d: ...") would say it, without fmt: a
 	// campaign's trials quarantine sessions by the thousand.
 	id := strconv.FormatUint(s.startup.id, 10)
-	if s.poisoned {
+	switch {
+	case s.poisoned:
 		return "session " + id + ": poisoned (" + s.poisonedBy + ")"
+	case interruptedBefore:
+		return "session " + id + ": closed without joining, interrupted before the join began"
+	case errors.Is(ctx.Err(), context.Canceled) && waited < timeout:
+		if waited = waited.Round(time.Microsecond); waited >= time.Second {
+			waited = waited.Round(time.Millisecond)
+		}
+		return "session " + id + ": the close was interrupted after " + waited.String() + ", before a participant retired"
 	}
 	return "session " + id + ": a participant did not retire within " + timeout.String()
 }

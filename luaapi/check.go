@@ -57,7 +57,7 @@ func (m *Module) checkFn(L *lua.LState) int {
 		}
 		ls, err := check.LoadLuaScenario(path, out)
 		if err != nil {
-			L.RaiseError("resident.check: %s", err.Error())
+			raiseString(L, "resident.check: %s", err.Error())
 		}
 		defer ls.Close()
 		scenario = ls.Interruptible(ctx)
@@ -72,7 +72,7 @@ func (m *Module) checkFn(L *lua.LState) int {
 	}
 	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
 	if !rep.Exhausted {
-		L.RaiseError("resident.check interrupted after %d schedules and %d distinct states, before the end of the bounded space (invariants found broken by then: %d)",
+		raiseString(L, "resident.check interrupted before the end of the bounded space (schedules explored: %d, distinct states: %d, invariants found broken by then: %d)",
 			rep.Schedules, rep.States, len(rep.Counterexamples))
 	}
 	L.Push(reportTable(L, &rep))

@@ -199,7 +199,7 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 		return 1
 	})))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
-		L.RaiseError("a session's fields are read-only; cannot set '%s'", L.Get(2).String())
+		raiseString(L, "a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
 	})))
 	mt.RawSetString("__tostring", L.NewFunction(guard("__tostring", func(L *lua.LState) int {
@@ -246,7 +246,7 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		why = " (the caller's deadline passed)"
 	}
-	L.RaiseError("%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
+	raiseString(L, "%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
 }
 
 // startup makes a session: resident.startup{gpu=, rounds=, credits=,
@@ -380,9 +380,15 @@ func (m *Module) close(L *lua.LState) int {
 		L.Push(lua.LString(s.closedOutcome()))
 		return 1
 	}
-	out := s.eng.CloseWithin(ctxOf(L), d)
+	ctx := ctxOf(L)
+	out := s.eng.CloseWithin(ctx, d)
 	if out == engine.Retired {
 		m.finish(s)
+	}
+	if out == engine.Quarantined && errors.Is(ctx.Err(), context.Canceled) {
+		// The close is done (a quarantine is not undone), but what the
+		// caller asked for was interrupted, as a wait's is.
+		raiseString(L, "close on session %d interrupted; it is quarantined (%s): reset its devices to release it", s.id, s.quarantineReason())
 	}
 	L.Push(lua.LString(out.String()))
 	return 1

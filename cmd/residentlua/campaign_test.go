@@ -208,7 +208,7 @@ func TestCampaignPlotSVG(t *testing.T) {
 	if root.Width != "453.54pt" || root.Height != "283.46pt" {
 		t.Errorf("%s: %s x %s, want 16 cm x 10 cm (453.54pt x 283.46pt)", drawn, root.Width, root.Height)
 	}
-	contains(t, drawn, string(b), "decision to retirement: ", "seconds (log scale)", ">retired<", ">quarantined<")
+	contains(t, drawn, string(b), "<title>decision to retirement by the trial&#39;s outcome (n = ", "\ndecision to retirement (seconds, log scale)\n", "\nretired", "\nquarantined")
 	if _, err := os.Stat(filepath.Join(dir, "c.svg")); err == nil {
 		t.Error("drew c.svg too, beside a file per measurement")
 	}

@@ -238,7 +238,7 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, rest)
 	}
-	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
+	contains(t, "stderr", string(rest), "resident.check interrupted before the end of the bounded space (schedules explored: 1,")
 }
 
 // The programs the checker runs in place of the exchange, and the bounds

@@ -28,9 +28,13 @@ type interrupter struct {
 	onIdleTerm  func()             // ends the run when SIGTERM arrives at the prompt
 }
 
-// exitTerminated is the exit status after SIGTERM, as a shell reports a
-// process killed by it.
-const exitTerminated = 128 + int(syscall.SIGTERM)
+// exitTerminated is the exit status after SIGTERM, and exitInterrupted
+// the status of a run whose closing joins Ctrl-C ended, as a shell reports
+// a process killed by the signal.
+const (
+	exitTerminated  = 128 + int(syscall.SIGTERM)
+	exitInterrupted = 128 + int(syscall.SIGINT)
+)
 
 // newInterrupter starts listening for SIGINT and SIGTERM.
 func newInterrupter() *interrupter {

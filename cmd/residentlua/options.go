@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -203,6 +204,27 @@ func (o *options) fabricConfig() devices.Config {
 	}
 	cfg.Seed = o.seed
 	return cfg
+}
+
+// checkFabric refuses, before anything runs, options that cannot make the
+// default fabric together: a real GPU in simulated time, or the spin wait
+// policy in real time on too few cores. Said then, in one line, rather
+// than as a traceback when a script first needs the fabric.
+func (o *options) checkFabric() error {
+	cfg := o.fabricConfig()
+	if o.gpu != "" && o.gpu != devices.SimBackend && cfg.Mode == devices.Simulated {
+		return fmt.Errorf("--gpu %s is a real GPU, which runs in real time: use --mode realtime (the default) with it, or leave --gpu out to simulate the GPU", o.gpu)
+	}
+	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {
+		if err := devices.CheckWait(devices.WaitSpin, len(devices.DefaultDevices())); err != nil {
+			msg := err.Error()
+			if e, ok := errors.AsType[*devices.Error](err); ok {
+				msg = e.Message
+			}
+			return fmt.Errorf("--wait spin: %s", msg)
+		}
+	}
+	return nil
 }
 
 // usageText lists every option; --help prints it.
