@@ -28,7 +28,7 @@ func hungSession(t *testing.T, mode devices.Mode) (*devices.Fabric, *engine.Sess
 	if err := f.Faults().Set(fault.GPURun, "hang"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
