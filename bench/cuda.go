@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -140,9 +141,9 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 			if e.B == uint64(program.StartupRun) {
 				k.stored = e.Time
 			}
-		case exchange.EvKernelObserve:
+		case kernel.EvObserve:
 			k.observed, observes = time.Duration(e.B), observes+1
-		case exchange.EvKernelRetire:
+		case kernel.EvRetire:
 			k.retired, retires = time.Duration(e.B), retires+1
 		}
 	}

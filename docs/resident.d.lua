@@ -71,7 +71,7 @@
 
 ---The built-in exchange, or two programs of your own (docs/programs.md).
 ---@class resident.StartupOptions
----@field gpu? resident.GPUQueue|resident.Program the built-in exchange's GPU queue (default "aql"), or your GPU program
+---@field gpu? resident.GPUQueue|resident.Program|resident.Kernel the built-in exchange's GPU queue (default "aql"), or your GPU program
 ---@field npu? resident.Program your NPU program, with a GPU program
 ---@field rounds? integer the built-in exchange's generations, 1 to 1000000 (default 1)
 ---@field credits? integer the built-in exchange's ring slots, 1 to 64 (default 1)
@@ -83,6 +83,14 @@
 ---A device program written in Lua (docs/programs.md). tostring(prog) is "program <name>".
 ---@class resident.Program
 ---@field name string the program's file, or the name given to its source
+
+---A user's PTX kernel as a GPU program (docs/cuda.md). tostring(k) is "kernel <entry> (<file>)".
+---@class resident.Kernel
+
+---@class resident.KernelOptions
+---@field ptx string the PTX file
+---@field entry string the kernel's name in it
+---@field args? string[] names of startup's args whose whole-number values fill the kernel's block, in order
 
 ---@class resident.ProgramOptions
 ---@field file? string the program's file
@@ -201,6 +209,11 @@ function resident.fabric(opts) end
 ---@param opts resident.ProgramOptions
 ---@return resident.Program
 function resident.program(opts) end
+
+---Makes a GPU program of your own PTX kernel, for a fabric whose GPU is real (--gpu cuda), to run beside an NPU program.
+---@param opts resident.KernelOptions
+---@return resident.Kernel
+function resident.kernel(opts) end
 
 ---Makes a session on the fabric's first GPU and NPU: the built-in exchange, or two programs of your own.
 ---@param opts? resident.StartupOptions

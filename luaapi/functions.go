@@ -46,6 +46,8 @@ var functions = []Function{
 		Summary: "Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule."},
 	{Name: "program", call: (*Module).program,
 		Summary: "Makes a device program written in Lua, from a file or a source string, for resident.startup{gpu = ..., npu = ...}."},
+	{Name: "kernel", call: (*Module).kernelFn,
+		Summary: "Makes a GPU program of your own PTX kernel, for a fabric whose GPU is real (--gpu cuda), to run beside an NPU program."},
 	{Name: "startup", Global: true, call: (*Module).startup,
 		Summary: "Makes a session on the fabric's first GPU and NPU: the built-in exchange, or two programs of your own."},
 	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,

@@ -86,6 +86,7 @@ type Module struct {
 	sessionMeta *lua.LTable
 	errorMeta   *lua.LTable
 	programMeta *lua.LTable
+	kernelMeta  *lua.LTable
 
 	programs map[string]*luaprogram.Program // compiled by resident.program, by their text
 
@@ -167,6 +168,7 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	m.table = m.newModuleTable(L)
 	m.sessionMeta = m.newSessionMeta(L)
 	m.programMeta = m.newProgramMeta(L)
+	m.kernelMeta = m.newKernelMeta(L)
 	L.PreloadModule("resident", func(L *lua.LState) int {
 		L.Push(m.table)
 		return 1

@@ -145,7 +145,7 @@ type programSession struct {
 
 // startupPrograms makes a session of two user programs:
 // resident.startup{gpu = PROGRAM, npu = PROGRAM, queue =, buffers =, args =}.
-func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *programValue) int {
+func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue, gk *kernelValue, npu *programValue) int {
 	const name = "startup"
 	for _, shape := range []string{"rounds", "credits", "slot_bytes"} {
 		if field(t, shape) != lua.LNil {
@@ -174,11 +174,20 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *program
 			sizes[string(ks)] = v
 		})
 	}
-	pair, err := pairOf(gpu.prog, npu.prog, args, sizes)
+	var gprog *luaprogram.Program
+	if gpu != nil {
+		gprog = gpu.prog
+	}
+	pair, err := pairOf(gprog, npu.prog, args, sizes)
 	if err != nil {
 		m.invalid(L, name, "%s", err.Error())
 	}
 	pair.Queue, pair.Context = queue, ctxOf(L)
+	if gk != nil {
+		if pair.GPUProgram, err = gk.gpuProgram(m.currentOrRaise(L), args); err != nil {
+			m.raise(L, err)
+		}
+	}
 	fs, gdev, ndev := m.sessionDevices(L)
 	pair.Seed = fs.f.Seed()
 	eng, err := engine.Open(gdev, ndev, pair.Programs)
@@ -186,7 +195,12 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu, npu *program
 		m.raise(L, err)
 	}
 	s := m.newSession(L, eng, fs)
-	s.programs = &programSession{gpu: gpu.prog.Name(), npu: npu.prog.Name(), queue: queue}
+	s.programs = &programSession{npu: npu.prog.Name(), queue: queue}
+	if gpu != nil {
+		s.programs.gpu = gpu.prog.Name()
+	} else {
+		s.programs.gpu = "kernel " + gk.entry
+	}
 	L.Push(s.ud)
 	return 1
 }

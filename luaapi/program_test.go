@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -187,5 +188,29 @@ func TestTrialOfPrograms(t *testing.T) {
 	`)
 	if got := h.fails(exchangeProgramsScript + `resident.trial{gpu = gpu}`); !strings.Contains(got, "gpu and npu go together") {
 		t.Errorf("a trial with one program: %s", got)
+	}
+}
+
+// TestKernelNeedsARealGPU: on a simulated GPU, or with a file that cannot
+// be read, resident.kernel says so before anything is dispatched.
+func TestKernelNeedsARealGPU(t *testing.T) {
+	h := sim(t)
+	dir := t.TempDir()
+	ptx := dir + "/k.ptx"
+	if err := os.WriteFile(ptx, []byte(".version 8.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ code, want string }{
+		{`resident.kernel{ptx = "` + ptx + `", entry = "k"}`, "unsupported: resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda"},
+		{`resident.kernel{ptx = "` + dir + `/none.ptx", entry = "k"}`, "cannot read PTX " + dir + "/none.ptx: no such file or directory"},
+		{`resident.kernel{ptx = "` + ptx + `"}`, "give the kernel's PTX file as ptx and its name as entry"},
+		{`resident.kernel{ptx = "` + ptx + `", entry = "k", args = {1}}`, "field 'args': item 1 is not a name"},
+	} {
+		if got := h.fails(c.code); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", c.code, got, c.want)
+		}
+	}
+	if n := h.str("#resident.sessions()"); n != "0" {
+		t.Errorf("%s sessions made", n)
 	}
 }

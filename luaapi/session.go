@@ -256,8 +256,8 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 func (m *Module) startup(L *lua.LState) int {
 	const name = "startup"
 	t := fields(L, 1, name, true, "gpu", "npu", "rounds", "credits", "slot_bytes", "queue", "buffers", "args")
-	if gpu := m.asProgram(field(t, "gpu")); gpu != nil {
-		return m.startupPrograms(L, t, gpu, m.asProgram(field(t, "npu")))
+	if gpu, gk := m.asProgram(field(t, "gpu")), m.asKernel(field(t, "gpu")); gpu != nil || gk != nil {
+		return m.startupPrograms(L, t, gpu, gk, m.asProgram(field(t, "npu")))
 	}
 	for _, f := range []string{"npu", "queue", "buffers", "args"} {
 		if field(t, f) != lua.LNil {

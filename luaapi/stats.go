@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
@@ -180,7 +180,7 @@ func (r *recorder) observeEvent(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, program.EvObserve, devices.EvRetire, exchange.EvKernelObserve, exchange.EvKernelRetire:
+	case engine.EvSubmit, engine.EvDecide, program.EvObserve, devices.EvRetire, kernel.EvObserve, kernel.EvRetire:
 	default:
 		return
 	}
@@ -218,9 +218,9 @@ func (r *recorder) observeEvent(e devices.Event) {
 		if e.B != 0 && d.err == "" {
 			d.err = e.Detail
 		}
-	case exchange.EvKernelObserve:
+	case kernel.EvObserve:
 		d.kernelObserved.mark(time.Duration(e.B))
-	case exchange.EvKernelRetire:
+	case kernel.EvRetire:
 		d.kernelRetired.mark(time.Duration(e.B))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Sized is a buffer of a session's programs with its size in bytes.
@@ -18,6 +19,10 @@ type Sized struct {
 // Pair is a session's two programs written in Lua, with what they are given.
 type Pair struct {
 	GPU, NPU *Program
+	// GPUProgram, when set, makes the GPU program in place of GPU: one of
+	// another kind (a user's kernel on a real GPU), given the startup line
+	// and the buffers, in name order.
+	GPUProgram func(line *devices.Buffer, buffers []*devices.Buffer, owner uint64) (program.Program, error)
 	Args     Args
 	// Buffers are the buffers both programs reach besides the startup
 	// line, sorted by name (Declared lists what the programs declare).
@@ -37,6 +42,9 @@ func Declared(gpu, npu *Program, args Args) ([]Buffer, error) {
 	var out []Buffer
 	byName := map[string]int{}
 	for _, p := range []*Program{gpu, npu} {
+		if p == nil {
+			continue // a GPU program of another kind declares nothing
+		}
 		bufs, err := p.Buffers(args)
 		if err != nil {
 			return nil, err
@@ -112,7 +120,15 @@ func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner ui
 		}
 		return d.Prepare(fam, prog.NewInstance(cfg), owner, reach...)
 	}
-	g, err := prepare(pr.GPU, gpu, gfam, "gpu", fault.GPURun)
+	var g *devices.Prepared
+	if pr.GPUProgram != nil {
+		var prog program.Program
+		if prog, err = pr.GPUProgram(line, bufs, owner); err == nil {
+			g, err = gpu.Prepare(gfam, prog, owner, reach...)
+		}
+	} else {
+		g, err = prepare(pr.GPU, gpu, gfam, "gpu", fault.GPURun)
+	}
 	var n *devices.Prepared
 	if err == nil {
 		n, err = prepare(pr.NPU, npu, nfam, "npu", fault.NPURun)

@@ -158,3 +158,19 @@ func Numbers(named map[string]float64) Args {
 	t.sort()
 	return Args{root: t}
 }
+
+// Number is the argument named name when it is a number, for a host that
+// hands numbers on (a kernel's values).
+func (a Args) Number(name string) (float64, bool) {
+	t, ok := a.root.(*table)
+	if !ok {
+		return 0, false
+	}
+	for i, k := range t.keys {
+		if k == name {
+			f, ok := t.vals[i].(float64)
+			return f, ok
+		}
+	}
+	return 0, false
+}

@@ -136,6 +136,30 @@ var scriptCases = map[string]scriptCase{
 			stderr: []string{"mode=realtime"},
 		},
 	},
+	"scripts/user_kernel.lua": {
+		code: 1,
+		stderr: []string{
+			"user_kernel.lua needs a real NVIDIA GPU: unsupported: ",
+			"docs/cuda.md says how",
+		},
+		onGPU: &scriptCase{
+			args: []string{"1000"},
+			stdout: []string{
+				"gpu          cuda: ",
+				"kernel       kernel exchange_gpu (programs/exchange_gpu.ptx)",
+				"  wait       both retired: true",
+				"  check      true",
+				"  close      retired",
+				"2. the kernel hangs (gpu.run hang)",
+				"  wait(0.2)  both retired: false",
+				"  close      quarantined",
+				"  after reset 0 quarantined",
+				"  new session both retired: true, close: retired",
+				"violations   0",
+			},
+			stderr: []string{"mode=realtime"},
+		},
+	},
 	// A campaign of the exchange's Lua programs; run directly, one trial.
 	"scripts/program_campaign.lua": {
 		seed: "7",

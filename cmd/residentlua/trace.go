@@ -13,6 +13,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -326,7 +327,7 @@ func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 		args = append(args, traceArg{"detail", e.Detail})
 	}
 	at := e.Time
-	if e.Kind == exchange.EvKernelObserve || e.Kind == exchange.EvKernelRetire {
+	if e.Kind == kernel.EvObserve || e.Kind == kernel.EvRetire {
 		at = time.Duration(e.B)
 	}
 	return traceEvent{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/trial"
@@ -265,7 +266,7 @@ func argOf(e traceEvent, key string) any {
 // GPU's track.
 func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
 	tf := newTracedFabric(1, 3)
-	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)})
+	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: kernel.EvObserve, A: 10, B: uint64(4 * time.Microsecond)})
 	o := tf.instant(devices.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: program.EvObserve, A: 10, B: 1})
 	if k.Ts != 4 || k.Tid != 1 || k.Cat != "device" || o.Ts != 9 {
 		t.Errorf("instants %+v, %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", k, o)

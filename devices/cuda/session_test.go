@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices/cuda"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
@@ -115,8 +116,8 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 		t.Fatalf("verification failed: %s", v.Problem)
 	}
 	obs := events(f, s.ID(), program.EvObserve, gpu.Actor())
-	kobs := events(f, s.ID(), exchange.EvKernelObserve, gpu.Actor())
-	kret := events(f, s.ID(), exchange.EvKernelRetire, gpu.Actor())
+	kobs := events(f, s.ID(), kernel.EvObserve, gpu.Actor())
+	kret := events(f, s.ID(), kernel.EvRetire, gpu.Actor())
 	if len(obs) != 1 || obs[0].B != uint64(program.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
 		t.Fatalf("GPU events: observe %v, kernel.observe %v, kernel.retire %v; want one each, RUN observed", obs, kobs, kret)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
@@ -182,7 +183,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	for _, kind := range []devices.EventKind{program.EvObserve, exchange.EvKernelObserve, exchange.EvKernelRetire} {
+	for _, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })); n != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", n, kind)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -105,10 +106,10 @@ func (p *kernelExchange) Step(env program.Env) devices.Next {
 	if st.Observed != program.StartupWait && !p.observed {
 		p.observed, progress = true, true
 		env.Emit(program.EvObserve, uint64(st.Observed), "")
-		env.Emit(EvKernelObserve, uint64(st.ObservedAt), "")
+		env.Emit(kernel.EvObserve, uint64(st.ObservedAt), "")
 	}
 	if st.Done != KernelRunning {
-		env.Emit(EvKernelRetire, uint64(st.RetiredAt), "")
+		env.Emit(kernel.EvRetire, uint64(st.RetiredAt), "")
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
