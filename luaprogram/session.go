@@ -23,7 +23,7 @@ type Pair struct {
 	// another kind (a user's kernel on a real GPU), given the startup line
 	// and the buffers, in name order.
 	GPUProgram func(line *devices.Buffer, buffers []*devices.Buffer, owner uint64) (program.Program, error)
-	Args     Args
+	Args       Args
 	// Buffers are the buffers both programs reach besides the startup
 	// line, sorted by name (Declared lists what the programs declare).
 	Buffers []Sized
