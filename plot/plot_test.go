@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // latencies are two series of latencies in seconds, the kind a campaign records.
@@ -270,5 +271,29 @@ func TestCheckFormat(t *testing.T) {
 		if err := CheckFormat(path); (err == nil) != ok {
 			t.Errorf("CheckFormat(%q) = %v, want ok=%v", path, err, ok)
 		}
+	}
+}
+
+// TestRangeTooWide checks that values spanning nearly the whole range of
+// float64 are refused with an error rather than left to the tick
+// labelling, which would never end on a range whose width is infinite.
+func TestRangeTooWide(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "wide.svg")
+	done := make(chan [2]error, 1)
+	go func() {
+		done <- [2]error{
+			Lines(svg, "", "", "", map[string][]Point{"a": {{0, -1e308}, {1, 1e308}}}, false, false),
+			CDF(svg, "", "", map[string][]float64{"a": {-1e308, 1e308}}, false),
+		}
+	}()
+	select {
+	case errs := <-done:
+		for i, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "a range too wide to draw") {
+				t.Errorf("picture %d: %v, want the range refused", i, err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("drawing values spanning ±1e308 did not end")
 	}
 }
