@@ -62,12 +62,16 @@ func (m *Measurement) add(v float64, outcome string) {
 	}
 	m.Count++
 	m.Whole = m.Whole && v == math.Trunc(v)
-	n := max(1, int64(math.Round(v*nanos)))
+	n := histValue(v)
 	_ = m.hist.RecordValue(n) // in range: t.record checks
 	if h := m.outcomeHistogram(outcome); h != nil {
 		_ = h.RecordValue(n)
 	}
 }
+
+// histValue is the value the histograms record for v: its nanoseconds (of
+// a count, its billionths), at least 1.
+func histValue(v float64) int64 { return max(1, int64(math.Round(v*nanos))) }
 
 // outcomeHistogram is the histogram of outcome's values, made when it is
 // the first; nil once there are too many outcomes.
