@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Command is the name the replay commands of failures start with.
@@ -308,8 +310,17 @@ func (s *Summary) JSON() ([]byte, error) {
 // not have written (validate): the error says "not a campaign summary" and
 // why, on one line.
 func Decode(r io.Reader) (*Summary, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(b) {
+		// JSON decoders turn each invalid byte into U+FFFD, which would
+		// merge names that differ into one.
+		return nil, errors.New("not a campaign summary: it is not UTF-8 text")
+	}
 	var s Summary
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("not a campaign summary: %w", err)

@@ -101,13 +101,13 @@ func (c outputChecks) check() error {
 		if err != nil {
 			return err
 		}
-		if err := d.checkKind(f, c.force); err != nil {
-			return err
-		}
 		for _, o := range all {
 			if same(o.dest, d) {
 				return &usageError{fmt.Sprintf("%s %s is the same file as %s: give %s a file of its own", f.option, f.path, o.what, f.option)}
 			}
+		}
+		if err := d.checkKind(f, c.force); err != nil {
+			return err
 		}
 		all = append(all, named{f.option, d})
 	}
@@ -283,14 +283,14 @@ func (d destination) checkKind(f outputFile, force bool) error {
 	head = head[:n]
 	var why string
 	if strings.EqualFold(filepath.Ext(d.target), ".lua") {
-		why = "is a Lua script"
+		why = "is a Lua script, not"
 	} else if !looksLike(f.kind, d.target, head) {
-		why = "does not look like " + f.kind.describe()
+		why = "does not look like"
 	}
 	if why == "" {
 		return nil
 	}
-	return &usageError{fmt.Sprintf("%s %s: the file exists and %s, which %s writes; give another name, or --force to replace it", f.option, f.path, why, f.option)}
+	return &usageError{fmt.Sprintf("%s %s: the file exists and %s what %s writes (%s); give another name, or --force to replace it", f.option, f.path, why, f.option, f.kind.describe())}
 }
 
 // looksLike reports whether head, the first bytes of the file at path,
