@@ -644,4 +644,6 @@ end`)
 	contains(t, "stderr", r.stderr, "residentlua: 1000 trials in ", " trials a second)")
 	r = campaignRun(t, nil, "--trials", "1")
 	contains(t, "stderr", r.stderr, "residentlua: 1 trial in ")
+	r = campaignRun(t, nil, "--replay", "1")
+	contains(t, "replay", r.stdout, "s1 new: 5 rounds, 1 credit, 48-byte slots on pm4\n", "\nmeasurements:\n  elapsed: ")
 }

@@ -272,12 +272,21 @@ func (t *trial) putSession(id uint64) {
 	t.text = strconv.AppendUint(t.text, id, 10)
 }
 
+// putCount writes n and its noun, singular for 1: "1 round", "3 rounds".
+func (t *trial) putCount(n int, noun string) {
+	t.putInt(n)
+	t.put(" " + noun)
+	if n != 1 {
+		t.put("s")
+	}
+}
+
 // putShape writes an exchange's shape.
 func (t *trial) putShape(x exchange.Config) {
-	t.putInt(x.Rounds)
-	t.put(" rounds, ")
-	t.putInt(x.Credits)
-	t.put(" credits, ")
+	t.putCount(x.Rounds, "round")
+	t.put(", ")
+	t.putCount(x.Credits, "credit")
+	t.put(", ")
 	t.putInt(x.SlotBytes)
 	t.put("-byte slots on ")
 	t.put(x.GPUQueue.String())
