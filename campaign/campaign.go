@@ -149,9 +149,10 @@ func newRunner(ctx context.Context, c Config, s *script, names *nameSet) (runner
 	return newLuaRunner(ctx, c, s, names)
 }
 
-// pendingPerWorker bounds, per worker, the trials that have finished but
-// wait for OnTrial behind a slower one: beyond it the workers wait.
-const pendingPerWorker = 256
+// maxPending bounds the trials that have finished but wait for OnTrial
+// behind a slower one (about 4 KB each): beyond it the workers wait. It
+// grows with the workers, so that each can run ahead a little.
+func maxPending(workers int) int { return 4096 + 4*workers }
 
 // Run runs the campaign's trials (those of cfg's shard) on cfg.Workers
 // workers and returns their summary. When ctx is done it starts no more
@@ -200,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	var slots chan struct{} // a token for each trial taken and not yet given to OnTrial
 	if cfg.OnTrial != nil {
 		stream = make(chan done, 2*len(workers))
-		slots = make(chan struct{}, pendingPerWorker*len(workers))
+		slots = make(chan struct{}, maxPending(len(workers)))
 	}
 	sampled := sampleOf(planned, len(workers))
 	// Each worker makes its runner and summary on its own goroutine, so

@@ -187,7 +187,7 @@ func TestBackPressure(t *testing.T) {
 		last = n
 		time.Sleep(300 * time.Millisecond)
 	}
-	if limit := 2*pendingPerWorker + 2; last > limit || last < 10 {
+	if limit := maxPending(2) + 2; last > limit || last < 10 {
 		t.Errorf("%d trials finished while the first held the stream; want a few, at most %d", last, limit)
 	}
 	if s := <-result; s.Trials != 20000 || s.Outcomes[OutcomeTimeout] != 1 {

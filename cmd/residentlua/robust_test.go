@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -646,4 +647,32 @@ end`)
 	contains(t, "stderr", r.stderr, "residentlua: 1 trial in ")
 	r = campaignRun(t, nil, "--replay", "1")
 	contains(t, "replay", r.stdout, "s1 new: 5 rounds, 1 credit, 48-byte slots on pm4\n", "\nmeasurements:\n  elapsed: ")
+}
+
+// TestCampaignDocsExamples runs every command docs/campaigns.md shows with
+// its output ("$ residentlua campaign ..."): the output must be what the
+// command prints, but where a line "..." stands for lines left out.
+func TestCampaignDocsExamples(t *testing.T) {
+	doc := string(readFile(t, filepath.Join(repoRoot, "docs", "campaigns.md")))
+	examples := regexp.MustCompile("(?s)```\n\\$ residentlua (campaign [^\n]*)\n(.*?)```").FindAllStringSubmatch(doc, -1)
+	if len(examples) < 3 {
+		t.Fatalf("%d examples in docs/campaigns.md, want the summary and the two replays", len(examples))
+	}
+	for _, ex := range examples {
+		args := strings.Fields(ex[1])
+		for i, a := range args {
+			if a == "--trace" {
+				args[i+1] = filepath.Join(t.TempDir(), args[i+1])
+			}
+		}
+		r := runCmd(t, "", "", args...)
+		want := ex[2]
+		head, tail, elided := strings.Cut(want, "...\n")
+		if i := strings.LastIndex(head, "\n"); elided && i >= 0 {
+			head = head[:i+1] // the line of "..." is indented as the lines it stands for
+		}
+		if !elided && r.stdout != want || elided && (!strings.HasPrefix(r.stdout, head) || !strings.HasSuffix(r.stdout, tail)) {
+			t.Errorf("residentlua %s prints:\n%s\nthe docs show:\n%s", ex[1], r.stdout, want)
+		}
+	}
 }
