@@ -676,3 +676,54 @@ func TestCampaignDocsExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalsWaitForFilesBeingWritten checks that signals arriving while
+// result files are written wait for them: a picture of a campaign and a
+// trace of the interpreter are written into FIFOs that the test reads only
+// after sending two Ctrl-Cs, and the command ends by the signal only once
+// every file is complete, leaving no temporary file.
+func TestSignalsWaitForFilesBeingWritten(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args func(dir, fifo string) []string
+		fifo string
+		end  string // how the file the FIFO's reader gets ends
+		more string // another result file, complete at the end
+	}{
+		{"campaign picture", func(dir, fifo string) []string {
+			return []string{"campaign", "--trials", "50", "--summary", filepath.Join(dir, "s.json"), "--plot", fifo}
+		}, "p.svg", "</svg>\n", "s.json"},
+		{"interpreter trace", func(dir, fifo string) []string {
+			return []string{"--mode", "sim", "--trace", fifo, "--stats", filepath.Join(dir, "s.json"), "-e", "startup{}:close()"}
+		}, "t.json", "],\"displayTimeUnit\":\"ns\"}\n", "s.json"},
+	} {
+		dir := t.TempDir()
+		fifo := filepath.Join(dir, c.fifo)
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := startCommand(t, c.args(dir, fifo)...)
+		time.Sleep(time.Second) // the command is now writing into the FIFO, which waits for a reader
+		p.cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(100 * time.Millisecond)
+		p.cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-p.done:
+			t.Fatalf("%s: the command ended while writing its files; stderr:\n%s", c.name, p.stderr.String())
+		default:
+		}
+		b, err := os.ReadFile(fifo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.wait(t, 30*time.Second)
+		if !strings.HasSuffix(string(b), c.end) {
+			t.Errorf("%s: the file read through the FIFO ends %q, want it whole", c.name, b[max(0, len(b)-40):])
+		}
+		if more := readFile(t, filepath.Join(dir, c.more)); !json.Valid(more) {
+			t.Errorf("%s: %s is not whole: %q", c.name, c.more, more)
+		}
+		noTemporaryFiles(t, dir)
+	}
+}
