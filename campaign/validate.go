@@ -80,7 +80,11 @@ func isDigest(d string) bool {
 // give them, the outcomes adding up to the trials.
 func (s *Summary) validateCounts() error {
 	total := 0
-	for what, counts := range map[string]map[string]int{"outcome": s.Outcomes, "sessions": s.Sessions, "fired": s.Fired} {
+	for _, c := range []struct {
+		what   string
+		counts map[string]int
+	}{{"outcome", s.Outcomes}, {"sessions", s.Sessions}, {"fired", s.Fired}} {
+		what, counts := c.what, c.counts
 		for _, name := range slices.Sorted(maps.Keys(counts)) {
 			if err := checkName(what, name); err != nil {
 				return err

@@ -220,8 +220,11 @@ func (d destination) derived(name string) string {
 // mayDraw reports whether a --plot of d may draw o: d itself, or a
 // picture named after it, in the directory of d's target.
 func (d destination) mayDraw(o destination) bool {
-	if same(d, o) || o.fd >= 0 {
-		return same(d, o)
+	if same(d, o) {
+		return true
+	}
+	if o.fd >= 0 {
+		return false
 	}
 	dir, _ := filepath.Abs(filepath.Dir(d.target))
 	odir, _ := filepath.Abs(filepath.Dir(o.target))

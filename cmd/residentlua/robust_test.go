@@ -437,24 +437,21 @@ func editJSON(t *testing.T, dir, path, name string, edit func(m map[string]any))
 func TestMergeByDigests(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "scripts"), 0o755)
-	script := writeFile(t, dir, "scripts/x.lua", "function trial(t) return 'a' end")
-	shard0 := filepath.Join(dir, "s0.json")
-	r := runCmd(t, dir, "", "campaign", "./scripts/x.lua", "--trials", "10", "--shard", "0/2", "--summary", shard0)
-	r.wantCode(t, 0)
-	shard1 := filepath.Join(dir, "s1.json")
-	r = runCmd(t, dir, "", "campaign", "scripts/x.lua", "--trials", "10", "--shard", "1/2", "--summary", shard1)
-	r.wantCode(t, 0)
-	r = runCmd(t, dir, "", "campaign", "merge", shard0, shard1)
+	shard := func(path, k string) string { // shard k of 2 of the script at path, as written
+		summary := filepath.Join(dir, "s"+k+".json")
+		r := runCmd(t, dir, "", "campaign", path, "--trials", "10", "--shard", k+"/2", "--summary", summary)
+		r.wantCode(t, 0)
+		return summary
+	}
+	writeFile(t, dir, "scripts/x.lua", "function trial(t) return 'a' end")
+	shard0, shard1 := shard("./scripts/x.lua", "0"), shard("scripts/x.lua", "1")
+	r := runCmd(t, dir, "", "campaign", "merge", shard0, shard1)
 	r.wantCode(t, 0)
 	contains(t, "merge", r.stdout, "campaign: 10 trials of ./scripts/x.lua", "      10  a\n")
 	writeFile(t, dir, "scripts/x.lua", "function trial(t) return 'b' end")
-	other := filepath.Join(dir, "other.json")
-	r = runCmd(t, dir, "", "campaign", "scripts/x.lua", "--trials", "10", "--shard", "1/2", "--summary", other)
-	r.wantCode(t, 0)
-	r = runCmd(t, dir, "", "campaign", "merge", shard0, other)
+	r = runCmd(t, dir, "", "campaign", "merge", shard0, shard("scripts/x.lua", "1"))
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "cannot merge different campaigns", "their trial scripts differ (by the SHA-256 of their bytes)")
-	_ = script
 }
 
 // TestMergeRefusesForgedSummaries checks that merge refuses, with one line
