@@ -50,6 +50,10 @@ type Config struct {
 	// DefaultTrialTimeout; negative, no limit. (The built-in trial is
 	// bounded by its construction.)
 	TrialTimeout time.Duration
+	// MaxMeasurements is how many distinct measurement names the run
+	// records: a trial that records one more fails, and the run stops
+	// (Summary.StopReason says why). 0 means DefaultMaxMeasurements.
+	MaxMeasurements int
 	// Version names the program that runs the campaign; the summary
 	// records it, and Merge refuses summaries of other versions.
 	Version string
@@ -111,6 +115,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TrialTimeout == 0 {
 		c.TrialTimeout = DefaultTrialTimeout
+	}
+	if c.MaxMeasurements <= 0 {
+		c.MaxMeasurements = DefaultMaxMeasurements
 	}
 	if c.Stdout == nil {
 		c.Stdout = io.Discard
@@ -186,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	names := newNameSet(stop)
+	names := newNameSet(cfg.MaxMeasurements, stop)
 	planned := cfg.Planned()
 	sum := newSummary(cfg, planned, src)
 	workers := make([]*worker, min(cfg.Workers, planned))
@@ -449,7 +456,7 @@ func Replay(ctx context.Context, cfg Config, seed uint64) (Trial, error) {
 			return Trial{}, fmt.Errorf("campaign: %w", err)
 		}
 	}
-	r, err := newRunner(ctx, cfg, src, newNameSet(nil))
+	r, err := newRunner(ctx, cfg, src, newNameSet(cfg.MaxMeasurements, nil))
 	if err != nil {
 		return Trial{}, err
 	}

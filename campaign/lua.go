@@ -382,7 +382,8 @@ func (r *luaRunner) call(fn, arg lua.LValue) (lua.LValue, error) {
 
 // record is t.record(name, value): a measurement of the trial, a number
 // from 0 to MaxRecord (seconds for latencies), under a name of at most
-// MaxNameBytes bytes of UTF-8, one of at most MaxMeasurements in the run.
+// MaxNameBytes bytes of UTF-8, one of at most Config.MaxMeasurements in the
+// run.
 func (r *luaRunner) record(L *lua.LState) int {
 	name, ok := L.Get(1).(lua.LString)
 	if !ok || name == "" {

@@ -114,12 +114,15 @@ func TestOutcomeAndMeasurementNames(t *testing.T) {
 }
 
 // TestMeasurementNamesCapped checks that a run records at most
-// MaxMeasurements names: the trial that records one more fails with a
-// clear error, and the run stops, saying why.
+// MaxMeasurements names (1000 unless configured): the trial that records
+// one more fails with a clear error, and the run stops, saying why.
 func TestMeasurementNamesCapped(t *testing.T) {
-	s, _ := run(t, Config{Trials: 3000, Workers: 2, Script: writeScript(t, `function trial(t) t.record("m" .. t.index, 1) end`)})
-	if !s.Stopped() || !strings.Contains(s.StopReason, "at most 1000 measurement names") || len(s.Measurements) > MaxMeasurements {
+	s, _ := run(t, Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Script: writeScript(t, `function trial(t) t.record("m" .. t.index, 1) end`)})
+	if !s.Stopped() || !strings.Contains(s.StopReason, `t.record: a campaign records at most 30 measurement names, and "m`) || len(s.Measurements) > 30 {
 		t.Fatalf("%d names, stopped=%v (%q)", len(s.Measurements), s.Stopped(), s.StopReason)
+	}
+	if c, _ := (Config{Trials: 1}).withDefaults(); c.MaxMeasurements != 1000 {
+		t.Errorf("the default is %d names", c.MaxMeasurements)
 	}
 }
 
@@ -171,13 +174,19 @@ function trial(t) n = n + 1; return n > 3 and "late" or "early" end`)})
 
 // TestBackPressure checks that while one trial holds up the in-order
 // stream, the workers stop after a bounded number of trials rather than
-// keep every later one in memory.
+// keep every later one in memory. The first trial waits for a file the test
+// writes once the others have stopped.
 func TestBackPressure(t *testing.T) {
-	script := writeScript(t, `function trial(t) if t.index == 0 then while true do end end end`)
+	release := filepath.Join(t.TempDir(), "release")
+	script := writeScript(t, `function trial(t)
+  if t.index == 0 then
+    while true do local f = io.open("`+release+`") if f then f:close() return end end
+  end
+end`)
 	var p Progress
 	result := make(chan *Summary)
 	go func() {
-		s, _ := Run(context.Background(), Config{Trials: 20000, Workers: 2, Script: script, Progress: &p, TrialTimeout: 3 * time.Second,
+		s, _ := Run(context.Background(), Config{Trials: 20000, Workers: 2, Script: script, Progress: &p, TrialTimeout: -1,
 			OnTrial: func(Trial) {}})
 		result <- s
 	}()
@@ -187,10 +196,13 @@ func TestBackPressure(t *testing.T) {
 		last = n
 		time.Sleep(300 * time.Millisecond)
 	}
-	if limit := maxPending(2) + 2; last > limit || last < 10 {
+	if limit := maxPending(2); last > limit || last < 10 {
 		t.Errorf("%d trials finished while the first held the stream; want a few, at most %d", last, limit)
 	}
-	if s := <-result; s.Trials != 20000 || s.Outcomes[OutcomeTimeout] != 1 {
-		t.Errorf("the run did not finish once the first trial timed out: %d trials, %v", s.Trials, s.Outcomes)
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-result; s.Trials != 20000 || s.Outcomes["ok"] != 20000 {
+		t.Errorf("the run did not finish once the first trial returned: %d trials, %v", s.Trials, s.Outcomes)
 	}
 }

@@ -67,22 +67,24 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// MaxMeasurements is how many distinct measurement names a run records:
-// each costs about 0.6 MB of memory on every worker (its histograms), so a
-// script that records a new name per trial would exhaust the machine.
-const MaxMeasurements = 1000
+// DefaultMaxMeasurements is Config.MaxMeasurements when it is 0: how many
+// distinct measurement names a run records. Each costs its histograms'
+// memory on every worker (docs/campaigns.md measures it), so a script that
+// records a new name per trial would exhaust the machine.
+const DefaultMaxMeasurements = 1000
 
 // nameSet is the measurement names of a run, shared by its workers (each
-// asks only about a name new to it), up to MaxMeasurements of them.
+// asks only about a name new to it), up to max of them.
 type nameSet struct {
 	mu    sync.Mutex
+	max   int
 	names map[string]bool
 	full  func(error) // called once, when a name beyond the limit comes
 	err   error       // why the first name beyond the limit was refused
 }
 
-func newNameSet(full func(error)) *nameSet {
-	return &nameSet{names: map[string]bool{}, full: full}
+func newNameSet(max int, full func(error)) *nameSet {
+	return &nameSet{max: max, names: map[string]bool{}, full: full}
 }
 
 // admit adds name, or says why it cannot be recorded.
@@ -92,11 +94,11 @@ func (s *nameSet) admit(name string) error {
 	if s.names[name] {
 		return nil
 	}
-	if len(s.names) < MaxMeasurements {
+	if len(s.names) < s.max {
 		s.names[name] = true
 		return nil
 	}
-	err := fmt.Errorf("t.record: a campaign records at most %d measurement names, and %q would be one more; record under a few fixed names, with what varies in the value or the trial's outcome", MaxMeasurements, name)
+	err := fmt.Errorf("t.record: a campaign records at most %d measurement names, and %q would be one more; record under a few fixed names, with what varies in the value or the trial's outcome", s.max, name)
 	if s.err == nil {
 		s.err = err
 		if s.full != nil {

@@ -150,13 +150,13 @@ func TestCampaignChecksFilesFirst(t *testing.T) {
 
 func TestCampaignProgressOnATerminal(t *testing.T) {
 	// The line is updated in place, then cleared for the summary.
-	tm := startTerminal(t, "", "campaign", "--trials", "30000", "--workers", "2")
+	tm := startTerminal(t, "", "campaign", "--trials", "3000", "--workers", "2")
 	tm.expect("\r")
-	tm.expect("/30000 trials  ")
+	tm.expect("/3000 trials  ")
 	tm.expect(" trials/s  ETA ")
 	tm.expect("0 failures")
 	tm.expect("\r\x1b[K")
-	tm.expect("campaign: 30000 built-in trials")
+	tm.expect("campaign: 3000 built-in trials")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit status %d", code)
 	}

@@ -203,17 +203,24 @@ end`)
 	}
 }
 
-// TestCampaignTrialTimeout checks --trial-timeout: a trial past it is a
-// "timeout" failure with its replay, the campaign completes (exit 1), and
-// a bad duration is refused.
+// TestCampaignTrialTimeout checks --trial-timeout: a trial past it (a loop
+// that never returns, a slow trial, an error value whose __tostring never
+// returns) is a "timeout" failure with its replay, the campaign completes
+// (exit 1), and a bad duration is refused.
 func TestCampaignTrialTimeout(t *testing.T) {
 	dir := t.TempDir()
-	script := writeFile(t, dir, "slow.lua", `function trial(t) if t.index == 4 then while true do end end end`)
-	r := campaignRun(t, nil, script, "--trials", "10", "--workers", "2", "--trial-timeout", "500ms")
-	r.wantCode(t, 1)
-	contains(t, "stdout", r.stdout, "failures: 1\nFAIL seed 5 (timeout): the trial ran past its time limit of 500ms of wall time (--trial-timeout) and was stopped\n",
-		"  replay: residentlua campaign "+script+" --seed 1 --trials 10 --replay 5\n")
-	r = campaignRun(t, nil, "--trial-timeout", "soon")
+	for name, hang := range map[string]string{
+		"loop":       `while true do end`,
+		"slow":       `local t0 = os.time(); while os.time() - t0 < 30 do end`,
+		"__tostring": `error(setmetatable({}, {__tostring = function() while true do end end}))`,
+	} {
+		script := writeFile(t, dir, name+".lua", "function trial(t) if t.index == 4 then "+hang+" end end")
+		r := campaignRun(t, nil, script, "--trials", "10", "--workers", "2", "--trial-timeout", "500ms")
+		r.wantCode(t, 1)
+		contains(t, name+" stdout", r.stdout, "failures: 1\nFAIL seed 5 (timeout): the trial ran past its time limit of 500ms of wall time (--trial-timeout) and was stopped\n",
+			"  replay: residentlua campaign "+script+" --seed 1 --trials 10 --replay 5\n")
+	}
+	r := campaignRun(t, nil, "--trial-timeout", "soon")
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, `--trial-timeout "soon": give a duration such as 90s or 10m, or 0 for no limit`)
 }

@@ -37,6 +37,9 @@ func startCluster(t *testing.T) *cluster {
 		}
 	}
 	dir, err := os.MkdirTemp("", "slurm-")
+	if err == nil {
+		err = os.Chmod(dir, 0o755) // munged wants every directory above its socket searchable
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,18 +131,18 @@ func (c *cluster) daemon(name string, args ...string) {
 	})
 }
 
-// waitFor waits up to a minute for ready, or fails the test with the
-// daemons' logs.
+// waitFor waits up to three minutes (a loaded machine, a binary built with
+// -race) for ready, or fails the test with the daemons' logs.
 func (c *cluster) waitFor(t *testing.T, what string, ready func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); !ready(); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			var logs bytes.Buffer
 			for _, name := range []string{"munged.out", "slurmctld.out", "slurmctld.log", "slurmd.out", "slurmd.log"} {
 				b, _ := os.ReadFile(filepath.Join(c.dir, name))
 				fmt.Fprintf(&logs, "--- %s\n%s", name, b)
 			}
-			t.Fatalf("waited a minute for %s\n%s", what, logs.String())
+			t.Fatalf("waited three minutes for %s\n%s", what, logs.String())
 		}
 	}
 }
