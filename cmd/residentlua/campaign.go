@@ -348,8 +348,8 @@ func (o *campaignOptions) runTrials() int {
 		fmt.Fprintf(os.Stderr, "%s: the campaign stopped itself: %s\n", progName, sum.StopReason)
 		status = campaignIncomplete
 	case sum.Stopped():
-		fmt.Fprintf(os.Stderr, "%s: interrupted: stopped after %d of %d trials, %d of them interrupted; the summary and the files hold those\n",
-			progName, sum.Trials, sum.Planned, sum.Interrupted())
+		fmt.Fprintf(os.Stderr, "%s: interrupted: stopped after %d of %d trials, and %s interrupted; the summary and the files hold them\n",
+			progName, sum.Trials-sum.Interrupted(), sum.Planned, plural(sum.Interrupted(), "trial", "trials"))
 		status = intr.interruptedStatus()
 	case interrupted:
 		status = intr.interruptedStatus() // the signal came as the last trial ended
