@@ -75,18 +75,30 @@ func (s *Summary) Plot(path string) ([]string, error) {
 	paths := s.PlotPaths(path)
 	var drawn []string
 	for _, name := range slices.Sorted(maps.Keys(s.Measurements)) {
-		m := s.Measurements[name]
-		xLabel := name + " (seconds, log scale)"
-		if m.Whole {
-			xLabel = name
-		}
-		title := fmt.Sprintf("%s by the trial's outcome (n = %d)", name, m.Count)
-		if err := plot.CDF(paths[name], title, xLabel, m.plotSeries(), !m.Whole); err != nil {
-			return drawn, fmt.Errorf("measurement %q: %w", name, err)
+		if err := s.PlotMeasurement(name, paths[name]); err != nil {
+			return drawn, err
 		}
 		drawn = append(drawn, paths[name])
 	}
 	return drawn, nil
+}
+
+// PlotMeasurement draws the picture of the measurement name (one of
+// PlotPaths's) into file, as Plot does.
+func (s *Summary) PlotMeasurement(name, file string) error {
+	m := s.Measurements[name]
+	if m == nil {
+		return fmt.Errorf("no measurement %q to draw", name)
+	}
+	xLabel := name + " (seconds, log scale)"
+	if m.Whole {
+		xLabel = name
+	}
+	title := fmt.Sprintf("%s by the trial's outcome (n = %d)", name, m.Count)
+	if err := plot.CDF(file, title, xLabel, m.plotSeries(), !m.Whole); err != nil {
+		return fmt.Errorf("measurement %q: %w", name, err)
+	}
+	return nil
 }
 
 // plotSeries is the values of each outcome's line: one line of every value

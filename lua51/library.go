@@ -37,7 +37,7 @@ func installLibrary(L *lua.LState, opts Options) {
 	installStringArith(L)
 	installIO(L, stdout)
 	installMath(L, newRandom(opts.Seed))
-	installOS(L, stdout)
+	installOS(L, stdout, opts.ExitRefused)
 }
 
 // setFuncs sets each function of fns in t.

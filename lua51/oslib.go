@@ -21,12 +21,19 @@ import (
 // table as mktime does (isdst included), and times are C's time_t, whole
 // seconds.
 
-// installOS replaces the os library's functions but os.exit; stdout is
-// where os.execute's commands write.
-func installOS(L *lua.LState, stdout io.Writer) {
+// installOS replaces the os library's functions but os.exit, which it
+// replaces only with an error when exitRefused is set; stdout is where
+// os.execute's commands write.
+func installOS(L *lua.LState, stdout io.Writer, exitRefused string) {
 	t := library(L, "os")
 	if t == nil {
 		return
+	}
+	if exitRefused != "" {
+		t.RawSetString("exit", L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s", exitRefused)
+			return 0
+		}))
 	}
 	setFuncs(L, t, map[string]lua.LGFunction{
 		"clock":     osClock,

@@ -1,6 +1,7 @@
 package lua51
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -261,5 +262,23 @@ func TestOSClockIsCPUTime(t *testing.T) {
 	}
 	if c2 := clock(); c2-c1 < 0.02 { // the loop takes about 0.3 s of CPU
 		t.Errorf("os.clock advanced %.3f s during 3e6 iterations", c2-c1)
+	}
+}
+
+// TestExitRefused checks that with Options.ExitRefused os.exit raises an
+// error in every form a script can reach it: called at once, kept in a
+// local before any code of the script ran, or through a table of its own.
+func TestExitRefused(t *testing.T) {
+	L := NewState(Options{ExitRefused: "no exit here"})
+	defer L.Close()
+	for _, src := range []string{
+		`os.exit(9)`,
+		`local exit = os.exit; exit(0)`,
+		`local o = {x = os.exit}; o.x(true)`,
+	} {
+		err := DoString(L, src)
+		if err == nil || !strings.Contains(err.Error(), "no exit here") {
+			t.Errorf("%s: %v, want the refusal", src, err)
+		}
 	}
 }

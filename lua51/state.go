@@ -18,6 +18,12 @@ type Options struct {
 	Seed int64
 	// Stdout receives print's output; nil means os.Stdout.
 	Stdout io.Writer
+	// ExitRefused, when not empty, makes os.exit raise an error with this
+	// message instead of ending the process, from the moment the state is
+	// made, so that no script (at its top level, or through a copy of
+	// os.exit kept in a local) can end a run that still has results to
+	// write: a campaign's trials, the checker's scenarios.
+	ExitRefused string
 }
 
 // NewState makes a Lua state with Lua 5.1's limits and every fix of this

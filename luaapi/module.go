@@ -66,6 +66,11 @@ type Options struct {
 	// first (0: DefaultStatsLimit; negative: none). The module forgets a
 	// session once it is closed and released; only this record stays.
 	StatsLimit int
+	// SimulatedOnly refuses every fabric that would not run in simulated
+	// time (mode "realtime", or a hardware GPU backend): for states whose
+	// results must follow from their seeds alone, such as a campaign's
+	// trials.
+	SimulatedOnly bool
 }
 
 // DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
@@ -263,6 +268,9 @@ func (m *Module) current() (*fabricState, error) {
 // newFabric makes the module's next fabric from cfg, with the next derived
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
+	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != BackendSim)) {
+		return nil, devices.Fixed(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
+	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
 		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)

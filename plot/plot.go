@@ -67,6 +67,7 @@ func CDF(path, title, xLabel string, series map[string][]float64, logX bool) err
 		return err
 	}
 	lo, hi := math.Inf(1), math.Inf(-1) // the positive values' range
+	var xs span                         // every value's range
 	for _, name := range names {
 		for i, v := range series[name] {
 			if err := checkValue(name, "value", i, v, false, "x"); err != nil {
@@ -78,7 +79,11 @@ func CDF(path, title, xLabel string, series map[string][]float64, logX bool) err
 			if v > 0 {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
+			xs.add(v)
 		}
+	}
+	if err := xs.check("x"); err != nil {
+		return err
 	}
 	logX = logX && hi > 0
 	var xMin, xMax float64
@@ -165,6 +170,7 @@ func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, 
 	if err != nil {
 		return err
 	}
+	var xs, ys span
 	for _, name := range names {
 		for i, pt := range series[name] {
 			if err := checkValue(name, "point", i, pt.X, logX, "x"); err != nil {
@@ -173,7 +179,15 @@ func Lines(path, title, xLabel, yLabel string, series map[string][]Point, logX, 
 			if err := checkValue(name, "point", i, pt.Y, logY, "y"); err != nil {
 				return err
 			}
+			xs.add(pt.X)
+			ys.add(pt.Y)
 		}
+	}
+	if err := xs.check("x"); err != nil {
+		return err
+	}
+	if err := ys.check("y"); err != nil {
+		return err
 	}
 	p := newPlot(title, xLabel, yLabel)
 	p.Legend.Top, p.Legend.Left = true, true // rising figures leave the upper left corner empty
@@ -256,6 +270,31 @@ func checkValue(name, what string, i int, v float64, logScale bool, axis string)
 	}
 	if logScale && v <= 0 {
 		return fmt.Errorf("plot: series %q: %s %d has %s = %v, but the %s axis is log-scaled and needs values > 0; drop the value or use a linear axis", name, what, i+1, axis, v, axis)
+	}
+	return nil
+}
+
+// span is the range of an axis's values.
+type span struct {
+	lo, hi float64
+	any    bool
+}
+
+func (s *span) add(v float64) {
+	if !s.any || v < s.lo {
+		s.lo = v
+	}
+	if !s.any || v > s.hi {
+		s.hi = v
+	}
+	s.any = true
+}
+
+// check refuses a range whose width is not a finite number (values near
+// ±1.8e308 on both sides), which no axis can be divided into ticks.
+func (s *span) check(axis string) error {
+	if w := s.hi - s.lo; math.IsInf(w, 0) {
+		return fmt.Errorf("plot: the %s values span %v to %v, a range too wide to draw (its width is not a finite number); scale the values down", axis, s.lo, s.hi)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gplot "gonum.org/v1/plot"
 )
@@ -341,5 +342,29 @@ func TestZerosCountedNotMadeUp(t *testing.T) {
 	// Zeros alone: a linear axis.
 	if err := CDF(path, "", "seconds", map[string][]float64{"a": {0, 0}}, true); err != nil {
 		t.Errorf("a series of zeros alone on a log-scaled axis: %v", err)
+	}
+}
+
+// TestRangeTooWide checks that values spanning nearly the whole range of
+// float64 are refused with an error rather than left to the tick
+// labelling, which would never end on a range whose width is infinite.
+func TestRangeTooWide(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "wide.svg")
+	done := make(chan [2]error, 1)
+	go func() {
+		done <- [2]error{
+			Lines(svg, "", "", "", map[string][]Point{"a": {{0, -1e308}, {1, 1e308}}}, false, false),
+			CDF(svg, "", "", map[string][]float64{"a": {-1e308, 1e308}}, false),
+		}
+	}()
+	select {
+	case errs := <-done:
+		for i, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "a range too wide to draw") {
+				t.Errorf("picture %d: %v, want the range refused", i, err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("drawing values spanning ±1e308 did not end")
 	}
 }

@@ -24,6 +24,7 @@ type checkOptions struct {
 	replay    string       // --replay STR
 	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
 	tracePath string       // --trace, with --replay
+	force     bool         // --force: --trace may replace a file that does not look like a trace
 	help      bool
 }
 
@@ -53,6 +54,8 @@ found that breaks each invariant broken.
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
                     trace-event JSON)
+  --force           let --trace replace a file that does not look like a
+                    trace (a .lua file, say)
 Exit status: 0 when no invariant breaks, 1 when one does (or the search is
 stopped), 2 when the check cannot be made. See docs/checking.md.
 `
@@ -60,7 +63,11 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, o.set)
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false}
+	for _, name := range check.BoundNames {
+		valued[name] = true
+	}
+	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, valued, o.set)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +99,9 @@ func (o *checkOptions) set(name, value string) error {
 			return &usageError{fmt.Sprintf("--programs %q: give the GPU program's file and the NPU program's, as gpu.lua,npu.lua", value)}
 		}
 		return nil
+	case "force":
+		o.force = true
+		return nil
 	}
 	if !slices.Contains(check.BoundNames, name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
@@ -113,7 +123,7 @@ func (o *checkOptions) set(name, value string) error {
 func runCheck(args []string) int {
 	o, err := parseCheckArgs(args)
 	if err == nil && !o.help {
-		err = checkOutputFiles([]outputFile{{"--trace", o.tracePath}})
+		err = outputChecks{outputs: []outputFile{{"--trace", o.tracePath, jsonObject}}, inputs: []string{o.scenario}, force: o.force}.check()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
@@ -126,15 +136,38 @@ func runCheck(args []string) int {
 		fmt.Print(checkUsage)
 		return checkClean
 	}
+	stdout := &reportWriter{w: os.Stdout}
+	var status int
 	if o.replay != "" {
-		scenario, closeScenario, err := o.loadScenario(context.Background(), os.Stdout)
+		scenario, closeScenario, err := o.loadScenario(context.Background(), stdout)
 		if err != nil {
 			return complainStatus(err, checkFailed)
 		}
 		defer closeScenario()
-		return o.runReplay(scenario, os.Stdout)
+		status = o.runReplay(scenario, stdout)
+	} else {
+		status = o.runSearch(stdout)
 	}
-	return o.runSearch()
+	if stdout.err != nil {
+		return complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
+	}
+	return status
+}
+
+// reportWriter writes a report to w and keeps the first error, so that a
+// report cut short (a closed pipe, a full disk) is an error of the command.
+type reportWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *reportWriter) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.w.Write(p)
+	r.err = err
+	return n, err
 }
 
 // loadScenario is the scenario to check: the built-in one, or the script's
@@ -180,7 +213,7 @@ func (o *checkOptions) scenarioName() string {
 // runSearch explores the scenario and prints the report, with progress on
 // a terminal. Ctrl-C (or SIGTERM) stops the search, and what it found so
 // far is printed.
-func (o *checkOptions) runSearch() int {
+func (o *checkOptions) runSearch(stdout io.Writer) int {
 	intr := newInterrupter()
 	ctx := intr.arm()
 	// A search runs the scenario thousands of times: its prints are shown
@@ -195,7 +228,7 @@ func (o *checkOptions) runSearch() int {
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
 	intr.disarm()
 	prog.stop()
-	status := o.report(&rep, os.Stdout)
+	status := o.report(&rep, stdout)
 	if intr.wasTerminated() {
 		status = exitTerminated
 	}
@@ -249,9 +282,11 @@ func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int 
 		}
 	}
 	if rec != nil {
-		if err := rec.write(o.tracePath); err != nil {
+		release := pending.hold()
+		if err := rec.write(); err != nil {
 			status = complainStatus(fmt.Errorf("--trace: %w", err), checkFailed)
 		}
+		release()
 	}
 	return status
 }

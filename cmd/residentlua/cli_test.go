@@ -44,7 +44,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--seed", "-3"}, `--seed "-3": give a whole number from 1 to 2^53-1`},
 		{[]string{"--seed", "9007199254740992"}, `--seed "9007199254740992": give a whole number from 1 to 2^53-1`},
 		{[]string{"--trace", "-e", "print(1)"}, `--trace "-e": give a file name (this looks like an option)`},
-		{[]string{"--trace", "same.json", "--stats", "same.json"}, `--trace and --stats both name same.json: give each its own file`},
+		{[]string{"--trace", "same.json", "--stats", "same.json"}, `--stats same.json is the same file as --trace: give --stats a file of its own`},
 		{[]string{"--gpu", "rocm"}, `--gpu "rocm": use sim or cuda`},
 		{[]string{"--trace"}, "'--trace' needs argument"},
 	} {
@@ -331,7 +331,7 @@ func TestResultFileReplacedWhole(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "stats.json")
 	writeFile(t, dir, "stats.json", "[\"previous\"]\n")
-	err := writeFileAtomically(path, func(w io.Writer) error {
+	err := writeOutput(path, func(w io.Writer) error {
 		io.WriteString(w, "[truncat")
 		return errors.New("no space left on device")
 	})
@@ -344,7 +344,7 @@ func TestResultFileReplacedWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left in the directory: %v", entries)
 	}
-	if err := writeFileAtomically(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+	if err := writeOutput(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "new\n" {

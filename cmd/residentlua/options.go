@@ -40,6 +40,7 @@ type options struct {
 	seed         uint64 // --seed; 0 for one chosen by the fabric
 	tracePath    string // --trace
 	statsPath    string // --stats
+	force        bool   // --force: replace a file that does not look like a result file
 
 	// script is the index in args of the script name ("-" for standard
 	// input), or len(args) when none is named. Everything before it is the
@@ -91,6 +92,8 @@ func parseArgs(args []string) (*options, error) {
 			o.help = true
 		case a == "--verbose":
 			o.verbose = true
+		case a == "--force":
+			o.force = true
 		case a == "--version":
 			o.version = true
 		case strings.HasPrefix(a, "--"):
@@ -249,6 +252,8 @@ residentlua options (before the script):
                              NVIDIA GPU running a resident kernel (real time only)
   --trace FILE               write a Chrome trace-event JSON timeline of every fabric
   --stats FILE               write every session's stats as a JSON array
+  --force                    let --trace and --stats replace a file that does
+                             not look like one they write (a .lua file, say)
   --verbose                  report every fabric the run makes (default: the first)
   --help, -h                 show this help
 With no script, no -e and no -v: the REPL when standard input is a terminal,

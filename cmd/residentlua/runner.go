@@ -296,8 +296,9 @@ func (c *command) finish() error {
 	c.L.RemoveContext()
 	c.closeSessions()
 	var errs []error
+	release := pending.hold() // a signal now waits for the files
 	if c.trace != nil {
-		if err := c.trace.write(c.opts.tracePath); err != nil {
+		if err := c.trace.write(); err != nil {
 			errs = append(errs, fmt.Errorf("--trace: %w", err))
 		}
 	}
@@ -306,6 +307,7 @@ func (c *command) finish() error {
 			errs = append(errs, fmt.Errorf("--stats: %w", err))
 		}
 	}
+	release()
 	for _, err := range errs {
 		c.report(err)
 	}

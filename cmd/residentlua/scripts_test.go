@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image"
 	_ "image/png" // image.DecodeConfig reads PNG
 	"os"
@@ -454,15 +455,14 @@ func TestCampaignReplay(t *testing.T) {
 	r := campaignRun(t, nil, "scripts/campaign.lua", "--trials", "8", "--seed", "2000", "--out", out)
 	r.wantCode(t, 0)
 	contains(t, "summary", r.stdout, "campaign: 8 trials of scripts/campaign.lua, seeds 2000..2007", "oracle violations: 0", "failures: 0")
-	var trials []struct {
+	type trialLine struct {
 		Seed    uint64
 		Outcome string
+		Records map[string][]float64
 	}
+	var trials []trialLine
 	for _, l := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
-		var tr struct {
-			Seed    uint64
-			Outcome string
-		}
+		var tr trialLine
 		if err := json.Unmarshal([]byte(l), &tr); err != nil {
 			t.Fatal(err)
 		}
@@ -475,9 +475,18 @@ func TestCampaignReplay(t *testing.T) {
 		seed := strconv.FormatUint(tr.Seed, 10)
 		one := campaignRun(t, nil, "scripts/campaign.lua", "--seed", "2000", "--replay", seed)
 		one.wantCode(t, 0)
+		// The report lists the measurements, as recorded.
 		want := "trial of scripts/campaign.lua, index " + strconv.Itoa(i) + ", seed " + seed + ": " + tr.Outcome + "\n"
-		if one.stdout != want {
+		if len(tr.Records) > 0 {
+			want += "measurements:\n"
+		}
+		if !strings.HasPrefix(one.stdout, want) {
 			t.Errorf("replay of seed %s: %q, want %q", seed, one.stdout, want)
+		}
+		for name, values := range tr.Records {
+			if !strings.Contains(one.stdout, fmt.Sprintf("\n  %s: %v\n", name, values[0])) {
+				t.Errorf("replay of seed %s: %q lacks the measurement %s = %v", seed, one.stdout, name, values)
+			}
 		}
 	}
 }

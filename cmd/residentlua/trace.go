@@ -118,9 +118,9 @@ func (r *traceRecorder) emit(evs ...traceEvent) {
 	}
 }
 
-// write ends the spans still open at each fabric's last event, finishes the
-// file and renames it to path. Events that come later are not recorded.
-func (r *traceRecorder) write(path string) error {
+// write ends the spans still open at each fabric's last event and
+// completes the file. Events that come later are not recorded.
+func (r *traceRecorder) write() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
@@ -136,7 +136,7 @@ func (r *traceRecorder) write(path string) error {
 	}
 	out.WriteString(traceTail)
 	r.done = true
-	return r.sink.commit(path, out.Flush())
+	return r.sink.commit(out.Flush())
 }
 
 // writer is where lines go, buffered on their way to the sink.
@@ -147,17 +147,18 @@ func (r *traceRecorder) writer() *bufio.Writer {
 	return r.out
 }
 
-// traceSink is where the trace's bytes go: a temporary file beside the
-// target, made at the first write and renamed over the target at commit.
+// traceSink is where the trace's bytes go: the result file (a temporary
+// file beside the target, renamed over it at commit, or the device it
+// names), opened at the first write.
 type traceSink struct {
 	path string
-	file *atomicFile
+	file *output
 }
 
 // Write writes p to the file, making it first if need be.
 func (s *traceSink) Write(p []byte) (int, error) {
 	if s.file == nil {
-		f, err := createAtomically(s.path)
+		f, err := createOutput(s.path)
 		if err != nil {
 			return 0, err
 		}
@@ -166,9 +167,9 @@ func (s *traceSink) Write(p []byte) (int, error) {
 	return s.file.Write(p)
 }
 
-// commit renames the complete file to path, or removes it when err (the
-// last write's) is not nil.
-func (s *traceSink) commit(path string, err error) error {
+// commit completes the file, or gives it up when err (the last write's) is
+// not nil.
+func (s *traceSink) commit(err error) error {
 	if err == nil && s.file == nil {
 		_, err = s.Write(nil) // nothing was written: the file is made now
 	}
@@ -178,7 +179,7 @@ func (s *traceSink) commit(path string, err error) error {
 		}
 		return unwrapPathError(err)
 	}
-	return s.file.commit(path)
+	return s.file.commit()
 }
 
 // traceEvent is one entry of traceEvents. Timestamps and durations are in

@@ -294,7 +294,7 @@ func TestTraceHoldsEveryEvent(t *testing.T) {
 			names = append(names, tracks)
 		}})
 	}
-	if err := rec.write(path); err != nil {
+	if err := rec.write(); err != nil {
 		t.Fatal(err)
 	}
 	byPid := map[int][]chromeEvent{}
@@ -400,7 +400,7 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 	if fi, err := os.Stat(tmps[0]); err != nil || fi.Size() < fabrics*1000 {
 		t.Errorf("the temporary file holds %v bytes (%v), want the lines of %d fabrics", fi.Size(), err, fabrics)
 	}
-	if err := r.write(path); err != nil {
+	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
 	r.record(hung, oneRun[4]) // after write: not recorded
@@ -421,7 +421,7 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(dir, ".trace.json.tmp-*")); len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
-	if err := r.write(path); err == nil {
+	if err := r.write(); err == nil {
 		t.Error("a second write succeeded")
 	}
 }
@@ -436,7 +436,7 @@ func TestTraceFailedWriteLeavesThePrevious(t *testing.T) {
 	}
 	for _, r := range []*traceRecorder{newTraceRecorder(path), {}} {
 		r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault})
-		if err := r.write(path); err == nil {
+		if err := r.write(); err == nil {
 			t.Error("renaming over a directory succeeded")
 		}
 		if _, err := os.Stat(filepath.Join(path, "kept")); err != nil {
@@ -454,7 +454,7 @@ func TestTraceEmptyAndOneFabric(t *testing.T) {
 	// A run with no fabric writes an empty trace; one fabric's metadata
 	// and events come out whole.
 	path := filepath.Join(t.TempDir(), "trace.json")
-	if err := newTraceRecorder(path).write(path); err != nil {
+	if err := newTraceRecorder(path).write(); err != nil {
 		t.Fatal(err)
 	}
 	if evs := loadTrace(t, path); len(evs) != 0 {
@@ -462,7 +462,7 @@ func TestTraceEmptyAndOneFabric(t *testing.T) {
 	}
 	r := newTraceRecorder(path)
 	r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault, Detail: "x"})
-	if err := r.write(path); err != nil {
+	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
 	if evs := loadTrace(t, path); len(evs) != 4 || evs[3].Args["detail"] != "x" {
