@@ -69,6 +69,8 @@ func TestBadProgramsFailClearlyAndLeaveTheFabricUsable(t *testing.T) {
 			inner()`, "the NPU program broke\nstack traceback:\n\tbad.lua:2: in function 'inner'"},
 		{"endless loop", `local n = 0
 			while true do n = n + 1 end`, "Lua instructions without a memory operation"},
+		{"endless loop in a pcall", `local ok, err = pcall(function() local n = 0 while true do n = n + 1 end end)
+			error(err, 0)`, "Lua instructions without a memory operation"},
 		{"outside its buffer", `p:load(p.buffers.payload, p.buffers.payload.size)`, "p:load: offset 4096 of buffer payload (4096 bytes) is outside it"},
 		{"unaligned", `p:load(p.buffers.payload, 6)`, "offsets are multiples of 4"},
 		{"undeclared buffer", `p:load(p.buffers.results, 0)`, "p:load: argument #1 must be a buffer (p.startup or one of p.buffers), got nil"},
