@@ -1,6 +1,7 @@
 package luaprogram_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -84,6 +85,34 @@ func BenchmarkTrial(b *testing.B) {
 					trial.Run(trial.Config{Seed: uint64(i%1000 + 1), SlotBytes: slot, Programs: c.programs, NoOps: true})
 				}
 			})
+		}
+	}
+}
+
+// TestStatesOutliveTheirUsersContexts runs trials whose programs' context
+// ends after each, as a campaign's trials do: the next user of each Lua
+// state (a declaration of buffers first) is not stopped by an earlier
+// user's ended context.
+func TestStatesOutliveTheirUsersContexts(t *testing.T) {
+	gpu, npu := luaExchange(t)
+	for seed := uint64(1); seed <= 5; seed++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		programs := func(x exchange.Config) engine.Programs {
+			args := luaprogram.Numbers(map[string]float64{"rounds": float64(x.Rounds), "credits": float64(x.Credits), "slot_bytes": float64(x.SlotBytes)})
+			decl, err := luaprogram.Declared(gpu, npu, args)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			pair := luaprogram.Pair{GPU: gpu, NPU: npu, Args: args, Queue: x.GPUQueue, Context: ctx}
+			for _, b := range decl {
+				pair.Buffers = append(pair.Buffers, luaprogram.Sized{Name: b.Name, Bytes: int(b.Size.(float64))})
+			}
+			return pair.Programs
+		}
+		r := trial.Run(trial.Config{Seed: seed, Programs: programs})
+		cancel()
+		if !r.OK() {
+			t.Fatalf("seed %d: %s", seed, r.Report())
 		}
 	}
 }

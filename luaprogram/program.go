@@ -1,6 +1,7 @@
 package luaprogram
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -82,13 +83,15 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 // given to its source.
 func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
 
-// take returns an idle machine, or a new one.
+// take returns an idle machine, or a new one, whose Lua code ends only by
+// its budget until its user gives it a context of its own.
 func (p *Program) take() (*machine, error) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		m := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
+		m.budget.parent = context.Background() // not a context of an earlier user's, maybe ended
 		return m, nil
 	}
 	p.mu.Unlock()
