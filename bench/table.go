@@ -71,6 +71,7 @@ func Run(o Options) ([]Figure, error) {
 		one(parallelFigure),
 		one(checkFigure),
 		one(scriptFigure),
+		one(programFigure),
 		one(modelFigure),
 		one(memoryFigure),
 		one(func(z sizes) (Figure, error) { return sessionsFigure(rt, z) }),

@@ -39,8 +39,9 @@ type Program struct {
 
 	hasCheck bool // the chunk returns a check
 
-	mu   sync.Mutex
-	idle []*machine
+	mu       sync.Mutex
+	idle     []*machine
+	declared []declaration // the last few declarations of buffers, oldest first
 }
 
 // Load reads a program from the file at path.
@@ -129,7 +130,42 @@ const MaxBuffers = 16
 
 // Buffers runs the program's buffers declaration, a table or a function of
 // args returning one, and lists the buffers it declares, sorted by name.
+// A declaration is a function of the arguments alone: the last few are
+// kept by the arguments they were made for, as a campaign's trials ask
+// for the same shapes again and again.
 func (p *Program) Buffers(args Args) ([]Buffer, error) {
+	key := args.key()
+	p.mu.Lock()
+	for _, d := range p.declared {
+		if d.key == key {
+			p.mu.Unlock()
+			return d.buffers, nil
+		}
+	}
+	p.mu.Unlock()
+	bufs, err := p.declare(args)
+	if err == nil {
+		p.mu.Lock()
+		if len(p.declared) == maxDeclared {
+			p.declared = p.declared[1:]
+		}
+		p.declared = append(p.declared, declaration{key, bufs})
+		p.mu.Unlock()
+	}
+	return bufs, err
+}
+
+// maxDeclared is how many declarations a program keeps.
+const maxDeclared = 32
+
+// declaration is the buffers a program declared for one set of arguments.
+type declaration struct {
+	key     string
+	buffers []Buffer
+}
+
+// declare runs the buffers declaration for args.
+func (p *Program) declare(args Args) ([]Buffer, error) {
 	m, err := p.take()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package luaprogram
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -126,6 +127,35 @@ func (t *table) sort() {
 		keys[i], vals[i] = t.keys[j], t.vals[j]
 	}
 	t.keys, t.vals = keys, vals
+}
+
+// key is the arguments as a string, equal for equal arguments.
+func (a Args) key() string {
+	var b strings.Builder
+	writeKey(&b, a.root)
+	return b.String()
+}
+
+func writeKey(b *strings.Builder, v value) {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("n")
+	case bool:
+		fmt.Fprintf(b, "b%t", v)
+	case float64:
+		fmt.Fprintf(b, "f%v", v)
+	case string:
+		fmt.Fprintf(b, "s%q", v)
+	case *table:
+		b.WriteString("{")
+		for i, k := range v.keys {
+			writeKey(b, k)
+			b.WriteString("=")
+			writeKey(b, v.vals[i])
+			b.WriteString(",")
+		}
+		b.WriteString("}")
+	}
 }
 
 // lua makes a fresh copy of the arguments in L.
