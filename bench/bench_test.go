@@ -16,8 +16,8 @@ func TestRunShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figures) != 13 {
-		t.Fatalf("%d figures, want 13", len(figures))
+	if len(figures) != 14 {
+		t.Fatalf("%d figures, want 14", len(figures))
 	}
 	for _, f := range figures {
 		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // RunBackend measures the figures of a real GPU, the named backend's (see
@@ -136,12 +138,12 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 		}
 		switch e.Kind {
 		case devices.EvHostStore:
-			if e.B == uint64(exchange.StartupRun) {
+			if e.B == uint64(program.StartupRun) {
 				k.stored = e.Time
 			}
-		case exchange.EvKernelObserve:
+		case kernel.EvObserve:
 			k.observed, observes = time.Duration(e.B), observes+1
-		case exchange.EvKernelRetire:
+		case kernel.EvRetire:
 			k.retired, retires = time.Duration(e.B), retires+1
 		}
 	}

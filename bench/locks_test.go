@@ -84,7 +84,7 @@ func siteOf(stack [32]uintptr) lockSite {
 // takes may account for more than 5% of the contended delay. Each trial
 // has a fabric of its own, so its locks are its own; a lock that shows up
 // here is shared by every trial of the process and serialises a campaign
-// on many cores (issue 12). The runtime's own locks (the garbage
+// on many cores. The runtime's own locks (the garbage
 // collector's) are reported, not judged: their share falls with what
 // trials allocate; so is sync.Pool's, which it takes only after a
 // collection (lockSite.afterGC; under load in CI it once reached 73 %, in

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/programs"
 )
 
 // scriptTrial is the trial script of the Lua-script figures: one session of
@@ -65,4 +68,72 @@ func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
 // scriptFigure is the Lua-script campaign's speed-up with all cores.
 func scriptFigure(z sizes) (Figure, error) {
 	return speedupFigure(z, "Lua-script trials", 0.7, RunScriptTrials)
+}
+
+// programTrial is the trial script of the Lua-program figure: the
+// randomized protocol trial (resident.trial: random faults, random host
+// operations), with the exchange's two Lua programs in place of the
+// built-in exchange when they are given, as scripts/program_campaign.lua
+// runs it.
+const programTrial = `local gpu, npu = ...
+if gpu then
+  gpu, npu = resident.program{source = gpu, name = "exchange_gpu.lua"}, resident.program{source = npu, name = "exchange_npu.lua"}
+end
+function trial(t)
+  local r = resident.trial{seed = t.seed, gpu = gpu, npu = npu}
+  if #r.violations > 0 or #r.problems > 0 then t.fail(r.report) end
+end
+`
+
+// RunProgramTrials runs n randomized trials of the built-in exchange's Lua
+// programs (or of the built-in exchange, when lua is false) from one
+// trial script on workers workers, and returns the trials per second.
+func RunProgramTrials(n, workers int, lua bool) (perSecond float64, err error) {
+	dir, err := os.MkdirTemp("", "residentbench-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	text := programTrial
+	if lua {
+		gpu, err := programs.Files.ReadFile("exchange_gpu.lua")
+		if err != nil {
+			return 0, err
+		}
+		npu, err := programs.Files.ReadFile("exchange_npu.lua")
+		if err != nil {
+			return 0, err
+		}
+		text = "local gpu, npu = " + strconv.Quote(string(gpu)) + ", " + strconv.Quote(string(npu)) + "\n" + strings.TrimPrefix(text, "local gpu, npu = ...\n")
+	}
+	script := filepath.Join(dir, "trial.lua")
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+		return 0, err
+	}
+	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+}
+
+// programFigure is the Lua programs' trials per second on one core against
+// the same trials of the built-in exchange, from the same script,
+// interleaved.
+func programFigure(z sizes) (Figure, error) {
+	n := z.trials/z.repeats/10 + 1
+	var lua, builtin []float64
+	for i := 0; i < z.repeats; i++ {
+		for _, c := range []struct {
+			dst *[]float64
+			lua bool
+		}{{&builtin, false}, {&lua, true}} {
+			v, err := OnOneCore(func() (float64, error) { return RunProgramTrials(n, 1, c.lua) })
+			if err != nil {
+				return Figure{}, err
+			}
+			*c.dst = append(*c.dst, v)
+		}
+	}
+	v, base := Summarise(lua), Summarise(builtin)
+	f := Figure{Name: "Lua-program trials, one core", Unit: "trials/s", Value: v}
+	r := v.Median / base.Median
+	f.compare(base, "the built-in exchange's", r, "≥ 0.2×", r >= 0.2)
+	return f, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -13,7 +14,7 @@ import (
 // returns it closed, with the fabric time it took from the first submit to
 // the end of the wait.
 func lifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, time.Duration, error) {
-	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(cfg))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -33,8 +34,8 @@ func lifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, time.Du
 	if err != nil || !ok {
 		return nil, 0, fmt.Errorf("session %d did not retire: ok=%v err=%v", s.ID(), ok, err)
 	}
-	if v, _ := s.Verification(); !v.OK {
-		return nil, 0, fmt.Errorf("session %d did not verify: %s", s.ID(), v.Problem)
+	if problem, _ := s.Checked(); problem != nil {
+		return nil, 0, fmt.Errorf("session %d did not verify: %v", s.ID(), problem)
 	}
 	return s, elapsed, nil
 }
@@ -59,7 +60,7 @@ func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
 		switch e.Kind {
 		case engine.EvDecide:
 			decided = e.Time
-		case exchange.EvObserve:
+		case program.EvObserve:
 			observed = max(observed, e.Time)
 		}
 	}

@@ -71,6 +71,7 @@ func Run(o Options) ([]Figure, error) {
 		one(parallelFigure),
 		one(checkFigure),
 		one(scriptFigure),
+		one(programFigure),
 		one(modelFigure),
 		one(memoryFigure),
 		one(func(z sizes) (Figure, error) { return sessionsFigure(rt, z) }),
@@ -120,7 +121,7 @@ type goal struct {
 
 // Goals of the publication and exchange figures by wait policy: hybrid's
 // are the table's first goals, spin's those of a device that polls on its
-// own core (issue 13); block's figures are reported.
+// own core; block's figures are reported.
 var (
 	publicationGoals = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 2×", 2}, devices.WaitSpin: {"≤ 3×", 3}}
 	exchangeGoals    = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 1.5×", 1.5}, devices.WaitSpin: {"≤ 2×", 2}}

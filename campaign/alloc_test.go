@@ -18,6 +18,8 @@ func (fixedRunner) run(t *Trial) {
 	t.record("rounds", 3)
 }
 
+func (fixedRunner) fabricDigest() string { return "" }
+
 func (fixedRunner) close() {}
 
 // TestRecordingAllocatesNothing checks that, once a worker has seen a

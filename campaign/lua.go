@@ -1,9 +1,13 @@
 package campaign
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -20,29 +24,41 @@ const MaxRecord = 1e9
 // default.
 const eventCapacity = 1 << 16
 
+// exitRefused is the error os.exit raises in a campaign's Lua states.
+const exitRefused = "os.exit is not available in a campaign's trial script: it would end the campaign with its results unwritten; return an outcome or call t.fail"
+
 // luaRunner is a worker's Lua state with the trial script loaded in it.
 type luaRunner struct {
 	L      *lua.LState
 	m      *luaapi.Module
-	trial  lua.LValue // the script's global trial
-	fabric lua.LValue // resident.fabric
+	script *script
+	limit  *trialLimit
+	names  *nameSet
+	known  map[string]bool // the measurement names names admitted for this worker
+	report bool            // a replay: each trial's report holds its traceback and measurements
+	trial  lua.LValue      // the script's global trial
+	fabric lua.LValue      // resident.fabric
 	math   *lua.LTable
 	api    *lua.LTable // t.record and t.fail, copied into each trial's t
-	opts   *lua.LTable // the script's global trial_fabric: options of each trial's fabric
-	cur    *Trial      // the trial running, which t.record and t.fail write to
+	opts   *lua.LTable // a copy of the script's trial_fabric as loading left it; nil without one
+	// optsDigest is the SHA-256 of the canonical text of trial_fabric.
+	optsDigest string
+	cur        *Trial // the trial running, which t.record and t.fail write to
 	// fabricOpts is the table each trial's fabric is made with, refilled
 	// for every trial (resident.fabric only reads it, and no script sees
 	// it): a table with string keys is among the costliest things a trial
-	// makes. unsetOpt and setOpt are its ForEach callbacks, made once.
-	fabricOpts       *lua.LTable
-	unsetOpt, setOpt func(k, v lua.LValue)
+	// makes. setOpt is its ForEach callback, made once.
+	fabricOpts *lua.LTable
+	setOpt     func(k, v lua.LValue)
 }
 
 // newLuaRunner makes a Lua state with the resident module open (simulated
-// time, print to c.Stdout, the fabric reports discarded), runs the script
-// in it and finds its trial function.
-func newLuaRunner(c Config) (*luaRunner, error) {
-	L := lua51.NewState(lua51.Options{Seed: int64(c.Seed), Stdout: c.Stdout})
+// time only, print to c.Stdout, the fabric reports discarded, os.exit an
+// error), runs the script in it, finds its trial function and checks its
+// trial_fabric by making a fabric with it. The trials it runs stop when
+// ctx ends.
+func newLuaRunner(ctx context.Context, c Config, s *script, names *nameSet) (*luaRunner, error) {
+	L := lua51.NewState(lua51.Options{Seed: int64(c.Seed), Stdout: c.Stdout, ExitRefused: exitRefused})
 	m, err := luaapi.Open(L, luaapi.Options{
 		Config: devices.Config{Mode: devices.Simulated, Seed: c.Seed,
 			// Every fabric of this state keeps its events in one ring,
@@ -51,74 +67,169 @@ func newLuaRunner(c Config) (*luaRunner, error) {
 			// current one (a replaced fabric's session lists none), and
 			// the next one is made only as the last is let go.
 			EventCapacity: eventCapacity, EventBuffer: make([]devices.Event, 0, eventCapacity)},
-		Stdout:     c.Stdout,
-		Stderr:     io.Discard,
-		Globals:    true,
-		StatsLimit: -1,
-		OnFabric:   c.OnFabric,
+		Stdout:        c.Stdout,
+		Stderr:        io.Discard,
+		Globals:       true,
+		StatsLimit:    -1,
+		OnFabric:      c.OnFabric,
+		SimulatedOnly: true,
 	})
 	if err != nil {
 		L.Close()
 		return nil, err
 	}
-	r := &luaRunner{L: L, m: m}
-	if err := r.load(c.Script); err != nil {
-		L.Close()
+	r := &luaRunner{L: L, m: m, script: s, names: names, known: map[string]bool{},
+		limit: newTrialLimit(ctx, c.TrialTimeout)}
+	if err := r.load(c.Seed); err != nil {
+		r.close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// load runs the script and keeps what each trial needs.
-func (r *luaRunner) load(script string) error {
-	L := r.L
-	fn, err := lua51.LoadFile(L, script)
+// load runs the script and keeps what each trial needs. The script's top
+// level runs under the trial time limit too, as the first trial's seed.
+func (r *luaRunner) load(seed uint64) error {
+	L, path := r.L, r.script.path
+	fn, err := lua51.Load(L, bytes.NewReader(r.script.source), r.script.chunk)
 	if err != nil {
 		return fmt.Errorf("%s", errorMessage(L, err))
 	}
+	ctx := r.limit.start()
+	L.SetContext(ctx)
 	L.Push(fn)
-	if err := lua51.PCall(L, 0, 0); err != nil {
-		return fmt.Errorf("%s", errorMessage(L, err))
+	err = lua51.PCall(L, 0, 0)
+	if err != nil {
+		err = fmt.Errorf("%s", r.stoppedMessage(ctx, errorMessage(L, err)))
+	}
+	L.RemoveContext()
+	r.limit.stop()
+	if err != nil {
+		return err
 	}
 	r.trial = L.GetGlobal("trial")
 	if _, ok := r.trial.(*lua.LFunction); !ok {
-		return fmt.Errorf("%s %w", script, errNoTrial)
+		return fmt.Errorf("%s %w", r.script.name(), errNoTrial)
 	}
 	resident, _ := L.GetGlobal("resident").(*lua.LTable)
 	r.math, _ = L.GetGlobal("math").(*lua.LTable)
 	if resident == nil || r.math == nil {
-		return fmt.Errorf("%s: the script removed the global resident or math", script)
+		return fmt.Errorf("%s: the script removed the global resident or math", path)
 	}
 	r.fabric = resident.RawGetString("fabric")
-	if osLib, ok := L.GetGlobal("os").(*lua.LTable); ok {
-		// os.exit in a trial would end the whole campaign, its summary unwritten.
-		osLib.RawSetString("exit", L.NewFunction(func(L *lua.LState) int {
-			L.RaiseError("os.exit is not available in a campaign's trial; return an outcome or call t.fail")
-			return 0
-		}))
-	}
-	switch v := L.GetGlobal("trial_fabric").(type) {
-	case *lua.LTable:
-		r.opts = v
-	case *lua.LNilType:
-	default:
-		return fmt.Errorf("%s: trial_fabric is a %s value; give a table of resident.fabric's options", script, v.Type())
+	if err := r.loadTrialFabric(); err != nil {
+		return fmt.Errorf("%s: %w", r.script.name(), err)
 	}
 	r.api = L.CreateTable(0, 2)
 	r.api.RawSetString("record", L.NewFunction(r.record))
 	r.api.RawSetString("fail", L.NewFunction(r.fail))
-	r.fabricOpts = L.CreateTable(0, 4)
-	r.unsetOpt = func(k, _ lua.LValue) { r.fabricOpts.RawSet(k, lua.LNil) }
+	return r.checkTrialFabric(seed)
+}
+
+// loadTrialFabric copies the script's global trial_fabric, which every
+// trial's fabric is made with: what the script leaves in it once loaded,
+// whatever a trial does to it later. Its digest goes to the summary.
+func (r *luaRunner) loadTrialFabric() error {
+	v := r.L.GetGlobal("trial_fabric")
+	if v == lua.LNil {
+		r.optsDigest = digest(nil)
+		r.fabricOpts = r.L.CreateTable(0, 2)
+		r.setOpt = r.fabricOpts.RawSet
+		return nil
+	}
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return fmt.Errorf("trial_fabric is a %s value; give a table of resident.fabric's options", v.Type())
+	}
+	for _, key := range []string{"mode", "seed"} {
+		if t.RawGetString(key) != lua.LNil {
+			return fmt.Errorf("trial_fabric.%s: %s", key, map[string]string{
+				"mode": "a campaign's trials always run in simulated time, so that each follows from its seed; leave mode out",
+				"seed": "each trial's fabric has the trial's seed (the campaign's --seed plus its index); leave seed out",
+			}[key])
+		}
+	}
+	copied, text, err := plainCopy(r.L, t, "trial_fabric", 0)
+	if err != nil {
+		return err
+	}
+	r.opts = copied.(*lua.LTable)
+	r.optsDigest = digest([]byte(text))
+	r.fabricOpts = r.L.CreateTable(0, 4)
 	r.setOpt = r.fabricOpts.RawSet
 	return nil
 }
 
+// checkTrialFabric makes the fabric of the trial of seed once, so that an
+// error of trial_fabric is reported once, before any trial runs, rather
+// than by every trial.
+func (r *luaRunner) checkTrialFabric(seed uint64) error {
+	if err := r.m.Restart(seed); err != nil {
+		return err
+	}
+	defer r.m.EndFabric()
+	if _, err := r.call(r.fabric, r.fabricOptions(seed)); err != nil {
+		return fmt.Errorf("%s: trial_fabric: %s", r.script.name(), errorMessage(r.L, err))
+	}
+	return nil
+}
+
+// maxOptionDepth bounds the nesting of trial_fabric's tables.
+const maxOptionDepth = 8
+
+// plainCopy copies v, a value of trial_fabric (at path), into a value of
+// L that no script holds, and gives its canonical text (the keys of each
+// table sorted), of which the summary keeps a digest. Only plain values
+// are taken: nil, booleans, numbers, strings and tables of them.
+func plainCopy(L *lua.LState, v lua.LValue, path string, depth int) (lua.LValue, string, error) {
+	switch v := v.(type) {
+	case lua.LBool:
+		return v, v.String(), nil
+	case lua.LNumber:
+		return v, lua51.NumberToString(v), nil
+	case lua.LString:
+		return v, fmt.Sprintf("%q", string(v)), nil
+	case *lua.LTable:
+		if depth == maxOptionDepth {
+			return nil, "", fmt.Errorf("%s: tables nested more than %d deep; give resident.fabric's options", path, maxOptionDepth)
+		}
+		type entry struct {
+			key, value lua.LValue
+			text       string
+		}
+		var entries []entry
+		var err error
+		v.ForEach(func(k, x lua.LValue) {
+			if err != nil {
+				return
+			}
+			var kc, xc lua.LValue
+			var kt, xt string
+			kc, kt, err = plainCopy(L, k, path+" key", depth+1)
+			if err == nil {
+				xc, xt, err = plainCopy(L, x, path+"."+lua.LVAsString(k), depth+1)
+			}
+			entries = append(entries, entry{kc, xc, kt + "=" + xt})
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.text, b.text) })
+		t := L.CreateTable(0, len(entries))
+		texts := make([]string, len(entries))
+		for i, e := range entries {
+			t.RawSet(e.key, e.value)
+			texts[i] = e.text
+		}
+		return t, "{" + strings.Join(texts, ",") + "}", nil
+	}
+	return nil, "", fmt.Errorf("%s is a %s value; give resident.fabric's options as plain values (strings, numbers, booleans, tables)", path, v.Type())
+}
+
 // fabricOptions fills r.fabricOpts with the options of the fabric of the
-// trial of seed: those of the script's trial_fabric as it is now, then mode
-// "sim" and the seed.
+// trial of seed: those of trial_fabric, then mode "sim" and the seed.
 func (r *luaRunner) fabricOptions(seed uint64) *lua.LTable {
 	opts := r.fabricOpts
-	opts.ForEach(r.unsetOpt) // what an earlier trial's trial_fabric held
 	if r.opts != nil {
 		r.opts.ForEach(r.setOpt)
 	}
@@ -128,24 +239,29 @@ func (r *luaRunner) fabricOptions(seed uint64) *lua.LTable {
 }
 
 // run is one trial, into t (whose index and seed are set): the module
-// starts over with the trial's seed, a fresh
-// simulated fabric with that seed becomes current (t.fabric describes it;
-// the options of the script's global trial_fabric, if it set one, apply),
-// math.random is seeded with math.randomseed(seed), and trial(t) is called.
-// Afterwards the sessions it left open are closed and its fabric let go,
-// so that the oracle's end-of-run check belongs to this trial.
+// starts over with the trial's seed, a fresh simulated fabric with that
+// seed becomes current (t.fabric describes it; the options of the
+// script's trial_fabric apply), math.random is seeded with
+// math.randomseed(seed), and trial(t) is called, under the trial's time
+// limit and the run's context. Afterwards the sessions it left open are
+// closed and its fabric let go, so that the oracle's end-of-run check
+// belongs to this trial.
 func (r *luaRunner) run(t *Trial) {
 	r.cur = t
-	defer func() { r.cur = nil }()
-	r.trialOf(t)
+	ctx := r.limit.start()
+	r.L.SetContext(ctx)
+	r.trialOf(ctx, t)
+	r.L.RemoveContext()
+	r.limit.stop()
+	r.cur = nil
 }
 
 // trialOf runs the trial whose index and seed t holds into t.
-func (r *luaRunner) trialOf(t *Trial) {
+func (r *luaRunner) trialOf(ctx context.Context, t *Trial) {
 	L := r.L
 	index, seed := t.Index, t.Seed
 	if err := r.m.Restart(seed); err != nil {
-		r.failed(t, "error", err.Error())
+		r.failed(t, OutcomeError, err.Error())
 		return
 	}
 	desc, err := r.call(r.fabric, r.fabricOptions(seed))
@@ -163,28 +279,84 @@ func (r *luaRunner) trialOf(t *Trial) {
 		tt.RawSetString("fail", r.api.RawGetString("fail"))
 		result, err = r.call(r.trial, tt)
 	}
+	var msg string
+	if err != nil {
+		msg = errorMessage(L, err) // may run the error's __tostring, under ctx
+	}
 	r.m.EndFabric()
 	t.Violations = len(r.m.Violations())
+	if how := stoppedBy(ctx); how != "" && err != nil {
+		r.stopped(t, how, msg)
+		return
+	}
 	switch {
 	case err != nil:
-		r.failed(t, "error", errorMessage(L, err))
+		r.failed(t, OutcomeError, msg)
+		if api, ok := err.(*lua.ApiError); ok && r.report && api.StackTrace != "" {
+			t.Report = msg + "\n" + api.StackTrace
+		}
 		return
 	case t.Violations > 0:
-		r.failed(t, "violation", r.m.Violations()[0].Error())
+		r.failed(t, OutcomeViolation, r.m.Violations()[0].Error())
 		return
 	case t.Failed:
-		t.Outcome = "failed"
+		t.Outcome = OutcomeFailed
 		return
 	}
+	if outcome, problem := outcomeOf(result); problem != "" {
+		r.failed(t, OutcomeError, problem)
+	} else if outcome != "" {
+		t.Outcome = outcome
+	}
+}
+
+// outcomeOf reads what trial(t) returned: the outcome ("" for nothing, which
+// is "ok"), or why it cannot be one.
+func outcomeOf(result lua.LValue) (outcome, problem string) {
 	switch v := result.(type) {
 	case lua.LString:
-		t.Outcome = string(v)
+		outcome = string(v)
 	case lua.LNumber:
-		t.Outcome = lua51.NumberToString(v)
+		outcome = lua51.NumberToString(v)
 	case *lua.LNilType:
+		return "", ""
 	default:
-		r.failed(t, "error", fmt.Sprintf("trial returned a %s value; return a short string such as \"retired\", or nothing for \"ok\"", v.Type()))
+		return "", fmt.Sprintf("trial returned a %s value; return a short string such as \"retired\", or nothing for \"ok\"", v.Type())
 	}
+	if err := checkName("trial returned the outcome", outcome); err != nil {
+		return "", err.Error()
+	}
+	if ReservedOutcome(outcome) {
+		return "", fmt.Sprintf("trial returned %q, an outcome the campaign keeps for its own verdicts (%s); return another name, or call t.fail(msg) to fail the trial", outcome, strings.Join(reservedOutcomes, ", "))
+	}
+	return outcome, ""
+}
+
+// stopped marks t stopped by its context: how is OutcomeTimeout or
+// OutcomeInterrupted; msg is the error the stop raised in the script.
+func (r *luaRunner) stopped(t *Trial, how, msg string) {
+	t.Outcome, t.Failed = how, how == OutcomeTimeout
+	t.Message = r.stopMessage(how)
+	t.Report = t.Message
+	if r.report && msg != "" {
+		t.Report += "\n" + msg
+	}
+}
+
+// stopMessage says why a trial was stopped.
+func (r *luaRunner) stopMessage(how string) string {
+	if how == OutcomeTimeout {
+		return fmt.Sprintf("the trial ran past its time limit of %v of wall time (--trial-timeout) and was stopped", r.limit.timeout)
+	}
+	return "the run was stopped (Ctrl-C or SIGTERM) while this trial ran"
+}
+
+// stoppedMessage is msg, or why the code was stopped when ctx ended.
+func (r *luaRunner) stoppedMessage(ctx context.Context, msg string) string {
+	if how := stoppedBy(ctx); how != "" {
+		return r.stopMessage(how)
+	}
+	return msg
 }
 
 // failed marks t failed with outcome and message (which take the place of
@@ -209,7 +381,9 @@ func (r *luaRunner) call(fn, arg lua.LValue) (lua.LValue, error) {
 }
 
 // record is t.record(name, value): a measurement of the trial, a number
-// from 0 to MaxRecord (seconds for latencies).
+// from 0 to MaxRecord (seconds for latencies), under a name of at most
+// MaxNameBytes bytes of UTF-8, one of at most Config.MaxMeasurements in the
+// run.
 func (r *luaRunner) record(L *lua.LState) int {
 	name, ok := L.Get(1).(lua.LString)
 	if !ok || name == "" {
@@ -222,6 +396,15 @@ func (r *luaRunner) record(L *lua.LState) int {
 	if v := float64(n); math.IsNaN(v) || v < 0 || v > MaxRecord {
 		L.RaiseError("bad argument #2 to 'record' (a value from 0 to %g expected, got %s)", float64(MaxRecord), lua51.NumberToString(n))
 	}
+	if !r.known[string(name)] {
+		if err := checkName("measurement name", string(name)); err != nil {
+			L.RaiseError("bad argument #1 to 'record' (%v)", err)
+		}
+		if err := r.names.admit(string(name)); err != nil {
+			L.RaiseError("%v", err)
+		}
+		r.known[string(name)] = true
+	}
 	if r.cur != nil {
 		r.cur.record(string(name), float64(n))
 	}
@@ -229,11 +412,23 @@ func (r *luaRunner) record(L *lua.LState) int {
 }
 
 // fail is t.fail([msg]): the trial is a failure, with msg (the first
-// given) as its message.
+// given) as its message: a string or a number as it is, a value with a
+// __tostring through it, any other by its type (never an address, which
+// would differ from run to run).
 func (r *luaRunner) fail(L *lua.LState) int {
 	msg := "t.fail called"
-	if v := L.Get(1); v != lua.LNil {
-		msg = lua51.ToString(L, v)
+	switch v := L.Get(1).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		msg = string(v)
+	case lua.LNumber:
+		msg = lua51.NumberToString(v)
+	default:
+		if L.GetMetaField(v, "__tostring") != lua.LNil {
+			msg = lua51.ToString(L, v)
+		} else {
+			msg = fmt.Sprintf("t.fail called with a %s value", v.Type())
+		}
 	}
 	if r.cur != nil && !r.cur.Failed {
 		r.cur.Failed, r.cur.Message, r.cur.Report = true, msg, msg
@@ -241,7 +436,12 @@ func (r *luaRunner) fail(L *lua.LState) int {
 	return 0
 }
 
-func (r *luaRunner) close() { r.L.Close() }
+func (r *luaRunner) fabricDigest() string { return r.optsDigest }
+
+func (r *luaRunner) close() {
+	r.limit.close()
+	r.L.Close()
+}
 
 // typeName is the Lua type name of v.
 func typeName(v lua.LValue) string {

@@ -11,7 +11,7 @@ import (
 )
 
 // Histograms record values in nanoseconds (of a count, a billionth of one)
-// from 1 to histHighest, to histDigits significant digits: every percentile
+// from 0 to histHighest, to histDigits significant digits: every percentile
 // is within 0.1% of the value it stands for.
 const (
 	nanos       = 1e9
@@ -62,11 +62,21 @@ func (m *Measurement) add(v float64, outcome string) {
 	}
 	m.Count++
 	m.Whole = m.Whole && v == math.Trunc(v)
-	n := max(1, int64(math.Round(v*nanos)))
+	n := histValue(v)
 	_ = m.hist.RecordValue(n) // in range: t.record checks
 	if h := m.outcomeHistogram(outcome); h != nil {
 		_ = h.RecordValue(n)
 	}
+}
+
+// histValue is the value the histograms record for v: its nanoseconds (of
+// a count, its billionths), at least 1.
+func histValue(v float64) int64 {
+	n := int64(math.Round(v * nanos))
+	if n == 0 && v > 0 {
+		n = 1 // above 0, if below half a nanosecond: a zero is kept for zeros alone
+	}
+	return n
 }
 
 // outcomeHistogram is the histogram of outcome's values, made when it is

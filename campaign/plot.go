@@ -64,9 +64,10 @@ func safeFileName(name string) string {
 // of the trials that recorded it, into the SVG or PNG files PlotPaths names
 // (nothing when no measurement was recorded), and returns the files drawn
 // in the order of the measurements' names. Times are drawn on a log-scaled
-// axis (a time of 0 at 1 ns, the histograms' smallest value), counts on a
-// linear one. The lines come from the histograms, so a merged summary
-// draws the same pictures as a single run.
+// axis of seconds (a time of 0 is counted in the legend, never drawn as a
+// small time), counts on a linear one labelled with the measurement's
+// name. The lines come from the histograms, so a merged summary draws the
+// same pictures as a single run.
 func (s *Summary) Plot(path string) ([]string, error) {
 	if err := plot.CheckFormat(path); err != nil {
 		return nil, err
@@ -74,18 +75,30 @@ func (s *Summary) Plot(path string) ([]string, error) {
 	paths := s.PlotPaths(path)
 	var drawn []string
 	for _, name := range slices.Sorted(maps.Keys(s.Measurements)) {
-		m := s.Measurements[name]
-		xLabel := "seconds (log scale)"
-		if m.Whole {
-			xLabel = "value"
-		}
-		title := fmt.Sprintf("%s: %d values, by the trial's outcome", name, m.Count)
-		if err := plot.CDF(paths[name], title, xLabel, m.plotSeries(), !m.Whole); err != nil {
-			return drawn, fmt.Errorf("measurement %q: %w", name, err)
+		if err := s.PlotMeasurement(name, paths[name]); err != nil {
+			return drawn, err
 		}
 		drawn = append(drawn, paths[name])
 	}
 	return drawn, nil
+}
+
+// PlotMeasurement draws the picture of the measurement name (one of
+// PlotPaths's) into file, as Plot does.
+func (s *Summary) PlotMeasurement(name, file string) error {
+	m := s.Measurements[name]
+	if m == nil {
+		return fmt.Errorf("no measurement %q to draw", name)
+	}
+	xLabel := name + " (seconds, log scale)"
+	if m.Whole {
+		xLabel = name
+	}
+	title := fmt.Sprintf("%s by the trial's outcome (n = %d)", name, m.Count)
+	if err := plot.CDF(file, title, xLabel, m.plotSeries(), !m.Whole); err != nil {
+		return fmt.Errorf("measurement %q: %w", name, err)
+	}
+	return nil
 }
 
 // plotSeries is the values of each outcome's line: one line of every value
@@ -107,8 +120,7 @@ func (m *Measurement) plotSeries() map[string][]float64 {
 // plotValues returns at most maxPlotValues values whose distribution is h's,
 // as the measurement's figures show them: every value when h holds that many
 // at most, or else the values of evenly spaced ranks (the k-th of n has rank
-// ⌈k·total/n⌉), each its bucket's highest value. A time (a value of a
-// measurement that is not whole) is at least 1 ns, for the log scale.
+// ⌈k·total/n⌉), each its bucket's highest value.
 func (m *Measurement) plotValues(h *hdrhistogram.Histogram) []float64 {
 	total := h.TotalCount()
 	n := min(total, maxPlotValues)
@@ -116,11 +128,7 @@ func (m *Measurement) plotValues(h *hdrhistogram.Histogram) []float64 {
 	var before int64 // values in the buckets before b
 	for _, b := range h.Distribution() {
 		for int64(len(values)) < n && (int64(len(values)+1)*total+n-1)/n <= before+b.Count {
-			v := m.value(b.To)
-			if !m.Whole {
-				v = max(v, 1/nanos)
-			}
-			values = append(values, v)
+			values = append(values, m.value(b.To))
 		}
 		before += b.Count
 	}

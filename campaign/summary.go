@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Command is the name the replay commands of failures start with.
@@ -18,8 +20,16 @@ const Command = "residentlua"
 // the seeds alone: the same for any number of workers, and Merge of the
 // shards' summaries is the summary of a single run.
 type Summary struct {
+	// Version names the program that ran the campaign (Config.Version).
+	Version string `json:"version"`
 	// Script is the trial script's path as given; empty for the built-in trial.
 	Script string `json:"script,omitempty"`
+	// ScriptSHA256 is the SHA-256 of the script's bytes, in hex, and
+	// TrialFabricSHA256 that of the canonical text of its trial_fabric
+	// (the options of its trials' fabrics); Merge compares these, not
+	// the paths.
+	ScriptSHA256      string `json:"script_sha256,omitempty"`
+	TrialFabricSHA256 string `json:"trial_fabric_sha256,omitempty"`
 	// Seed is the campaign's seed S: trial i has seed S+i.
 	Seed uint64 `json:"seed"`
 	// Campaign is N, the number of trials of the whole campaign.
@@ -42,6 +52,13 @@ type Summary struct {
 	Failures []Failure `json:"failures"`
 	// Measurements holds each recorded measurement's distribution, by name.
 	Measurements map[string]*Measurement `json:"measurements,omitempty"`
+	// StopReason says why the run stopped itself, when it did (too many
+	// measurement names); empty when it ran to its end or ctx stopped it.
+	StopReason string `json:"-"`
+	// Warnings are what the run noticed that makes its results doubtful:
+	// trials that ended otherwise when run again on a fresh Lua state.
+	// They are not part of the summary's JSON or text.
+	Warnings []string `json:"-"`
 }
 
 // ShardSet says which of Of shards a summary holds.
@@ -58,9 +75,13 @@ type Failure struct {
 	Replay  string `json:"replay"`
 }
 
-// newSummary is the empty summary of cfg's shard of planned trials.
-func newSummary(cfg Config, planned int) *Summary {
-	s := &Summary{Script: cfg.Script, Seed: cfg.Seed, Campaign: cfg.Trials, Planned: planned}
+// newSummary is the empty summary of cfg's shard of planned trials, of
+// the script src (nil for the built-in trial).
+func newSummary(cfg Config, planned int, src *script) *Summary {
+	s := &Summary{Version: cfg.Version, Script: cfg.Script, Seed: cfg.Seed, Campaign: cfg.Trials, Planned: planned}
+	if src != nil {
+		s.ScriptSHA256 = src.digest
+	}
 	if cfg.Shards > 1 {
 		s.Shard = &ShardSet{Of: cfg.Shards, Have: []int{cfg.Shard}}
 	}
@@ -88,8 +109,26 @@ func (s *Summary) normalize() {
 	}
 }
 
-// Stopped reports whether the run stopped before its planned trials (Ctrl-C).
-func (s *Summary) Stopped() bool { return s.Trials < s.Planned }
+// Stopped reports whether the run was stopped before the end of its
+// planned trials (Ctrl-C, SIGTERM): it holds fewer, or some were
+// interrupted.
+func (s *Summary) Stopped() bool { return s.Trials < s.Planned || s.Interrupted() > 0 }
+
+// Interrupted is how many trials the run's stop interrupted.
+func (s *Summary) Interrupted() int { return s.Outcomes[OutcomeInterrupted] }
+
+// failing reports whether outcome is a failure's: for a script, one the
+// campaign gives (but "interrupted"); for the built-in trial any but "ok"
+// and "interrupted".
+func (s *Summary) failing(outcome string) bool {
+	if outcome == OutcomeInterrupted {
+		return false
+	}
+	if s.ScriptSHA256 == "" {
+		return outcome != "ok"
+	}
+	return ReservedOutcome(outcome)
+}
 
 // Failed is the number of failed trials.
 func (s *Summary) Failed() int { return len(s.Failures) }
@@ -100,7 +139,7 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	if s.Script != "" {
 		words = append(words, shellQuote(s.Script))
 	}
-	words = append(words, "--seed", strconv.FormatUint(s.Seed, 10), "--replay", strconv.FormatUint(seed, 10))
+	words = append(words, "--seed", strconv.FormatUint(s.Seed, 10), "--trials", strconv.Itoa(s.Campaign), "--replay", strconv.FormatUint(seed, 10))
 	return strings.Join(words, " ")
 }
 
@@ -144,11 +183,11 @@ func Merge(a, b *Summary) (*Summary, error) {
 	case a.Campaign == 0:
 		a, b = b, a
 	case b.Campaign != 0:
-		if a.Script != b.Script || a.Seed != b.Seed || a.Campaign != b.Campaign {
-			return nil, fmt.Errorf("campaign: cannot merge different campaigns: %s and %s", a.describe(), b.describe())
+		if err := sameCampaign(a, b); err != nil {
+			return nil, err
 		}
 	}
-	out := &Summary{Script: a.Script, Seed: a.Seed, Campaign: a.Campaign}
+	out := &Summary{Version: a.Version, Script: a.Script, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Seed: a.Seed, Campaign: a.Campaign}
 	out.normalize()
 	shard, err := mergeShards(a, b)
 	if err != nil {
@@ -158,8 +197,31 @@ func Merge(a, b *Summary) (*Summary, error) {
 	for _, s := range []*Summary{a, b} {
 		out.merge(s, false)
 	}
+	for i := range out.Failures {
+		out.Failures[i].Replay = out.ReplayCommand(out.Failures[i].Seed)
+	}
 	out.sortFailures()
 	return out, nil
+}
+
+// sameCampaign says why a and b are not summaries of the same campaign: a
+// script of other bytes, another trial_fabric, version, --seed or
+// --trials. The scripts' paths may differ.
+func sameCampaign(a, b *Summary) error {
+	why := ""
+	switch {
+	case a.ScriptSHA256 != b.ScriptSHA256:
+		why = "their trial scripts differ (by the SHA-256 of their bytes)"
+	case a.TrialFabricSHA256 != b.TrialFabricSHA256:
+		why = "their scripts' trial_fabric differ"
+	case a.Version != b.Version:
+		why = fmt.Sprintf("they were made by different versions (%q and %q), whose trials may differ", a.Version, b.Version)
+	case a.Seed != b.Seed || a.Campaign != b.Campaign:
+		why = "their --seed or --trials differ"
+	default:
+		return nil
+	}
+	return fmt.Errorf("campaign: cannot merge different campaigns: %s and %s: %s", a.describe(), b.describe(), why)
 }
 
 // sortFailures puts the failures in the order of their seeds, the order a
@@ -244,21 +306,32 @@ func (s *Summary) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Decode reads a summary that JSON wrote.
+// Decode reads a summary that JSON wrote, and refuses anything a run could
+// not have written (validate): the error says "not a campaign summary" and
+// why, on one line.
 func Decode(r io.Reader) (*Summary, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(b) {
+		// JSON decoders turn each invalid byte into U+FFFD, which would
+		// merge names that differ into one.
+		return nil, errors.New("not a campaign summary: it is not UTF-8 text")
+	}
 	var s Summary
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("not a campaign summary: %w", err)
 	}
-	if s.Campaign < 1 || s.Trials < 0 || s.Trials > s.Planned || s.Planned > s.Campaign {
-		return nil, fmt.Errorf("not a campaign summary: %d of %d planned trials of a campaign of %d", s.Trials, s.Planned, s.Campaign)
-	}
-	if sh := s.Shard; sh != nil && (sh.Of < 2 || len(sh.Have) == 0 || slices.ContainsFunc(sh.Have, func(k int) bool { return k < 0 || k >= sh.Of })) {
-		return nil, errors.New("not a campaign summary: its shard set is not shards K of N with 0 <= K < N")
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not a campaign summary: more data follows the summary's JSON value (are two files joined?)")
 	}
 	s.normalize()
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("not a campaign summary: %w", err)
+	}
 	return &s, nil
 }
 

@@ -24,14 +24,18 @@ func (s *Summary) Text() string {
 	}
 	fmt.Fprintf(&b, "campaign: %d %s, seeds %d..%d, simulated time\n", s.Campaign, what, s.Seed, s.Seed+uint64(s.Campaign)-1)
 	if s.Shard != nil {
-		fmt.Fprintf(&b, "%s of %d: %d trials\n", shardWords(s.Shard.Have), s.Shard.Of, s.Planned)
+		fmt.Fprintf(&b, "%s of %d: %d trials\n", ShardWords(s.Shard.Have), s.Shard.Of, s.Planned)
 	}
 	if s.Stopped() {
-		fmt.Fprintf(&b, "stopped after %d of %d trials\n", s.Trials, s.Planned)
+		fmt.Fprintf(&b, "stopped after %d of %d trials", s.Trials-s.Interrupted(), s.Planned)
+		if n := s.Interrupted(); n > 0 {
+			fmt.Fprintf(&b, "; %s interrupted", plural(n, "trial", "trials"))
+		}
+		b.WriteString("\n")
 	}
-	writeCounts(&b, "outcomes", s.Outcomes)
-	writeCounts(&b, "sessions", s.Sessions)
-	writeCounts(&b, "faults fired", s.Fired)
+	writeCounts(&b, "trials by outcome", s.Outcomes)
+	writeCounts(&b, "sessions by how they ended", s.Sessions)
+	writeCounts(&b, "faults fired, by site and action", s.Fired)
 	fmt.Fprintf(&b, "oracle violations: %d\n", s.Violations)
 	s.writeMeasurements(&b)
 	fmt.Fprintf(&b, "failures: %d\n", len(s.Failures))
@@ -45,8 +49,16 @@ func (s *Summary) Text() string {
 	return b.String()
 }
 
-// shardWords is "shard 2" or "shards 0, 1 and 3".
-func shardWords(have []int) string {
+// plural is n with the noun, singular for 1: "1 trial", "2 trials".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// ShardWords names shards: "shard 2", "shards 0, 1 and 3".
+func ShardWords(have []int) string {
 	words := make([]string, len(have))
 	for i, k := range have {
 		words[i] = strconv.Itoa(k)
@@ -80,12 +92,14 @@ func (s *Summary) writeMeasurements(b *strings.Builder) {
 	rows := [][]string{{"measurement", "count", "mean", "min", "p50", "p90", "p99", "p99.9", "max"}}
 	for _, name := range slices.Sorted(maps.Keys(s.Measurements)) {
 		m := s.Measurements[name]
-		f := formatTime
+		mean, exact, bucket := formatTime(m.Mean()), formatExactTime, formatTime
 		if m.Whole {
-			f = formatCount
+			// A whole number's percentile is the whole number below its
+			// bucket's highest value, as the JSON has it.
+			mean, exact, bucket = formatCount(m.Mean()), formatExactCount, formatExactCount
 		}
-		rows = append(rows, []string{name, strconv.FormatInt(m.Count, 10), f(m.Mean()), f(m.Min),
-			f(m.Quantile(50)), f(m.Quantile(90)), f(m.Quantile(99)), f(m.Quantile(99.9)), f(m.Max)})
+		rows = append(rows, []string{name, strconv.FormatInt(m.Count, 10), mean, exact(m.Min),
+			bucket(m.Quantile(50)), bucket(m.Quantile(90)), bucket(m.Quantile(99)), bucket(m.Quantile(99.9)), exact(m.Max)})
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -93,7 +107,7 @@ func (s *Summary) writeMeasurements(b *strings.Builder) {
 			widths[i] = max(widths[i], len([]rune(c)))
 		}
 	}
-	b.WriteString("measurements (HDR histogram, 3 significant digits; times in seconds, whole numbers as counts):\n")
+	b.WriteString("measurements (count: values recorded; min and max exact, the rest from an HDR histogram to 3 significant digits; times with their unit, whole numbers as counts):\n")
 	for _, r := range rows {
 		b.WriteString(" ")
 		for i, c := range r {
@@ -124,6 +138,32 @@ func formatCount(v float64) string {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatExactCount shows a whole number exactly: 2048.
+func formatExactCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// formatExactTime shows seconds exactly, to the nanosecond (the unit of the
+// histograms), with an SI prefix: 54.123µs, 1.5s, 812ns.
+func formatExactTime(v float64) string {
+	ns := math.Round(v * nanos)
+	if ns == 0 || ns >= 1e18 {
+		return formatTime(v)
+	}
+	n := int64(ns)
+	for _, u := range []struct {
+		scale int64
+		name  string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}} {
+		if n >= u.scale {
+			whole, frac := strconv.FormatInt(n/u.scale, 10), strconv.FormatInt(u.scale+n%u.scale, 10)[1:]
+			if frac = strings.TrimRight(frac, "0"); frac != "" {
+				whole += "." + frac
+			}
+			return whole + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "ns"
 }
 
 // formatTime shows seconds to 3 significant digits with an SI prefix:

@@ -1,12 +1,50 @@
 package campaign
 
 import (
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine/trial"
 )
+
+// The outcomes a campaign gives a trial itself. A script's trial may not
+// return one of them (ReservedOutcome): they would read as failures, or as
+// a stopped run, while counting as neither.
+const (
+	OutcomeError       = "error"       // trial(t) raised an error
+	OutcomeViolation   = "violation"   // the oracle found a violation
+	OutcomeFailed      = "failed"      // the trial called t.fail
+	OutcomeTimeout     = "timeout"     // the trial ran past its time limit (a failure)
+	OutcomeInterrupted = "interrupted" // the run was stopped while the trial ran (not a failure)
+)
+
+// reservedOutcomes are the outcomes ReservedOutcome names.
+var reservedOutcomes = []string{OutcomeError, OutcomeViolation, OutcomeFailed, OutcomeTimeout, OutcomeInterrupted}
+
+// ReservedOutcome reports whether a script's trial may not return outcome
+// because the campaign gives it (OutcomeError and the others).
+func ReservedOutcome(outcome string) bool { return slices.Contains(reservedOutcomes, outcome) }
+
+// MaxNameBytes is the longest outcome or measurement name, in bytes.
+const MaxNameBytes = 64
+
+// checkName says what is wrong with an outcome's or a measurement's name
+// (what says which), or nil: it must be valid UTF-8 of at most
+// MaxNameBytes bytes, so that summaries keep each name apart and print it
+// as given.
+func checkName(what, name string) error {
+	switch {
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%s %q is not valid UTF-8; give a name of text", what, name)
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("%s %q is %d bytes long; give a name of at most %d bytes", what, name[:MaxNameBytes]+"...", len(name), MaxNameBytes)
+	}
+	return nil
+}
 
 // Trial is what one trial did: a line of the command's --out file.
 type Trial struct {
@@ -15,14 +53,17 @@ type Trial struct {
 	Index int    `json:"index"`
 	Seed  uint64 `json:"seed"`
 	// Outcome is how the trial ended: what a script's trial(t) returned
-	// ("ok" when it returned nothing), or "error" (it raised one),
-	// "violation" (the oracle found one) or "failed" (it called t.fail),
-	// in that order of precedence. A built-in trial is "ok", "violation",
-	// "problem" (a contract break the oracle does not watch) or
-	// "unsettled" (something was left held after the trial).
+	// ("ok" when it returned nothing), or "interrupted" (the run was
+	// stopped while it ran), "timeout" (it ran past its time limit),
+	// "error" (it raised one), "violation" (the oracle found one) or
+	// "failed" (it called t.fail), in that order of precedence. A built-in
+	// trial is "ok", "violation", "problem" (a contract break the oracle
+	// does not watch) or "unsettled" (something was left held after the
+	// trial).
 	Outcome string `json:"outcome"`
-	// Failed is true when the trial is a failure: an error, a violation,
-	// t.fail, or a built-in trial that was not ok.
+	// Failed is true when the trial is a failure: an error, a timeout, a
+	// violation, t.fail, or a built-in trial that was not ok. An
+	// interrupted trial is not one: it did not end.
 	Failed bool `json:"failed,omitempty"`
 	// Message says why it failed.
 	Message string `json:"message,omitempty"`
@@ -57,6 +98,15 @@ func (t *Trial) reset(index int, seed uint64) {
 	sessions, records := t.Sessions, t.records[:0]
 	clear(sessions)
 	*t = Trial{Index: index, Seed: seed, Outcome: "ok", Sessions: sessions, records: records}
+}
+
+// clone is a copy of t with storage of its own, its Records filled in.
+func (t *Trial) clone() Trial {
+	c := *t
+	c.Sessions = maps.Clone(t.Sessions)
+	c.records = slices.Clone(t.records)
+	c.publish()
+	return c
 }
 
 // record adds a measurement.
@@ -127,6 +177,8 @@ func countSessions(t *Trial, sessions []trial.Session) {
 		t.Sessions[name]++
 	}
 }
+
+func (*builtinRunner) fabricDigest() string { return "" }
 
 func (*builtinRunner) close() {}
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // BuiltinFaults are the faults the built-in scenario arms, one per run at
@@ -61,6 +62,17 @@ func Builtin(h *Host) {
 		op.do(sess)
 	}
 	h.ResetDevices()
+}
+
+// BuiltinWith is the built-in scenario with the programs that programs
+// prepares for each exchange shape in place of the built-in exchange: a
+// user's pair, checked under every plan, fault and interleaving the
+// built-in scenario explores.
+func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
+	return func(h *Host) {
+		h.programs = programs
+		Builtin(h)
+	}
 }
 
 // setup is the built-in scenario's first choice: a fault (an index of

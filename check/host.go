@@ -37,6 +37,7 @@ type Host struct {
 	sessions []*engine.Session // every session made in the run, whose state the checker hashes
 	made     int               // sessions NewSession made, which names them s1, s2, ...
 	bounds   Bounds
+	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith)
 }
 
 // Fabric is the run's fabric (simulated, its choices made by the checker).
@@ -100,9 +101,13 @@ func (h *Host) Arm(site fault.Site, term string) error {
 }
 
 // NewSession makes a resident session running the built-in exchange with
-// cfg on the fabric's GPU and NPU (engine.NewExchangeSession).
+// cfg on the fabric's GPU and NPU (engine.Open with exchange.Programs).
 func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
-	s, err := engine.NewExchangeSession(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), cfg)
+	programs := engine.Programs(exchange.Programs(cfg))
+	if h.programs != nil {
+		programs = h.programs(cfg)
+	}
+	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), programs)
 	name := "s" + strconv.Itoa(h.made+1)
 	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
 	if err != nil {

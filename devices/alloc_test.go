@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Hot paths allocate nothing in steady state: an event emit (the steps of
@@ -41,7 +43,7 @@ func TestRefusedDispatchAllocatesOnlyItsError(t *testing.T) {
 	defer f.Close()
 	gpu := f.First(GPU)
 	hung(t, gpu)
-	again := mmPrepare(t, gpu, AQL, &mmProgram{step: func(*Env) Next { return Retire(nil) }}, 1)
+	again := mmPrepare(t, gpu, AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1)
 	var refused error
 	n := testing.AllocsPerRun(100, func() { _, refused = again.Dispatch() })
 	if !errors.Is(refused, ErrBusy) || !strings.Contains(refused.Error(), "is occupied by invocation") {

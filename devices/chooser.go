@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // ChoiceKind is what a nondeterministic decision of a simulated fabric is
@@ -130,11 +131,13 @@ func (c Choice) describeStep(i int) string {
 
 // stepWords says what inv's next step is: a program step or its completion.
 func stepWords(inv *invocation) string {
-	switch {
-	case inv.next.kind == nextRetire:
+	switch inv.next.Kind() {
+	case program.NextRetire:
 		return inv.dev.name + " completes"
-	case inv.next.kind == nextWaitWord && !inv.next.view.Coherent():
-		return inv.dev.name + " polls"
+	case program.NextWaitWord:
+		if v, _, _ := inv.next.Word(); !v.Coherent() {
+			return inv.dev.name + " polls"
+		}
 	}
 	return inv.dev.name + " steps"
 }
@@ -267,16 +270,19 @@ func hashInvocation(h *StateHash, inv *invocation, now time.Duration) {
 	h.Add(inv.id)
 	h.Add(uint64(inv.dev.actor))
 	h.Add(boolWord(inv.started))
-	h.Add(uint64(inv.next.kind))
-	switch inv.next.kind {
-	case nextWaitWord:
-		h.Add(inv.next.view.buffer.id)
-		h.Add(uint64(inv.next.off)<<32 | uint64(inv.next.old))
-	case nextSleep, nextRetire:
+	h.Add(uint64(inv.next.Kind()))
+	switch inv.next.Kind() {
+	case program.NextWaitWord:
+		v, off, old := inv.next.Word()
+		if dv, ok := v.(*View); ok {
+			h.Add(dv.buffer.id)
+		}
+		h.Add(uint64(off)<<32 | uint64(old))
+	case program.NextSleep, program.NextRetire:
 		h.Add(uint64(max(inv.wakeAt-now, 0)))
 	}
-	if inv.next.err != nil {
-		h.AddString(inv.next.err.Error())
+	if err := inv.next.Err(); err != nil {
+		h.AddString(err.Error())
 	}
 	if sh, ok := inv.prog.(StateHasher); ok {
 		sh.HashState(h)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // evTick is the event of ticker programs: B is the tick's number.
@@ -20,16 +21,16 @@ type ticker struct {
 	next                 uint64
 }
 
-func (p *ticker) Step(env *Env) Next {
+func (p *ticker) Step(env program.Env) Next {
 	if p.done == p.steps {
-		return Retire(nil)
+		return program.Retire(nil)
 	}
 	for range p.perStep {
 		p.next++
 		env.Emit(evTick, p.next, "")
 	}
 	p.done++
-	return Continue()
+	return program.Continue()
 }
 
 // In real time a device keeps its program's events in its own log and

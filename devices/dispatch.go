@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Prepared is a program ready to be dispatched on one queue family of a
@@ -65,10 +66,10 @@ func (p *Prepared) Program() Program { return p.program }
 // device's dispatch fault fires (Device), or when a Starter program's Start
 // fails. An accepted program starts after its queue's dispatch latency.
 func (p *Prepared) Dispatch() (*Completion, error) {
-	if s, ok := p.program.(Starter); ok {
+	if s, ok := p.program.(program.Starter); ok {
 		// Work outside the fabric (a kernel on hardware) is admitted once
 		// it has started.
-		return p.dispatchStarting(func(env *Env) *Error {
+		return p.dispatchStarting(func(env *env) *Error {
 			if err := s.Start(env); err != nil {
 				return startError(p.device, err)
 			}
@@ -94,7 +95,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 // with only the device's hw lock held, which keeps the device's resets (and
 // so Fabric.Close) out, and then the invocation starts, or the reservation
 // is undone and the dispatch rejected with start's error.
-func (p *Prepared) dispatchStarting(start func(env *Env) *Error) (*Completion, error) {
+func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, error) {
 	d := p.device
 	f := d.fabric
 	d.hw.Lock()
@@ -154,7 +155,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	if d.kind == GPU {
 		site = fault.GPUDispatch
 	}
-	delay := f.timing.dispatch(p.family.Command)
+	delay := dispatchLatency(&f.timing, p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
 		return nil, 0, p.rejectLocked(errorText(KindDevice, "dispatch", "device: "+d.name+" rejected the dispatch: "+fired.Message))
@@ -206,7 +207,7 @@ type invocation struct {
 	owner   uint64
 	reach   []*Buffer
 	comp    *Completion
-	env     Env
+	env     env
 	startAt time.Duration
 
 	started bool          // executor-owned
@@ -224,6 +225,14 @@ func (inv *invocation) emit(kind EventKind, a, b uint64, detail string) {
 		return
 	}
 	inv.log.add(inv, kind, a, b, detail)
+}
+
+// tellStopped tells a program that a reset stopped it, once it will step no
+// more (program.Stopper).
+func (inv *invocation) tellStopped() {
+	if s, ok := inv.prog.(program.Stopper); ok {
+		s.Stopped()
+	}
 }
 
 func (inv *invocation) reaches(b *Buffer) bool {
@@ -301,6 +310,11 @@ func (c *Completion) finish(err error) {
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
 		err = errorText(KindDevice, "complete", "device: "+inv.dev.name+" completion reported an error: "+fired.Message)
+	}
+	if _, ok := err.(*Error); err != nil && !ok {
+		// A program's own error (a crash it was told to have, a Lua
+		// error) is its device's failure.
+		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), cause: err}
 	}
 	status, detail := uint64(0), ""
 	if err != nil {

@@ -6,51 +6,31 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
-// EventKind names what happened. The devices package emits the kinds below;
-// programs (devices/exchange) and the engine add their own. Each kind is
-// defined once, with its category, by DefineEvent.
-type EventKind string
+// EventKind names what happened (program.EventKind): the runtime emits
+// the kinds below; the engine and programs define their own with
+// DefineEvent.
+type EventKind = program.EventKind
 
-// EventCategory groups event kinds for whoever reads a timeline (a trace
-// viewer's categories, the oracle's protocol steps).
-type EventCategory uint8
+// EventCategory groups event kinds (program.EventCategory).
+type EventCategory = program.EventCategory
 
-// The categories.
+// The categories (program's).
 const (
-	CategoryProtocol EventCategory = iota // the host's steps of a protocol (the engine's)
-	CategoryHost                          // the host's stores and publications to devices
-	CategoryDevice                        // a device program's life: dispatch, start, observe, retire, reset
-	CategoryRound                         // the per-round traffic of a running program
-	CategoryMemory                        // allocations, releases and quarantines
-	CategoryFault                         // a fault that fired
+	CategoryProtocol = program.CategoryProtocol
+	CategoryHost     = program.CategoryHost
+	CategoryDevice   = program.CategoryDevice
+	CategoryRound    = program.CategoryRound
+	CategoryMemory   = program.CategoryMemory
+	CategoryFault    = program.CategoryFault
 )
 
-var categoryNames = [...]string{"protocol", "host", "device", "round", "memory", "fault"}
-
-// String is the category's name, as a trace shows it.
-func (c EventCategory) String() string { return categoryNames[c] }
-
-// eventCategories holds every kind's category; written only while packages
-// initialise (DefineEvent), read-only afterwards.
-var eventCategories = map[EventKind]EventCategory{}
-
-// DefineEvent defines the event kind name with its category. A package
-// defines each of its kinds once, in a package-level var; defining a name
-// twice is a programming error and panics when the program starts.
-func DefineEvent(name string, c EventCategory) EventKind {
-	k := EventKind(name)
-	if _, dup := eventCategories[k]; dup {
-		panic("devices: event kind " + name + " defined twice")
-	}
-	eventCategories[k] = c
-	return k
-}
-
-// Category is the category k was defined with (protocol for a kind never
-// defined).
-func (k EventKind) Category() EventCategory { return eventCategories[k] }
+// DefineEvent defines the event kind name with its category
+// (program.DefineEvent).
+func DefineEvent(name string, c EventCategory) EventKind { return program.DefineEvent(name, c) }
 
 // Event kinds emitted by the hardware model.
 var (

@@ -148,7 +148,7 @@ func NewFabric(cfg Config) (*Fabric, error) {
 	if cfg.Budget < 0 {
 		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
 	}
-	if err := cfg.Timing.validate(); err != nil {
+	if err := validateTiming(&cfg.Timing); err != nil {
 		return nil, err
 	}
 	if cfg.Chooser != nil && cfg.Mode != Simulated {
@@ -431,7 +431,10 @@ func (f *Fabric) hitFaultTo(events *hostEvents, actor Actor, session uint64, sit
 
 // faultDetail names site and action without allocating for the common pairs.
 func faultDetail(site fault.Site, a fault.Action) string {
-	return faultNames[site][a]
+	if int(site) < len(faultNames) && int(a) < len(faultNames[site]) {
+		return faultNames[site][a]
+	}
+	return site.String() + " " + a.String() // a site a program defined
 }
 
 var faultNames = func() (names [16][16]string) {

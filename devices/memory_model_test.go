@@ -1,6 +1,6 @@
 package devices
 
-// Tests of the memory model (DESIGN 3.2 and 3.3, docs/memory-model.md), one
+// Tests of the memory model (docs/memory-model.md), one
 // or more per sentence, as buffer.go, view.go, budget.go and profile.go
 // implement it. Helper names start with "mm" so that other test files of the
 // package can have their own.
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // mmFabric makes a fabric from cfg (simulated with a fixed seed unless cfg
@@ -214,11 +215,11 @@ func mmSharedMappings(t *testing.T, size int) (n int, start uint64) {
 // mmProgram is a small test program: each step calls step, which may use
 // the env and says what comes next.
 type mmProgram struct {
-	step  func(env *Env) Next
+	step  func(env program.Env) Next
 	steps atomic.Int32
 }
 
-func (p *mmProgram) Step(env *Env) Next {
+func (p *mmProgram) Step(env program.Env) Next {
 	p.steps.Add(1)
 	return p.step(env)
 }
@@ -226,12 +227,12 @@ func (p *mmProgram) Step(env *Env) Next {
 // mmWaitNonZero is a program that waits until the word at off, as v sees
 // it, is not zero, records what it saw, and retires.
 func mmWaitNonZero(v *View, off int, seen *atomic.Uint32) *mmProgram {
-	return &mmProgram{step: func(env *Env) Next {
+	return &mmProgram{step: func(env program.Env) Next {
 		if x := v.Load(off); x != 0 {
 			seen.Store(x)
-			return Retire(nil)
+			return program.Retire(nil)
 		}
-		return WaitWord(v, off, 0)
+		return program.WaitWord(v, off, 0)
 	}}
 }
 
@@ -785,19 +786,19 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 			nv, gv := mmView(t, b, npu, XDNA), mmView(t, b, gpu, AQL)
 			stored := make(chan struct{})
 			state := 0
-			prog := &mmProgram{step: func(env *Env) Next {
+			prog := &mmProgram{step: func(env program.Env) Next {
 				switch state {
 				case 0: // store, then wait for the host's go
 					nv.Store(64, 42)
 					state = 1
 					close(stored)
-					return WaitWord(nv, 0, 0)
+					return program.WaitWord(nv, 0, 0)
 				default:
 					if nv.Load(0) == 0 {
-						return WaitWord(nv, 0, 0)
+						return program.WaitWord(nv, 0, 0)
 					}
 					nv.Drain()
-					return Retire(nil)
+					return program.Retire(nil)
 				}
 			}}
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
@@ -1062,7 +1063,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			before, _ := mmSharedMappings(t, size)
 			b := mmAlloc(t, p, size)
 			line := mmAlloc(t, p, 64)
-			hang := &mmProgram{step: func(*Env) Next { return Hang() }}
+			hang := &mmProgram{step: func(program.Env) Next { return program.Hang() }}
 			c := mmDispatch(t, mmPrepare(t, gpu, PM4, hang, 99, b, line))
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("a hanging program retired")
@@ -1087,7 +1088,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if !gpu.Occupied() || !npu.Occupied() {
 				t.Errorf("Occupied: gpu %v npu %v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 			}
-			idle := &mmProgram{step: func(*Env) Next { return Retire(nil) }}
+			idle := &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}
 			np := mmPrepare(t, npu, XDNA, idle, 0)
 			if _, err := np.Dispatch(); err == nil {
 				t.Error("a dispatch to a device held by a quarantine was accepted")

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // poller polls until done is set, then retires.
@@ -13,12 +15,12 @@ type poller struct {
 	polls int
 }
 
-func (p *poller) Step(*Env) Next {
+func (p *poller) Step(program.Env) Next {
 	if p.done.Load() {
-		return Retire(nil)
+		return program.Retire(nil)
 	}
 	p.polls++
-	return Poll()
+	return program.Poll()
 }
 
 func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Completion) {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // realTimeExecutor runs each device on its own goroutine against the wall
@@ -263,7 +265,7 @@ func (t *deviceThread) loop() {
 func (t *deviceThread) run(inv *invocation) {
 	inv.log = t.log
 	if !t.sleepUntil(inv, inv.startAt) {
-		t.retire(inv, errReset(inv))
+		t.stopped(inv)
 		return
 	}
 	t.log.step()
@@ -271,7 +273,7 @@ func (t *deviceThread) run(inv *invocation) {
 	var polling pacer
 	for {
 		if inv.stopped.Load() {
-			t.retire(inv, errReset(inv))
+			t.stopped(inv)
 			return
 		}
 		var began time.Duration
@@ -281,31 +283,38 @@ func (t *deviceThread) run(inv *invocation) {
 		t.log.step()
 		n := inv.prog.Step(&inv.env)
 		ok := true
-		switch n.kind {
-		case nextWaitWord:
-			ok = t.waitWord(inv, n.view, n.off, n.old)
-		case nextSleep:
-			ok = t.sleep(inv, began, n.d)
-		case nextHang:
+		switch n.Kind() {
+		case program.NextWaitWord:
+			v, off, old := n.Word()
+			ok = t.waitWord(inv, v, off, old)
+		case program.NextSleep:
+			ok = t.sleep(inv, began, n.Duration())
+		case program.NextHang:
 			ok = t.block(inv, forever)
-		case nextPoll:
+		case program.NextPoll:
 			ok = polling.pace(t, inv)
-		case nextRetire:
+		case program.NextRetire:
 			if t.sleep(inv, began, t.exec.fabric.timing.Completion) {
-				t.retire(inv, n.err)
+				t.retire(inv, n.Err())
 			} else {
-				t.retire(inv, errReset(inv))
+				t.stopped(inv)
 			}
 			return
 		}
 		if !ok {
-			t.retire(inv, errReset(inv))
+			t.stopped(inv)
 			return
 		}
-		if n.kind != nextPoll {
+		if n.Kind() != program.NextPoll {
 			polling = pacer{}
 		}
 	}
+}
+
+// stopped retires inv, which a reset stopped, with its reset error.
+func (t *deviceThread) stopped(inv *invocation) {
+	inv.tellStopped()
+	t.retire(inv, errReset(inv))
 }
 
 // retire hands the program's events to the stream, then finishes its
@@ -357,7 +366,7 @@ func (p *pacer) pace(t *deviceThread, inv *invocation) bool {
 }
 
 // waitWord returns when the word changes (true) or the invocation is stopped (false).
-func (t *deviceThread) waitWord(inv *invocation, v *View, off int, old uint32) bool {
+func (t *deviceThread) waitWord(inv *invocation, v program.View, off int, old uint32) bool {
 	b := t.exec.backoff(spinFor)
 	for {
 		if v.Load(off) != old {

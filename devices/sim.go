@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // simExecutor runs every device step on the calling goroutine against a
@@ -79,7 +81,7 @@ func (s *simExecutor) launch(inv *invocation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	inv.wakeAt = inv.startAt
-	inv.next = Sleep(0)
+	inv.next = program.Sleep(0)
 	s.active = append(s.active, inv)
 }
 
@@ -111,6 +113,7 @@ func (s *simExecutor) stop(inv *invocation) {
 	defer s.mu.Unlock()
 	inv.stopped.Store(true)
 	s.remove(inv)
+	inv.tellStopped()
 	inv.comp.finish(errReset(inv))
 }
 
@@ -142,14 +145,14 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 		s.ready = s.ready[:0]
 		next := forever
 		for _, inv := range s.active {
-			switch inv.next.kind {
-			case nextContinue:
+			switch inv.next.Kind() {
+			case program.NextContinue:
 				s.ready = append(s.ready, inv)
-			case nextWaitWord:
-				if inv.next.view.Load(inv.next.off) != inv.next.old {
+			case program.NextWaitWord:
+				if v, off, old := inv.next.Word(); v.Load(off) != old {
 					s.ready = append(s.ready, inv)
 				}
-			case nextSleep, nextRetire:
+			case program.NextSleep, program.NextRetire:
 				if inv.wakeAt <= now {
 					s.ready = append(s.ready, inv)
 				} else if inv.wakeAt < next {
@@ -227,9 +230,9 @@ func (s *simExecutor) landPending() {
 }
 
 func (s *simExecutor) step(inv *invocation) {
-	if inv.next.kind == nextRetire {
+	if inv.next.Kind() == program.NextRetire {
 		s.remove(inv)
-		inv.comp.finish(inv.next.err)
+		inv.comp.finish(inv.next.Err())
 		return
 	}
 	if !inv.started {
@@ -237,13 +240,13 @@ func (s *simExecutor) step(inv *invocation) {
 		inv.env.Emit(EvStart, 0, "")
 	}
 	inv.next = inv.prog.Step(&inv.env)
-	if inv.next.kind == nextPoll {
-		inv.next = Sleep(time.Microsecond)
+	if inv.next.Kind() == program.NextPoll {
+		inv.next = program.Sleep(time.Microsecond)
 	}
-	switch inv.next.kind {
-	case nextSleep:
-		inv.wakeAt = deadline(s.now(), inv.next.d)
-	case nextRetire:
+	switch inv.next.Kind() {
+	case program.NextSleep:
+		inv.wakeAt = deadline(s.now(), inv.next.Duration())
+	case program.NextRetire:
 		inv.wakeAt = deadline(s.now(), inv.dev.fabric.timing.Completion)
 	}
 }

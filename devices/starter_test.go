@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // starterProgram is a Starter that records its Start and, once stepped,
@@ -14,27 +16,27 @@ import (
 type starterProgram struct {
 	startErr error
 	started  int
-	startDev *Device
+	startDev string
 	steps    int
 	stepped  bool // a step ran before Start
-	retire   func(env *Env) error
+	retire   func(env program.Env) error
 }
 
-func (p *starterProgram) Start(env *Env) error {
+func (p *starterProgram) Start(env program.Env) error {
 	p.started++
-	p.startDev = env.Device()
+	p.startDev = env.DeviceName()
 	return p.startErr
 }
 
-func (p *starterProgram) Step(env *Env) Next {
+func (p *starterProgram) Step(env program.Env) Next {
 	if p.started == 0 {
 		p.stepped = true
 	}
 	p.steps++
 	if p.retire != nil {
-		return Retire(p.retire(env))
+		return program.Retire(p.retire(env))
 	}
-	return Retire(nil)
+	return program.Retire(nil)
 }
 
 // Dispatch calls a Starter's Start once, on the dispatching device, before
@@ -53,8 +55,8 @@ func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
-			if p.started != 1 || p.startDev != gpu || p.stepped || p.steps != 1 {
-				t.Errorf("Start called %d times on %v, a step before Start %v, %d steps; want once on %s, no, 1", p.started, p.startDev, p.stepped, p.steps, gpu.Name())
+			if p.started != 1 || p.startDev != gpu.Name() || p.stepped || p.steps != 1 {
+				t.Errorf("Start called %d times on %q, a step before Start %v, %d steps; want once on %s, no, 1", p.started, p.startDev, p.stepped, p.steps, gpu.Name())
 			}
 		})
 	}
@@ -107,7 +109,7 @@ func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 func TestEnvResetErrorIsTheResetError(t *testing.T) {
 	f := mmFabric(t, Config{})
 	gpu := f.First(GPU)
-	p := &starterProgram{retire: func(env *Env) error { return env.ResetError() }}
+	p := &starterProgram{retire: func(env program.Env) error { return env.ResetError() }}
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, p, 1))
 	_, err := c.Wait(mmSoon)
 	mmKind(t, "the program's retirement", err, KindDevice)

@@ -122,3 +122,6 @@ func (v *View) Drain() int {
 // Discard forgets the pending stores, as a device reset or an undrained
 // retirement does.
 func (v *View) Discard() { v.pending = v.pending[:0] }
+
+// Size is the buffer's size in bytes (whole lines).
+func (v *View) Size() int { return v.buffer.region.Len() }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // endless dispatches, on d's AQL or XDNA family, a program that steps
@@ -22,16 +23,16 @@ func endless(t *testing.T, d *Device) *Completion {
 	if d.Kind() == NPU {
 		c = XDNA
 	}
-	return mmDispatch(t, mmPrepare(t, d, c, &mmProgram{step: func(env *Env) Next {
+	return mmDispatch(t, mmPrepare(t, d, c, &mmProgram{step: func(env program.Env) Next {
 		env.Emit(EvHostStore, 0, "")
-		return Continue()
+		return program.Continue()
 	}}, 1))
 }
 
 // hung dispatches on d's AQL family a program that never retires by itself.
 func hung(t *testing.T, d *Device) *Completion {
 	t.Helper()
-	return mmDispatch(t, mmPrepare(t, d, AQL, &mmProgram{step: func(*Env) Next { return Hang() }}, 1))
+	return mmDispatch(t, mmPrepare(t, d, AQL, &mmProgram{step: func(program.Env) Next { return program.Hang() }}, 1))
 }
 
 // generous bounds how long a wait that a context ends may take in real time

@@ -69,11 +69,34 @@
 ---@field gpu string "sim", or the real GPU, such as "cuda: NVIDIA H200 (sm_90)"
 ---@field figures table<string, number> every timing figure in seconds
 
+---The built-in exchange, or two programs of your own (docs/programs.md).
 ---@class resident.StartupOptions
----@field gpu? resident.GPUQueue the GPU queue (default "aql")
----@field rounds? integer generations exchanged, 1 to 1000000 (default 1)
----@field credits? integer ring slots, 1 to 64 (default 1)
----@field slot_bytes? resident.Size bytes per slot, a multiple of 8 from 8 to 1MiB (default 64)
+---@field gpu? resident.GPUQueue|resident.Program|resident.Kernel the built-in exchange's GPU queue (default "aql"), or your GPU program
+---@field npu? resident.Program your NPU program, with a GPU program
+---@field rounds? integer the built-in exchange's generations, 1 to 1000000 (default 1)
+---@field credits? integer the built-in exchange's ring slots, 1 to 64 (default 1)
+---@field slot_bytes? resident.Size the built-in exchange's bytes per slot, a multiple of 8 from 8 to 1MiB (default 64)
+---@field queue? resident.GPUQueue your GPU program's queue (default "aql")
+---@field buffers? table<string, resident.Size> buffers your programs reach besides the startup line, by name; sizes here override what the programs declare
+---@field args? table what both programs receive as args: numbers, strings, booleans and tables of them
+
+---A device program written in Lua (docs/programs.md). tostring(prog) is "program <name>".
+---@class resident.Program
+---@field name string the program's file, or the name given to its source
+
+---A user's PTX kernel as a GPU program (docs/cuda.md). tostring(k) is "kernel <entry> (<file>)".
+---@class resident.Kernel
+
+---@class resident.KernelOptions
+---@field ptx string the PTX file
+---@field entry string the kernel's name in it
+---@field args? string[] names of startup's args whose whole-number values fill the kernel's block, in order
+
+---@class resident.ProgramOptions
+---@field file? string the program's file
+---@field source? string the program's text, instead of a file
+---@field name? string with source: the name messages give it (default "program")
+---@field instructions? integer Lua instructions it may run between two memory operations, 1000 to 1e12 (default 1e7)
 
 ---One participant's timeline, in seconds of fabric time; nil when the step never happened.
 ---@class resident.DeviceStats
@@ -182,7 +205,17 @@ resident = {}
 ---@return resident.Fabric
 function resident.fabric(opts) end
 
----Makes a session on the fabric's first GPU and NPU.
+---Makes a device program written in Lua, from a file or a source string, for resident.startup{gpu = ..., npu = ...}.
+---@param opts resident.ProgramOptions
+---@return resident.Program
+function resident.program(opts) end
+
+---Makes a GPU program of your own PTX kernel, for a fabric whose GPU is real (--gpu cuda), to run beside an NPU program.
+---@param opts resident.KernelOptions
+---@return resident.Kernel
+function resident.kernel(opts) end
+
+---Makes a session on the fabric's first GPU and NPU: the built-in exchange, or two programs of your own.
 ---@param opts? resident.StartupOptions
 ---@return Session
 function resident.startup(opts) end

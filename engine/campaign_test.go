@@ -66,7 +66,7 @@ func campaignCovers(t *testing.T, stats *trial.Stats) {
 			t.Errorf("no session ended %s in %d trials; the campaign does not reach that path", k, stats.Trials)
 		}
 	}
-	for _, k := range []string{"reject after peer accepted", "poisoned", "verify ok", "verify failed", "quarantine released"} {
+	for _, k := range []string{"reject after peer accepted", "poisoned", "check passed", "check failed", "quarantine released"} {
 		if stats.Paths[k] == 0 {
 			t.Errorf("no trial went through %q in %d trials", k, stats.Trials)
 		}

@@ -1,6 +1,6 @@
 package engine
 
-// Simulated time is reproducible (DESIGN 3.6, 3.9): the same seed and the
+// Simulated time is reproducible: the same seed and the
 // same host operations give the same events, byte for byte, faults
 // included; and the seed is what decides probabilistic faults.
 
@@ -67,7 +67,7 @@ func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRe
 	for i := range 12 {
 		cfg := exchangeConfig(1+i*3, 1+i%4, 8<<(i%5), []devices.Command{devices.PM4, devices.AQL}[i%2])
 		var steps []string
-		s, err := NewExchangeSession(gpu, npu, cfg)
+		s, err := newExchangeSession(gpu, npu, cfg)
 		steps = append(steps, "new="+errWord(err))
 		if err != nil {
 			rec.outcomes = append(rec.outcomes, outcomeLine(i, nil, steps))

@@ -14,7 +14,7 @@ var (
 	EvWait         = devices.DefineEvent("wait", devices.CategoryProtocol)          // A: timeout in ns
 	EvJoin         = devices.DefineEvent("join", devices.CategoryProtocol)          // A: participant, B: JoinRetired, JoinTimeout, JoinError, JoinAbsent or JoinCancelled
 	EvWaitEnd      = devices.DefineEvent("wait.end", devices.CategoryProtocol)      // A: 1 when both retired
-	EvVerify       = devices.DefineEvent("verify", devices.CategoryProtocol)        // A: 1 ok, B: generations verified; Detail: problem
+	EvCheck        = devices.DefineEvent("check", devices.CategoryProtocol)         // A: participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
 	EvCloseBegin   = devices.DefineEvent("close.begin", devices.CategoryProtocol)   // A: the join's timeout in ns
 	EvClose        = devices.DefineEvent("close", devices.CategoryProtocol)         // A: 0 retired, 1 quarantined
 )

@@ -21,9 +21,9 @@ func ExampleSession() {
 	defer f.Close()
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 
-	s, err := engine.NewExchangeSession(gpu, npu, exchange.Config{
+	s, err := engine.Open(gpu, npu, exchange.Programs(exchange.Config{
 		Rounds: 100, Credits: 4, SlotBytes: 256, GPUQueue: devices.AQL,
-	})
+	}))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,7 +41,7 @@ func ExampleSession() {
 	ok, err := s.Wait(time.Second)
 	fmt.Println("wait:", ok, err)
 	fmt.Println("state:", s.State())
-	if v, ok := s.Verification(); ok {
+	if v, ok := exchange.Of(s.NPU()).Verification(); ok {
 		fmt.Printf("verified %d of %d generations: ok=%v\n", v.Verified, v.Rounds, v.OK)
 	}
 
@@ -81,7 +81,7 @@ func ExampleSession_quarantine() {
 		return
 	}
 
-	s, err := engine.NewExchangeSession(gpu, npu, exchange.Default())
+	s, err := engine.Open(gpu, npu, exchange.Programs(exchange.Default()))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,6 +1,6 @@
 package engine
 
-// Every fault site of DESIGN 3.9 with each of its actions, injected into a
+// Every fault site (docs/faults.md) with each of its actions, injected into a
 // session of the built-in exchange, in both executors: each case asserts
 // the protocol-level effect, and that the oracle finds no violation (these
 // are all correct engine behaviours under faults).
@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // faultRun is one fault case running in one executor.
@@ -65,7 +66,7 @@ func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 // quarantined with both devices held and all its memory still charged.
 func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
-	bytes := int64(s.Startup().Buffer().Size() + s.Exchange().Payload().Size())
+	bytes := int64(s.Startup().Buffer().Size() + exchangeOf(s).Payload().Size())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
 		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want quarantined", out)
@@ -107,8 +108,8 @@ func (x *faultRun) verified(t *testing.T, s *Session) {
 		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
-	v, ok := s.Verification()
-	if !ok || !v.OK || v.Verified != s.Exchange().Config().Rounds {
+	v, ok := verification(s)
+	if !ok || !v.OK || v.Verified != exchangeOf(s).Config().Rounds {
 		t.Errorf("verification %+v (%v), want every generation verified", v, ok)
 	}
 }
@@ -192,13 +193,13 @@ func faultCases() []faultCase {
 			}
 			err := submit(s, true)
 			wantErrMentions(t, "rejected submit", err, ErrDevice, "queue full", dev.Name())
-			if s.Decision() != exchange.StartupAbort {
+			if s.Decision() != StartupAbort {
 				t.Errorf("Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
 			// ABORT was published before the submit returned.
 			pub := oneEvent(t, x.f, s.ID(), EvPublished, nil)
 			ret := actorEvents(x.f, s.ID(), EvSubmitReturn, nil)
-			if pub.A != uint64(exchange.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
+			if pub.A != uint64(program.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
 			wantErrMentions(t, "submit again", submit(s, true), ErrBusy)
@@ -206,7 +207,7 @@ func faultCases() []faultCase {
 			if ok, err := s.Wait(longWait); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
-			if e := oneEvent(t, x.f, s.ID(), exchange.EvObserve, peer); e.B != uint64(exchange.StartupAbort) {
+			if e := oneEvent(t, x.f, s.ID(), program.EvObserve, peer); e.B != uint64(program.StartupAbort) {
 				t.Errorf("the peer observed %d, want ABORT", e.B)
 			}
 			if len(actorEvents(x.f, s.ID(), devices.EvDispatch, dev)) != 0 {
@@ -223,7 +224,7 @@ func faultCases() []faultCase {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
 			wantErrMentions(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
-			if s.Decision() != exchange.StartupAbort {
+			if s.Decision() != StartupAbort {
 				t.Errorf("Decision() = %d, want ABORT", s.Decision())
 			}
 			wantErrMentions(t, "peer submit after ABORT", submit(s, false), ErrBusy)
@@ -314,7 +315,7 @@ func faultCases() []faultCase {
 			x.verified(t, s)
 			// From the device's own observation of RUN: in real time it
 			// can come before the host's EvPublished event is recorded.
-			run := oneEvent(t, x.f, s.ID(), exchange.EvObserve, dev).Time
+			run := oneEvent(t, x.f, s.ID(), program.EvObserve, dev).Time
 			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
 				t.Errorf("%s retired %v after observing RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
 			}
@@ -323,8 +324,9 @@ func faultCases() []faultCase {
 			}
 			x.retired(t, s)
 		})
-		// run ignore_abort: the program keeps polling after ABORT, so Close
-		// must quarantine; it never touches the payload.
+		// run ignore_abort: the program reads ABORT as WAIT and keeps
+		// polling, so it never observes a decision and Close must
+		// quarantine; it never touches the payload.
 		add(side.name+".run/ignore_abort", side.run, "ignore_abort", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 			dev, peer := x.who(gpuSide)
@@ -332,8 +334,13 @@ func faultCases() []faultCase {
 			if err := s.Abort(); err != nil {
 				t.Fatalf("Abort: %v", err)
 			}
-			x.eventually(t, "both programs observing ABORT", func() bool { return x.counts.get(s.ID(), exchange.EvObserve) == 2 })
-			x.eventually(t, "the peer retiring", func() bool { return len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1 })
+			x.eventually(t, "the peer observing ABORT and retiring", func() bool {
+				return len(actorEvents(x.f, s.ID(), program.EvObserve, peer)) == 1 && len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1
+			})
+			x.eventually(t, "the fault firing", func() bool { return x.faultsFired(s, side.run, fault.IgnoreAbort) == 1 })
+			if n := len(actorEvents(x.f, s.ID(), program.EvObserve, dev)); n != 0 {
+				t.Errorf("%s observed a decision %d times although it reads ABORT as WAIT", dev.Name(), n)
+			}
 			if n := x.faultsFired(s, side.run, fault.IgnoreAbort); n != 1 {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
 			}
@@ -396,12 +403,12 @@ func faultCases() []faultCase {
 		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
-		v, ok := s.Verification()
+		v, ok := verification(s)
 		if !ok || v.OK || v.Verified != 0 || !strings.Contains(v.Problem, "generation 1 was consumed 0 times") {
 			t.Errorf("verification %+v (%v), want a failure at generation 1 (consumed 0 times)", v, ok)
 		}
-		if e := oneEvent(t, x.f, s.ID(), EvVerify, nil); e.A != 0 {
-			t.Errorf("verify event %+v, want A=0", e)
+		if e := oneEvent(t, x.f, s.ID(), EvCheck, nil); e.A != ParticipantNPU || e.B != 1 {
+			t.Errorf("check event %+v, want the NPU program's check failing (A=1, B=1)", e)
 		}
 		x.retired(t, s)
 	})
@@ -413,19 +420,19 @@ func faultCases() []faultCase {
 		submitBoth(t, s, false)
 		wantErrMentions(t, "Start", s.Start(), ErrPublish, "pcie down")
 		wantState(t, s, StatePoisoned)
-		if s.Decision() != exchange.StartupRun {
+		if s.Decision() != StartupRun {
 			t.Errorf("Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
 		wantErrMentions(t, "Abort after a failed publication", s.Abort(), ErrBusy)
 		wantErrMentions(t, "Start again", s.Start(), ErrBusy)
-		if e := oneEvent(t, x.f, s.ID(), EvPublished, nil); e.A != uint64(exchange.StartupRun) || e.B != 1 {
+		if e := oneEvent(t, x.f, s.ID(), EvPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
 		if x.counts.get(s.ID(), EvDecide) != 1 {
 			t.Error("more than one decision was made")
 		}
 		x.quarantined(t, s)
-		if len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)) != 0 {
+		if len(actorEvents(x.f, s.ID(), program.EvObserve, x.npu)) != 0 {
 			t.Error("the NPU observed a decision whose publication failed")
 		}
 	})
@@ -471,9 +478,9 @@ func faultCases() []faultCase {
 		if ok, err := s.Wait(x.short); ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 		}
-		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.gpu)) == 1 })
+		x.eventually(t, "the coherent GPU observing RUN", func() bool { return len(actorEvents(x.f, s.ID(), program.EvObserve, x.gpu)) == 1 })
 		x.quarantined(t, s)
-		if n := len(actorEvents(x.f, s.ID(), exchange.EvObserve, x.npu)); n != 0 {
+		if n := len(actorEvents(x.f, s.ID(), program.EvObserve, x.npu)); n != 0 {
 			t.Errorf("the NPU observed a decision %d times without a release", n)
 		}
 	})
@@ -482,7 +489,7 @@ func faultCases() []faultCase {
 	// session is not made, the error says why, and nothing stays charged.
 	for _, m := range []struct{ name, term string }{{"startup line", "error(out of pinned memory)"}, {"payload", "1*off->1*error(out of pinned memory)"}} {
 		add("memory.alloc/error/"+m.name, fault.MemoryAlloc, m.term, func(t *testing.T, x *faultRun) {
-			s, err := NewExchangeSession(x.gpu, x.npu, exchangeConfig(4, 2, 256, devices.AQL))
+			s, err := newExchangeSession(x.gpu, x.npu, exchangeConfig(4, 2, 256, devices.AQL))
 			if s != nil {
 				t.Fatal("NewExchangeSession returned a session despite the failed allocation")
 			}
@@ -515,7 +522,7 @@ func faultCases() []faultCase {
 		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
-		v, ok := s.Verification()
+		v, ok := verification(s)
 		if !ok || v.OK || v.Verified != 0 || !strings.Contains(v.Problem, "generation 1") || !strings.Contains(v.Problem, "corrupted") {
 			t.Errorf("verification %+v, want generation 1 found corrupted", v)
 		}
@@ -527,7 +534,7 @@ func faultCases() []faultCase {
 		if ok, err := s.Wait(longWait); !ok || err != nil {
 			t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 		}
-		v, _ := s.Verification()
+		v, _ := verification(s)
 		if v.OK || v.Verified != 1 || !strings.Contains(v.Problem, "generation 2") {
 			t.Errorf("verification %+v, want generation 1 verified and generation 2 found corrupted", v)
 		}
@@ -655,7 +662,7 @@ func TestFaultOracleStillChecksSettlementAfterFaults(t *testing.T) {
 		}},
 		{"after a failed construction", func(t *testing.T, w *world) {
 			setFault(t, w.f, fault.MemoryAlloc, "1*off->1*error")
-			if _, err := NewExchangeSession(w.gpu, w.npu, exchangeConfig(1, 1, 8, devices.AQL)); err == nil {
+			if _, err := newExchangeSession(w.gpu, w.npu, exchangeConfig(1, 1, 8, devices.AQL)); err == nil {
 				t.Fatal("NewExchangeSession succeeded")
 			}
 		}},

@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // simSeed is the seed of newFabric's and newSimFabric's fabrics unless the
@@ -190,9 +191,9 @@ func devicePair(t *testing.T, f *devices.Fabric) (gpu, npu *devices.Device) {
 func newSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session {
 	t.Helper()
 	gpu, npu := devicePair(t, f)
-	s, err := NewExchangeSession(gpu, npu, cfg)
+	s, err := newExchangeSession(gpu, npu, cfg)
 	if err != nil {
-		t.Fatalf("NewExchangeSession(%+v): %v", cfg, err)
+		t.Fatalf("newExchangeSession(%+v): %v", cfg, err)
 	}
 	return s
 }
@@ -334,7 +335,7 @@ func wantState(t *testing.T, s *Session, want State) {
 // exchange verified.
 func wantVerified(t *testing.T, s *Session, rounds int) {
 	t.Helper()
-	if v, ok := s.Verification(); !ok || !v.OK || v.Verified != rounds {
+	if v, ok := verification(s); !ok || !v.OK || v.Verified != rounds {
 		t.Errorf("Verification = %+v, %v; want all %d generations", v, ok, rounds)
 	}
 }
@@ -351,7 +352,7 @@ func wantBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 // sessionBytes is the memory a session owns: its startup line and payload.
 func sessionBytes(s *Session) int64 {
 	n := int64(s.Startup().Buffer().Size())
-	if x := s.Exchange(); x != nil {
+	if x := exchangeOf(s); x != nil {
 		n += int64(x.Payload().Size())
 	}
 	return n
@@ -589,10 +590,10 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 
 // program is a device program given as a list of steps, run in order; the
 // last one is repeated. It lets a test write a deliberately wrong program.
-type program []func(env *devices.Env) devices.Next
+type steps []func(env program.Env) devices.Next
 
 // Step runs the next step.
-func (p *program) Step(env *devices.Env) devices.Next {
+func (p *steps) Step(env program.Env) devices.Next {
 	step := (*p)[0]
 	if len(*p) > 1 {
 		*p = (*p)[1:]
@@ -625,7 +626,7 @@ func withBrokenRule(t *testing.T, rule brokenRule) {
 func outcomeLine(i int, s *Session, steps []string) string {
 	line := fmt.Sprintf("#%d %s", i, strings.Join(steps, " "))
 	if s != nil {
-		if v, ok := s.Verification(); ok {
+		if v, ok := verification(s); ok {
 			line += fmt.Sprintf(" verify=%v/%d/%q", v.OK, v.Verified, v.Problem)
 		}
 	}
@@ -673,4 +674,19 @@ func distinct[T comparable](xs []T) int {
 		seen[x] = true
 	}
 	return len(seen)
+}
+
+// newExchangeSession makes a session that runs the built-in exchange with
+// cfg on gpu and npu.
+func newExchangeSession(gpu, npu *devices.Device, cfg exchange.Config) (*Session, error) {
+	return Open(gpu, npu, exchange.Programs(cfg))
+}
+
+// exchangeOf is the built-in exchange s runs.
+func exchangeOf(s *Session) *exchange.Exchange { return exchange.Of(s.NPU()) }
+
+// verification is what the check of the exchange s runs found, and false
+// before it ran.
+func verification(s *Session) (exchange.Verification, bool) {
+	return exchangeOf(s).Verification()
 }

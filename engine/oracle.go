@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Invariants the Oracle checks, numbered as in docs/protocol.md.
@@ -18,7 +18,7 @@ var Invariants = [...]string{
 	4:  "after observing ABORT no program touches the payload",
 	5:  "no buffer is released while a program that can reach it has not retired",
 	6:  "every Wait attempts both joins",
-	7:  "a retired RUN session verifies: every generation once, in order, checksum right",
+	7:  "a retired RUN session passes its programs' own checks, unless a fault at a site of a program's own explains the failure",
 	8:  "the budget equals live plus quarantined allocations, and is zero when all is closed",
 	9:  "a failed publication or a participant's error poisons the session: it never counts as retired, and its close quarantines",
 	10: "closing an undecided session publishes ABORT before joining, and a close attempts the join (for its timeout) before it quarantines anything that is not poisoned",
@@ -112,8 +112,7 @@ type watched struct {
 	accepted  [2]bool // by participant
 	rejected  [2]bool // rejected in the submit now returning
 	aborted   [2]bool // ABORT decided after that rejection
-	corrupted bool    // payload.corrupt flipped a bit
-	undrained bool    // npu.drain skipped a drain
+	ownFault  bool    // a fault fired at a site of a program's own (not a generic site)
 	poisoned  bool
 	wait      watchedWait // the latest Wait
 	close     watchedClose
@@ -272,16 +271,16 @@ func (o *Oracle) observe(e devices.Event) {
 		if w.decisions > 1 {
 			o.violate(1, e.Session, fmt.Sprintf("decision %d was made after an earlier one", e.A))
 		}
-		if e.A != uint64(exchange.StartupRun) && e.A != uint64(exchange.StartupAbort) {
+		if e.A != uint64(StartupRun) && e.A != uint64(StartupAbort) {
 			o.violate(1, e.Session, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
 		}
-		if e.A == uint64(exchange.StartupRun) && !(w.accepted[0] && w.accepted[1]) {
+		if e.A == uint64(StartupRun) && !(w.accepted[0] && w.accepted[1]) {
 			o.violate(2, e.Session, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 		}
-		if e.A == uint64(exchange.StartupAbort) {
+		if e.A == uint64(StartupAbort) {
 			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
 		}
-		if w.close.begun && w.decisions == 1 && e.A != uint64(exchange.StartupAbort) {
+		if w.close.begun && w.decisions == 1 && e.A != uint64(StartupAbort) {
 			o.violateClose(w, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
 		}
 	case devices.EvHostStore:
@@ -290,9 +289,9 @@ func (o *Oracle) observe(e devices.Event) {
 			switch {
 			case w.stores > 1:
 				o.violate(1, e.Session, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
-			case e.B != uint64(exchange.StartupRun) && e.B != uint64(exchange.StartupAbort):
+			case e.B != uint64(StartupRun) && e.B != uint64(StartupAbort):
 				o.violate(1, e.Session, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
-			case e.B == uint64(exchange.StartupRun) && !(w.accepted[0] && w.accepted[1]):
+			case e.B == uint64(StartupRun) && !(w.accepted[0] && w.accepted[1]):
 				o.violate(2, e.Session, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
 			}
 		}
@@ -302,13 +301,9 @@ func (o *Oracle) observe(e devices.Event) {
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)
 		}
-	case exchange.EvObserve:
-		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(exchange.StartupAbort) {
+	case program.EvObserve:
+		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(StartupAbort) {
 			inv.sawAbort = true
-		}
-	case exchange.EvPayloadWrite, exchange.EvPayloadRead:
-		if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
-			o.violate(4, e.Session, fmt.Sprintf("invocation %d touched the payload (%s of generation %d) after observing ABORT", e.A, e.Kind, e.B))
 		}
 	case devices.EvRetire:
 		delete(o.invocations, e.A)
@@ -343,16 +338,18 @@ func (o *Oracle) observe(e devices.Event) {
 		o.quarantined -= int64(e.A)
 		o.checkBudget(e.Session)
 	case devices.EvFault:
-		if w != nil {
-			w.corrupted = w.corrupted || (fault.Site(e.A) == fault.PayloadCorrupt && fault.Action(e.B) == fault.Flip)
-			w.undrained = w.undrained || (fault.Site(e.A) == fault.NPUDrain && fault.Action(e.B) == fault.Skip)
+		if w != nil && !fault.Site(e.A).Generic() && fault.Action(e.B) != fault.Off {
+			w.ownFault = true
 		}
-	case EvVerify:
-		switch {
-		case e.A == 0 && !w.corrupted && !w.undrained:
-			o.violate(7, e.Session, "the exchange retired but did not verify: "+e.Detail)
-		case e.A == 1 && w.corrupted:
-			o.violate(7, e.Session, "a slot was corrupted but verification passed")
+	case EvCheck:
+		if e.B == 1 && !w.ownFault {
+			o.violate(7, e.Session, fmt.Sprintf("the session retired under RUN but its %s program's check failed: %s", participantName(e.A), e.Detail))
+		}
+	default:
+		if e.Kind.Category() == devices.CategoryRound {
+			if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
+				o.violate(4, e.Session, fmt.Sprintf("invocation %d touched a buffer besides the startup line (%s, %d) after observing ABORT", e.A, e.Kind, e.B))
+			}
 		}
 	}
 }

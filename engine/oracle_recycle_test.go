@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // A recycled oracle comes back from NewOracle with nothing of its last
@@ -17,7 +17,7 @@ func TestRecycledOracleStartsAfresh(t *testing.T) {
 		o1 := NewOracle(f1)
 		s := newSession(t, f1, roundsConfig(1))
 		run(t, s)
-		forgeEvent(f1, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
+		forgeEvent(f1, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
 		if len(o1.Violations()) == 0 || o1.tracked() == 0 {
 			t.Fatal("the first oracle should have a violation and an open session")
 		}

@@ -23,7 +23,7 @@ func (o *Oracle) HashState(h *devices.StateHash) {
 		h.Add(w.line)
 		h.Add(uint64(w.decisions)<<32 | uint64(w.stores))
 		h.Add(bits(w.accepted[0], w.accepted[1], w.rejected[0], w.rejected[1], w.aborted[0], w.aborted[1],
-			w.corrupted, w.undrained, w.poisoned, w.wait.joined[0], w.wait.joined[1], w.wait.failed, w.wait.overdue,
+			w.ownFault, w.poisoned, w.wait.joined[0], w.wait.joined[1], w.wait.failed, w.wait.overdue,
 			w.close.begun, w.close.joined, w.close.reported))
 		h.Add(uint64(now - w.wait.at))
 		h.Add(uint64(w.wait.timeout))
@@ -70,7 +70,7 @@ func (s *Session) HashState(h *devices.StateHash) {
 	defer s.mu.Unlock()
 	h.Add(s.startup.id)
 	h.Add(uint64(s.decision)<<8 | uint64(s.outcome))
-	h.Add(bits(s.poisoned, s.retired, s.verified != nil, s.verified != nil && s.verified.OK))
+	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil))
 	for _, c := range []*devices.Completion{s.gpuDone, s.npuDone} {
 		if c == nil {
 			h.Add(0)

@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // The oracle's only input is the event stream, so each invariant is broken
@@ -28,9 +29,9 @@ func TestOracleInvariant1SecondDecision(t *testing.T) {
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
 	wantNoViolations(t, o)
-	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0) // a buggy engine deciding again
+	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0) // a buggy engine deciding again
 	v := wantViolation(t, o, 1, s.ID(), EvDecide)
-	if !hasEvent(v.Events, EvPublished) || !hasEvent(v.Events, EvVerify) {
+	if !hasEvent(v.Events, EvPublished) || !hasEvent(v.Events, EvCheck) {
 		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
 	}
 }
@@ -57,9 +58,9 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := s.Startup().Buffer()
-	line.HostStore(0, exchange.StartupRun)
+	line.HostStore(0, program.StartupRun)
 	wantNoViolations(t, o)
-	line.HostStore(0, exchange.StartupAbort)
+	line.HostStore(0, program.StartupAbort)
 	wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 }
 
@@ -72,8 +73,8 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
-	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
-	s.Startup().Buffer().HostStore(0, exchange.StartupRun)
+	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
+	s.Startup().Buffer().HostStore(0, program.StartupRun)
 	v := wantViolation(t, o, 2, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -127,7 +128,7 @@ func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
 	}
 	forgeEvent(f, s.ID(), EvSubmit, ParticipantGPU, 1)
 	forgeEvent(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
-	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
+	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
 	wantViolation(t, o, 3, s.ID(), EvSubmitReturn)
 }
 
@@ -147,7 +148,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if err := rejected(); !errors.Is(err, ErrDevice) {
 			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 		}
-		if s.Decision() != exchange.StartupAbort {
+		if s.Decision() != StartupAbort {
 			t.Fatalf("decision %d after a rejected dispatch, want ABORT", s.Decision())
 		}
 		if s.Close() != Retired {
@@ -176,17 +177,17 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		}
 		// A wrong GPU participant: it observes ABORT, then writes (or
 		// reads) a generation of the session's payload anyway.
-		prog := &program{
-			func(env *devices.Env) devices.Next {
-				env.Emit(exchange.EvObserve, uint64(exchange.StartupAbort), "")
-				return devices.Continue()
+		prog := &steps{
+			func(env program.Env) devices.Next {
+				env.Emit(program.EvObserve, uint64(program.StartupAbort), "")
+				return program.Continue()
 			},
-			func(env *devices.Env) devices.Next {
+			func(env program.Env) devices.Next {
 				env.Emit(kind, 1, "")
-				return devices.Retire(nil)
+				return program.Retire(nil)
 			},
 		}
-		p, err := gpu.Prepare(fam, prog, s.ID(), s.Startup().Buffer(), s.Exchange().Payload())
+		p, err := gpu.Prepare(fam, prog, s.ID(), s.Startup().Buffer(), exchangeOf(s).Payload())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := wantViolation(t, o, 4, s.ID(), kind)
-		if !hasEvent(v.Events, exchange.EvObserve) || !hasEvent(v.Events, EvDecide) {
+		if !hasEvent(v.Events, program.EvObserve) || !hasEvent(v.Events, EvDecide) {
 			t.Errorf("the events should show the ABORT decided and observed")
 		}
 	}
@@ -237,7 +238,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := npu.Prepare(fam, &program{func(*devices.Env) devices.Next { return devices.Hang() }}, s.ID(), buf)
+	p, err := npu.Prepare(fam, &steps{func(program.Env) devices.Next { return program.Hang() }}, s.ID(), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,36 +302,42 @@ func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
 	}
 }
 
-// --- invariant 7: a retired RUN session verifies
+// --- invariant 7: a retired RUN session passes its programs' own checks
 
-// A verification failure with no fault that corrupts or loses data.
+// A failed check with no fault at a site of a program's own.
 func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(3))
 	run(t, s)
 	wantNoViolations(t, o)
-	f.Events().Emit(devices.HostActor, s.ID(), EvVerify, 0, 1, "generation 2 was consumed 0 times, want once")
-	v := wantViolation(t, o, 7, s.ID(), EvVerify)
-	if !strings.Contains(v.Message, "generation 2") {
-		t.Errorf("message %q should carry the verification's problem", v.Message)
+	f.Events().Emit(devices.HostActor, s.ID(), EvCheck, ParticipantNPU, 1, "generation 2 was consumed 0 times, want once")
+	v := wantViolation(t, o, 7, s.ID(), EvCheck)
+	if !strings.Contains(v.Message, "generation 2") || !strings.Contains(v.Message, "NPU program") {
+		t.Errorf("message %q should name the program and carry its check's problem", v.Message)
 	}
 }
 
-// A session whose slot was corrupted, yet verification passed.
-func TestOracleInvariant7CorruptedButPassed(t *testing.T) {
+// A failed check that a fault at a site of the program's own explains, and
+// one that a generic site's fault does not.
+func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.PayloadCorrupt, "1*flip")
 	s := newSession(t, f, roundsConfig(2))
 	run(t, s)
-	if v, ok := s.Verification(); !ok || v.OK {
-		t.Fatalf("the corrupted exchange should fail verification, got %+v", v)
+	if v, ok := verification(s); !ok || v.OK {
+		t.Fatalf("the corrupted exchange should fail its check, got %+v", v)
 	}
-	wantNoViolations(t, o) // the real failure is excused by the fault
-	// A buggy verifier that passes it anyway.
-	forgeEvent(f, s.ID(), EvVerify, 1, 2)
-	v := wantViolation(t, o, 7, s.ID(), EvVerify)
+	wantNoViolations(t, o) // the failure is excused by the fault
+
+	f2, o2 := newOracleFabric(t)
+	setFault(t, f2, fault.GPURun, "delay(1us)")
+	s2 := newSession(t, f2, roundsConfig(2))
+	run(t, s2)
+	wantNoViolations(t, o2)
+	forgeEvent(f2, s2.ID(), EvCheck, ParticipantNPU, 1) // a delay spoils no result
+	v := wantViolation(t, o2, 7, s2.ID(), EvCheck)
 	if !hasEvent(v.Events, devices.EvFault) {
-		t.Errorf("the events should show the flip")
+		t.Errorf("the events should show the delay that fired")
 	}
 }
 
@@ -387,8 +394,8 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupAbort), 0)
-	forgeEvent(f, s.ID(), EvPublished, uint64(exchange.StartupAbort), 1)
+	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
+	forgeEvent(f, s.ID(), EvPublished, uint64(program.StartupAbort), 1)
 	v := wantViolation(t, o, 9, s.ID(), EvPublished)
 	if !strings.Contains(v.Message, "not poisoned") {
 		t.Errorf("message %q should say the session was not poisoned", v.Message)
@@ -509,7 +516,7 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 		}
 	}
 	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
-	forgeEvent(f, s.ID(), EvDecide, uint64(exchange.StartupRun), 0)
+	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
 	v := wantViolation(t, o, 10, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "not ABORT") {
 		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
@@ -657,7 +664,7 @@ func TestOracleForgetsEndedSessions(t *testing.T) {
 	for i := range 450 {
 		c := faults[i%len(faults)]
 		setFault(t, f, c.site, c.chain)
-		s, err := NewExchangeSession(gpu, npu, exchange.Default())
+		s, err := newExchangeSession(gpu, npu, exchange.Default())
 		if c.site == fault.MemoryAlloc {
 			if err == nil {
 				t.Fatal("the payload's allocation should have failed")
@@ -736,7 +743,7 @@ func TestOracleCleanLifecycles(t *testing.T) {
 			if out := c.run(t, s); out != Retired {
 				t.Fatalf("outcome %s, want retired", out)
 			}
-			if v, ok := s.Verification(); ok && !v.OK {
+			if v, ok := verification(s); ok && !v.OK {
 				t.Fatalf("verification: %+v", v)
 			}
 			wantNoViolations(t, o)
@@ -868,7 +875,7 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 func TestOracleSettledAfterFailedSession(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
-	if _, err := NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, ErrDevice) {
+	if _, err := newExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, ErrDevice) {
 		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {
@@ -891,7 +898,7 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.Startup().Buffer().HostStore(0, exchange.StartupRun)
+		s.Startup().Buffer().HostStore(0, program.StartupRun)
 		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
@@ -926,7 +933,7 @@ func TestOracleConcurrentHostsKeepBudgetInvariant(t *testing.T) {
 			for pair := range 2 {
 				wg.Go(func() {
 					for range 200 {
-						s, err := NewExchangeSession(ds[2*pair], ds[2*pair+1], exchange.Default())
+						s, err := newExchangeSession(ds[2*pair], ds[2*pair+1], exchange.Default())
 						if err != nil {
 							t.Error(err)
 							return

@@ -1,7 +1,7 @@
 package engine
 
-// One test per row of the protocol table of DESIGN section 2, each named after
-// the behaviour of seed/resident_session.rs it proves, in simulated time.
+// One test per step of the protocol (docs/protocol.md), each named after the
+// behaviour it proves, in simulated time.
 // Every test runs under the oracle, which must find no violation.
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // ---- ResidentStartup::new ----
@@ -47,7 +48,7 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
-			_, err = NewExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
+			_, err = newExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
 			wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
@@ -64,7 +65,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 		}
 		_, err = NewStartup(gpu, npu, nil)
 		wantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires coherent GPU backing")
-		_, err = NewExchangeSession(gpu, npu, exchange.Default())
+		_, err = newExchangeSession(gpu, npu, exchange.Default())
 		wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
@@ -149,7 +150,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			}
 			wantBudget(t, f, 64, 0)
 			for off := 0; off < 64; off += 4 {
-				if v := line.HostLoad(off); v != exchange.StartupWait {
+				if v := line.HostLoad(off); v != program.StartupWait {
 					t.Errorf("word at %d is %d, want WAIT (0)", off, v)
 				}
 			}
@@ -252,7 +253,7 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 // retireAtOnce is a program that retires at its first step.
 type retireAtOnce struct{}
 
-func (retireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
+func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
 
 func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)
@@ -286,7 +287,7 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	// A refused NewSession leaves the startup free for a good one, once.
 	s, err := NewSession(st, x.GPU(), x.NPU())
 	noErr(t, "NewSession", err)
-	if s.Startup() != st || s.ID() != st.ID() || s.Exchange() != x {
+	if s.Startup() != st || s.ID() != st.ID() || exchangeOf(s) != x {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
 	_, err = NewSession(st, x.GPU(), x.NPU())
@@ -372,7 +373,7 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 			// Still undecided, so Close aborts: nobody touches the payload.
 			closeAs(t, "Close", s, Retired)
 			wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-			if n := countEvents(f, s.ID(), evA(EvDecide, uint64(exchange.StartupAbort))); n != 1 {
+			if n := countEvents(f, s.ID(), evA(EvDecide, uint64(program.StartupAbort))); n != 1 {
 				t.Errorf("%d ABORT decisions, want 1", n)
 			}
 			wantSettled(t, f, o)
@@ -416,11 +417,11 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 		evAB(EvSubmitReturn, peer, 0),
 		ev(devices.EvReject),
 		evAB(EvSubmit, rejected, 1),
-		evA(EvDecide, uint64(exchange.StartupAbort)),
-		evAB(devices.EvHostStore, line, uint64(exchange.StartupAbort)),
-		evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+		evA(EvDecide, uint64(program.StartupAbort)),
+		evAB(devices.EvHostStore, line, uint64(program.StartupAbort)),
+		evAB(EvPublished, uint64(program.StartupAbort), 0),
 		evAB(EvSubmitReturn, rejected, 1))
-	if d := s.Decision(); d != exchange.StartupAbort {
+	if d := s.Decision(); d != StartupAbort {
 		t.Errorf("Decision() = %d, want ABORT", d)
 	}
 	wantState(t, s, StateAborted)
@@ -438,7 +439,7 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 	inv := dispatch[0].A
 	inOrder(t, f, s.ID(),
 		evAB(EvSubmitReturn, rejected, 1),
-		evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+		evAB(program.EvObserve, inv, uint64(program.StartupAbort)),
 		evAB(devices.EvRetire, inv, 0))
 	inOrder(t, f, s.ID(),
 		ev(EvWait),
@@ -446,7 +447,7 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 		evAB(EvJoin, ParticipantNPU, joinedResult(rejected != ParticipantNPU)),
 		evA(EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
-	if _, ok := s.Verification(); ok {
+	if _, ok := verification(s); ok {
 		t.Errorf("an aborted session reports a verification")
 	}
 	closeAs(t, "Close", s, Retired)
@@ -458,14 +459,14 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		decision uint32
+		decision Decision
 		decide   func(*testing.T, *Session) error
 	}{
-		{"RUN by Start", exchange.StartupRun, func(t *testing.T, s *Session) error {
+		{"RUN by Start", StartupRun, func(t *testing.T, s *Session) error {
 			submitBoth(t, s, false)
 			return s.Start()
 		}},
-		{"ABORT by Abort", exchange.StartupAbort, func(t *testing.T, s *Session) error {
+		{"ABORT by Abort", StartupAbort, func(t *testing.T, s *Session) error {
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return s.Abort()
 		}},
@@ -563,7 +564,7 @@ func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devic
 			}
 		case e.Kind == devices.EvPublication && e.A == uint64(npu):
 			release = &e
-		case e.Kind == exchange.EvObserve:
+		case e.Kind == program.EvObserve:
 			cause := store
 			if e.Actor == npu {
 				cause = release
@@ -588,7 +589,7 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	f, o, s := newSimSession(t, exchangeConfig(16, 4, 128, devices.PM4))
 	start(t, s)
 	wantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
-	if d := s.Decision(); d != exchange.StartupRun {
+	if d := s.Decision(); d != StartupRun {
 		t.Errorf("Decision() = %d, want RUN", d)
 	}
 	wantState(t, s, StateRunning)
@@ -596,12 +597,12 @@ func TestAbortAfterStartIsBusy(t *testing.T) {
 	waitDone(t, s, time.Second)
 	wantVerified(t, s, 16)
 	// Both programs saw RUN, never ABORT.
-	observed := events(f, s.ID(), exchange.EvObserve)
+	observed := events(f, s.ID(), program.EvObserve)
 	if len(observed) != 2 {
 		t.Errorf("%d programs observed a decision, want 2", len(observed))
 	}
 	for _, e := range observed {
-		if e.B != uint64(exchange.StartupRun) {
+		if e.B != uint64(program.StartupRun) {
 			t.Errorf("%s observed %d, want RUN", f.ActorName(e.Actor), e.B)
 		}
 	}
@@ -616,11 +617,11 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		first, second func(*Session) error
-		want          uint32
+		want          Decision
 	}{
-		{"Start then Start", (*Session).Start, (*Session).Start, exchange.StartupRun},
-		{"Abort then Abort", (*Session).Abort, (*Session).Abort, exchange.StartupAbort},
-		{"Abort then Start", (*Session).Abort, (*Session).Start, exchange.StartupAbort},
+		{"Start then Start", (*Session).Start, (*Session).Start, StartupRun},
+		{"Abort then Abort", (*Session).Abort, (*Session).Abort, StartupAbort},
+		{"Abort then Start", (*Session).Abort, (*Session).Start, StartupAbort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, o, s := newSimSession(t, exchange.Default())
@@ -756,7 +757,7 @@ func TestTimedOutWaitReturnsFalseKeepsOwnershipAndLaterWaitSucceeds(t *testing.T
 	wantState(t, s, StateRunning)
 	wantBudget(t, f, bytes, 0)
 	wantNoEvents(t, f, s.ID(), EvPoison, devices.EvRelease)
-	if _, ok := s.Verification(); ok {
+	if _, ok := verification(s); ok {
 		t.Errorf("Verification is available before the session retired")
 	}
 
@@ -920,9 +921,9 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				t.Fatalf("Close = %v, want retired", out)
 			}
 			inOrder(t, f, s.ID(),
-				evA(EvDecide, uint64(exchange.StartupAbort)),
-				evAB(devices.EvHostStore, lineID, uint64(exchange.StartupAbort)),
-				evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+				evA(EvDecide, uint64(program.StartupAbort)),
+				evAB(devices.EvHostStore, lineID, uint64(program.StartupAbort)),
+				evAB(EvPublished, uint64(program.StartupAbort), 0),
 				evA(EvWait, uint64(DefaultCloseTimeout)),
 				evAB(EvJoin, ParticipantGPU, joinedResult(tc.gpu)),
 				evAB(EvJoin, ParticipantNPU, joinedResult(tc.npu)),
@@ -930,12 +931,12 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 				evA(devices.EvRelease, lineID),
 				evA(EvClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
-			observed := events(f, s.ID(), exchange.EvObserve)
+			observed := events(f, s.ID(), program.EvObserve)
 			if want := btoi(tc.gpu) + btoi(tc.npu); len(observed) != want {
 				t.Errorf("%d programs observed a decision, want %d", len(observed), want)
 			}
 			for _, e := range observed {
-				if e.B != uint64(exchange.StartupAbort) {
+				if e.B != uint64(program.StartupAbort) {
 					t.Errorf("%s observed %d, want ABORT", f.ActorName(e.Actor), e.B)
 				}
 			}
@@ -1023,7 +1024,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 				t.Errorf("after resetting %s: occupied %s=%v %s=%v, want false, true",
 					first.Name(), first.Name(), first.Occupied(), second.Name(), second.Occupied())
 			}
-			if v := s.Startup().Buffer().HostLoad(0); v != exchange.StartupRun {
+			if v := s.Startup().Buffer().HostLoad(0); v != program.StartupRun {
 				t.Errorf("the quarantined line reads %d, want RUN", v)
 			}
 
@@ -1066,7 +1067,7 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		t.Errorf("the quarantined line has %d bytes mapped, want 64", n)
 	}
 	_ = s.Startup().Buffer().HostLoad(0)
-	if x := s.Exchange(); x != nil {
+	if x := exchangeOf(s); x != nil {
 		_ = x.Payload().HostLoad(x.Payload().Size() - 4)
 	}
 	if !gpu.Occupied() || !npu.Occupied() {
@@ -1095,7 +1096,7 @@ func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
 		t.Fatalf("Close = %v, want quarantined", out)
 	}
 	inOrder(t, f, s.ID(),
-		evA(EvDecide, uint64(exchange.StartupAbort)),
+		evA(EvDecide, uint64(program.StartupAbort)),
 		evAB(EvJoin, ParticipantGPU, JoinRetired),
 		evAB(EvJoin, ParticipantNPU, JoinTimeout),
 		evA(EvClose, 1))
@@ -1139,7 +1140,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
 		}}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
-			_, err := NewExchangeSession(gpu, npu, exchange.Default())
+			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
@@ -1183,7 +1184,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		}},
 		{"budget: exhausted", devices.Config{Budget: 128}, ErrBudget, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
-			_, err := NewExchangeSession(gpu, npu, exchange.Default())
+			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},
@@ -1199,7 +1200,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		}},
 		{"invalid: bad exchange", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
-			_, err := NewExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
+			_, err := newExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
 			return result{err, ""}
 		}},
 	} {

@@ -14,6 +14,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 func TestRealTimeLifecycleVerifies(t *testing.T) {
@@ -33,11 +34,11 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 			wantVerified(t, s, 1000)
 			// Each program saw RUN only once it was visible to it, and
 			// touched the payload only after.
-			wantDecisionSeen(t, f, s, exchange.StartupRun)
+			wantDecisionSeen(t, f, s, program.StartupRun)
 			inOrder(t, f, s.ID(),
-				evAB(exchange.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(exchange.StartupRun)),
+				evAB(program.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(program.StartupRun)),
 				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.Startup().GPU()), 1),
-				evA(EvVerify, 1))
+				evAB(EvCheck, ParticipantNPU, 0))
 			// Each program started no sooner than its queue's dispatch latency.
 			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
 				fam := tc.queue
@@ -72,8 +73,8 @@ func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint
 		if d == npu {
 			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
 		}
-		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(exchange.EvObserve, inv, uint64(decision)))
-		if n := countEvents(f, s.ID(), evA(exchange.EvObserve, inv)); n != 1 {
+		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(program.EvObserve, inv, uint64(decision)))
+		if n := countEvents(f, s.ID(), evA(program.EvObserve, inv)); n != 1 {
 			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
 		}
 	}
@@ -86,13 +87,13 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	wantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
 	inOrder(t, f, s.ID(),
 		evAB(EvSubmit, ParticipantNPU, 1),
-		evA(EvDecide, uint64(exchange.StartupAbort)),
-		evAB(EvPublished, uint64(exchange.StartupAbort), 0),
+		evA(EvDecide, uint64(program.StartupAbort)),
+		evAB(EvPublished, uint64(program.StartupAbort), 0),
 		evAB(EvSubmitReturn, ParticipantNPU, 1))
 	waitDone(t, s, longWait)
 	gpu := invocation(t, f, s, s.Startup().GPU())
 	inOrder(t, f, s.ID(),
-		evAB(exchange.EvObserve, gpu, uint64(exchange.StartupAbort)),
+		evAB(program.EvObserve, gpu, uint64(program.StartupAbort)),
 		evAB(devices.EvRetire, gpu, 0),
 		evA(EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
@@ -107,11 +108,11 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 	wantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
 	waitDone(t, s, longWait)
 	wantState(t, s, StateAborted)
-	wantDecisionSeen(t, f, s, exchange.StartupAbort)
+	wantDecisionSeen(t, f, s, program.StartupAbort)
 	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
 		inv := invocation(t, f, s, d)
 		inOrder(t, f, s.ID(),
-			evAB(exchange.EvObserve, inv, uint64(exchange.StartupAbort)),
+			evAB(program.EvObserve, inv, uint64(program.StartupAbort)),
 			evAB(devices.EvRetire, inv, 0))
 	}
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
@@ -216,8 +217,8 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
 	waitDone(t, s, longWait)
-	if s.Decision() == exchange.StartupRun {
-		if v, ok := s.Verification(); !ok || !v.OK {
+	if s.Decision() == StartupRun {
+		if v, ok := verification(s); !ok || !v.OK {
 			t.Errorf("Verification = %+v, %v", v, ok)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // DefaultCloseTimeout is how long Close joins both programs before it
@@ -55,12 +55,13 @@ type Session struct {
 	gpu, npu   *devices.Prepared
 	gpuDone    *devices.Completion
 	npuDone    *devices.Completion
-	decision   uint32 // 0 until decided; recorded before publishing
+	decision   Decision // StartupWait until decided; recorded before publishing
 	poisoned   bool
 	retired    bool    // a Wait saw both participants retire
 	outcome    Outcome // set by Close
 	poisonedBy string  // why it was poisoned
-	verified   *exchange.Verification
+	checked    bool    // the programs' checks ran, after a RUN session retired
+	checkErr   error   // the first check that failed
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
@@ -90,22 +91,32 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 	return s, nil
 }
 
-// NewExchangeSession makes a startup line on gpu and npu and a session that
-// runs the built-in exchange with cfg, charged to the fabric's budget.
-func NewExchangeSession(gpu, npu *devices.Device, cfg exchange.Config) (*Session, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+// Programs prepares a session's two programs on its startup line, line:
+// the GPU one on a PM4 or AQL family of gpu, the NPU one on an XDNA family
+// of npu. Both must poll word 0 of line (WAIT, RUN, ABORT),
+// never write it, and retire without their peer's progress after ABORT.
+// Whatever else they reach they allocate from line's profile, tagged with
+// owner; when it fails, it releases what it allocated.
+type Programs func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (gpuProgram, npuProgram *devices.Prepared, err error)
+
+// Open makes a startup line on gpu and npu, charged to the fabric's budget,
+// prepares the session's programs on it with prepare, and makes the
+// session; when preparing fails, the line is released and prepare's error
+// returned.
+func Open(gpu, npu *devices.Device, prepare Programs) (*Session, error) {
 	st, err := NewStartup(gpu, npu, nil)
 	if err != nil {
 		return nil, err
 	}
-	x, err := exchange.Prepare(st.line, gpu, npu, cfg, st.id)
-	if err != nil {
-		_ = st.line.Release()
-		return nil, err
+	g, n, err := prepare(st.line, gpu, npu, st.id)
+	if err == nil {
+		var s *Session
+		if s, err = NewSession(st, g, n); err == nil {
+			return s, nil
+		}
 	}
-	return NewSession(st, x.GPU(), x.NPU())
+	_ = st.line.Release()
+	return nil, err
 }
 
 // ID identifies the session in events (it is the startup line's id).
@@ -114,13 +125,11 @@ func (s *Session) ID() uint64 { return s.startup.id }
 // Startup is the session's startup line.
 func (s *Session) Startup() *Startup { return s.startup }
 
-// Exchange is the built-in exchange the session runs, or nil for other programs.
-func (s *Session) Exchange() *exchange.Exchange {
-	if x := exchange.Of(s.gpu); x != nil && x == exchange.Of(s.npu) {
-		return x
-	}
-	return nil
-}
+// GPU is the session's prepared GPU program.
+func (s *Session) GPU() *devices.Prepared { return s.gpu }
+
+// NPU is the session's prepared NPU program.
+func (s *Session) NPU() *devices.Prepared { return s.npu }
 
 func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
 	s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
@@ -173,7 +182,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 	if err != nil {
 		s.emit(EvSubmit, who, 1, err.Error())
 		if broken != skipRejectAbort {
-			_ = s.decide(op, exchange.StartupAbort) // the peer must not wait for a RUN that never comes
+			_ = s.decide(op, StartupAbort) // the peer must not wait for a RUN that never comes
 		}
 		return err
 	}
@@ -191,13 +200,13 @@ func participantName(who uint64) string {
 
 // decide records the decision, then publishes it. If publishing fails the
 // session is poisoned, and no other decision is ever published.
-func (s *Session) decide(op string, v uint32) error {
+func (s *Session) decide(op string, v Decision) error {
 	if err := s.ready(op); err != nil {
 		return err
 	}
 	s.decision = v
 	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
-	if err := s.startup.publish(decided, v); err != nil {
+	if err := s.startup.publish(decided, uint32(v)); err != nil {
 		if broken != skipPublishPoison {
 			s.poison("publication failed: " + err.Error())
 		}
@@ -225,7 +234,7 @@ func (s *Session) Start() error {
 	if (s.gpuDone == nil || s.npuDone == nil) && !(broken == runWithOneAccepted && (s.gpuDone != nil || s.npuDone != nil)) {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
-	return s.decide("start", exchange.StartupRun)
+	return s.decide("start", StartupRun)
 }
 
 // Abort publishes ABORT before a decision. It does not cancel a running
@@ -233,7 +242,7 @@ func (s *Session) Start() error {
 func (s *Session) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.decide("abort", exchange.StartupAbort)
+	return s.decide("abort", StartupAbort)
 }
 
 // IsComplete reports, without making progress, whether a decision was made
@@ -325,7 +334,7 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	if ok {
 		result = 1
 		s.retired = true
-		s.verify()
+		s.check()
 	}
 	s.emit(EvWaitEnd, result, 0, "")
 	return ok, err
@@ -429,19 +438,29 @@ func (c *closeSignal) fire() {
 	c.fired.Store(true)
 }
 
-// verify checks the exchange once, after a RUN session retired.
-func (s *Session) verify() {
-	x := s.Exchange()
-	if x == nil || s.decision != exchange.StartupRun || s.verified != nil {
+// check runs the programs' own checks once, after a RUN session retired:
+// one check event for each program that is a program.Checker, and the
+// first failure kept for Checked.
+func (s *Session) check() {
+	if s.decision != StartupRun || s.checked {
 		return
 	}
-	v := x.Verify()
-	s.verified = &v
-	ok := uint64(0)
-	if v.OK {
-		ok = 1
+	s.checked = true
+	for who, p := range [...]*devices.Prepared{ParticipantGPU: s.gpu, ParticipantNPU: s.npu} {
+		c, ok := p.Program().(program.Checker)
+		if !ok {
+			continue
+		}
+		err := c.Check()
+		if err == nil {
+			s.emit(EvCheck, uint64(who), 0, "")
+			continue
+		}
+		s.emit(EvCheck, uint64(who), 1, err.Error())
+		if s.checkErr == nil {
+			s.checkErr = err
+		}
 	}
-	s.emit(EvVerify, ok, uint64(v.Verified), v.Problem)
 }
 
 // Close is the drop path: abort if undecided, join both for up to
@@ -471,16 +490,19 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	}
 	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
-		_ = s.decide("close", exchange.StartupAbort)
+		_ = s.decide("close", StartupAbort)
 	}
 	retired := s.retired
+	interruptedBefore, waited := errors.Is(ctx.Err(), context.Canceled), time.Duration(0)
 	if !retired && s.decision != 0 && broken != skipCloseJoin {
+		start := s.startup.fabric.Now()
 		retired, _ = s.wait(ctx, max(timeout, 0))
+		waited = s.startup.fabric.Now() - start
 	}
 	bufs := s.buffers()
 	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
-		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(retired, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}
@@ -492,12 +514,25 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	return s.outcome
 }
 
-func (s *Session) quarantineReason(retired bool, timeout time.Duration) string {
+// quarantineReason says why a close quarantines: the session was
+// poisoned, the close's context was cancelled before it joined (closed
+// without joining) or while it joined (interrupted, after the time it
+// waited), or a participant did not retire within the timeout (or the
+// context's deadline).
+func (s *Session) quarantineReason(ctx context.Context, interruptedBefore bool, waited, timeout time.Duration) string {
 	// As fmt.Sprintf("session %d: ...") would say it, without fmt: a
 	// campaign's trials quarantine sessions by the thousand.
 	id := strconv.FormatUint(s.startup.id, 10)
-	if s.poisoned {
+	switch {
+	case s.poisoned:
 		return "session " + id + ": poisoned (" + s.poisonedBy + ")"
+	case interruptedBefore:
+		return "session " + id + ": closed without joining, interrupted before the join began"
+	case errors.Is(ctx.Err(), context.Canceled) && waited < timeout:
+		if waited = waited.Round(time.Microsecond); waited >= time.Second {
+			waited = waited.Round(time.Millisecond)
+		}
+		return "session " + id + ": the close was interrupted after " + waited.String() + ", before a participant retired"
 	}
 	return "session " + id + ": a participant did not retire within " + timeout.String()
 }
@@ -548,7 +583,7 @@ func (s *Session) State() State {
 		return StatePoisoned
 	case s.decision == 0:
 		return StateUndecided
-	case s.decision == exchange.StartupAbort:
+	case s.decision == StartupAbort:
 		return StateAborted
 	case s.retired:
 		return StateRetired
@@ -556,20 +591,19 @@ func (s *Session) State() State {
 	return StateRunning
 }
 
-// Decision is the decision published (RUN or ABORT), or 0 before one.
-func (s *Session) Decision() uint32 {
+// Decision is the decision published (RUN or ABORT), or StartupWait before
+// one.
+func (s *Session) Decision() Decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.decision
 }
 
-// Verification is the host's check of the exchange, once a RUN session
-// retired; ok is false before that or for programs other than the exchange.
-func (s *Session) Verification() (v exchange.Verification, ok bool) {
+// Checked reports the programs' own checks (program.Checker), which run
+// once a RUN session retired: done is false before that; problem is the
+// first check's error, nil when every check passed or no program has one.
+func (s *Session) Checked() (problem error, done bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.verified == nil {
-		return exchange.Verification{}, false
-	}
-	return *s.verified, true
+	return s.checkErr, s.checked
 }

@@ -26,7 +26,7 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 	var err error
 	for {
 		var s *Session
-		if s, err = NewExchangeSession(gpu, npu, exchange.Default()); err != nil {
+		if s, err = newExchangeSession(gpu, npu, exchange.Default()); err != nil {
 			break
 		}
 		open = append(open, s)

@@ -124,7 +124,7 @@ func TestClosedSessionsProgramIsRefused(t *testing.T) {
 	start(t, s)
 	waitDone(t, s, sessionGenerous)
 	closeAs(t, "Close", s, Retired)
-	c, err := s.Exchange().GPU().Dispatch()
+	c, err := exchangeOf(s).GPU().Dispatch()
 	if c != nil || !errors.Is(err, devices.ErrBusy) || !strings.Contains(err.Error(), "released") {
 		t.Errorf("Dispatch of a closed session's GPU program = %v, %v; want a busy error about the released buffer", c, err)
 	}

@@ -24,8 +24,9 @@ print("wait        both retired: " .. tostring(s:wait(0.01)))
 print("close       " .. s:close(0.01))
 resident.fault("gpu.run", "off")
 local b = resident.budget()
-print(string.format("budget      %d charged, %d of it quarantined", b.charged, b.quarantined))
-print("quarantined " .. #resident.quarantined() .. " session(s)")
+print(string.format("budget      %d bytes charged, %d bytes of them quarantined", b.charged, b.quarantined))
+local n = #resident.quarantined()
+print("quarantined " .. n .. (n == 1 and " session" or " sessions"))
 
 -- A quarantined session keeps its devices: a new one cannot be admitted.
 local s2 = startup{}
@@ -38,7 +39,7 @@ s2:close()
 resident.reset("gpu")
 resident.reset("npu")
 b = resident.budget()
-print(string.format("after reset %d quarantined session(s), %d bytes charged", #resident.quarantined(), b.charged))
+print(string.format("after reset %d sessions quarantined, %d bytes charged", #resident.quarantined(), b.charged))
 
 -- And the fabric works again.
 s = startup{}

@@ -111,7 +111,7 @@ func TestEvents(t *testing.T) {
 			seen[e.actor .. " " .. e.kind] = (seen[e.actor .. " " .. e.kind] or 0) + 1
 		end
 		for _, k in ipairs{"host startup", "host submit", "host decide", "host published", "gpu0 dispatch", "npu0 dispatch",
-				"gpu0 observe", "npu0 observe", "gpu0 retire", "npu0 retire", "host verify", "host close", "host release"} do
+				"gpu0 observe", "npu0 observe", "gpu0 retire", "npu0 retire", "host check", "host close", "host release"} do
 			assert(seen[k], "no " .. k .. " event")
 		end
 		assert(seen["host publication"] == 3, "one publication per PM4, AQL and XDNA family")
@@ -434,7 +434,7 @@ func TestFabric(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 	}
 	// The replaced fabrics were closed: no dispatch is accepted on them.
-	old, err := engine.NewExchangeSession(made[0].First(devices.GPU), made[0].First(devices.NPU), exchange.Default())
+	old, err := engine.Open(made[0].First(devices.GPU), made[0].First(devices.NPU), exchange.Programs(exchange.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func TestGivenFabric(t *testing.T) {
 		t.Errorf("a given fabric is not announced: %q", h.stderr.String())
 	}
 	// Still open: a new exchange runs on it.
-	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}

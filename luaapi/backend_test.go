@@ -8,6 +8,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
@@ -61,8 +62,8 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	defer r.stop()
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
 	const session = 9
-	f.Events().Emit(gpu.Actor(), session, exchange.EvKernelObserve, 1, uint64(3*time.Microsecond), "")
-	f.Events().Emit(gpu.Actor(), session, exchange.EvKernelRetire, 1, uint64(40*time.Microsecond), "")
+	f.Events().Emit(gpu.Actor(), session, kernel.EvObserve, 1, uint64(3*time.Microsecond), "")
+	f.Events().Emit(gpu.Actor(), session, kernel.EvRetire, 1, uint64(40*time.Microsecond), "")
 	var st SessionStats
 	line := r.timeline(session)
 	line.fill(gpu.Actor(), npu.Actor(), &st)

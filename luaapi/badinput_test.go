@@ -15,7 +15,7 @@ func TestBadInput(t *testing.T) {
 		{"startup number", `resident.startup(5)`, `<string>:1: bad argument #1 to 'startup' (table expected, got number)`},
 		{"startup string field", `resident.startup{rounds="x"}`, `<string>:1: bad argument #1 to 'startup' (field 'rounds': number expected, got string)`},
 		{"startup fractional", `resident.startup{rounds=1.5}`, `<string>:1: bad argument #1 to 'startup' (field 'rounds': number has no integer representation, got 1.5)`},
-		{"startup unknown field", `resident.startup{credit=4}`, `<string>:1: bad argument #1 to 'startup' (unknown field 'credit'; fields are gpu, rounds, credits, slot_bytes)`},
+		{"startup unknown field", `resident.startup{credit=4}`, `<string>:1: bad argument #1 to 'startup' (unknown field 'credit'; fields are gpu, npu, rounds, credits, slot_bytes, queue, buffers, args)`},
 		{"startup gpu type", `resident.startup{gpu=1}`, `<string>:1: bad argument #1 to 'startup' (field 'gpu': string expected, got number)`},
 		{"startup size type", `resident.startup{slot_bytes=true}`, `<string>:1: bad argument #1 to 'startup' (field 'slot_bytes': number or string expected, got boolean)`},
 		{"submit no value", `resident.submit_gpu()`, `<string>:1: bad argument #1 to 'submit_gpu' (session expected, got no value)`},
@@ -63,6 +63,7 @@ func TestBadInput(t *testing.T) {
 		{"fractional size", `resident.startup{slot_bytes="1.3B"}`, `invalid: slot_bytes: size "1.3B" is not a whole number of bytes`},
 		{"odd size", `resident.startup{slot_bytes=12}`, `invalid: slot_bytes must be a multiple of 8 from 8 to 1048576, got 12`},
 		{"huge budget", `s:close(); resident.fabric{budget="9999999TiB"}`, `invalid: budget: size "9999999TiB" is too large; the most is 8PiB (9007199254740992 bytes)`},
+		{"budget above the most", `s:close(); resident.fabric{budget="9PiB"}`, `invalid: budget: size "9PiB" is too large; the most is 8PiB (9007199254740992 bytes)`},
 		{"zero budget", `s:close(); resident.fabric{budget=0}`, `invalid: budget: a budget of 0 bytes leaves no memory; give a positive size`},
 		{"bad budget", `s:close(); resident.fabric{budget="lots"}`, `invalid: budget: "lots" is not a size; ` + sizeHint},
 
@@ -74,6 +75,16 @@ func TestBadInput(t *testing.T) {
 		{"upper-case queue", `resident.startup{gpu="AQL"}`, `invalid: gpu: the GPU's queue kind must be "aql" or "pm4", got "AQL" (queue kinds are lower case: "aql")`},
 		{"negative seed", `s:close(); resident.fabric{seed=-1}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
 		{"seed above 2^53-1", `s:close(); resident.fabric{seed=2^53}`, `invalid: seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (9007199254740991), got 9007199254740992`},
+
+		// A trial's numbers, checked as startup's are.
+		{"trial huge sessions", `resident.trial{sessions=1e9}`, `invalid: sessions must be from 1 to 10000, got 1000000000`},
+		{"trial sessions 2^53", `resident.trial{sessions=2^53}`, `invalid: sessions must be from 1 to 10000, got 9007199254740992`},
+		{"trial zero sessions", `resident.trial{sessions=0}`, `invalid: sessions must be from 1 to 10000, got 0`},
+		{"trial negative rounds", `resident.trial{rounds=-5}`, `invalid: rounds must be from 1 to 1000000, got -5`},
+		{"trial too many credits", `resident.trial{credits=1000}`, `invalid: credits must be from 1 to 64, got 1000`},
+		{"trial negative faults", `resident.trial{faults=-3}`, `invalid: faults must be from 0 to 10, got -3`},
+		{"trial negative seed", `resident.trial{seed=-1}`, `invalid: seed must be a whole number from 1 to 2^53-1 (9007199254740991), got -1`},
+		{"trial zero seed", `resident.trial{seed=0}`, `invalid: seed must be a whole number from 1 to 2^53-1 (9007199254740991), got 0`},
 
 		// Faults.
 		{"unknown fault site", `resident.fault("gpu.dispatchx", "error")`, `invalid: unknown fault site "gpu.dispatchx"; sites are gpu.dispatch, npu.dispatch, gpu.run, npu.run, npu.drain, gpu.complete, npu.complete, host.publish, memory.alloc, payload.corrupt`},
@@ -108,5 +119,21 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("%s\n got: %s\nwant: %s", tc.code, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStringErrorsCalledByPcall checks a string error of a module function
+// that pcall calls directly (no Lua code between them to give a position)
+// is the message alone, as Lua 5.1's luaL_error makes it: no leading space.
+func TestStringErrorsCalledByPcall(t *testing.T) {
+	h := sim(t)
+	for code, want := range map[string]string{
+		`select(2, pcall(resident.wait, {}, 1))`:                                                           `bad argument #1 to 'wait' (session expected, got table)`,
+		`select(2, pcall(resident.plot, {file = "/nonexistent/p.svg", kind = "cdf", series = {a = {1}}}))`: `resident.plot: cannot write /nonexistent/p.svg: no such file or directory`,
+		`select(2, pcall(function() resident.wait({}, 1) end))`:                                            `<string>:1: bad argument #1 to 'wait' (session expected, got table)`,
+	} {
+		if got := h.str(code); got != want {
+			t.Errorf("%s = %q, want %q", code, got, want)
+		}
 	}
 }

@@ -58,7 +58,7 @@ func (m *Module) checkFn(L *lua.LState) int {
 		}
 		var err error
 		if scenario, err = loadScenario(ctx, path, out); err != nil {
-			L.RaiseError("resident.check: %s", err.Error())
+			raiseString(L, "resident.check: %s", err.Error())
 		}
 	}
 	if replay != "" {
@@ -72,9 +72,9 @@ func (m *Module) checkFn(L *lua.LState) int {
 	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
 	switch {
 	case rep.Nondeterministic != "":
-		L.RaiseError("resident.check: %s", rep.Nondeterministic)
+		raiseString(L, "resident.check: %s", rep.Nondeterministic)
 	case !rep.Exhausted:
-		L.RaiseError("resident.check interrupted after %d schedules and %d distinct states, before the end of the bounded space (invariants found broken by then: %d)",
+		raiseString(L, "resident.check interrupted before the end of the bounded space (schedules explored: %d, distinct states: %d, invariants found broken by then: %d)",
 			rep.Schedules, rep.States, len(rep.Counterexamples))
 	}
 	L.Push(reportTable(L, &rep))

@@ -111,7 +111,7 @@ func TestCheckInterrupted(t *testing.T) {
 	h.L.SetContext(ctx)
 	err := h.L.CallByParam(lua.P{Fn: fn, Protect: true}, h.L.NewTable())
 	h.L.RemoveContext()
-	if err == nil || !strings.Contains(err.Error(), "resident.check interrupted after 0 schedules") || strings.Contains(err.Error(), internalError) {
+	if err == nil || !strings.Contains(err.Error(), "resident.check interrupted before the end of the bounded space (schedules explored: 0,") || strings.Contains(err.Error(), internalError) {
 		t.Errorf("a check with its context ended: %v", err)
 	}
 }

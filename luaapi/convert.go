@@ -69,13 +69,16 @@ var sizeUnits = map[string]float64{
 	"mib": 1 << 20,
 	"gib": 1 << 30,
 	"tib": 1 << 40,
+	"pib": 1 << 50,
 }
 
 // sizeHint is how every size message ends.
 const sizeHint = `give bytes as a number or a string like "64", "4KiB", "2MiB" or "1GiB"`
 
 // parseSize reads a size: a number of bytes or a string such as "64", "4KiB",
-// "2MiB" or "1GiB" (units are powers of 1024). problem says what is wrong.
+// "2MiB" or "1GiB" (units are powers of 1024, up to PiB, so that the most,
+// 8PiB, can be written as the message that names it does). problem says
+// what is wrong.
 func parseSize(v lua.LValue) (n int64, problem string) {
 	var f float64
 	var shown string

@@ -72,26 +72,31 @@ func docExamples(t *testing.T, path string) []docExample {
 
 const docsPath = "../docs/lua-api.md"
 
-// TestDocs runs every ```lua block of docs/lua-api.md in a fresh state, in
-// simulated time with seed 1 and the globals set, and compares what it prints
-// with the ```output block that follows it.
+// TestDocs runs every ```lua block of docs/lua-api.md and docs/programs.md
+// in a fresh state, in simulated time with seed 1 and the globals set, and
+// compares what it prints with the ```output block that follows it.
 func TestDocs(t *testing.T) {
-	examples := docExamples(t, docsPath)
-	if len(examples) < 25 {
-		t.Fatalf("only %d examples in %s", len(examples), docsPath)
-	}
-	for _, ex := range examples {
-		t.Run(fmt.Sprintf("line%d", ex.line), func(t *testing.T) {
-			h := newHarness(t, Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true})
-			if err := h.L.DoString(ex.code); err != nil {
-				t.Fatalf("%s:%d: %v\n%s", docsPath, ex.line, err, ex.code)
-			}
-			got := h.stdout.String()
-			if os.Getenv("RESIDENT_DOCS_PRINT") != "" {
-				fmt.Printf("---- line %d\n%s", ex.line, got)
-			}
-			if ex.hasOutput && got != ex.output {
-				t.Errorf("%s:%d: output\n%s\nwant\n%s", docsPath, ex.line, got, ex.output)
+	for _, path := range []string{docsPath, "../docs/programs.md"} {
+		examples := docExamples(t, path)
+		if path == docsPath && len(examples) < 25 {
+			t.Fatalf("only %d examples in %s", len(examples), path)
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Chdir("..") // the examples name files as a reader at the repository's root does
+			for _, ex := range examples {
+				t.Run(fmt.Sprintf("line%d", ex.line), func(t *testing.T) {
+					h := newHarness(t, Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true})
+					if err := h.L.DoString(ex.code); err != nil {
+						t.Fatalf("%s:%d: %v\n%s", path, ex.line, ErrorString(err), ex.code)
+					}
+					got := h.stdout.String()
+					if os.Getenv("RESIDENT_DOCS_PRINT") != "" {
+						fmt.Printf("---- line %d\n%s", ex.line, got)
+					}
+					if ex.hasOutput && got != ex.output {
+						t.Errorf("%s:%d: output\n%s\nwant\n%s", path, ex.line, got, ex.output)
+					}
+				})
 			}
 		})
 	}

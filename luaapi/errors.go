@@ -92,7 +92,7 @@ func (m *Module) raise(L *lua.LState, err error) {
 		L.Error(m.errorValue(L, e), 1)
 		return
 	}
-	L.RaiseError("%s", err.Error())
+	raiseString(L, "%s", err.Error())
 }
 
 // invalid raises an invalid error value for op.
@@ -103,7 +103,26 @@ func (m *Module) invalid(L *lua.LState, op, format string, args ...any) {
 // argError raises "bad argument #n to 'name' (msg)", as Lua's auxiliary
 // library does.
 func argError(L *lua.LState, n int, name, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)
+	raiseString(L, "bad argument #%d to '%s' (%s)", n, name, msg)
+}
+
+// raiseString raises a string error as Lua 5.1's luaL_error does: the
+// position of the nearest Lua code that called, "chunk:line: ", then the
+// message. gopher-lua's RaiseError puts a space before the message even
+// where there is no position (a module function called by pcall itself).
+func raiseString(L *lua.LState, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for level := 0; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" && dbg.CurrentLine >= 0 {
+			msg = fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, msg)
+			break
+		}
+	}
+	L.Error(lua.LString(msg), 0)
 }
 
 // typeName names the type of argument n, "no value" when it is absent.
@@ -140,7 +159,7 @@ func guard(name string, fn lua.LGFunction) lua.LGFunction {
 				if _, ok := r.(*lua.ApiError); ok {
 					panic(r)
 				}
-				L.RaiseError("%s in '%s': %v (please report this)", internalError, name, r)
+				raiseString(L, "%s in '%s': %v (please report this)", internalError, name, r)
 			}
 		}()
 		return fn(L)

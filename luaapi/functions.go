@@ -44,8 +44,12 @@ var functions = []Function{
 		Summary: "Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found."},
 	{Name: "check", call: (*Module).checkFn,
 		Summary: "Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule."},
+	{Name: "program", call: (*Module).program,
+		Summary: "Makes a device program written in Lua, from a file or a source string, for resident.startup{gpu = ..., npu = ...}."},
+	{Name: "kernel", call: (*Module).kernelFn,
+		Summary: "Makes a GPU program of your own PTX kernel, for a fabric whose GPU is real (--gpu cuda), to run beside an NPU program."},
 	{Name: "startup", Global: true, call: (*Module).startup,
-		Summary: "Makes a session on the fabric's first GPU and NPU."},
+		Summary: "Makes a session on the fabric's first GPU and NPU: the built-in exchange, or two programs of your own."},
 	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,
 		Summary: "Dispatches the GPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error."},
 	{Name: "submit_npu", Method: true, Global: true, verb: (*engine.Session).SubmitNPU,
@@ -342,7 +346,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base devices.Timing) 
 		})
 		sort.Strings(keys)
 		for _, k := range keys {
-			fig, err := t.Figure(k)
+			fig, err := devices.TimingFigure(&t, k)
 			if err != nil {
 				m.raise(L, err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaprogram"
 )
 
 // Options configure Open.
@@ -71,6 +72,11 @@ type Options struct {
 	// raised, with the call in words: the model checker records a
 	// scenario's operations with it.
 	OnOperation func(Operation)
+	// SimulatedOnly refuses every fabric that would not run in simulated
+	// time (mode "realtime", or a hardware GPU backend): for states whose
+	// results must follow from their seeds alone, such as a campaign's
+	// trials.
+	SimulatedOnly bool
 }
 
 // DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
@@ -90,6 +96,10 @@ type Module struct {
 	table       *lua.LTable // the module table require returns
 	sessionMeta *lua.LTable
 	errorMeta   *lua.LTable
+	programMeta *lua.LTable
+	kernelMeta  *lua.LTable
+
+	programs map[string]*luaprogram.Program // compiled by resident.program, by their text
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
@@ -169,6 +179,8 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	m.errorMeta = newErrorMeta(L)
 	m.table = m.newModuleTable(L)
 	m.sessionMeta = m.newSessionMeta(L)
+	m.programMeta = m.newProgramMeta(L)
+	m.kernelMeta = m.newKernelMeta(L)
 	L.PreloadModule("resident", func(L *lua.LState) int {
 		L.Push(m.table)
 		return 1
@@ -263,6 +275,9 @@ func (m *Module) current() (*fabricState, error) {
 // newFabric makes the module's next fabric from cfg, with the next derived
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
+	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != BackendSim)) {
+		return nil, devices.Fixed(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
+	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
 		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
@@ -448,6 +463,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 		if fs.own {
 			fs.f.Close()
 		}
+	}
+	for _, p := range m.programs {
+		p.Close()
 	}
 	return reports
 }

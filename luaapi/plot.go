@@ -63,7 +63,7 @@ func (m *Module) plotFn(L *lua.LState) int {
 func (m *Module) plotError(L *lua.LState, err error) {
 	msg := strings.TrimPrefix(err.Error(), "plot: ")
 	if _, isPath := errors.AsType[*fs.PathError](err); isPath {
-		L.RaiseError("resident.plot: %s", msg)
+		raiseString(L, "resident.plot: %s", msg)
 	}
 	m.invalid(L, "plot", "%s", msg)
 }

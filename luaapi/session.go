@@ -19,7 +19,8 @@ type session struct {
 	m        *Module
 	id       uint64
 	seed     uint64
-	cfg      exchange.Config
+	cfg      exchange.Config // the built-in exchange's shape, zero for programs
+	programs *programSession // the user's programs, nil for the built-in exchange
 	gpuName  string
 	npuName  string
 	gpuActor devices.Actor
@@ -37,9 +38,11 @@ type session struct {
 // the recorder's timeline. A frozen session keeps it by value.
 type record struct {
 	state        engine.State
-	decision     uint32
+	decision     engine.Decision
 	verification exchange.Verification
-	verified     bool // the host verified the exchange
+	verified     bool  // the host verified the exchange
+	checked      bool  // the programs' checks ran
+	checkErr     error // the first that failed
 	line         timeline
 }
 
@@ -49,7 +52,10 @@ func (s *session) record() record {
 		return *s.frozen
 	}
 	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: s.fab.rec.timeline(s.id)}
-	r.verification, r.verified = s.eng.Verification()
+	if x := exchange.Of(s.eng.NPU()); x != nil {
+		r.verification, r.verified = x.Verification()
+	}
+	r.checkErr, r.checked = s.eng.Checked()
 	return r
 }
 
@@ -117,10 +123,19 @@ func (s *session) stats() SessionStats {
 		GPU:       DeviceStats{Device: s.gpuName},
 		NPU:       DeviceStats{Device: s.npuName},
 	}
+	if p := s.programs; p != nil {
+		st.GPUQueue, st.Programs = p.queue.String(), &Programs{GPU: p.gpu, NPU: p.npu}
+	}
+	if r.checked {
+		st.Check = &Check{OK: r.checkErr == nil}
+		if r.checkErr != nil {
+			st.Check.Problem = r.checkErr.Error()
+		}
+	}
 	switch r.decision {
-	case exchange.StartupRun:
+	case engine.StartupRun:
 		st.Decision = "run"
-	case exchange.StartupAbort:
+	case engine.StartupAbort:
 		st.Decision = "abort"
 	}
 	if v := r.verification; r.verified {
@@ -133,6 +148,9 @@ func (s *session) stats() SessionStats {
 
 // String is how tostring shows the session.
 func (s *session) String() string {
+	if p := s.programs; p != nil {
+		return fmt.Sprintf("session %d (%s, %s, programs %s and %s)", s.id, s.state(), p.queue, p.gpu, p.npu)
+	}
 	return fmt.Sprintf("session %d (%s, %s, rounds=%d, credits=%d, slot_bytes=%d)",
 		s.id, s.state(), s.cfg.GPUQueue, s.cfg.Rounds, s.cfg.Credits, s.cfg.SlotBytes)
 }
@@ -181,7 +199,7 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 		return 1
 	})))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
-		L.RaiseError("a session's fields are read-only; cannot set '%s'", L.Get(2).String())
+		raiseString(L, "a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
 	})))
 	mt.RawSetString("__tostring", L.NewFunction(guard("__tostring", func(L *lua.LState) int {
@@ -226,34 +244,64 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		why = " (the caller's deadline passed)"
 	}
-	L.RaiseError("%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
+	raiseString(L, "%s on session %d interrupted%s; the session keeps its devices: wait again or close it", op, id, why)
 }
 
-// startup makes a session: resident.startup{gpu=, rounds=, credits=, slot_bytes=}.
+// startup makes a session: resident.startup{gpu=, rounds=, credits=,
+// slot_bytes=} runs the built-in exchange (gpu its queue kind);
+// resident.startup{gpu = PROGRAM, npu = PROGRAM, ...} runs two programs
+// (startupPrograms).
 func (m *Module) startup(L *lua.LState) int {
 	const name = "startup"
-	t := fields(L, 1, name, true, "gpu", "rounds", "credits", "slot_bytes")
+	t := fields(L, 1, name, true, "gpu", "npu", "rounds", "credits", "slot_bytes", "queue", "buffers", "args")
+	if gpu, gk := m.asProgram(field(t, "gpu")), m.asKernel(field(t, "gpu")); gpu != nil || gk != nil {
+		return m.startupPrograms(L, t, gpu, gk, m.asProgram(field(t, "npu")))
+	}
+	for _, f := range []string{"npu", "queue", "buffers", "args"} {
+		if field(t, f) != lua.LNil {
+			argError(L, 1, name, "field '"+f+"' goes with programs: give gpu = PROGRAM and npu = PROGRAM (resident.program), or leave it out for the built-in exchange")
+		}
+	}
 	def := exchange.Default()
-	queue := stringField(L, 1, name, t, "gpu", def.GPUQueue.String())
 	cfg := exchange.Config{
 		Rounds:    int(intField(L, 1, name, t, "rounds", int64(def.Rounds))),
 		Credits:   int(intField(L, 1, name, t, "credits", int64(def.Credits))),
 		SlotBytes: int(m.sizeField(L, 1, name, "startup", t, "slot_bytes", int64(def.SlotBytes))),
 	}
-	if len(m.tracked) >= m.opts.MaxOpenSessions {
-		m.raise(L, devices.Errorf(devices.KindBusy, name, "%d sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones", len(m.tracked)))
+	cfg.GPUQueue = m.queueOption(L, name, stringField(L, 1, name, t, "gpu", def.GPUQueue.String()), "gpu")
+	if err := cfg.Validate(); err != nil {
+		m.raise(L, err)
 	}
+	fs, gpu, npu := m.sessionDevices(L)
+	eng, err := engine.Open(gpu, npu, exchange.Programs(cfg))
+	if err != nil {
+		m.raise(L, err)
+	}
+	s := m.newSession(L, eng, fs)
+	s.cfg = cfg
+	L.Push(s.ud)
+	return 1
+}
+
+// queueOption reads the GPU program's queue kind, "aql" or "pm4", from the
+// field named key.
+func (m *Module) queueOption(L *lua.LState, name, queue, key string) devices.Command {
 	cmd, err := devices.ParseCommand(queue)
 	if err != nil || (cmd != devices.AQL && cmd != devices.PM4) {
 		hint := ""
 		if lower := strings.ToLower(queue); lower == "aql" || lower == "pm4" {
 			hint = fmt.Sprintf(" (queue kinds are lower case: %q)", lower)
 		}
-		m.invalid(L, name, "gpu: the GPU's queue kind must be \"aql\" or \"pm4\", got %q%s", queue, hint)
+		m.invalid(L, name, "%s: the GPU's queue kind must be \"aql\" or \"pm4\", got %q%s", key, queue, hint)
 	}
-	cfg.GPUQueue = cmd
-	if err := cfg.Validate(); err != nil {
-		m.raise(L, err)
+	return cmd
+}
+
+// sessionDevices is the current fabric and its first GPU and NPU, for a
+// new session, once the state may keep another.
+func (m *Module) sessionDevices(L *lua.LState) (*fabricState, *devices.Device, *devices.Device) {
+	if len(m.tracked) >= m.opts.MaxOpenSessions {
+		m.raise(L, devices.Errorf(devices.KindBusy, "startup", "%d sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones", len(m.tracked)))
 	}
 	fs, err := m.current()
 	if err != nil {
@@ -263,12 +311,14 @@ func (m *Module) startup(L *lua.LState) int {
 	if gpu == nil || npu == nil {
 		m.raise(L, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU"))
 	}
-	eng, err := engine.NewExchangeSession(gpu, npu, cfg)
-	if err != nil {
-		m.raise(L, err)
-	}
+	return fs, gpu, npu
+}
+
+// newSession tracks eng, made on fs, as a session userdata.
+func (m *Module) newSession(L *lua.LState, eng *engine.Session, fs *fabricState) *session {
+	gpu, npu := eng.Startup().GPU(), eng.Startup().NPU()
 	s := &session{
-		m: m, id: eng.ID(), seed: fs.f.Seed(), cfg: cfg,
+		m: m, id: eng.ID(), seed: fs.f.Seed(),
 		gpuName: gpu.Name(), npuName: npu.Name(), gpuActor: gpu.Actor(), npuActor: npu.Actor(),
 		eng: eng, fab: fs,
 	}
@@ -276,8 +326,7 @@ func (m *Module) startup(L *lua.LState) int {
 	s.ud.Value = s
 	L.SetMetatable(s.ud, m.sessionMeta)
 	m.tracked[s.id] = s
-	L.Push(s.ud)
-	return 1
+	return s
 }
 
 // act makes the module function that calls one of the engine session's
@@ -329,9 +378,15 @@ func (m *Module) close(L *lua.LState) int {
 		L.Push(lua.LString(s.closedOutcome()))
 		return 1
 	}
-	out := s.eng.CloseWithin(ctxOf(L), d)
+	ctx := ctxOf(L)
+	out := s.eng.CloseWithin(ctx, d)
 	if out == engine.Retired {
 		m.finish(s)
+	}
+	if out == engine.Quarantined && errors.Is(ctx.Err(), context.Canceled) {
+		// The close is done (a quarantine is not undone), but what the
+		// caller asked for was interrupted, as a wait's is.
+		raiseString(L, "close on session %d interrupted; it is quarantined (%s): reset its devices to release it", s.id, s.quarantineReason())
 	}
 	L.Push(lua.LString(out.String()))
 	return 1
@@ -395,6 +450,20 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 			vt.RawSetString("problem", lua.LString(v.Problem))
 		}
 		t.RawSetString("verification", vt)
+	}
+	if p := st.Programs; p != nil {
+		pt := L.CreateTable(0, 2)
+		pt.RawSetString("gpu", lua.LString(p.GPU))
+		pt.RawSetString("npu", lua.LString(p.NPU))
+		t.RawSetString("programs", pt)
+	}
+	if c := st.Check; c != nil {
+		ct := L.CreateTable(0, 2)
+		ct.RawSetString("ok", lua.LBool(c.OK))
+		if c.Problem != "" {
+			ct.RawSetString("problem", lua.LString(c.Problem))
+		}
+		t.RawSetString("check", ct)
 	}
 	return t
 }

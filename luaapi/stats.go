@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -25,7 +26,26 @@ type SessionStats struct {
 	Decided      *float64      `json:"decided"`            // when the host recorded the decision
 	GPU          DeviceStats   `json:"gpu"`
 	NPU          DeviceStats   `json:"npu"`
-	Verification *Verification `json:"verification"` // nil until a RUN session retired
+	Verification *Verification `json:"verification"` // the built-in exchange's, nil until a RUN session retired
+	// Programs names the programs of a session of the user's programs;
+	// nil for the built-in exchange (whose shape Rounds, Credits and
+	// SlotBytes give).
+	Programs *Programs `json:"programs,omitempty"`
+	// Check is what the programs' own checks found once a RUN session
+	// retired; nil before that.
+	Check *Check `json:"check,omitempty"`
+}
+
+// Programs names a session's programs.
+type Programs struct {
+	GPU string `json:"gpu"`
+	NPU string `json:"npu"`
+}
+
+// Check is what a session's programs' own checks found.
+type Check struct {
+	OK      bool   `json:"ok"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // DeviceStats is one participant's timeline.
@@ -160,7 +180,7 @@ func (r *recorder) observeEvent(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, exchange.EvObserve, devices.EvRetire, exchange.EvKernelObserve, exchange.EvKernelRetire:
+	case engine.EvSubmit, engine.EvDecide, program.EvObserve, devices.EvRetire, kernel.EvObserve, kernel.EvRetire:
 	default:
 		return
 	}
@@ -191,16 +211,16 @@ func (r *recorder) observeEvent(e devices.Event) {
 		return
 	}
 	switch e.Kind {
-	case exchange.EvObserve:
+	case program.EvObserve:
 		d.observed.mark(e.Time)
 	case devices.EvRetire:
 		d.retired.mark(e.Time)
 		if e.B != 0 && d.err == "" {
 			d.err = e.Detail
 		}
-	case exchange.EvKernelObserve:
+	case kernel.EvObserve:
 		d.kernelObserved.mark(time.Duration(e.B))
-	case exchange.EvKernelRetire:
+	case kernel.EvRetire:
 		d.kernelRetired.mark(time.Duration(e.B))
 	}
 }

@@ -8,30 +8,45 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/trial"
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
-// mode=}: one randomized protocol trial (package engine/trial, the harness
-// of the engine's campaign tests) on a fabric of its own, checked by its
-// own oracle; it returns what the trial found. Options.OnFabric sees the
-// trial's fabric too.
+// mode=, gpu=, npu=}: one randomized protocol trial (package engine/trial,
+// the harness of the engine's campaign tests) on a fabric of its own,
+// checked by its own oracle; it returns what the trial found. With gpu and
+// npu programs, its sessions run them in place of the built-in exchange,
+// each given the exchange's shape as args (rounds, credits, slot_bytes).
+// Options.OnFabric sees the trial's fabric too.
 func (m *Module) trialFn(L *lua.LState) int {
 	const name = "trial"
-	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode")
+	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode", "gpu", "npu")
+	// Each number is checked as startup checks its own: a value out of range
+	// is an invalid error, never a default taken in silence, nor a size
+	// that could exhaust memory.
+	number := func(key string, def, lo, hi int64) int64 {
+		v := intField(L, 1, name, t, key, def)
+		if v < lo || v > hi {
+			m.invalid(L, name, "%s must be from %d to %d, got %d", key, lo, hi, v)
+		}
+		return v
+	}
+	seed := intField(L, 1, name, t, "seed", 1)
+	if seed < 1 || seed > MaxSeed {
+		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", MaxSeed, seed)
+	}
 	cfg := trial.Config{
-		Seed:      uint64(intField(L, 1, name, t, "seed", 1)),
-		Sessions:  int(intField(L, 1, name, t, "sessions", 0)),
-		Rounds:    int(intField(L, 1, name, t, "rounds", 0)),
-		Credits:   int(intField(L, 1, name, t, "credits", 0)),
-		MaxFaults: int(intField(L, 1, name, t, "faults", 0)),
+		Seed:      uint64(seed),
+		Sessions:  int(number("sessions", 3, 1, MaxTrialSessions)),
+		Rounds:    int(number("rounds", 8, 1, exchange.MaxRounds)),
+		Credits:   int(number("credits", 4, 1, exchange.MaxCredits)),
+		MaxFaults: int(number("faults", 3, 0, int64(len(fault.Sites())))),
 		Mode:      devices.Simulated,
 		OnFabric:  m.opts.OnFabric, // so that a --trace holds every trial
 	}
-	if cfg.Seed < 1 || cfg.Seed > MaxSeed {
-		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1, got %d", cfg.Seed)
-	}
-	if cfg.MaxFaults == 0 && field(t, "faults") != lua.LNil {
+	if cfg.MaxFaults == 0 {
 		cfg.MaxFaults = -1 // faults = 0 arms none (the harness reads 0 as its default)
 	}
 	if v := stringField(L, 1, name, t, "mode", ""); v != "" {
@@ -41,9 +56,21 @@ func (m *Module) trialFn(L *lua.LState) int {
 		}
 		cfg.Mode = mode
 	}
+	gpu, npu := field(t, "gpu"), field(t, "npu")
+	if gpu != lua.LNil || npu != lua.LNil {
+		g, n := m.asProgram(gpu), m.asProgram(npu)
+		if g == nil || n == nil {
+			argError(L, 1, name, "gpu and npu go together, each a program (resident.program)")
+		}
+		cfg.Programs = ExchangeShaped(ctxOf(L), g.prog, n.prog)
+	}
 	L.Push(trialTable(L, trial.Run(cfg)))
 	return 1
 }
+
+// MaxTrialSessions is the most sessions resident.trial opens in one trial:
+// a trial keeps a record of each, so a bound keeps its memory bounded.
+const MaxTrialSessions = 10_000
 
 // trialTable converts a trial's result to the table resident.trial returns.
 func trialTable(L *lua.LState, r trial.Result) *lua.LTable {

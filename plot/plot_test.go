@@ -9,8 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	gplot "gonum.org/v1/plot"
 )
 
 // latencies are two series of latencies in seconds, the kind a campaign records.
@@ -25,16 +29,20 @@ var sweep = map[string][]Point{
 	"credits=2": {{64, 12}, {256, 40}, {1024, 110}, {4096, 200}},
 }
 
-// svgRoot is what a test reads of an SVG file: its root and its texts.
+// svgRoot is what a test reads of an SVG file: its root, its title and the
+// strings it drew (its description).
 type svgRoot struct {
 	XMLName xml.Name
 	Width   string `xml:"width,attr"`
 	Height  string `xml:"height,attr"`
+	Title   string `xml:"title"`
+	Desc    string `xml:"desc"`
 	Texts   []string
 }
 
-// readSVG parses path as XML, checks its root is a 16 cm x 10 cm <svg> and
-// collects the contents of its <text> elements, at any depth.
+// readSVG parses path as XML, checks its root is a 16 cm x 10 cm <svg> that
+// draws its text as outlines (no <text> element, at any depth), and
+// collects the strings its description says it drew.
 func readSVG(t *testing.T, path string) (root svgRoot, raw string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -52,7 +60,6 @@ func readSVG(t *testing.T, path string) (root svgRoot, raw string) {
 		t.Errorf("%s: size %s x %s, want 453.54pt x 283.46pt", path, root.Width, root.Height)
 	}
 	d := xml.NewDecoder(bytes.NewReader(b))
-	inText := false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -61,17 +68,11 @@ func readSVG(t *testing.T, path string) (root svgRoot, raw string) {
 		if err != nil {
 			t.Fatalf("%s is not XML: %v", path, err)
 		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			inText = tok.Name.Local == "text"
-		case xml.CharData:
-			if inText {
-				root.Texts = append(root.Texts, string(tok))
-			}
-		case xml.EndElement:
-			inText = false
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "text" {
+			t.Errorf("%s has a <text> element: its text is to be drawn as outlines", path)
 		}
 	}
+	root.Texts = strings.Split(strings.Trim(root.Desc, "\n"), "\n")
 	return root, string(b)
 }
 
@@ -101,7 +102,10 @@ func TestCDFSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, _ := readSVG(t, path)
-	for _, want := range []string{"retired", "quarantined", "round latency", "seconds", "1e-06", "0.001"} {
+	if root.Title != "round latency" {
+		t.Errorf("SVG title %q, want the picture's", root.Title)
+	}
+	for _, want := range []string{"retired", "quarantined", "round latency", "seconds", "1e-6", "0.001"} {
 		if !hasText(root.Texts, want) {
 			t.Errorf("no text %q in the SVG; texts are %q", want, root.Texts)
 		}
@@ -164,8 +168,8 @@ func TestDeterministic(t *testing.T) {
 	if !bytes.Equal(ab, bb) {
 		t.Fatal("the same data drew two different files")
 	}
-	_, raw := readSVG(t, a)
-	if q, r := strings.Index(raw, ">quarantined<"), strings.Index(raw, ">retired<"); q < 0 || r < 0 || q > r {
+	root, _ := readSVG(t, a)
+	if q, r := slices.Index(root.Texts, "quarantined"), slices.Index(root.Texts, "retired"); q < 0 || r < 0 || q > r {
 		t.Errorf("legend order: quarantined at %d, retired at %d; want quarantined first", q, r)
 	}
 }
@@ -231,7 +235,7 @@ func TestBadInput(t *testing.T) {
 		{"empty name", Lines(svg, "", "", "", map[string][]Point{"": {{1, 1}}}, false, false), "empty name"},
 		{"unknown extension", CDF(filepath.Join(dir, "x.pdf"), "", "", latencies, false), `unknown picture format ".pdf"; supported are .svg and .png`},
 		{"no extension", CDF(filepath.Join(dir, "x"), "", "", latencies, false), "no extension"},
-		{"zero on log x", CDF(svg, "", "", map[string][]float64{"a": {1, 0}}, true), `series "a": value 2 has x = 0, but the x axis is log-scaled and needs values > 0`},
+		{"negative on log x", CDF(svg, "", "", map[string][]float64{"a": {1, -2}}, true), `series "a": value 2 has x = -2, but the x axis is log-scaled and needs values ≥ 0 (zeros are counted in the legend)`},
 		{"negative on log y", Lines(svg, "", "", "", map[string][]Point{"b": {{1, 1}, {2, -1}}}, false, true), `series "b": point 2 has y = -1, but the y axis is log-scaled`},
 		{"NaN", Lines(svg, "", "", "", map[string][]Point{"c": {{math.NaN(), 1}}}, false, false), `series "c": point 1 has x = NaN; values must be finite`},
 		{"missing directory", CDF(filepath.Join(dir, "no", "x.svg"), "", "", latencies, false), "no such file or directory"},
@@ -270,5 +274,97 @@ func TestCheckFormat(t *testing.T) {
 		if err := CheckFormat(path); (err == nil) != ok {
 			t.Errorf("CheckFormat(%q) = %v, want ok=%v", path, err, ok)
 		}
+	}
+}
+
+// TestTickLabels checks tick labels carry the decimals they need and no
+// more, the same number on every label of an axis.
+func TestTickLabels(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []string
+	}{
+		{6, 132, []string{"25", "75", "125"}},
+		{-0.3, 138.3, []string{"0", "40", "80", "120"}},
+		{-0.05, 1.05, []string{"0.0", "0.5", "1.0"}},
+		{0.5, 1.7, []string{"0.5", "1.0", "1.5"}},
+	} {
+		var got []string
+		for _, tick := range (linearTicks{}).Ticks(tc.min, tc.max) {
+			if tick.Label != "" {
+				got = append(got, tick.Label)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ticks of [%v, %v] labelled %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+	if got := decadeLabel(1e-9); got != "1e-9" {
+		t.Errorf("decade 1e-9 labelled %q", got)
+	}
+}
+
+// TestNothingOnTheAxis checks the axes leave room for a series at their
+// ends: a linear axis a twentieth of its span, a log-scaled one a decade
+// past a value that falls on one.
+func TestNothingOnTheAxis(t *testing.T) {
+	a := gplot.New().X
+	a.Min, a.Max = 0, 2048
+	linearAxis(&a)
+	if a.Min >= 0 || a.Max <= 2048 {
+		t.Errorf("a linear axis of [0, 2048] spans [%v, %v]: a series at 0 or 2048 lies on its end", a.Min, a.Max)
+	}
+	if lo, hi := decades(1e-6, 0.3); lo != 1e-7 || hi != 1 {
+		t.Errorf("decades(1e-6, 0.3) = %v, %v; want 1e-7, 1", lo, hi)
+	}
+}
+
+// TestZerosCountedNotMadeUp checks a CDF on a log-scaled axis counts each
+// series' zeros in its legend and starts its axis at the decade of the
+// smallest value above 0, never at a made-up small time.
+func TestZerosCountedNotMadeUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "z.svg")
+	series := map[string][]float64{"ok": {0, 0, 2e-6, 1e-3}, "failed": {0}, "slow": {0.5}}
+	if err := CDF(path, "elapsed", "seconds", series, true); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := readSVG(t, path)
+	for _, want := range []string{"ok (2 of 4 are 0)", "failed (its one value is 0)", "slow", "1e-6", "1"} {
+		if !hasText(root.Texts, want) {
+			t.Errorf("no %q in the picture: %q", want, root.Texts)
+		}
+	}
+	for _, small := range []string{"1e-7", "1e-9"} {
+		if hasText(root.Texts, small) {
+			t.Errorf("the axis reaches %s, below any value: %q", small, root.Texts)
+		}
+	}
+	// Zeros alone: a linear axis.
+	if err := CDF(path, "", "seconds", map[string][]float64{"a": {0, 0}}, true); err != nil {
+		t.Errorf("a series of zeros alone on a log-scaled axis: %v", err)
+	}
+}
+
+// TestRangeTooWide checks that values spanning nearly the whole range of
+// float64 are refused with an error rather than left to the tick
+// labelling, which would never end on a range whose width is infinite.
+func TestRangeTooWide(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "wide.svg")
+	done := make(chan [2]error, 1)
+	go func() {
+		done <- [2]error{
+			Lines(svg, "", "", "", map[string][]Point{"a": {{0, -1e308}, {1, 1e308}}}, false, false),
+			CDF(svg, "", "", map[string][]float64{"a": {-1e308, 1e308}}, false),
+		}
+	}()
+	select {
+	case errs := <-done:
+		for i, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "a range too wide to draw") {
+				t.Errorf("picture %d: %v, want the range refused", i, err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("drawing values spanning ±1e308 did not end")
 	}
 }

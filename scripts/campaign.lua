@@ -66,11 +66,31 @@ function trial(t)
   return outcome
 end
 
+-- times are the measurements that are times, in seconds; the others are
+-- counts.
+local times = {["decision to retirement"] = true}
+
+-- shown writes a recorded value with its unit: a time in s, ms, µs or ns.
+local function shown(name, value)
+  if not times[name] then
+    return string.format("%d", value)
+  end
+  if value == 0 then
+    return "0 s"
+  end
+  for _, unit in ipairs{{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}} do
+    if value >= unit[1] then
+      return string.format("%.3g %s", value / unit[1], unit[2])
+    end
+  end
+  return string.format("%.3g ns", value * 1e9)
+end
+
 if arg then
   local records = {}
   local outcome = trial{
     seed = resident.seed(), index = 0, fabric = resident.fabric(), random = math.random,
-    record = function(name, value) records[#records + 1] = string.format("%s = %s", name, value) end,
+    record = function(name, value) records[#records + 1] = string.format("%s = %s", name, shown(name, value)) end,
     fail = function(msg) error(msg, 2) end,
   }
   print("one trial, seed " .. resident.seed() .. ": " .. outcome)

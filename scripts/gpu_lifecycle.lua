@@ -9,8 +9,21 @@
 -- the kernel's own, not when the host noticed. docs/cuda.md says how to run
 -- this on a machine with an NVIDIA GPU.
 
-local sessions = tonumber(arg[1]) or 100
-local rounds = tonumber(arg[2]) or 1000
+-- count reads argument i as a whole number of at least 1 (default def),
+-- and refuses anything else before the GPU is opened.
+local function count(i, what, def)
+  if arg[i] == nil then return def end
+  local n = tonumber(arg[i])
+  if not n or n ~= math.floor(n) or n < 1 then
+    io.stderr:write(string.format("gpu_lifecycle.lua: %s must be a whole number of at least 1, got %q\n", what, arg[i]),
+      "usage: gpu_lifecycle.lua [sessions [rounds]]\n")
+    os.exit(1)
+  end
+  return n
+end
+
+local sessions = count(1, "sessions", 100)
+local rounds = count(2, "rounds", 1000)
 
 local ok, f = pcall(resident.fabric, {mode = "realtime", timing = "ideal", gpu = {backend = "cuda"}})
 if not ok then
@@ -24,7 +37,7 @@ local function us(seconds) return seconds * 1e6 end
 local function quantiles(xs)
   table.sort(xs)
   local function q(p) return xs[math.max(1, math.ceil(p * #xs))] end
-  return string.format("median %.2f us, p10 %.2f, p90 %.2f (n=%d)", q(0.5), q(0.1), q(0.9), #xs)
+  return string.format("median %.2f us, p10 %.2f us, p90 %.2f us (n=%d)", q(0.5), q(0.1), q(0.9), #xs)
 end
 
 print("1. one lifecycle, step by step")

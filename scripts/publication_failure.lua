@@ -21,7 +21,8 @@ print("  state               " .. s.state .. "  (the decision is recorded, never
 ok, err = pcall(s.abort, s)
 print("  abort raised        " .. tostring(err))
 print("  close               " .. s:close(0.01))
-print("  quarantined         " .. #resident.quarantined() .. " session(s)")
+local n = #resident.quarantined()
+print("  quarantined         " .. n .. (n == 1 and " session" or " sessions"))
 resident.reset("gpu")
 resident.reset("npu")
 print("  after reset         " .. #resident.quarantined() .. " quarantined, " .. resident.budget().charged .. " bytes charged")
@@ -39,7 +40,7 @@ local done = s:wait(0.01)
 print("  wait(0.01)          both retired: " .. tostring(done))
 for _, e in ipairs(s:events()) do
   if e.kind == "observe" then
-    print("  " .. e.actor .. " observed      " .. (e.b == 1 and "RUN" or e.b == 2 and "ABORT" or tostring(e.b)))
+    print(string.format("  %-20s%s", e.actor .. " observed", e.b == 1 and "RUN" or e.b == 2 and "ABORT" or tostring(e.b)))
   end
 end
 print("  npu0 never observed anything: without its release it still reads the old word")

@@ -21,7 +21,7 @@ print("state           " .. s.state)
 resident.fault("npu.run", "off")
 
 local b = resident.budget()
-print(string.format("budget          limit %d, charged %d, quarantined %d", b.limit, b.charged, b.quarantined))
+print(string.format("budget          limit %d bytes, %d bytes charged, %d bytes of them quarantined", b.limit, b.charged, b.quarantined))
 for _, q in ipairs(resident.quarantined()) do
   print(string.format("quarantined     session %d, %d bytes, waiting for %s", q.session, q.bytes,
     table.concat(q.waiting, " and ")))

@@ -1,13 +1,21 @@
--- sweep.lua: slot bytes x credits -> throughput and latency of the exchange.
+-- sweep.lua: slot bytes x credits -> time per round and throughput of the exchange.
 --
 --   residentlua --mode sim --seed 1 scripts/sweep.lua [out.csv [rounds [timing [samples [picture]]]]]
 --
 -- For every pair of slot size and credit count, sessions exchange `rounds`
--- generations (default 32). From s:stats() it takes the time from the
--- decision to the last retirement (the exchange), the time until the NPU
--- observed RUN, and the verified bytes. It prints a table and writes a CSV
--- (default sweep.csv). The fabric keeps the mode and seed of the command
--- line and uses the "published" timing profile unless told otherwise.
+-- generations (default 32). The figures come from the session's events: a
+-- round ends when the NPU returns its credit, so
+--   first_round_us  is the time from the decision to the end of round 1
+--                   (it holds the NPU's start and its first sight of RUN),
+--   round_us        is the steady-state time of one round: from the end of
+--                   round 1 to the end of the last, divided by the rounds
+--                   between them (n/a with one round),
+--   MB_per_s        is slot_bytes / round_us, the steady-state throughput,
+--   elapsed_us      is the whole exchange, decision to the last retirement,
+--   npu_observe_us  is the time from the decision until the NPU saw RUN.
+-- It prints a table and writes a CSV (default sweep.csv, which also has the
+-- payload bytes), a row as each cell finishes. The fabric keeps the mode and seed of the command line and
+-- uses the "published" timing profile unless told otherwise.
 --
 -- In simulated time the figures are the model's and the same every time,
 -- so each cell is one sample; the model charges no time for the GPU's
@@ -18,22 +26,64 @@
 -- is n/a.
 --
 -- It also draws two pictures (resident.plot) of the medians against slot
--- size, one line per credits value: the latency of a round and the
+-- size, one line per credits value: the time per round and the
 -- throughput. `picture` names them (default: the CSV's name with .svg, so
 -- sweep.svg), its extension (.svg or .png) says their format, and the
 -- figure goes before it: sweep_latency.svg and sweep_throughput.svg. A cell
--- where no time passed (the figure n/a or 0, as under the "ideal" timing
--- in simulated time) is left out, and a figure with no cell left is not drawn.
+-- without the figure (n/a with a single round, or 0 where no time passed, as
+-- under the "ideal" timing in simulated time) is left out, and a figure with
+-- no cell left is not drawn.
+
+local usage = "usage: sweep.lua [out.csv [rounds [timing [samples [picture]]]]]"
+
+-- refuse ends the script with a one-line message, before anything runs.
+local function refuse(msg)
+  io.stderr:write("sweep.lua: ", msg, "\n", usage, "\n")
+  os.exit(1)
+end
+
+-- count reads argument i as a whole number of at least 1 (default def).
+local function count(i, what, def)
+  if arg[i] == nil then return def end
+  local n = tonumber(arg[i])
+  if not n or n ~= math.floor(n) or n < 1 then
+    refuse(string.format("%s must be a whole number of at least 1, got %q", what, arg[i]))
+  end
+  return n
+end
 
 local csv_path = arg[1] or "sweep.csv"
-local rounds = tonumber(arg[2]) or 32
-local fabric = resident.fabric{timing = arg[3] or "published"}
-local simulated = fabric.mode == "sim"
-local samples = simulated and 1 or (tonumber(arg[4]) or 5)
+local rounds = count(2, "rounds", 32)
+local timing = arg[3] or "published"
 local picture = arg[5] or (csv_path:gsub("%.[Cc][Ss][Vv]$", "") .. ".svg")
+local ext = (picture:match("%.(%w+)$") or ""):lower()
+if ext ~= "svg" and ext ~= "png" then
+  refuse(string.format("the picture %q must end in .svg or .png", picture))
+end
+-- The CSV is opened first, so that a path that cannot be written fails now,
+-- not after the whole sweep.
+local csv, why = io.open(csv_path, "w")
+if not csv then refuse("cannot write the CSV: " .. why) end
+
+local fabric = resident.fabric{timing = timing}
+local simulated = fabric.mode == "sim"
+local samples = simulated and 1 or count(4, "samples", 5)
 
 local slot_sizes = {64, 256, 1024, 4096}
 local credit_counts = {1, 2, 4}
+
+-- rounds_ended returns the time the first and the last round seen ended
+-- (the NPU's credit events) and how many rounds lie between them.
+local function rounds_ended(s)
+  local first, last
+  for _, e in ipairs(s:events()) do
+    if e.kind == "credit" then
+      if not first or e.b < first.b then first = e end
+      if not last or e.b > last.b then last = e end
+    end
+  end
+  return first, last
+end
 
 -- exchange runs one session and returns its figures (nil where absent).
 local function exchange(slot_bytes, credits)
@@ -43,16 +93,23 @@ local function exchange(slot_bytes, credits)
   s:start()
   assert(s:wait(10), "the exchange did not retire within 10 s")
   local st = s:stats()
+  local first, last = rounds_ended(s)
   assert(s:close() == "retired")
   local elapsed = math.max(st.gpu.retired, st.npu.retired) - st.decided
-  return {
+  local r = {
     bytes = st.bytes,
     elapsed_us = elapsed * 1e6,
-    mb_per_s = elapsed > 0 and st.bytes / elapsed / 1e6 or nil,
-    round_latency_us = elapsed / st.rounds * 1e6,
     npu_observe_us = st.npu.observed and (st.npu.observed - st.decided) * 1e6 or nil,
     verified = st.verification ~= nil and st.verification.ok,
   }
+  if first and first.b == 1 then
+    r.first_round_us = (first.time - st.decided) * 1e6
+  end
+  if first and last and last.b > first.b then
+    r.round_us = (last.time - first.time) / (last.b - first.b) * 1e6
+    r.MB_per_s = r.round_us > 0 and slot_bytes / r.round_us or nil -- bytes per µs are MB/s
+  end
+  return r
 end
 
 -- summary returns the median, smallest and largest of the values present.
@@ -64,7 +121,7 @@ local function summary(values)
   return {median = median, min = values[1], max = values[n]}
 end
 
-local figures = {"elapsed_us", "mb_per_s", "round_latency_us", "npu_observe_us"}
+local figures = {"elapsed_us", "first_round_us", "round_us", "MB_per_s", "npu_observe_us"}
 
 -- cell runs `samples` sessions of one shape and summarizes each figure.
 local function cell(slot_bytes, credits)
@@ -83,18 +140,21 @@ local function cell(slot_bytes, credits)
   return row
 end
 
-local rows = {}
-for _, b in ipairs(slot_sizes) do
-  for _, c in ipairs(credit_counts) do
-    rows[#rows + 1] = cell(b, c)
-  end
-end
-
 -- fmt formats a figure's median (or its smallest/largest), n/a when absent.
 local function fmt(v, which)
   if v == nil then return "n/a" end
   return string.format("%.3f", v[which or "median"])
 end
+
+-- The CSV: the shape, then each figure's median, smallest and largest.
+local header = {"slot_bytes", "credits", "rounds", "samples", "payload_bytes"}
+for _, name in ipairs(figures) do
+  header[#header + 1] = name
+  header[#header + 1] = name .. "_min"
+  header[#header + 1] = name .. "_max"
+end
+header[#header + 1] = "verified"
+csv:write(table.concat(header, ","), "\n")
 
 if simulated then
   print("simulated time: one sample per cell; the model charges no time for the GPU's writes,")
@@ -102,35 +162,29 @@ if simulated then
 else
   print(string.format("real time: median of %d samples per cell, [smallest, largest] in the CSV", samples))
 end
-print(string.format("%10s %7s %6s %8s %12s %12s %14s %12s %8s", "slot_bytes", "credits", "rounds",
-  "bytes", "elapsed_us", "MB/s", "us/round", "npu_obs_us", "verified"))
-for _, r in ipairs(rows) do
-  print(string.format("%10d %7d %6d %8d %12s %12s %14s %12s %8s", r.slot_bytes, r.credits, r.rounds,
-    r.bytes, fmt(r.elapsed_us), fmt(r.mb_per_s), fmt(r.round_latency_us), fmt(r.npu_observe_us),
-    tostring(r.verified)))
-end
+local columns = "%10s %7s %6s %10s %14s %8s %8s %14s %8s"
+print(string.format(columns, "slot_bytes", "credits", "rounds", "elapsed_us",
+  "first_round_us", "round_us", "MB_per_s", "npu_observe_us", "verified"))
 
--- The CSV: the shape, then each figure's median, smallest and largest.
-local header = {"slot_bytes", "credits", "rounds", "samples", "bytes"}
-for _, name in ipairs(figures) do
-  header[#header + 1] = name
-  header[#header + 1] = name .. "_min"
-  header[#header + 1] = name .. "_max"
-end
-header[#header + 1] = "verified"
-local f = assert(io.open(csv_path, "w"))
-f:write(table.concat(header, ","), "\n")
-for _, r in ipairs(rows) do
-  local fields = {r.slot_bytes, r.credits, r.rounds, r.samples, r.bytes}
-  for _, name in ipairs(figures) do
-    fields[#fields + 1] = fmt(r[name])
-    fields[#fields + 1] = fmt(r[name], "min")
-    fields[#fields + 1] = fmt(r[name], "max")
+local rows = {}
+for _, b in ipairs(slot_sizes) do
+  for _, c in ipairs(credit_counts) do
+    local r = cell(b, c)
+    rows[#rows + 1] = r
+    print(string.format(columns, r.slot_bytes, r.credits, r.rounds, fmt(r.elapsed_us),
+      fmt(r.first_round_us), fmt(r.round_us), fmt(r.MB_per_s), fmt(r.npu_observe_us), tostring(r.verified)))
+    local fields = {r.slot_bytes, r.credits, r.rounds, r.samples, r.bytes}
+    for _, name in ipairs(figures) do
+      fields[#fields + 1] = fmt(r[name])
+      fields[#fields + 1] = fmt(r[name], "min")
+      fields[#fields + 1] = fmt(r[name], "max")
+    end
+    fields[#fields + 1] = tostring(r.verified)
+    csv:write(table.concat(fields, ","), "\n")
+    csv:flush()
   end
-  fields[#fields + 1] = tostring(r.verified)
-  f:write(table.concat(fields, ","), "\n")
 end
-f:close()
+csv:close()
 print(string.format("wrote %d rows to %s", #rows, csv_path))
 
 -- The pictures: a figure's medians against slot size, one line per credits
@@ -147,14 +201,14 @@ local function draw(figure, label, what)
   end
   local file = picture:gsub("(%.%w+)$", "_" .. what .. "%1")
   if not any then
-    print(string.format("no %s to draw (no time passed in any cell); %s not written", what, file))
+    print(string.format("no %s to draw (no cell has one: a single round, or no time passed); %s not written", what, file))
     return
   end
   resident.plot{file = file, kind = "lines", title = string.format("%s, %d rounds (%s)", what, rounds,
     simulated and "simulated time" or string.format("real time, median of %d", samples)),
-    x = "slot bytes", y = label, log_x = true, series = series}
+    x = "slot size (bytes)", y = label, log_x = true, series = series}
   print(string.format("drew %s against slot size to %s", what, file))
 end
 
-draw("round_latency_us", "microseconds per round", "latency")
-draw("mb_per_s", "MB/s", "throughput")
+draw("round_us", "time per round, steady state (µs)", "latency")
+draw("MB_per_s", "throughput, steady state (MB/s)", "throughput")

@@ -1,8 +1,10 @@
 // Command residentbench measures every performance figure of residentlua
 // beside the floor the machine sets, in one run, and prints one table
-// (figure, value, baseline, ratio, goal, met). See docs/performance.md.
+// (figure, median, ratio, goal, met) in 100 columns; -wide prints every
+// column (the value with its p10, p90 and n, and the baseline). See
+// docs/performance.md.
 //
-//	go run ./cmd/residentbench [-short] [-wait spin|hybrid|block|all] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
 //
 // -wait runs the real-time publication and exchange figures under that
 // wait policy (devices.WaitPolicy), or under each of them with -wait all.
@@ -17,11 +19,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/residentlua/residentlua/bench"
 	"github.com/residentlua/residentlua/devices"
@@ -30,6 +32,7 @@ import (
 
 func main() {
 	short := flag.Bool("short", false, "a quick run (CI runs it; no thresholds enforced)")
+	wide := flag.Bool("wide", false, "print every column: each value's p10, p90 and n, and its baseline (about 200 columns)")
 	jsonPath := flag.String("json", "", "also write the table as JSON to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
@@ -50,7 +53,11 @@ func main() {
 		backend := *gpu
 		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
-	if err := run(measure, bench.Options{Short: *short, Wait: waits}, *jsonPath, *cpuProfile, *memProfile); err != nil {
+	write := writeNarrow
+	if *wide {
+		write = writeWide
+	}
+	if err := run(os.Stdout, measure, write, bench.Options{Short: *short, Wait: waits}, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)
 		os.Exit(1)
 	}
@@ -84,7 +91,10 @@ func waitNames(waits []devices.WaitPolicy) string {
 	return strings.Join(names, ",")
 }
 
-func run(measure func(bench.Options) ([]bench.Figure, error), o bench.Options, jsonPath, cpuProfile, memProfile string) error {
+// run measures the figures and writes their table to out (none when no
+// figure was measured, so a backend that cannot open leaves no empty
+// header before its error), then the files asked for.
+func run(out io.Writer, measure func(bench.Options) ([]bench.Figure, error), write func(io.Writer, []bench.Figure) error, o bench.Options, jsonPath, cpuProfile, memProfile string) error {
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -96,15 +106,13 @@ func run(measure func(bench.Options) ([]bench.Figure, error), o bench.Options, j
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("residentbench: %d cores (GOMAXPROCS), %d CPUs, %s/%s, short=%v, wait=%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, o.Short, waitNames(o.Wait))
+	fmt.Fprintf(out, "residentbench: %d cores (GOMAXPROCS), %d CPUs, %s/%s, short=%v, wait=%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, o.Short, waitNames(o.Wait))
 	figures, err := measure(o)
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet")
-	for _, f := range figures {
-		row := f.Row()
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", row[0], row[1], row[2], row[3], row[4], row[5])
+	if len(figures) > 0 {
+		if werr := write(out, figures); werr != nil && err == nil {
+			err = werr
+		}
 	}
-	w.Flush()
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/residentlua/residentlua/bench"
 	"github.com/residentlua/residentlua/devices"
 )
 
@@ -29,5 +32,65 @@ func TestParseWaits(t *testing.T) {
 	}
 	if got := waitNames(nil); got != "default" {
 		t.Errorf("waitNames(nil) = %q, want default", got)
+	}
+}
+
+// tableFigures are figures as the benchmarks make them, the longest names
+// and goals of both tables among them.
+var tableFigures = []bench.Figure{
+	{Name: "publication latency (wait hybrid)", Unit: "µs", Value: bench.Sample{Median: 1.61, Low: 0.691, High: 3.51, N: 300},
+		Baseline: &bench.Sample{Median: 0.361}, BaselineName: "raw round trip", Ratio: 4.46, Goal: "≤ 2×", Met: new(bool)},
+	{Name: "CPU-bound loop, 4 independent chains (ceiling), 16 workers", Unit: "units/s", Value: bench.Sample{Median: 1.02e4, N: 7}, Ratio: 1.57, Goal: "report"},
+	{Name: "built-in trials, 16 workers", Unit: "trials/s", Value: bench.Sample{Median: 7.15e3, N: 7}, Ratio: 0.39, Goal: "≥ 12.8× (0.8 × cores)", Met: new(bool)},
+	{Name: "model checking: built-in scenario", Unit: "schedules/s", Value: bench.Sample{Median: 5.46e3, N: 3}, Goal: "report"},
+	{Name: "resident memory after 100000 sessions", Unit: "MiB", Value: bench.Sample{Median: 21.1, N: 1},
+		Baseline: &bench.Sample{Median: 20.2}, BaselineName: "after 1000; both past 1772 that fill the event ring", Ratio: 1.04, Goal: "≤ 1.10×", Met: new(bool)},
+	{Name: "GPU: exchange cost per round (rounds 1000, kernel's clock, wait spin)", Unit: "µs", Value: bench.Sample{Median: 3.09, N: 7}, Ratio: 1.1, Goal: "≤ 1.2×", Met: new(bool)},
+}
+
+func TestTableFitsInAHundredColumns(t *testing.T) {
+	var narrow, wide strings.Builder
+	if err := writeNarrow(&narrow, tableFigures); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeWide(&wide, tableFigures); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(narrow.String(), "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > tableWidth {
+			t.Errorf("a line of %d columns:\n%s", n, l)
+		}
+	}
+	for _, f := range tableFigures {
+		for _, word := range strings.Fields(f.Name) {
+			if !strings.Contains(narrow.String(), word) {
+				t.Errorf("the table lost %q of %q:\n%s", word, f.Name, narrow.String())
+			}
+		}
+	}
+	contains := func(s string, wants ...string) {
+		t.Helper()
+		for _, w := range wants {
+			if !strings.Contains(s, w) {
+				t.Errorf("lacks %q:\n%s", w, s)
+			}
+		}
+	}
+	contains(narrow.String(), "figure", "median", "\npublication latency (wait hybrid)", "1.61 µs", "4.46×", "NOT met", "≥ 12.8× (0.8 × cores)", "-wide")
+	// -wide is the table of every column, as wide as it needs.
+	contains(wide.String(), "baseline (same run)", "1.61 µs (p10 0.691, p90 3.51, n=300)", "0.361 µs (raw round trip)", "(after 1000; both past 1772 that fill the event ring)")
+	if utf8.RuneCountInString(strings.Split(wide.String(), "\n")[1]) <= tableWidth {
+		t.Errorf("-wide is not the wide table:\n%s", wide.String())
+	}
+}
+
+func TestNoTableWithoutFigures(t *testing.T) {
+	// A backend that cannot open measures nothing: the error, and no table
+	// header before it.
+	var out strings.Builder
+	cannot := func(bench.Options) ([]bench.Figure, error) { return nil, errors.New("unsupported: no GPU") }
+	err := run(&out, cannot, writeNarrow, bench.Options{Short: true}, "", "", "")
+	if err == nil || strings.Contains(out.String(), "figure") || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("err %v, output %q; want the error and no table", err, out.String())
 	}
 }

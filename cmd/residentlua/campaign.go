@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,14 @@ import (
 	"github.com/residentlua/residentlua/plot"
 )
 
+// The exit statuses of residentlua campaign (and campaign merge), which a
+// job scheduler's dependencies and a script can tell apart.
+const (
+	campaignPassed     = 0 // the campaign completed, and no trial failed
+	campaignFailures   = 1 // the campaign completed, and found failures
+	campaignIncomplete = 2 // it did not complete: see the statuses above 1 in docs/campaigns.md
+)
+
 // campaignOptions is the command line of residentlua campaign.
 type campaignOptions struct {
 	cfg         campaign.Config
@@ -25,8 +34,10 @@ type campaignOptions struct {
 	plotPath    string // --plot: the measurements' pictures
 	tracePath   string // --trace, with --replay
 	replay      uint64 // --replay SEED; 0 for none
-	shardGiven  bool   // --shard K/N
+	shardAuto   bool   // --shard auto: the shard from a Slurm job array's variables
 	shards      int    // --shards N (the shard from JOB_COMPLETION_INDEX)
+	force       bool   // --force: replace result files that do not look like them
+	given       []string
 	merge       []string
 	help        bool
 }
@@ -36,30 +47,44 @@ const campaignUsage = `usage: residentlua campaign [SCRIPT] [options]
        residentlua campaign merge A.json B.json ... [--summary FILE] [--plot FILE]
 Runs N seeded trials (trial i with seed S+i) of the built-in protocol
 trial, or of SCRIPT's function trial(t), and prints their summary.
-  --trials N        trials of the campaign (default 1000)
-  --workers W       trials run at once (default: the number of cores)
-  --seed S          seed of trial 0 (default 1)
-  --out FILE        write one JSON line per trial (.jsonl)
-  --summary FILE    write the summary as JSON (what merge reads)
-  --plot FILE       draw each measurement's distribution (a CDF, one line
-                    per outcome) into FILE, .svg or .png; with several
-                    measurements, a file each: c.svg gives c_NAME.svg
-  --replay SEED     run the trial of that seed alone, with its report
-  --trace FILE      with --replay: write the trial's timeline
-  --shard K/N       run the trials whose index is K mod N
-  --shards N        the shard is $JOB_COMPLETION_INDEX (a Kubernetes Indexed
-                    Job); a Slurm job array's shard is read from
-                    $SLURM_ARRAY_TASK_ID and $SLURM_ARRAY_TASK_COUNT
-See docs/campaigns.md.
+  --trials N          trials of the campaign (default 1000)
+  --workers W         trials run at once (default: the number of cores)
+  --seed S            seed of trial 0 (default 1)
+  --trial-timeout D   wall time a script's trial may take, such as 90s or
+                      10m (default 60s; 0: no limit); one that takes longer
+                      is stopped and counted as a "timeout" failure
+  --out FILE          write one JSON line per trial (.jsonl)
+  --summary FILE      write the summary as JSON (what merge reads)
+  --plot FILE         draw each measurement's distribution (a CDF, one line
+                      per outcome) into FILE, .svg or .png; with several
+                      measurements, a file each: c.svg gives c_NAME.svg
+  --force             let the files above replace files that do not look
+                      like them (a .lua file, say)
+  --replay SEED       run the trial of that seed alone, with its report
+  --trace FILE        with --replay: write the trial's timeline
+  --shard K/N         run the trials whose index is K mod N
+  --shard auto        the shard of this task of a Slurm job array
+                      ($SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT)
+  --shards N          the shard is $JOB_COMPLETION_INDEX (a Kubernetes
+                      Indexed Job)
+Exit status: 0 when every trial passed; 1 when the campaign completed and
+found failures; 2 or more when it did not complete (130 after Ctrl-C, 143
+after SIGTERM). See docs/campaigns.md.
 `
+
+// campaignValued lists campaign's options: true for those that take a value.
+var campaignValued = map[string]bool{
+	"trials": true, "workers": true, "seed": true, "trial-timeout": true, "out": true, "summary": true,
+	"plot": true, "replay": true, "trace": true, "shard": true, "shards": true, "force": false,
+}
 
 // parseCampaignArgs reads the words after "campaign".
 func parseCampaignArgs(args []string) (*campaignOptions, error) {
-	o := &campaignOptions{cfg: campaign.Config{Trials: 1000}}
+	o := &campaignOptions{cfg: campaign.Config{Trials: 1000, Version: versionLine()}}
 	if len(args) > 0 && args[0] == "merge" {
 		return o, o.parseMergeArgs(args[1:])
 	}
-	script, help, err := parseSubcommandArgs("campaign", "trial script", args, o.set)
+	script, help, err := parseSubcommandArgs("campaign", "trial script", args, campaignValued, o.set)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +92,15 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
-	if o.plotPath != "" && o.replay != 0 {
-		return nil, &usageError{"--plot draws a campaign's measurements; a replay of one trial has none to draw"}
+	if o.replay != 0 {
+		for _, name := range o.given {
+			switch name {
+			case "plot":
+				return nil, &usageError{"--plot draws a campaign's measurements; a replay of one trial has none to draw"}
+			case "out", "summary", "shard", "shards", "workers":
+				return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: a replay runs one trial and prints its report (--trace writes its timeline)", name)}
+			}
+		}
 	}
 	return o, nil
 }
@@ -86,7 +118,9 @@ func (o *campaignOptions) parseMergeArgs(args []string) error {
 			i++
 			*dst = args[i]
 		case dst != nil:
-			return &usageError{fmt.Sprintf("'%s' needs argument", a)}
+			return &usageError{fmt.Sprintf("campaign merge: '%s' needs argument", a)}
+		case a == "--force":
+			o.force = true
 		case a == "--help" || a == "-h":
 			o.help = true
 		case strings.HasPrefix(a, "-"):
@@ -104,6 +138,7 @@ func (o *campaignOptions) parseMergeArgs(args []string) error {
 // set records one option of campaign.
 func (o *campaignOptions) set(name, value string) error {
 	var err error
+	o.given = append(o.given, name)
 	switch name {
 	case "trials":
 		o.cfg.Trials, err = positive(name, value)
@@ -115,6 +150,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.cfg.Seed, err = seedValue(name, value)
 	case "replay":
 		o.replay, err = seedValue(name, value)
+	case "trial-timeout":
+		err = o.setTrialTimeout(value)
 	case "shard":
 		err = o.setShard(value)
 	case "out":
@@ -125,8 +162,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.plotPath = value
 	case "trace":
 		o.tracePath = value
-	default:
-		err = &usageError{fmt.Sprintf("campaign: unrecognized option '--%s'", name)}
+	case "force":
+		o.force = true
 	}
 	return err
 }
@@ -149,27 +186,51 @@ func seedValue(name, value string) (uint64, error) {
 	return n, nil
 }
 
-// setShard reads --shard K/N.
+// setTrialTimeout reads --trial-timeout: a Go duration, 0 for no limit.
+func (o *campaignOptions) setTrialTimeout(value string) error {
+	d, err := time.ParseDuration(value)
+	if value == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 {
+		return &usageError{fmt.Sprintf("--trial-timeout %q: give a duration such as 90s or 10m, or 0 for no limit", value)}
+	}
+	o.cfg.TrialTimeout = d
+	if d == 0 {
+		o.cfg.TrialTimeout = -1
+	}
+	return nil
+}
+
+// setShard reads --shard K/N, or --shard auto.
 func (o *campaignOptions) setShard(value string) error {
+	if value == "auto" {
+		o.shardAuto = true
+		return nil
+	}
 	k, n, ok := strings.Cut(value, "/")
 	kn, err1 := strconv.Atoi(k)
 	nn, err2 := strconv.Atoi(n)
 	if !ok || err1 != nil || err2 != nil || nn < 1 || kn < 0 || kn >= nn {
-		return &usageError{fmt.Sprintf("--shard %q: give K/N with 0 <= K < N, such as 0/4", value)}
+		return &usageError{fmt.Sprintf("--shard %q: give K/N with 0 <= K < N, such as 0/4, or auto", value)}
 	}
-	o.cfg.Shard, o.cfg.Shards, o.shardGiven = kn, nn, true
+	o.cfg.Shard, o.cfg.Shards = kn, nn
 	return nil
 }
 
-// shardFromEnv sets the shard from a scheduler's variables when --shard
-// was not given: a Slurm job array (SLURM_ARRAY_TASK_ID, less
-// SLURM_ARRAY_TASK_MIN when set, of SLURM_ARRAY_TASK_COUNT), or a
-// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, of --shards N).
+// shardFromEnv sets the shard from a scheduler's variables when the
+// command line asks for it: --shard auto reads a Slurm job array's
+// (SLURM_ARRAY_TASK_ID, less SLURM_ARRAY_TASK_MIN when set, of
+// SLURM_ARRAY_TASK_COUNT), --shards N a Kubernetes Indexed Job's
+// (JOB_COMPLETION_INDEX). Otherwise those variables change nothing: a
+// campaign run inside an array task is the whole campaign, and standard
+// error says so.
 func (o *campaignOptions) shardFromEnv() error {
-	if o.shardGiven {
-		return nil
-	}
-	if id, count := os.Getenv("SLURM_ARRAY_TASK_ID"), os.Getenv("SLURM_ARRAY_TASK_COUNT"); id != "" && count != "" && o.shards == 0 {
+	id, count := os.Getenv("SLURM_ARRAY_TASK_ID"), os.Getenv("SLURM_ARRAY_TASK_COUNT")
+	switch {
+	case o.shardAuto && o.shards != 0:
+		return &usageError{"--shard auto (a Slurm job array) and --shards N (a Kubernetes Indexed Job): give one"}
+	case o.shardAuto:
 		k, err1 := strconv.Atoi(id)
 		n, err2 := strconv.Atoi(count)
 		base := 0
@@ -178,34 +239,37 @@ func (o *campaignOptions) shardFromEnv() error {
 		}
 		k -= base
 		if err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
-			return fmt.Errorf("SLURM_ARRAY_TASK_ID=%s of SLURM_ARRAY_TASK_COUNT=%s: not a shard (give the array as --array=0-%d, or --shard K/N)", id, count, max(n, 1)-1)
+			return fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%q of SLURM_ARRAY_TASK_COUNT=%q is not a shard; run it as a task of a Slurm job array given as --array=0-N, or give --shard K/N", id, count)
 		}
 		o.cfg.Shard, o.cfg.Shards = k, n
-		return nil
+	case o.shards != 0:
+		idx := os.Getenv("JOB_COMPLETION_INDEX")
+		k, err := strconv.Atoi(idx)
+		if idx == "" || err != nil || k < 0 || k >= o.shards {
+			return fmt.Errorf("--shards %d: JOB_COMPLETION_INDEX is %q; a Kubernetes Indexed Job of %d completions sets it from 0 to %d (or give --shard K/N)", o.shards, idx, o.shards, o.shards-1)
+		}
+		o.cfg.Shard, o.cfg.Shards = k, o.shards
+	case id != "" && o.cfg.Shards == 0 && o.replay == 0:
+		fmt.Fprintf(os.Stderr, "%s: note: SLURM_ARRAY_TASK_ID is set, but this runs the whole campaign; give --shard auto to run this array task's shard\n", progName)
 	}
-	if o.shards == 0 {
-		return nil
-	}
-	idx := os.Getenv("JOB_COMPLETION_INDEX")
-	k, err := strconv.Atoi(idx)
-	if idx == "" || err != nil || k < 0 || k >= o.shards {
-		return fmt.Errorf("--shards %d: JOB_COMPLETION_INDEX is %q; a Kubernetes Indexed Job of %d completions sets it from 0 to %d (or give --shard K/N)", o.shards, idx, o.shards, o.shards-1)
-	}
-	o.cfg.Shard, o.cfg.Shards = k, o.shards
 	return nil
 }
 
 // checkOutputs checks --out, --summary, --plot and --trace before anything
-// runs, as the interpreter checks --trace and --stats (and --plot's
-// picture format). The pictures of several measurements go next to --plot's
-// file, in its directory, which this checks too.
+// runs, as the interpreter checks its files (and --plot's picture format),
+// against each other and the files the command reads.
 func (o *campaignOptions) checkOutputs() error {
 	if o.plotPath != "" {
 		if err := plot.CheckFormat(o.plotPath); err != nil {
 			return &usageError{fmt.Sprintf("--plot %s", strings.TrimPrefix(err.Error(), "plot: "))}
 		}
 	}
-	return checkOutputFiles([]outputFile{{"--out", o.outPath}, {"--summary", o.summaryPath}, {"--plot", o.plotPath}, {"--trace", o.tracePath}})
+	return outputChecks{
+		outputs: []outputFile{{"--out", o.outPath, jsonLines}, {"--summary", o.summaryPath, jsonObject},
+			{"--plot", o.plotPath, picture}, {"--trace", o.tracePath, jsonObject}},
+		inputs: append([]string{o.cfg.Script}, o.merge...),
+		force:  o.force,
+	}.check()
 }
 
 // runCampaign is residentlua campaign; it returns the exit status.
@@ -222,12 +286,12 @@ func runCampaign(args []string) int {
 		if _, usage := err.(*usageError); usage {
 			fmt.Fprint(os.Stderr, campaignUsage)
 		}
-		return 1
+		return campaignIncomplete
 	}
 	switch {
 	case o.help:
 		fmt.Print(campaignUsage)
-		return 0
+		return campaignPassed
 	case o.merge != nil:
 		return o.runMerge()
 	case o.replay != 0:
@@ -237,15 +301,17 @@ func runCampaign(args []string) int {
 	return o.runTrials()
 }
 
-// complain prints a failure of the command and returns status 1.
+// complain prints a failure of the command and returns the status of a
+// campaign that did not complete.
 func complain(err error) int {
 	fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
-	return 1
+	return campaignIncomplete
 }
 
-// runTrials runs the campaign: the summary on stdout, the files, progress
-// on a terminal. The first Ctrl-C (or SIGTERM) stops it after the trials in
-// flight, and what finished is printed and written.
+// runTrials runs the campaign: progress on a terminal, then the files,
+// then the summary on stdout. The first Ctrl-C (or SIGTERM) stops it: the
+// trials in flight are interrupted, and what was taken is written and
+// printed; a second ends the process at once, leaving no partial file.
 func (o *campaignOptions) runTrials() int {
 	var out *jsonlFile
 	if o.outPath != "" {
@@ -254,33 +320,51 @@ func (o *campaignOptions) runTrials() int {
 			return complain(fmt.Errorf("--out: %w", err))
 		}
 		defer out.abandon()
-	}
-	prog := newProgress(o.cfg, isTerminal(os.Stderr))
-	o.cfg.Progress = &prog.counts
-	if out != nil {
 		// Only the file needs the trials in order; without it each
 		// worker keeps its own summary.
 		o.cfg.OnTrial = out.add
 	}
+	prog := newProgress(o.cfg, isTerminal(os.Stderr))
+	o.cfg.Progress = &prog.counts
 	intr := newInterrupter()
 	start := time.Now()
 	sum, err := campaign.Run(intr.arm(), o.cfg)
-	intr.disarm()
+	interrupted := intr.disarm()
 	prog.stop()
 	if err != nil {
 		return complain(err)
 	}
-	fmt.Print(sum.Text())
-	status := 0
-	if sum.Failed() > 0 || sum.Violations > 0 {
-		status = 1
-	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(os.Stderr, "%s: %d trials in %s (%.0f a second)\n", progName, sum.Trials, elapsed.Round(time.Millisecond), float64(sum.Trials)/elapsed.Seconds())
-	if sum.Stopped() {
-		fmt.Fprintf(os.Stderr, "%s: interrupted: stopped after %d of %d trials; the summary and the files hold those\n", progName, sum.Trials, sum.Planned)
-		status = 1
+	status := o.writeResults(sum, out)
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(os.Stderr, "%s: warning: %s\n", progName, w)
 	}
+	if err := printText(sum.Text()); err != nil {
+		status = complain(err)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s in %s (%.0f trials a second)\n", progName, plural(sum.Trials, "trial", "trials"), elapsed.Round(time.Millisecond), float64(sum.Trials)/elapsed.Seconds())
+	switch {
+	case sum.StopReason != "":
+		fmt.Fprintf(os.Stderr, "%s: the campaign stopped itself: %s\n", progName, sum.StopReason)
+		status = campaignIncomplete
+	case sum.Stopped():
+		fmt.Fprintf(os.Stderr, "%s: interrupted: stopped after %d of %d trials, and %s interrupted; the summary and the files hold them\n",
+			progName, sum.Trials-sum.Interrupted(), sum.Planned, plural(sum.Interrupted(), "trial", "trials"))
+		status = intr.interruptedStatus()
+	case interrupted:
+		status = intr.interruptedStatus() // the signal came as the last trial ended
+	case status == campaignPassed && (sum.Failed() > 0 || sum.Violations > 0):
+		status = campaignFailures
+	}
+	return status
+}
+
+// writeResults writes --out, --summary and --plot, a signal waiting until
+// they are written; it returns campaignIncomplete when one could not be.
+func (o *campaignOptions) writeResults(sum *campaign.Summary, out *jsonlFile) int {
+	release := pending.hold()
+	defer release()
+	status := campaignPassed
 	if out != nil {
 		if err := out.commit(); err != nil {
 			status = complain(fmt.Errorf("--out: %w", err))
@@ -292,21 +376,35 @@ func (o *campaignOptions) runTrials() int {
 		}
 	}
 	if o.plotPath != "" && !drawPlots(o.plotPath, sum) {
-		status = 1
-	}
-	if intr.wasTerminated() {
-		status = exitTerminated
+		status = campaignIncomplete
 	}
 	return status
 }
 
-// writeSummary writes the summary's JSON through a temporary file.
+// printText prints the summary on standard output. A failure to (a closed
+// pipe, a full disk) is an error: nothing else says what the run found.
+func printText(text string) error {
+	if _, err := io.WriteString(os.Stdout, text); err != nil {
+		return fmt.Errorf("cannot print the summary on standard output: %v (the files named by the options are written)", unwrapPathError(err))
+	}
+	return nil
+}
+
+// plural is n with the noun, singular for 1: "1 trial", "2 trials".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// writeSummary writes the summary's JSON as a result file.
 func writeSummary(path string, s *campaign.Summary) error {
 	b, err := s.JSON()
 	if err != nil {
 		return err
 	}
-	return writeFileAtomically(path, func(w io.Writer) error {
+	return writeOutput(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
@@ -321,7 +419,9 @@ func (o *campaignOptions) runReplay() int {
 		o.cfg.OnFabric = rec.attach
 	}
 	o.cfg.Stdout = os.Stdout
-	t, err := campaign.Replay(o.cfg, o.replay)
+	intr := newInterrupter()
+	t, err := campaign.Replay(intr.arm(), o.cfg, o.replay)
+	interrupted := intr.disarm()
 	if err != nil {
 		return complain(err)
 	}
@@ -329,26 +429,36 @@ func (o *campaignOptions) runReplay() int {
 	if o.cfg.Script != "" {
 		what = "trial of " + o.cfg.Script
 	}
-	fmt.Printf("%s, index %d, seed %d: %s\n", what, t.Index, t.Seed, t.Outcome)
-	if t.Report != "" {
-		fmt.Println(strings.TrimRight(t.Report, "\n"))
-	}
-	status := 0
-	if t.Failed {
-		status = 1
-	}
+	status := campaignPassed
 	if rec != nil {
-		if err := rec.write(o.tracePath); err != nil {
+		release := pending.hold()
+		if err := rec.write(); err != nil {
 			status = complain(fmt.Errorf("--trace: %w", err))
 		}
+		release()
+	}
+	text := fmt.Sprintf("%s, index %d, seed %d: %s\n", what, t.Index, t.Seed, t.Outcome)
+	if t.Report != "" {
+		text += strings.TrimRight(t.Report, "\n") + "\n"
+	}
+	if err := printText(text); err != nil {
+		return complain(err)
+	}
+	switch {
+	case interrupted:
+		return intr.interruptedStatus()
+	case status == campaignPassed && t.Failed:
+		return campaignFailures
 	}
 	return status
 }
 
-// runMerge merges summary files, prints the result and writes it with
-// --summary. The status is 1 when the merged campaign has failures.
+// runMerge merges summary files, writes the result with --summary and
+// --plot, and prints it. The status is 1 when the merged campaign has
+// failures, and 2 when it is not complete: a shard missing, or stopped.
 func (o *campaignOptions) runMerge() int {
 	merged := &campaign.Summary{}
+	var stopped []string
 	for _, path := range o.merge {
 		f, err := os.Open(path)
 		if err != nil {
@@ -362,21 +472,52 @@ func (o *campaignOptions) runMerge() int {
 		if err != nil {
 			return complain(fmt.Errorf("campaign merge: %s: %w", path, err))
 		}
+		if s.Stopped() {
+			stopped = append(stopped, fmt.Sprintf("%s (%s) stopped after %d of %d trials", shardsOf(s), path, s.Trials-s.Interrupted(), s.Planned))
+		}
 	}
-	fmt.Print(merged.Text())
-	status := 0
-	if merged.Failed() > 0 || merged.Violations > 0 {
-		status = 1
-	}
+	status := campaignPassed
+	release := pending.hold()
 	if o.summaryPath != "" {
 		if err := writeSummary(o.summaryPath, merged); err != nil {
 			status = complain(fmt.Errorf("--summary: %w", err))
 		}
 	}
 	if o.plotPath != "" && !drawPlots(o.plotPath, merged) {
-		status = 1
+		status = campaignIncomplete
+	}
+	release()
+	if err := printText(merged.Text()); err != nil {
+		status = complain(err)
+	}
+	var incomplete []string
+	if sh := merged.Shard; sh != nil {
+		var missing []int
+		for k := range sh.Of {
+			if !slices.Contains(sh.Have, k) {
+				missing = append(missing, k)
+			}
+		}
+		incomplete = append(incomplete, fmt.Sprintf("%s of %d missing", campaign.ShardWords(missing), sh.Of))
+	}
+	incomplete = append(incomplete, stopped...)
+	switch {
+	case len(incomplete) > 0:
+		fmt.Fprintf(os.Stderr, "%s: campaign merge: the campaign is incomplete: %s\n", progName, strings.Join(incomplete, "; "))
+		return campaignIncomplete
+	case status == campaignPassed && (merged.Failed() > 0 || merged.Violations > 0):
+		return campaignFailures
 	}
 	return status
+}
+
+// shardsOf names the shards a summary holds: "shard 2", "shards 0 and 1",
+// "the whole campaign".
+func shardsOf(s *campaign.Summary) string {
+	if s.Shard == nil {
+		return "the whole campaign"
+	}
+	return campaign.ShardWords(s.Shard.Have)
 }
 
 // drawPlots draws the summary's measurements for --plot and names the
@@ -386,32 +527,32 @@ func drawPlots(path string, s *campaign.Summary) bool {
 		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
 		return true
 	}
-	drawn, err := s.Plot(path)
-	for _, p := range drawn {
-		fmt.Fprintf(os.Stderr, "%s: --plot: drew %s\n", progName, p)
-	}
-	if err != nil {
-		complain(fmt.Errorf("--plot: %w", err))
-		return false
+	paths := s.PlotPaths(path)
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
+		err := writePicture(paths[name], func(file string) error { return s.PlotMeasurement(name, file) })
+		if err != nil {
+			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))
+			return false
+		}
+		fmt.Fprintf(os.Stderr, "%s: --plot: drew %s\n", progName, paths[name])
 	}
 	return true
 }
 
-// jsonlFile streams one JSON line per trial into a temporary file in the
-// destination's directory, renamed into place by commit.
+// jsonlFile streams one JSON line per trial into a result file, completed
+// by commit.
 type jsonlFile struct {
-	path string
-	tmp  *os.File
-	w    *bufio.Writer
-	err  error // the first write error
+	f   *output
+	w   *bufio.Writer
+	err error // the first write error
 }
 
 func createJSONL(path string) (*jsonlFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createOutput(path)
 	if err != nil {
-		return nil, unwrapPathError(err)
+		return nil, err
 	}
-	return &jsonlFile{path: path, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}, nil
+	return &jsonlFile{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
 }
 
 // add writes t's line.
@@ -427,33 +568,25 @@ func (j *jsonlFile) add(t campaign.Trial) {
 	j.err = err
 }
 
-// commit flushes the file and renames it into place.
+// commit flushes the file and completes it.
 func (j *jsonlFile) commit() error {
 	err := j.err
 	if err == nil {
 		err = j.w.Flush()
 	}
-	if err == nil {
-		err = j.tmp.Sync()
+	f := j.f
+	j.f = nil
+	if err != nil {
+		f.discard()
+		return unwrapPathError(err)
 	}
-	if cerr := j.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(j.tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(j.tmp.Name(), j.path)
-	}
-	j.tmp = nil
-	return unwrapPathError(err)
+	return f.commit()
 }
 
-// abandon removes the temporary file unless commit renamed it.
+// abandon gives the file up unless commit completed it.
 func (j *jsonlFile) abandon() {
-	if j.tmp != nil {
-		j.tmp.Close()
-		os.Remove(j.tmp.Name())
+	if j.f != nil {
+		j.f.discard()
 	}
 }
 
@@ -482,8 +615,7 @@ func newProgress(cfg campaign.Config, on bool) *progress {
 			case <-p.tick.C:
 				p.show()
 			case <-p.stopped:
-				p.show()
-				fmt.Fprintln(os.Stderr)
+				fmt.Fprint(os.Stderr, "\r\x1b[K") // the summary takes the line's place
 				return
 			}
 		}
@@ -500,10 +632,10 @@ func (p *progress) show() {
 	if done > 0 {
 		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	fmt.Fprintf(os.Stderr, "\r%d/%d trials  %.0f/s  ETA %s  failures %d\x1b[K", done, p.total, rate, eta, failures)
+	fmt.Fprintf(os.Stderr, "\r%d/%d trials  %.0f trials/s  ETA %s  %s\x1b[K", done, p.total, rate, eta, plural(failures, "failure", "failures"))
 }
 
-// stop ends the updates with a last one.
+// stop ends the updates and clears the line.
 func (p *progress) stop() {
 	if p.tick == nil {
 		return

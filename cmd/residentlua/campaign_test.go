@@ -67,7 +67,7 @@ func TestCampaignSlurmShardsMergeToSingleRun(t *testing.T) {
 	for k := range 4 {
 		path := filepath.Join(dir, "shard"+strconv.Itoa(k)+".json")
 		r := campaignRun(t, []string{"SLURM_ARRAY_TASK_ID=" + strconv.Itoa(k), "SLURM_ARRAY_TASK_COUNT=4"},
-			trialScript, "--trials", "101", "--seed", "3", "--summary", path, "--workers", "1")
+			trialScript, "--trials", "101", "--seed", "3", "--summary", path, "--workers", "1", "--shard", "auto")
 		r.wantCode(t, 0)
 		contains(t, "shard summary", r.stdout, "shard "+strconv.Itoa(k)+" of 4: ")
 		shards = append(shards, path)
@@ -88,7 +88,7 @@ func TestCampaignSlurmShardsMergeToSingleRun(t *testing.T) {
 		}
 	}
 	again := campaignRun(t, nil, "merge", shards[0], shards[0])
-	again.wantCode(t, 1)
+	again.wantCode(t, 2)
 	contains(t, "merge of a shard with itself", again.stderr, "both summaries hold shard 0 of 4")
 }
 
@@ -97,7 +97,7 @@ func TestCampaignIndexedJobShard(t *testing.T) {
 	r.wantCode(t, 0)
 	contains(t, "summary", r.stdout, "shard 2 of 4: 2 trials")
 	r = campaignRun(t, nil, "--trials", "10", "--shards", "4")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "JOB_COMPLETION_INDEX")
 }
 
@@ -118,41 +118,44 @@ func TestCampaignFailuresAndReplay(t *testing.T) {
 	const script = "campaign/testdata/failing.lua"
 	r := campaignRun(t, nil, script, "--trials", "10", "--seed", "20")
 	r.wantCode(t, 1)
-	replay := "residentlua campaign " + script + " --seed 20 --replay 24"
+	replay := "residentlua campaign " + script + " --seed 20 --trials 10 --replay 24"
 	contains(t, "summary", r.stdout, "failures: 5", "FAIL seed 24 (error): "+script+":4: boom at 4", "  replay: "+replay)
 	trace := filepath.Join(t.TempDir(), "t.json")
 	rr := campaignRun(t, nil, append(strings.Fields(replay)[2:], "--trace", trace)...)
 	rr.wantCode(t, 1)
-	contains(t, "replay", rr.stdout, "trial of "+script+", index 4, seed 24: error", "boom at 4")
+	contains(t, "replay", rr.stdout, "trial of "+script+", index 4, seed 24: error", "boom at 4\nstack traceback:\n")
 	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, "seed 24")
 }
 
 func TestCampaignChecksFilesFirst(t *testing.T) {
 	r := campaignRun(t, nil, "--trials", "5", "--out", "/nonexistent/dir/x.jsonl")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "--out /nonexistent/dir/x.jsonl: the directory /nonexistent/dir does not exist")
 	if strings.Contains(r.stdout, "campaign:") {
 		t.Errorf("ran before checking --out:\n%s", r.stdout)
 	}
 	r = campaignRun(t, nil, "--trials", "5", "--plot", "c.gif")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, `--plot c.gif: unknown picture format ".gif"; supported are .svg and .png`, "usage: residentlua campaign")
 	r = campaignRun(t, nil, "merge", "a.json", "--plot", "/nonexistent/dir/c.svg")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "--plot /nonexistent/dir/c.svg: the directory /nonexistent/dir does not exist")
 	r = campaignRun(t, nil, "--replay", "3", "--plot", "c.svg")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "--plot draws a campaign's measurements")
 	r = campaignRun(t, nil, "--trace", "t.json")
-	r.wantCode(t, 1)
+	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "--trace goes with --replay")
 }
 
 func TestCampaignProgressOnATerminal(t *testing.T) {
+	// The line is updated in place, then cleared for the summary.
 	tm := startTerminal(t, "", "campaign", "--trials", "3000", "--workers", "2")
 	tm.expect("\r")
-	tm.expect("3000/3000 trials")
-	tm.expect("failures 0")
+	tm.expect("/3000 trials  ")
+	tm.expect(" trials/s  ETA ")
+	tm.expect("0 failures")
+	tm.expect("\r\x1b[K")
 	tm.expect("campaign: 3000 built-in trials")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit status %d", code)
@@ -178,8 +181,8 @@ func TestCampaignCtrlCWritesWhatFinished(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want status 1; stderr:\n%s", err, stderr.String())
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130; stderr:\n%s", err, stderr.String())
 	}
 	contains(t, "stdout", stdout.String(), "stopped after ", " of 100000000 trials")
 	contains(t, "stderr", stderr.String(), "interrupted: stopped after")
@@ -208,7 +211,7 @@ func TestCampaignPlotSVG(t *testing.T) {
 	if root.Width != "453.54pt" || root.Height != "283.46pt" {
 		t.Errorf("%s: %s x %s, want 16 cm x 10 cm (453.54pt x 283.46pt)", drawn, root.Width, root.Height)
 	}
-	contains(t, drawn, string(b), "decision to retirement: ", "seconds (log scale)", ">retired<", ">quarantined<")
+	contains(t, drawn, string(b), "<title>decision to retirement by the trial&#39;s outcome (n = ", "\ndecision to retirement (seconds, log scale)\n", "\nretired", "\nquarantined")
 	if _, err := os.Stat(filepath.Join(dir, "c.svg")); err == nil {
 		t.Error("drew c.svg too, beside a file per measurement")
 	}

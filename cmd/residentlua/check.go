@@ -7,11 +7,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/luaprogram"
 )
 
 // checkOptions is the command line of residentlua check.
@@ -20,7 +22,9 @@ type checkOptions struct {
 	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps
 	given     []string     // the bounds given, as flags, to refuse them with --replay
 	replay    string       // --replay STR
+	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
 	tracePath string       // --trace, with --replay
+	force     bool         // --force: --trace may replace a file that does not look like a trace
 	help      bool
 }
 
@@ -42,10 +46,16 @@ found that breaks each invariant broken.
   --preemptions P   switches away from a program that can still step, in
                     one run (default 2; 0: none)
   --steps N         choices of one run that may branch (default 200)
+  --programs G,N    the built-in scenario runs the GPU program G and the NPU
+                    program N (files of Lua programs, docs/programs.md) in
+                    place of the built-in exchange, giving each session the
+                    exchange's shape as args (rounds, credits, slot_bytes)
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
                     trace-event JSON)
+  --force           let --trace replace a file that does not look like a
+                    trace (a .lua file, say)
 Exit status: 0 when no invariant breaks, 1 when one does (or the search is
 stopped), 2 when the check cannot be made. See docs/checking.md.
 `
@@ -53,7 +63,11 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, o.set)
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false}
+	for _, name := range check.BoundNames {
+		valued[name] = true
+	}
+	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, valued, o.set)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +93,15 @@ func (o *checkOptions) set(name, value string) error {
 	case "trace":
 		o.tracePath = value
 		return nil
+	case "programs":
+		o.programs = strings.Split(value, ",")
+		if len(o.programs) != 2 || o.programs[0] == "" || o.programs[1] == "" {
+			return &usageError{fmt.Sprintf("--programs %q: give the GPU program's file and the NPU program's, as gpu.lua,npu.lua", value)}
+		}
+		return nil
+	case "force":
+		o.force = true
+		return nil
 	}
 	if !slices.Contains(check.BoundNames, name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
@@ -100,7 +123,7 @@ func (o *checkOptions) set(name, value string) error {
 func runCheck(args []string) int {
 	o, err := parseCheckArgs(args)
 	if err == nil && !o.help {
-		err = checkOutputFiles([]outputFile{{"--trace", o.tracePath}})
+		err = outputChecks{outputs: []outputFile{{"--trace", o.tracePath, jsonObject}}, inputs: []string{o.scenario}, force: o.force}.check()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
@@ -120,19 +143,25 @@ func runCheck(args []string) int {
 	ctx := intr.arm()
 	// A search runs the scenario thousands of times: its prints are shown
 	// by --replay only.
-	out := io.Discard
+	stdout := &reportWriter{w: os.Stdout}
+	out := io.Writer(io.Discard)
 	if o.replay != "" {
-		out = os.Stdout
+		out = stdout
 	}
-	scenario, err := o.loadScenario(ctx, out)
+	scenario, closeScenario, err := o.loadScenario(ctx, out)
 	status := checkFailed
 	switch {
 	case err != nil:
 		complainStatus(err, checkFailed)
+		closeScenario = func() {}
 	case o.replay != "":
-		status = o.runReplay(ctx, scenario, os.Stdout)
+		status = o.runReplay(ctx, scenario, stdout)
 	default:
-		status = o.runSearch(ctx, scenario, intr)
+		status = o.runSearch(ctx, scenario, intr, stdout)
+	}
+	closeScenario()
+	if stdout.err != nil {
+		status = complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
 	}
 	if intr.disarm(); intr.wasTerminated() {
 		return exitTerminated
@@ -140,22 +169,57 @@ func runCheck(args []string) int {
 	return status
 }
 
+// reportWriter writes a report to w and keeps the first error, so that a
+// report cut short (a closed pipe, a full disk) is an error of the command.
+type reportWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *reportWriter) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.w.Write(p)
+	r.err = err
+	return n, err
+}
+
 // loadScenario is the scenario to check: the built-in one, or the script's
-// (whose print writes to stdout). ctx stops the script's first run, which
-// makes sure that it is a scenario.
-func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, error) {
+// (whose print writes to stdout), with a function that closes what it
+// loaded. With --programs, the built-in scenario runs that pair. ctx stops
+// the script's first run, which makes sure that it is a scenario.
+func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
+	if o.scenario == "" && o.programs != nil {
+		opts := luaprogram.Options{Stdout: stdout}
+		gpu, err := luaprogram.Load(o.programs[0], opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		npu, err := luaprogram.Load(o.programs[1], opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
+	}
 	if o.scenario == "" {
-		return check.Builtin, nil
+		return check.Builtin, func() {}, nil
+	}
+	if o.programs != nil {
+		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
 	}
 	sc, err := luaapi.LoadScenario(ctx, o.scenario, stdout)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sc.Run, nil
+	return sc.Run, func() {}, nil
 }
 
 // scenarioName says which scenario is checked, for the report.
 func (o *checkOptions) scenarioName() string {
+	if o.scenario == "" && o.programs != nil {
+		return "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+	}
 	if o.scenario == "" {
 		return "the built-in scenario"
 	}
@@ -164,12 +228,12 @@ func (o *checkOptions) scenarioName() string {
 
 // runSearch explores the scenario and prints the report, with progress on
 // a terminal; the search stops when ctx ends.
-func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter) int {
+func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
 	intr.disarm()
 	prog.stop()
-	return o.report(&rep, os.Stdout)
+	return o.report(&rep, stdout)
 }
 
 // report prints a search's report on stdout (and why it proves nothing on
@@ -226,9 +290,11 @@ func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, s
 		}
 	}
 	if rec != nil {
-		if err := rec.write(o.tracePath); err != nil {
+		release := pending.hold()
+		if err := rec.write(); err != nil {
 			status = complainStatus(fmt.Errorf("--trace: %w", err), checkFailed)
 		}
+		release()
 	}
 	return status
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -115,7 +116,9 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"--credits=65"}, `--credits "65": credits must be a whole number from 1 to 64, got 65`},
 		{[]string{"--faults", "-1"}, `--faults "-1": faults must be a whole number from 0 to 100, got -1`},
 		{[]string{"--preemptions", "two"}, `--preemptions "two": preemptions must be a whole number`},
-		{[]string{"--steps"}, "'--steps' needs argument"},
+		{[]string{"--steps"}, "check: '--steps' needs argument"},
+		{[]string{"--bogus"}, "check: unrecognized option '--bogus'"},
+		{[]string{"--force=yes"}, "check: '--force' takes no argument"},
 		{[]string{"--seed", "1"}, "check: unrecognized option '--seed'"},
 		{[]string{"-x"}, "check: unrecognized option '-x'"},
 		{[]string{"a.lua", "b.lua"}, "one scenario script at most, got a.lua b.lua"},
@@ -149,7 +152,7 @@ func forgedDecision(h *check.Host) {
 	}
 	_ = s.Abort()
 	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
-		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, uint64(exchange.StartupAbort), 0, "")
+		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, uint64(program.StartupAbort), 0, "")
 	}
 	s.Close(0)
 	h.ResetDevices()
@@ -246,7 +249,48 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, rest)
 	}
-	contains(t, "stderr", string(rest), "resident.check interrupted after 1 schedules")
+	contains(t, "stderr", string(rest), "resident.check interrupted before the end of the bounded space (schedules explored: 1,")
+}
+
+// The programs the checker runs in place of the exchange, and the bounds
+// under which it finds the broken one's stale generation in seconds: two
+// rounds through one credit, no fault, one preemption.
+var (
+	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1"}
+	goodPrograms  = "programs/exchange_gpu.lua,programs/exchange_npu.lua"
+	badPrograms   = "programs/exchange_gpu.lua,programs/exchange_npu_early_credit.lua"
+)
+
+// TestCheckFindsABrokenProgram checks the exchange's Lua text and a broken
+// NPU half that returns its credit before it reads the slot: the correct
+// pair exhausts clean; the broken one breaks invariant 7 (its own check
+// finds generation 1 read from generation 2's data), with a shortest
+// schedule whose replay string reruns it.
+func TestCheckFindsABrokenProgram(t *testing.T) {
+	good := checkRun(t, append([]string{"--programs", goodPrograms}, programBounds...)...)
+	good.wantCode(t, 0)
+	contains(t, "stdout", good.stdout, "check: the built-in scenario with programs/exchange_gpu.lua and programs/exchange_npu.lua", "bounded space exhausted", "no invariant broken")
+
+	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
+	bad.wantCode(t, 1)
+	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
+	m := regexp.MustCompile(`replay: (r2c1f0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	if m == nil {
+		t.Fatalf("no replay string:\n%s", bad.stdout)
+	}
+	replay := checkRun(t, "--programs", badPrograms, "--replay", m[1])
+	replay.wantCode(t, 1)
+	contains(t, "stdout", replay.stdout, "replay "+m[1]+" of the built-in scenario with", "invariant 7 (", "generation 1 has checksum")
+
+	for _, c := range []struct{ args, want string }{
+		{"--programs programs/exchange_gpu.lua", `--programs "programs/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
+		{"--programs no.lua,programs/exchange_npu.lua", "cannot read program no.lua"},
+		{"check/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
+	} {
+		r := checkRun(t, strings.Fields(c.args)...)
+		r.wantCode(t, 2)
+		contains(t, "stderr", r.stderr, c.want)
+	}
 }
 
 // TestCheckNotAScenario checks an ordinary script: the command says that
@@ -334,88 +378,8 @@ func TestCheckFreshStatePerRun(t *testing.T) {
 	contains(t, "stdout", r.stdout, "\n2 schedules, ", "bounded space exhausted", "no invariant broken")
 }
 
-// process is the command running in the background, its output going to
-// files that the test reads while it runs.
-type process struct {
-	cmd            *exec.Cmd
-	stdout, stderr string // the files
-	done           chan struct{}
-	code           int
-}
-
-// startProcess starts the command with args in dir.
-func startProcess(t *testing.T, dir string, args ...string) *process {
-	t.Helper()
-	out := t.TempDir()
-	p := &process{cmd: exec.Command(binary, args...), stdout: filepath.Join(out, "stdout"), stderr: filepath.Join(out, "stderr"), done: make(chan struct{})}
-	p.cmd.Dir = dir
-	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), noExitSleep)
-	for _, f := range []struct {
-		path string
-		to   *io.Writer
-	}{{p.stdout, &p.cmd.Stdout}, {p.stderr, &p.cmd.Stderr}} {
-		file, err := os.Create(f.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer file.Close() // the process has its own descriptor
-		*f.to = file
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		var ee *exec.ExitError
-		if err := p.cmd.Wait(); errors.As(err, &ee) {
-			p.code = ee.ExitCode()
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
-	})
-	return p
-}
-
-// output is what the process has written so far to one of its files.
-func (p *process) output(t *testing.T, file string) string {
-	t.Helper()
-	return string(readFile(t, file))
-}
-
-// waitForStderr waits until the process has written text on stderr.
-func (p *process) waitForStderr(t *testing.T, text string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(p.output(t, p.stderr), text) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.output(t, p.stderr))
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.output(t, p.stderr))
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// stop sends sig and waits, for a generous time, for the process to end;
-// it returns the exit status and how long the process took to end.
-func (p *process) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
-	t.Helper()
-	sent := time.Now()
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.output(t, p.stdout), p.output(t, p.stderr))
-	}
-	return p.code, time.Since(sent)
-}
-
 // peakMemory is the process's peak resident memory, from /proc.
-func (p *process) peakMemory(t *testing.T) int64 {
+func peakMemory(t *testing.T, p *process) int64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
@@ -430,16 +394,19 @@ func (p *process) peakMemory(t *testing.T) int64 {
 }
 
 // longWait is a scenario whose wait runs an exchange of a million rounds
-// in simulated time: many minutes of steps.
-const longWait = `function scenario(c)
+// in simulated time (many minutes of steps); it makes the file marker as
+// the wait begins.
+func longWait(marker string) string {
+	return `function scenario(c)
   local s = startup{rounds = 1000000, credits = 1}
   s:submit_gpu()
   s:submit_npu()
   s:start()
-  io.stderr:write("waiting\n")
+  io.open("` + marker + `", "w"):close()
   s:wait(3600)
 end
 `
+}
 
 // TestCheckStopsInALongWait sends SIGTERM, then Ctrl-C (SIGINT) to a
 // search and a replay while a run waits on an exchange of a million
@@ -447,23 +414,27 @@ end
 // exits.
 func TestCheckStopsInALongWait(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "long.lua", longWait)
-	p := startProcess(t, dir, "check", "long.lua", "--faults", "0")
-	p.waitForStderr(t, "waiting\n")
-	code, took := p.stop(t, syscall.SIGTERM)
+	marker := filepath.Join(dir, "waiting")
+	script := writeFile(t, dir, "long.lua", longWait(marker))
+	p := startCommand(t, "check", script, "--faults", "0")
+	waitForFile(t, p, marker)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	code, took := p.wait(t, 30*time.Second)
 	t.Logf("the search ended %v after SIGTERM", took)
 	if code != 143 {
-		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
-	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
-	p.waitForStderr(t, "waiting\n")
-	code, took = p.stop(t, os.Interrupt)
+	contains(t, "stdout", p.stdout.String(), "check: the scenario of "+script, "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	os.Remove(marker)
+	p = startCommand(t, "check", script, "--replay", "r2c2f0:")
+	waitForFile(t, p, marker)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, took = p.wait(t, 30*time.Second)
 	t.Logf("the replay ended %v after Ctrl-C", took)
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stderr", p.output(t, p.stderr), `replay "r2c2f0:" interrupted before the end of the scenario`)
+	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
 }
 
 // TestCheckHugeBounds runs the built-in scenario under bounds with 896
@@ -471,24 +442,26 @@ func TestCheckStopsInALongWait(t *testing.T) {
 // memory, and stops with its report on Ctrl-C, from the command and from
 // resident.check; a replay of one of those setups runs as any other.
 func TestCheckHugeBounds(t *testing.T) {
-	p := startProcess(t, repoRoot, "check", "--rounds", "1000000", "--credits", "64")
+	p := startCommand(t, "check", "--rounds", "1000000", "--credits", "64")
 	time.Sleep(time.Second)
-	peak := p.peakMemory(t)
-	code, took := p.stop(t, os.Interrupt)
+	peak := peakMemory(t, p)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, took := p.wait(t, 30*time.Second)
 	t.Logf("peak memory %d MiB; the search ended %v after Ctrl-C", peak>>20, took)
 	if peak > 2<<30 {
 		t.Errorf("peak memory %d MiB, want at most 2 GiB", peak>>20)
 	}
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.output(t, p.stdout), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
-	p = startProcess(t, repoRoot, "-e", `resident.check{rounds = 1000000, credits = 64}`)
+	contains(t, "stdout", p.stdout.String(), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	p = startCommand(t, "-e", `resident.check{rounds = 1000000, credits = 64}`)
 	time.Sleep(time.Second)
-	if code, _ := p.stop(t, os.Interrupt); code != 1 {
-		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+	p.cmd.Process.Signal(os.Interrupt)
+	if code, _ := p.wait(t, 30*time.Second); code != 1 {
+		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "resident.check stderr", p.output(t, p.stderr), "resident.check interrupted ")
+	contains(t, "resident.check stderr", p.stderr.String(), "resident.check interrupted ")
 	r := checkRun(t, "--replay", "r1000000c64f1:5")
 	r.wantCode(t, 0)
 	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")

@@ -44,7 +44,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--seed", "-3"}, `--seed "-3": give a whole number from 1 to 2^53-1`},
 		{[]string{"--seed", "9007199254740992"}, `--seed "9007199254740992": give a whole number from 1 to 2^53-1`},
 		{[]string{"--trace", "-e", "print(1)"}, `--trace "-e": give a file name (this looks like an option)`},
-		{[]string{"--trace", "same.json", "--stats", "same.json"}, `--trace and --stats both name same.json: give each its own file`},
+		{[]string{"--trace", "same.json", "--stats", "same.json"}, `--stats same.json is the same file as --trace: give --stats a file of its own`},
 		{[]string{"--gpu", "rocm"}, `--gpu "rocm": use sim or cuda`},
 		{[]string{"--trace"}, "'--trace' needs argument"},
 	} {
@@ -331,7 +331,7 @@ func TestResultFileReplacedWhole(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "stats.json")
 	writeFile(t, dir, "stats.json", "[\"previous\"]\n")
-	err := writeFileAtomically(path, func(w io.Writer) error {
+	err := writeOutput(path, func(w io.Writer) error {
 		io.WriteString(w, "[truncat")
 		return errors.New("no space left on device")
 	})
@@ -344,7 +344,7 @@ func TestResultFileReplacedWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left in the directory: %v", entries)
 	}
-	if err := writeFileAtomically(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+	if err := writeOutput(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "new\n" {
@@ -408,13 +408,13 @@ print(n, 0.1 + 0.2, 2^53, 1/0, "x" .. 1e16)`
 }
 
 func TestREPLShowsTableFields(t *testing.T) {
-	// A table result shows its fields, sorted, one level deep, long values
-	// cut, instead of its address; a table with __tostring prints as usual.
+	// A table result shows its fields, sorted, long values cut, instead of
+	// its address; a table with __tostring prints as usual.
 	r := runCmd(t, "", "resident.budget()\n{3, 1, z = {}, a = string.rep('x', 70), [true] = 1}\nsetmetatable({}, {__tostring = function() return 'mine' end})\n", "-i", "--mode", "sim")
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout,
 		"{ charged = 0, limit = 1073741824, quarantined = 0 }\n",
-		`{ 3, 1, a = "`+strings.Repeat("x", showValue-1)+`..., z = {...}, [true] = 1 }`,
+		`{ 3, 1, a = "`+strings.Repeat("x", showValue-1)+`..., z = {}, [true] = 1 }`,
 		"mine\n")
 }
 

@@ -38,8 +38,9 @@ func checkResultFiles(t *testing.T, trace, stats string) {
 
 func TestCtrlDWithHungSessionSaysWhatItJoins(t *testing.T) {
 	// Ctrl-D with a hung session: the command says at once which session it
-	// joins and for how long; Ctrl-C then quarantines it at once, and the
-	// trace and stats are still written.
+	// joins and for how long; Ctrl-C then quarantines it at once, says so
+	// with the time it had waited, the trace and stats are still written,
+	// and the exit status says the run was interrupted.
 	dir := t.TempDir()
 	trace, stats := filepath.Join(dir, "trace.json"), filepath.Join(dir, "stats.json")
 	tm := startTerminal(t, filepath.Join(dir, "history"), "--trace", trace, "--stats", stats)
@@ -51,9 +52,13 @@ func TestCtrlDWithHungSessionSaysWhatItJoins(t *testing.T) {
 	said := time.Since(eof)
 	interrupted := time.Now()
 	tm.send("\x03")
-	tm.expect("resident: closed session 1 at exit: quarantined")
-	if code := tm.exit(); code != 0 {
-		t.Errorf("exit status %d after Ctrl-D", code)
+	tm.expect("resident: closed session 1 at exit: quarantined (the close was interrupted after ")
+	tm.expect(", before a participant retired)")
+	if code := tm.exit(); code != exitInterrupted {
+		t.Errorf("exit status %d after Ctrl-C ended the joins at exit, want %d", code, exitInterrupted)
+	}
+	if strings.Contains(tm.output(), "did not retire within") {
+		t.Errorf("the reason names the timeout, not the time waited:\n%s", tm.output())
 	}
 	t.Logf("the joining line came %v after Ctrl-D; the command exited %v after Ctrl-C", said, time.Since(interrupted))
 	// The close timeout is 10 s: an exit well before it means Ctrl-C ended the join.
@@ -98,8 +103,37 @@ func TestSIGTERMClosesSessionsAndWritesFiles(t *testing.T) {
 	if !ok || ee.ExitCode() != exitTerminated {
 		t.Errorf("exit %v, want status %d; stderr:\n%s", err, exitTerminated, stderr.String())
 	}
-	contains(t, "stderr", stderr.String(), "interrupted", "resident: closed session 1 at exit: quarantined")
+	contains(t, "stderr", stderr.String(), "interrupted", "residentlua: terminated: closing session 1 without joining",
+		"resident: closed session 1 at exit: quarantined (closed without joining, interrupted before the join began)")
+	if strings.Contains(stderr.String(), "did not retire within") {
+		t.Errorf("after SIGTERM, a reason that names a timeout it never waited:\n%s", stderr.String())
+	}
 	checkResultFiles(t, trace, stats)
+}
+
+func TestCtrlCDuringCloseAtTheREPL(t *testing.T) {
+	// Ctrl-C during s:close(600) on a hung device: the close ends at once
+	// with an interrupted error that says the session is quarantined and
+	// how long the close had waited (not the 10 minutes it was given), and
+	// the prompt comes back.
+	tm := startTerminal(t, filepath.Join(t.TempDir(), "history"))
+	tm.prompt()
+	tm.run(hangSession, "hung")
+	tm.send("s:close(600)\r")
+	tm.expect("s:close(600)")
+	time.Sleep(300 * time.Millisecond) // let the close begin to join
+	tm.send("\x03")
+	tm.expect("stdin:1: close on session 1 interrupted; it is quarantined (the close was interrupted after ")
+	tm.expect("before a participant retired): reset its devices to release it")
+	tm.prompt()
+	tm.run(`print(resident.quarantined()[1].label)`, "label")
+	if out := tm.output(); strings.Contains(out, "10m0s") {
+		t.Errorf("a reason names the close's timeout, not the time it waited:\n%s", out)
+	}
+	tm.send("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit status %d after Ctrl-D", code)
+	}
 }
 
 func TestSessionsUntilRefused(t *testing.T) {

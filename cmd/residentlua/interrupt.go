@@ -16,21 +16,31 @@ import (
 // closed, --trace and --stats written) and exits with status 143.
 //
 // With nothing cancellable running, Ctrl-C is ignored while the REPL waits
-// for a line and otherwise ends the process as usual, so that a Ctrl-C still
-// kills a run stuck where nothing listens; SIGTERM at the REPL's prompt
-// finishes the run through onIdleTerm.
+// for a line and otherwise ends the process at once, so that a Ctrl-C still
+// ends a run stuck where nothing listens; SIGTERM at the REPL's prompt
+// finishes the run through onIdleTerm. A first SIGTERM with nothing to
+// cancel lets the run end at its next step; one more signal of either kind
+// ends the process at once. Ending at once waits for the result files being
+// written (pending.hold) and removes the temporary files of the others, so
+// that no partial file is left, then ends by the signal.
 type interrupter struct {
 	mu          sync.Mutex
 	cancel      context.CancelFunc // the running chunk's or close's; nil between them
 	interrupted bool               // the running chunk or close was cancelled by a signal
+	signalled   bool               // a signal arrived
 	terminated  bool               // SIGTERM arrived: the run is to end
 	inREPL      bool               // the REPL is up (waiting for a line, or running one)
 	onIdleTerm  func()             // ends the run when SIGTERM arrives at the prompt
 }
 
-// exitTerminated is the exit status after SIGTERM, as a shell reports a
-// process killed by it.
-const exitTerminated = 128 + int(syscall.SIGTERM)
+// exitTerminated is the exit status after SIGTERM, and exitInterrupted
+// the status of a run that Ctrl-C stopped (a campaign, a search, or the
+// closing joins of a script's sessions), as a shell reports a process
+// killed by the signal.
+const (
+	exitTerminated  = 128 + int(syscall.SIGTERM)
+	exitInterrupted = 128 + int(syscall.SIGINT)
+)
 
 // newInterrupter starts listening for SIGINT and SIGTERM.
 func newInterrupter() *interrupter {
@@ -49,6 +59,8 @@ func newInterrupter() *interrupter {
 func (in *interrupter) hit(s os.Signal) {
 	in.mu.Lock()
 	term := s == syscall.SIGTERM
+	again := in.signalled
+	in.signalled = true
 	if term {
 		in.terminated = true
 	}
@@ -62,13 +74,22 @@ func (in *interrupter) hit(s os.Signal) {
 		idle := in.onIdleTerm
 		in.mu.Unlock()
 		idle()
-	case term || in.inREPL:
-		in.mu.Unlock() // the run ends at its next step (terminated), or the REPL ignores Ctrl-C
+	case in.inREPL && !term, term && !again:
+		in.mu.Unlock() // the REPL ignores Ctrl-C, or the run ends at its next step (terminated)
 	default:
 		in.mu.Unlock()
-		signal.Reset(os.Interrupt)
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		endNow(s.(syscall.Signal))
 	}
+}
+
+// interruptedStatus is the exit status of a run that a signal stopped:
+// 143 after SIGTERM, 130 after Ctrl-C, as a shell reports a process ended
+// by them.
+func (in *interrupter) interruptedStatus() int {
+	if in.wasTerminated() {
+		return exitTerminated
+	}
+	return exitInterrupted
 }
 
 // arm gives what is about to run a context that a signal cancels; after
@@ -110,4 +131,13 @@ func (in *interrupter) repl(up bool, onIdleTerm func()) {
 	in.mu.Lock()
 	in.inREPL, in.onIdleTerm = up, onIdleTerm
 	in.mu.Unlock()
+}
+
+// reportBrokenPipes makes a write to a closed pipe on standard output or
+// standard error an error (EPIPE) rather than the end of the process by
+// SIGPIPE, so that a campaign or a check whose output is cut writes its
+// files and says what happened. Commands the program starts still get
+// SIGPIPE: the signal is caught, not ignored.
+func reportBrokenPipes() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }

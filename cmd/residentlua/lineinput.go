@@ -52,11 +52,18 @@ func historyPath() string {
 // completion. It switches the terminal back to its original mode while a
 // chunk runs (so io.read echoes and Ctrl-C raises SIGINT) and to liner's
 // mode for the next prompt.
+//
+// The history file is shared: each entry is appended to it as it is
+// entered (never the whole file rewritten), so two REPLs at once keep both
+// their entries, and the next REPL starts with them merged in the order
+// they were entered.
 type linerReader struct {
 	state       *liner.State
 	origMode    liner.ModeApplier // the terminal as the command found it
 	linerMode   liner.ModeApplier // the terminal as liner set it
 	historyFile string
+	warned      bool   // the history could not be saved, and the REPL said so
+	warning     string // what to say, once the terminal is back in its mode
 }
 
 // newLinerReader takes over the terminal, loads the history and installs
@@ -70,6 +77,9 @@ func newLinerReader(complete liner.WordCompleter) *linerReader {
 	r.state.SetTabCompletionStyle(liner.TabPrints)
 	r.state.SetWordCompleter(complete)
 	if r.historyFile != "" {
+		if err := trimHistory(r.historyFile); err != nil && !os.IsNotExist(err) {
+			r.cannotSave(err)
+		}
 		if f, err := os.Open(r.historyFile); err == nil {
 			r.state.ReadHistory(f)
 			f.Close()
@@ -78,31 +88,42 @@ func newLinerReader(complete liner.WordCompleter) *linerReader {
 	return r
 }
 
-// prompt reads a line with liner.
-func (r *linerReader) prompt(p string) (string, error) { return r.state.Prompt(p) }
-
-// remember adds line to the history and saves the history file at once, so
-// that it survives however the run ends.
-func (r *linerReader) remember(line string) {
-	if strings.TrimSpace(line) == "" {
-		return
-	}
-	r.state.AppendHistory(line)
-	r.save()
+// prompt reads a line with liner, after saying what is to be said.
+func (r *linerReader) prompt(p string) (string, error) {
+	r.say()
+	return r.state.Prompt(p)
 }
 
-// save writes the history file; a file that cannot be written is skipped
-// quietly (the REPL works without history).
-func (r *linerReader) save() {
+// remember adds an entry to the history and appends it to the history
+// file at once, so that it survives however the run ends.
+func (r *linerReader) remember(entry string) {
+	if strings.TrimSpace(entry) == "" {
+		return
+	}
+	r.state.AppendHistory(entry)
 	if r.historyFile == "" {
 		return
 	}
-	f, err := os.Create(r.historyFile)
-	if err != nil {
+	if err := appendHistory(r.historyFile, entry); err != nil {
+		r.cannotSave(err)
+	}
+}
+
+// cannotSave notes, the first time, that the history cannot be saved.
+func (r *linerReader) cannotSave(err error) {
+	if r.warned {
 		return
 	}
-	r.state.WriteHistory(f)
-	f.Close()
+	r.warned = true
+	r.warning = fmt.Sprintf("%s: cannot save the history in %s (%v); this session's lines are kept until it ends (set RESIDENTLUA_HISTORY to save them elsewhere)", progName, r.historyFile, err)
+}
+
+// say writes the pending warning on standard error.
+func (r *linerReader) say() {
+	if r.warning != "" {
+		fmt.Fprintln(os.Stderr, r.warning)
+		r.warning = ""
+	}
 }
 
 // running puts the terminal back as the command found it while a chunk
@@ -111,6 +132,7 @@ func (r *linerReader) running() func() {
 	if r.origMode != nil {
 		r.origMode.ApplyMode()
 	}
+	r.say()
 	return func() {
 		if r.linerMode != nil {
 			r.linerMode.ApplyMode()
@@ -118,10 +140,59 @@ func (r *linerReader) running() func() {
 	}
 }
 
-// close saves the history and restores the terminal.
+// close restores the terminal.
 func (r *linerReader) close() {
-	r.save()
 	r.state.Close()
+	r.say()
+}
+
+// historyKeep is how many entries a trimmed history file keeps: liner's
+// own limit, all that a REPL reads of it.
+const historyKeep = liner.HistoryLimit
+
+// appendHistory appends one entry, a line, to the history file, under an
+// exclusive lock so that it never lands in the middle of a trim.
+func appendHistory(path, entry string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return err
+	}
+	_, err = f.WriteString(entry + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// trimHistory cuts the history file to its last historyKeep entries once
+// it holds twice that many, in place and under the lock, so that an entry
+// another REPL appends meanwhile is kept.
+func trimHistory(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) <= 2*historyKeep {
+		return nil
+	}
+	kept := strings.Join(lines[len(lines)-historyKeep:], "")
+	if _, err := f.WriteAt([]byte(kept), 0); err != nil {
+		return err
+	}
+	return f.Truncate(int64(len(kept)))
 }
 
 // plainReader reads lines from standard input without editing, for -i

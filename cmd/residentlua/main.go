@@ -22,8 +22,10 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "campaign":
+			reportBrokenPipes()
 			os.Exit(runCampaign(os.Args[2:]))
 		case "check":
+			reportBrokenPipes()
 			os.Exit(runCheck(os.Args[2:]))
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type options struct {
 	seed         uint64 // --seed; 0 for one chosen by the fabric
 	tracePath    string // --trace
 	statsPath    string // --stats
+	force        bool   // --force: replace a file that does not look like a result file
 
 	// script is the index in args of the script name ("-" for standard
 	// input), or len(args) when none is named. Everything before it is the
@@ -90,6 +92,8 @@ func parseArgs(args []string) (*options, error) {
 			o.help = true
 		case a == "--verbose":
 			o.verbose = true
+		case a == "--force":
+			o.force = true
 		case a == "--version":
 			o.version = true
 		case strings.HasPrefix(a, "--"):
@@ -205,6 +209,27 @@ func (o *options) fabricConfig() devices.Config {
 	return cfg
 }
 
+// checkFabric refuses, before anything runs, options that cannot make the
+// default fabric together: a real GPU in simulated time, or the spin wait
+// policy in real time on too few cores. Said then, in one line, rather
+// than as a traceback when a script first needs the fabric.
+func (o *options) checkFabric() error {
+	cfg := o.fabricConfig()
+	if o.gpu != "" && o.gpu != devices.SimBackend && cfg.Mode == devices.Simulated {
+		return fmt.Errorf("--gpu %s is a real GPU, which runs in real time: use --mode realtime (the default) with it, or leave --gpu out to simulate the GPU", o.gpu)
+	}
+	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {
+		if err := devices.CheckWait(devices.WaitSpin, len(devices.DefaultDevices())); err != nil {
+			msg := err.Error()
+			if e, ok := errors.AsType[*devices.Error](err); ok {
+				msg = e.Message
+			}
+			return fmt.Errorf("--wait spin: %s", msg)
+		}
+	}
+	return nil
+}
+
 // usageText lists every option; --help prints it.
 const usageText = `usage: residentlua [options] [script [args]]
 Available options are:
@@ -227,6 +252,8 @@ residentlua options (before the script):
                              NVIDIA GPU running a resident kernel (real time only)
   --trace FILE               write a Chrome trace-event JSON timeline of every fabric
   --stats FILE               write every session's stats as a JSON array
+  --force                    let --trace and --stats replace a file that does
+                             not look like one they write (a .lua file, say)
   --verbose                  report every fabric the run makes (default: the first)
   --help, -h                 show this help
 With no script, no -e and no -v: the REPL when standard input is a terminal,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -70,13 +71,15 @@ func (c *command) load(src string) (*lua.LFunction, error) {
 // readChunk reads one chunk: a line that is an expression is returned as
 // "return <line>" (so its values are printed), as is "=<expr>"; otherwise
 // lines are read until they make a complete chunk. A syntax error is
-// reported and gives a nil function.
+// reported and gives a nil function. The chunk goes into the history as one
+// entry once it is complete (or a syntax error), as lua.c keeps it.
 func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 	line, err := in.prompt(prompt1)
 	if err != nil {
 		return nil, err
 	}
-	in.remember(line)
+	lines := []string{line}
+	defer func() { c.remember(in, lines) }()
 	src := line
 	if expr, ok := strings.CutPrefix(line, "="); ok {
 		src = "return " + expr
@@ -94,11 +97,58 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 		}
 		more, err := in.prompt(prompt2)
 		if err != nil {
+			lines = nil // an abandoned chunk is not kept
 			return nil, err
 		}
-		in.remember(more)
+		lines = append(lines, more)
 		src += "\n" + more
 	}
+}
+
+// remember puts the lines of a chunk into the history as one entry. The
+// history keeps one line an entry, so the lines are joined with spaces
+// where that compiles to the same code; a chunk where it would not (a
+// comment that would swallow the lines after it, a string that spans
+// lines) is kept line by line.
+func (c *command) remember(in lineReader, lines []string) {
+	if len(lines) > 1 {
+		joined := strings.Join(lines, " ")
+		if c.sameCode(strings.Join(lines, "\n"), joined) {
+			lines = []string{joined}
+		}
+	}
+	for _, l := range lines {
+		in.remember(l)
+	}
+}
+
+// sameCode reports whether the chunks a and b both compile, to the same
+// instructions and constants.
+func (c *command) sameCode(a, b string) bool {
+	fa, errA := c.load(a)
+	fb, errB := c.load(b)
+	return errA == nil && errB == nil && sameProto(fa.Proto, fb.Proto)
+}
+
+// sameProto compares two compiled functions, leaving out line numbers.
+func sameProto(a, b *lua.FunctionProto) bool {
+	if a.NumUpvalues != b.NumUpvalues || a.NumParameters != b.NumParameters || a.IsVarArg != b.IsVarArg ||
+		!slices.Equal(a.Code, b.Code) || len(a.Constants) != len(b.Constants) || len(a.FunctionPrototypes) != len(b.FunctionPrototypes) {
+		return false
+	}
+	for i, k := range a.Constants {
+		// A userdata constant is lua51's own (a concatenation's site, which
+		// holds its line): its kind is what matters.
+		if k.Type() != b.Constants[i].Type() || k.Type() != lua.LTUserData && k.String() != b.Constants[i].String() {
+			return false
+		}
+	}
+	for i, p := range a.FunctionPrototypes {
+		if !sameProto(p, b.FunctionPrototypes[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The REPL, driven through a pseudo-terminal as a person would drive it.
@@ -205,5 +208,140 @@ func TestREPLAfterScript(t *testing.T) {
 	tm.send("\x04")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit status %d", code)
+	}
+}
+
+// historyLines is the history file's entries.
+func historyLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+func TestREPLMultiLineChunkIsOneHistoryEntry(t *testing.T) {
+	// As lua.c keeps it: a chunk typed over several lines is one entry,
+	// which the up arrow recalls whole and which runs again as it did. A
+	// chunk whose lines cannot be joined (a comment would swallow what
+	// follows it) stays line by line.
+	history := filepath.Join(t.TempDir(), "history")
+	tm := startTerminal(t, history, "--mode", "sim")
+	tm.prompt()
+	tm.send("for i = 1, 2 do\r")
+	tm.expect(">> ")
+	tm.send("print('round ' .. i * 10)\r")
+	tm.expect(">> ")
+	tm.send("end\r")
+	tm.expect("round 20")
+	tm.prompt()
+	tm.send("x = 1 -- one\r")
+	tm.prompt()
+	tm.send("function f() -- a comment\r")
+	tm.expect(">> ")
+	tm.send("return 7 end\r")
+	tm.prompt()
+	tm.send("\x1b[A")
+	tm.expect("return 7 end")
+	tm.send("\x1b[A")
+	tm.expect("function f() -- a comment")
+	tm.send("\x1b[A")
+	tm.expect("x = 1 -- one")
+	tm.send("\x1b[A")
+	tm.expect("for i = 1, 2 do print('round ' .. i * 10) end")
+	tm.send("\r")
+	tm.expect("round 10")
+	tm.expect("round 20")
+	tm.prompt()
+	tm.send("\x04")
+	tm.exit()
+	want := []string{
+		"for i = 1, 2 do print('round ' .. i * 10) end",
+		"x = 1 -- one",
+		"function f() -- a comment",
+		"return 7 end",
+		"for i = 1, 2 do print('round ' .. i * 10) end",
+	}
+	if got := historyLines(t, history); !slices.Equal(got, want) {
+		t.Errorf("history %q, want %q", got, want)
+	}
+}
+
+func TestREPLHistoryIsAppendedAndMerged(t *testing.T) {
+	// Two REPLs at once share a history file: each appends its entries as
+	// they are entered, so neither overwrites the other's, and the next
+	// REPL starts with both, in the order they were entered.
+	history := filepath.Join(t.TempDir(), "history")
+	if err := os.WriteFile(history, []byte("old = 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startTerminal(t, history, "--mode", "sim")
+	a.prompt()
+	b := startTerminal(t, history, "--mode", "sim")
+	b.prompt()
+	a.run("a1 = 1", "a one")
+	b.run("b1 = 1", "b one")
+	a.run("a2 = 2", "a two")
+	b.send("\x04")
+	b.exit()
+	a.send("\x04")
+	a.exit()
+	want := []string{"old = 0", `a1 = 1; print("a " .. "one")`, `b1 = 1; print("b " .. "one")`, `a2 = 2; print("a " .. "two")`}
+	if got := historyLines(t, history); !slices.Equal(got, want) {
+		t.Errorf("history %q, want %q", got, want)
+	}
+	c := startTerminal(t, history, "--mode", "sim")
+	c.prompt()
+	c.send("\x1b[A")
+	c.expect(`a2 = 2; print("a " .. "two")`)
+	c.send("\x1b[A")
+	c.expect(`b1 = 1; print("b " .. "one")`)
+	c.send("\x15\x04")
+	c.exit()
+}
+
+func TestREPLHistoryThatCannotBeSaved(t *testing.T) {
+	// A history file that cannot be written: the REPL says so once, and
+	// works on with the lines of this session.
+	history := filepath.Join(t.TempDir(), "missing", "history")
+	tm := startTerminal(t, history, "--mode", "sim")
+	tm.prompt()
+	tm.run("y = 1", "first")
+	tm.run("y = 2", "second")
+	tm.send("\x1b[A")
+	tm.expect(`y = 2; print("sec" .. "ond")`)
+	tm.send("\x15\x04")
+	tm.exit()
+	out := tm.output()
+	warning := "residentlua: cannot save the history in " + history
+	if n := strings.Count(out, warning); n != 1 {
+		t.Errorf("the warning %q came %d times, want once:\n%s", warning, n, out)
+	}
+}
+
+func TestREPLShowsNestedTables(t *testing.T) {
+	// Nested tables show to depth 3, a table inside itself is marked, and
+	// a long list shows its first entries and counts the rest; what does
+	// not fit on a line of 100 columns takes a line an entry.
+	r := runCmd(t, "", "t = {1, {2, {3, {4}}}}; t.self = t\nt\nlocal l = {} for i = 1, 57 do l[i] = i end return l\n"+
+		"s = startup{}; s:submit_gpu(); s:submit_npu(); s:start(); s:wait(1)\ns:stats()\nprint('events', #s:events())\ns:events()\n", "-i", "--mode", "sim", "--seed", "1")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout,
+		"{ 1, { 2, { 3, {...} } }, self = <cycle> }\n",
+		"{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, … 37 more }\n",
+		"  gpu = { accepted = 0, device = \"gpu0\", observed = 0, retired = 0 },\n",
+		"  verification = { ok = true, rounds = 1, verified = 1 }\n}\n",
+		"  { a = 1, actor = \"host\", b = 64, detail = \"\", kind = \"alloc\", seq = 1, session = 1, time = 0 },\n",
+	)
+	var events int
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "events\t"):], "events\t%d", &events); err != nil || events <= showFields {
+		t.Fatalf("the session has %d events, %v; want more than %d to summarise", events, err, showFields)
+	}
+	contains(t, "stdout", r.stdout, fmt.Sprintf("  … %d more\n}\n", events-showFields))
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if utf8.RuneCountInString(l) > showWidth+2 { // the prompt's "> " before a table's first line
+			t.Errorf("a line of %d columns: %s", utf8.RuneCountInString(l), l)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -33,6 +34,10 @@ type command struct {
 	intr     *interrupter
 	cleanups []func() // run first by finish, last added first
 	finished bool
+	// joinsInterrupted is set when Ctrl-C ended the joins of the sessions
+	// closed at the end of the run: they were quarantined without the
+	// whole close timeout, and the run exits with exitInterrupted.
+	joinsInterrupted bool
 }
 
 // run is the whole command; it returns the exit status.
@@ -53,6 +58,10 @@ func run(args []string) int {
 		}
 		return 1
 	}
+	if err := opts.checkFabric(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+		return 1
+	}
 	if opts.version {
 		fmt.Println(versionLine())
 	}
@@ -64,6 +73,9 @@ func run(args []string) int {
 	status := c.main()
 	if err := c.finish(); err != nil && status == 0 {
 		status = 1
+	}
+	if c.joinsInterrupted && status == 0 {
+		status = exitInterrupted
 	}
 	if c.intr.wasTerminated() {
 		status = exitTerminated
@@ -254,6 +266,9 @@ func (c *command) replaceExit() {
 		if err := c.finish(); err != nil && code == 0 {
 			code = 1
 		}
+		if c.joinsInterrupted && code == 0 {
+			code = exitInterrupted
+		}
 		os.Exit(code)
 		return 0
 	}))
@@ -281,8 +296,9 @@ func (c *command) finish() error {
 	c.L.RemoveContext()
 	c.closeSessions()
 	var errs []error
+	release := pending.hold() // a signal now waits for the files
 	if c.trace != nil {
-		if err := c.trace.write(c.opts.tracePath); err != nil {
+		if err := c.trace.write(); err != nil {
 			errs = append(errs, fmt.Errorf("--trace: %w", err))
 		}
 	}
@@ -291,6 +307,7 @@ func (c *command) finish() error {
 			errs = append(errs, fmt.Errorf("--stats: %w", err))
 		}
 	}
+	release()
 	for _, err := range errs {
 		c.report(err)
 	}
@@ -314,8 +331,12 @@ func (c *command) closeSessions() {
 		fmt.Fprintf(os.Stderr, "%s: closing %s: joining for up to %s%s each (Ctrl-C quarantines now)\n",
 			progName, sessionList(ids), c.module.CloseTimeout(), clock)
 	}
-	c.module.CloseContext(c.intr.arm())
-	c.intr.disarm()
+	reports := c.module.CloseContext(c.intr.arm())
+	if c.intr.disarm() {
+		for _, r := range reports {
+			c.joinsInterrupted = c.joinsInterrupted || r.Outcome == engine.Quarantined.String()
+		}
+	}
 }
 
 // sessionList names sessions for a message: "session 3", "sessions 1, 2 and 5".

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image"
 	_ "image/png" // image.DecodeConfig reads PNG
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,9 +47,10 @@ var scriptCases = map[string]scriptCase{
 		"close       retired",
 		"wait        both retired: false",
 		"close       quarantined",
-		"quarantined 1 session(s)",
+		"budget      384 bytes charged, 384 bytes of them quarantined",
+		"quarantined 1 session\n",
 		"new session busy: gpu0 is held by a quarantined session",
-		"after reset 0 quarantined session(s), 0 bytes charged",
+		"after reset 0 sessions quarantined, 0 bytes charged",
 		"new session both retired: true, close: retired",
 		"violations  0",
 	}},
@@ -74,11 +77,11 @@ var scriptCases = map[string]scriptCase{
 		"state               poisoned",
 		"abort raised        busy: ",
 		"close               quarantined",
-		"quarantined         1 session(s)",
+		"quarantined         1 session\n",
 		"after reset         0 quarantined, 0 bytes charged",
 		"2. the store happens but the NPU's release is skipped",
 		"wait(0.01)          both retired: false",
-		"gpu0 observed      RUN",
+		"\n  gpu0 observed       RUN\n", // in the column of the lines around it
 		"npu0 never observed anything",
 		"close               quarantined",
 		"after reset         0 quarantined, 0 bytes charged",
@@ -88,6 +91,7 @@ var scriptCases = map[string]scriptCase{
 		"wait(0.01)      both retired: false",
 		"close(0.01)     quarantined",
 		"state           quarantined",
+		"budget          limit 1073741824 bytes, 2752 bytes charged, 2752 bytes of them quarantined",
 		"quarantined     session 1, ",
 		"waiting for gpu0 and npu0",
 		"new session     busy: npu0 is held by a quarantined session",
@@ -99,9 +103,9 @@ var scriptCases = map[string]scriptCase{
 	"scripts/sweep.lua": {
 		args: []string{"{dir}/sweep.csv", "8"},
 		stdout: []string{
-			"slot_bytes credits rounds    bytes",
-			"        64       1      8      512",
-			"      4096       4      8    32768",
+			"slot_bytes credits rounds elapsed_us first_round_us round_us MB_per_s npu_observe_us verified",
+			"        64       1      8    100.000         56.000    6.000   10.667         52.000     true",
+			"      4096       4      8   1108.000        182.000  132.000   31.030         52.000     true",
 			"wrote 12 rows to ",
 			"drew latency against slot size to ",
 			"drew throughput against slot size to ",
@@ -133,12 +137,47 @@ var scriptCases = map[string]scriptCase{
 			stderr: []string{"mode=realtime"},
 		},
 	},
+	"scripts/user_kernel.lua": {
+		code: 1,
+		stderr: []string{
+			"user_kernel.lua needs a real NVIDIA GPU: unsupported: ",
+			"docs/cuda.md says how",
+		},
+		onGPU: &scriptCase{
+			args: []string{"1000"},
+			stdout: []string{
+				"gpu          cuda: ",
+				"kernel       kernel exchange_gpu (programs/exchange_gpu.ptx)",
+				"  wait       both retired: true",
+				"  check      true",
+				"  close      retired",
+				"2. the kernel hangs (gpu.run hang)",
+				"  wait(0.2)  both retired: false",
+				"  close      quarantined",
+				"  after reset 0 quarantined",
+				"  new session both retired: true, close: retired",
+				"violations   0",
+			},
+			stderr: []string{"mode=realtime"},
+		},
+	},
+	// A campaign of the exchange's Lua programs; run directly, one trial.
+	"scripts/program_campaign.lua": {
+		seed: "7",
+		stdout: []string{
+			"one trial, seed 7, no violation",
+			"  events = ",
+			"for a campaign: residentlua campaign scripts/program_campaign.lua --trials 10000",
+		},
+	},
 	// A trial script for residentlua campaign (campaign_test.go runs it
 	// there); run directly, it runs one trial.
 	"scripts/campaign.lua": {
-		seed: "1000",
+		seed: "1",
 		stdout: []string{
-			"one trial, seed 1000: quarantined",
+			"one trial, seed 1: quarantined",
+			"  decision to retirement = 160 µs\n",
+
 			"  payload bytes = 0",
 			"for a campaign: residentlua campaign scripts/campaign.lua --trials 1000",
 		},
@@ -246,9 +285,10 @@ func TestSweepCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	const header = "slot_bytes,credits,rounds,samples,bytes," +
-		"elapsed_us,elapsed_us_min,elapsed_us_max,mb_per_s,mb_per_s_min,mb_per_s_max," +
-		"round_latency_us,round_latency_us_min,round_latency_us_max,npu_observe_us,npu_observe_us_min,npu_observe_us_max,verified"
+	const header = "slot_bytes,credits,rounds,samples,payload_bytes," +
+		"elapsed_us,elapsed_us_min,elapsed_us_max,first_round_us,first_round_us_min,first_round_us_max," +
+		"round_us,round_us_min,round_us_max,MB_per_s,MB_per_s_min,MB_per_s_max," +
+		"npu_observe_us,npu_observe_us_min,npu_observe_us_max,verified"
 	if lines[0] != header {
 		t.Errorf("CSV header %q", lines[0])
 	}
@@ -258,7 +298,7 @@ func TestSweepCSV(t *testing.T) {
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
 		// Simulated time: one sample, so the median is the smallest and the largest.
-		if len(f) != 18 || f[2] != "4" || f[3] != "1" || f[17] != "true" || f[8] == "n/a" || f[5] != f[6] || f[5] != f[7] {
+		if len(f) != 21 || f[2] != "4" || f[3] != "1" || f[20] != "true" || f[11] == "n/a" || f[5] != f[6] || f[5] != f[7] {
 			t.Errorf("CSV row %q", l)
 		}
 	}
@@ -287,6 +327,80 @@ func TestSweepCSV(t *testing.T) {
 	}
 }
 
+// TestSweepSteadyState checks that the sweep's time per round is the
+// steady state, apart from the time to the first round: for every shape it
+// varies by less than 10% between 8, 32 and 128 rounds, while the time to
+// the first round (which holds the NPU's start) stays out of it.
+func TestSweepSteadyState(t *testing.T) {
+	dir := t.TempDir()
+	perRound := map[string][]float64{} // by slot_bytes and credits
+	for _, rounds := range []string{"8", "32", "128"} {
+		csv := filepath.Join(dir, "r"+rounds+".csv")
+		r := runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", csv, rounds)
+		r.wantCode(t, 0)
+		lines := strings.Split(strings.TrimSpace(string(readFile(t, csv))), "\n")
+		col := map[string]int{}
+		for i, name := range strings.Split(lines[0], ",") {
+			col[name] = i
+		}
+		for _, l := range lines[1:] {
+			f := strings.Split(l, ",")
+			round, err1 := strconv.ParseFloat(f[col["round_us"]], 64)
+			first, err2 := strconv.ParseFloat(f[col["first_round_us"]], 64)
+			if err1 != nil || err2 != nil || round <= 0 || first <= round {
+				t.Fatalf("%s rounds: row %q: want a time per round > 0 and a longer first round", rounds, l)
+			}
+			shape := f[col["slot_bytes"]] + " bytes, " + f[col["credits"]] + " credits"
+			perRound[shape] = append(perRound[shape], round)
+		}
+	}
+	if len(perRound) != 12 {
+		t.Fatalf("%d shapes, want 12", len(perRound))
+	}
+	for shape, v := range perRound {
+		lo, hi := slices.Min(v), slices.Max(v)
+		if (hi-lo)/lo >= 0.10 {
+			t.Errorf("%s: time per round %v µs for 8, 32 and 128 rounds: varies by %.0f%%, want < 10%%", shape, v, 100*(hi-lo)/lo)
+		}
+	}
+}
+
+// TestSweepRefusesBadArguments checks that the sweep refuses what it cannot
+// use before it runs a session: rounds that are not a whole number, a CSV
+// it cannot write, a picture of no known format.
+func TestSweepRefusesBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{csv, "abc"}, `sweep.lua: rounds must be a whole number of at least 1, got "abc"`},
+		{[]string{csv, "0"}, `sweep.lua: rounds must be a whole number of at least 1, got "0"`},
+		{[]string{csv, "2.5"}, `sweep.lua: rounds must be a whole number of at least 1, got "2.5"`},
+		{[]string{filepath.Join(dir, "missing", "x.csv"), "8"}, "sweep.lua: cannot write the CSV: " + filepath.Join(dir, "missing", "x.csv") + ": No such file or directory"},
+		{[]string{csv, "8", "published", "1", filepath.Join(dir, "fig.pdf")}, `sweep.lua: the picture "` + filepath.Join(dir, "fig.pdf") + `" must end in .svg or .png`},
+	} {
+		r := runCmd(t, "", "", append([]string{"--mode", "sim", "--seed", "1", "scripts/sweep.lua"}, tc.args...)...)
+		r.wantCode(t, 1)
+		if first := strings.SplitN(r.stderr, "\n", 2)[0]; first != tc.want {
+			t.Errorf("sweep.lua %v: stderr starts %q, want %q", tc.args, first, tc.want)
+		}
+		if r.stdout != "" || strings.Contains(r.stderr, "traceback") || strings.Contains(r.stderr, "fabric mode=") {
+			t.Errorf("sweep.lua %v ran before it refused: stdout %q, stderr %q", tc.args, r.stdout, r.stderr)
+		}
+	}
+	if _, err := os.Stat(csv); err == nil {
+		t.Errorf("a refused sweep left %s behind", csv)
+	}
+	// gpu_lifecycle.lua refuses its bad arguments before it looks for a GPU.
+	r := runCmd(t, "", "", "scripts/gpu_lifecycle.lua", "20", "many")
+	r.wantCode(t, 1)
+	if want := `gpu_lifecycle.lua: rounds must be a whole number of at least 1, got "many"`; !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		t.Errorf("gpu_lifecycle.lua 20 many: stdout %q, stderr %q; want it refused with %q", r.stdout, r.stderr, want)
+	}
+}
+
 // TestSweepPlot checks the pictures of scripts/sweep.lua: an SVG of each
 // figure next to the CSV by default (16 cm x 10 cm, one line per credits
 // value), a PNG of 605 x 378 pixels when the picture's name says .png, and
@@ -306,8 +420,8 @@ func TestSweepPlot(t *testing.T) {
 		if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
 			t.Fatalf("%s: root %v, error %v; want an <svg> document", file, root.XMLName, err)
 		}
-		contains(t, file, string(data), `<svg width="453.54pt" height="283.46pt"`, what+", 4 rounds (simulated time)",
-			">credits=1<", ">credits=2<", ">credits=4<", ">slot bytes<")
+		contains(t, file, string(data), `<svg width="453.54pt" height="283.46pt"`, "<title>"+what+", 4 rounds (simulated time)</title>",
+			"\ncredits=1\n", "\ncredits=2\n", "\ncredits=4\n", "\nslot size (bytes)\n")
 	}
 
 	png := filepath.Join(dir, "fig.png")
@@ -328,7 +442,7 @@ func TestSweepPlot(t *testing.T) {
 	// Under the ideal timing no simulated time passes: nothing to draw.
 	r = runCmd(t, "", "", "--mode", "sim", "--seed", "1", "scripts/sweep.lua", filepath.Join(dir, "ideal.csv"), "4", "ideal")
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "no latency to draw (no time passed in any cell); ", "no throughput to draw")
+	contains(t, "stdout", r.stdout, "no latency to draw (no cell has one: a single round, or no time passed); ", "no throughput to draw")
 	if matches, _ := filepath.Glob(filepath.Join(dir, "ideal_*")); len(matches) != 0 {
 		t.Errorf("pictures with nothing in them: %v", matches)
 	}
@@ -341,15 +455,14 @@ func TestCampaignReplay(t *testing.T) {
 	r := campaignRun(t, nil, "scripts/campaign.lua", "--trials", "8", "--seed", "2000", "--out", out)
 	r.wantCode(t, 0)
 	contains(t, "summary", r.stdout, "campaign: 8 trials of scripts/campaign.lua, seeds 2000..2007", "oracle violations: 0", "failures: 0")
-	var trials []struct {
+	type trialLine struct {
 		Seed    uint64
 		Outcome string
+		Records map[string][]float64
 	}
+	var trials []trialLine
 	for _, l := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
-		var tr struct {
-			Seed    uint64
-			Outcome string
-		}
+		var tr trialLine
 		if err := json.Unmarshal([]byte(l), &tr); err != nil {
 			t.Fatal(err)
 		}
@@ -362,9 +475,18 @@ func TestCampaignReplay(t *testing.T) {
 		seed := strconv.FormatUint(tr.Seed, 10)
 		one := campaignRun(t, nil, "scripts/campaign.lua", "--seed", "2000", "--replay", seed)
 		one.wantCode(t, 0)
+		// The report lists the measurements, as recorded.
 		want := "trial of scripts/campaign.lua, index " + strconv.Itoa(i) + ", seed " + seed + ": " + tr.Outcome + "\n"
-		if one.stdout != want {
+		if len(tr.Records) > 0 {
+			want += "measurements:\n"
+		}
+		if !strings.HasPrefix(one.stdout, want) {
 			t.Errorf("replay of seed %s: %q, want %q", seed, one.stdout, want)
+		}
+		for name, values := range tr.Records {
+			if !strings.Contains(one.stdout, fmt.Sprintf("\n  %s: %v\n", name, values[0])) {
+				t.Errorf("replay of seed %s: %q lacks the measurement %s = %v", seed, one.stdout, name, values)
+			}
 		}
 	}
 }

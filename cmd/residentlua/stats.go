@@ -13,7 +13,7 @@ func writeStats(path string, stats []luaapi.SessionStats) error {
 	if stats == nil {
 		stats = []luaapi.SessionStats{}
 	}
-	return writeFileAtomically(path, func(w io.Writer) error {
+	return writeOutput(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(stats)

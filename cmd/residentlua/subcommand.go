@@ -6,10 +6,13 @@ import (
 )
 
 // parseSubcommandArgs reads the words after a subcommand (campaign, check):
-// --help or -h, options written --name value or --name=value, each handed
-// to set, and at most one word that is no option: the script (what names
-// it in the error when there are more), "-" for standard input.
-func parseSubcommandArgs(sub, what string, args []string, set func(name, value string) error) (script string, help bool, err error) {
+// --help or -h, the options it knows (valued says which take a value,
+// written --name value or --name=value; the others are switches, written
+// --name), each handed to set (a switch with ""), and at most one word that
+// is no option: the script (what names it in the error when there are
+// more), "-" for standard input. An option it does not know is refused as
+// unrecognized, wherever it stands.
+func parseSubcommandArgs(sub, what string, args []string, valued map[string]bool, set func(name, value string) error) (script string, help bool, err error) {
 	var words []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -21,13 +24,16 @@ func parseSubcommandArgs(sub, what string, args []string, set func(name, value s
 			words = append(words, a)
 			continue
 		}
-		if !strings.HasPrefix(a, "--") {
+		name, value, attached := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		takesValue, known := valued[name]
+		switch {
+		case !strings.HasPrefix(a, "--") || !known:
 			return "", false, &usageError{fmt.Sprintf("%s: unrecognized option '%s'", sub, a)}
-		}
-		name, value, attached := strings.Cut(a[2:], "=")
-		if !attached {
+		case !takesValue && attached:
+			return "", false, &usageError{fmt.Sprintf("%s: '--%s' takes no argument", sub, name)}
+		case takesValue && !attached:
 			if i+1 >= len(args) {
-				return "", false, &usageError{fmt.Sprintf("'--%s' needs argument", name)}
+				return "", false, &usageError{fmt.Sprintf("%s: '--%s' needs argument", sub, name)}
 			}
 			i++
 			value = args[i]

@@ -8,11 +8,14 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -117,9 +120,9 @@ func (r *traceRecorder) emit(evs ...traceEvent) {
 	}
 }
 
-// write ends the spans still open at each fabric's last event, finishes the
-// file and renames it to path. Events that come later are not recorded.
-func (r *traceRecorder) write(path string) error {
+// write ends the spans still open at each fabric's last event and
+// completes the file. Events that come later are not recorded.
+func (r *traceRecorder) write() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
@@ -135,7 +138,7 @@ func (r *traceRecorder) write(path string) error {
 	}
 	out.WriteString(traceTail)
 	r.done = true
-	return r.sink.commit(path, out.Flush())
+	return r.sink.commit(out.Flush())
 }
 
 // writer is where lines go, buffered on their way to the sink.
@@ -146,17 +149,18 @@ func (r *traceRecorder) writer() *bufio.Writer {
 	return r.out
 }
 
-// traceSink is where the trace's bytes go: a temporary file beside the
-// target, made at the first write and renamed over the target at commit.
+// traceSink is where the trace's bytes go: the result file (a temporary
+// file beside the target, renamed over it at commit, or the device it
+// names), opened at the first write.
 type traceSink struct {
 	path string
-	file *atomicFile
+	file *output
 }
 
 // Write writes p to the file, making it first if need be.
 func (s *traceSink) Write(p []byte) (int, error) {
 	if s.file == nil {
-		f, err := createAtomically(s.path)
+		f, err := createOutput(s.path)
 		if err != nil {
 			return 0, err
 		}
@@ -165,9 +169,9 @@ func (s *traceSink) Write(p []byte) (int, error) {
 	return s.file.Write(p)
 }
 
-// commit renames the complete file to path, or removes it when err (the
-// last write's) is not nil.
-func (s *traceSink) commit(path string, err error) error {
+// commit completes the file, or gives it up when err (the last write's) is
+// not nil.
+func (s *traceSink) commit(err error) error {
 	if err == nil && s.file == nil {
 		_, err = s.Write(nil) // nothing was written: the file is made now
 	}
@@ -177,7 +181,7 @@ func (s *traceSink) commit(path string, err error) error {
 		}
 		return unwrapPathError(err)
 	}
-	return s.file.commit(path)
+	return s.file.commit()
 }
 
 // traceEvent is one entry of traceEvents. Timestamps and durations are in
@@ -317,8 +321,9 @@ func (tf *tracedFabric) tid(a devices.Actor) int {
 
 // instant is e as an instant event on its actor's track, named by its kind
 // ("publication", "observe", "payload.write", "payload.read", "retire",
-// ...), with the event's fields as arguments. A real GPU's kernel.observe
-// and kernel.retire stand at the kernel's own time (their B), not when the
+// ...), or for a program's note by the note's own name ("chunk.sent"),
+// with the event's fields as arguments. A real GPU's kernel.observe and
+// kernel.retire stand at the kernel's own time (their B), not when the
 // host noticed.
 func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 	args := []traceArg{{"seq", e.Seq}, {"session", e.Session}, {"a", e.A}, {"b", e.B}}
@@ -326,11 +331,15 @@ func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 		args = append(args, traceArg{"detail", e.Detail})
 	}
 	at := e.Time
-	if e.Kind == exchange.EvKernelObserve || e.Kind == exchange.EvKernelRetire {
+	if e.Kind == kernel.EvObserve || e.Kind == kernel.EvRetire {
 		at = time.Duration(e.B)
 	}
+	name := string(e.Kind)
+	if e.Kind == program.EvNote {
+		name, _, _ = strings.Cut(e.Detail, " ")
+	}
 	return traceEvent{
-		Name: string(e.Kind), Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
+		Name: name, Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
 		Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
 	}
 }

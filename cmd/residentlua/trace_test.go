@@ -15,6 +15,8 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/trial"
 )
@@ -264,8 +266,8 @@ func argOf(e traceEvent, key string) any {
 // GPU's track.
 func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
 	tf := newTracedFabric(1, 3)
-	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvKernelObserve, A: 10, B: uint64(4 * time.Microsecond)})
-	o := tf.instant(devices.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvObserve, A: 10, B: 1})
+	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: kernel.EvObserve, A: 10, B: uint64(4 * time.Microsecond)})
+	o := tf.instant(devices.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: program.EvObserve, A: 10, B: 1})
 	if k.Ts != 4 || k.Tid != 1 || k.Cat != "device" || o.Ts != 9 {
 		t.Errorf("instants %+v, %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", k, o)
 	}
@@ -292,7 +294,7 @@ func TestTraceHoldsEveryEvent(t *testing.T) {
 			names = append(names, tracks)
 		}})
 	}
-	if err := rec.write(path); err != nil {
+	if err := rec.write(); err != nil {
 		t.Fatal(err)
 	}
 	byPid := map[int][]chromeEvent{}
@@ -398,7 +400,7 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 	if fi, err := os.Stat(tmps[0]); err != nil || fi.Size() < fabrics*1000 {
 		t.Errorf("the temporary file holds %v bytes (%v), want the lines of %d fabrics", fi.Size(), err, fabrics)
 	}
-	if err := r.write(path); err != nil {
+	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
 	r.record(hung, oneRun[4]) // after write: not recorded
@@ -419,7 +421,7 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(dir, ".trace.json.tmp-*")); len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
-	if err := r.write(path); err == nil {
+	if err := r.write(); err == nil {
 		t.Error("a second write succeeded")
 	}
 }
@@ -434,7 +436,7 @@ func TestTraceFailedWriteLeavesThePrevious(t *testing.T) {
 	}
 	for _, r := range []*traceRecorder{newTraceRecorder(path), {}} {
 		r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault})
-		if err := r.write(path); err == nil {
+		if err := r.write(); err == nil {
 			t.Error("renaming over a directory succeeded")
 		}
 		if _, err := os.Stat(filepath.Join(path, "kept")); err != nil {
@@ -452,7 +454,7 @@ func TestTraceEmptyAndOneFabric(t *testing.T) {
 	// A run with no fabric writes an empty trace; one fabric's metadata
 	// and events come out whole.
 	path := filepath.Join(t.TempDir(), "trace.json")
-	if err := newTraceRecorder(path).write(path); err != nil {
+	if err := newTraceRecorder(path).write(); err != nil {
 		t.Fatal(err)
 	}
 	if evs := loadTrace(t, path); len(evs) != 0 {
@@ -460,7 +462,7 @@ func TestTraceEmptyAndOneFabric(t *testing.T) {
 	}
 	r := newTraceRecorder(path)
 	r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault, Detail: "x"})
-	if err := r.write(path); err != nil {
+	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
 	if evs := loadTrace(t, path); len(evs) != 4 || evs[3].Args["detail"] != "x" {
@@ -486,5 +488,15 @@ func TestTraceJSONLikeEncodingJSON(t *testing.T) {
 	e := traceEvent{Name: "n", Ph: "i", Scope: "t", Args: []traceArg{{"u", uint64(1 << 63)}, {"i", -1}, {"b", true}, {"s", "v"}, {"f", 0.5}}}
 	if got, want := string(e.appendJSON(nil)), `{"name":"n","ph":"i","ts":0,"pid":0,"tid":0,"s":"t","args":{"u":9223372036854775808,"i":-1,"b":true,"s":"v","f":"0.5"}}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestTraceNamesAProgramsNotes: a Lua program's own events (notes) stand
+// in a trace under their own names.
+func TestTraceNamesAProgramsNotes(t *testing.T) {
+	var tf tracedFabric
+	e := tf.instant(devices.Event{Seq: 1, Actor: 1, Session: 1, Kind: program.EvNote, A: 3, B: 7, Detail: "chunk.sent half 1"})
+	if e.Name != "chunk.sent" {
+		t.Errorf("a note named chunk.sent stands as %q", e.Name)
 	}
 }

@@ -53,6 +53,7 @@ const (
 	scratchExchange = 512  // "resident_exchange\0"
 	scratchPing     = 576  // "ping_pong\0"
 	scratchClock    = 640  // "ping_pong_clock\0"
+	scratchEntry    = 768  // a user's kernel's entry name, NUL-terminated (at most maxEntry bytes)
 	scratchBytes    = 1024 // whole region
 )
 
@@ -66,6 +67,7 @@ const (
 const (
 	ctlExchangeList = 0   // u64: host address of ctlArgs (kernelParams: one parameter)
 	ctlPingList     = 8   // u64: host address of ctlPingArgs
+	ctlUserList     = 16  // u64: host address of ctlUserArgs
 	ctlArgs         = 64  // ExchangeArgs, 72 bytes
 	ctlPingArgs     = 192 // PingArgs, 32 bytes
 	ctlStatus       = 256 // Status: a line the kernel alone writes
@@ -73,7 +75,8 @@ const (
 	ctlPing         = 512 // u32 ping word: a line the host alone writes
 	ctlPong         = 640 // u32 pong word and the clock: a line the kernel alone writes
 	ctlClock        = 648 // u64 %globaltimer at the last pong of ping_pong_clock
-	controlBytes    = 768
+	ctlUserArgs     = 768 // a user's kernel's argument block (user.go), userArgsBytes
+	controlBytes    = 1280
 
 	argStartup   = ctlArgs + 0
 	argPayload   = ctlArgs + 8
@@ -120,6 +123,7 @@ type GPU struct {
 
 	mu          sync.Mutex // guards what follows, and the control region's use
 	exec        execution
+	generation  uint64               // of the execution context: a reset makes a new one
 	clock       func() time.Duration // the fabric's, from Attach
 	alignedAt   time.Duration        // when the clocks were last aligned, by clock
 	clockOffset atomic.Int64         // kernel clock minus fabric clock, in ns
@@ -318,7 +322,9 @@ func (g *GPU) startExecution() error {
 	c := g.control
 	c.Store64(ctlExchangeList, uint64(c.Addr(ctlArgs)))
 	c.Store64(ctlPingList, uint64(c.Addr(ctlPingArgs)))
+	c.Store64(ctlUserList, uint64(c.Addr(ctlUserArgs)))
 	g.exec = x
+	g.generation++
 	return nil
 }
 

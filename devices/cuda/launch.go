@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // The exchange asserts its kernel launch on the accelerator; this keeps the
@@ -86,7 +87,7 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 		}
 		return nil, err
 	}
-	return &kernel{g: g}, nil
+	return &exchangeKernel{g: g}, nil
 }
 
 // launch starts fn with one thread, its parameter list at off of the
@@ -118,11 +119,11 @@ func (g *GPU) streamStatus() uintptr {
 	return r
 }
 
-// kernel is a launched exchange kernel; it reads the status block.
-type kernel struct{ g *GPU }
+// exchangeKernel is a launched exchange kernel; it reads the status block.
+type exchangeKernel struct{ g *GPU }
 
 // Status reads the status block the kernel writes.
-func (k *kernel) Status() exchange.KernelStatus {
+func (k *exchangeKernel) Status() exchange.KernelStatus {
 	c := k.g.control
 	// Done first: the kernel stores its observation before its ending, so
 	// an ending read first comes with the observation it followed. Read the
@@ -130,7 +131,7 @@ func (k *kernel) Status() exchange.KernelStatus {
 	// loads reads as ended without observing, and its observation is lost.
 	done := exchange.KernelDone(c.Load(statusDone))
 	st := exchange.KernelStatus{Observed: c.Load(statusObserved), Done: done}
-	if st.Observed != exchange.StartupWait {
+	if st.Observed != program.StartupWait {
 		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
 	}
 	if st.Done != exchange.KernelRunning {
@@ -140,7 +141,7 @@ func (k *kernel) Status() exchange.KernelStatus {
 }
 
 // Fault asks the driver whether the kernel's stream failed.
-func (k *kernel) Fault() error {
+func (k *exchangeKernel) Fault() error {
 	r := k.g.streamStatus()
 	if r == cudaSuccess || r == cudaErrNotReady {
 		return nil

@@ -11,6 +11,8 @@ import (
 	"github.com/residentlua/residentlua/devices/cuda"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -55,7 +57,7 @@ func pair(f *devices.Fabric) (gpu, npu *devices.Device) {
 func session(t *testing.T, f *devices.Fabric, cfg exchange.Config) *engine.Session {
 	t.Helper()
 	gpu, npu := pair(f)
-	s, err := engine.NewExchangeSession(gpu, npu, cfg)
+	s, err := engine.Open(gpu, npu, exchange.Programs(cfg))
 	if err != nil {
 		t.Fatalf("NewExchangeSession: %v", err)
 	}
@@ -110,13 +112,13 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
-	if v, _ := s.Verification(); !v.OK {
+	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification failed: %s", v.Problem)
 	}
-	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
-	kobs := events(f, s.ID(), exchange.EvKernelObserve, gpu.Actor())
-	kret := events(f, s.ID(), exchange.EvKernelRetire, gpu.Actor())
-	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
+	obs := events(f, s.ID(), program.EvObserve, gpu.Actor())
+	kobs := events(f, s.ID(), kernel.EvObserve, gpu.Actor())
+	kret := events(f, s.ID(), kernel.EvRetire, gpu.Actor())
+	if len(obs) != 1 || obs[0].B != uint64(program.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
 		t.Fatalf("GPU events: observe %v, kernel.observe %v, kernel.retire %v; want one each, RUN observed", obs, kobs, kret)
 	}
 	decided := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == engine.EvDecide })
@@ -148,7 +150,7 @@ func TestExchangeMatrixOnTheGPU(t *testing.T) {
 					if ok, err := s.Wait(gpuWait); !ok || err != nil {
 						t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 					}
-					if v, _ := s.Verification(); !v.OK || v.Verified != rounds {
+					if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK || v.Verified != rounds {
 						t.Fatalf("verification: %+v", v)
 					}
 					if out := s.Close(); out != engine.Retired {
@@ -174,17 +176,17 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 	if err := s.SubmitNPU(); err == nil {
 		t.Fatal("SubmitNPU succeeded; want the injected rejection")
 	}
-	if d := s.Decision(); d != exchange.StartupAbort {
+	if d := s.Decision(); d != engine.StartupAbort {
 		t.Fatalf("decision %d, want ABORT", d)
 	}
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want the GPU retired", ok, err)
 	}
-	obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor())
-	if len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
+	obs := events(f, s.ID(), program.EvObserve, gpu.Actor())
+	if len(obs) != 1 || obs[0].B != uint64(program.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
-	payload := s.Exchange().Payload()
+	payload := exchange.Of(s.NPU()).Payload()
 	for off := 0; off < payload.Size(); off += 4 {
 		if v := payload.HostLoad(off); v != 0 {
 			t.Fatalf("payload word at %d is %#x after ABORT; the kernel must not touch it", off, v)
@@ -215,7 +217,7 @@ func TestAbortReachesTheKernel(t *testing.T) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want both retired", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupAbort) {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(program.StartupAbort) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
 	if out := s.Close(); out != engine.Retired {
@@ -235,10 +237,10 @@ func TestSkippedPublicationQuarantinesAndResetFreesTheGPU(t *testing.T) {
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(exchange.StartupRun) {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 1 || obs[0].B != uint64(program.StartupRun) {
 		t.Errorf("GPU observed %v, want RUN once (it is coherent)", obs)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, npu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), program.EvObserve, npu.Actor()); len(obs) != 0 {
 		t.Errorf("the NPU observed %v without a release", obs)
 	}
 	quarantineThenReset(t, f, s)
@@ -261,7 +263,7 @@ func TestHungKernelQuarantinesThenResetFreesTheGPU(t *testing.T) {
 	if ok, err := s.Wait(200 * time.Millisecond); ok || err != nil {
 		t.Fatalf("Wait = %v, %v; want a timeout", ok, err)
 	}
-	if obs := events(f, s.ID(), exchange.EvObserve, gpu.Actor()); len(obs) != 0 {
+	if obs := events(f, s.ID(), program.EvObserve, gpu.Actor()); len(obs) != 0 {
 		t.Errorf("the hung kernel observed %v", obs)
 	}
 	quarantineThenReset(t, f, s)
@@ -334,7 +336,7 @@ func reusable(t *testing.T, f *devices.Fabric) {
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {
 		t.Fatalf("after reset: Wait = %v, %v; want both retired", ok, err)
 	}
-	if v, _ := s.Verification(); !v.OK {
+	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("after reset: verification failed: %s", v.Problem)
 	}
 	if out := s.Close(); out != engine.Retired {

@@ -21,7 +21,17 @@ func TestStatusNeverShowsAnEndingWithoutItsObservation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer control.Unmap()
-	k := &kernel{g: &GPU{control: control, clock: func() time.Duration { return 0 }}}
+	g := &GPU{control: control, clock: func() time.Duration { return 0 }}
+	readers := map[string]func() (done, observed uint32){
+		"the exchange's kernel": func() (uint32, uint32) {
+			st := (&exchangeKernel{g: g}).Status()
+			return uint32(st.Done), st.Observed
+		},
+		"a user's kernel": func() (uint32, uint32) {
+			st := (&userRunning{g: g}).Status()
+			return uint32(st.Done), st.Observed
+		},
+	}
 	var stop atomic.Bool
 	done := make(chan struct{})
 	go func() {
@@ -32,9 +42,11 @@ func TestStatusNeverShowsAnEndingWithoutItsObservation(t *testing.T) {
 		}
 	}()
 	defer func() { stop.Store(true); <-done }()
-	for i := 0; i < 2_000_000; i++ {
-		if st := k.Status(); uint32(st.Done) > st.Observed {
-			t.Fatalf("read %d: the kernel's ending %d came without its observation (%d read)", i, st.Done, st.Observed)
+	for name, read := range readers {
+		for i := 0; i < 1_000_000; i++ {
+			if d, o := read(); d > o {
+				t.Fatalf("%s, read %d: the kernel's ending %d came without its observation (%d read)", name, i, d, o)
+			}
 		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -98,12 +100,12 @@ func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDon
 	var seen uint32
 	if !wait(func() bool {
 		seen = l.Startup.Load(0)
-		return seen == exchange.StartupRun || (seen == exchange.StartupAbort && l.Mode != exchange.KernelIgnoreAbort)
+		return seen == program.StartupRun || (seen == program.StartupAbort && l.Mode != exchange.KernelIgnoreAbort)
 	}) {
 		return exchange.KernelStopped
 	}
 	k.observed.Store(seen)
-	if seen == exchange.StartupAbort {
+	if seen == program.StartupAbort {
 		return exchange.KernelOK
 	}
 	cfg := l.Config
@@ -142,7 +144,7 @@ func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
 
 func fakeSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *engine.Session {
 	t.Helper()
-	s, err := engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), cfg)
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,10 +180,10 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if ok, err := s.Wait(time.Minute); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v", ok, err)
 	}
-	if v, _ := s.Verification(); !v.OK {
+	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	for _, kind := range []devices.EventKind{exchange.EvObserve, exchange.EvKernelObserve, exchange.EvKernelRetire} {
+	for _, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })); n != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", n, kind)
 		}
@@ -267,7 +269,7 @@ func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, err = engine.NewExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default())
+	_, err = engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
 	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, devices.ErrUnsupported) || err.Error() != want {
 		t.Errorf("NewExchangeSession = %v, want %q", err, want)
 	}

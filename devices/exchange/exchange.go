@@ -7,21 +7,15 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
-	"time"
 
 	"golang.org/x/sys/cpu"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
-)
-
-// Values of the startup word, which the host writes once and devices poll.
-const (
-	StartupWait  uint32 = 0
-	StartupRun   uint32 = 1
-	StartupAbort uint32 = 2
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Config sets the shape of the built-in exchange.
@@ -76,6 +70,7 @@ type Exchange struct {
 	results int
 	gpu     *devices.Prepared
 	npu     *devices.Prepared
+	checked *Verification // what Check found
 }
 
 // prepared is an exchange, its programs and the buffers they reach, made
@@ -155,9 +150,10 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		}
 		return
 	}
+	words := cfg.SlotBytes / 4
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		r.gpu = gpuExchange{x: x, payload: gp, half: half{line: gl}}
+		r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}, data: make([]uint32, words)}
 		var prog devices.Program = &r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
@@ -170,7 +166,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		r.npu = npuExchange{x: x, payload: np, half: half{line: nl}}
+		r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}, data: make([]uint32, words)}
 		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
@@ -178,6 +174,19 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		return nil, err
 	}
 	return x, nil
+}
+
+// Programs is how an engine session (engine.Open) prepares the exchange
+// with cfg on its startup line: the GPU half on cfg.GPUQueue of the line's
+// GPU, the NPU half on its NPU's XDNA family.
+func Programs(cfg Config) func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+	return func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+		x, err := Prepare(line, gpu, npu, cfg, owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x.gpu, x.npu, nil
+	}
 }
 
 // launcherOf is gpu's accelerator as a Launcher, or nil when gpu is
@@ -275,7 +284,7 @@ func (x *Exchange) Verify() Verification {
 		case order != uint32(g):
 			v.Problem = fmt.Sprintf("generation %d was consumed in position %d, want %d", g, order, g)
 		case sum != x.expectedChecksum(g):
-			v.Problem = fmt.Sprintf("generation %d has checksum %#08x, want %#08x: the slot was corrupted", g, sum, x.expectedChecksum(g))
+			v.Problem = fmt.Sprintf("generation %d has checksum 0x%08x, want 0x%08x: the slot was corrupted", g, sum, x.expectedChecksum(g))
 		default:
 			v.Verified++
 			continue
@@ -286,236 +295,25 @@ func (x *Exchange) Verify() Verification {
 	return v
 }
 
-// half is the part both programs share: poll the startup word, take the
-// time to see a change, act on the decision with the run fault applied,
-// then run generation after generation, each after its round's run fault.
-type half struct {
-	line    *devices.View
-	seen    uint32
-	ignored bool // ignore_abort fired: keep polling past ABORT
-	state   exchangeState
-	g       int // the generation being worked on, from 1
+// Check is the exchange's own check of its results, which the session runs
+// once it retired under RUN (program.Checker): Verify, as an error. The NPU
+// half carries it, since what is checked is the result area the NPU writes.
+// What it found stays for Verification: once the session is closed, its
+// memory is gone.
+func (p *npuExchange) Check() error {
+	v := p.x.Verify()
+	p.x.checked = &v
+	if !v.OK {
+		return errors.New(v.Problem)
+	}
+	return nil
 }
 
-// toRound takes the steps both halves take before a round's work: poll the
-// startup word, take observe to see it, act on the decision, and hit the
-// run fault at site at the start of each round. work reports whether the
-// step goes on to the work of generation g; otherwise next is the step's
-// answer. who names the half in the error of a step after it retired.
-func (r *half) toRound(env *devices.Env, site fault.Site, observe time.Duration, who string) (next devices.Next, work bool) {
-	switch r.state {
-	case statePoll:
-		seen, next := r.poll()
-		if !seen {
-			return next, false
-		}
-		r.state = stateObserved
-		return devices.Sleep(observe), false
-	case stateObserved:
-		run, next := r.decide(env, site)
-		if run {
-			r.g, r.state = 1, stateRound
-		}
-		return next, false
-	case stateRound:
-		r.state = stateWork
-		if ok, next := roundFault(env, site); !ok {
-			return next, false
-		}
-		return devices.Next{}, true
-	case stateWork:
-		return devices.Next{}, true
+// Verification is what the session's check of the exchange found (Check),
+// and false before it ran.
+func (x *Exchange) Verification() (Verification, bool) {
+	if x.checked == nil {
+		return Verification{}, false
 	}
-	return devices.Retire(devices.Fixed(devices.KindDevice, "run", who+" exchange stepped after it retired")), false
-}
-
-// poll returns true once a decision was seen; otherwise next says what to wait for.
-func (r *half) poll() (bool, devices.Next) {
-	v := r.line.Load(0)
-	if v == StartupWait || (r.ignored && v == StartupAbort) {
-		return false, devices.WaitWord(r.line, 0, v)
-	}
-	r.seen = v
-	return true, devices.Next{}
-}
-
-// decide applies the run fault at observation and returns whether to run
-// the exchange; when not, next says what the program does instead.
-func (r *half) decide(env *devices.Env, site fault.Site) (run bool, next devices.Next) {
-	env.Emit(EvObserve, uint64(r.seen), "")
-	fired := env.Fault(site)
-	switch fired.Action {
-	case fault.Hang:
-		return false, devices.Hang()
-	case fault.Crash:
-		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
-	case fault.IgnoreAbort:
-		if r.seen == StartupAbort {
-			r.ignored = true
-			return false, devices.WaitWord(r.line, 0, StartupAbort)
-		}
-	}
-	switch r.seen {
-	case StartupAbort:
-		return false, devices.Retire(nil)
-	case StartupRun:
-		if fired.Action == fault.Delay {
-			return true, devices.Sleep(fired.Delay)
-		}
-		return true, devices.Continue()
-	}
-	return false, devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.Device().Name(), r.seen))
-}
-
-// roundFault applies the run fault at the start of a round; ok false means
-// next replaces the round.
-func roundFault(env *devices.Env, site fault.Site) (ok bool, next devices.Next) {
-	fired := env.Fault(site)
-	switch fired.Action {
-	case fault.Hang:
-		return false, devices.Hang()
-	case fault.Crash:
-		return false, devices.Retire(devices.Fixed(devices.KindDevice, "run", env.Device().Name()+" crashed: "+fired.Message))
-	case fault.Delay:
-		return false, devices.Sleep(fired.Delay)
-	}
-	return true, devices.Next{}
-}
-
-type exchangeState uint8
-
-const (
-	statePoll exchangeState = iota
-	stateObserved
-	stateRound // about to hit the round fault
-	stateWork  // the round's work
-	stateDone
-)
-
-// gpuExchange is the GPU half: produce each generation into a free slot.
-type gpuExchange struct {
-	x       *Exchange
-	payload *devices.View
-	half
-}
-
-// Step runs the GPU half one step.
-func (p *gpuExchange) Step(env *devices.Env) devices.Next {
-	if next, work := p.toRound(env, fault.GPURun, env.Timing().HostToGPU, "GPU"); !work {
-		return next
-	}
-	x := p.x
-	slot := x.slot(p.g)
-	if p.g > x.cfg.Credits {
-		need := uint32(p.g - x.cfg.Credits)
-		if ack := p.payload.Load(x.ackOff(slot)); ack < need {
-			return devices.WaitWord(p.payload, x.ackOff(slot), ack)
-		}
-	}
-	// The data needs no order of its own: the generation word's store,
-	// which the NPU loads before it reads the slot, publishes it.
-	base := x.dataOff(slot)
-	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
-	}
-	if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
-		i := p.g % (x.cfg.SlotBytes / 4)
-		p.payload.Flip(base+4*i, 1<<(p.g%32))
-	}
-	p.payload.Store(x.genOff(slot), uint32(p.g))
-	// The event follows the store that publishes the generation: in real
-	// time its step's clock read would otherwise stand between the NPU and
-	// the generation it waits for (a step is atomic in simulated time, so
-	// the events and their times are the same).
-	env.Emit(EvPayloadWrite, uint64(p.g), "")
-	if p.g == x.cfg.Rounds {
-		p.state = stateDone
-		return devices.Retire(nil)
-	}
-	p.g++
-	p.state = stateRound
-	return devices.Continue()
-}
-
-// npuExchange is the NPU half: consume each generation, checksum it, return
-// the credit, drain.
-type npuExchange struct {
-	x       *Exchange
-	payload *devices.View
-	half
-	consumed uint32
-	reading  bool
-}
-
-// Step runs the NPU half one step.
-func (p *npuExchange) Step(env *devices.Env) devices.Next {
-	dma := env.Timing().NPUDMALine
-	if next, work := p.toRound(env, fault.NPURun, dma, "NPU"); !work {
-		return next
-	}
-	x := p.x
-	slot := x.slot(p.g)
-	if !p.reading {
-		gen := p.payload.Load(x.genOff(slot))
-		if gen < uint32(p.g) {
-			return devices.WaitWord(p.payload, x.genOff(slot), gen)
-		}
-		if gen > uint32(p.g) {
-			return devices.Retire(devices.Errorf(devices.KindDevice, "run", "NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
-		}
-		// DMA in the lines that hold the generation word and the slot.
-		p.reading = true
-		return devices.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
-	}
-	p.reading = false
-	base := x.dataOff(slot)
-	h := uint32(checksumStart)
-	for i := 0; i < x.cfg.SlotBytes/4; i++ {
-		h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
-	}
-	p.consumed++
-	res := x.resultOff(p.g)
-	p.payload.Store(res, p.consumed)
-	p.payload.Store(res+4, p.payload.Load(res+4)+1)
-	p.payload.Store(res+8, h)
-	p.payload.Store(x.ackOff(slot), uint32(p.g))
-	// The round's events follow its drain, which hands the credit
-	// back: recording them never delays the GPU. A step is atomic in
-	// simulated time, so the events and their times are the same.
-	drained, lines := p.drain(env)
-	env.Emit(EvPayloadRead, uint64(p.g), "")
-	env.Emit(EvCredit, uint64(p.g), "")
-	if drained >= 0 {
-		env.Emit(EvDrain, uint64(drained), "")
-	}
-	if p.g == x.cfg.Rounds {
-		p.state = stateDone
-		p.payload.Discard() // what was not drained is lost with the device's cache
-		return devices.Retire(nil)
-	}
-	p.g++
-	p.state = stateRound
-	return devices.Sleep(mulDuration(dma, lines))
-}
-
-// drain writes the NPU's pending stores back unless npu.drain skips it,
-// and returns how many words and lines it wrote; words is -1 when the fault
-// skipped the drain.
-func (p *npuExchange) drain(env *devices.Env) (words, lines int) {
-	if env.Fault(fault.NPUDrain).Action == fault.Skip {
-		return -1, 0
-	}
-	n := p.payload.Drain()
-	return n, (n*4 + memory.LineBytes - 1) / memory.LineBytes
-}
-
-// mulDuration multiplies a non-negative duration by a non-negative count,
-// saturating at the largest duration (a DMA of many lines at an overridden,
-// huge per-line figure never wraps into a short sleep).
-func mulDuration(d time.Duration, n int) time.Duration {
-	const forever = time.Duration(1<<63 - 1)
-	if n != 0 && d > forever/time.Duration(n) {
-		return forever
-	}
-	return d * time.Duration(n)
+	return *x.checked, true
 }

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // retireAtOnce is a program that is no half of an exchange.
 type retireAtOnce struct{}
 
-func (retireAtOnce) Step(*devices.Env) devices.Next { return devices.Retire(nil) }
+func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
 
 // Of finds the exchange from either of its prepared halves, and nothing
 // from another program.

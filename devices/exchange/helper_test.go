@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // dispatchedExchange prepares an exchange of cfg between the fabric's first
@@ -38,7 +39,7 @@ func dispatchedExchange(t *testing.T, f *devices.Fabric, cfg Config) (line *devi
 // runExchange stores RUN in the line and releases it to the NPU.
 func runExchange(t *testing.T, line *devices.Buffer, release *devices.Publication) {
 	t.Helper()
-	line.HostStore(0, StartupRun)
+	line.HostStore(0, program.StartupRun)
 	if err := release.Execute(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Launcher is what a hardware backend's accelerator (devices.Accelerator)
@@ -67,7 +69,7 @@ const (
 // are the kernel's own clock (%globaltimer on CUDA), aligned with the
 // fabric's.
 type KernelStatus struct {
-	Observed   uint32 // the decision seen; StartupWait until one is
+	Observed   uint32 // the decision seen; program.StartupWait until one is
 	ObservedAt time.Duration
 	Done       KernelDone
 	RetiredAt  time.Duration
@@ -98,32 +100,32 @@ const faultCheckEvery = 1 << 12
 
 // Step watches the kernel, which Dispatch launched. It polls (Poll) while
 // nothing changes, so the executor paces it.
-func (p *kernelExchange) Step(env *devices.Env) devices.Next {
+func (p *kernelExchange) Step(env program.Env) devices.Next {
 	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
-	if st.Observed != StartupWait && !p.observed {
+	if st.Observed != program.StartupWait && !p.observed {
 		p.observed, progress = true, true
-		env.Emit(EvObserve, uint64(st.Observed), "")
-		env.Emit(EvKernelObserve, uint64(st.ObservedAt), "")
+		env.Emit(program.EvObserve, uint64(st.Observed), "")
+		env.Emit(kernel.EvObserve, uint64(st.ObservedAt), "")
 	}
 	if st.Done != KernelRunning {
-		env.Emit(EvKernelRetire, uint64(st.RetiredAt), "")
-		return devices.Retire(p.ending(env, st))
+		env.Emit(kernel.EvRetire, uint64(st.RetiredAt), "")
+		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
 		if err := p.kernel.Fault(); err != nil {
-			return devices.Retire(devices.Errorf(devices.KindDevice, "run", "%s: the kernel failed: %w", env.Device().Name(), err))
+			return program.Retire(devices.Errorf(devices.KindDevice, "run", "%s: the kernel failed: %w", env.DeviceName(), err))
 		}
 	}
 	if progress {
-		return devices.Continue()
+		return program.Continue()
 	}
-	return devices.Poll()
+	return program.Poll()
 }
 
 // ringOnNewGenerations rings the doorbell when a slot's generation word
 // changed since the last step, and reports whether one did.
-func (p *kernelExchange) ringOnNewGenerations(env *devices.Env) bool {
+func (p *kernelExchange) ringOnNewGenerations(env program.Env) bool {
 	changed := false
 	for slot := range p.gens {
 		if g := p.x.payload.HostLoad(p.x.genOff(slot)); g != p.gens[slot] {
@@ -139,7 +141,7 @@ func (p *kernelExchange) ringOnNewGenerations(env *devices.Env) bool {
 // Start applies the gpu.run fault to the kernel's mode, once, and launches
 // the kernel; it returns when the kernel is resident. Dispatch calls it
 // before it admits the program.
-func (p *kernelExchange) Start(env *devices.Env) error {
+func (p *kernelExchange) Start(env program.Env) error {
 	k := KernelLaunch{
 		Startup: p.startup.Region(), Payload: p.x.payload.Region(), Owner: p.x.owner,
 		Config: p.x.cfg, Slots: p.x.slots,
@@ -156,7 +158,7 @@ func (p *kernelExchange) Start(env *devices.Env) error {
 	}
 	kernel, err := p.launcher.Launch(k)
 	if err != nil {
-		return devices.Errorf(devices.KindDevice, "dispatch", "%s could not launch the kernel: %w", env.Device().Name(), err)
+		return devices.Errorf(devices.KindDevice, "dispatch", "%s could not launch the kernel: %w", env.DeviceName(), err)
 	}
 	p.kernel = kernel
 	p.gens = make([]uint32, p.x.cfg.Credits)
@@ -164,8 +166,8 @@ func (p *kernelExchange) Start(env *devices.Env) error {
 }
 
 // ending turns how the kernel ended into the invocation's result.
-func (p *kernelExchange) ending(env *devices.Env, st KernelStatus) error {
-	name := env.Device().Name()
+func (p *kernelExchange) ending(env program.Env, st KernelStatus) error {
+	name := env.DeviceName()
 	switch st.Done {
 	case KernelOK:
 		return nil

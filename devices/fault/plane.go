@@ -29,12 +29,12 @@ const pcgStream = 0x9e3779b97f4a7c15
 // given seed and sequence of hits always gives the same results. A Plane is
 // safe for concurrent use.
 type Plane struct {
-	active atomic.Uint32 // bit s is set while site s has a chain
+	active atomic.Uint64 // bit s is set while site s has a chain
 
 	mu     sync.Mutex
 	pcg    rand.PCG
 	rng    rand.Rand        // draws from pcg
-	armed  [numSites]*armed // nil for a site with no chain
+	armed  [MaxSites]*armed // nil for a site with no chain
 	decide Decider          // nil: the generator draws
 }
 
@@ -83,7 +83,7 @@ func NewPlane(seed uint64) *Plane {
 func (p *Plane) Reseed(seed uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.armed = [numSites]*armed{}
+	p.armed = [MaxSites]*armed{}
 	p.active.Store(0)
 	p.decide = nil
 	p.pcg.Seed(seed, pcgStream)
@@ -102,7 +102,7 @@ func (p *Plane) Set(site Site, text string) error {
 	defer p.mu.Unlock()
 	if len(c) == 1 && c[0] == (Term{Percent: 100, Action: Off}) {
 		p.armed[site] = nil
-		p.active.And(^(uint32(1) << site))
+		p.active.And(^(uint64(1) << site))
 		return nil
 	}
 	left := make([]int, len(c))
@@ -110,7 +110,7 @@ func (p *Plane) Set(site Site, text string) error {
 		left[i] = t.Count
 	}
 	p.armed[site] = &armed{chain: c, left: left}
-	p.active.Or(uint32(1) << site)
+	p.active.Or(uint64(1) << site)
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (p *Plane) Set(site Site, text string) error {
 func (p *Plane) Clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.armed = [numSites]*armed{}
+	p.armed = [MaxSites]*armed{}
 	p.active.Store(0)
 }
 
@@ -142,7 +142,7 @@ func (p *Plane) Settings() []Setting {
 // fires, using up one of its count. Hit does not allocate, and when the site
 // has no chain it does not lock either.
 func (p *Plane) Hit(site Site) Fired {
-	if p.active.Load()&(uint32(1)<<site) == 0 {
+	if p.active.Load()&(uint64(1)<<site) == 0 {
 		return Fired{}
 	}
 	p.mu.Lock()

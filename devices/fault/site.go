@@ -7,8 +7,11 @@ package fault
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Site names a place in the model where a fault can be injected.
@@ -58,7 +61,10 @@ const (
 	// flip XORs one bit of the slot in memory.
 	PayloadCorrupt
 
-	numSites
+	numSites // the built-in sites; programs define more (DefineSite)
+
+	// MaxSites is how many sites there can be, built-in and defined.
+	MaxSites = 64
 )
 
 // Action is what a fault term does when it fires.
@@ -89,12 +95,12 @@ const (
 	numActions
 )
 
-var siteNames = [numSites]string{
+var builtinNames = [numSites]string{
 	"gpu.dispatch", "npu.dispatch", "gpu.run", "npu.run", "npu.drain",
 	"gpu.complete", "npu.complete", "host.publish", "memory.alloc", "payload.corrupt",
 }
 
-var siteActions = [numSites][]Action{
+var builtinActions = [numSites][]Action{
 	GPUDispatch:    {Error, Delay},
 	NPUDispatch:    {Error, Delay},
 	GPURun:         {Hang, Crash, Delay, IgnoreAbort},
@@ -111,7 +117,7 @@ var actionNames = [numActions]string{
 	"none", "off", "error", "delay", "hang", "crash", "ignore_abort", "skip", "flip",
 }
 
-// Sites returns all sites, in declaration order.
+// Sites returns the built-in sites, in declaration order.
 func Sites() []Site {
 	s := make([]Site, numSites)
 	for i := range s {
@@ -120,49 +126,131 @@ func Sites() []Site {
 	return s
 }
 
+// The sites programs define, after the built-in ones, numbered in the
+// order they are defined in the process.
+var defined struct {
+	sync.RWMutex
+	names []string
+}
+
+// sitePattern is what a defined site's name looks like: lower-case words
+// joined by dots, such as "stream.drop".
+var sitePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
+
+// DefineSite defines a site of a program's own, named like the built-in
+// ones ("stream.drop"), where every action may be set: the program that
+// consults it decides what each does. Defining a name again returns the
+// same site. It refuses a built-in site's name, a malformed name, and more
+// than MaxSites sites in all.
+func DefineSite(name string) (Site, error) {
+	if s, err := ParseSite(name); err == nil {
+		if s < numSites {
+			return 0, fmt.Errorf("%s is a built-in fault site; give a site of your program's own a name of its own, such as stream.%s", name, strings.ReplaceAll(name, ".", "_"))
+		}
+		return s, nil
+	}
+	if len(name) > 40 || !sitePattern.MatchString(name) {
+		return 0, fmt.Errorf("fault site %q: name a site with lower-case words joined by dots, such as stream.drop, at most 40 bytes", name)
+	}
+	defined.Lock()
+	defer defined.Unlock()
+	for i, n := range defined.names {
+		if n == name {
+			return numSites + Site(i), nil
+		}
+	}
+	if int(numSites)+len(defined.names) >= MaxSites {
+		return 0, fmt.Errorf("fault site %s: there are %d sites already, the most a process holds", name, MaxSites)
+	}
+	defined.names = append(defined.names, name)
+	return numSites + Site(len(defined.names)-1), nil
+}
+
 // String returns the site's name, such as "gpu.dispatch".
 func (s Site) String() string {
 	if s < numSites {
-		return siteNames[s]
+		return builtinNames[s]
+	}
+	defined.RLock()
+	defer defined.RUnlock()
+	if i := int(s - numSites); i < len(defined.names) {
+		return defined.names[i]
 	}
 	return "site(" + strconv.Itoa(int(s)) + ")"
 }
 
-// ParseSite returns the site with the given name.
+// ParseSite returns the site with the given name: a built-in site or one a
+// program defined.
 func ParseSite(name string) (Site, error) {
-	for i, n := range siteNames {
+	for i, n := range builtinNames {
 		if n == name {
 			return Site(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown fault site %q; sites are %s", name, strings.Join(siteNames[:], ", "))
+	defined.RLock()
+	defer defined.RUnlock()
+	for i, n := range defined.names {
+		if n == name {
+			return numSites + Site(i), nil
+		}
+	}
+	known := strings.Join(builtinNames[:], ", ")
+	if len(defined.names) > 0 {
+		known += "; sites programs defined: " + strings.Join(defined.names, ", ")
+	}
+	return 0, fmt.Errorf("unknown fault site %q; sites are %s", name, known)
+}
+
+// Generic reports whether the site is hit by the runtime or the protocol
+// for every program (dispatch, run, completion, publication, allocation),
+// rather than consulted by a program of its own accord (npu.drain,
+// payload.corrupt, and the sites programs define): a fault at a site of a
+// program's own may spoil the program's results, so its failed check is no
+// violation.
+func (s Site) Generic() bool {
+	switch s {
+	case GPUDispatch, NPUDispatch, GPURun, NPURun, GPUComplete, NPUComplete, HostPublish, MemoryAlloc:
+		return true
+	}
+	return false
+}
+
+// Defined reports whether s is a site: built in, or defined by a program.
+func (s Site) Defined() bool {
+	if s < numSites {
+		return true
+	}
+	defined.RLock()
+	defer defined.RUnlock()
+	return int(s-numSites) < len(defined.names)
 }
 
 // Actions returns the actions allowed at the site, not counting Off, which
-// every site allows.
+// every site allows. A site a program defined allows every action.
 func (s Site) Actions() []Action {
 	if s >= numSites {
-		return nil
+		if !s.Defined() {
+			return nil
+		}
+		return []Action{Error, Delay, Hang, Crash, IgnoreAbort, Skip, Flip}
 	}
-	return append([]Action(nil), siteActions[s]...)
+	return append([]Action(nil), builtinActions[s]...)
 }
 
 func (s Site) allows(a Action) bool {
-	if a == Off {
+	switch {
+	case a == Off:
 		return true
+	case s >= numSites:
+		return a > Off && a < numActions // a site a program defined allows every action
 	}
-	for _, b := range siteActions[s] {
-		if a == b {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(builtinActions[s], a)
 }
 
 // allowed lists the site's actions for error messages, Off last.
 func (s Site) allowed() string {
 	var names []string
-	for _, a := range siteActions[s] {
+	for _, a := range s.Actions() {
 		names = append(names, a.String())
 	}
 	return strings.Join(append(names, "off"), ", ")

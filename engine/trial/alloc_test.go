@@ -6,7 +6,7 @@ import (
 )
 
 // maxTrialBytes is what a default built-in trial may allocate, as a
-// campaign's worker runs it (issue 12 asks for less than 2 KB).
+// campaign's worker runs it: less than 2 KB.
 const maxTrialBytes = 2000
 
 // A default built-in trial, run as a campaign's worker runs it (RunInto,

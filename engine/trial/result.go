@@ -3,6 +3,7 @@ package trial
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +20,11 @@ type Session struct {
 	Exchange exchange.Config
 	// Outcome is how Close ended it, 0 when it could not be made.
 	Outcome engine.Outcome
-	// Decision is the decision published (RUN or ABORT), 0 for none.
-	Decision uint32
-	// Verified is true when a RUN session retired and its exchange verified.
+	// Decision is the decision published (RUN or ABORT), StartupWait for
+	// none.
+	Decision engine.Decision
+	// Verified is true when a RUN session retired and its programs' checks
+	// passed.
 	Verified bool
 	// Err is why the session could not be made, empty when it was.
 	Err string
@@ -44,8 +47,8 @@ type Result struct {
 	// Fired counts the faults that fired, by "site action".
 	Fired map[string]int
 	// Paths counts protocol paths the trial went through, seen in its
-	// events: "reject after peer accepted", "poisoned", "verify ok",
-	// "verify failed", "quarantine released".
+	// events: "reject after peer accepted", "poisoned", "check passed",
+	// "check failed", "quarantine released".
 	Paths map[string]int
 	// Violations lists what the oracle found, CheckSettled included.
 	Violations []engine.Violation
@@ -116,7 +119,7 @@ func (r Result) String() string {
 		}
 		b.WriteString(s.outcomeName())
 	}
-	fmt.Fprintf(&b, "; faults [%s]; %d violations, %d problems, settled=%v", strings.Join(r.Faults, " "), len(r.Violations), len(r.Problems), r.Settled)
+	fmt.Fprintf(&b, "; faults [%s]; %s, %s, settled=%v", strings.Join(r.Faults, " "), plural(len(r.Violations), "violation"), plural(len(r.Problems), "problem"), r.Settled)
 	return b.String()
 }
 
@@ -201,12 +204,20 @@ func (s *Stats) Add(r Result) {
 // String lists the figures, keys sorted.
 func (s *Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d trials, %d failed; sessions %s; errors %s; faults fired %s; paths %s; violations %s",
-		s.Trials, s.Failed, counts(s.Outcomes), counts(s.ErrorKinds), counts(s.Fired), counts(s.Paths), counts(s.Violations))
+	fmt.Fprintf(&b, "%s, %d failed; sessions %s; errors %s; faults fired %s; paths %s; violations %s",
+		plural(s.Trials, "trial"), s.Failed, counts(s.Outcomes), counts(s.ErrorKinds), counts(s.Fired), counts(s.Paths), counts(s.Violations))
 	if len(s.FailedSeeds) > 0 {
 		fmt.Fprintf(&b, "; failed seeds %v", s.FailedSeeds)
 	}
 	return b.String()
+}
+
+// plural is "1 noun" or "n nouns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // counts formats m as "{k=n ...}", keys sorted by their printed names.

@@ -43,6 +43,9 @@ type Config struct {
 	// Credits is the most ring slots of an exchange; each session draws from
 	// 1 to Credits. Default 4.
 	Credits int
+	// SlotBytes is the most bytes of a slot; each session draws a multiple
+	// of 8 from 8 to SlotBytes. Default 256.
+	SlotBytes int
 	// MaxFaults is the most fault sites armed; each trial arms from 0 to
 	// MaxFaults distinct sites. Default 3; negative arms none.
 	MaxFaults int
@@ -61,6 +64,11 @@ type Config struct {
 	// reads only how trials ended sets it; the lines were most of what a
 	// trial allocated.
 	NoOps bool
+	// Programs, when set, prepares each session's programs for the
+	// exchange shape the trial drew: a harness that runs another text of
+	// the exchange (its Lua programs, say) sets it. Nil is
+	// exchange.Programs.
+	Programs func(exchange.Config) engine.Programs
 }
 
 // RealTimeCap bounds every timeout and pause of a real-time trial.
@@ -81,6 +89,10 @@ func (c Config) withDefaults() Config {
 		c.Credits = 4
 	}
 	c.Credits = min(c.Credits, exchange.MaxCredits)
+	if c.SlotBytes < 8 {
+		c.SlotBytes = 256
+	}
+	c.SlotBytes = min(c.SlotBytes, exchange.MaxSlotBytes)
 	if c.Mode == 0 {
 		c.Mode = devices.Simulated
 	}
@@ -272,12 +284,22 @@ func (t *trial) putSession(id uint64) {
 	t.text = strconv.AppendUint(t.text, id, 10)
 }
 
+// putCount writes "1 noun" or "n nouns".
+func (t *trial) putCount(n int, noun string) {
+	t.putInt(n)
+	t.put(" ")
+	t.put(noun)
+	if n != 1 {
+		t.put("s")
+	}
+}
+
 // putShape writes an exchange's shape.
 func (t *trial) putShape(x exchange.Config) {
-	t.putInt(x.Rounds)
-	t.put(" rounds, ")
-	t.putInt(x.Credits)
-	t.put(" credits, ")
+	t.putCount(x.Rounds, "round")
+	t.put(", ")
+	t.putCount(x.Credits, "credit")
+	t.put(", ")
 	t.putInt(x.SlotBytes)
 	t.put("-byte slots on ")
 	t.put(x.GPUQueue.String())
@@ -392,11 +414,11 @@ func (t *trial) count(e devices.Event) {
 		t.accepted[e.Session] = acc
 	case engine.EvPoison:
 		t.res.Paths["poisoned"]++
-	case engine.EvVerify:
-		if e.A == 1 {
-			t.res.Paths["verify ok"]++
+	case engine.EvCheck:
+		if e.B == 0 {
+			t.res.Paths["check passed"]++
 		} else {
-			t.res.Paths["verify failed"]++
+			t.res.Paths["check failed"]++
 		}
 	case devices.EvQuarantineEnd:
 		t.res.Paths["quarantine released"]++
@@ -450,13 +472,17 @@ func (t *trial) openSession() *sessionPlan {
 	x := exchange.Config{
 		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
 		Credits:   1 + t.rng.IntN(t.cfg.Credits),
-		SlotBytes: 8 * (1 + t.rng.IntN(32)),
+		SlotBytes: 8 * (1 + t.rng.IntN(t.cfg.SlotBytes/8)),
 		GPUQueue:  devices.AQL,
 	}
 	if t.chance(0.5) {
 		x.GPUQueue = devices.PM4
 	}
-	s, err := engine.NewExchangeSession(t.gpu, t.npu, x)
+	programs := engine.Programs(exchange.Programs(x))
+	if t.cfg.Programs != nil {
+		programs = t.cfg.Programs(x)
+	}
+	s, err := engine.Open(t.gpu, t.npu, programs)
 	ts := Session{Exchange: x}
 	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
@@ -647,10 +673,10 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	t.end()
 	ts := &t.res.Sessions[p.index]
 	ts.Outcome, ts.Decision = out, s.Decision()
-	v, verified := s.Verification()
-	ts.Verified = verified && v.OK
-	if out == engine.Retired && ts.Decision == exchange.StartupRun && !verified {
-		t.problem("session %d retired after RUN but its exchange was never verified", s.ID())
+	problem, checked := s.Checked()
+	ts.Verified = checked && problem == nil
+	if out == engine.Retired && ts.Decision == engine.StartupRun && !checked {
+		t.problem("session %d retired after RUN but its programs were never checked", s.ID())
 	}
 	switch out {
 	case engine.Retired:

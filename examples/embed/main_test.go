@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -15,9 +16,8 @@ func TestEmbedExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
-	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
 	bin := filepath.Join(t.TempDir(), "embed")
-	build := exec.Command(gocmd, "build", "-o", bin, ".")
+	build := exec.Command(goCommand(), "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -52,7 +52,10 @@ func TestEmbedInProcess(t *testing.T) {
 // TestEmbedFromAnotherModule builds a program in a module of its own that
 // embeds the project through its published path, as `go get` would resolve
 // it once published (a replace points the path at this checkout), and runs
-// it: the third way people use residentlua needs no copy of its code.
+// it: the third way people use residentlua needs no copy of its code. The
+// module's go.mod requires what this one does, as go mod tidy would write
+// it, so that building it needs no module this checkout's own build does
+// not: it works offline on a fresh clone once the project itself was built.
 func TestEmbedFromAnotherModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -61,9 +64,17 @@ func TestEmbedFromAnotherModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ours, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, requires, ok := strings.Cut(string(ours), "\nrequire")
+	if !ok {
+		t.Fatal("go.mod has no require")
+	}
 	dir := t.TempDir()
-	goMod := "module example.com/tool\n\ngo 1.26.0\n\nrequire github.com/residentlua/residentlua v0.0.0\n\n" +
-		"replace github.com/residentlua/residentlua => " + root + "\n"
+	goMod := "module example.com/tool\n\ngo 1.26.0\n\nrequire github.com/residentlua/residentlua v0.0.0\n\nrequire" + requires +
+		"\nreplace github.com/residentlua/residentlua => " + root + "\n"
 	mainGo := `package main
 
 import (
@@ -95,11 +106,10 @@ func main() {
 			t.Fatal(err)
 		}
 	}
-	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
 	bin := filepath.Join(dir, "tool")
-	build := exec.Command(gocmd, "build", "-mod=mod", "-o", bin, ".")
+	build := exec.Command(goCommand(), "build", "-mod=readonly", "-o", bin, ".")
 	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off") // the module cache holds every dependency already
+	build.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off") // the module cache holds what the project's own build needed
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build of a module that embeds residentlua: %v\n%s", err, out)
 	}
@@ -108,3 +118,75 @@ func main() {
 		t.Errorf("the embedding program: %v\n%s", err, out)
 	}
 }
+
+// TestREADMEEmbedding does what the README's "Using the engine from Go"
+// says, as written there: its commands (with the checkout beside the tool's
+// folder, and main.go written where the README says to write it), its
+// program, and the output it says the program prints. go mod tidy fetches
+// nothing the project's own build did not, except where the module cache
+// lacks the go.mod files of indirect dependencies; then it uses the module
+// proxy, as it would for a reader.
+func TestREADMEEmbedding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Using the engine from Go")
+	if !ok {
+		t.Fatal(`README.md has no "## Using the engine from Go"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	commands, program, output := fenced(t, section, "sh"), fenced(t, section, "go"), fenced(t, section, "text")
+
+	base := t.TempDir()
+	if err := os.Symlink(root, filepath.Join(base, "residentlua")); err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(base, "main.go.txt")
+	if err := os.WriteFile(staged, []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var script []string
+	for _, line := range strings.Split(commands, "\n") {
+		if strings.HasPrefix(line, "# write main.go") {
+			line = `cp "$STAGED_MAIN_GO" main.go`
+		}
+		script = append(script, line)
+	}
+	sh := exec.Command("sh", "-e", "-c", strings.Join(script, "\n"))
+	sh.Dir = base
+	sh.Env = append(os.Environ(), "GOWORK=off", "STAGED_MAIN_GO="+staged,
+		"PATH="+filepath.Dir(goCommand())+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stdout, stderr bytes.Buffer
+	sh.Stdout, sh.Stderr = &stdout, &stderr
+	if err := sh.Run(); err != nil {
+		t.Fatalf("the README's commands: %v\n%s\nstderr:\n%s", err, strings.Join(script, "\n"), stderr.String())
+	}
+	if stdout.String() != output {
+		t.Errorf("the README's program printed %q; the README says %q", stdout.String(), output)
+	}
+}
+
+// fenced is the body of the first code block of language lang in text.
+func fenced(t *testing.T, text, lang string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(text, "```"+lang+"\n")
+	if !ok {
+		t.Fatalf("no ```%s block in the README's section", lang)
+	}
+	body, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatalf("the ```%s block does not end", lang)
+	}
+	return body
+}
+
+// goCommand is the go command of the toolchain running the test.
+func goCommand() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }

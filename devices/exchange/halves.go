@@ -1,0 +1,364 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
+)
+
+// The two halves are step machines whose steps are those of the same
+// program written in Lua (programs/exchange_gpu.lua and
+// programs/exchange_npu.lua, docs/programs.md): each memory operation
+// begins a step. A step does the effect of the operation the half stopped
+// at, then the half's own work up to its next memory operation, whose
+// scheduling need (go on at once, wait for a word, a delay) the step
+// returns. So a seed gives the same events, step for step, for either
+// text, and the model checker interleaves the devices at every memory
+// operation of both.
+
+// op is the memory operation a half stopped at: what the next step does
+// first.
+type op uint8
+
+const (
+	opStart        op = iota // nothing yet: the program has not begun
+	opLoadDecision           // load the startup word
+	opWaitDecision           // load the startup word once it changed
+	opObserveFault           // go on after a delay the run fault added to the observation
+	opObserve                // the observation's latency passed
+	opRoundDelay             // the round's delay fault passed
+	opLoad                   // load a word of the payload (gen or credit)
+	opWait                   // load it once it changed
+	opWrite                  // store the slot's data (plain stores)
+	opFlip                   // flip a bit of the slot (payload.corrupt)
+	opStoreGen               // publish the generation
+	opDMAIn                  // the slot's lines came in by DMA
+	opRead                   // read the slot's data
+	opLoadCount              // load the round's consumption count
+	opWriteResult            // store the round's result
+	opStoreCredit            // return the credit
+	opDrain                  // drain the pending stores
+	opDrainDelay             // the drain's lines went out by DMA
+	opDiscard                // forget what was not drained, at the end
+)
+
+// half is what both halves share: the decision they read from the startup
+// word, through the runtime's observer, and the generation they work on.
+type half struct {
+	x        *Exchange
+	line     *devices.View
+	payload  *devices.View
+	observer program.Observer
+	op       op
+	seen     uint32 // what was read of the decision
+	g        int    // the generation being worked on, from 1
+	word     uint32 // what the last load of the payload returned
+	at       int    // the payload offset that load read
+}
+
+// loadDecision stops at a load of the startup word.
+func (h *half) loadDecision() program.Next {
+	h.op = opLoadDecision
+	return program.Continue()
+}
+
+// readDecision is the effect of a load of the startup word: what the
+// program sees of it, and a Next to take first when the run fault says so.
+func (h *half) readDecision(env program.Env) (next program.Next, stop bool) {
+	h.seen, next, stop = h.observer.Read(env, h.line.Load(0))
+	return next, stop
+}
+
+// afterDecision goes on from a load of the startup word: wait while it is
+// WAIT, otherwise wait out the observation's latency.
+func (h *half) afterDecision(latency time.Duration) program.Next {
+	if h.seen == program.StartupWait {
+		h.op = opWaitDecision
+		return program.WaitWord(h.line, 0, h.observer.WaitFor(h.seen))
+	}
+	h.op = opObserve
+	return program.Sleep(latency)
+}
+
+// observe reports the decision and acts on it: run reports whether to run
+// the exchange; otherwise next is the retirement.
+func (h *half) observe(env program.Env) (next program.Next, run bool) {
+	env.Emit(program.EvObserve, uint64(h.seen), "")
+	switch h.seen {
+	case program.StartupAbort:
+		return program.Retire(nil), false
+	case program.StartupRun:
+		h.g = 1
+		return program.Next{}, true
+	}
+	return program.Retire(fmt.Errorf("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.DeviceName(), h.seen)), false
+}
+
+// roundFault is the run fault a half hits at the start of each round:
+// stop is true when next replaces going on (hang, crash, or a delay, after
+// which the step goes on at opRoundDelay).
+func (h *half) roundFault(env program.Env, site fault.Site) (next program.Next, stop bool) {
+	fired := env.Fault(site)
+	switch fired.Action {
+	case fault.Hang:
+		return program.Hang(), true
+	case fault.Crash:
+		return program.Retire(errors.New(env.DeviceName() + " crashed: " + fired.Message)), true
+	case fault.Delay:
+		h.op = opRoundDelay
+		return program.Sleep(fired.Delay), true
+	}
+	return program.Next{}, false
+}
+
+// load stops at a load of the payload word at off.
+func (h *half) load(off int) program.Next {
+	h.op, h.at = opLoad, off
+	return program.Continue()
+}
+
+// wait stops at a wait for the payload word at h.at to change from h.word.
+func (h *half) wait() program.Next {
+	h.op = opWait
+	return program.WaitWord(h.payload, h.at, h.word)
+}
+
+// startStep does the part of a step that both halves do alike: the
+// program's first step, and the effects of the operations on the startup
+// word. done is true when next is the step's answer.
+func (h *half) startStep(env program.Env, latency time.Duration) (next program.Next, done bool) {
+	switch h.op {
+	case opStart:
+		return h.loadDecision(), true
+	case opLoadDecision, opWaitDecision:
+		if next, stop := h.readDecision(env); stop {
+			h.op = opObserveFault
+			return next, true
+		}
+		return h.afterDecision(latency), true
+	case opObserveFault:
+		return h.afterDecision(latency), true
+	case opLoad, opWait:
+		h.word = h.payload.Load(h.at)
+	}
+	return program.Next{}, false
+}
+
+// gpuExchange is the GPU half: produce each generation into a free slot.
+type gpuExchange struct {
+	half
+	data []uint32 // the generation's words, made before they are stored
+}
+
+// Step runs the GPU half one step.
+func (p *gpuExchange) Step(env program.Env) program.Next {
+	if next, done := p.startStep(env, env.Timing().HostToGPU); done {
+		return next
+	}
+	x := p.x
+	switch p.op {
+	case opObserve:
+		next, run := p.observe(env)
+		if !run {
+			return next
+		}
+		return p.round(env)
+	case opRoundDelay:
+		return p.afterRoundFault()
+	case opLoad, opWait: // the credit word
+		return p.afterCredit()
+	case opWrite:
+		base := x.dataOff(x.slot(p.g))
+		for i, w := range p.data {
+			p.payload.StorePlain(base+4*i, w)
+		}
+		if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
+			p.op = opFlip
+			return program.Continue()
+		}
+		return p.storeGen()
+	case opFlip:
+		i := p.g % len(p.data)
+		p.payload.Flip(x.dataOff(x.slot(p.g))+4*i, 1<<(p.g%32))
+		return p.storeGen()
+	case opStoreGen:
+		p.payload.Store(x.genOff(x.slot(p.g)), uint32(p.g))
+		env.Emit(EvPayloadWrite, uint64(p.g), "")
+		if p.g == x.cfg.Rounds {
+			return program.Retire(nil)
+		}
+		p.g++
+		return p.round(env)
+	}
+	return program.Retire(errors.New("GPU exchange stepped after it retired"))
+}
+
+// round begins generation p.g: its run fault, then its credit.
+func (p *gpuExchange) round(env program.Env) program.Next {
+	if next, stop := p.roundFault(env, fault.GPURun); stop {
+		return next
+	}
+	return p.afterRoundFault()
+}
+
+// afterRoundFault loads the slot's credit when the ring has gone round,
+// or goes on to write the slot.
+func (p *gpuExchange) afterRoundFault() program.Next {
+	x := p.x
+	if p.g > x.cfg.Credits {
+		return p.load(x.ackOff(x.slot(p.g)))
+	}
+	return p.write()
+}
+
+// afterCredit waits while the slot's credit is short, then writes the slot.
+func (p *gpuExchange) afterCredit() program.Next {
+	if need := uint32(p.g - p.x.cfg.Credits); p.word < need {
+		return p.wait()
+	}
+	return p.write()
+}
+
+// write makes the generation's words and stops at their stores.
+func (p *gpuExchange) write() program.Next {
+	for i := range p.data {
+		p.data[i] = Pattern(p.x.owner, p.g, i)
+	}
+	p.op = opWrite
+	return program.Continue()
+}
+
+// storeGen stops at the store that publishes the generation: the data
+// needs no order of its own, since the NPU loads this word before it reads
+// the slot.
+func (p *gpuExchange) storeGen() program.Next {
+	p.op = opStoreGen
+	return program.Continue()
+}
+
+// npuExchange is the NPU half: consume each generation, checksum it, write
+// its result, return the credit, drain.
+type npuExchange struct {
+	half
+	data     []uint32 // the slot's words as read
+	consumed uint32
+	sum      uint32
+	drained  int // words the last drain wrote, -1 when the fault skipped it
+}
+
+// Step runs the NPU half one step.
+func (p *npuExchange) Step(env program.Env) program.Next {
+	dma := env.Timing().NPUDMALine
+	if next, done := p.startStep(env, dma); done {
+		return next
+	}
+	x := p.x
+	slot := x.slot(p.g)
+	switch p.op {
+	case opObserve:
+		next, run := p.observe(env)
+		if !run {
+			return next
+		}
+		return p.round(env)
+	case opRoundDelay:
+		return p.load(x.genOff(slot))
+	case opLoad, opWait: // the generation word
+		gen := p.word
+		if gen < uint32(p.g) {
+			return p.wait()
+		}
+		if gen > uint32(p.g) {
+			return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
+		}
+		// DMA in the lines that hold the generation word and the slot.
+		p.op = opDMAIn
+		return program.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
+	case opDMAIn:
+		p.op = opRead
+		return program.Continue()
+	case opRead:
+		base := x.dataOff(slot)
+		h := uint32(checksumStart)
+		for i := range p.data {
+			p.data[i] = p.payload.Load(base + 4*i)
+			h = (h ^ p.data[i]) * checksumPrime
+		}
+		p.sum = h
+		p.consumed++
+		p.op, p.at = opLoadCount, x.resultOff(p.g)+4
+		return program.Continue()
+	case opLoadCount:
+		p.word = p.payload.Load(p.at)
+		p.op = opWriteResult
+		return program.Continue()
+	case opWriteResult:
+		res := x.resultOff(p.g)
+		p.payload.StorePlain(res, p.consumed)
+		p.payload.StorePlain(res+4, p.word+1)
+		p.payload.StorePlain(res+8, p.sum)
+		p.op = opStoreCredit
+		return program.Continue()
+	case opStoreCredit:
+		p.payload.Store(x.ackOff(slot), uint32(p.g))
+		if env.Fault(fault.NPUDrain).Action == fault.Skip {
+			p.drained = -1
+			return p.roundEnd(env, dma)
+		}
+		p.op = opDrain
+		return program.Continue()
+	case opDrain:
+		p.drained = p.payload.Drain()
+		return p.roundEnd(env, dma)
+	case opDiscard:
+		p.payload.Discard() // what was not drained is lost with the device's cache
+		return program.Retire(nil)
+	case opDrainDelay:
+		p.g++
+		return p.round(env)
+	}
+	return program.Retire(errors.New("NPU exchange stepped after it retired"))
+}
+
+// round begins generation p.g: its run fault, then the generation word.
+func (p *npuExchange) round(env program.Env) program.Next {
+	if next, stop := p.roundFault(env, fault.NPURun); stop {
+		return next
+	}
+	return p.load(p.x.genOff(p.x.slot(p.g)))
+}
+
+// roundEnd reports the round, whose drain handed the credit back (so
+// recording never delays the GPU), then stops at the last round's discard
+// or at the DMA of the drained lines.
+func (p *npuExchange) roundEnd(env program.Env, dma time.Duration) program.Next {
+	env.Emit(EvPayloadRead, uint64(p.g), "")
+	env.Emit(EvCredit, uint64(p.g), "")
+	lines := 0
+	if p.drained >= 0 {
+		env.Emit(EvDrain, uint64(p.drained), "")
+		lines = (p.drained*4 + memory.LineBytes - 1) / memory.LineBytes
+	}
+	if p.g == p.x.cfg.Rounds {
+		p.op = opDiscard
+		return program.Continue()
+	}
+	p.op = opDrainDelay
+	return program.Sleep(mulDuration(dma, lines))
+}
+
+// mulDuration multiplies a non-negative duration by a non-negative count,
+// saturating at the largest duration (a DMA of many lines at an overridden,
+// huge per-line figure never wraps into a short sleep).
+func mulDuration(d time.Duration, n int) time.Duration {
+	const forever = time.Duration(1<<63 - 1)
+	if n != 0 && d > forever/time.Duration(n) {
+		return forever
+	}
+	return d * time.Duration(n)
+}

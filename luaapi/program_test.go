@@ -1,0 +1,218 @@
+package luaapi
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// exchangeProgramsScript makes a session of the exchange's Lua programs.
+const exchangeProgramsScript = `
+	local gpu = resident.program{file = "../programs/exchange_gpu.lua"}
+	local npu = resident.program{file = "../programs/exchange_npu.lua"}
+`
+
+func TestProgramsRunTheExchange(t *testing.T) {
+	h := sim(t)
+	h.run(exchangeProgramsScript + `
+		s = startup{gpu = gpu, npu = npu, queue = "pm4", args = {rounds = 6, credits = 2, slot_bytes = 64}}
+		assert(tostring(gpu) == "program ../programs/exchange_gpu.lua", tostring(gpu))
+		assert(gpu.name == "../programs/exchange_gpu.lua")
+		s:submit_gpu(); s:submit_npu(); s:start()
+		assert(s:wait(1), "the Lua exchange did not retire")
+		st = s:stats()
+		assert(s:close() == "retired")
+	`)
+	if got := h.str("s"); got != "session 1 (closed, pm4, programs ../programs/exchange_gpu.lua and ../programs/exchange_npu.lua)" {
+		t.Errorf("tostring(s) = %q", got)
+	}
+	if got := h.str("st.check.ok") + " " + h.str("st.programs.npu") + " " + h.str("st.gpu_queue"); got != "true ../programs/exchange_npu.lua pm4" {
+		t.Errorf("stats: check.ok, programs.npu, gpu_queue = %q", got)
+	}
+	if got := h.str("#s:events()"); got == "0" {
+		t.Errorf("the session has no events")
+	}
+}
+
+func TestProgramsOfAnotherShape(t *testing.T) {
+	h := sim(t)
+	h.run(`
+		local gpu = resident.program{file = "../programs/stream_gpu.lua"}
+		local npu = resident.program{file = "../programs/stream_npu.lua"}
+		s = startup{gpu = gpu, npu = npu, args = {chunks = 9, words = 20}}
+		s:submit_npu(); s:submit_gpu(); s:start()
+		assert(s:wait(1))
+		st = s:stats()
+		notes = {}
+		for _, e in ipairs(s:events()) do
+			if e.kind == "note" then notes[#notes + 1] = e.detail .. e.b end
+		end
+		assert(s:close() == "retired")
+	`)
+	if got := h.str("st.check and st.check.ok"); got != "true" {
+		t.Errorf("the stream's check: %s (%s)", got, h.str("st.check and st.check.problem"))
+	}
+	if got := h.str("table.concat(notes, ',')"); !strings.HasPrefix(got, "chunk.sent1,") || !strings.Contains(got, "chunk.received9") {
+		t.Errorf("the stream's notes: %s", got)
+	}
+}
+
+// TestBadProgramsFailClearlyAndLeaveTheFabricUsable runs programs that go
+// wrong in every way a program can, each as the NPU beside the correct GPU
+// half: each fails its session with a message that says what went wrong,
+// and a built-in session on the same fabric runs afterwards.
+func TestBadProgramsFailClearlyAndLeaveTheFabricUsable(t *testing.T) {
+	cases := []struct{ name, body, want string }{
+		{"lua error", `local function inner() error("the NPU program broke") end
+			inner()`, "the NPU program broke\nstack traceback:\n\tbad.lua:2: in function 'inner'"},
+		{"endless loop", `local n = 0
+			while true do n = n + 1 end`, "Lua instructions without a memory operation"},
+		{"endless loop in a pcall", `local ok, err = pcall(function() local n = 0 while true do n = n + 1 end end)
+			error(err, 0)`, "Lua instructions without a memory operation"},
+		{"outside its buffer", `p:load(p.buffers.payload, p.buffers.payload.size)`, "p:load: offset 4096 of buffer payload (4096 bytes) is outside it"},
+		{"unaligned", `p:load(p.buffers.payload, 6)`, "offsets are multiples of 4"},
+		{"undeclared buffer", `p:load(p.buffers.results, 0)`, "p:load: argument #1 must be a buffer (p.startup or one of p.buffers), got nil"},
+		{"writes the startup line", `p:store(p.startup, 0, p.RUN)`, "p:store: the startup line is the host's: a program never writes it"},
+		{"an operation inside pcall", `local ok, err = pcall(p.load, p, p.startup, 0)`, "p:load was called inside pcall"},
+		{"a bad word", `p:store(p.buffers.payload, 0, 1.5)`, "a word is a whole number from -2^31 to 2^32-1, got 1.5"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := sim(t)
+			h.L.SetGlobal("body", lua.LString(c.body))
+			h.run(`
+				local gpu = resident.program{file = "../programs/exchange_gpu.lua"}
+				local bad = resident.program{name = "bad.lua", source = "return function(p)\n" .. body .. "\nend", instructions = 100000}
+				s = startup{gpu = gpu, npu = bad, args = {rounds = 1, credits = 1, slot_bytes = 8}, buffers = {payload = 4096}}
+				s:submit_gpu(); s:submit_npu(); s:start()
+				ok, err = pcall(s.wait, s, 1)
+				outcome = s:close(0)
+				resident.reset("gpu"); resident.reset("npu")
+				local again = startup{}
+				again:submit_gpu(); again:submit_npu(); again:start()
+				assert(again:wait(1) and again:close() == "retired", "the fabric is not usable after the bad program")
+			`)
+			if got := h.str("ok"); got != "false" {
+				t.Fatalf("wait succeeded with the bad program")
+			}
+			msg := h.str("err")
+			if !strings.HasPrefix(msg, "device: ") || !strings.Contains(msg, c.want) {
+				t.Errorf("error %q, want a device error containing %q", msg, c.want)
+			}
+			if got := h.str("outcome"); got != "quarantined" {
+				t.Errorf("close = %s, want quarantined (a participant failed)", got)
+			}
+		})
+	}
+}
+
+func TestBadProgramFiles(t *testing.T) {
+	h := sim(t)
+	cases := []struct{ code, want string }{
+		{`resident.program{file = "no/such/program.lua"}`, "cannot read program no/such/program.lua: no such file or directory"},
+		{`resident.program{source = "return function(p) p:load( end", name = "syntax.lua"}`, "syntax.lua:1: unexpected symbol near 'end'"},
+		{`resident.program{source = "return 42"}`, "program does not return a program: end it with return function(p, args) ... end"},
+		{`resident.program{source = "return {run = function() end, rounds = 3}"}`, "unknown field rounds"},
+		{`resident.program{source = "x", file = "y"}`, "give file or source, not both"},
+		{`resident.program{}`, "give the program's file, or its text as source"},
+		{`resident.program{source = "return function() end", instructions = 1.5}`, "instructions: give a whole number"},
+	}
+	for _, c := range cases {
+		if got := h.fails(c.code); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", c.code, got, c.want)
+		}
+	}
+}
+
+func TestStartupWithProgramsRefusesWhatItCannotRun(t *testing.T) {
+	h := sim(t)
+	h.run(exchangeProgramsScript)
+	h.run(`gpu = resident.program{file = "../programs/exchange_gpu.lua"}; npu = resident.program{file = "../programs/exchange_npu.lua"}`)
+	cases := []struct{ code, want string }{
+		{`startup{gpu = gpu, npu = npu, rounds = 3, args = {rounds = 3, credits = 1, slot_bytes = 8}}`, "rounds, credits and slot_bytes shape the built-in exchange"},
+		{`startup{gpu = gpu, args = {rounds = 3, credits = 1, slot_bytes = 8}}`, "field 'npu': program expected, got nil"},
+		{`startup{npu = npu}`, "field 'npu' goes with programs"},
+		{`startup{gpu = gpu, npu = npu, args = {rounds = 1, credits = 1, slot_bytes = 8}, buffers = {payload = "2GiB"}}`, "buffers.payload: a buffer holds 1 byte to 1GiB"},
+		{`startup{gpu = gpu, npu = npu, args = {rounds = 1, credits = 1, slot_bytes = 8, f = print}}`, "args.f is a function"},
+		{`startup{gpu = gpu, npu = npu, queue = "xdna", args = {rounds = 1, credits = 1, slot_bytes = 8}}`, `queue: the GPU's queue kind must be "aql" or "pm4"`},
+		{`startup{gpu = gpu, npu = npu}`, "exchange_gpu.lua: buffers: ../programs/exchange_gpu.lua:18: attempt to index local 'a' (a nil value)"},
+	}
+	for _, c := range cases {
+		if got := h.fails(c.code); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", c.code, got, c.want)
+		}
+	}
+	if n := h.str("#resident.sessions()"); n != "0" {
+		t.Errorf("%s sessions left open by refused startups", n)
+	}
+}
+
+// TestProgramsFaultSitesOfTheirOwn arms the stream's own site: the dropped
+// chunk fails the NPU's check, and the oracle, seeing the fault at a site
+// of the program's own, reports no violation.
+func TestProgramsFaultSitesOfTheirOwn(t *testing.T) {
+	h := sim(t)
+	h.run(`
+		local gpu = resident.program{file = "../programs/stream_gpu.lua"}
+		local npu = resident.program{file = "../programs/stream_npu.lua"}
+		resident.fault("stream.drop", "1*off->1*skip")
+		s = startup{gpu = gpu, npu = npu, args = {chunks = 4, words = 8}}
+		s:submit_gpu(); s:submit_npu(); s:start()
+		assert(s:wait(1))
+		st = s:stats()
+		faults = resident.faults()
+		assert(s:close() == "retired")
+	`)
+	if got := h.str("st.check.ok") + " " + h.str("st.check.problem"); !strings.HasPrefix(got, "false the NPU summed") {
+		t.Errorf("check after a dropped chunk: %s", got)
+	}
+	if got := h.str("#resident.violations()"); got != "0" {
+		t.Errorf("%s violations; a fault at the program's own site explains its failed check", got)
+	}
+	if got := h.fails(`resident.fault("stream.dorp", "skip")`); !strings.Contains(got, `unknown fault site "stream.dorp"`) || !strings.Contains(got, "sites programs defined: stream.drop") {
+		t.Errorf("a misspelt site: %s", got)
+	}
+}
+
+// TestTrialOfPrograms runs the randomized protocol trial on the exchange's
+// Lua programs: the same seed gives the built-in exchange's digest.
+func TestTrialOfPrograms(t *testing.T) {
+	h := sim(t)
+	h.run(exchangeProgramsScript + `
+		for seed = 1, 20 do
+			local a = resident.trial{seed = seed}
+			local b = resident.trial{seed = seed, gpu = gpu, npu = npu}
+			assert(a.digest == b.digest, "seed " .. seed .. ": digests " .. a.digest .. " and " .. b.digest)
+			assert(#b.violations == 0 and b.ok, b.report)
+		end
+	`)
+	if got := h.fails(exchangeProgramsScript + `resident.trial{gpu = gpu}`); !strings.Contains(got, "gpu and npu go together") {
+		t.Errorf("a trial with one program: %s", got)
+	}
+}
+
+// TestKernelNeedsARealGPU: on a simulated GPU, or with a file that cannot
+// be read, resident.kernel says so before anything is dispatched.
+func TestKernelNeedsARealGPU(t *testing.T) {
+	h := sim(t)
+	dir := t.TempDir()
+	ptx := dir + "/k.ptx"
+	if err := os.WriteFile(ptx, []byte(".version 8.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ code, want string }{
+		{`resident.kernel{ptx = "` + ptx + `", entry = "k"}`, "unsupported: resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda"},
+		{`resident.kernel{ptx = "` + dir + `/none.ptx", entry = "k"}`, "cannot read PTX " + dir + "/none.ptx: no such file or directory"},
+		{`resident.kernel{ptx = "` + ptx + `"}`, "give the kernel's PTX file as ptx and its name as entry"},
+		{`resident.kernel{ptx = "` + ptx + `", entry = "k", args = {1}}`, "field 'args': item 1 is not a name"},
+	} {
+		if got := h.fails(c.code); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", c.code, got, c.want)
+		}
+	}
+	if n := h.str("#resident.sessions()"); n != "0" {
+		t.Errorf("%s sessions made", n)
+	}
+}

@@ -1,0 +1,96 @@
+package luaprogram
+
+import (
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/lua51"
+)
+
+// check runs the program's check, check(c, args), on the host once the
+// session retired under RUN: c reads the session's buffers as the host
+// sees them (c:load, c:read) and knows what p knew (c.startup, c.buffers,
+// c.args, c.owner). The check returns true when the results are right, or
+// false (or nil) and a message saying the first thing wrong; an error in
+// it is a failure too.
+func (in *Instance) check() error {
+	m, err := in.prog.take()
+	if err != nil {
+		return err
+	}
+	defer in.prog.give(m)
+	m.budget.parent = in.cfg.Context
+	if m.host.check == nil {
+		return nil
+	}
+	c := m.newCheck(in)
+	m.L.Push(m.host.check)
+	m.L.Push(c)
+	m.L.Push(in.cfg.Args.lua(m.L))
+	m.budget.refill()
+	if err := lua51.PCall(m.L, 2, 2); err != nil {
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), describe(m.L, err))
+	}
+	ok, msg := m.L.Get(-2), m.L.Get(-1)
+	m.L.Pop(2)
+	if lua.LVAsBool(ok) {
+		return nil
+	}
+	if msg == lua.LNil {
+		return errors.New(in.prog.Name() + ": the check found the results wrong (it gave no message)")
+	}
+	return errors.New(lua.LVAsString(msg))
+}
+
+// newCheck makes a check's c for in: its fields, and c:load and c:read,
+// which read the buffers as the host sees them.
+func (m *machine) newCheck(in *Instance) *lua.LTable {
+	L := m.L
+	c := L.NewTable()
+	c.RawSetString("startup", m.newHandle(in, -1))
+	bufs := L.CreateTable(0, len(in.cfg.Buffers))
+	for i, b := range in.cfg.Buffers {
+		bufs.RawSetString(b.Name, m.newHandle(in, i))
+	}
+	c.RawSetString("buffers", bufs)
+	c.RawSetString("args", in.cfg.Args.lua(L))
+	c.RawSetString("owner", lua.LNumber(in.cfg.Owner))
+	hostView := func(L *lua.LState, name string) (*handle, int) {
+		ud, ok := L.Get(2).(*lua.LUserData)
+		var h *handle
+		if ok {
+			h, _ = ud.Value.(*handle)
+		}
+		if h == nil || h.in != in {
+			L.RaiseError("c:%s: argument #1 must be one of this check's buffers (c.startup, c.buffers.<name>)", name)
+		}
+		_, v := h.view()
+		return h, v.Size()
+	}
+	c.RawSetString("load", L.NewFunction(func(L *lua.LState) int {
+		h, _ := hostView(L, "load")
+		_, v := h.view()
+		off := offset(L, 3, "load", h, v, 1)
+		L.Push(lua.LNumber(v.Buffer().HostLoad(off)))
+		return 1
+	}))
+	c.RawSetString("read", L.NewFunction(func(L *lua.LState) int {
+		h, size := hostView(L, "read")
+		_, v := h.view()
+		f, ok := L.Get(4).(lua.LNumber)
+		n := int(f)
+		if !ok || float64(f) != float64(n) || n < 0 || n > size/4 {
+			L.RaiseError("c:read: the count of words (argument #3) must be a whole number from 0 to %d", size/4)
+		}
+		off := offset(L, 3, "read", h, v, n)
+		t := L.CreateTable(n, 0)
+		for i := 0; i < n; i++ {
+			t.RawSetInt(i+1, lua.LNumber(v.Buffer().HostLoad(off+4*i)))
+		}
+		L.Push(t)
+		return 1
+	}))
+	return c
+}

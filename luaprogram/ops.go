@@ -1,0 +1,423 @@
+package luaprogram
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
+)
+
+// handle is a buffer handle a program holds: p.startup or one of
+// p.buffers. It belongs to one invocation.
+type handle struct {
+	in    *Instance
+	index int // -1 for the startup line
+}
+
+// view is the buffer the handle names, its name and the view of it.
+func (h *handle) view() (string, *devices.View) {
+	if h.index < 0 {
+		return "startup", h.in.cfg.Startup
+	}
+	b := h.in.cfg.Buffers[h.index]
+	return b.Name, b.View
+}
+
+// initMethods makes p's methods and the metatables of p and of buffer
+// handles.
+func (m *machine) initMethods() {
+	L := m.L
+	methods := map[string]lua.LGFunction{
+		"load":        m.load,
+		"wait":        m.wait,
+		"store":       m.store(opStore, "store"),
+		"store_plain": m.store(opStorePlain, "store_plain"),
+		"read":        m.read,
+		"write":       m.write,
+		"flip":        m.flip,
+		"drain":       m.drainOrDiscard(opDrain, "drain"),
+		"discard":     m.drainOrDiscard(opDiscard, "discard"),
+		"delay":       m.delay,
+		"hang":        m.hang,
+		"retire":      m.retire,
+		"fault":       m.fault,
+		"event":       m.event,
+		"now":         m.now,
+	}
+	m.method = L.NewTable()
+	for name, fn := range methods {
+		m.method.RawSetString(name, L.NewFunction(fn))
+	}
+	m.bufMT = L.NewTable()
+	m.bufMT.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		h := L.CheckUserData(1).Value.(*handle)
+		name, v := h.view()
+		switch L.CheckString(2) {
+		case "name":
+			L.Push(lua.LString(name))
+		case "size":
+			L.Push(lua.LNumber(v.Size()))
+		default:
+			L.Push(lua.LNil)
+		}
+		return 1
+	}))
+	m.bufMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		name, v := L.CheckUserData(1).Value.(*handle).view()
+		L.Push(lua.LString("buffer " + name + " (" + strconv.Itoa(v.Size()) + " bytes)"))
+		return 1
+	}))
+	m.bufMT.RawSetString("__metatable", lua.LString("buffer"))
+	m.none = []lua.LValue{}
+}
+
+// newP makes the p of an invocation: its own fields (the buffers, the
+// arguments, the session), and, through its metatable, the methods and the
+// fields its device's invocations share.
+func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
+	L := m.L
+	p := L.CreateTable(0, 4)
+	p.RawSetString("startup", m.newHandle(in, -1))
+	bufs := L.CreateTable(0, len(in.cfg.Buffers))
+	for i, b := range in.cfg.Buffers {
+		bufs.RawSetString(b.Name, m.newHandle(in, i))
+	}
+	p.RawSetString("buffers", bufs)
+	p.RawSetString("args", args)
+	p.RawSetString("owner", lua.LNumber(in.cfg.Owner))
+	L.SetMetatable(p, m.deviceMeta(in.cfg, in.env.Timing()))
+	return p
+}
+
+// deviceKey names what p's shared fields depend on.
+type deviceKey struct {
+	device, kind, queue string
+	timing              program.Timing
+}
+
+// maxDeviceMetas bounds the metatables a machine keeps.
+const maxDeviceMetas = 8
+
+// deviceMeta is the metatable of the p of invocations on one device, queue
+// and timing: its methods, the device's name, kind and queue, the timing
+// figures in seconds and the startup word's values. It is made once and
+// kept (a few), as a campaign's trials run on fabrics alike.
+func (m *machine) deviceMeta(cfg Config, tm program.Timing) *lua.LTable {
+	key := deviceKey{cfg.Device, cfg.Kind, cfg.Queue, tm}
+	if meta, ok := m.pMetas[key]; ok {
+		return meta
+	}
+	L := m.L
+	shared := L.NewTable()
+	m.method.ForEach(shared.RawSet)
+	shared.RawSetString("device", lua.LString(cfg.Device))
+	shared.RawSetString("kind", lua.LString(cfg.Kind))
+	shared.RawSetString("queue", lua.LString(cfg.Queue))
+	shared.RawSetString("WAIT", lua.LNumber(program.StartupWait))
+	shared.RawSetString("RUN", lua.LNumber(program.StartupRun))
+	shared.RawSetString("ABORT", lua.LNumber(program.StartupAbort))
+	timing := L.CreateTable(0, len(program.TimingFigures))
+	for _, name := range program.TimingFigures {
+		d, _ := tm.Figure(name)
+		timing.RawSetString(name, lua.LNumber(d.Seconds()))
+	}
+	shared.RawSetString("timing", timing)
+	meta := L.NewTable()
+	meta.RawSetString("__index", shared)
+	if len(m.pMetas) >= maxDeviceMetas {
+		clear(m.pMetas)
+	}
+	m.pMetas[key] = meta
+	return meta
+}
+
+// newHandle makes the handle of in's buffer i (-1: the startup line).
+func (m *machine) newHandle(in *Instance, i int) *lua.LUserData {
+	ud := m.L.NewUserData()
+	ud.Value = &handle{in: in, index: i}
+	ud.Metatable = m.bufMT
+	return ud
+}
+
+// current is the invocation a memory operation called name acts on: the
+// one the machine steps, whose p is argument 1.
+func (m *machine) current(L *lua.LState, name string) *Instance {
+	in := m.run
+	if in == nil {
+		L.RaiseError("p:%s: memory operations run only inside the program's function, while its device runs it", name)
+	}
+	if L.Get(1) != in.p {
+		L.RaiseError("p:%s: call it as a method of the program's p, p:%s(...)", name, name)
+	}
+	return in
+}
+
+// stop stops the program at a memory operation: op is what its next step
+// does first, next what the step waits for. It yields to the device's
+// executor, which resumes it with the operation's results.
+func (m *machine) stop(L *lua.LState, in *Instance, op pendingOp, next program.Next) int {
+	if L != m.th {
+		in.misuse = "p:" + opNames[op.kind] + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
+		L.RaiseError("%s", in.misuse)
+	}
+	in.pending, in.next = op, next
+	return L.Yield()
+}
+
+// buffer reads argument n as a buffer handle of in; write says the
+// operation stores, which the startup line refuses.
+func (m *machine) buffer(L *lua.LState, in *Instance, n int, name string, write bool) (*handle, *devices.View) {
+	ud, ok := L.Get(n).(*lua.LUserData)
+	h, isHandle := (*handle)(nil), false
+	if ok {
+		h, isHandle = ud.Value.(*handle)
+	}
+	if !isHandle {
+		L.RaiseError("p:%s: argument #%d must be a buffer (p.startup or one of p.buffers), got %s", name, n-1, L.Get(n).Type())
+	}
+	if h.in != in {
+		L.RaiseError("p:%s: that buffer belongs to another session's invocation; use this invocation's p.startup and p.buffers", name)
+	}
+	if write && h.index < 0 {
+		L.RaiseError("p:%s: the startup line is the host's: a program never writes it, only reads it (p:load, p:wait)", name)
+	}
+	_, v := h.view()
+	return h, v
+}
+
+// offset reads argument n as a byte offset of words words (whole, a
+// multiple of 4) inside the buffer.
+func offset(L *lua.LState, n int, name string, h *handle, v *devices.View, words int) int {
+	f, ok := L.Get(n).(lua.LNumber)
+	if !ok {
+		L.RaiseError("p:%s: the offset (argument #%d) must be a number of bytes, got %s", name, n-1, L.Get(n).Type())
+	}
+	bufName, _ := h.view()
+	off := float64(f)
+	if off != math.Trunc(off) || int(off)%4 != 0 || off < 0 || off+4*float64(words) > float64(v.Size()) {
+		last := v.Size() - 4*max(words, 1)
+		L.RaiseError("p:%s: offset %s of buffer %s (%d bytes) is outside it or not a word's; offsets are multiples of 4 from 0 to %d", name, lua.LNumber(f).String(), bufName, v.Size(), last)
+	}
+	return int(off)
+}
+
+// wordArg reads argument n as a word: a whole number from -2^31 to
+// 2^32-1, taken modulo 2^32.
+func wordArg(L *lua.LState, n int, name string) uint32 {
+	f, ok := L.Get(n).(lua.LNumber)
+	v := float64(f)
+	if !ok || v != math.Trunc(v) || v < -(1<<31) || v >= 1<<32 {
+		L.RaiseError("p:%s: a word is a whole number from -2^31 to 2^32-1, got %s", name, L.Get(n).String())
+	}
+	return uint32(int64(v))
+}
+
+func (m *machine) load(L *lua.LState) int {
+	in := m.current(L, "load")
+	h, v := m.buffer(L, in, 2, "load", false)
+	off := offset(L, 3, "load", h, v, 1)
+	return m.stop(L, in, pendingOp{kind: opLoad, buf: h.index, off: off, view: v}, program.Continue())
+}
+
+func (m *machine) wait(L *lua.LState) int {
+	in := m.current(L, "wait")
+	h, v := m.buffer(L, in, 2, "wait", false)
+	off := offset(L, 3, "wait", h, v, 1)
+	old := wordArg(L, 4, "wait")
+	waitFor := old
+	if h.index < 0 && off == 0 {
+		waitFor = in.observer.WaitFor(old)
+	}
+	return m.stop(L, in, pendingOp{kind: opWait, buf: h.index, off: off, val: old, view: v}, program.WaitWord(v, off, waitFor))
+}
+
+func (m *machine) store(kind opKind, name string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		in := m.current(L, name)
+		h, v := m.buffer(L, in, 2, name, true)
+		off := offset(L, 3, name, h, v, 1)
+		val := wordArg(L, 4, name)
+		return m.stop(L, in, pendingOp{kind: kind, buf: h.index, off: off, val: val, view: v}, program.Continue())
+	}
+}
+
+func (m *machine) read(L *lua.LState) int {
+	in := m.current(L, "read")
+	h, v := m.buffer(L, in, 2, "read", false)
+	f, ok := L.Get(4).(lua.LNumber)
+	n := int(f)
+	if !ok || float64(f) != float64(n) || n < 0 || n > v.Size()/4 {
+		L.RaiseError("p:read: the count of words (argument #3) must be a whole number from 0 to %d, got %s", v.Size()/4, L.Get(4).String())
+	}
+	off := offset(L, 3, "read", h, v, n)
+	into, ok := L.Get(5).(*lua.LTable)
+	if !ok {
+		if L.Get(5) != lua.LNil {
+			L.RaiseError("p:read: argument #4, if given, is the table to read into, got %s", L.Get(5).Type())
+		}
+		into = L.CreateTable(n, 0)
+	}
+	return m.stop(L, in, pendingOp{kind: opRead, buf: h.index, off: off, n: n, into: into, view: v}, program.Continue())
+}
+
+func (m *machine) write(L *lua.LState) int {
+	in := m.current(L, "write")
+	h, v := m.buffer(L, in, 2, "write", true)
+	t, ok := L.Get(4).(*lua.LTable)
+	if !ok {
+		L.RaiseError("p:write: argument #3 must be a table of words, got %s", L.Get(4).Type())
+	}
+	n := t.Len()
+	off := offset(L, 3, "write", h, v, n)
+	words := make([]uint32, n)
+	for i := range words {
+		f, ok := t.RawGetInt(i + 1).(lua.LNumber)
+		x := float64(f)
+		if !ok || x != math.Trunc(x) || x < -(1<<31) || x >= 1<<32 {
+			L.RaiseError("p:write: word %d of the table is not a whole number from -2^31 to 2^32-1: %s", i+1, t.RawGetInt(i+1).String())
+		}
+		words[i] = uint32(int64(x))
+	}
+	return m.stop(L, in, pendingOp{kind: opWrite, buf: h.index, off: off, words: words, view: v}, program.Continue())
+}
+
+func (m *machine) flip(L *lua.LState) int {
+	in := m.current(L, "flip")
+	h, v := m.buffer(L, in, 2, "flip", true)
+	off := offset(L, 3, "flip", h, v, 1)
+	mask := wordArg(L, 4, "flip")
+	return m.stop(L, in, pendingOp{kind: opFlip, buf: h.index, off: off, val: mask, view: v}, program.Continue())
+}
+
+func (m *machine) drainOrDiscard(kind opKind, name string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		in := m.current(L, name)
+		h, v := m.buffer(L, in, 2, name, true)
+		return m.stop(L, in, pendingOp{kind: kind, buf: h.index, view: v}, program.Continue())
+	}
+}
+
+func (m *machine) delay(L *lua.LState) int {
+	in := m.current(L, "delay")
+	f, ok := L.Get(2).(lua.LNumber)
+	s := float64(f)
+	if !ok || math.IsNaN(s) || s < 0 || s > 1e9 {
+		L.RaiseError("p:delay: give a number of seconds from 0 to 1e9, got %s", L.Get(2).String())
+	}
+	d := time.Duration(math.Round(s * 1e9))
+	return m.stop(L, in, pendingOp{kind: opDelay, d: d}, program.Sleep(d))
+}
+
+func (m *machine) hang(L *lua.LState) int {
+	in := m.current(L, "hang")
+	return m.stop(L, in, pendingOp{}, program.Hang())
+}
+
+func (m *machine) retire(L *lua.LState) int {
+	in := m.current(L, "retire")
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+		return m.stop(L, in, pendingOp{}, program.Retire(nil))
+	case lua.LString:
+		return m.stop(L, in, pendingOp{}, program.Retire(errors.New(string(v))))
+	}
+	L.RaiseError("p:retire: give nothing to retire cleanly, or a message to retire with an error; got %s", L.Get(2).Type())
+	return 0
+}
+
+// fault hits a fault site and returns what fired: nil, or the action's
+// name and its argument (an error's or crash's message, a delay in
+// seconds). It is not a memory operation: it does not stop the program.
+func (m *machine) fault(L *lua.LState) int {
+	in := m.current(L, "fault")
+	site, err := fault.ParseSite(L.CheckString(2))
+	if err != nil {
+		L.RaiseError("p:fault: %v", err)
+	}
+	fired := in.env.Fault(site)
+	in.mix(uint64(fired.Action))
+	switch fired.Action {
+	case fault.None, fault.Off:
+		L.Push(lua.LNil)
+		return 1
+	case fault.Delay:
+		in.mix(uint64(fired.Delay))
+		L.Push(lua.LString(fired.Action.String()))
+		L.Push(lua.LNumber(fired.Delay.Seconds()))
+		return 2
+	case fault.Error, fault.Crash:
+		in.mixString(fired.Message)
+		L.Push(lua.LString(fired.Action.String()))
+		L.Push(lua.LString(fired.Message))
+		return 2
+	}
+	L.Push(lua.LString(fired.Action.String()))
+	return 1
+}
+
+// maxDetail bounds an event's detail.
+const maxDetail = 200
+
+// event records an event of the invocation: a kind of the round category
+// (payload.write, credit, ...) or observe by its name, any other name as a
+// note. It is not a memory operation.
+func (m *machine) event(L *lua.LState) int {
+	in := m.current(L, "event")
+	name := L.CheckString(2)
+	b := 0.0
+	if v, ok := L.Get(3).(lua.LNumber); ok {
+		b = float64(v)
+	} else if L.Get(3) != lua.LNil {
+		L.RaiseError("p:event: the value (argument #2) must be a number, got %s", L.Get(3).Type())
+	}
+	if b != math.Trunc(b) || b < 0 || b > 1<<53 {
+		L.RaiseError("p:event: the value must be a whole number from 0 to 2^53, got %s", lua.LNumber(b).String())
+	}
+	detail := L.OptString(4, "")
+	kind, ok := program.LookupEvent(name)
+	if !ok || (kind != program.EvObserve && kind.Category() != program.CategoryRound) {
+		kind = program.EvNote
+		if detail == "" {
+			detail = name
+		} else {
+			detail = name + " " + detail
+		}
+	}
+	if len(detail) > maxDetail {
+		L.RaiseError("p:event: name and detail are %d bytes; at most %d", len(detail), maxDetail)
+	}
+	in.env.Emit(kind, uint64(b), detail)
+	return 0
+}
+
+// now is the fabric's time in seconds. It is not a memory operation.
+func (m *machine) now(L *lua.LState) int {
+	in := m.current(L, "now")
+	t := in.env.Now()
+	in.mix(uint64(t))
+	L.Push(lua.LNumber(t.Seconds()))
+	return 1
+}
+
+// reseed seeds the state's math.random for an invocation.
+func (m *machine) reseed(seed uint64) error {
+	base, _ := m.envMeta.RawGetString("__index").(*lua.LTable)
+	math, _ := base.RawGetString("math").(*lua.LTable)
+	if math == nil {
+		return nil
+	}
+	randomseed, ok := math.RawGetString("randomseed").(*lua.LFunction)
+	if !ok {
+		return nil
+	}
+	m.L.Push(randomseed)
+	m.L.Push(lua.LNumber(seed % (1 << 31)))
+	m.L.Call(1, 0) // a number never makes it fail
+	return nil
+}

@@ -1,0 +1,305 @@
+package luaprogram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/lua51"
+)
+
+// Options configure a Program.
+type Options struct {
+	// Stdout receives the program's print; nil means os.Stdout.
+	Stdout io.Writer
+	// Instructions is how many Lua instructions the program may run
+	// between two memory operations (and a check or a buffers function in
+	// all); 0 means DefaultInstructions.
+	Instructions int64
+}
+
+// Program is a device program written in Lua: a chunk compiled once, and
+// the Lua states that run it. Each invocation of it (an Instance) takes an
+// idle state, or makes one, and gives it back once it retired cleanly: a
+// state is reused, never its globals (each invocation runs the chunk
+// afresh, with fresh globals and fresh copies of the libraries). A Program
+// is safe for concurrent use: two invocations never share a state.
+type Program struct {
+	chunkname string // lua_load's: "@path" or "=name"
+	text      string
+	opts      Options
+
+	hasCheck bool // the chunk returns a check
+
+	mu       sync.Mutex
+	idle     []*machine
+	declared []declaration // the last few declarations of buffers, oldest first
+}
+
+// Load reads a program from the file at path.
+func Load(path string, opts Options) (*Program, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
+	}
+	return Compile("@"+path, string(text), opts)
+}
+
+// Compile makes a program of text. chunkname names it in messages and
+// tracebacks, as lua_load's does: "@path" for a file, "=name" for another
+// source. A syntax error, or a chunk that does not return a program, is an
+// error that says so.
+func Compile(chunkname, text string, opts Options) (*Program, error) {
+	if opts.Instructions <= 0 {
+		opts.Instructions = DefaultInstructions
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	p := &Program{chunkname: chunkname, text: text, opts: opts}
+	m, err := p.newMachine()
+	if err != nil {
+		return nil, err
+	}
+	p.hasCheck = m.host.check != nil
+	for _, name := range m.host.sites {
+		if _, err := fault.DefineSite(name); err != nil {
+			m.close()
+			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+	}
+	p.idle = append(p.idle, m)
+	return p, nil
+}
+
+// Name is the program's name as messages show it: its file, or the name
+// given to its source.
+func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
+
+// take returns an idle machine, or a new one, whose Lua code ends only by
+// its budget until its user gives it a context of its own.
+func (p *Program) take() (*machine, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		m := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		m.budget.parent = context.Background() // not a context of an earlier user's, maybe ended
+		return m, nil
+	}
+	p.mu.Unlock()
+	return p.newMachine()
+}
+
+// give makes m idle again.
+func (p *Program) give(m *machine) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, m)
+}
+
+// Close closes the program's idle states. Invocations still running keep
+// theirs until they retire.
+func (p *Program) Close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, m := range idle {
+		m.close()
+	}
+}
+
+// Buffer is a buffer a program declares, sized by a number of bytes or a
+// size string ("4KiB") that its host reads.
+type Buffer struct {
+	Name string
+	Size any // float64 or string, as the program gave it
+}
+
+// MaxBuffers is how many buffers one session's programs may declare.
+const MaxBuffers = 16
+
+// Buffers runs the program's buffers declaration, a table or a function of
+// args returning one, and lists the buffers it declares, sorted by name.
+// A declaration is a function of the arguments alone: the last few are
+// kept by the arguments they were made for, as a campaign's trials ask
+// for the same shapes again and again.
+func (p *Program) Buffers(args Args) ([]Buffer, error) {
+	key := args.key()
+	p.mu.Lock()
+	for _, d := range p.declared {
+		if d.key == key {
+			p.mu.Unlock()
+			return d.buffers, nil
+		}
+	}
+	p.mu.Unlock()
+	bufs, err := p.declare(args)
+	if err == nil {
+		p.mu.Lock()
+		if len(p.declared) == maxDeclared {
+			p.declared = p.declared[1:]
+		}
+		p.declared = append(p.declared, declaration{key, bufs})
+		p.mu.Unlock()
+	}
+	return bufs, err
+}
+
+// maxDeclared is how many declarations a program keeps.
+const maxDeclared = 32
+
+// declaration is the buffers a program declared for one set of arguments.
+type declaration struct {
+	key     string
+	buffers []Buffer
+}
+
+// declare runs the buffers declaration for args.
+func (p *Program) declare(args Args) ([]Buffer, error) {
+	m, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	defer p.give(m)
+	decl := m.host.buffers
+	if fn, ok := decl.(*lua.LFunction); ok {
+		res, err := m.call(fn, args.lua(m.L))
+		if err != nil {
+			return nil, fmt.Errorf("%s: buffers: %w", p.Name(), err)
+		}
+		decl = res
+	}
+	t, ok := decl.(*lua.LTable)
+	if decl == lua.LNil {
+		return nil, nil
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: buffers must be a table of sizes by name, or a function of the arguments that returns one; got a %s", p.Name(), decl.Type())
+	}
+	var out []Buffer
+	t.ForEach(func(k, v lua.LValue) {
+		if err != nil {
+			return
+		}
+		name, ok := k.(lua.LString)
+		switch {
+		case !ok || !isName(string(name)):
+			err = fmt.Errorf("%s: buffers: %s is not a buffer name; name buffers with letters, digits and _ (at most 32), such as payload", p.Name(), k.String())
+		case string(name) == "startup":
+			err = fmt.Errorf("%s: buffers: startup is the session's startup line, which every program reaches as p.startup; give the buffer another name", p.Name())
+		case v.Type() == lua.LTNumber:
+			out = append(out, Buffer{Name: string(name), Size: float64(v.(lua.LNumber))})
+		case v.Type() == lua.LTString:
+			out = append(out, Buffer{Name: string(name), Size: string(v.(lua.LString))})
+		default:
+			err = fmt.Errorf("%s: buffers.%s: a size is a number of bytes or a string such as \"4KiB\", not a %s", p.Name(), name, v.Type())
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > MaxBuffers {
+		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), MaxBuffers)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// HasCheck reports whether the program checks its own results.
+func (p *Program) HasCheck() bool { return p.hasCheck }
+
+// isName reports whether s is a buffer's name: a letter or _, then
+// letters, digits and _, 32 at most.
+func isName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i, c := range s {
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// spec is what the chunk returns: the program's function, and what else it
+// declares.
+type spec struct {
+	run     *lua.LFunction
+	buffers lua.LValue // nil, a table, or a function of args
+	check   *lua.LFunction
+	sites   []string // fault sites of the program's own
+}
+
+// specFields are the fields of a program's table.
+var specFields = []string{"buffers", "check", "run", "sites"}
+
+// readSpec reads what the chunk returned.
+func readSpec(name string, v lua.LValue) (spec, error) {
+	switch v := v.(type) {
+	case *lua.LFunction:
+		return spec{run: v, buffers: lua.LNil}, nil
+	case *lua.LTable:
+		var s spec
+		var bad []string
+		v.ForEach(func(k, _ lua.LValue) {
+			if ks, ok := k.(lua.LString); !ok || !contains(specFields, string(ks)) {
+				bad = append(bad, k.String())
+			}
+		})
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return spec{}, fmt.Errorf("%s returned a table with the unknown field %s; a program's table has %s", name, bad[0], strings.Join(specFields, ", "))
+		}
+		run, ok := v.RawGetString("run").(*lua.LFunction)
+		if !ok {
+			return spec{}, fmt.Errorf("%s returned a table without a run function; give run = function(p, args) ... end", name)
+		}
+		s.run, s.buffers = run, v.RawGetString("buffers")
+		switch c := v.RawGetString("check").(type) {
+		case *lua.LFunction:
+			s.check = c
+		case *lua.LNilType:
+		default:
+			return spec{}, fmt.Errorf("%s: check must be a function(c, args), not a %s", name, c.Type())
+		}
+		if t := s.buffers.Type(); t != lua.LTNil && t != lua.LTTable && t != lua.LTFunction {
+			return spec{}, fmt.Errorf("%s: buffers must be a table of sizes by name, or a function of the arguments that returns one; got a %s", name, t)
+		}
+		switch sites := v.RawGetString("sites").(type) {
+		case *lua.LTable:
+			for i := 1; i <= sites.Len(); i++ {
+				site, ok := sites.RawGetInt(i).(lua.LString)
+				if !ok {
+					return spec{}, fmt.Errorf("%s: sites must be a list of fault site names, such as {\"stream.drop\"}; item %d is a %s", name, i, sites.RawGetInt(i).Type())
+				}
+				s.sites = append(s.sites, string(site))
+			}
+		case *lua.LNilType:
+		default:
+			return spec{}, fmt.Errorf("%s: sites must be a list of fault site names, such as {\"stream.drop\"}, not a %s", name, sites.Type())
+		}
+		return s, nil
+	}
+	return spec{}, errors.New(name + " does not return a program: end it with return function(p, args) ... end, or with return {run = function(p, args) ... end, ...}")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+-- The NPU half of the built-in exchange, written as a device program; pair
+-- it with exchange_gpu.lua. For each generation the NPU waits for it in its
+-- slot, reads the slot in by DMA, checksums it into the result area, returns
+-- the slot's credit and drains its stores, which its non-coherent view
+-- keeps pending until then. Its check verifies every generation once the
+-- session retired: consumed once, in order, checksum right.
+
+local bxor, rshift = bit32.bxor, bit32.rshift
+
+-- A slot: its generation word at 0 and its data at 8, on lines the GPU
+-- alone writes; its credit word on a 128-byte pair of lines of its own.
+local function layout(a)
+	local gpu = math.ceil((8 + a.slot_bytes) / 128) * 128
+	return {stride = gpu + 128, data = 8, credit = gpu, results = a.credits * (gpu + 128)}
+end
+
+-- a * b modulo 2^32, for words.
+local function mul32(a, b)
+	local lo = a % 65536
+	return (lo * b + (a - lo) / 65536 * (b % 65536) % 65536 * 65536) % 4294967296
+end
+
+-- The checksum of a slot's words (FNV-1a over words).
+local function checksum(words, n)
+	local h = 2166136261
+	for i = 1, n do
+		h = mul32(bxor(h, words[i]), 16777619)
+	end
+	return h
+end
+
+-- Word i of generation g of session owner, as the GPU writes it.
+local function pattern(owner, g, i)
+	local v = bxor(mul32(owner % 4294967296, 0x9E3779B1), mul32(g, 0x85EBCA77), mul32(i, 0xC2B2AE3D))
+	v = bxor(v, rshift(v, 15))
+	v = mul32(v, 0x2C1B3C6D)
+	return bxor(v, rshift(v, 12))
+end
+
+return {
+	buffers = function(a)
+		return {payload = layout(a).results + a.rounds * 16}
+	end,
+
+	run = function(p, a)
+		local line, pay, l = p.startup, p.buffers.payload, layout(a)
+		local dma = p.timing.npu_dma_line
+		local seen = p:load(line, 0)
+		while seen == p.WAIT do
+			seen = p:wait(line, 0, seen)
+		end
+		p:delay(dma)
+		p:event("observe", seen)
+		if seen == p.ABORT then
+			return
+		elseif seen ~= p.RUN then
+			p:retire(string.format("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", p.device, seen))
+		end
+		local n, consumed, words = a.slot_bytes / 4, 0, {}
+		local lines_in = math.ceil((l.data + a.slot_bytes) / 64)
+		for g = 1, a.rounds do
+			local fired, arg = p:fault("npu.run")
+			if fired == "hang" then
+				p:hang()
+			elseif fired == "crash" then
+				p:retire(p.device .. " crashed: " .. arg)
+			elseif fired == "delay" then
+				p:delay(arg)
+			end
+			local slot = (g - 1) % a.credits
+			local base = slot * l.stride
+			local gen = p:load(pay, base)
+			while gen < g do
+				gen = p:wait(pay, base, gen)
+			end
+			if gen > g then
+				p:retire(string.format("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, g))
+			end
+			p:delay(dma * lines_in) -- the slot's lines come in by DMA
+			p:read(pay, base + l.data, n, words)
+			local sum = checksum(words, n)
+			consumed = consumed + 1
+			local result = l.results + (g - 1) * 16
+			local count = p:load(pay, result + 4)
+			p:write(pay, result, {consumed, count + 1, sum})
+			p:store(pay, base + l.credit, g)
+			local drained = -1
+			if p:fault("npu.drain") ~= "skip" then
+				drained = p:drain(pay)
+			end
+			p:event("payload.read", g)
+			p:event("credit", g)
+			if drained >= 0 then
+				p:event("drain", drained)
+			end
+			if g == a.rounds then
+				p:discard(pay) -- what was not drained is lost with the device's cache
+				return
+			end
+			p:delay(dma * math.ceil(math.max(drained, 0) * 4 / 64))
+		end
+	end,
+
+	check = function(c, a)
+		local l = layout(a)
+		for g = 1, a.rounds do
+			local result = l.results + (g - 1) * 16
+			local order, count, sum = c:load(c.buffers.payload, result), c:load(c.buffers.payload, result + 4), c:load(c.buffers.payload, result + 8)
+			local words = {}
+			for i = 1, a.slot_bytes / 4 do
+				words[i] = pattern(c.owner, g, i - 1)
+			end
+			local want = checksum(words, a.slot_bytes / 4)
+			if count ~= 1 then
+				return false, string.format("generation %d was consumed %d times, want once", g, count)
+			elseif order ~= g then
+				return false, string.format("generation %d was consumed in position %d, want %d", g, order, g)
+			elseif sum ~= want then
+				return false, string.format("generation %d has checksum 0x%08x, want 0x%08x: the slot was corrupted", g, sum, want)
+			end
+		end
+		return true
+	end,
+}
