@@ -474,3 +474,37 @@ func TestCheckScenarioFromStdin(t *testing.T) {
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
 }
+
+// TestCheckScenarioOfPrograms checks a Lua scenario that makes its sessions
+// of the user's programs, as a trial script would: the exchange's Lua text
+// exhausts clean; its broken NPU half breaks invariant 7, with a
+// counterexample that shows the startup as the script wrote it.
+func TestCheckScenarioOfPrograms(t *testing.T) {
+	dir := t.TempDir()
+	scenario := func(npu string) string {
+		return writeFile(t, dir, "s_"+filepath.Base(npu), `local gpu = resident.program{file = "programs/exchange_gpu.lua"}
+local npu = resident.program{file = "`+npu+`"}
+function scenario(c)
+  local s = startup{gpu = gpu, npu = npu, args = {rounds = c.rounds, credits = c.credits, slot_bytes = 64}}
+  if c.choose(2, "the order of the submissions") == 0 then
+    s:submit_gpu()
+    s:submit_npu()
+  else
+    s:submit_npu()
+    s:submit_gpu()
+  end
+  s:start()
+  s:wait(1)
+  s:close(1)
+  c.reset()
+end
+`)
+	}
+	good := checkRun(t, append([]string{scenario("programs/exchange_npu.lua")}, programBounds...)...)
+	good.wantCode(t, 0)
+	contains(t, "stdout", good.stdout, "bounded space exhausted", "no invariant broken")
+	bad := checkRun(t, append([]string{scenario("programs/exchange_npu_early_credit.lua")}, programBounds...)...)
+	bad.wantCode(t, 1)
+	contains(t, "stdout", bad.stdout, "invariant 7 (", "generation 1 has checksum", "shortest schedule found",
+		"resident.startup{args = {credits = 1, rounds = 2, slot_bytes = 64}, gpu = resident.program, npu = resident.program} = s1")
+}
