@@ -486,13 +486,8 @@ func TestCheckScenarioOfPrograms(t *testing.T) {
 local npu = resident.program{file = "`+npu+`"}
 function scenario(c)
   local s = startup{gpu = gpu, npu = npu, args = {rounds = c.rounds, credits = c.credits, slot_bytes = 64}}
-  if c.choose(2, "the order of the submissions") == 0 then
-    s:submit_gpu()
-    s:submit_npu()
-  else
-    s:submit_npu()
-    s:submit_gpu()
-  end
+  s:submit_gpu()
+  s:submit_npu()
   s:start()
   s:wait(1)
   s:close(1)
