@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
@@ -115,12 +116,12 @@ func Run(o Options) ([]Figure, error) {
 		if !want["wait"] {
 			break
 		}
-		pub, exch, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
+		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
 		if err != nil {
 			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
 			continue
 		}
-		figures = append(figures, pub, exch)
+		figures = append(figures, wf...)
 	}
 	for _, g := range groups {
 		if g.measure == nil || !want[g.name] {
@@ -177,23 +178,42 @@ var (
 )
 
 // waitFigures measures publication latency and the exchange round trip on
-// a real-time fabric of wait policy w, against the raw round trip; named
-// says to name the policy in the figures' names.
-func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) (pub, exch Figure, err error) {
+// a real-time fabric of wait policy w, against the raw round trip, and the
+// processor time the process spent per session of the publication runs
+// (every thread's, user and system): what the policy's latency costs.
+// named says to name the policy in the figures' names.
+func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) ([]Figure, error) {
 	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
 	if err != nil {
-		return Figure{}, Figure{}, err
+		return nil, err
 	}
 	defer rt.Close()
 	suffix := ""
 	if named {
 		suffix = " (wait " + w.String() + ")"
 	}
-	if pub, err = publicationFigure(rt, z, raw, suffix, publicationGoals[w]); err != nil {
-		return pub, exch, err
+	before := processTime()
+	start := time.Now()
+	pub, err := publicationFigure(rt, z, raw, suffix, publicationGoals[w])
+	if err != nil {
+		return nil, err
 	}
-	exch, err = exchangeFigure(rt, z, raw, suffix, exchangeGoals[w])
-	return pub, exch, err
+	cpu, wall := processTime()-before, time.Since(start)
+	perSession := micros(cpu) / float64(z.publications)
+	cost := Figure{Name: "processor time per session" + suffix, Unit: "µs", Value: Sample{Median: perSession, Low: perSession, High: perSession, N: 1},
+		Ratio: float64(cpu) / float64(wall), Goal: "report (ratio: cores busy)"}
+	exch, err := exchangeFigure(rt, z, raw, suffix, exchangeGoals[w])
+	return []Figure{pub, exch, cost}, err
+}
+
+// processTime is the processor time the process has used, every thread's,
+// user and system.
+func processTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // goalFigure compares value with baseline against g, or only reports the
