@@ -25,8 +25,15 @@ import (
 // it costs about a hundred nanoseconds, and a spinning thread never yields.
 // docs/performance.md has the measurements.
 type realTimeExecutor struct {
-	fabric  *Fabric
-	policy  WaitPolicy
+	fabric *Fabric
+	policy WaitPolicy
+	// yields says that a hybrid waiter hands its processor to another
+	// goroutine between bursts of polls: only where the process has
+	// fewer usable cores than the fabric's devices and the host. Where it
+	// has a core for each, a yield finds nobody to run, and costs a
+	// wake-up of an idle processor's thread and often a move to another
+	// core, several times a raw round trip.
+	yields  bool
 	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
@@ -64,6 +71,7 @@ type deviceThread struct {
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
 	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
+	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
 		t := &deviceThread{exec: r, log: newDeviceLog(f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
 		r.devices = append(r.devices, t)
@@ -109,6 +117,7 @@ func (t *deviceThread) poke() {
 // WaitBlock it does not poll.
 type backoff struct {
 	policy WaitPolicy
+	yields bool // hybrid on fewer cores than waiters (realTimeExecutor.yields)
 	polls  int
 	start  time.Time
 	budget time.Duration
@@ -120,7 +129,7 @@ func (r *realTimeExecutor) backoff(budget time.Duration) backoff {
 	if r.policy == WaitSpin {
 		budget = forever
 	}
-	return backoff{policy: r.policy, budget: budget}
+	return backoff{policy: r.policy, yields: r.yields, budget: budget}
 }
 
 // next is called after each poll that found nothing; it reports whether to
@@ -138,7 +147,7 @@ func (b *backoff) next() bool {
 	} else if time.Since(b.start) > b.budget {
 		return false
 	}
-	if b.policy == WaitHybrid {
+	if b.yields {
 		runtime.Gosched()
 	}
 	return true
@@ -153,7 +162,7 @@ func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 // polls it moves the devices' full batches of events into the stream
 // (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
-	b := backoff{policy: r.policy, budget: min(hostSpinFor, timeout)}
+	b := backoff{policy: r.policy, yields: r.yields, budget: min(hostSpinFor, timeout)}
 	if r.policy == WaitSpin {
 		b.budget = timeout
 	}
@@ -229,7 +238,7 @@ func (t *deviceThread) loop() {
 		// yielding between polls, so the host keeps a processor to
 		// dispatch on), then blocks: a dispatch to a blocked device pays
 		// for waking a thread.
-		b := backoff{policy: t.exec.policy, budget: spinFor}
+		b := backoff{policy: t.exec.policy, yields: t.exec.yields, budget: spinFor}
 		var inv *invocation
 		for inv == nil {
 			select {
@@ -415,7 +424,7 @@ func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 			}
 			continue
 		}
-		if polls++; polls%pollsPerYield == 0 && t.exec.policy == WaitHybrid {
+		if polls++; polls%pollsPerYield == 0 && t.exec.yields {
 			runtime.Gosched()
 		}
 	}
