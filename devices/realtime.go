@@ -47,9 +47,13 @@ const (
 	// peer is idle, hung or sleeping a long modeled latency.
 	spinFor = 500 * time.Microsecond
 	// hostSpinFor is how long the host polls a completion before it
-	// blocks: shorter than a device's, because while the host polls, three
+	// blocks where the process has fewer cores than waiters (yields):
+	// shorter than a device's, because while the host polls, three
 	// goroutines (host, GPU, NPU) share what may be two processors, and
-	// every one the host gives back runs a device at full speed.
+	// every one the host gives back runs a device at full speed. With a
+	// core for each it polls as long as a device does (spinFor): a
+	// blocked host pays a thread wake-up, tens of microseconds, when the
+	// completion comes.
 	hostSpinFor = 20 * time.Microsecond
 	// pollsPerYield is how many polls a waiter makes back to back (a
 	// fraction of a microsecond) before it yields its processor.
@@ -157,12 +161,16 @@ func (b *backoff) next() bool {
 // long poll checks what else could end it.
 func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 
-// wait polls the completion by the policy (hybrid for hostSpinFor, spin
-// until the timeout or ctx ends), then blocks on it. Between bursts of
+// wait polls the completion by the policy (hybrid for spinFor, or for
+// hostSpinFor where it yields; spin until the timeout or ctx ends), then
+// blocks on it. Between bursts of
 // polls it moves the devices' full batches of events into the stream
 // (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
-	b := backoff{policy: r.policy, yields: r.yields, budget: min(hostSpinFor, timeout)}
+	b := backoff{policy: r.policy, yields: r.yields, budget: min(spinFor, timeout)}
+	if r.yields {
+		b.budget = min(hostSpinFor, timeout)
+	}
 	if r.policy == WaitSpin {
 		b.budget = timeout
 	}
