@@ -12,17 +12,18 @@ import (
 
 // realTimeExecutor runs each device on its own goroutine against the wall
 // clock, and its waits pass by the fabric's WaitPolicy. Under WaitHybrid
-// (the default) a waiting program polls, handing its processor to any other
-// runnable goroutine between short bursts of polls, and blocks only when the
-// wait lasts longer than spinFor; so a 2-core machine is not starved by
-// polling devices, and a peer's write is seen within a scheduler hand-off
-// instead of a thread wake-up. Under WaitSpin it polls without yielding or
+// (the default) a waiting program polls, and blocks only when the wait
+// lasts longer than spinFor, so that a peer's write is seen within a poll
+// instead of a thread wake-up; on fewer cores than waiters (yields) it hands
+// its processor to any other runnable goroutine between short bursts of
+// polls, so that a 2-core machine is not starved by polling devices. Under WaitSpin it polls without yielding or
 // blocking; under WaitBlock it blocks at once.
 //
 // Only under WaitSpin are the device goroutines locked to OS threads:
 // runtime.Gosched on a locked thread parks the thread and costs a futex
 // wake-up (tens of microseconds) every time, while on an ordinary goroutine
-// it costs about a hundred nanoseconds, and a spinning thread never yields.
+// it costs about a hundred nanoseconds where other goroutines wait for a
+// processor, and a spinning thread never yields.
 // docs/performance.md has the measurements.
 type realTimeExecutor struct {
 	fabric *Fabric
