@@ -31,7 +31,7 @@ func TestSessionsCarveOnePinnedChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 50 {
-		s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Config{Rounds: 3, Credits: 2, SlotBytes: 64}))
+		s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Config{Rounds: 3, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL}))
 		if err != nil {
 			t.Fatal(err)
 		}
