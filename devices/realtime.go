@@ -297,8 +297,10 @@ func (t *deviceThread) run(inv *invocation) {
 		var began time.Duration
 		if t.exec.timed {
 			began = t.exec.now()
+			t.log.stepAt(began)
+		} else {
+			t.log.step()
 		}
-		t.log.step()
 		n := inv.prog.Step(&inv.env)
 		ok := true
 		switch n.Kind() {
