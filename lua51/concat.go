@@ -68,7 +68,7 @@ func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, chains []opera
 	if err != nil {
 		return nil, err
 	}
-	if err := patchConcatLocal(proto); err != nil {
+	if err := patchGlobalToUpvalue(proto, concatName); err != nil {
 		return nil, err
 	}
 	fn := L.NewFunctionFromProto(proto)
@@ -77,33 +77,6 @@ func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, chains []opera
 	fn.Upvalues[0] = uv
 	return fn, nil
 }
-
-// patchConcatLocal makes the main chunk's first instruction, GETGLOBAL of
-// the hidden name, read the chunk's first upvalue instead.
-func patchConcatLocal(proto *lua.FunctionProto) error {
-	if len(proto.Code) == 0 {
-		return fmt.Errorf("internal error: empty chunk")
-	}
-	inst := proto.Code[0]
-	bx := argBx(inst)
-	if opcodeOf(inst) != lua.OP_GETGLOBAL || argA(inst) != 0 || bx >= len(proto.Constants) ||
-		proto.Constants[bx] != lua.LString(concatName) {
-		return fmt.Errorf("internal error: unexpected start of the compiled chunk")
-	}
-	proto.Code[0] = uint32(lua.OP_GETUPVAL) << 26 // A = 0, B = 0
-	proto.NumUpvalues = 1
-	proto.DbgUpvalues = []string{concatName}
-	return nil
-}
-
-// opcodeOf, argA, argB, argC and argBx decode an instruction of
-// gopher-lua: the opcode in the top 6 bits, then A in 8, C in 9 and B in
-// the low 9 (Bx is C and B together).
-func opcodeOf(inst uint32) int { return int(inst >> 26) }
-func argA(inst uint32) int     { return int(inst>>18) & 0xff }
-func argB(inst uint32) int     { return int(inst & 0x1ff) }
-func argC(inst uint32) int     { return int(inst>>9) & 0x1ff }
-func argBx(inst uint32) int    { return int(inst & 0x3ffff) }
 
 // scope is one function being walked: its blocks of local names, inner
 // last, and the function around it.

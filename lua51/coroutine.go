@@ -1,13 +1,6 @@
 package lua51
 
-import (
-	"reflect"
-	"runtime"
-	"strings"
-	"sync"
-
-	lua "github.com/yuin/gopher-lua"
-)
+import lua "github.com/yuin/gopher-lua"
 
 // The coroutine functions, replaced where gopher-lua differs from Lua 5.1 or
 // where pcall's helper threads would change what they see:
@@ -23,46 +16,6 @@ import (
 //   - wrap propagates an error as Lua 5.1 does and leaves the coroutine dead.
 
 const errYieldBoundary = "attempt to yield across metamethod/C-call boundary"
-
-// goStackDepth bounds the Go frames yield inspects (each costs about 100
-// ns): between coroutine.yield and the threadRun of its coroutine there are
-// four (callGFunction, the instruction's function, mainLoop, threadRun), or
-// three when the coroutine's body is yield itself; one more is allowed.
-const goStackDepth = 5
-
-// luaPkgPath prefixes the names of gopher-lua's functions on the Go call
-// stack.
-var luaPkgPath = reflect.TypeFor[lua.LState]().PkgPath() + "."
-
-// Kinds of Go frames, as yield sees them.
-const (
-	otherFrame  = iota + 1
-	loopFrame   // gopher-lua's interpreter loop (mainLoop, mainLoopWithContext)
-	resumeFrame // gopher-lua's threadRun, which resumes a coroutine
-)
-
-// frameKinds caches the kind of the function of each return address seen
-// (a program has few call sites on these paths): naming a frame costs more
-// than a yield.
-var frameKinds sync.Map // uintptr -> int
-
-// frameKind is the kind of the function a return address is in.
-func frameKind(pc uintptr) int {
-	if k, ok := frameKinds.Load(pc); ok {
-		return k.(int)
-	}
-	k := otherFrame
-	if f := runtime.FuncForPC(pc - 1); f != nil {
-		switch f.Name() {
-		case luaPkgPath + "mainLoop", luaPkgPath + "mainLoopWithContext":
-			k = loopFrame
-		case luaPkgPath + "threadRun":
-			k = resumeFrame
-		}
-	}
-	frameKinds.Store(pc, k)
-	return k
-}
 
 // installCoroutine replaces coroutine.yield, running, status, resume and
 // wrap.
@@ -102,55 +55,6 @@ func coYield(L *lua.LState) int {
 		L.Error(lua.LString(errYieldBoundary), 0)
 	}
 	return -1
-}
-
-// maxInlineCheck bounds the Lua frames calledInline inspects.
-const maxInlineCheck = 8
-
-// calledInline reports, cheaply, that every frame of L above its bottom one
-// was called by a call instruction of the Lua function below it, so that one
-// interpreter loop runs them all and a yield crosses no Go call. gopher-lua
-// names a frame after the call instruction that called it; a frame called
-// otherwise (by a metamethod, a generic for, a Go function) gets a name in
-// angle brackets, or "(anonymous)" for a Go function, as does a Lua
-// function called from an expression with no name, or by a tail call.
-// Then, or for deep stacks, it reports false, and crossesGoCall decides.
-func calledInline(L *lua.LState) bool {
-	for level := 0; level <= maxInlineCheck; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			return false
-		}
-		if _, err := L.GetInfo("nS", dbg, lua.LNil); err != nil {
-			return false
-		}
-		if dbg.What == "main" {
-			return true // the coroutine's body, run by threadRun's loop
-		}
-		if dbg.Name == "(anonymous)" || strings.HasPrefix(dbg.Name, "<") {
-			return false
-		}
-	}
-	return false
-}
-
-// crossesGoCall reports whether a yield from the calling coroutine would
-// unwind a Go call: gopher-lua runs a coroutine in one interpreter loop
-// (threadRun calls mainLoop), and each call through Go (a metamethod, a Go
-// function calling Lua, the iterator of a generic for) runs a nested loop,
-// which a yield would leave behind and corrupt.
-func crossesGoCall() bool {
-	var pcs [goStackDepth]uintptr
-	loops := 0
-	for _, pc := range pcs[:runtime.Callers(3, pcs[:])] {
-		switch frameKind(pc) {
-		case loopFrame:
-			loops++
-		case resumeFrame:
-			return loops != 1
-		}
-	}
-	return true
 }
 
 // coRunning is coroutine.running(): the running coroutine, or nil on the

@@ -20,7 +20,6 @@ func installLibrary(L *lua.LState, opts Options) {
 	g := &gcSettings{pause: 200, stepmul: 200}
 	setFuncs(L, L.G.Global, map[string]lua.LGFunction{
 		"print":          NewPrint(stdout),
-		"tostring":       baseToString,
 		"tonumber":       baseToNumber,
 		"select":         baseSelect,
 		"unpack":         baseUnpack,
@@ -31,6 +30,7 @@ func installLibrary(L *lua.LState, opts Options) {
 		"getfenv":        baseGetfenv,
 		"setfenv":        baseSetfenv,
 	})
+	L.G.Global.RawSetString("tostring", newToString(L))
 	installPairs(L)
 	installTable(L)
 	installString(L)

@@ -29,9 +29,6 @@ const (
 	// registryKey names the protector in the Lua registry, so that PCall
 	// finds the one Install made for the state's universe.
 	registryKey = "residentlua.lua51.protector"
-	// callstackOverflow is the Go panic of gopher-lua's growing call stack
-	// when it is full (MinimizeStackMemory), in place of its Lua error.
-	callstackOverflow = "lua callstack overflow"
 )
 
 // errCStackOverflow is Lua 5.1's error for a protected call past maxNesting.

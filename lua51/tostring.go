@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -96,14 +95,20 @@ func NewPrint(w io.Writer) lua.LGFunction {
 	}
 }
 
-// ownToString identifies baseToString among Go functions.
-var ownToString = reflect.ValueOf(lua.LGFunction(baseToString)).Pointer()
+// ownToString is the upvalue that marks this package's tostring: Go
+// functions can't be compared.
+const ownToString = lua.LString("lua51.tostring")
+
+// newToString makes this package's tostring for L.
+func newToString(L *lua.LState) *lua.LFunction {
+	return L.NewClosure(baseToString, ownToString)
+}
 
 // isOwnToString reports whether f is this package's tostring, which print
 // then runs without a call through the Lua stack.
 func isOwnToString(f lua.LValue) bool {
 	fn, ok := f.(*lua.LFunction)
-	return ok && fn.IsG && reflect.ValueOf(fn.GFunction).Pointer() == ownToString
+	return ok && fn.IsG && len(fn.Upvalues) == 1 && fn.Upvalues[0].Value() == ownToString
 }
 
 // checkString is luaL_checkstring: argument n as a string, a number
