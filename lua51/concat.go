@@ -36,11 +36,12 @@ type operandNames []string
 // a main chunk called id. A chunk whose main function has no room for the
 // hidden local (200 locals already) is compiled as it is.
 func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
+	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
 	if err != nil {
 		return nil, err
 	}
-	tr := &transformer{concat: true}
+	tr := &transformer{concat: true, gotoName: gotoName}
 	tr.function(nil, chunk)
 	if len(tr.chains) > 0 {
 		if fn, err := compileRewritten(L, chunk, id, tr.chains); err == nil {
@@ -49,7 +50,7 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 			return nil, err
 		}
-		(&transformer{}).function(nil, chunk)
+		(&transformer{gotoName: gotoName}).function(nil, chunk)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
@@ -102,12 +103,30 @@ func (s *scope) has(name string) bool {
 
 // transformer rewrites a chunk's tree before it is compiled: the
 // concatenation chains (when concat is set), numbering them; local f =
-// function, whose f gopher-lua's compiler puts in scope too early; and the
-// line of a generic for's iterator calls.
+// function, whose f gopher-lua's compiler puts in scope too early; the
+// line of a generic for's iterator calls; and the name that stands for goto
+// (gotoName, when the loader hid goto so) back to goto.
 type transformer struct {
-	concat bool
-	sc     *scope
-	chains []operandNames
+	concat   bool
+	gotoName string
+	sc       *scope
+	chains   []operandNames
+}
+
+// restoreGoto renames gotoName back to goto in names.
+func (t *transformer) restoreGoto(names ...*string) {
+	for _, name := range names {
+		if t.gotoName != "" && *name == t.gotoName {
+			*name = "goto"
+		}
+	}
+}
+
+// restoreGotos is restoreGoto of a list of names.
+func (t *transformer) restoreGotos(names []string) {
+	for i := range names {
+		t.restoreGoto(&names[i])
+	}
 }
 
 // function walks a function's body with its parameters declared.
@@ -143,6 +162,7 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.exprs(s.Lhs)
 		t.exprs(s.Rhs)
 	case *ast.LocalAssignStmt:
+		t.restoreGotos(s.Names)
 		if len(s.Names) == 1 && isSingleFunction(s.Exprs) {
 			if s.LastLine() != 0 {
 				t.sc.declare(s.Names...) // local function f: f is in scope in its body
@@ -175,6 +195,7 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.block(s.Then)
 		t.block(s.Else)
 	case *ast.NumberForStmt:
+		t.restoreGoto(&s.Name)
 		s.Init, s.Limit = t.expr(s.Init), t.expr(s.Limit)
 		if s.Step != nil {
 			s.Step = t.expr(s.Step)
@@ -185,9 +206,11 @@ func (t *transformer) stmt(s ast.Stmt) {
 		// line where the expressions after 'in' start; gopher-lua gives
 		// them the statement's line, that of 'for'.
 		s.SetLine(s.Exprs[0].Line())
+		t.restoreGotos(s.Names)
 		t.exprs(s.Exprs)
 		t.block(s.Stmts, s.Names...)
 	case *ast.FuncDefStmt:
+		t.restoreGoto(&s.Name.Method)
 		if s.Name.Func != nil {
 			s.Name.Func = t.expr(s.Name.Func)
 		} else {
@@ -211,6 +234,7 @@ func isSingleFunction(es []ast.Expr) bool {
 
 // functionExpr walks a function expression; a method has self first.
 func (t *transformer) functionExpr(f *ast.FunctionExpr, method bool) {
+	t.restoreGotos(f.ParList.Names)
 	params := append([]string(nil), f.ParList.Names...)
 	if method {
 		params = append([]string{"self"}, params...)
@@ -231,7 +255,12 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = t.expr(f.Value)
 		}
+	case *ast.IdentExpr:
+		t.restoreGoto(&e.Value)
+	case *ast.StringExpr:
+		t.restoreGoto(&e.Value) // a.goto, {goto = v}
 	case *ast.FuncCallExpr:
+		t.restoreGoto(&e.Method)
 		if e.Func != nil {
 			e.Func = t.expr(e.Func)
 		}
@@ -273,8 +302,8 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 	constant := true
 	names := make(operandNames, len(operands))
 	for i, op := range operands {
-		names[i] = t.describe(op)
 		operands[i] = t.expr(op)
+		names[i] = t.describe(operands[i])
 		_, isString := operands[i].(*ast.StringExpr)
 		constant = constant && isString
 	}
