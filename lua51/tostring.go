@@ -3,7 +3,6 @@ package lua51
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -401,8 +400,8 @@ func installStringArith(L *lua.LState) {
 		"__sub": func(a, b float64) float64 { return a - b },
 		"__mul": func(a, b float64) float64 { return a * b },
 		"__div": func(a, b float64) float64 { return a / b },
-		"__mod": func(a, b float64) float64 { return a - math.Floor(a/b)*b },
-		"__pow": math.Pow,
+		"__mod": func(a, b float64) float64 { return float64(luaMod(lua.LNumber(a), lua.LNumber(b))) },
+		"__pow": luaPow,
 		"__unm": func(a, _ float64) float64 { return -a },
 	}
 	for event, op := range ops {

@@ -14,6 +14,9 @@ import (
 // memory settings) could make it print what its Lua state alone would not.
 var conformanceThroughCommand = []string{
 	"goto_name",
+	"len_operator",
+	"mod_operator",
+	"number_literals",
 }
 
 // TestConformanceThroughTheCommand runs each script as `residentlua NAME.lua`

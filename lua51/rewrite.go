@@ -2,21 +2,23 @@ package lua51
 
 import (
 	"bytes"
-	"fmt"
+	"math"
 	"strconv"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// gopher-lua's VM formats the numbers of a concatenation with Go's %v
-// ("x" .. 0.1+0.2 is x0.30000000000000004; Lua 5.1 gives x0.3). The VM
-// can't be hooked, so each loaded chunk is rewritten before it is
-// compiled: every concatenation chain a..b..c becomes one call of a hidden
-// Go function that does Lua 5.1's OP_CONCAT (numbers as NumberToString,
-// right to left with __concat, Lua 5.1's error naming the operand).
+// gopher-lua's VM does three operations otherwise than Lua 5.1, and it
+// can't be hooked: it formats the numbers of a concatenation with Go's %v
+// ("x" .. 0.1+0.2 is x0.30000000000000004; Lua 5.1 gives x0.3), computes
+// a % b with fmod (5 % math.huge is 5, -4 % 2 is -0; Lua 5.1 computes
+// a - floor(a/b)*b: nan and 0), and calls the __len metamethod of a table
+// (Lua 5.1 ignores it). So each loaded chunk is rewritten before it is
+// compiled: every concatenation chain a..b..c, every a % b and every #a
+// becomes one call of a hidden Go function (operators.go) that does what
+// Lua 5.1's VM does, with Lua 5.1's error naming the operand.
 //
 // The hidden function is a local of the main chunk whose name is not a Lua
 // name (so no script can write it); nested functions reach it as an
@@ -24,16 +26,33 @@ import (
 // read an upvalue of the main chunk's closure instead, so nothing is put
 // in the globals.
 
-// concatName is the name of the hidden local.
-const concatName = "(concat)"
+// operatorsName is the name of the hidden local.
+const operatorsName = "(operators)"
+
+// opKind is what one rewritten operation does.
+type opKind uint8
+
+const (
+	opConcat opKind = iota + 1 // a .. b .. c
+	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
+	opLen                      // #a
+)
+
+// site is one rewritten operation of a chunk: its kind, the names of its
+// operands for error messages, and the operator of an opArith.
+type site struct {
+	op       opKind
+	names    operandNames
+	operator string
+}
 
 // operandNames describes the operands of one chain for error messages:
 // "global 'x'", "local 'x'", "upvalue 'x'", "field 'x'" or "" for a value
 // without a name.
 type operandNames []string
 
-// compileChunk parses src, rewrites its concatenations and compiles it as
-// a main chunk called id. A chunk whose main function has no room for the
+// compileChunk parses src, rewrites its operations and compiles it as a
+// main chunk called id. A chunk whose main function has no room for the
 // hidden local (200 locals already) is compiled as it is.
 func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
 	src, gotoName := hideGotoNames(src)
@@ -41,10 +60,10 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	if err != nil {
 		return nil, err
 	}
-	tr := &transformer{concat: true, gotoName: gotoName}
+	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(nil, chunk)
-	if len(tr.chains) > 0 {
-		if fn, err := compileRewritten(L, chunk, id, tr.chains); err == nil {
+	if len(tr.sites) > 0 {
+		if fn, err := compileRewritten(L, chunk, id, tr.sites); err == nil {
 			return fn, nil
 		}
 		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
@@ -59,22 +78,22 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	return L.NewFunctionFromProto(proto), nil
 }
 
-// compileRewritten compiles a chunk whose concatenations call the hidden
-// local, and gives the function its hidden upvalue.
-func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, chains []operandNames) (*lua.LFunction, error) {
-	local := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: concatName}}}
+// compileRewritten compiles a chunk whose operations call the hidden local,
+// and gives the function its hidden upvalue.
+func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+	local := &ast.LocalAssignStmt{Names: []string{operatorsName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: operatorsName}}}
 	local.SetLine(chunk[0].Line())
 	local.SetLastLine(chunk[0].Line())
 	proto, err := lua.Compile(append([]ast.Stmt{local}, chunk...), id)
 	if err != nil {
 		return nil, err
 	}
-	if err := patchGlobalToUpvalue(proto, concatName); err != nil {
+	if err := patchGlobalToUpvalue(proto, operatorsName); err != nil {
 		return nil, err
 	}
 	fn := L.NewFunctionFromProto(proto)
 	uv := &lua.Upvalue{}
-	uv.SetValue(L.NewFunction((&concatenator{chains: chains}).call))
+	uv.SetValue(L.NewFunction((&operators{sites: sites}).call))
 	fn.Upvalues[0] = uv
 	return fn, nil
 }
@@ -102,15 +121,16 @@ func (s *scope) has(name string) bool {
 }
 
 // transformer rewrites a chunk's tree before it is compiled: the
-// concatenation chains (when concat is set), numbering them; local f =
+// operations the hidden function does (when rewrite is set), numbering
+// them; local f =
 // function, whose f gopher-lua's compiler puts in scope too early; the
 // line of a generic for's iterator calls; and the name that stands for goto
 // (gotoName, when the loader hid goto so) back to goto.
 type transformer struct {
-	concat   bool
+	rewrite  bool
 	gotoName string
 	sc       *scope
-	chains   []operandNames
+	sites    []site
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -255,6 +275,13 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = t.expr(f.Value)
 		}
+	case *ast.NumberExpr:
+		// gopher-lua's compiler reads a literal with Go's rules: 010 as
+		// octal, 1e309 and 0xffffffffffffffffff as nan. Lua 5.1 reads it
+		// with strtod: 10, inf, 4.7223664828696e+21.
+		if v, ok := ParseNumber(e.Value); ok {
+			e.Value = strconv.FormatFloat(float64(v), 'g', -1, 64)
+		}
 	case *ast.IdentExpr:
 		t.restoreGoto(&e.Value)
 	case *ast.StringExpr:
@@ -274,20 +301,28 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 	case *ast.ArithmeticOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+		if t.rewrite && rewritten(e) {
+			c := t.call(e, opArith, e.Lhs, e.Rhs)
+			t.sites[len(t.sites)-1].operator = e.Operator
+			return c
+		}
 	case *ast.UnaryMinusOpExpr:
 		e.Expr = t.expr(e.Expr)
 	case *ast.UnaryNotOpExpr:
 		e.Expr = t.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
 		e.Expr = t.expr(e.Expr)
+		if t.rewrite {
+			return t.call(e, opLen, e.Expr)
+		}
 	case *ast.FunctionExpr:
 		t.functionExpr(e, false)
 	}
 	return e
 }
 
-// chain rewrites a..b..c into (concat)(id, a, b, c), or leaves it when all
-// its operands are string constants.
+// chain rewrites a..b..c into (operators)(id, a, b, c), or leaves it when
+// all its operands are string constants.
 func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 	operands := []ast.Expr{e.Lhs}
 	for rhs := e.Rhs; ; {
@@ -300,15 +335,23 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 		rhs = next.Rhs
 	}
 	constant := true
-	names := make(operandNames, len(operands))
 	for i, op := range operands {
 		operands[i] = t.expr(op)
-		names[i] = t.describe(operands[i])
 		_, isString := operands[i].(*ast.StringExpr)
 		constant = constant && isString
 	}
-	if constant || !t.concat {
+	if constant || !t.rewrite {
 		return e
+	}
+	return t.call(e, opConcat, operands...)
+}
+
+// call is the call (operators)(id, operands...) that replaces e, the
+// operation op on operands, numbered id among the chunk's sites.
+func (t *transformer) call(e ast.Expr, op opKind, operands ...ast.Expr) ast.Expr {
+	names := make(operandNames, len(operands))
+	for i, operand := range operands {
+		names[i] = t.describe(operand)
 	}
 	if last, ok := operands[len(operands)-1].(*ast.FuncCallExpr); ok {
 		last.AdjustRet = true // one value, as an operand
@@ -316,11 +359,13 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 	if last, ok := operands[len(operands)-1].(*ast.Comma3Expr); ok {
 		last.AdjustRet = true
 	}
-	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.chains))}
-	t.chains = append(t.chains, names)
-	fn := &ast.IdentExpr{Value: concatName}
+	// Ids start at 1: a constant 0 would make a later literal -0 of the
+	// function read as 0.
+	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.sites) + 1)}
+	t.sites = append(t.sites, site{op: op, names: names})
+	fn := &ast.IdentExpr{Value: operatorsName}
 	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
-	// Lua 5.1 gives a concatenation the line its last operand ends on.
+	// Lua 5.1 gives an operation the line its last operand ends on.
 	line := e.Line()
 	if last := operands[len(operands)-1]; last.LastLine() > 0 {
 		line = last.LastLine()
@@ -332,6 +377,53 @@ func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
 		n.SetLastLine(line)
 	}
 	return call
+}
+
+// rewritten reports whether the hidden function does the arithmetic e:
+// every a % b; every a ^ b whose operands are not constants that fold, for
+// the sign of its nan (gopher-lua's VM computes it with Go's math.Pow,
+// whose nan is positive; glibc's pow gives -nan); and an operation on
+// number constants that Lua 5.1's compiler leaves to the VM (a division
+// by zero, a result that is nan), whose operands are then among the
+// function's constants, so that a later literal -0 is the constant 0 when
+// there is one (constants equal as numbers are one), as in Lua 5.1.
+func rewritten(e *ast.ArithmeticOpExpr) bool {
+	switch {
+	case e.Operator == "%":
+		return true
+	case isNumeral(e.Lhs) && isNumeral(e.Rhs):
+		return !isNumeral(e)
+	}
+	return e.Operator == "^"
+}
+
+// isNumeral reports whether Lua 5.1's compiler makes e a number constant:
+// a number literal, or arithmetic of such constants that it folds (not a
+// division by zero, nor one that gives nan).
+func isNumeral(e ast.Expr) bool {
+	_, ok := numeral(e)
+	return ok
+}
+
+// numeral is the value of e when isNumeral.
+func numeral(e ast.Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *ast.NumberExpr:
+		v, ok := ParseNumber(e.Value)
+		return float64(v), ok
+	case *ast.UnaryMinusOpExpr:
+		v, ok := numeral(e.Expr)
+		return -v, ok && !math.IsNaN(v)
+	case *ast.ArithmeticOpExpr:
+		a, okA := numeral(e.Lhs)
+		b, okB := numeral(e.Rhs)
+		if !okA || !okB || (e.Operator == "/" || e.Operator == "%") && b == 0 {
+			return 0, false
+		}
+		r := float64(arith(e.Operator, lua.LNumber(a), lua.LNumber(b)))
+		return r, !math.IsNaN(r)
+	}
+	return 0, false
 }
 
 // describe names an operand as Lua 5.1's getobjname would.
@@ -360,116 +452,4 @@ func (t *transformer) kind(name string) string {
 		}
 	}
 	return "global"
-}
-
-// concatenator is the hidden function of one chunk: it knows the operand
-// names of the chunk's chains.
-type concatenator struct {
-	chains []operandNames
-}
-
-// call is (concat)(id, v1, ..., vn): v1 .. ... .. vn as Lua 5.1's
-// OP_CONCAT does it.
-func (c *concatenator) call(L *lua.LState) int {
-	top := L.GetTop()
-	if s, ok := joinStrings(L, 2, top); ok {
-		L.Push(lua.LString(s))
-		return 1
-	}
-	values := make([]lua.LValue, top-1)
-	for i := range values {
-		values[i] = L.Get(i + 2)
-	}
-	L.Push(c.concat(L, int(checkNumber(L, 1)), values))
-	return 1
-}
-
-// joinStrings joins the values at stack indices from..to when all are
-// strings or numbers.
-func joinStrings(L *lua.LState, from, to int) (string, bool) {
-	n := 0
-	for i := from; i <= to; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			n += len(v)
-		case lua.LNumber:
-			n += 8
-		default:
-			return "", false
-		}
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i := from; i <= to; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			b.WriteString(string(v))
-		case lua.LNumber:
-			b.WriteString(NumberToString(v))
-		}
-	}
-	return b.String(), true
-}
-
-// concat is luaV_concat: from the right, runs of strings and numbers are
-// joined and other pairs go through __concat; a value that can't be
-// concatenated is an error naming the operand in its slot.
-func (c *concatenator) concat(L *lua.LState, chain int, values []lua.LValue) lua.LValue {
-	last := len(values) - 1
-	for last > 0 {
-		lhs, rhs := values[last-1], values[last]
-		if !isStringOrNumber(lhs) || !isStringOrNumber(rhs) {
-			values[last-1] = c.metaConcat(L, chain, last, lhs, rhs)
-			last--
-			continue
-		}
-		first := last - 1
-		for first > 0 && isStringOrNumber(values[first-1]) {
-			first--
-		}
-		var b strings.Builder
-		for _, v := range values[first : last+1] {
-			b.WriteString(plainString(v))
-		}
-		values[first] = lua.LString(b.String())
-		last = first
-	}
-	return values[0]
-}
-
-// metaConcat calls the __concat metamethod of lhs or rhs (slots i-1 and i
-// of the chain), or raises Lua 5.1's error.
-func (c *concatenator) metaConcat(L *lua.LState, chain, i int, lhs, rhs lua.LValue) lua.LValue {
-	mm := L.GetMetaField(lhs, "__concat")
-	if mm == lua.LNil {
-		mm = L.GetMetaField(rhs, "__concat")
-	}
-	if mm == lua.LNil {
-		bad, slot := lhs, i-1
-		if isStringOrNumber(lhs) {
-			bad, slot = rhs, i
-		}
-		luaError(L, "%s", operandError(bad, "concatenate", c.name(chain, slot)))
-	}
-	if _, ok := mm.(*lua.LFunction); !ok && L.GetMetaField(mm, "__call") == lua.LNil {
-		luaError(L, "%s", operandError(mm, "call", ""))
-	}
-	return call1(L, mm, lhs, rhs)
-}
-
-// name is the description of operand slot of chain, "" when unknown.
-func (c *concatenator) name(chain, slot int) string {
-	if chain < 0 || chain >= len(c.chains) || slot >= len(c.chains[chain]) {
-		return ""
-	}
-	return c.chains[chain][slot]
-}
-
-// operandError is luaG_typeerror's message: "attempt to <op> global 'x' (a nil
-// value)", or "attempt to <op> a nil value" without a name.
-func operandError(v lua.LValue, op, name string) string {
-	if name == "" {
-		return fmt.Sprintf("attempt to %s a %s value", op, v.Type())
-	}
-	return fmt.Sprintf("attempt to %s %s (a %s value)", op, name, v.Type())
 }
