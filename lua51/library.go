@@ -151,11 +151,11 @@ func envFunction(L *lua.LState, optional bool) lua.LValue {
 	if level < 0 {
 		argError(L, 1, "level must be non-negative")
 	}
-	dbg, ok := L.GetStack(level)
+	T, dbg, _, ok := stackLevel(L, level)
 	if !ok {
 		argError(L, 1, "invalid level")
 	}
-	fn, err := L.GetInfo("f", dbg, lua.LNil)
+	fn, err := T.GetInfo("f", dbg, lua.LNil)
 	if err != nil || fn == lua.LNil {
 		luaError(L, "no function environment for tail call at level %d", level)
 	}

@@ -40,8 +40,9 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active int       // helpers in use
-	idle   []*helper // helpers for reuse, at most maxIdle
+	active  int                         // helpers in use
+	idle    []*helper                   // helpers for reuse, at most maxIdle
+	callers map[*lua.LState]*lua.LState // the thread each helper in use runs a call for
 }
 
 // helper is a thread protected functions run on, with the state of the call
@@ -80,11 +81,22 @@ func protectorOf(L *lua.LState) *protector {
 		// main thread; make it L rather than a helper.
 		L.G.MainThread, L.G.CurrentThread = L, L
 	}
-	p := &protector{}
+	p := &protector{callers: map[*lua.LState]*lua.LState{}}
 	ud := L.NewUserData()
 	ud.Value = p
 	L.G.Registry.RawSetString(registryKey, ud)
 	return p
+}
+
+// callerOf is the thread that called the protected call the helper thread
+// H runs, or nil when H is not such a helper.
+func callerOf(H *lua.LState) *lua.LState {
+	if ud, ok := H.G.Registry.RawGetString(registryKey).(*lua.LUserData); ok {
+		if p, ok := ud.Value.(*protector); ok {
+			return p.callers[H]
+		}
+	}
+	return nil
 }
 
 // pcall is Lua 5.1's pcall(f, ...).
@@ -153,6 +165,7 @@ func (p *protector) acquire(L *lua.LState) *helper {
 	if ctx := L.Context(); ctx != nil {
 		h.L.SetContext(ctx)
 	}
+	p.callers[h.L] = L
 	return h
 }
 
@@ -160,6 +173,7 @@ func (p *protector) acquire(L *lua.LState) *helper {
 // helper.call) or when enough helpers are idle.
 func (p *protector) release(h *helper) {
 	p.active--
+	delete(p.callers, h.L)
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 var conformanceThroughCommand = []string{
 	"goto_name",
 	"len_operator",
+	"levels_across_pcall",
 	"mod_operator",
 	"number_literals",
 }
