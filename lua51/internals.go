@@ -27,7 +27,9 @@ import (
 //   - the interpreter calling ctx.Done() before each instruction once a
 //     context is set (SetContext), which lets a context count instructions;
 //   - the fields of the running call frame, read (never written) through
-//     reflect, for debug.sethook's call and line events.
+//     reflect, for debug.sethook's call and line events;
+//   - a table's array part and its index of keys (which keeps a key whose
+//     value was removed), read through reflect, for next's "invalid key".
 //
 // checkedGopherLua is the version all of it was checked against;
 // internals_test.go fails, naming this file, when another version is
@@ -201,4 +203,44 @@ func crossesGoCall() bool {
 		}
 	}
 	return true
+}
+
+// missingInternals lists what this file looks up and did not find; the
+// tests fail on any. A reader whose lookup failed answers as if it could
+// not tell (tableHasSlot: true).
+var missingInternals []string
+
+// unexportedField is the index of the field name of the struct type T, of
+// kind kind; ok is false (and the field listed in missingInternals) when
+// T has no such field.
+func unexportedField[T any](name string, kind reflect.Kind) (index int, ok bool) {
+	typ := reflect.TypeFor[T]()
+	if f, found := typ.FieldByName(name); found && f.Type.Kind() == kind && len(f.Index) == 1 {
+		return f.Index[0], true
+	}
+	missingInternals = append(missingInternals, fmt.Sprintf("%s.%s (a %s)", typ, name, kind))
+	return 0, false
+}
+
+// The fields of a table that tableHasSlot reads: its array part and the
+// index of its hash keys.
+var (
+	tableArray, tableArrayOK = unexportedField[lua.LTable]("array", reflect.Slice)
+	tableKeys, tableKeysOK   = unexportedField[lua.LTable]("k2i", reflect.Map)
+)
+
+// tableHasSlot reports whether key has a place in t that Lua 5.1's next
+// accepts: an index of t's array part, or a key of its hash part, even one
+// whose value was removed (gopher-lua keeps such keys in its index, so that
+// a traversal that clears the fields it visits goes on).
+func tableHasSlot(t *lua.LTable, key lua.LValue) bool {
+	if !tableArrayOK || !tableKeysOK {
+		return true
+	}
+	v := reflect.ValueOf(t).Elem()
+	if n, ok := key.(lua.LNumber); ok && n >= 1 && n == lua.LNumber(int(n)) && int(n) <= v.Field(tableArray).Len() {
+		return true
+	}
+	keys := v.Field(tableKeys)
+	return !keys.IsNil() && keys.MapIndex(reflect.ValueOf(&key).Elem()).IsValid()
 }

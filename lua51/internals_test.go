@@ -134,3 +134,29 @@ func TestInternalsCallstackOverflowPanic(t *testing.T) {
 		internalsBroken(t, "a full call stack gave %v, not the panic %q", err, callstackOverflow)
 	}
 }
+
+func TestInternalsFieldsFound(t *testing.T) {
+	for _, missing := range missingInternals {
+		internalsBroken(t, "gopher-lua has no field %s", missing)
+	}
+}
+
+func TestInternalsTableSlots(t *testing.T) {
+	// A removed hash key keeps its slot, an array index within the array
+	// part has one, and a key never set has none.
+	tb := &lua.LTable{}
+	tb.RawSetString("kept", lua.LTrue)
+	tb.RawSetString("removed", lua.LTrue)
+	tb.RawSetString("removed", lua.LNil)
+	tb.RawSetInt(1, lua.LTrue)
+	tb.RawSetInt(2, lua.LTrue)
+	tb.RawSetInt(2, lua.LNil)
+	for key, want := range map[lua.LValue]bool{
+		lua.LString("kept"): true, lua.LString("removed"): true, lua.LNumber(1): true,
+		lua.LString("never"): false, lua.LNumber(5): false, lua.LNumber(1.5): false,
+	} {
+		if got := tableHasSlot(tb, key); got != want {
+			internalsBroken(t, "tableHasSlot(%v) is %v, want %v", key, got, want)
+		}
+	}
+}

@@ -64,10 +64,15 @@ func installPairs(L *lua.LState) {
 	L.G.Global.RawSetString("ipairs", L.NewClosure(baseIpairs, L.NewFunction(ipairsAux)))
 }
 
-// baseNext is Lua 5.1's next(t [, k]).
+// baseNext is Lua 5.1's next(t [, k]): a key that has no place in t is
+// Lua 5.1's error (gopher-lua's Next goes on from some other key).
 func baseNext(L *lua.LState) int {
 	t := checkTable(L, 1)
-	k, v := t.Next(L.Get(2))
+	key := L.Get(2)
+	if key != lua.LNil && t.RawGet(key) == lua.LNil && !tableHasSlot(t, key) {
+		L.Error(lua.LString("invalid key to 'next'"), 0)
+	}
+	k, v := t.Next(key)
 	if k == lua.LNil {
 		L.Push(lua.LNil)
 		return 1

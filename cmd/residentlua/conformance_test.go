@@ -17,6 +17,7 @@ var conformanceThroughCommand = []string{
 	"len_operator",
 	"levels_across_pcall",
 	"mod_operator",
+	"next_invalid_key",
 	"number_literals",
 }
 
