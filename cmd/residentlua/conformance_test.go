@@ -19,6 +19,7 @@ var conformanceThroughCommand = []string{
 	"mod_operator",
 	"next_invalid_key",
 	"number_literals",
+	"os_exit_argument",
 }
 
 // TestConformanceThroughTheCommand runs each script as `residentlua NAME.lua`
