@@ -29,8 +29,9 @@ func installCoroutine(L *lua.LState) {
 	if !ok1 || !ok2 || !create.IsG || !resume.IsG {
 		return
 	}
-	c := &coroutines{create: create.GFunction, resume: resume.GFunction}
+	c := &coroutines{create: create.GFunction, resume: resume.GFunction, monitor: protectorOf(L).monitor}
 	L.SetFuncs(co, map[string]lua.LGFunction{
+		"create":  c.createFunc,
 		"yield":   coYield,
 		"running": coRunning,
 		"status":  coStatus,
@@ -40,9 +41,33 @@ func installCoroutine(L *lua.LState) {
 }
 
 // coroutines holds gopher-lua's create and resume, which the replacements
-// call.
+// call, and the universe's monitor, which gives each coroutine its context.
 type coroutines struct {
 	create, resume lua.LGFunction
+	monitor        *monitor
+}
+
+// createFunc is coroutine.create(f).
+func (c *coroutines) createFunc(L *lua.LState) int {
+	c.newCoroutine(L)
+	return 1
+}
+
+// newCoroutine makes a coroutine of the function at index 1 of L's stack,
+// pushes it and returns it. It runs with a context of its own, which counts
+// its instructions and holds its hooks; behind it is the context of the
+// host's call in progress whenever it runs (gopher-lua would derive it from
+// the context of the call that created it, which the command cancels once
+// that chunk ends).
+func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
+	ctx := L.RemoveContext()
+	c.create(L)
+	if ctx != nil {
+		L.SetContext(ctx)
+	}
+	th := L.Get(-1).(*lua.LState)
+	th.SetContext(&threadContext{m: c.monitor, running: th})
+	return th
 }
 
 // coYield is coroutine.yield(...).
@@ -137,8 +162,7 @@ func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
 // f and returns what it yields or returns, or raises its error as Lua 5.1
 // does (a string error gets the caller's position in front).
 func (c *coroutines) wrap(L *lua.LState) int {
-	c.create(L)
-	th := L.Get(-1).(*lua.LState)
+	th := c.newCoroutine(L)
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		L.Insert(th, 1)
 		n := c.resumeAt(L, th)

@@ -244,3 +244,108 @@ func tableHasSlot(t *lua.LTable, key lua.LValue) bool {
 	keys := v.Field(tableKeys)
 	return !keys.IsNil() && keys.MapIndex(reflect.ValueOf(&key).Elem()).IsValid()
 }
+
+// The VM and contexts: once a state has a context (SetContext), gopher-lua
+// runs it with mainLoopWithContext, which calls ctx.Done() before each
+// instruction of a Lua function and raises ctx.Err() when the channel it
+// returns is closed. A context whose Done counts its calls (monitor.go)
+// thus counts the instructions a thread runs, and can stop or hook it
+// between two of them. Done is also called by Go code that derives a
+// context (context.WithCancel) or waits on it; those calls come while the
+// running frame is a Go function, which runningLua tells apart.
+
+// The fields of a running call frame that runningFrame reads: the state's
+// current frame, its function and the index of its next instruction.
+var (
+	stateFrame, stateFrameOK = unexportedField[lua.LState]("currentFrame", reflect.Pointer)
+	frameType                = reflect.TypeFor[lua.LState]().Field(stateFrame).Type.Elem()
+	frameFn, frameFnOK       = fieldOf(frameType, "Fn", reflect.Pointer)
+	framePc, framePcOK       = fieldOf(frameType, "Pc", reflect.Int)
+	framesOK                 = stateFrameOK && frameFnOK && framePcOK
+)
+
+// fieldOf is unexportedField for a type known only by reflect.
+func fieldOf(typ reflect.Type, name string, kind reflect.Kind) (int, bool) {
+	if typ.Kind() == reflect.Struct {
+		if f, found := typ.FieldByName(name); found && f.Type.Kind() == kind && len(f.Index) == 1 {
+			return f.Index[0], true
+		}
+	}
+	missingInternals = append(missingInternals, fmt.Sprintf("%s.%s (a %s)", typ, name, kind))
+	return 0, false
+}
+
+// frameState is what a frameReader tells of the frame a state runs.
+type frameState struct {
+	frame uintptr // the call frame, reused by the next call at its depth
+	proto *lua.FunctionProto
+	pc    int // the index of the instruction about to run
+	op    int // its opcode
+	line  int // its line
+}
+
+// frameReader reads the frame a state runs; it keeps the last function it
+// found, by address (which the reference it keeps stops being reused).
+type frameReader struct {
+	addr uintptr
+	fn   *lua.LFunction
+}
+
+// read describes the Lua function L is running, between two instructions
+// (mainLoopWithContext has already moved the frame's Pc past the
+// instruction it is about to run); ok is false when the running frame is a
+// Go function or there is none.
+func (r *frameReader) read(L *lua.LState) (frameState, bool) {
+	if !framesOK {
+		return frameState{}, false
+	}
+	cf := reflect.ValueOf(L).Elem().Field(stateFrame)
+	if cf.IsNil() {
+		return frameState{}, false
+	}
+	fnv := cf.Elem().Field(frameFn)
+	if fnv.IsNil() || fnv.Pointer() != r.addr {
+		// The value read through reflect can't be used as a function:
+		// the public API gives the same function.
+		dbg, ok := L.GetStack(0)
+		if !ok {
+			return frameState{}, false
+		}
+		f, _ := L.GetInfo("f", dbg, lua.LNil)
+		fn, isFn := f.(*lua.LFunction)
+		if !isFn || fnv.IsNil() || fnv.Pointer() != reflect.ValueOf(fn).Pointer() {
+			return frameState{}, false
+		}
+		r.addr, r.fn = fnv.Pointer(), fn
+	}
+	if r.fn.IsG {
+		return frameState{}, false
+	}
+	p := r.fn.Proto
+	pc := int(cf.Elem().Field(framePc).Int()) - 1
+	if pc < 0 || pc >= len(p.Code) {
+		return frameState{}, false
+	}
+	st := frameState{frame: cf.Pointer(), proto: p, pc: pc, op: opcodeOf(p.Code[pc])}
+	if pc < len(p.DbgSourcePositions) {
+		st.line = p.DbgSourcePositions[pc]
+	}
+	return st, true
+}
+
+// runningLua reports whether the frame L runs is a Lua function's: a call
+// of a context's Done by the VM, not by Go code.
+func runningLua(L *lua.LState) bool {
+	if !framesOK {
+		return true
+	}
+	cf := reflect.ValueOf(L).Elem().Field(stateFrame)
+	if cf.IsNil() {
+		return false
+	}
+	fnv := cf.Elem().Field(frameFn)
+	return !fnv.IsNil() && !fnv.Elem().Field(lfunctionIsG).Bool()
+}
+
+// lfunctionIsG is the index of LFunction.IsG.
+var lfunctionIsG, _ = fieldOf(reflect.TypeFor[lua.LFunction](), "IsG", reflect.Bool)

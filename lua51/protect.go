@@ -43,6 +43,7 @@ type protector struct {
 	active  int                         // helpers in use
 	idle    []*helper                   // helpers for reuse, at most maxIdle
 	callers map[*lua.LState]*lua.LState // the thread each helper in use runs a call for
+	monitor *monitor                    // what watches the universe's execution
 }
 
 // helper is a thread protected functions run on, with the state of the call
@@ -50,6 +51,7 @@ type protector struct {
 type helper struct {
 	L     *lua.LState
 	onErr *lua.LFunction // the error function of L.PCall: h.describe
+	entry entry          // what the monitor did for the call in progress
 
 	handler   lua.LValue // xpcall's message handler, or nil
 	traceback bool       // record a traceback at the error point (PCall)
@@ -81,7 +83,7 @@ func protectorOf(L *lua.LState) *protector {
 		// main thread; make it L rather than a helper.
 		L.G.MainThread, L.G.CurrentThread = L, L
 	}
-	p := &protector{callers: map[*lua.LState]*lua.LState{}}
+	p := &protector{callers: map[*lua.LState]*lua.LState{}, monitor: newMonitor()}
 	ud := L.NewUserData()
 	ud.Value = p
 	L.G.Registry.RawSetString(registryKey, ud)
@@ -159,12 +161,11 @@ func (p *protector) acquire(L *lua.LState) *helper {
 	} else {
 		h = newHelper(L)
 	}
-	// The command and the resident module cancel long waits through the
-	// state's context and change it between chunks: the helper takes the
-	// caller's current one.
-	if ctx := L.Context(); ctx != nil {
-		h.L.SetContext(ctx)
-	}
+	// The helper runs with a context of this package, which counts its
+	// instructions; behind it is the context of the host's call (the
+	// command and the resident module cancel long waits through it, and
+	// change it between chunks).
+	h.entry = p.monitor.enter(L, h.L)
 	p.callers[h.L] = L
 	return h
 }
@@ -174,11 +175,11 @@ func (p *protector) acquire(L *lua.LState) *helper {
 func (p *protector) release(h *helper) {
 	p.active--
 	delete(p.callers, h.L)
+	p.monitor.leave(h.entry)
+	h.entry = entry{}
+	h.L.RemoveContext()
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
-	}
-	if h.L.Context() != nil {
-		h.L.RemoveContext()
 	}
 	h.L.SetTop(0)
 	h.reset()

@@ -53,4 +53,5 @@ func Install(L *lua.LState, opts Options) {
 	installLibrary(L, opts)
 	installPatterns(L)
 	installLoad(L)
+	installHooks(L)
 }

@@ -14,6 +14,7 @@ import (
 // memory settings) could make it print what its Lua state alone would not.
 var conformanceThroughCommand = []string{
 	"binary_chunks",
+	"debug_sethook",
 	"goto_name",
 	"len_operator",
 	"levels_across_pcall",

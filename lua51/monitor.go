@@ -1,0 +1,213 @@
+package lua51
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Every thread a script runs on (a pcall's helper, a coroutine) gets a
+// context of this package, a threadContext, whose Done the interpreter
+// calls before each instruction (see internals.go). Done counts: it stops
+// a call that ran past its instruction budget (PCallBudget), and it runs
+// the hooks debug.sethook set for its thread. Otherwise it only passes on
+// the context of the host's call (Ctrl-C in the command).
+
+// checkEvery is the longest countdown between two checks.
+const checkEvery = 1 << 14
+
+// monitor watches the execution of one Lua universe (its state and the
+// threads that share its globals), which runs on one goroutine at a time.
+type monitor struct {
+	host     context.Context // the context of the host's protected call in progress, nil for none
+	hostDone <-chan struct{} // host.Done(), or nil
+
+	ticks    int64 // instructions left before the next check
+	period   int64 // the length of the current countdown
+	executed int64 // instructions run before the current countdown
+
+	budgeted  bool  // a PCallBudget is in progress
+	budgetEnd int64 // the count of instructions at which it stops
+
+	main *threadContext // the context of code run from the host's calls
+}
+
+// newMonitor makes the monitor of a universe.
+func newMonitor() *monitor {
+	m := &monitor{}
+	m.main = &threadContext{m: m}
+	m.schedule()
+	return m
+}
+
+// now is the number of instructions the universe has run.
+func (m *monitor) now() int64 { return m.executed + m.period - m.ticks }
+
+// schedule starts the countdown to the next check: checkEvery
+// instructions, or what is left of the instruction budget.
+func (m *monitor) schedule() {
+	m.executed = m.now()
+	period := int64(checkEvery)
+	if m.budgeted {
+		period = max(min(period, m.budgetEnd-m.executed), 1)
+	}
+	m.period, m.ticks = period, period
+}
+
+// setHost makes ctx the context of the host's call and returns the one it
+// replaces.
+func (m *monitor) setHost(ctx context.Context) context.Context {
+	old := m.host
+	m.host, m.hostDone = ctx, nil
+	if ctx != nil {
+		m.hostDone = ctx.Done()
+	}
+	return old
+}
+
+// threadContext is the context of one thread as a script sees it: the
+// main thread's code run from the host, or a coroutine, with the helper
+// threads of the protected calls made from it.
+type threadContext struct {
+	m       *monitor
+	running *lua.LState // the state running the thread's code now
+	hook    *hook       // debug.sethook's hook when it has events, or nil
+	hookSet *hook       // what debug.sethook set, which debug.gethook gives
+}
+
+// Done is called by the interpreter before each instruction.
+func (c *threadContext) Done() <-chan struct{} {
+	m := c.m
+	m.ticks--
+	if m.ticks <= 0 || c.hook != nil {
+		c.tick()
+	}
+	return m.hostDone
+}
+
+// Err is the host's context's error.
+func (c *threadContext) Err() error {
+	if h := c.m.host; h != nil {
+		return h.Err()
+	}
+	return nil
+}
+
+// Deadline is the host's context's deadline.
+func (c *threadContext) Deadline() (time.Time, bool) {
+	if h := c.m.host; h != nil {
+		return h.Deadline()
+	}
+	return time.Time{}, false
+}
+
+// Value is the host's context's value for key.
+func (c *threadContext) Value(key any) any {
+	if h := c.m.host; h != nil {
+		return h.Value(key)
+	}
+	return nil
+}
+
+// tick runs the hooks, and the checks when their countdown is over. Only
+// a call of Done by the interpreter, between two instructions of a Lua
+// function, may raise an error or call Lua; a call by Go code leaves the
+// checks to the next instruction.
+func (c *threadContext) tick() {
+	L := c.running
+	if L == nil || !runningLua(L) {
+		return
+	}
+	if c.hook != nil {
+		c.hook.step(L)
+	}
+	m := c.m
+	if m.ticks > 0 {
+		return
+	}
+	m.schedule()
+	if m.budgeted && m.executed >= m.budgetEnd {
+		L.Error(lua.LString(Where(L, 0)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.executed)), 0)
+	}
+}
+
+// entry is what enter changed, for leave to undo.
+type entry struct {
+	c         *threadContext
+	running   *lua.LState     // c.running before
+	fromHost  bool            // the call came from the host
+	hostOuter context.Context // the host's context before
+}
+
+// enter makes the helper thread H run a protected call for L: H takes the
+// context of L's thread, or, for a call from the host, the main context
+// with the host's context behind it.
+func (m *monitor) enter(L, H *lua.LState) entry {
+	c, nested := L.Context().(*threadContext)
+	e := entry{fromHost: !nested}
+	if !nested {
+		c = m.main
+		e.hostOuter = m.setHost(L.Context())
+	}
+	e.c, e.running = c, c.running
+	c.running = H
+	H.SetContext(c)
+	return e
+}
+
+// leave undoes what enter did, once the call ended.
+func (m *monitor) leave(e entry) {
+	e.c.running = e.running
+	if e.fromHost {
+		m.setHost(e.hostOuter)
+	}
+}
+
+// ErrInstructionBudget is matched (errors.Is) by the error of a PCallBudget
+// whose call ran out of instructions.
+var ErrInstructionBudget = errors.New("instruction budget exhausted")
+
+// budgetError is the error of a call stopped by its instruction budget:
+// the error PCall returned, which carries the Lua error value and the
+// traceback where the call was stopped.
+type budgetError struct {
+	budget int64
+	err    error
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("the call ran more than its budget of %d instructions: %v", e.budget, e.err)
+}
+
+func (e *budgetError) Unwrap() []error { return []error{ErrInstructionBudget, e.err} }
+
+// PCallBudget is PCall for a call that may run at most budget instructions
+// of the Lua VM, counted in every thread it runs (the functions it calls,
+// protected or not, and the coroutines it resumes); calls inside it with a
+// budget of their own get the smaller of the two. Past its budget the call
+// is stopped with a Lua error ("chunk:7: instruction budget exhausted (N
+// instructions run)") at every instruction it tries to run, so that no
+// pcall inside it can go on; the error returned then matches
+// ErrInstructionBudget and unwraps to PCall's *lua.ApiError. Time spent in
+// Go functions is not counted: a budget bounds a loop, not a wait.
+func PCallBudget(L *lua.LState, nargs, nret int, budget int64) error {
+	m := protectorOf(L).monitor
+	budgeted, end := m.budgeted, m.budgetEnd
+	m.budgeted, m.budgetEnd = true, m.now()+max(budget, 0)
+	if budgeted {
+		m.budgetEnd = min(m.budgetEnd, end)
+	}
+	m.schedule()
+	stopAt := m.budgetEnd
+	err := PCall(L, nargs, nret)
+	exhausted := m.now() >= stopAt
+	m.budgeted, m.budgetEnd = budgeted, end
+	m.schedule()
+	if err != nil && exhausted {
+		return &budgetError{budget: budget, err: err}
+	}
+	return err
+}
