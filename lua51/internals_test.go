@@ -2,6 +2,7 @@ package lua51
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -158,5 +159,50 @@ func TestInternalsTableSlots(t *testing.T) {
 		if got := tableHasSlot(tb, key); got != want {
 			internalsBroken(t, "tableHasSlot(%v) is %v, want %v", key, got, want)
 		}
+	}
+}
+
+// recordingContext is a context whose Done, which the interpreter calls
+// before each instruction, records what a frameReader reads.
+type recordingContext struct {
+	context.Context
+	L      *lua.LState
+	reader frameReader
+	lines  []int
+	ops    map[int]bool
+	inLua  int
+}
+
+func (c *recordingContext) Done() <-chan struct{} {
+	if runningLua(c.L) {
+		c.inLua++
+	}
+	if st, ok := c.reader.read(c.L); ok {
+		c.lines = append(c.lines, st.line)
+		c.ops[st.op] = true
+	}
+	return nil
+}
+
+func TestInternalsDoneBeforeEachInstruction(t *testing.T) {
+	// With a context set, Done is called before each instruction, and the
+	// running frame read then gives the instruction's line and opcode.
+	L := lua.NewState()
+	defer L.Close()
+	c := &recordingContext{Context: context.Background(), L: L, ops: map[int]bool{}}
+	L.SetContext(c)
+	if err := L.DoString("local a = 1\nlocal b = a + 2\nreturn b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.lines); got != "[1 2 3]" || !c.ops[lua.OP_ADD] || !c.ops[lua.OP_RETURN] || c.inLua != 3 {
+		internalsBroken(t, "Done before each instruction read lines %s, opcodes %v, %d times in Lua code; want [1 2 3] with ADD and RETURN (LOADK, ADD, RETURN), 3 times", got, c.ops, c.inLua)
+	}
+	// From a Go function, the running frame is not Lua's.
+	L.SetGlobal("probe", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LBool(runningLua(L)))
+		return 1
+	}))
+	if err := L.DoString("assert(probe() == false)"); err != nil {
+		internalsBroken(t, "runningLua in a Go function: %v", err)
 	}
 }
