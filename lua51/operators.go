@@ -28,6 +28,9 @@ func (o *operators) call(L *lua.LState) int {
 		L.Push(arithmetic(L, s, L.Get(2), L.Get(3)))
 	case opLen:
 		L.Push(length(L, s, L.Get(2)))
+	case opAppend:
+		appendValue(L, s, L.Get(2), L.Get(3))
+		return 0
 	default:
 		L.Push(o.concat(L, s))
 	}
@@ -130,6 +133,28 @@ func length(L *lua.LState, s *site, v lua.LValue) lua.LValue {
 	}
 	luaError(L, "%s", operandError(v, "get length of", s.names[0]))
 	return nil
+}
+
+// appendValue is t[#t + 1] = v as Lua 5.1 does it: a table's border plus
+// one, assigned raw unless the table's metatable has __newindex; anything
+// else measured, summed and assigned as the three operations would be,
+// with their errors.
+func appendValue(L *lua.LState, s *site, t, v lua.LValue) {
+	if tb, ok := t.(*lua.LTable); ok {
+		n := tb.Len() + 1
+		if mt, ok := tb.Metatable.(*lua.LTable); !ok || mt.RawGetString("__newindex") == lua.LNil {
+			tb.RawSetInt(n, v)
+			return
+		}
+		L.SetTable(tb, lua.LNumber(n), v)
+		return
+	}
+	n := length(L, s, t)
+	key := arithmetic(L, &site{op: opArith, operator: "+", names: operandNames{"", ""}}, n, lua.LNumber(1))
+	if _, ok := t.(*lua.LUserData); !ok {
+		luaError(L, "%s", operandError(t, "index", s.names[0]))
+	}
+	L.SetTable(t, key, v)
 }
 
 // concat is v1 .. ... .. vn as Lua 5.1's OP_CONCAT does it.

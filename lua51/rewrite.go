@@ -36,6 +36,7 @@ const (
 	opConcat opKind = iota + 1 // a .. b .. c
 	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
 	opLen                      // #a
+	opAppend                   // t[#t + 1] = v, with a v that has no effects
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -165,9 +166,70 @@ func (t *transformer) block(stmts []ast.Stmt, declare ...string) {
 }
 
 func (t *transformer) stmts(stmts []ast.Stmt) {
-	for _, s := range stmts {
+	for i, s := range stmts {
+		if a, ok := s.(*ast.AssignStmt); ok && t.rewrite {
+			if call := t.appendCall(a); call != nil {
+				stmts[i] = call
+				continue
+			}
+		}
 		t.stmt(s)
 	}
+}
+
+// appendCall is the call (operators)(id, t, v) that replaces t[#t + 1] = v
+// (t a name), the usual append, which would otherwise cost a call for #t:
+// it does the length, the sum and the assignment in one. Lua 5.1 takes #t
+// before it evaluates v, so only a v whose evaluation changes nothing is
+// taken (a constant, a local, a function, a table of such values); nil
+// when a is not such an append.
+func (t *transformer) appendCall(a *ast.AssignStmt) ast.Stmt {
+	if len(a.Lhs) != 1 || len(a.Rhs) != 1 || !t.plainValue(a.Rhs[0]) {
+		return nil
+	}
+	target, ok := a.Lhs[0].(*ast.AttrGetExpr)
+	if !ok {
+		return nil
+	}
+	table, ok := target.Object.(*ast.IdentExpr)
+	sum, isSum := target.Key.(*ast.ArithmeticOpExpr)
+	if !ok || !isSum || sum.Operator != "+" {
+		return nil
+	}
+	length, isLen := sum.Lhs.(*ast.UnaryLenOpExpr)
+	one, isNumber := sum.Rhs.(*ast.NumberExpr)
+	if !isLen || !isNumber || one.Value != "1" {
+		return nil
+	}
+	if measured, ok := length.Expr.(*ast.IdentExpr); !ok || measured.Value != table.Value {
+		return nil
+	}
+	value := t.expr(a.Rhs[0])
+	call := t.call(a.Rhs[0], opAppend, t.expr(table), value).(*ast.FuncCallExpr)
+	stmt := &ast.FuncCallStmt{Expr: call}
+	stmt.SetLine(a.Line())
+	stmt.SetLastLine(a.LastLine())
+	return stmt
+}
+
+// plainValue reports whether evaluating e changes nothing a script could
+// see: a constant, a local or upvalue, a function, a vararg, a table of
+// such values.
+func (t *transformer) plainValue(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr, *ast.FunctionExpr, *ast.Comma3Expr:
+		return true
+	case *ast.IdentExpr:
+		return t.kind(e.Value) != "global"
+	case *ast.TableExpr:
+		for _, f := range e.Fields {
+			if f.Key != nil && !t.plainValue(f.Key) || !t.plainValue(f.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (t *transformer) exprs(es []ast.Expr) {

@@ -13,6 +13,7 @@ import (
 // where the command's own setup (its loader, its protected call, its os and
 // memory settings) could make it print what its Lua state alone would not.
 var conformanceThroughCommand = []string{
+	"append_idiom",
 	"binary_chunks",
 	"debug_sethook",
 	"goto_name",
