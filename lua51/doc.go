@@ -18,7 +18,11 @@
 //     variable or function involved where the debug information allows,
 //     and debug.getinfo gives the chunkname as source;
 //   - NewState sets limits like Lua's: a growing data stack and a deep call
-//     stack.
+//     stack;
+//   - every thread a script runs on counts its instructions through its
+//     context: debug.sethook, PCallBudget (an instruction budget for a
+//     call) and the memory budget (Options.MemoryLimit: Lua 5.1's catchable
+//     "not enough memory" instead of Go's fatal out of memory) rest on it.
 //
 // docs/lua.md lists what was changed, why, and what still differs.
 package lua51

@@ -442,6 +442,7 @@ func tableConcat(L *lua.LState) int {
 	t := checkTable(L, 1)
 	i, last := tableRange(L, t, 3)
 	var b []byte
+	g := growth{L: L}
 	for ; i <= last; i++ {
 		switch v := t.RawGetInt(i).(type) {
 		case lua.LString:
@@ -454,6 +455,7 @@ func tableConcat(L *lua.LState) int {
 		if i != last {
 			b = append(b, sep...)
 		}
+		g.grew(len(b))
 	}
 	L.Push(lua.LString(b))
 	return 1
@@ -476,6 +478,9 @@ func tableInsert(L *lua.LState) int {
 		}
 	default:
 		luaError(L, "wrong number of arguments to 'insert'")
+	}
+	if e >= largeAllocation/16 && e&(e-1) == 0 {
+		reserveProduct(L, e, 16) // the array part may grow by about that much
 	}
 	t.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0

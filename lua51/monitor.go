@@ -11,12 +11,15 @@ import (
 
 // Every thread a script runs on (a pcall's helper, a coroutine) gets a
 // context of this package, a threadContext, whose Done the interpreter
-// calls before each instruction (see internals.go). Done counts: it stops
-// a call that ran past its instruction budget (PCallBudget), and it runs
-// the hooks debug.sethook set for its thread. Otherwise it only passes on
-// the context of the host's call (Ctrl-C in the command).
+// calls before each instruction (see internals.go). Done counts: every
+// checkEvery instructions of the universe it checks the memory budget, it
+// stops a call that ran past its instruction budget (PCallBudget), and it
+// runs the hooks debug.sethook set for its thread. Otherwise it only
+// passes on the context of the host's call (Ctrl-C in the command).
 
-// checkEvery is the longest countdown between two checks.
+// checkEvery is how many instructions run between two checks of the
+// memory budget: reading the heap's size costs about a microsecond, these
+// instructions tens to hundreds.
 const checkEvery = 1 << 14
 
 // monitor watches the execution of one Lua universe (its state and the
@@ -32,12 +35,13 @@ type monitor struct {
 	budgeted  bool  // a PCallBudget is in progress
 	budgetEnd int64 // the count of instructions at which it stops
 
-	main *threadContext // the context of code run from the host's calls
+	memory memoryBudget
+	main   *threadContext // the context of code run from the host's calls
 }
 
-// newMonitor makes the monitor of a universe.
-func newMonitor() *monitor {
-	m := &monitor{}
+// newMonitor makes the monitor of a universe with the memory limit given.
+func newMonitor(memoryLimit int64) *monitor {
+	m := &monitor{memory: memoryBudget{limit: memoryLimit}}
 	m.main = &threadContext{m: m}
 	m.schedule()
 	return m
@@ -132,6 +136,7 @@ func (c *threadContext) tick() {
 	if m.budgeted && m.executed >= m.budgetEnd {
 		L.Error(lua.LString(Where(L, 0)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.executed)), 0)
 	}
+	m.memory.check(L, 0)
 }
 
 // entry is what enter changed, for leave to undo.

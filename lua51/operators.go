@@ -184,6 +184,7 @@ func joinStrings(L *lua.LState, from, to int) (string, bool) {
 			return "", false
 		}
 	}
+	reserve(L, n)
 	var b strings.Builder
 	b.Grow(n)
 	for i := from; i <= to; i++ {
@@ -214,8 +215,10 @@ func concatValues(L *lua.LState, s *site, values []lua.LValue) lua.LValue {
 			first--
 		}
 		var b strings.Builder
+		g := growth{L: L}
 		for _, v := range values[first : last+1] {
 			b.WriteString(plainString(v))
+			g.grew(b.Len())
 		}
 		values[first] = lua.LString(b.String())
 		last = first

@@ -83,7 +83,7 @@ func protectorOf(L *lua.LState) *protector {
 		// main thread; make it L rather than a helper.
 		L.G.MainThread, L.G.CurrentThread = L, L
 	}
-	p := &protector{callers: map[*lua.LState]*lua.LState{}, monitor: newMonitor()}
+	p := &protector{callers: map[*lua.LState]*lua.LState{}, monitor: newMonitor(DefaultMemoryLimit())}
 	ud := L.NewUserData()
 	ud.Value = p
 	L.G.Registry.RawSetString(registryKey, ud)

@@ -69,6 +69,7 @@ func NewPrint(w io.Writer) lua.LGFunction {
 		tostring := L.GetGlobal("tostring")
 		own := isOwnToString(tostring)
 		var b strings.Builder
+		g := growth{L: L}
 		for i := 1; i <= n; i++ {
 			var s lua.LValue
 			if own {
@@ -87,6 +88,7 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			if i < n {
 				b.WriteByte('\t')
 			}
+			g.grew(b.Len())
 		}
 		b.WriteByte('\n')
 		_, _ = io.WriteString(w, b.String())
@@ -333,7 +335,9 @@ func strLen(L *lua.LState) int {
 
 // strLower is string.lower(s) in the C locale: only ASCII letters change.
 func strLower(L *lua.LState) int {
-	b := []byte(checkString(L, 1))
+	s := checkString(L, 1)
+	reserve(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
@@ -345,7 +349,9 @@ func strLower(L *lua.LState) int {
 
 // strUpper is string.upper(s) in the C locale.
 func strUpper(L *lua.LState) int {
-	b := []byte(checkString(L, 1))
+	s := checkString(L, 1)
+	reserve(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if 'a' <= c && c <= 'z' {
 			b[i] = c - 'a' + 'A'
@@ -355,11 +361,9 @@ func strUpper(L *lua.LState) int {
 	return 1
 }
 
-// maxStringSize bounds the strings string.rep makes; Lua 5.1 fails with
-// "not enough memory" where malloc does.
-const maxStringSize = 1 << 31
-
-// strRep is string.rep(s, n): Lua 5.1 has no separator argument.
+// strRep is string.rep(s, n): Lua 5.1 has no separator argument. A result
+// past the memory budget is Lua 5.1's "not enough memory", before anything
+// is allocated.
 func strRep(L *lua.LState) int {
 	s := checkString(L, 1)
 	n := checkInt(L, 2)
@@ -367,9 +371,7 @@ func strRep(L *lua.LState) int {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if len(s) > maxStringSize/n {
-		luaError(L, "not enough memory")
-	}
+	reserveProduct(L, n, len(s))
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
 }
@@ -377,6 +379,7 @@ func strRep(L *lua.LState) int {
 // strReverse is string.reverse(s), byte by byte.
 func strReverse(L *lua.LState) int {
 	s := checkString(L, 1)
+	reserve(L, len(s))
 	b := make([]byte, len(s))
 	for i := range b {
 		b[i] = s[len(s)-1-i]
