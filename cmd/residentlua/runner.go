@@ -93,7 +93,7 @@ func newCommand(opts *options) (*command, error) {
 	if seed == 0 {
 		seed = luaapi.ChooseSeed()
 	}
-	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout}), intr: newInterrupter()}
+	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout, MemoryLimit: opts.memoryLimit}), intr: newInterrupter()}
 	cfg := opts.fabricConfig()
 	cfg.Seed = seed
 	lopts := luaapi.Options{
