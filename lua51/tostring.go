@@ -69,7 +69,6 @@ func NewPrint(w io.Writer) lua.LGFunction {
 		tostring := L.GetGlobal("tostring")
 		own := isOwnToString(tostring)
 		var b strings.Builder
-		g := growth{L: L}
 		for i := 1; i <= n; i++ {
 			var s lua.LValue
 			if own {
@@ -79,7 +78,15 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			}
 			switch s := s.(type) {
 			case lua.LString:
-				b.WriteString(string(s))
+				if len(s) >= largeAllocation {
+					// Written as it is, not copied: as lua5.1's
+					// fputs, it takes no memory.
+					_, _ = io.WriteString(w, b.String())
+					_, _ = io.WriteString(w, string(s))
+					b.Reset()
+				} else {
+					b.WriteString(string(s))
+				}
 			case lua.LNumber:
 				b.WriteString(NumberToString(s))
 			default:
@@ -88,7 +95,6 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			if i < n {
 				b.WriteByte('\t')
 			}
-			g.grew(b.Len())
 		}
 		b.WriteByte('\n')
 		_, _ = io.WriteString(w, b.String())
