@@ -70,9 +70,13 @@ func (b *memoryBudget) fits(n int64) bool {
 // it before they allocate n bytes (or, while a buffer grows, with its size,
 // for the growth to come); below largeAllocation it checks nothing.
 func reserve(L *lua.LState, n int) {
-	if n < largeAllocation {
-		return
+	if n >= largeAllocation {
+		reserveLarge(L, n)
 	}
+}
+
+// reserveLarge is reserve of a large size.
+func reserveLarge(L *lua.LState, n int) {
 	if m := monitorOf(L); m != nil {
 		m.memory.check(L, int64(n))
 	}

@@ -17,13 +17,21 @@ type operators struct {
 // call is (operators)(id, operands...): the operation numbered id, as Lua
 // 5.1's VM does it.
 func (o *operators) call(L *lua.LState) int {
+	top := L.GetTop()
 	id, _ := L.Get(1).(lua.LNumber)
-	if id < 1 || int(id) > len(o.sites) || L.GetTop() < 2 {
+	i := int(id) - 1
+	if i < 0 || i >= len(o.sites) || top < 2 {
 		// Only debug.getlocal can reach this function, and call it so.
 		luaError(L, "invalid call of the hidden function %s", operatorsName)
 	}
-	s := &o.sites[int(id)-1]
+	s := &o.sites[i]
 	switch s.op {
+	case opConcat:
+		if str, ok := joinStrings(L, 2, top); ok {
+			L.Push(lua.LString(str))
+		} else {
+			L.Push(concatValues(L, s, operandValues(L, top)))
+		}
 	case opArith:
 		L.Push(arithmetic(L, s, L.Get(2), L.Get(3)))
 	case opLen:
@@ -31,8 +39,6 @@ func (o *operators) call(L *lua.LState) int {
 	case opAppend:
 		appendValue(L, s, L.Get(2), L.Get(3))
 		return 0
-	default:
-		L.Push(o.concat(L, s))
 	}
 	return 1
 }
@@ -157,17 +163,14 @@ func appendValue(L *lua.LState, s *site, t, v lua.LValue) {
 	L.SetTable(t, key, v)
 }
 
-// concat is v1 .. ... .. vn as Lua 5.1's OP_CONCAT does it.
-func (o *operators) concat(L *lua.LState, s *site) lua.LValue {
-	top := L.GetTop()
-	if str, ok := joinStrings(L, 2, top); ok {
-		return lua.LString(str)
-	}
+// operandValues are the operands of a concatenation, at stack indices 2
+// to top.
+func operandValues(L *lua.LState, top int) []lua.LValue {
 	values := make([]lua.LValue, top-1)
 	for i := range values {
 		values[i] = L.Get(i + 2)
 	}
-	return concatValues(L, s, values)
+	return values
 }
 
 // joinStrings joins the values at stack indices from..to when all are
