@@ -66,7 +66,7 @@ func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
 		L.SetContext(ctx)
 	}
 	th := L.Get(-1).(*lua.LState)
-	th.SetContext(&threadContext{m: c.monitor, running: th})
+	th.SetContext(c.monitor.newContext(th, &scriptThread{}))
 	return th
 }
 

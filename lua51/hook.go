@@ -63,26 +63,28 @@ func hookThread(L *lua.LState) (th *lua.LState, arg int) {
 	return L, 0
 }
 
-// contextOf is the threadContext of th, made when th has none (a thread
-// run outside this package's protected calls).
-func contextOf(th *lua.LState) *threadContext {
+// threadOf is the thread th runs code for, which gets a context of this
+// package when it has none (a state run outside this package's protected
+// calls: its own thread, with its context behind it when no host call is
+// in progress).
+func threadOf(th *lua.LState) *scriptThread {
 	if c, ok := th.Context().(*threadContext); ok {
-		return c
+		return c.thread
 	}
 	m := protectorOf(th).monitor
-	c := &threadContext{m: m, running: th}
+	c := m.newContext(th, &scriptThread{})
 	if m.host == nil {
 		m.setHost(th.Context())
 	}
 	th.SetContext(c)
-	return c
+	return c.thread
 }
 
 // debugSethook is debug.sethook([thread,] hook, mask [, count]), or
 // debug.sethook([thread]) to turn the hook off.
 func debugSethook(L *lua.LState) int {
 	th, arg := hookThread(L)
-	c := contextOf(th)
+	c := threadOf(th)
 	if L.Get(arg+1) == lua.LNil {
 		c.hook, c.hookSet = nil, nil
 		return 0
@@ -110,13 +112,13 @@ func debugSethook(L *lua.LState) int {
 func debugGethook(L *lua.LState) int {
 	th, _ := hookThread(L)
 	c, ok := th.Context().(*threadContext)
-	if !ok || c.hookSet == nil {
+	if !ok || c.thread.hookSet == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(""))
 		L.Push(lua.LNumber(0))
 		return 3
 	}
-	h := c.hookSet
+	h := c.thread.hookSet
 	var mask strings.Builder
 	for _, m := range []struct {
 		on bool

@@ -9,13 +9,14 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Every thread a script runs on (a pcall's helper, a coroutine) gets a
+// Every state a script runs on (a pcall's helper, a coroutine) gets a
 // context of this package, a threadContext, whose Done the interpreter
 // calls before each instruction (see internals.go). Done counts: every
 // checkEvery instructions of the universe it checks the memory budget, it
 // stops a call that ran past its instruction budget (PCallBudget), and it
-// runs the hooks debug.sethook set for its thread. Otherwise it only
-// passes on the context of the host's call (Ctrl-C in the command).
+// runs the hooks debug.sethook set for the thread it runs code for.
+// Otherwise it only passes on the context of the host's call (Ctrl-C in
+// the command).
 
 // checkEvery is how many instructions run between two checks of the
 // memory budget: reading the heap's size costs about a microsecond, these
@@ -35,16 +36,20 @@ type monitor struct {
 	budgeted  bool  // a PCallBudget is in progress
 	budgetEnd int64 // the count of instructions at which it stops
 
-	memory memoryBudget
-	main   *threadContext // the context of code run from the host's calls
+	memory     memoryBudget
+	mainThread *scriptThread // the thread of the code the host runs
 }
 
 // newMonitor makes the monitor of a universe with the memory limit given.
 func newMonitor(memoryLimit int64) *monitor {
-	m := &monitor{memory: memoryBudget{limit: memoryLimit}}
-	m.main = &threadContext{m: m}
+	m := &monitor{memory: memoryBudget{limit: memoryLimit}, mainThread: &scriptThread{}}
 	m.schedule()
 	return m
+}
+
+// newContext makes the context of the state L, which runs code for thread.
+func (m *monitor) newContext(L *lua.LState, thread *scriptThread) *threadContext {
+	return &threadContext{m: m, L: L, thread: thread}
 }
 
 // now is the number of instructions the universe has run.
@@ -72,21 +77,28 @@ func (m *monitor) setHost(ctx context.Context) context.Context {
 	return old
 }
 
-// threadContext is the context of one thread as a script sees it: the
-// main thread's code run from the host, or a coroutine, with the helper
-// threads of the protected calls made from it.
+// scriptThread is a thread as a script sees it: the main thread (the code
+// the host runs) or a coroutine, with the helper threads of the protected
+// calls made from it. It holds the thread's hook.
+type scriptThread struct {
+	hook    *hook // debug.sethook's hook when it has events, or nil
+	hookSet *hook // what debug.sethook set, which debug.gethook gives
+}
+
+// threadContext is the context of one state: a coroutine, or the helper
+// of protected calls.
 type threadContext struct {
-	m       *monitor
-	running *lua.LState // the state running the thread's code now
-	hook    *hook       // debug.sethook's hook when it has events, or nil
-	hookSet *hook       // what debug.sethook set, which debug.gethook gives
+	m      *monitor
+	L      *lua.LState   // the state whose interpreter calls Done
+	thread *scriptThread // the thread L runs code for
+	caller *lua.LState   // a helper's: the state its protected call came from
 }
 
 // Done is called by the interpreter before each instruction.
 func (c *threadContext) Done() <-chan struct{} {
 	m := c.m
 	m.ticks--
-	if m.ticks <= 0 || c.hook != nil {
+	if m.ticks <= 0 || c.thread.hook != nil {
 		c.tick()
 	}
 	return m.hostDone
@@ -121,12 +133,12 @@ func (c *threadContext) Value(key any) any {
 // function, may raise an error or call Lua; a call by Go code leaves the
 // checks to the next instruction.
 func (c *threadContext) tick() {
-	L := c.running
-	if L == nil || !runningLua(L) {
+	L := c.L
+	if !runningLua(L) {
 		return
 	}
-	if c.hook != nil {
-		c.hook.step(L)
+	if h := c.thread.hook; h != nil {
+		h.step(L)
 	}
 	m := c.m
 	if m.ticks > 0 {
@@ -141,33 +153,38 @@ func (c *threadContext) tick() {
 
 // entry is what enter changed, for leave to undo.
 type entry struct {
-	c         *threadContext
-	running   *lua.LState     // c.running before
-	fromHost  bool            // the call came from the host
-	hostOuter context.Context // the host's context before
+	hostChanged bool            // the call came from the host, with another context
+	hostOuter   context.Context // the host's context before
 }
 
-// enter makes the helper thread H run a protected call for L: H takes the
-// context of L's thread, or, for a call from the host, the main context
-// with the host's context behind it.
-func (m *monitor) enter(L, H *lua.LState) entry {
-	c, nested := L.Context().(*threadContext)
-	e := entry{fromHost: !nested}
-	if !nested {
-		c = m.main
-		e.hostOuter = m.setHost(L.Context())
+// enter makes the helper whose context is hc run a protected call for L:
+// for L's thread, or, for a call from the host, for the main thread with
+// the host's context behind it.
+func (m *monitor) enter(L *lua.LState, hc *threadContext, e *entry) {
+	thread := m.mainThread
+	if c, nested := L.Context().(*threadContext); nested {
+		thread = c.thread
+	} else if L.Context() != m.host {
+		m.enterFromHost(L.Context(), e)
 	}
-	e.c, e.running = c, c.running
-	c.running = H
-	H.SetContext(c)
-	return e
+	if hc.thread != thread {
+		hc.thread = thread
+	}
+	if hc.caller != L {
+		hc.caller = L // a loop of pcalls from one state writes it once
+	}
+}
+
+// enterFromHost puts the context of the host's call behind the helpers'.
+func (m *monitor) enterFromHost(ctx context.Context, e *entry) {
+	e.hostChanged, e.hostOuter = true, m.setHost(ctx)
 }
 
 // leave undoes what enter did, once the call ended.
-func (m *monitor) leave(e entry) {
-	e.c.running = e.running
-	if e.fromHost {
+func (m *monitor) leave(e *entry) {
+	if e.hostChanged {
 		m.setHost(e.hostOuter)
+		e.hostChanged, e.hostOuter = false, nil
 	}
 }
 

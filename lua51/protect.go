@@ -40,16 +40,16 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active  int                         // helpers in use
-	idle    []*helper                   // helpers for reuse, at most maxIdle
-	callers map[*lua.LState]*lua.LState // the thread each helper in use runs a call for
-	monitor *monitor                    // what watches the universe's execution
+	active  int       // helpers in use
+	idle    []*helper // helpers for reuse, at most maxIdle
+	monitor *monitor  // what watches the universe's execution
 }
 
 // helper is a thread protected functions run on, with the state of the call
 // in progress; a helper is used by one protected call at a time.
 type helper struct {
 	L     *lua.LState
+	ctx   *threadContext // L's context
 	onErr *lua.LFunction // the error function of L.PCall: h.describe
 	entry entry          // what the monitor did for the call in progress
 
@@ -83,7 +83,7 @@ func protectorOf(L *lua.LState) *protector {
 		// main thread; make it L rather than a helper.
 		L.G.MainThread, L.G.CurrentThread = L, L
 	}
-	p := &protector{callers: map[*lua.LState]*lua.LState{}, monitor: newMonitor(DefaultMemoryLimit())}
+	p := &protector{monitor: newMonitor(DefaultMemoryLimit())}
 	ud := L.NewUserData()
 	ud.Value = p
 	L.G.Registry.RawSetString(registryKey, ud)
@@ -93,10 +93,8 @@ func protectorOf(L *lua.LState) *protector {
 // callerOf is the thread that called the protected call the helper thread
 // H runs, or nil when H is not such a helper.
 func callerOf(H *lua.LState) *lua.LState {
-	if ud, ok := H.G.Registry.RawGetString(registryKey).(*lua.LUserData); ok {
-		if p, ok := ud.Value.(*protector); ok {
-			return p.callers[H]
-		}
+	if c, ok := H.Context().(*threadContext); ok {
+		return c.caller
 	}
 	return nil
 }
@@ -159,14 +157,12 @@ func (p *protector) acquire(L *lua.LState) *helper {
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 	} else {
-		h = newHelper(L)
+		h = p.newHelper(L)
 	}
-	// The helper runs with a context of this package, which counts its
-	// instructions; behind it is the context of the host's call (the
-	// command and the resident module cancel long waits through it, and
-	// change it between chunks).
-	h.entry = p.monitor.enter(L, h.L)
-	p.callers[h.L] = L
+	// The helper runs code for L's thread; behind its context is the
+	// context of the host's call (the command and the resident module
+	// cancel long waits through it, and change it between chunks).
+	p.monitor.enter(L, h.ctx, &h.entry)
 	return h
 }
 
@@ -174,10 +170,7 @@ func (p *protector) acquire(L *lua.LState) *helper {
 // helper.call) or when enough helpers are idle.
 func (p *protector) release(h *helper) {
 	p.active--
-	delete(p.callers, h.L)
-	p.monitor.leave(h.entry)
-	h.entry = entry{}
-	h.L.RemoveContext()
+	p.monitor.leave(&h.entry)
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
 	}
@@ -186,15 +179,16 @@ func (p *protector) release(h *helper) {
 	p.idle = append(p.idle, h)
 }
 
-// newHelper makes a helper thread for protected calls from L.
-func newHelper(L *lua.LState) *helper {
+// newHelper makes a helper thread for protected calls from L. It runs
+// with a context of this package, which counts its instructions and has
+// the host's context behind it.
+func (p *protector) newHelper(L *lua.LState) *helper {
 	th, cancel := L.NewThread()
 	if cancel != nil {
-		// The child context NewThread derives is replaced at every call.
-		cancel()
-		th.RemoveContext()
+		cancel() // the child context NewThread derives is replaced
 	}
-	h := &helper{L: th}
+	h := &helper{L: th, ctx: p.monitor.newContext(th, p.monitor.mainThread)}
+	th.SetContext(h.ctx)
 	h.onErr = th.NewFunction(h.describe)
 	return h
 }
