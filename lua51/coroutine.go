@@ -54,20 +54,27 @@ func (c *coroutines) createFunc(L *lua.LState) int {
 }
 
 // newCoroutine makes a coroutine of the function at index 1 of L's stack,
-// pushes it and returns it. It runs with a context of its own, which counts
-// its instructions and holds its hooks; behind it is the context of the
-// host's call in progress whenever it runs (gopher-lua would derive it from
-// the context of the call that created it, which the command cancels once
-// that chunk ends).
+// pushes it and returns it. Made by watched code, it runs with a context
+// of its own, which counts its instructions and holds its hooks; behind it
+// is the context of the host's call in progress whenever it runs
+// (gopher-lua would derive it from the context of the call that made it,
+// which the command cancels once that chunk ends).
 func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
+	if !watched(L) {
+		c.create(L)
+		return L.Get(-1).(*lua.LState)
+	}
 	ctx := L.RemoveContext()
 	c.create(L)
-	if ctx != nil {
-		L.SetContext(ctx)
-	}
+	L.SetContext(ctx)
 	th := L.Get(-1).(*lua.LState)
-	th.SetContext(c.monitor.newContext(th, &scriptThread{}))
+	c.watch(th)
 	return th
+}
+
+// watch gives th a context of this package, with a thread of its own.
+func (c *coroutines) watch(th *lua.LState) {
+	th.SetContext(c.monitor.newContext(th, &scriptThread{}))
 }
 
 // coYield is coroutine.yield(...).
@@ -136,6 +143,9 @@ func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
 		L.Push(lua.LFalse)
 		L.Push(lua.LString("cannot resume " + st + " coroutine"))
 		return 2
+	}
+	if th.Context() == nil && watched(L) {
+		c.watch(th) // made by code that was not watched
 	}
 	if _, hasFrames := th.GetStack(-1); !hasFrames {
 		// The coroutine yielded from a tail call of its last frame

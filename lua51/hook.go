@@ -63,30 +63,42 @@ func hookThread(L *lua.LState) (th *lua.LState, arg int) {
 	return L, 0
 }
 
-// threadOf is the thread th runs code for, which gets a context of this
-// package when it has none (a state run outside this package's protected
-// calls: its own thread, with its context behind it when no host call is
-// in progress).
+// threadOf is the thread th runs code for: its context's, or, for a state
+// that runs unwatched, the main thread's or a new one, which th then runs
+// with (a helper of a protected call runs code for the running coroutine
+// or the main thread; the hook starts with the next call it makes).
 func threadOf(th *lua.LState) *scriptThread {
 	if c, ok := th.Context().(*threadContext); ok {
 		return c.thread
 	}
+	if h := helperOf(th); h != nil {
+		// An unwatched helper runs code for the running coroutine or the
+		// main thread, whose thread it takes for its next calls.
+		th = th.G.CurrentThread
+		if c, ok := th.Context().(*threadContext); ok {
+			h.ctx.thread = c.thread
+			return c.thread
+		}
+	}
 	m := protectorOf(th).monitor
-	c := m.newContext(th, &scriptThread{})
+	thread := &scriptThread{}
+	if th == th.G.MainThread {
+		thread = m.mainThread
+	}
 	if m.host == nil {
 		m.setHost(th.Context())
 	}
-	th.SetContext(c)
-	return c.thread
+	th.SetContext(m.newContext(th, thread))
+	return thread
 }
 
 // debugSethook is debug.sethook([thread,] hook, mask [, count]), or
 // debug.sethook([thread]) to turn the hook off.
 func debugSethook(L *lua.LState) int {
 	th, arg := hookThread(L)
-	c := threadOf(th)
+	t, m := threadOf(th), protectorOf(L).monitor
 	if L.Get(arg+1) == lua.LNil {
-		c.hook, c.hookSet = nil, nil
+		t.setHook(m, nil)
 		return 0
 	}
 	mask := checkString(L, arg+2)
@@ -100,11 +112,24 @@ func debugSethook(L *lua.LState) int {
 		count: max(count, 0),
 	}
 	h.countLeft = h.count
-	c.hookSet, c.hook = h, h
-	if !h.call && !h.ret && !h.line && h.count == 0 {
-		c.hook = nil // set, as gethook tells, but with no event to call it for
-	}
+	t.setHook(m, h)
 	return 0
+}
+
+// setHook makes h the thread's hook (nil for none). A hook with no event
+// (an empty mask, no count) is kept for gethook but never called.
+func (t *scriptThread) setHook(m *monitor, h *hook) {
+	t.hookSet = h
+	if h != nil && !h.call && !h.ret && !h.line && h.count == 0 {
+		h = nil
+	}
+	switch {
+	case t.hook == nil && h != nil:
+		m.hooked++
+	case t.hook != nil && h == nil:
+		m.hooked--
+	}
+	t.hook = h
 }
 
 // debugGethook is debug.gethook([thread]): the hook function, its mask and

@@ -122,10 +122,12 @@ func monitorOf(L *lua.LState) *monitor {
 // none: half the machine's memory, and less when the process's address
 // space (ulimit -v) or data segment (ulimit -d) is limited: a third of
 // what is left of it, which leaves room for the last growth a check lets
-// through (a table's array doubling) and for the Go runtime.
-var DefaultMemoryLimit = sync.OnceValue(defaultMemoryLimit)
+// through (a table's array doubling) and for the Go runtime. It is worked
+// out once, the first time it is needed.
+func DefaultMemoryLimit() int64 { return defaultMemoryLimit() }
 
-func defaultMemoryLimit() int64 {
+// defaultMemoryLimit works DefaultMemoryLimit out once.
+var defaultMemoryLimit = sync.OnceValue(func() int64 {
 	limit := int64(math.MaxInt64)
 	var info unix.Sysinfo_t
 	if unix.Sysinfo(&info) == nil && info.Totalram > 0 {
@@ -143,7 +145,7 @@ func defaultMemoryLimit() int64 {
 		limit = min(limit, max(int64(r.Cur)-rl.used, 0)/3)
 	}
 	return limit
-}
+})
 
 // processSizes are the process's virtual size and data segment in bytes,
 // as /proc/self/status says (0 when it can't be read).

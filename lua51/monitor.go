@@ -9,14 +9,21 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Every state a script runs on (a pcall's helper, a coroutine) gets a
-// context of this package, a threadContext, whose Done the interpreter
-// calls before each instruction (see internals.go). Done counts: every
-// checkEvery instructions of the universe it checks the memory budget, it
-// stops a call that ran past its instruction budget (PCallBudget), and it
-// runs the hooks debug.sethook set for the thread it runs code for.
-// Otherwise it only passes on the context of the host's call (Ctrl-C in
-// the command).
+// The states that run a script's code under lua51's calls (the helpers of
+// protected calls, coroutines) get a context of this package, a
+// threadContext, whose Done the interpreter calls before each instruction
+// (see internals.go). Done counts: every checkEvery instructions of the
+// universe it checks the memory budget, it stops a call that ran past its
+// instruction budget (PCallBudget), and it runs the hooks debug.sethook set
+// for the thread it runs code for. Otherwise it only passes on the context
+// of the host's call (Ctrl-C in the command).
+//
+// Code the host runs with lua51.PCall (DoString, DoFile, the command's
+// chunks) is watched so, and so is everything it calls. Code run with
+// gopher-lua's own calls on a state without a context, and the pcalls and
+// coroutines it makes, are watched only once a hook is set: a context
+// makes gopher-lua run its slower loop, which checks the context before
+// each instruction.
 
 // checkEvery is how many instructions run between two checks of the
 // memory budget: reading the heap's size costs about a microsecond, these
@@ -35,6 +42,7 @@ type monitor struct {
 
 	budgeted  bool  // a PCallBudget is in progress
 	budgetEnd int64 // the count of instructions at which it stops
+	hooked    int   // threads with a hook that has events
 
 	memory     memoryBudget
 	mainThread *scriptThread // the thread of the code the host runs
@@ -91,14 +99,19 @@ type threadContext struct {
 	m      *monitor
 	L      *lua.LState   // the state whose interpreter calls Done
 	thread *scriptThread // the thread L runs code for
-	caller *lua.LState   // a helper's: the state its protected call came from
+}
+
+// watched reports whether L runs with a context of this package.
+func watched(L *lua.LState) bool {
+	_, ok := L.Context().(*threadContext)
+	return ok
 }
 
 // Done is called by the interpreter before each instruction.
 func (c *threadContext) Done() <-chan struct{} {
 	m := c.m
 	m.ticks--
-	if m.ticks <= 0 || c.thread.hook != nil {
+	if m.ticks <= 0 || m.hooked > 0 {
 		c.tick()
 	}
 	return m.hostDone
@@ -159,25 +172,43 @@ type entry struct {
 
 // enter makes the helper whose context is hc run a protected call for L:
 // for L's thread, or, for a call from the host, for the main thread with
-// the host's context behind it.
-func (m *monitor) enter(L *lua.LState, hc *threadContext, e *entry) {
+// the host's context behind it. The helper is watched (runs with hc) when
+// L is, when the call comes from the host's lua51.PCall or with a context
+// of the host's, or when a hook is set.
+func (m *monitor) enter(L *lua.LState, hc *threadContext, e *entry, fromHost bool) {
+	H := hc.L
 	thread := m.mainThread
-	if c, nested := L.Context().(*threadContext); nested {
-		thread = c.thread
-	} else if L.Context() != m.host {
-		m.enterFromHost(L.Context(), e)
+	watch := true
+	switch ctx := L.Context().(type) {
+	case *threadContext:
+		thread = ctx.thread
+	case nil:
+		watch = fromHost || m.hooked > 0
+		if fromHost {
+			m.enterFromHost(nil, e)
+		}
+	default:
+		if ctx != m.host {
+			m.enterFromHost(ctx, e)
+		}
 	}
 	if hc.thread != thread {
 		hc.thread = thread
 	}
-	if hc.caller != L {
-		hc.caller = L // a loop of pcalls from one state writes it once
+	switch {
+	case watch && H.Context() != context.Context(hc):
+		H.SetContext(hc)
+	case !watch && H.Context() != nil:
+		H.RemoveContext()
 	}
 }
 
-// enterFromHost puts the context of the host's call behind the helpers'.
+// enterFromHost puts the context of the host's call (nil for none) behind
+// the helpers'.
 func (m *monitor) enterFromHost(ctx context.Context, e *entry) {
-	e.hostChanged, e.hostOuter = true, m.setHost(ctx)
+	if ctx != m.host {
+		e.hostChanged, e.hostOuter = true, m.setHost(ctx)
+	}
 }
 
 // leave undoes what enter did, once the call ended.

@@ -181,3 +181,36 @@ func TestHookCallAndReturn(t *testing.T) {
 		t.Errorf("events %q, want %q", got, want)
 	}
 }
+
+func TestUnwatchedCodeGetsWatchedOnceHooked(t *testing.T) {
+	// Code run with gopher-lua's own DoString is not watched; once it sets
+	// a hook, its later protected calls are, and a count hook stops a loop
+	// in one.
+	L := NewState(Options{})
+	defer L.Close()
+	err := L.DoString(`
+		debug.sethook(function() error("stopped", 0) end, "", 1000)
+		local ok, msg = pcall(function() while true do end end)
+		debug.sethook()
+		assert(not ok and msg == "stopped", tostring(msg))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCoroutineMadeUnwatchedIsWatchedWhenResumedWatched(t *testing.T) {
+	// A coroutine made by code that was not watched, resumed by a call of
+	// lua51, counts against that call's budget.
+	L := NewState(Options{})
+	defer L.Close()
+	if err := L.DoString(`co = coroutine.create(function() while true do end end)`); err != nil {
+		t.Fatal(err)
+	}
+	err := callChunk(t, L, `return coroutine.resume(co)`, func(nargs int) error { return PCallBudget(L, nargs, lua.MultRet, 100000) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, msg := L.Get(-2), lua.LVAsString(L.Get(-1)); ok != lua.LFalse || !strings.Contains(msg, "instruction budget exhausted") {
+		t.Errorf("resume gave %v, %q; want the budget's error", ok, msg)
+	}
+}

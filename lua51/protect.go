@@ -40,7 +40,7 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active  int       // helpers in use
+	active  []*helper // helpers in use, the innermost call's last
 	idle    []*helper // helpers for reuse, at most maxIdle
 	monitor *monitor  // what watches the universe's execution
 }
@@ -48,10 +48,11 @@ type protector struct {
 // helper is a thread protected functions run on, with the state of the call
 // in progress; a helper is used by one protected call at a time.
 type helper struct {
-	L     *lua.LState
-	ctx   *threadContext // L's context
-	onErr *lua.LFunction // the error function of L.PCall: h.describe
-	entry entry          // what the monitor did for the call in progress
+	L      *lua.LState
+	ctx    *threadContext // the context L runs with when watched
+	onErr  *lua.LFunction // the error function of L.PCall: h.describe
+	caller *lua.LState    // the state the call in progress came from
+	entry  entry          // what the monitor did for the call in progress
 
 	handler   lua.LValue // xpcall's message handler, or nil
 	traceback bool       // record a traceback at the error point (PCall)
@@ -90,11 +91,26 @@ func protectorOf(L *lua.LState) *protector {
 	return p
 }
 
-// callerOf is the thread that called the protected call the helper thread
-// H runs, or nil when H is not such a helper.
+// callerOf is the state that called the protected call the helper H runs,
+// nil when H is not such a helper.
 func callerOf(H *lua.LState) *lua.LState {
-	if c, ok := H.Context().(*threadContext); ok {
-		return c.caller
+	if h := helperOf(H); h != nil {
+		return h.caller
+	}
+	return nil
+}
+
+// helperOf is the helper whose thread is H, running a protected call; nil
+// when there is none.
+func helperOf(H *lua.LState) *helper {
+	if ud, ok := H.G.Registry.RawGetString(registryKey).(*lua.LUserData); ok {
+		if p, ok := ud.Value.(*protector); ok {
+			for i := len(p.active) - 1; i >= 0; i-- {
+				if p.active[i].L == H {
+					return p.active[i]
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -117,14 +133,14 @@ func (p *protector) xpcall(L *lua.LState) int {
 // protected calls the function below the nargs values at the top of L's
 // stack on a helper and returns pcall's results to L.
 func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int {
-	h := p.acquire(L)
+	h := p.acquire(L, false)
 	defer p.release(h)
 	h.handler = handler
-	if p.active > maxNesting {
+	if len(p.active) > maxNesting {
 		// As in Lua 5.1, the message handler still runs, once: the
 		// first call past the limit has a helper to run it on.
 		L.Push(lua.LFalse)
-		if handler != nil && p.active == maxNesting+1 {
+		if handler != nil && len(p.active) == maxNesting+1 {
 			L.Push(h.callHandler(errCStackOverflow))
 		} else {
 			L.Push(errCStackOverflow)
@@ -148,9 +164,9 @@ func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int 
 	return n + 1
 }
 
-// acquire returns an idle helper for a protected call from L, or a new one.
-func (p *protector) acquire(L *lua.LState) *helper {
-	p.active++
+// acquire returns an idle helper for a protected call from L, or a new one;
+// fromHost is set for a call of the host's (PCall).
+func (p *protector) acquire(L *lua.LState, fromHost bool) *helper {
 	var h *helper
 	if n := len(p.idle); n > 0 {
 		h = p.idle[n-1]
@@ -162,14 +178,17 @@ func (p *protector) acquire(L *lua.LState) *helper {
 	// The helper runs code for L's thread; behind its context is the
 	// context of the host's call (the command and the resident module
 	// cancel long waits through it, and change it between chunks).
-	p.monitor.enter(L, h.ctx, &h.entry)
+	p.monitor.enter(L, h.ctx, &h.entry, fromHost)
+	h.caller = L
+	p.active = append(p.active, h)
 	return h
 }
 
 // release makes h idle again, or drops it after a stack overflow (see
 // helper.call) or when enough helpers are idle.
 func (p *protector) release(h *helper) {
-	p.active--
+	p.active[len(p.active)-1] = nil
+	p.active = p.active[:len(p.active)-1]
 	p.monitor.leave(&h.entry)
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
@@ -179,16 +198,15 @@ func (p *protector) release(h *helper) {
 	p.idle = append(p.idle, h)
 }
 
-// newHelper makes a helper thread for protected calls from L. It runs
-// with a context of this package, which counts its instructions and has
-// the host's context behind it.
+// newHelper makes a helper thread for protected calls from L, with the
+// context of this package it runs with when watched.
 func (p *protector) newHelper(L *lua.LState) *helper {
 	th, cancel := L.NewThread()
 	if cancel != nil {
 		cancel() // the child context NewThread derives is replaced
 	}
+	th.RemoveContext()
 	h := &helper{L: th, ctx: p.monitor.newContext(th, p.monitor.mainThread)}
-	th.SetContext(h.ctx)
 	h.onErr = th.NewFunction(h.describe)
 	return h
 }
@@ -334,9 +352,9 @@ func errorTraceback(L *lua.LState) string {
 // "stack traceback:" at the error point, as debug.traceback gives it.
 func PCall(L *lua.LState, nargs, nret int) error {
 	p := protectorOf(L)
-	h := p.acquire(L)
+	h := p.acquire(L, true)
 	defer p.release(h)
-	if p.active > maxNesting {
+	if len(p.active) > maxNesting {
 		L.Pop(nargs + 1)
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: errCStackOverflow}
 	}
