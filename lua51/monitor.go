@@ -33,8 +33,7 @@ const checkEvery = 1 << 14
 // monitor watches the execution of one Lua universe (its state and the
 // threads that share its globals), which runs on one goroutine at a time.
 type monitor struct {
-	host     context.Context // the context of the host's protected call in progress, nil for none
-	hostDone <-chan struct{} // host.Done(), or nil
+	host context.Context // the context of the host's protected call in progress, nil for none
 
 	ticks    int64 // instructions left before the next check
 	period   int64 // the length of the current countdown
@@ -78,10 +77,7 @@ func (m *monitor) schedule() {
 // replaces.
 func (m *monitor) setHost(ctx context.Context) context.Context {
 	old := m.host
-	m.host, m.hostDone = ctx, nil
-	if ctx != nil {
-		m.hostDone = ctx.Done()
-	}
+	m.host = ctx
 	return old
 }
 
@@ -107,14 +103,19 @@ func watched(L *lua.LState) bool {
 	return ok
 }
 
-// Done is called by the interpreter before each instruction.
+// Done is called by the interpreter before each instruction. It asks the
+// host's context each time, as the interpreter would: a host may count
+// instructions with a context of its own.
 func (c *threadContext) Done() <-chan struct{} {
 	m := c.m
 	m.ticks--
 	if m.ticks <= 0 || m.hooked > 0 {
 		c.tick()
 	}
-	return m.hostDone
+	if m.host != nil {
+		return m.host.Done()
+	}
+	return nil
 }
 
 // Err is the host's context's error.

@@ -214,3 +214,30 @@ func TestCoroutineMadeUnwatchedIsWatchedWhenResumedWatched(t *testing.T) {
 		t.Errorf("resume gave %v, %q; want the budget's error", ok, msg)
 	}
 }
+
+// countingContext counts the calls of its Done, as a host that bounds a
+// call's instructions with a context of its own does.
+type countingContext struct {
+	context.Context
+	calls int
+}
+
+func (c *countingContext) Done() <-chan struct{} {
+	c.calls++
+	return c.Context.Done()
+}
+
+func TestHostContextSeesEveryInstruction(t *testing.T) {
+	// Behind the helpers' contexts, the host's context is asked before each
+	// instruction, as when the helper ran with it: a host's own budget
+	// (a Lua device program's) still counts the instructions of
+	// lua51.PCall, inside pcall too.
+	L := NewState(Options{})
+	defer L.Close()
+	host := &countingContext{Context: context.Background()}
+	L.SetContext(host)
+	err := callChunk(t, L, "for i = 1, 1000 do end pcall(function() for i = 1, 1000 do end end)", func(nargs int) error { return PCall(L, nargs, 0) })
+	if err != nil || host.calls < 2000 {
+		t.Errorf("the host's Done was called %d times for 2,000 instructions (%v)", host.calls, err)
+	}
+}
