@@ -60,7 +60,7 @@ func (c *coroutines) createFunc(L *lua.LState) int {
 // (gopher-lua would derive it from the context of the call that made it,
 // which the command cancels once that chunk ends).
 func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
-	if !watched(L) {
+	if !c.monitor.watched(L) {
 		c.create(L)
 		return L.Get(-1).(*lua.LState)
 	}
@@ -144,7 +144,7 @@ func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
 		L.Push(lua.LString("cannot resume " + st + " coroutine"))
 		return 2
 	}
-	if th.Context() == nil && watched(L) {
+	if th.Context() == nil && c.monitor.watched(L) {
 		c.watch(th) // made by code that was not watched
 	}
 	if _, hasFrames := th.GetStack(-1); !hasFrames {

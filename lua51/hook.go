@@ -68,19 +68,19 @@ func hookThread(L *lua.LState) (th *lua.LState, arg int) {
 // with (a helper of a protected call runs code for the running coroutine
 // or the main thread; the hook starts with the next call it makes).
 func threadOf(th *lua.LState) *scriptThread {
-	if c, ok := th.Context().(*threadContext); ok {
+	m := protectorOf(th).monitor
+	if c, ok := m.contextOf(th); ok {
 		return c.thread
 	}
 	if h := helperOf(th); h != nil {
 		// An unwatched helper runs code for the running coroutine or the
 		// main thread, whose thread it takes for its next calls.
 		th = th.G.CurrentThread
-		if c, ok := th.Context().(*threadContext); ok {
+		if c, ok := m.contextOf(th); ok {
 			h.ctx.thread = c.thread
 			return c.thread
 		}
 	}
-	m := protectorOf(th).monitor
 	thread := &scriptThread{}
 	if th == th.G.MainThread {
 		thread = m.mainThread
@@ -136,7 +136,7 @@ func (t *scriptThread) setHook(m *monitor, h *hook) {
 // its count.
 func debugGethook(L *lua.LState) int {
 	th, _ := hookThread(L)
-	c, ok := th.Context().(*threadContext)
+	c, ok := protectorOf(th).monitor.contextOf(th)
 	if !ok || c.thread.hookSet == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(""))

@@ -97,9 +97,17 @@ type threadContext struct {
 	thread *scriptThread // the thread L runs code for
 }
 
-// watched reports whether L runs with a context of this package.
-func watched(L *lua.LState) bool {
-	_, ok := L.Context().(*threadContext)
+// contextOf is L's context when it is one of this universe's (one of
+// another universe's, which a host may pass on to a state it runs, is the
+// context of a host's call here).
+func (m *monitor) contextOf(L *lua.LState) (*threadContext, bool) {
+	c, ok := L.Context().(*threadContext)
+	return c, ok && c.m == m
+}
+
+// watched reports whether L runs with a context of this universe.
+func (m *monitor) watched(L *lua.LState) bool {
+	_, ok := m.contextOf(L)
 	return ok
 }
 
@@ -180,18 +188,15 @@ func (m *monitor) enter(L *lua.LState, hc *threadContext, e *entry, fromHost boo
 	H := hc.L
 	thread := m.mainThread
 	watch := true
-	switch ctx := L.Context().(type) {
-	case *threadContext:
-		thread = ctx.thread
-	case nil:
+	if c, ok := m.contextOf(L); ok {
+		thread = c.thread
+	} else if ctx := L.Context(); ctx == nil {
 		watch = fromHost || m.hooked > 0
 		if fromHost {
 			m.enterFromHost(nil, e)
 		}
-	default:
-		if ctx != m.host {
-			m.enterFromHost(ctx, e)
-		}
+	} else {
+		m.enterFromHost(ctx, e)
 	}
 	if hc.thread != thread {
 		hc.thread = thread

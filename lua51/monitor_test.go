@@ -241,3 +241,29 @@ func TestHostContextSeesEveryInstruction(t *testing.T) {
 		t.Errorf("the host's Done was called %d times for 2,000 instructions (%v)", host.calls, err)
 	}
 }
+
+func TestContextOfAnotherUniverseIsAHostContext(t *testing.T) {
+	// A Go function called from one state passes its context (this
+	// package's, of that universe) to another state it runs code in, as
+	// resident.check does: cancelling the first state's host context stops
+	// a loop in the second.
+	outer, inner := NewState(Options{}), NewState(Options{})
+	defer outer.Close()
+	defer inner.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var innerErr error
+	outer.SetGlobal("runInner", outer.NewFunction(func(L *lua.LState) int {
+		inner.SetContext(L.Context())
+		defer inner.RemoveContext()
+		cancel()
+		innerErr = callChunk(t, inner, "while true do end", func(nargs int) error { return PCall(inner, nargs, 0) })
+		return 0
+	}))
+	outer.SetContext(ctx)
+	outerErr := callChunk(t, outer, "runInner()", func(nargs int) error { return PCall(outer, nargs, 0) })
+	for _, err := range []error{innerErr, outerErr} {
+		if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+			t.Errorf("the inner loop, then the outer chunk, ended with %v, %v; want both cancelled", innerErr, outerErr)
+		}
+	}
+}
