@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // Config says which trials a campaign runs and how.
@@ -101,8 +101,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
-	if last := c.Seed + uint64(c.Trials) - 1; last > luaapi.MaxSeed || last < c.Seed {
-		return c, fmt.Errorf("campaign: seeds %d..%d: the last is above 2^53-1 (%d), which a Lua number holds exactly", c.Seed, last, uint64(luaapi.MaxSeed))
+	if last := c.Seed + uint64(c.Trials) - 1; last > seeds.Max || last < c.Seed {
+		return c, fmt.Errorf("campaign: seeds %d..%d: the last is above 2^53-1 (%d), which a Lua number holds exactly", c.Seed, last, uint64(seeds.Max))
 	}
 	if c.Shards <= 1 {
 		c.Shard, c.Shards = 0, 1

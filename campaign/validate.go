@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // validate says what in s no run could have written, or nil: every count
@@ -39,7 +39,7 @@ func (s *Summary) validateCampaign() error {
 	switch {
 	case s.Campaign < 1:
 		return fmt.Errorf("a campaign of %d trials", s.Campaign)
-	case s.Seed < 1 || s.Seed > luaapi.MaxSeed || uint64(s.Campaign-1) > luaapi.MaxSeed-s.Seed:
+	case s.Seed < 1 || s.Seed > seeds.Max || uint64(s.Campaign-1) > seeds.Max-s.Seed:
 		return fmt.Errorf("seeds %d..%d are not within 1..2^53-1", s.Seed, s.Seed+uint64(s.Campaign)-1)
 	case s.Script == "" && (s.ScriptSHA256 != "" || s.TrialFabricSHA256 != ""):
 		return errors.New("digests of a script, but no script")

@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 func TestLifecycle(t *testing.T) {
@@ -429,7 +430,7 @@ func TestFabric(t *testing.T) {
 	// The third fabric gives no seed: it gets the run's third derived seed.
 	wantErr := "resident: fabric mode=sim seed=42 timing=ideal\n" +
 		"resident: fabric mode=sim seed=9 timing=custom\n" +
-		fmt.Sprintf("resident: fabric mode=sim seed=%d timing=ideal\n", DeriveSeed(42, 3))
+		fmt.Sprintf("resident: fabric mode=sim seed=%d timing=ideal\n", seeds.Derive(42, 3))
 	if got := h.stderr.String(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 	}

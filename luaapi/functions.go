@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // Function is one function of the Lua module "resident". The module's
@@ -180,8 +181,8 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 	}
 	if v := field(t, "seed"); v != lua.LNil {
 		seed := intField(L, 1, name, t, "seed", 0)
-		if seed < 0 || seed > MaxSeed {
-			m.invalid(L, "fabric", "seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (%d), got %d", int64(MaxSeed), seed)
+		if seed < 0 || seed > seeds.Max {
+			m.invalid(L, "fabric", "seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (%d), got %d", int64(seeds.Max), seed)
 		}
 		cfg.Seed = uint64(seed)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
 )
@@ -165,9 +166,9 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	}
 	m.runSeed = opts.Config.Seed
 	if m.runSeed == 0 {
-		m.runSeed = ChooseSeed()
-	} else if m.runSeed > MaxSeed {
-		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(MaxSeed))
+		m.runSeed = seeds.Choose()
+	} else if m.runSeed > seeds.Max {
+		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(seeds.Max))
 	}
 	m.finished.limit = opts.StatsLimit
 	if m.finished.limit == 0 {
@@ -280,7 +281,7 @@ func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric,
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
-		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
+		cfg.Seed = seeds.Derive(m.runSeed, m.fabricsMade)
 	}
 	f, err := devices.NewFabricWith(cfg, backend)
 	if err != nil {

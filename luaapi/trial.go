@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/trial"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
@@ -34,8 +35,8 @@ func (m *Module) trialFn(L *lua.LState) int {
 		return v
 	}
 	seed := intField(L, 1, name, t, "seed", 1)
-	if seed < 1 || seed > MaxSeed {
-		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", MaxSeed, seed)
+	if seed < 1 || seed > seeds.Max {
+		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", seeds.Max, seed)
 	}
 	cfg := trial.Config{
 		Seed:      uint64(seed),

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/plot"
 )
 
@@ -180,7 +180,7 @@ func positive(name, value string) (int, error) {
 // seedValue reads a seed, from 1 to 2^53-1.
 func seedValue(name, value string) (uint64, error) {
 	n, err := strconv.ParseUint(value, 10, 64)
-	if err != nil || n == 0 || n > luaapi.MaxSeed {
+	if err != nil || n == 0 || n > seeds.Max {
 		return 0, &usageError{fmt.Sprintf("--%s %q: give a whole number from 1 to 2^53-1", name, value)}
 	}
 	return n, nil
