@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/programs"
 )
 
@@ -53,7 +54,7 @@ func RunBuiltinTrials(n, workers int) (perSecond float64, err error) {
 // the command does, and returns its trials per second; a violation or a
 // failed trial is an error, since a figure of a broken run means nothing.
 func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
-	defer campaign.TuneGC()()
+	defer gctune.ForCampaign()()
 	start := time.Now()
 	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/plot"
 )
@@ -297,7 +298,7 @@ func runCampaign(args []string) int {
 	case o.replay != 0:
 		return o.runReplay()
 	}
-	defer campaign.TuneGC()()
+	defer gctune.ForCampaign()()
 	return o.runTrials()
 }
 
