@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/programs"
 )
 
@@ -39,7 +40,7 @@ func RunScriptTrials(n, workers int) (perSecond float64, err error) {
 	if err := os.WriteFile(script, []byte(scriptTrial), 0o644); err != nil {
 		return 0, err
 	}
-	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	return runCampaign(campaign.Config{Runners: luacampaign.Script(script, luacampaign.Options{}), Trials: n, Workers: workers, Seed: 1})
 }
 
 // RunBuiltinTrials runs n built-in trials (engine/trial's default: three
@@ -111,7 +112,7 @@ func RunProgramTrials(n, workers int, lua bool) (perSecond float64, err error) {
 	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 		return 0, err
 	}
-	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	return runCampaign(campaign.Config{Runners: luacampaign.Script(script, luacampaign.Options{}), Trials: n, Workers: workers, Seed: 1})
 }
 
 // programFigure is the Lua programs' trials per second on one core against

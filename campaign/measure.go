@@ -21,7 +21,7 @@ const (
 
 // MaxOutcomes is how many outcomes a measurement keeps a distribution of
 // (for the pictures of Summary.Plot). Each takes about 400 KB, so a
-// measurement recorded under more outcomes (a script that returns, say, a
+// measurement recorded under more outcomes (a trial that gives, say, a
 // number per trial) keeps its overall distribution alone; as this depends
 // on the set of outcomes alone, shards merge into what a single run keeps.
 const MaxOutcomes = 12
@@ -51,7 +51,7 @@ func newMeasurement() *Measurement {
 
 func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, histHighest, histDigits) }
 
-// add records one value, from 0 to MaxRecord (t.record checks), of a trial
+// add records one value, from 0 to MaxRecord (Trial.Record checks), of a trial
 // whose outcome is outcome.
 func (m *Measurement) add(v float64, outcome string) {
 	if m.Count == 0 || v < m.Min {
@@ -63,7 +63,7 @@ func (m *Measurement) add(v float64, outcome string) {
 	m.Count++
 	m.Whole = m.Whole && v == math.Trunc(v)
 	n := histValue(v)
-	_ = m.hist.RecordValue(n) // in range: t.record checks
+	_ = m.hist.RecordValue(n) // in range: Trial.Record checks
 	if h := m.outcomeHistogram(outcome); h != nil {
 		_ = h.RecordValue(n)
 	}

@@ -55,7 +55,7 @@ func TestPlotValuesThinEvenlyInRank(t *testing.T) {
 }
 
 func TestOutcomeHistogramsHoldEveryValue(t *testing.T) {
-	s := checkSameForWorkers(t, Config{Trials: 80, Seed: 7, Script: "testdata/trial.lua"})
+	s := checkSameForWorkers(t, Config{Trials: 80, Seed: 7, Runners: sessions})
 	for name, m := range s.Measurements {
 		var total int64
 		for _, h := range m.byOutcome {
@@ -94,7 +94,7 @@ func TestTooManyOutcomesKeepTheOverallHistogram(t *testing.T) {
 }
 
 func TestDecodeChecksOutcomeHistograms(t *testing.T) {
-	s, _ := run(t, Config{Trials: 20, Script: "testdata/trial.lua"})
+	s, _ := run(t, Config{Trials: 20, Runners: sessions})
 	b, _ := s.JSON()
 	// Drop the histograms by outcome of the first measurement.
 	i := bytes.Index(b, []byte(`"by_outcome": {`))
@@ -121,7 +121,7 @@ func TestPlotPaths(t *testing.T) {
 }
 
 func TestPlotDrawsAPictureAMeasurement(t *testing.T) {
-	s, _ := run(t, Config{Trials: 40, Seed: 7, Script: "testdata/trial.lua"})
+	s, _ := run(t, Config{Trials: 40, Seed: 7, Runners: sessions})
 	dir := t.TempDir()
 	drawn, err := s.Plot(filepath.Join(dir, "c.svg"))
 	if err != nil {
@@ -159,11 +159,7 @@ func TestPlotDrawsAPictureAMeasurement(t *testing.T) {
 	if _, err := s.Plot(filepath.Join(dir, "c.gif")); err == nil || !strings.Contains(err.Error(), "unknown picture format") {
 		t.Errorf("a .gif: err = %v", err)
 	}
-	script := filepath.Join(dir, "none.lua")
-	if err := os.WriteFile(script, []byte(`function trial(t) return "x" end`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	empty, err := Run(context.Background(), Config{Trials: 2, Script: script})
+	empty, err := Run(context.Background(), Config{Trials: 2, Runners: Func("none", func(_ context.Context, t *Trial) error { t.Outcome = "x"; return nil })})
 	if err != nil {
 		t.Fatal(err)
 	}

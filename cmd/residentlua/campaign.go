@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
 )
 
@@ -30,6 +31,7 @@ const (
 // campaignOptions is the command line of residentlua campaign.
 type campaignOptions struct {
 	cfg         campaign.Config
+	script      string // the trial script; empty for the built-in trial
 	outPath     string // --out: one JSON line per trial
 	summaryPath string // --summary: the Summary's JSON
 	plotPath    string // --plot: the measurements' pictures
@@ -89,7 +91,7 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.help, o.cfg.Script = help, script
+	o.help, o.script = help, script
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
@@ -268,7 +270,7 @@ func (o *campaignOptions) checkOutputs() error {
 	return outputChecks{
 		outputs: []outputFile{{"--out", o.outPath, jsonLines}, {"--summary", o.summaryPath, jsonObject},
 			{"--plot", o.plotPath, picture}, {"--trace", o.tracePath, jsonObject}},
-		inputs: append([]string{o.cfg.Script}, o.merge...),
+		inputs: append([]string{o.script}, o.merge...),
 		force:  o.force,
 	}.check()
 }
@@ -302,6 +304,15 @@ func runCampaign(args []string) int {
 	return o.runTrials()
 }
 
+// runners is what the campaign's trials run: the script's trial(t), or the
+// built-in trial; opts says where they print and report their fabrics.
+func (o *campaignOptions) runners(opts luacampaign.Options) campaign.Runners {
+	if o.script == "" {
+		return campaign.Builtin(opts.OnFabric)
+	}
+	return luacampaign.Script(o.script, opts)
+}
+
 // complain prints a failure of the command and returns the status of a
 // campaign that did not complete.
 func complain(err error) int {
@@ -325,6 +336,7 @@ func (o *campaignOptions) runTrials() int {
 		// worker keeps its own summary.
 		o.cfg.OnTrial = out.add
 	}
+	o.cfg.Runners = o.runners(luacampaign.Options{})
 	prog := newProgress(o.cfg, isTerminal(os.Stderr))
 	o.cfg.Progress = &prog.counts
 	intr := newInterrupter()
@@ -415,11 +427,12 @@ func writeSummary(path string, s *campaign.Summary) error {
 // timeline too). The status is 1 when the trial failed.
 func (o *campaignOptions) runReplay() int {
 	var rec *traceRecorder
+	opts := luacampaign.Options{Stdout: os.Stdout}
 	if o.tracePath != "" {
 		rec = newTraceRecorder(o.tracePath)
-		o.cfg.OnFabric = rec.attach
+		opts.OnFabric = rec.attach
 	}
-	o.cfg.Stdout = os.Stdout
+	o.cfg.Runners = o.runners(opts)
 	intr := newInterrupter()
 	t, err := campaign.Replay(intr.arm(), o.cfg, o.replay)
 	interrupted := intr.disarm()
@@ -427,8 +440,8 @@ func (o *campaignOptions) runReplay() int {
 		return complain(err)
 	}
 	what := "built-in trial"
-	if o.cfg.Script != "" {
-		what = "trial of " + o.cfg.Script
+	if o.script != "" {
+		what = "trial of " + o.script
 	}
 	status := campaignPassed
 	if rec != nil {
