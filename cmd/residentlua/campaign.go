@@ -18,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
+	"github.com/residentlua/residentlua/plot/campaignplot"
 )
 
 // The exit statuses of residentlua campaign (and campaign merge), which a
@@ -541,9 +542,9 @@ func drawPlots(path string, s *campaign.Summary) bool {
 		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
 		return true
 	}
-	paths := s.PlotPaths(path)
+	paths := campaignplot.Paths(s, path)
 	for _, name := range slices.Sorted(maps.Keys(paths)) {
-		err := writePicture(paths[name], func(file string) error { return s.PlotMeasurement(name, file) })
+		err := writePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
 		if err != nil {
 			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))
 			return false
