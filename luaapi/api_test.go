@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/luamodule"
 	"github.com/residentlua/residentlua/internal/seeds"
 )
 
@@ -386,7 +387,7 @@ func TestSandbox(t *testing.T) {
 func TestGlobals(t *testing.T) {
 	h := sim(t)
 	h.run(`assert(require "resident" == resident)`)
-	for _, f := range Functions() {
+	for _, f := range luamodule.Functions() {
 		global, member := h.eval(f.Name), h.eval("resident."+f.Name)
 		if f.Global && global != member {
 			t.Errorf("global %s is %v, want resident.%s", f.Name, global, f.Name)
