@@ -1,29 +1,48 @@
 // Package campaign runs campaigns of seeded trials: N trials on W workers,
 // trial i with seed S+i, added up into a Summary that is a function of the
 // seeds alone, whatever the number of workers and however the trials are
-// split into shards, whose summaries Merge adds back into the one a single
-// run gives. Replay runs the trial of one seed alone, as a failure's seed
-// says.
+// split into shards.
 //
-// What each trial runs is Config.Runners: the built-in randomized protocol
-// trial (Builtin, the default), a trial written in Go (Func), or a Lua
-// trial script (package luacampaign, which the command residentlua
-// campaign runs; see docs/campaigns.md). A campaign of a Go trial:
+// # Running a campaign
+//
+// Run runs one; what each trial runs is Config.Runners: the built-in
+// randomized protocol trial (Builtin, the default), a trial written in Go
+// (Func), or a Lua trial script (package luacampaign, which the command
+// residentlua campaign runs; see docs/campaigns.md). A campaign of a Go
+// trial:
 //
 //	sum, err := campaign.Run(ctx, campaign.Config{
 //		Trials:  1000,
-//		Runners: campaign.Func("coin", func(ctx context.Context, t *campaign.Trial) error {
-//			if t.Seed%2 == 0 {
-//				t.Outcome = "heads"
+//		Workers: 8,
+//		Runners: campaign.Func("dice", func(ctx context.Context, t *campaign.Trial) error {
+//			roll := 1 + t.Seed%6
+//			if roll == 6 {
+//				t.Outcome = "six"
 //			}
-//			return t.Record("flips", 1)
+//			return t.Record("roll", float64(roll))
 //		}),
 //	})
 //	if err != nil { ... }
 //	fmt.Print(sum.Text())
 //
-// Cancelling ctx stops the run with the trials it finished; Summary.JSON
-// and Decode write and read a summary, which Merge adds to another shard's.
+// Cancelling ctx stops the run with the trials it finished. Config.OnTrial
+// sees every trial in index order, and Config.Progress counts them as they
+// finish. A trial's time is bounded by Config.TrialTimeout.
+//
+// # Summaries, shards and replays
+//
+// A Summary counts the trials by outcome, lists the failures by seed and
+// keeps each measurement's distribution (Measurement). Summary.Text prints
+// it, Summary.JSON and Decode write and read it, and Merge adds the
+// summaries of a campaign's shards (Config.Shard of Config.Shards) into the
+// one a single run gives. Replay runs the trial of one seed alone, with its
+// report; package plot/campaignplot draws a summary's measurements.
+//
+// # Trials of one's own
+//
+// Func's trial is a function of its Trial's seed, which it tells what it
+// found; a Runners of one's own makes a Runner for each worker when its
+// trials need state of their own (a Lua state, say).
 package campaign
 
 import (

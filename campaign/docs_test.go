@@ -40,3 +40,30 @@ func TestDocsShowTheTestedGoTrial(t *testing.T) {
 		t.Errorf("docs/campaigns.md shows the summary\n%s\nbut ExampleFunc prints\n%s", shown, printed.String())
 	}
 }
+
+// TestPackageDocShowsTheTestedExample keeps the campaign of the package
+// doc the one Example runs.
+func TestPackageDocShowsTheTestedExample(t *testing.T) {
+	doc, err := os.ReadFile("campaign.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := string(src)
+	start := strings.Index(example, "\tsum, err := campaign.Run(context.Background(), campaign.Config{\n\t\tTrials:  1000,")
+	end := strings.Index(example[start:], "\t})\n") + start + len("\t})\n")
+	if start < 0 || end < start {
+		t.Fatal("example_test.go has no Example of dice")
+	}
+	var shown strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(example[start:end], "\n"), "\n") {
+		shown.WriteString("//" + line + "\n")
+	}
+	want := strings.Replace(shown.String(), "context.Background()", "ctx", 1)
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("the package doc does not show Example's campaign as it is:\n%s", want)
+	}
+}

@@ -94,3 +94,33 @@ func ExampleFunc() {
 	// measurements:
 	//   rounds: 5
 }
+
+// The package's first example: a campaign of dice.
+func Example() {
+	sum, err := campaign.Run(context.Background(), campaign.Config{
+		Trials:  1000,
+		Workers: 8,
+		Runners: campaign.Func("dice", func(ctx context.Context, t *campaign.Trial) error {
+			roll := 1 + t.Seed%6
+			if roll == 6 {
+				t.Outcome = "six"
+			}
+			return t.Record("roll", float64(roll))
+		}),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(sum.Text())
+	// Output:
+	// campaign: 1000 trials of dice, seeds 1..1000
+	// trials by outcome:
+	//      834  ok
+	//      166  six
+	// oracle violations: 0
+	// measurements (count: values recorded; min and max exact, the rest from an HDR histogram to 3 significant digits; times with their unit, whole numbers as counts):
+	//   measurement  count  mean  min  p50  p90  p99  p99.9  max
+	//   roll          1000   3.5    1    3    6    6      6    6
+	// failures: 0
+}

@@ -15,7 +15,8 @@ const maxListedFailures = 100
 
 // Text is the summary as the command prints it: what ran, the outcomes,
 // the built-in trials' sessions and faults, the violations, a table of the
-// measurements, and each failure with the command that replays it.
+// measurements, and each failure with the command that replays it (none for
+// a Go trial).
 func (s *Summary) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "campaign: %d %s, seeds %d..%d", s.Campaign, s.trials(), s.Seed, s.Seed+uint64(s.Campaign)-1)
