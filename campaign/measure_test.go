@@ -3,9 +3,7 @@ package campaign
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -50,23 +48,6 @@ func TestByOutcomeThinsEvenlyInRank(t *testing.T) {
 	}
 }
 
-func TestOutcomeHistogramsHoldEveryValue(t *testing.T) {
-	s := checkSameForWorkers(t, Config{Trials: 80, Seed: 7, Runners: sessions})
-	for name, m := range s.Measurements {
-		var total int64
-		for _, h := range m.byOutcome {
-			total += h.TotalCount()
-		}
-		if total != m.Count || len(m.byOutcome) == 0 {
-			t.Errorf("%s: %d outcomes hold %d values, the count is %d", name, len(m.byOutcome), total, m.Count)
-		}
-	}
-	rounds := s.Measurements["rounds"]
-	if got, want := slices.Sorted(maps.Keys(rounds.byOutcome)), slices.Sorted(maps.Keys(s.Outcomes)); !slices.Equal(got, want) {
-		t.Errorf("rounds by outcome %v, want every outcome %v", got, want)
-	}
-}
-
 func TestTooManyOutcomesKeepTheOverallHistogram(t *testing.T) {
 	outcomes := make([]string, maxOutcomes+1)
 	for i := range outcomes {
@@ -86,17 +67,5 @@ func TestTooManyOutcomesKeepTheOverallHistogram(t *testing.T) {
 	}
 	if got := m.ByOutcome(100); len(got) != 1 || len(got["all (over 12 outcomes)"]) != 13 {
 		t.Errorf("ByOutcome = %v, want one line of all the values", got)
-	}
-}
-
-func TestDecodeChecksOutcomeHistograms(t *testing.T) {
-	s, _ := run(t, Config{Trials: 20, Runners: sessions})
-	b, _ := s.JSON()
-	// Drop the histograms by outcome of the first measurement.
-	i := bytes.Index(b, []byte(`"by_outcome": {`))
-	j := i + bytes.Index(b[i:], []byte("}"))
-	bad := slices.Concat(b[:i], []byte(`"by_outcome": {`), b[j:])
-	if _, err := Decode(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "by_outcome: the histograms hold 0 values, the count says") {
-		t.Errorf("a summary without histograms by outcome: err = %v", err)
 	}
 }

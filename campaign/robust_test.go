@@ -1,4 +1,4 @@
-package campaign
+package campaign_test
 
 import (
 	"context"
@@ -7,12 +7,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/luacampaign"
 )
 
 // blockAt is a Go trial that returns "fine" but for the trial of index,
 // which waits until ctx ends or release is closed.
-func blockAt(index int, release <-chan struct{}) Runners {
-	return Func("block", func(ctx context.Context, t *Trial) error {
+func blockAt(index int, release <-chan struct{}) campaign.Runners {
+	return campaign.Func("block", func(ctx context.Context, t *campaign.Trial) error {
 		if t.Index == index {
 			select {
 			case <-ctx.Done():
@@ -25,22 +28,35 @@ func blockAt(index int, release <-chan struct{}) Runners {
 	})
 }
 
+// hangs are campaigns of trials that return "fine" but the one of index
+// 1, which does not end until its context does: a Go trial that waits on
+// it, and Lua trials that loop, spin on the clock, or raise an error whose
+// __tostring loops.
+func hangs() map[string]campaign.Runners {
+	lua := func(name string) campaign.Runners {
+		return luacampaign.Script("testdata/hang_"+name+".lua", luacampaign.Options{})
+	}
+	return map[string]campaign.Runners{"Go": blockAt(1, nil), "Lua loop": lua("loop"), "Lua slow": lua("slow"), "Lua __tostring": lua("tostring")}
+}
+
 // TestTrialTimeout checks that a trial that does not end in its time limit
-// is stopped and recorded as a "timeout" failure while the others run.
+// is stopped and recorded as a "timeout" failure while the others run, and
+// that its replay stops it too.
 func TestTrialTimeout(t *testing.T) {
-	s, _ := run(t, Config{Trials: 6, Workers: 2, Seed: 10, Runners: blockAt(1, nil), TrialTimeout: 300 * time.Millisecond})
-	if s.Outcomes["fine"] != 5 || s.Outcomes[OutcomeTimeout] != 1 || len(s.Failures) != 1 || s.Stopped() {
-		t.Fatalf("%v, failures %+v", s.Outcomes, s.Failures)
-	}
-	if f := s.Failures[0]; f.Seed != 11 || f.Outcome != OutcomeTimeout || !strings.Contains(f.Message, "time limit of 300ms") {
-		t.Errorf("failure %+v", f)
-	}
-	tr, err := Replay(context.Background(), Config{Trials: 6, Seed: 10, Runners: blockAt(1, nil), TrialTimeout: 100 * time.Millisecond}, 11)
-	if err != nil || tr.Outcome != OutcomeTimeout || tr.Report != tr.Message+"\nthe trial ran past its time limit" {
-		t.Errorf("replay of the trial that runs past its limit: %+v, %v", tr, err)
-	}
-	if c, _ := (Config{Trials: 1}).withDefaults(); c.TrialTimeout != time.Minute || c.MaxMeasurements != 1000 {
-		t.Errorf("the defaults are %v and %d names", c.TrialTimeout, c.MaxMeasurements)
+	for kind, hang := range hangs() {
+		s, _ := run(t, campaign.Config{Trials: 6, Workers: 2, Seed: 10, Runners: hang, TrialTimeout: 300 * time.Millisecond})
+		if s.Outcomes["fine"] != 5 || s.Outcomes[campaign.OutcomeTimeout] != 1 || len(s.Failures) != 1 || s.Stopped() {
+			t.Errorf("%s: %v, failures %+v", kind, s.Outcomes, s.Failures)
+			continue
+		}
+		if f := s.Failures[0]; f.Seed != 11 || f.Outcome != campaign.OutcomeTimeout || !strings.Contains(f.Message, "time limit of 300ms") ||
+			(s.Script != "") != strings.Contains(f.Replay, "--replay 11") {
+			t.Errorf("%s: failure %+v", kind, f)
+		}
+		tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 6, Seed: 10, Runners: hang, TrialTimeout: 100 * time.Millisecond}, 11)
+		if err != nil || tr.Outcome != campaign.OutcomeTimeout || !strings.HasPrefix(tr.Report, tr.Message+"\n") {
+			t.Errorf("%s: replay of the trial that runs past its limit: %+v, %v", kind, tr, err)
+		}
 	}
 }
 
@@ -48,45 +64,47 @@ func TestTrialTimeout(t *testing.T) {
 // a trial that would never end, which is recorded as "interrupted", and
 // that the trials that finished are all in the summary.
 func TestCancelInterruptsTrialsInFlight(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var p Progress
-	go func() {
-		for n, _ := p.Counts(); n < 49; n, _ = p.Counts() {
-			time.Sleep(5 * time.Millisecond)
+	for kind, hang := range hangs() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var p campaign.Progress
+		go func() {
+			for n, _ := p.Counts(); n < 49; n, _ = p.Counts() {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+		}()
+		var streamed []campaign.Trial
+		s, err := campaign.Run(ctx, campaign.Config{Trials: 50, Workers: 2, Runners: hang, Progress: &p, TrialTimeout: -1,
+			OnTrial: func(tr campaign.Trial) { streamed = append(streamed, tr) }})
+		if err != nil {
+			t.Fatal(err)
 		}
-		cancel()
-	}()
-	var streamed []Trial
-	s, err := Run(ctx, Config{Trials: 50, Workers: 2, Runners: blockAt(2, nil), Progress: &p, TrialTimeout: -1,
-		OnTrial: func(tr Trial) { streamed = append(streamed, tr) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Trials != 50 || s.Outcomes["fine"] != 49 || s.Interrupted() != 1 || !s.Stopped() || len(s.Failures) != 0 {
-		t.Fatalf("%d trials, outcomes %v, failures %+v", s.Trials, s.Outcomes, s.Failures)
-	}
-	if len(streamed) != 50 || streamed[2].Outcome != OutcomeInterrupted || !strings.Contains(streamed[2].Message, "stopped") {
-		t.Errorf("%d trials streamed; the third %+v", len(streamed), streamed[2])
-	}
-	if !strings.Contains(s.Text(), "stopped after 49 of 50 trials; 1 trial interrupted\n") {
-		t.Errorf("the text does not say it stopped:\n%s", s.Text())
+		if s.Trials != 50 || s.Outcomes["fine"] != 49 || s.Interrupted() != 1 || !s.Stopped() || len(s.Failures) != 0 {
+			t.Fatalf("%s: %d trials, outcomes %v, failures %+v", kind, s.Trials, s.Outcomes, s.Failures)
+		}
+		if len(streamed) != 50 || streamed[1].Outcome != campaign.OutcomeInterrupted || !strings.Contains(streamed[1].Message, "stopped") {
+			t.Errorf("%s: %d trials streamed; the second %+v", kind, len(streamed), streamed[1])
+		}
+		if !strings.Contains(s.Text(), "stopped after 49 of 50 trials; 1 trial interrupted\n") {
+			t.Errorf("%s: the text does not say it stopped:\n%s", kind, s.Text())
+		}
 	}
 }
 
 // slowRunners are runners whose making waits until ctx ends.
 type slowRunners struct{}
 
-func (slowRunners) NewRunner(ctx context.Context, _ uint64) (Runner, error) {
+func (slowRunners) NewRunner(ctx context.Context, _ uint64) (campaign.Runner, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
 
-func (slowRunners) Describe(*Summary) error { return nil }
+func (slowRunners) Describe(*campaign.Summary) error { return nil }
 
 // TestRunnerMadeUnderTheTimeLimit checks that making a runner is bounded
 // as a trial is: its error says it ran past the limit.
 func TestRunnerMadeUnderTheTimeLimit(t *testing.T) {
-	_, err := Run(context.Background(), Config{Trials: 2, Workers: 2, Runners: slowRunners{}, TrialTimeout: 50 * time.Millisecond})
+	_, err := campaign.Run(context.Background(), campaign.Config{Trials: 2, Workers: 2, Runners: slowRunners{}, TrialTimeout: 50 * time.Millisecond})
 	if err == nil || err.Error() != "the trial ran past its time limit of 50ms of wall time (--trial-timeout) and was stopped" {
 		t.Errorf("a runner that takes too long to make: %v", err)
 	}
@@ -96,7 +114,7 @@ func TestRunnerMadeUnderTheTimeLimit(t *testing.T) {
 // MaxMeasurements names: the trial that records one more fails with a
 // clear error, and the run stops, saying why.
 func TestMeasurementNamesCapped(t *testing.T) {
-	s, _ := run(t, Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Runners: Func("names", func(_ context.Context, t *Trial) error {
+	s, _ := run(t, campaign.Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Runners: campaign.Func("names", func(_ context.Context, t *campaign.Trial) error {
 		return t.Record(fmt.Sprint("m", t.Index), 1)
 	})})
 	if !s.Stopped() || !strings.Contains(s.StopReason, `t.record: a campaign records at most 30 measurement names, and "m`) || len(s.Measurements) > 30 {
@@ -110,7 +128,7 @@ func TestMeasurementNamesCapped(t *testing.T) {
 func TestStateKeptBetweenTrialsIsNoticed(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[uint64]bool{}
-	remembering := Func("remembering", func(_ context.Context, t *Trial) error {
+	remembering := campaign.Func("remembering", func(_ context.Context, t *campaign.Trial) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if t.Outcome = "first"; seen[t.Seed] {
@@ -119,12 +137,12 @@ func TestStateKeptBetweenTrialsIsNoticed(t *testing.T) {
 		seen[t.Seed] = true
 		return nil
 	})
-	s, _ := run(t, Config{Trials: 40, Workers: 2, Runners: remembering})
+	s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: remembering})
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `seed 38 returned "first", then "again"`) ||
 		!strings.Contains(s.Warnings[0], "each on a fresh runner") || !strings.Contains(s.Warnings[0], "keep a trial's state in the function's locals") {
 		t.Errorf("warnings %q", s.Warnings)
 	}
-	if s, _ := run(t, Config{Trials: 40, Workers: 2, Runners: sessions}); len(s.Warnings) != 0 {
+	if s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: sessions}); len(s.Warnings) != 0 {
 		t.Errorf("warnings for a trial without state: %q", s.Warnings)
 	}
 }
@@ -134,11 +152,11 @@ func TestStateKeptBetweenTrialsIsNoticed(t *testing.T) {
 // keep every later one in memory.
 func TestBackPressure(t *testing.T) {
 	release := make(chan struct{})
-	var p Progress
-	result := make(chan *Summary)
+	var p campaign.Progress
+	result := make(chan *campaign.Summary)
 	go func() {
-		s, _ := Run(context.Background(), Config{Trials: 20000, Workers: 2, Runners: blockAt(0, release), Progress: &p, TrialTimeout: -1,
-			OnTrial: func(Trial) {}})
+		s, _ := campaign.Run(context.Background(), campaign.Config{Trials: 20000, Workers: 2, Runners: blockAt(0, release), Progress: &p, TrialTimeout: -1,
+			OnTrial: func(campaign.Trial) {}})
 		result <- s
 	}()
 	// Wait until the count stops growing while trial 0 runs.
@@ -147,7 +165,7 @@ func TestBackPressure(t *testing.T) {
 		last = n
 		time.Sleep(300 * time.Millisecond)
 	}
-	if limit := maxPending(2); last > limit || last < 10 {
+	if limit := campaign.MaxPending(2); last > limit || last < 10 {
 		t.Errorf("%d trials finished while the first held the stream; want a few, at most %d", last, limit)
 	}
 	close(release)

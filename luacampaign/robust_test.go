@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/campaign"
 )
@@ -27,61 +26,6 @@ func writeScript(t *testing.T, src string) string {
 	return p
 }
 
-// TestTrialTimeout checks that a trial that does not end in its time limit
-// is stopped and recorded as a "timeout" failure, with its replay, while
-// the others run: a loop that never returns, a slow trial, and an error
-// value whose __tostring never returns.
-func TestTrialTimeout(t *testing.T) {
-	for name, hang := range map[string]string{
-		"loop":       `while true do end`,
-		"slow":       `local t0 = os.clock(); while os.clock() - t0 < 30 do end`,
-		"__tostring": `error(setmetatable({}, {__tostring = function() while true do end end}))`,
-	} {
-		script := writeScript(t, "function trial(t) if t.index == 1 then "+hang+" end return 'fine' end")
-		s, _ := run(t, campaign.Config{Trials: 6, Workers: 2, Seed: 10, Runners: Script(script, Options{}), TrialTimeout: 300 * time.Millisecond})
-		if s.Outcomes["fine"] != 5 || s.Outcomes[campaign.OutcomeTimeout] != 1 || len(s.Failures) != 1 || s.Stopped() {
-			t.Errorf("%s: %v, failures %+v", name, s.Outcomes, s.Failures)
-			continue
-		}
-		f := s.Failures[0]
-		if f.Seed != 11 || f.Outcome != campaign.OutcomeTimeout || !strings.Contains(f.Message, "time limit of 300ms") ||
-			!strings.Contains(f.Replay, "--replay 11") {
-			t.Errorf("%s: failure %+v", name, f)
-		}
-	}
-}
-
-// TestCancelInterruptsTrialsInFlight checks that cancelling the run stops
-// a trial that would never end, which is recorded as "interrupted", and
-// that the trials that finished are all in the summary.
-func TestCancelInterruptsTrialsInFlight(t *testing.T) {
-	script := writeScript(t, `function trial(t) if t.index == 2 then while true do end end return "fine" end`)
-	ctx, cancel := context.WithCancel(context.Background())
-	var p campaign.Progress
-	go func() {
-		for n, _ := p.Counts(); n < 49; n, _ = p.Counts() {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
-	}()
-	var streamed []campaign.Trial
-	start := time.Now()
-	s, err := campaign.Run(ctx, campaign.Config{Trials: 50, Workers: 2, Runners: Script(script, Options{}), Progress: &p, TrialTimeout: -1,
-		OnTrial: func(tr campaign.Trial) { streamed = append(streamed, tr) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Trials != 50 || s.Outcomes["fine"] != 49 || s.Interrupted() != 1 || !s.Stopped() || len(s.Failures) != 0 {
-		t.Fatalf("after %v: %d trials, outcomes %v, failures %+v", time.Since(start), s.Trials, s.Outcomes, s.Failures)
-	}
-	if len(streamed) != 50 || streamed[2].Outcome != campaign.OutcomeInterrupted || !strings.Contains(streamed[2].Message, "stopped") {
-		t.Errorf("%d trials streamed; the third %+v", len(streamed), streamed[2])
-	}
-	if !strings.Contains(s.Text(), "stopped after 49 of 50 trials; 1 trial interrupted\n") {
-		t.Errorf("the text does not say it stopped:\n%s", s.Text())
-	}
-}
-
 // TestOsExitIsAnError checks that os.exit raises an error in every form: at
 // the script's top level (which then cannot load) and through a copy kept
 // before trial(t) runs.
@@ -90,7 +34,7 @@ func TestOsExitIsAnError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "os.exit is not available") {
 		t.Errorf("top-level os.exit: %v", err)
 	}
-	s, _ := run(t, campaign.Config{Trials: 5, Workers: 2, Runners: luaScript(t,
+	s := run(t, campaign.Config{Trials: 5, Workers: 2, Runners: luaScript(t,
 		"local exit = os.exit\nfunction trial(t) if t.index == 3 then exit(0) end end")})
 	if s.Trials != 5 || len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "os.exit is not available") {
 		t.Errorf("os.exit kept in a local: %d trials, failures %+v", s.Trials, s.Failures)
@@ -110,12 +54,12 @@ func TestOutcomeAndMeasurementNames(t *testing.T) {
 		{`t.record(string.rep("y", 70), 1)`, "is 70 bytes long"},
 		{`t.fail({})`, "t.fail called with a table value"},
 	} {
-		s, _ := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, "function trial(t) "+c.body+" end")})
+		s := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, "function trial(t) "+c.body+" end")})
 		if len(s.Failures) != 2 || !strings.Contains(s.Failures[0].Message, c.want) || strings.Contains(s.Failures[0].Message, "0x") {
 			t.Errorf("%s: failures %+v, want %q", c.body, s.Failures, c.want)
 		}
 	}
-	s, _ := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, `function trial(t) return string.rep("é", 32) end`)})
+	s := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, `function trial(t) return string.rep("é", 32) end`)})
 	if s.Outcomes[strings.Repeat("é", 32)] != 2 {
 		t.Errorf("a 64-byte outcome: %v", s.Outcomes)
 	}
@@ -125,7 +69,7 @@ func TestOutcomeAndMeasurementNames(t *testing.T) {
 // MaxMeasurements names: the trial that records one more fails with a
 // clear error, and the run stops, saying why.
 func TestMeasurementNamesCapped(t *testing.T) {
-	s, _ := run(t, campaign.Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Runners: luaScript(t, `function trial(t) t.record("m" .. t.index, 1) end`)})
+	s := run(t, campaign.Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Runners: luaScript(t, `function trial(t) t.record("m" .. t.index, 1) end`)})
 	if !s.Stopped() || !strings.Contains(s.StopReason, `t.record: a campaign records at most 30 measurement names, and "m`) || len(s.Measurements) > 30 {
 		t.Fatalf("%d names, stopped=%v (%q)", len(s.Measurements), s.Stopped(), s.StopReason)
 	}
@@ -156,7 +100,7 @@ func TestTrialFabricChecked(t *testing.T) {
 			t.Errorf("trial_fabric = %s: trials ran", c.fabric)
 		}
 	}
-	s, _ := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, `function trial(t) resident.fabric{mode = "realtime"} end`)})
+	s := run(t, campaign.Config{Trials: 2, Runners: luaScript(t, `function trial(t) resident.fabric{mode = "realtime"} end`)})
 	if len(s.Failures) != 2 || !strings.Contains(s.Failures[0].Message, "only a simulated fabric can be made here") {
 		t.Errorf("a real-time fabric in a trial: %+v", s.Failures)
 	}
@@ -166,13 +110,13 @@ func TestTrialFabricChecked(t *testing.T) {
 // workers warns when trials run again on fresh Lua states end otherwise,
 // and that a script without such state gets no warning.
 func TestStateKeptBetweenTrialsIsNoticed(t *testing.T) {
-	s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: luaScript(t, `n = 0
+	s := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: luaScript(t, `n = 0
 function trial(t) n = n + 1; return n > 3 and "late" or "early" end`)})
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `returned "late", then "early"`) ||
 		!strings.Contains(s.Warnings[0], "keeps state from one trial to the next") {
 		t.Errorf("warnings %q", s.Warnings)
 	}
-	if s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: Script("../campaign/testdata/trial.lua", Options{})}); len(s.Warnings) != 0 {
+	if s := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: Script("../campaign/testdata/trial.lua", Options{})}); len(s.Warnings) != 0 {
 		t.Errorf("warnings for a script without state: %q", s.Warnings)
 	}
 }

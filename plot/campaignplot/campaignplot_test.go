@@ -6,7 +6,6 @@ import (
 	"image"
 	_ "image/png" // image.DecodeConfig reads PNG
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,29 +15,24 @@ import (
 	"github.com/residentlua/residentlua/campaign"
 )
 
-// run runs a campaign of trial and returns its summary.
-func run(t *testing.T, trials int, trial func(context.Context, *campaign.Trial) error) *campaign.Summary {
+// summary is the summary of a campaign of trials whose outcome and
+// measurements follow from their seed: "rounds" in every trial, "latency"
+// in those that retired.
+func summary(t *testing.T, trials int) *campaign.Summary {
 	t.Helper()
-	s, err := campaign.Run(context.Background(), campaign.Config{Trials: trials, Seed: 7, Runners: campaign.Func("pictures", trial)})
+	pictured := campaign.Func("pictured", func(_ context.Context, t *campaign.Trial) error {
+		t.Outcome = map[bool]string{true: "retired", false: "quarantined"}[t.Seed%3 != 0]
+		err := t.Record("rounds", float64(1+t.Seed%4))
+		if t.Outcome == "retired" && err == nil {
+			err = t.Record("latency", float64(t.Seed)*1.5e-6)
+		}
+		return err
+	})
+	s, err := campaign.Run(context.Background(), campaign.Config{Trials: trials, Seed: 7, Runners: pictured})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// session is a trial that ends retired or quarantined, recording its
-// rounds, and a latency when it retired.
-func session(_ context.Context, t *campaign.Trial) error {
-	r := rand.New(rand.NewPCG(t.Seed, 0))
-	if err := t.Record("rounds", float64(1+r.IntN(4))); err != nil {
-		return err
-	}
-	if r.IntN(3) == 0 {
-		t.Outcome = "quarantined"
-		return nil
-	}
-	t.Outcome = "retired"
-	return t.Record("latency", float64(1+r.IntN(1000))*1e-6)
 }
 
 func TestPlotPaths(t *testing.T) {
@@ -57,7 +51,7 @@ func TestPlotPaths(t *testing.T) {
 }
 
 func TestPlotDrawsAPictureAMeasurement(t *testing.T) {
-	s := run(t, 40, session)
+	s := summary(t, 40)
 	dir := t.TempDir()
 	drawn, err := Draw(s, filepath.Join(dir, "c.svg"))
 	if err != nil {
@@ -95,7 +89,7 @@ func TestPlotDrawsAPictureAMeasurement(t *testing.T) {
 	if _, err := Draw(s, filepath.Join(dir, "c.gif")); err == nil || !strings.Contains(err.Error(), "unknown picture format") {
 		t.Errorf("a .gif: err = %v", err)
 	}
-	empty := run(t, 2, func(_ context.Context, t *campaign.Trial) error { t.Outcome = "x"; return nil })
+	empty := &campaign.Summary{Measurements: map[string]*campaign.Measurement{}}
 	if drawn, err := Draw(empty, filepath.Join(dir, "none.svg")); len(drawn) != 0 || err != nil {
 		t.Errorf("no measurements: drew %v, %v", drawn, err)
 	}
