@@ -312,11 +312,15 @@ func outcomeOf(result lua.LValue) (outcome, problem string) {
 	if err := campaign.CheckName("trial returned the outcome", outcome); err != nil {
 		return "", err.Error()
 	}
-	if reserved := campaign.ReservedOutcomes(); slices.Contains(reserved, outcome) {
-		return "", fmt.Sprintf("trial returned %q, an outcome the campaign keeps for its own verdicts (%s); return another name, or call t.fail(msg) to fail the trial", outcome, strings.Join(reserved, ", "))
+	if slices.Contains(reservedOutcomes, outcome) {
+		return "", fmt.Sprintf("trial returned %q, an outcome the campaign keeps for its own verdicts (%s); return another name, or call t.fail(msg) to fail the trial", outcome, strings.Join(reservedOutcomes, ", "))
 	}
 	return outcome, ""
 }
+
+// reservedOutcomes are the outcomes a trial may not return, asked of the
+// campaign once rather than by every trial.
+var reservedOutcomes = campaign.ReservedOutcomes()
 
 // failed marks t failed with outcome and message (which take the place of
 // what t.fail gave, if anything).
