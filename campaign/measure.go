@@ -31,7 +31,8 @@ const maxOutcomes = 12
 // mean and the percentiles. Merge adds histograms bucket by bucket, so a
 // merged measurement is the one a single run records. Beside the overall
 // histogram it keeps one per outcome of the trials that recorded the values
-// (up to 12 outcomes), which the pictures draw (ByOutcome).
+// (up to 12 outcomes), which the pictures draw (ByOutcome). Mean and
+// Quantile give the figures the summary's text shows.
 type Measurement struct {
 	Count    int64
 	Min, Max float64

@@ -104,7 +104,8 @@ type Options struct {
 }
 
 // DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
-// remembered states.
+// remembered states, the figure a caller that gives the search more or
+// less memory scales.
 const DefaultMaxStates = 8_000_000
 
 // Progress is how far a search has come.
