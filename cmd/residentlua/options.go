@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
-	"github.com/residentlua/residentlua/luaapi"
 )
 
 // stepKind says what one -e or -l option asks for.
@@ -175,8 +175,8 @@ func (o *options) setLong(name, value string) error {
 		o.timing = value
 	case "seed":
 		n, err := strconv.ParseUint(value, 0, 64)
-		if err != nil || n == 0 || n > luaapi.MaxSeed {
-			return &usageError{fmt.Sprintf("--seed %q: give a whole number from 1 to 2^53-1 (%d), which a Lua number holds exactly", value, uint64(luaapi.MaxSeed))}
+		if err != nil || n == 0 || n > seeds.Max {
+			return &usageError{fmt.Sprintf("--seed %q: give a whole number from 1 to 2^53-1 (%d), which a Lua number holds exactly", value, uint64(seeds.Max))}
 		}
 		o.seed = n
 	case "trace":

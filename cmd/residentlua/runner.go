@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -91,7 +92,7 @@ func newCommand(opts *options) (*command, error) {
 	// the first fabric).
 	seed := opts.seed
 	if seed == 0 {
-		seed = luaapi.ChooseSeed()
+		seed = seeds.Choose()
 	}
 	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout, MemoryLimit: opts.memoryLimit}), intr: newInterrupter()}
 	cfg := opts.fabricConfig()
