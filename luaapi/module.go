@@ -113,19 +113,20 @@ type Module struct {
 	closed         bool
 }
 
-// finishedStats keeps the stats of finished sessions (closed and released,
-// or quarantined on a fabric since replaced) for Stats, oldest first, up to
-// a limit: a script may run millions of sessions.
+// finishedStats keeps what the stats of finished sessions (closed and
+// released, or quarantined on a fabric since replaced) are made of, for
+// Stats, oldest first, up to a limit: a script may run millions of
+// sessions. Their stats are made when Stats asks, not as each finishes.
 type finishedStats struct {
 	limit   int // the most kept; negative: none
-	kept    []SessionStats
+	kept    []*sessionInfo
 	dropped int // finished beyond the limit
 }
 
-// add keeps s's stats if the limit allows (and only then reads them).
+// add keeps frozen session s if the limit allows.
 func (f *finishedStats) add(s *session) {
 	if len(f.kept) < f.limit {
-		f.kept = append(f.kept, s.stats())
+		f.kept = append(f.kept, s.sessionInfo)
 		return
 	}
 	f.dropped++
@@ -400,7 +401,10 @@ func (m *Module) releaseQuarantines(fs *fabricState) {
 // Stats returns the stats of the sessions the module tracks and of those
 // finished that Options.StatsLimit lets it keep, in creation order.
 func (m *Module) Stats() []SessionStats {
-	out := slices.Clone(m.finished.kept)
+	out := make([]SessionStats, 0, len(m.finished.kept)+len(m.tracked))
+	for _, info := range m.finished.kept {
+		out = append(out, info.stats())
+	}
 	for _, s := range m.trackedSessions() {
 		out = append(out, s.stats())
 	}

@@ -15,7 +15,19 @@ import (
 
 // session is what a session userdata holds.
 type session struct {
-	m        *Module
+	*sessionInfo
+	m  *Module
+	ud *lua.LUserData
+
+	eng *engine.Session // nil once frozen
+	fab *fabricState    // the fabric the session was made on
+}
+
+// sessionInfo is what a session's stats are made of once it is frozen: the
+// module keeps it for finished sessions (finishedStats), a pointer each,
+// and makes their stats only when asked, without holding their engine
+// session or fabric.
+type sessionInfo struct {
 	id       uint64
 	seed     uint64
 	cfg      exchange.Config // the built-in exchange's shape, zero for programs
@@ -24,13 +36,10 @@ type session struct {
 	npuName  string
 	gpuActor devices.Actor
 	npuActor devices.Actor
-	ud       *lua.LUserData
 
-	eng *engine.Session // nil once frozen
-	fab *fabricState    // the fabric the session was made on
-
-	frozen   *record // set once the session retired or its fabric was replaced
-	released bool    // it was quarantined, and resets released the quarantine
+	frozen   bool   // the session retired or its fabric was replaced: rec holds its record
+	rec      record // its record once frozen
+	released bool   // it was quarantined, and resets released the quarantine
 }
 
 // record is what a session's stats are made of: the engine's view of it and
@@ -47,8 +56,8 @@ type record struct {
 
 // record reads the session's record, live or frozen.
 func (s *session) record() record {
-	if s.frozen != nil {
-		return *s.frozen
+	if s.frozen {
+		return s.rec
 	}
 	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: s.fab.rec.timeline(s.id)}
 	if x := exchange.Of(s.eng.NPU()); x != nil {
@@ -73,24 +82,28 @@ const stateReleased = "released"
 
 // state is the session's state name.
 func (s *session) state() string {
-	switch {
-	case s.released:
-		return stateReleased
-	case s.frozen != nil:
-		return s.frozen.state.String()
+	if s.frozen {
+		return s.sessionInfo.state()
 	}
 	return s.eng.State().String()
+}
+
+// state is a frozen session's state name.
+func (i *sessionInfo) state() string {
+	if i.released {
+		return stateReleased
+	}
+	return i.rec.state.String()
 }
 
 // freeze keeps the session's record by value and lets go of its engine
 // session and fabric (and so of everything the engine keeps for it), once
 // the module stops tracking it.
 func (s *session) freeze() {
-	if s.frozen != nil {
+	if s.frozen {
 		return
 	}
-	r := s.record()
-	s.frozen = &r
+	s.rec, s.frozen = s.record(), true
 	s.eng = nil
 	s.fab.rec.forget(s.id)
 }
@@ -110,19 +123,31 @@ func (s *session) quarantineReason() string {
 
 // stats reports the session's stats.
 func (s *session) stats() SessionStats {
-	r := s.record()
-	st := SessionStats{
-		ID:        s.id,
-		Seed:      s.seed,
-		State:     s.state(),
-		GPUQueue:  s.cfg.GPUQueue.String(),
-		Rounds:    s.cfg.Rounds,
-		Credits:   s.cfg.Credits,
-		SlotBytes: s.cfg.SlotBytes,
-		GPU:       DeviceStats{Device: s.gpuName},
-		NPU:       DeviceStats{Device: s.npuName},
+	if s.frozen {
+		return s.sessionInfo.stats()
 	}
-	if p := s.programs; p != nil {
+	r := s.record()
+	return s.sessionInfo.statsOf(&r, s.state())
+}
+
+// stats reports a frozen session's stats.
+func (i *sessionInfo) stats() SessionStats { return i.statsOf(&i.rec, i.state()) }
+
+// statsOf reports the stats of the session i describes, whose record is r
+// and state state.
+func (i *sessionInfo) statsOf(r *record, state string) SessionStats {
+	st := SessionStats{
+		ID:        i.id,
+		Seed:      i.seed,
+		State:     state,
+		GPUQueue:  i.cfg.GPUQueue.String(),
+		Rounds:    i.cfg.Rounds,
+		Credits:   i.cfg.Credits,
+		SlotBytes: i.cfg.SlotBytes,
+		GPU:       DeviceStats{Device: i.gpuName},
+		NPU:       DeviceStats{Device: i.npuName},
+	}
+	if p := i.programs; p != nil {
 		st.GPUQueue, st.Programs = p.queue.String(), &Programs{GPU: p.gpu, NPU: p.npu}
 	}
 	if r.checked {
@@ -139,9 +164,9 @@ func (s *session) stats() SessionStats {
 	}
 	if v := r.verification; r.verified {
 		st.Verification = &Verification{OK: v.OK, Rounds: v.Rounds, Verified: v.Verified, Problem: v.Problem}
-		st.Bytes = int64(v.Verified) * int64(s.cfg.SlotBytes)
+		st.Bytes = int64(v.Verified) * int64(i.cfg.SlotBytes)
 	}
-	r.line.fill(s.gpuActor, s.npuActor, &st)
+	r.line.fill(i.gpuActor, i.npuActor, &st)
 	return st
 }
 
@@ -173,14 +198,19 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 	}
 	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString("resident.session"))
+	// A method, the common case, is found before the fields' map is read.
 	mt.RawSetString("__index", L.NewFunction(guard("__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
 		key, _ := L.Get(2).(lua.LString)
+		if method := index.RawGetString(string(key)); method != lua.LNil {
+			L.Push(method)
+			return 1
+		}
 		if get, ok := sessionFields[string(key)]; ok {
 			L.Push(get(s))
 			return 1
 		}
-		L.Push(index.RawGetString(string(key)))
+		L.Push(lua.LNil)
 		return 1
 	})))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
@@ -303,9 +333,11 @@ func (m *Module) sessionDevices(L *lua.LState) (*fabricState, *devices.Device, *
 func (m *Module) newSession(L *lua.LState, eng *engine.Session, fs *fabricState) *session {
 	gpu, npu := eng.Startup().GPU(), eng.Startup().NPU()
 	s := &session{
-		m: m, id: eng.ID(), seed: fs.f.Seed(),
-		gpuName: gpu.Name(), npuName: npu.Name(), gpuActor: gpu.Actor(), npuActor: npu.Actor(),
-		eng: eng, fab: fs,
+		sessionInfo: &sessionInfo{
+			id: eng.ID(), seed: fs.f.Seed(),
+			gpuName: gpu.Name(), npuName: npu.Name(), gpuActor: gpu.Actor(), npuActor: npu.Actor(),
+		},
+		m: m, eng: eng, fab: fs,
 	}
 	s.ud = L.NewUserData()
 	s.ud.Value = s
@@ -373,8 +405,24 @@ func (m *Module) close(L *lua.LState) int {
 		// caller asked for was interrupted, as a wait's is.
 		raiseString(L, "close on session %d interrupted; it is quarantined (%s): reset its devices to release it", s.id, s.quarantineReason())
 	}
-	L.Push(lua.LString(out.String()))
+	L.Push(outcomeValue(out))
 	return 1
+}
+
+// retiredValue and quarantinedValue are the outcomes close returns, made
+// once: a string made into a Lua value is an allocation, and scripts close
+// sessions by the thousand.
+var retiredValue, quarantinedValue lua.LValue = lua.LString(engine.Retired.String()), lua.LString(engine.Quarantined.String())
+
+// outcomeValue is out as close returns it.
+func outcomeValue(out engine.Outcome) lua.LValue {
+	switch out {
+	case engine.Retired:
+		return retiredValue
+	case engine.Quarantined:
+		return quarantinedValue
+	}
+	return lua.LString(out.String())
 }
 
 // closedOutcome names how a session the module no longer tracks ended:
@@ -383,7 +431,7 @@ func (s *session) closedOutcome() string {
 	switch {
 	case s.released:
 		return stateReleased
-	case s.frozen.state == engine.StateQuarantined:
+	case s.rec.state == engine.StateQuarantined:
 		return engine.Quarantined.String()
 	}
 	return engine.Retired.String()
