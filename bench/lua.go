@@ -13,12 +13,12 @@ import (
 	"github.com/residentlua/residentlua/luaapi"
 )
 
-// luaLifecycles returns a function that runs n whole lifecycles as a
+// luaLifecycleLoop returns a function that runs n whole lifecycles as a
 // script's loop drives them (calling a chunk anew each time would also
 // measure gopher-lua's vararg setup, which a script's loop does not pay).
 // The session takes the defaults (rounds 1), as the Go side's
 // exchange.Default does.
-const luaLifecycles = `
+const luaLifecycleLoop = `
 return function(n)
   for _ = 1, n do
     local s = resident.startup()
@@ -41,49 +41,110 @@ const luaBatch = 50
 // side attaches one too: the ratio is what Lua itself adds (the interpreter,
 // the bindings and the per-session stats the module keeps).
 func LuaOverhead(n int) (fromLua, fromGo time.Duration, err error) {
-	L := lua51.NewState(lua51.Options{})
-	defer L.Close()
-	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true, Stdout: io.Discard, Stderr: io.Discard})
+	fromScript, err := newLuaLifecycles()
 	if err != nil {
 		return 0, 0, err
 	}
-	defer m.Close()
-	if err := lua51.DoString(L, luaLifecycles); err != nil {
-		return 0, 0, err
-	}
-	run := L.Get(-1)
-	L.Pop(1)
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
+	defer fromScript.close()
+	fromAPI, err := newGoLifecycles()
 	if err != nil {
 		return 0, 0, err
 	}
-	defer f.Close()
-	oracle := engine.NewOracle(f)
-	defer oracle.Stop()
+	defer fromAPI.close()
 	// Interleave short batches of each, so that both sides see the same
 	// machine when it is shared.
 	var luaTime, goTime time.Duration
 	for done := 0; done < n; done += luaBatch {
 		batch := min(luaBatch, n-done)
 		start := time.Now()
-		if err := L.CallByParam(lua.P{Fn: run, Protect: true}, lua.LNumber(batch)); err != nil {
+		if err := fromScript.run(batch); err != nil {
 			return 0, 0, err
 		}
 		luaTime += time.Since(start)
 		start = time.Now()
-		for i := 0; i < batch; i++ {
-			if _, _, err := lifecycle(f, exchange.Default()); err != nil {
-				return 0, 0, err
-			}
+		if err := fromAPI.run(batch); err != nil {
+			return 0, 0, err
 		}
 		goTime += time.Since(start)
 	}
-	fromLua, fromGo = luaTime/time.Duration(n), goTime/time.Duration(n)
-	if err := oracle.CheckSettled(); err != nil {
+	if err := fromAPI.check(); err != nil {
 		return 0, 0, err
 	}
-	if v := oracle.Violations(); len(v) > 0 {
-		return 0, 0, v[0]
+	return luaTime / time.Duration(n), goTime / time.Duration(n), nil
+}
+
+// luaLifecycles runs lifecycles from a script's loop in a Lua state with
+// the resident module.
+type luaLifecycles struct {
+	L    *lua.LState
+	m    *luaapi.Module
+	loop lua.LValue
+}
+
+func newLuaLifecycles() (*luaLifecycles, error) {
+	L := lua51.NewState(lua51.Options{})
+	m, err := luaapi.Open(L, luaapi.Options{Config: devices.Config{Mode: devices.Simulated, Seed: 1}, Globals: true, Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		L.Close()
+		return nil, err
 	}
-	return fromLua, fromGo, nil
+	if err := lua51.DoString(L, luaLifecycleLoop); err != nil {
+		m.Close()
+		L.Close()
+		return nil, err
+	}
+	loop := L.Get(-1)
+	L.Pop(1)
+	return &luaLifecycles{L: L, m: m, loop: loop}, nil
+}
+
+// run runs n lifecycles.
+func (l *luaLifecycles) run(n int) error {
+	return l.L.CallByParam(lua.P{Fn: l.loop, Protect: true}, lua.LNumber(n))
+}
+
+func (l *luaLifecycles) close() {
+	l.m.Close()
+	l.L.Close()
+}
+
+// goLifecycles runs lifecycles through the Go API on a fabric with the
+// oracle the Lua module attaches to its own.
+type goLifecycles struct {
+	f      *devices.Fabric
+	oracle *engine.Oracle
+}
+
+func newGoLifecycles() (*goLifecycles, error) {
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	return &goLifecycles{f: f, oracle: engine.NewOracle(f)}, nil
+}
+
+// run runs n lifecycles.
+func (g *goLifecycles) run(n int) error {
+	for i := 0; i < n; i++ {
+		if _, _, err := lifecycle(g.f, exchange.Default()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check reports the oracle's first violation, if any.
+func (g *goLifecycles) check() error {
+	if err := g.oracle.CheckSettled(); err != nil {
+		return err
+	}
+	if v := g.oracle.Violations(); len(v) > 0 {
+		return v[0]
+	}
+	return nil
+}
+
+func (g *goLifecycles) close() {
+	g.oracle.Stop()
+	g.f.Close()
 }
