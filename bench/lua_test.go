@@ -1,7 +1,11 @@
 package bench
 
 import (
+	"runtime"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestLuaLifecycleAllocations bounds what a lifecycle driven from Lua
@@ -41,4 +45,51 @@ func TestLuaLifecycleAllocations(t *testing.T) {
 		t.Errorf("a lifecycle from Lua makes %.1f allocations more than from Go (%.1f against %.1f), want at most %d",
 			extra, lua/batch, api/batch, most)
 	}
+}
+
+// BenchmarkLuaLifecycleThreadCPU is the Lua overhead row measured in the
+// processor time of the thread that runs both sides (CLOCK_THREAD_CPUTIME_ID),
+// in batches of luaBatch taken in turn as LuaOverhead does: time spent
+// waiting for a processor is not counted, so other work on a shared machine
+// moves this ratio far less than the row's wall-clock one. Work the garbage
+// collector does on other threads is not counted either.
+func BenchmarkLuaLifecycleThreadCPU(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fromScript, err := newLuaLifecycles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fromScript.close()
+	fromAPI, err := newGoLifecycles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fromAPI.close()
+	var luaTime, goTime time.Duration
+	for done := 0; done < b.N; done += luaBatch {
+		batch := min(luaBatch, b.N-done)
+		start := threadCPU()
+		if err := fromScript.run(batch); err != nil {
+			b.Fatal(err)
+		}
+		luaTime += threadCPU() - start
+		start = threadCPU()
+		if err := fromAPI.run(batch); err != nil {
+			b.Fatal(err)
+		}
+		goTime += threadCPU() - start
+	}
+	b.ReportMetric(float64(luaTime.Nanoseconds())/float64(b.N), "cpu-ns/lua-lifecycle")
+	b.ReportMetric(float64(goTime.Nanoseconds())/float64(b.N), "cpu-ns/go-lifecycle")
+	b.ReportMetric(float64(luaTime)/float64(goTime), "ratio")
+}
+
+// threadCPU is the processor time the calling thread has used.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return time.Duration(ts.Nano())
 }
