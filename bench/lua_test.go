@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
 	"golang.org/x/sys/unix"
+
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // TestLuaLifecycleAllocations bounds what a lifecycle driven from Lua
@@ -92,4 +95,59 @@ func threadCPU() time.Duration {
 		panic(err)
 	}
 	return time.Duration(ts.Nano())
+}
+
+// BenchmarkLuaLifecycleFloor is what gopher-lua alone costs the Lua side of
+// the row: the same loop (luaLifecycleLoop) calling Go functions that do
+// nothing, with the session's methods found through an __index function,
+// as the module's sessions do (their s.id and s.state are computed), or
+// through an __index table of methods. cpu-ns/op is the thread's processor
+// time, as in BenchmarkLuaLifecycleThreadCPU.
+func BenchmarkLuaLifecycleFloor(b *testing.B) {
+	for _, index := range []string{"function", "table"} {
+		b.Run("index="+index, func(b *testing.B) {
+			L := lua51.NewState(lua51.Options{})
+			defer L.Close()
+			methods := L.NewTable()
+			for _, name := range []string{"submit_gpu", "submit_npu", "start"} {
+				methods.RawSetString(name, L.NewFunction(func(*lua.LState) int { return 0 }))
+			}
+			methods.RawSetString("wait", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LTrue); return 1 }))
+			retired := lua.LValue(lua.LString("retired"))
+			methods.RawSetString("close", L.NewFunction(func(L *lua.LState) int { L.Push(retired); return 1 }))
+			meta := L.NewTable()
+			if index == "table" {
+				meta.RawSetString("__index", methods)
+			} else {
+				meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+					_ = L.CheckUserData(1).Value.(*struct{})
+					L.Push(methods.RawGetString(L.CheckString(2)))
+					return 1
+				}))
+			}
+			resident := L.NewTable()
+			resident.RawSetString("startup", L.NewFunction(func(L *lua.LState) int {
+				ud := L.NewUserData()
+				ud.Value, ud.Metatable = &struct{}{}, meta
+				L.Push(ud)
+				return 1
+			}))
+			L.SetGlobal("resident", resident)
+			if err := lua51.DoString(L, luaLifecycleLoop); err != nil {
+				b.Fatal(err)
+			}
+			loop := L.Get(-1)
+			L.Pop(1)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ResetTimer()
+			start := threadCPU()
+			for done := 0; done < b.N; done += luaBatch {
+				if err := L.CallByParam(lua.P{Fn: loop, Protect: true}, lua.LNumber(min(luaBatch, b.N-done))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((threadCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
 }
