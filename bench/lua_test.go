@@ -20,16 +20,7 @@ import (
 // when asked, not as it closes.
 func TestLuaLifecycleAllocations(t *testing.T) {
 	const batch, most = 50, 9
-	fromScript, err := newLuaLifecycles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fromScript.close()
-	fromAPI, err := newGoLifecycles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fromAPI.close()
+	fromScript, fromAPI := lifecycleSides(t)
 	var runErr error
 	lua := testing.AllocsPerRun(10, func() {
 		if err := fromScript.run(batch); err != nil {
@@ -50,6 +41,21 @@ func TestLuaLifecycleAllocations(t *testing.T) {
 	}
 }
 
+// lifecycleSides makes the row's two sides, closed when tb ends.
+func lifecycleSides(tb testing.TB) (*luaLifecycles, *goLifecycles) {
+	fromScript, err := newLuaLifecycles()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(fromScript.close)
+	fromAPI, err := newGoLifecycles()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(fromAPI.close)
+	return fromScript, fromAPI
+}
+
 // BenchmarkLuaLifecycleThreadCPU is the Lua overhead row measured in the
 // processor time of the thread that runs both sides (CLOCK_THREAD_CPUTIME_ID),
 // in batches of luaBatch taken in turn as LuaOverhead does: time spent
@@ -59,16 +65,7 @@ func TestLuaLifecycleAllocations(t *testing.T) {
 func BenchmarkLuaLifecycleThreadCPU(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	fromScript, err := newLuaLifecycles()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fromScript.close()
-	fromAPI, err := newGoLifecycles()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fromAPI.close()
+	fromScript, fromAPI := lifecycleSides(b)
 	var luaTime, goTime time.Duration
 	for done := 0; done < b.N; done += luaBatch {
 		batch := min(luaBatch, b.N-done)
