@@ -185,6 +185,25 @@ type entry struct {
 // L is, when the call comes from the host's lua51.PCall or with a context
 // of the host's, or when a hook is set.
 func (m *monitor) enter(L *lua.LState, hc *threadContext, e *entry, fromHost bool) {
+	if fromHost || m.hooked > 0 || L.Context() != nil {
+		m.enterWatched(L, hc, e, fromHost)
+		return
+	}
+	// A pcall of a script run unwatched: the helper runs code for the
+	// main thread, with no context (the interpreter's fast loop). This is
+	// most protected calls of a state run with gopher-lua's own calls, so
+	// it is kept small enough to be inlined.
+	if hc.thread != m.mainThread {
+		hc.thread = m.mainThread
+	}
+	if hc.L.Context() != nil {
+		hc.L.RemoveContext()
+	}
+}
+
+// enterWatched is enter for a call from the host, from a state with a
+// context, or while a hook is set.
+func (m *monitor) enterWatched(L *lua.LState, hc *threadContext, e *entry, fromHost bool) {
 	H := hc.L
 	thread := m.mainThread
 	watch := true

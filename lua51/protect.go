@@ -117,22 +117,25 @@ func helperOf(H *lua.LState) *helper {
 
 // pcall is Lua 5.1's pcall(f, ...).
 func (p *protector) pcall(L *lua.LState) int {
-	checkAny(L, 1)
-	return p.protected(L, L.GetTop()-1, nil)
+	top := L.GetTop()
+	if top < 1 {
+		argError(L, 1, "value expected") // luaL_checkany(L, 1)
+	}
+	return p.protected(L, 1, top-1, nil)
 }
 
 // xpcall is Lua 5.1's xpcall(f, handler): f is called with no arguments, and
 // an error is passed to handler while the failed frames are still there.
 func (p *protector) xpcall(L *lua.LState) int {
 	checkAny(L, 2)
-	handler := L.Get(2)
-	L.SetTop(1)
-	return p.protected(L, 0, handler)
+	return p.protected(L, 1, 0, L.Get(2))
 }
 
-// protected calls the function below the nargs values at the top of L's
-// stack on a helper and returns pcall's results to L.
-func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int {
+// protected calls the function at index fn of L's stack with the nargs
+// values above it on a helper and pushes pcall's results onto L. It copies
+// the values by index and leaves L's stack below the results alone: a Go
+// function's results are the values at the top of its stack.
+func (p *protector) protected(L *lua.LState, fn, nargs int, handler lua.LValue) int {
 	h := p.acquire(L, false)
 	defer p.release(h)
 	h.handler = handler
@@ -148,10 +151,12 @@ func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int 
 		return 2
 	}
 	H := h.L
-	for i := L.GetTop() - nargs; i <= L.GetTop(); i++ {
+	f := L.Get(fn)
+	H.Push(f)
+	for i := fn + 1; i <= fn+nargs; i++ {
 		H.Push(L.Get(i))
 	}
-	if !h.call(nargs, lua.MultRet) {
+	if !h.call(f, nargs, lua.MultRet) {
 		L.Push(lua.LFalse)
 		L.Push(h.value)
 		return 2
@@ -161,6 +166,9 @@ func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int 
 	for i := 1; i <= n; i++ {
 		L.Push(H.Get(i))
 	}
+	// Popping the few results costs less than the helper's SetTop(0) in
+	// release, which then has nothing left to clear.
+	H.Pop(n)
 	return n + 1
 }
 
@@ -193,7 +201,9 @@ func (p *protector) release(h *helper) {
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
 	}
-	h.L.SetTop(0)
+	if h.L.GetTop() != 0 {
+		h.L.SetTop(0)
+	}
 	h.reset()
 	p.idle = append(p.idle, h)
 }
@@ -216,11 +226,12 @@ func (h *helper) reset() {
 	h.handler, h.traceback, h.value, h.trace = nil, false, nil, ""
 }
 
-// call calls the function below the nargs values at the top of h.L's stack,
-// leaving its results (nret of them, or all with lua.MultRet) on the stack.
-// On an error it leaves nothing, and h.value is the error value.
-func (h *helper) call(nargs, nret int) bool {
-	if fn := h.L.Get(-nargs - 1); !callable(h.L, fn) {
+// call calls the function fn, which is below the nargs values at the top
+// of h.L's stack, leaving its results (nret of them, or all with
+// lua.MultRet) on the stack. On an error it leaves nothing, and h.value is
+// the error value.
+func (h *helper) call(fn lua.LValue, nargs, nret int) bool {
+	if !callable(h.L, fn) {
 		// gopher-lua's error for this call has no type and no frame to
 		// find one in; the value is here.
 		h.L.Pop(nargs + 1)
@@ -359,8 +370,9 @@ func PCall(L *lua.LState, nargs, nret int) error {
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: errCStackOverflow}
 	}
 	h.traceback = true
+	fn := L.Get(-nargs - 1)
 	L.XMoveTo(h.L, nargs+1)
-	if !h.call(nargs, nret) {
+	if !h.call(fn, nargs, nret) {
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: h.value, StackTrace: h.trace}
 	}
 	h.L.XMoveTo(L, h.L.GetTop())
