@@ -14,11 +14,9 @@ local bxor, rshift = bit32.bxor, bit32.rshift
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
--- layout(a) is the slots' stride, the credit word's offset in a slot, and
--- where the result area begins.
 local function layout(a)
 	local gpu = math.ceil((8 + a.slot_bytes) / 128) * 128
-	return gpu + 128, gpu, a.credits * (gpu + 128)
+	return gpu + 128, gpu, a.credits * (gpu + 128) -- the stride, the credit's offset, the results'
 end
 
 -- mul(a, b) is a * b modulo 2^32, for words a and b: the low half of a
