@@ -31,7 +31,7 @@ end
 -- The words of session owner's generations, n a generation:
 -- fill(g, words) puts word i (from 0) of generation g into words[i + 1].
 -- Word i is owner, g and i, each multiplied by its own odd constant and
--- xored; then v ~ v >> 15, times M, and v ~ v >> 12. A shift distributes
+-- xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift distributes
 -- over xor, so the first shift is made once for the owner and g and once
 -- for each i, not for every word. The loop multiplies by M inline and
 -- leaves the product unreduced (below 2^49, exact): bit32's functions

@@ -42,7 +42,7 @@ end
 -- What the check expects: checksums(owner, n) is the function g -> the
 -- checksum of generation g of session owner, n words a generation, as the
 -- GPU writes them. Word i is owner, g and i, each multiplied by its own odd
--- constant and xored; then v ~ v >> 15, times M, and v ~ v >> 12. A shift
+-- constant and xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift
 -- distributes over xor, so the first shift is made once for the owner and
 -- g and once for each i. Each word goes into the checksum as it is made,
 -- products unreduced as in checksum.
