@@ -122,15 +122,17 @@ function trial(t) n = n + 1; return n > 3 and "late" or "early" end`)})
 }
 
 // TestTrialFabricSameInEveryWorker checks that a trial_fabric that comes
-// out otherwise in one worker's Lua state (here it depends on a file the
-// loads write) is refused before any trial runs.
+// out otherwise in one worker's Lua state (here only the state whose
+// rename claims a file, which exactly one can, asks for published timing)
+// is refused before any trial runs.
 func TestTrialFabricSameInEveryWorker(t *testing.T) {
 	dir := t.TempDir()
-	loads, trials := filepath.Join(dir, "loads"), filepath.Join(dir, "trials")
-	script := luaScript(t, fmt.Sprintf(`local f = io.open(%q, "a"); f:write("x"); f:close()
-f = io.open(%q); local n = #f:read("*a"); f:close()
-trial_fabric = {timing = n == 1 and "published" or "ideal"}
-function trial(t) io.open(%q, "a"):write("x") end`, loads, loads, trials))
+	claim, claimed, trials := filepath.Join(dir, "claim"), filepath.Join(dir, "claimed"), filepath.Join(dir, "trials")
+	if err := os.WriteFile(claim, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := luaScript(t, fmt.Sprintf(`trial_fabric = {timing = os.rename(%q, %q) and "published" or "ideal"}
+function trial(t) io.open(%q, "a"):write("x") end`, claim, claimed, trials))
 	_, err := campaign.Run(context.Background(), campaign.Config{Trials: 10, Workers: 3, Runners: script})
 	if err == nil || !strings.Contains(err.Error(), "the script's trial_fabric came out differently in two workers' Lua states") {
 		t.Errorf("trial_fabric that differs between workers: %v", err)
