@@ -1,7 +1,6 @@
 package devices
 
 import (
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -432,7 +431,7 @@ func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
 	switch fired.Action {
 	case fault.Error:
 		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
-		return false, errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
+		return false, Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
 	case fault.Skip:
 		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return false, nil

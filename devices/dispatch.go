@@ -5,7 +5,6 @@ import (
 	"errors"
 	"iter"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,9 +143,9 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	}
 	if d.occupiedLocked() {
 		if d.held > 0 {
-			return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is held by a quarantined session; reset it to free it"))
+			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
 		}
-		return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is occupied by invocation "+strconv.FormatUint(d.current.id, 10)+"; one invocation runs per device, wait for it to retire"))
+		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
 	}
 	if p.dispatched.Load() {
 		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
@@ -158,7 +157,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	delay := dispatchLatency(&f.timing, p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
-		return nil, 0, p.rejectLocked(errorText(KindDevice, "dispatch", "device: "+d.name+" rejected the dispatch: "+fired.Message))
+		return nil, 0, p.rejectLocked(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
 	case fault.Delay:
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
@@ -309,12 +308,12 @@ func (c *Completion) finish(err error) {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = errorText(KindDevice, "complete", "device: "+inv.dev.name+" completion reported an error: "+fired.Message)
+		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
 	}
 	if _, ok := err.(*Error); err != nil && !ok {
 		// A program's own error (a crash it was told to have, a Lua
 		// error) is its device's failure.
-		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), cause: err}
+		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), Err: err}
 	}
 	status, detail := uint64(0), ""
 	if err != nil {

@@ -2,7 +2,6 @@ package devices
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -126,7 +125,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	}
 	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(size), fired.Message)
-		return nil, errorText(KindDevice, "alloc", "device: allocation of "+strconv.Itoa(size)+" bytes failed: "+fired.Message)
+		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
 	var made *allocated

@@ -138,7 +138,7 @@ func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
 // ready refuses once the session is poisoned or decided.
 func (s *Session) ready(op string) error {
 	if s.outcome != 0 {
-		return devices.Fixed(devices.KindBusy, op, "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
 		return errDecided(op)
@@ -176,7 +176,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 		return err
 	}
 	if *done != nil {
-		return devices.Fixed(devices.KindBusy, op, participantName(who)+" participant already submitted")
+		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
@@ -284,7 +284,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.outcome != 0 || s.closing.Err() != nil {
-		return false, devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
@@ -296,7 +296,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	}
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
-		err = devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" was closed during the wait")
+		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
 	}
 	return ok, err
 }
