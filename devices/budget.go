@@ -28,6 +28,13 @@ func (b *MemoryBudget) State() BudgetState {
 	return BudgetState{Limit: b.limit, Charged: b.charged, Quarantined: b.quarantined}
 }
 
+// renew empties the budget and makes its limit limit bytes.
+func (b *MemoryBudget) renew(limit int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.limit, b.charged, b.quarantined = limit, 0, 0
+}
+
 func (b *MemoryBudget) charge(n int64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

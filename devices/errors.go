@@ -24,9 +24,13 @@ const (
 	KindBudget
 	// KindInvalid: an argument was bad.
 	KindInvalid
+	// KindStale: a handle (a buffer, a prepared program, a completion,
+	// the engine's session, ...) was used after the fabric that made it
+	// was renewed (Fabric.Renew); it did nothing.
+	KindStale
 )
 
-var kindNames = [...]string{KindUnsupported: "unsupported", KindBusy: "busy", KindDevice: "device", KindPublish: "publish", KindBudget: "budget", KindInvalid: "invalid"}
+var kindNames = [...]string{KindUnsupported: "unsupported", KindBusy: "busy", KindDevice: "device", KindPublish: "publish", KindBudget: "budget", KindInvalid: "invalid", KindStale: "stale"}
 
 // String is the kind's lower-case name ("busy", "device", ...).
 func (k ErrorKind) String() string {

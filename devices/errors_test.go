@@ -26,7 +26,7 @@ func TestErrorWrapsItsCause(t *testing.T) {
 // An error matches its own kind with errors.Is, wrapped or not, and no
 // other kind; errors.As finds the kind itself.
 func TestErrorsIsMatchesTheKind(t *testing.T) {
-	kinds := []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid}
+	kinds := []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid, KindStale}
 	for _, k := range kinds {
 		err := error(Errorf(k, "op", "it went wrong"))
 		for _, e := range []error{err, fmtWrap(err)} {

@@ -20,6 +20,9 @@ const (
 	ErrBudget = devices.KindBudget
 	// ErrInvalid: an argument was bad.
 	ErrInvalid = devices.KindInvalid
+	// ErrStale: the session or startup line was made before its fabric
+	// was renewed (devices.Fabric.Renew); the operation did nothing.
+	ErrStale = devices.KindStale
 )
 
 // errDecided is ready's refusal of op on a decided or poisoned session.
