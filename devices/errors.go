@@ -104,17 +104,3 @@ func message(format string, args []any) string {
 	}
 	return fmt.Sprintf(format, args...)
 }
-
-// The kinds under the names errors.Is callers used before kinds were
-// errors themselves.
-const (
-	ErrUnsupported = KindUnsupported
-	ErrBusy        = KindBusy
-	ErrDevice      = KindDevice
-	ErrPublish     = KindPublish
-	ErrBudget      = KindBudget
-	ErrInvalid     = KindInvalid
-)
-
-// Fixed is Errorf with a message that has no verbs.
-func Fixed(k ErrorKind, op, message string) *Error { return &Error{Kind: k, Op: op, Message: message} }
