@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +30,12 @@ type Bounds struct {
 	Length int
 }
 
-// BoundNames are the bounds a person sets, as the command's flags and
-// resident.check's fields name them.
-var BoundNames = []string{"rounds", "credits", "faults", "preemptions", "steps"}
+// boundNames are the bounds a person sets (BoundNames).
+var boundNames = []string{"rounds", "credits", "faults", "preemptions", "steps"}
+
+// BoundNames lists the bounds a person sets, as the command's flags and
+// resident.check's fields name them: the names Bounds.Set takes.
+func BoundNames() []string { return slices.Clone(boundNames) }
 
 // Set sets the bound name (one of BoundNames) to v, as a person gives it:
 // rounds from 1 to exchange.MaxRounds, credits from 1 to
@@ -52,7 +56,7 @@ func (b *Bounds) Set(name string, v int) error {
 	case "preemptions":
 		dst, lo, hi = &b.Preemptions, 0, 100
 	default:
-		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(BoundNames, ", "))
+		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(boundNames, ", "))
 	}
 	if v < lo || v > hi {
 		return fmt.Errorf("%s must be a whole number from %d to %d, got %d", name, lo, hi, v)
@@ -100,7 +104,8 @@ type Options struct {
 }
 
 // DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
-// remembered states.
+// remembered states, the figure a caller that gives the search more or
+// less memory scales.
 const DefaultMaxStates = 8_000_000
 
 // Progress is how far a search has come.

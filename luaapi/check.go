@@ -20,11 +20,11 @@ import (
 // (Ctrl-C in the command), raising an error that says how far it came.
 func (m *Module) checkFn(L *lua.LState) int {
 	const name = "check"
-	known := append([]string{"scenario", "replay"}, check.BoundNames...)
+	known := append([]string{"scenario", "replay"}, check.BoundNames()...)
 	t := fields(L, 1, name, true, known...)
 	var bounds check.Bounds
 	var given string
-	for _, key := range check.BoundNames {
+	for _, key := range check.BoundNames() {
 		if field(t, key) == lua.LNil {
 			continue
 		}

@@ -64,7 +64,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
 	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false}
-	for _, name := range check.BoundNames {
+	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
 	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, valued, o.set)
@@ -103,7 +103,7 @@ func (o *checkOptions) set(name, value string) error {
 		o.force = true
 		return nil
 	}
-	if !slices.Contains(check.BoundNames, name) {
+	if !slices.Contains(check.BoundNames(), name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
 	}
 	n, err := strconv.Atoi(value)
