@@ -67,13 +67,17 @@ type Session struct {
 // NewSession makes a session of startup and two prepared programs: gpu on a
 // PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
 // Both must poll exactly the startup line, never write it, and retire without
-// peer progress after ABORT. The session is kept with the startup line
-// (devices.Kept): once the fabric is recycled (devices.Fabric.Recycle) it
-// must not be used.
+// peer progress after ABORT. Once the fabric is renewed
+// (devices.Fabric.Renew), every operation of the session fails with a
+// KindStale error and does nothing.
 func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
-	switch {
-	case startup == nil || gpu == nil || npu == nil:
+	if startup == nil || gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "session", "a startup line and two prepared programs are needed; got nil")
+	}
+	if err := startup.stale("session"); err != nil {
+		return nil, err
+	}
+	switch {
 	case startup.used:
 		return nil, devices.Errorf(devices.KindBusy, "session", "startup line %d already belongs to a session; make a new one", startup.id)
 	case gpu.Device() != startup.gpu:
@@ -86,9 +90,7 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	s := devices.Kept[Session](startup.line) // lives as long as the line's fabric
-	s.startup, s.gpu, s.npu = startup, gpu, npu
-	return s, nil
+	return &Session{startup: startup, gpu: gpu, npu: npu}, nil
 }
 
 // Programs prepares a session's two programs on its startup line, line:
@@ -138,7 +140,7 @@ func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
 // ready refuses once the session is poisoned or decided.
 func (s *Session) ready(op string) error {
 	if s.outcome != 0 {
-		return devices.Fixed(devices.KindBusy, op, "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
 		return errDecided(op)
@@ -151,6 +153,9 @@ func (s *Session) ready(op string) error {
 func (s *Session) SubmitGPU() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("submit_gpu"); err != nil {
+		return err
+	}
 	return s.submit(ParticipantGPU, "submit_gpu", s.gpu, &s.gpuDone)
 }
 
@@ -158,6 +163,9 @@ func (s *Session) SubmitGPU() error {
 func (s *Session) SubmitNPU() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("submit_npu"); err != nil {
+		return err
+	}
 	return s.submit(ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
 }
 
@@ -176,7 +184,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 		return err
 	}
 	if *done != nil {
-		return devices.Fixed(devices.KindBusy, op, participantName(who)+" participant already submitted")
+		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
@@ -228,6 +236,9 @@ func (s *Session) poison(why string) {
 func (s *Session) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("start"); err != nil {
+		return err
+	}
 	if err := s.ready("start"); err != nil {
 		return err
 	}
@@ -242,6 +253,9 @@ func (s *Session) Start() error {
 func (s *Session) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("abort"); err != nil {
+		return err
+	}
 	return s.decide("abort", StartupAbort)
 }
 
@@ -251,6 +265,9 @@ func (s *Session) Abort() error {
 func (s *Session) IsComplete() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("is_complete"); err != nil {
+		return false, err
+	}
 	if s.decision == 0 {
 		return false, nil
 	}
@@ -283,8 +300,11 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	defer s.joining.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("wait"); err != nil {
+		return false, err
+	}
 	if s.outcome != 0 || s.closing.Err() != nil {
-		return false, devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
@@ -296,7 +316,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	}
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
-		err = devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" was closed during the wait")
+		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
 	}
 	return ok, err
 }
@@ -472,6 +492,9 @@ func (s *Session) Close() Outcome { return s.CloseWithin(context.Background(), D
 // context ends the join early, and the session is then quarantined. A Wait
 // joining in another goroutine is ended first, so the close takes its own
 // timeout, not the Wait's. Closing a closed session returns how it ended.
+// Closing a session whose fabric was renewed since it was opened does
+// nothing to the fabric and returns Quarantined: its memory stays its own,
+// never carved again by the renewed fabric.
 func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcome {
 	s.mu.Lock()
 	if s.outcome == 0 {
@@ -488,6 +511,10 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	if s.outcome != 0 {
 		return s.outcome
 	}
+	if s.startup.stale("close") != nil {
+		s.outcome = Quarantined
+		return s.outcome
+	}
 	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
 		_ = s.decide("close", StartupAbort)
@@ -502,7 +529,8 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	bufs := s.buffers()
 	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
-		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		// The buffers are not stale (checked above): the quarantine holds them.
+		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}

@@ -148,8 +148,9 @@ func RunInto(cfg Config, res *Result) {
 type trial struct {
 	cfg      Config
 	pcg      rand.PCG
-	rng      *rand.Rand // draws from pcg
-	f        *devices.Fabric
+	rng      *rand.Rand      // draws from pcg
+	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
+	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
 	oracle   *engine.Oracle
 	res      *Result // written in place: own, or RunInto's caller's
 	own      Result  // Run's result, which it returns by value
@@ -332,13 +333,28 @@ func (t *trial) putResult(err error) {
 // oracle's reports of a trial's sessions.
 const ringSize = 256
 
-// rings recycles the event rings of finished trials, which were most
-// of what a trial allocated. A trial's fabric does not outlive it, and what
-// it reports (violations and their events) is copied out of the ring.
-var rings = sync.Pool{New: func() any {
-	ring := make([]devices.Event, 0, ringSize)
-	return &ring
-}}
+// fabric makes the trial's fabric from cfg. A trial whose OnFabric hook
+// sees the fabric gets a new one, which the hook may keep. Otherwise the
+// workspace owns one fabric and renews it (devices.Fabric.Renew) for each
+// trial, keeping its storage (the event ring, the executor's lists):
+// nothing the last trial made on it, nor anything it returned, can act on
+// the renewed fabric.
+func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
+	if t.cfg.OnFabric != nil {
+		return devices.NewFabric(cfg)
+	}
+	if t.owned != nil {
+		if err := t.owned.Renew(cfg); err != nil {
+			return nil, err
+		}
+		return t.owned, nil
+	}
+	f, err := devices.NewFabric(cfg)
+	if err == nil {
+		t.owned = f
+	}
+	return f, err
+}
 
 func (t *trial) run() {
 	budget := int64(0) // the default
@@ -349,21 +365,15 @@ func (t *trial) run() {
 	if t.chance(0.5) {
 		timing = devices.PublishedTiming()
 	}
-	ring := rings.Get().(*[]devices.Event)
-	defer rings.Put(ring) // after the fabric is closed (defers run last first)
-	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize, EventBuffer: *ring})
+	f, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return
 	}
 	t.f = f
+	defer f.Close() // an owned fabric is renewed by the next trial
 	if t.cfg.OnFabric != nil {
-		defer f.Close()
 		t.cfg.OnFabric(f)
-	} else {
-		// Nothing but the trial saw the fabric, and nothing it returns refers
-		// to it: the next trial's fabric reuses its memory.
-		defer f.Recycle()
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.devs = f.Devices()
