@@ -41,9 +41,8 @@ var BuiltinFaults = []struct {
 // not pass) or none, and a close that joins for 0 or for 1 s. It ends by
 // resetting the devices and checking that nothing is left charged.
 func Builtin(h *Host) {
-	b := h.Bounds()
-	setups := builtinSetups(b)
-	s := setups[h.ChooseAmong("the setup", setupLabels(setups))]
+	setups := builtinSetups(h.Bounds())
+	s := setups.at(h.ChooseLabelled("the setup", setups.n(), setups.label))
 	if s.fault >= 0 {
 		f := BuiltinFaults[s.fault]
 		// The choice's words say which; arming is part of it, not an operation.
@@ -80,32 +79,36 @@ func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
 // BuiltinFaults, or -1) and the exchange's size.
 type setup struct{ fault, rounds, credits int }
 
-func builtinSetups(b Bounds) []setup {
+// setupSpace is every setup within the bounds, in the order the host's
+// choice numbers them: no fault or each fault, then rounds, then credits.
+// They are counted rather than listed, as there may be a billion (a
+// million rounds by 64 credits by 14).
+type setupSpace struct{ faults, rounds, credits int }
+
+func builtinSetups(b Bounds) setupSpace {
 	faults := 0
 	if b.Faults > 0 {
 		faults = len(BuiltinFaults)
 	}
-	var out []setup
-	for f := -1; f < faults; f++ {
-		for r := 1; r <= b.Rounds; r++ {
-			for c := 1; c <= b.Credits; c++ {
-				out = append(out, setup{fault: f, rounds: r, credits: c})
-			}
-		}
-	}
-	return out
+	return setupSpace{faults: faults + 1, rounds: b.Rounds, credits: b.Credits}
 }
 
-func setupLabels(setups []setup) []string {
-	out := make([]string, len(setups))
-	for i, s := range setups {
-		f := "no fault"
-		if s.fault >= 0 {
-			f = "fault " + BuiltinFaults[s.fault].Site.String() + " 50%1*" + BuiltinFaults[s.fault].Term
-		}
-		out[i] = f + ", rounds " + strconv.Itoa(s.rounds) + ", credits " + strconv.Itoa(s.credits)
+// n is how many setups there are.
+func (s setupSpace) n() int { return s.faults * s.rounds * s.credits }
+
+// at is the i-th setup.
+func (s setupSpace) at(i int) setup {
+	return setup{fault: i/(s.rounds*s.credits) - 1, rounds: i/s.credits%s.rounds + 1, credits: i%s.credits + 1}
+}
+
+// label is the i-th setup in words.
+func (s setupSpace) label(i int) string {
+	u := s.at(i)
+	f := "no fault"
+	if u.fault >= 0 {
+		f = "fault " + BuiltinFaults[u.fault].Site.String() + " 50%1*" + BuiltinFaults[u.fault].Term
 	}
-	return out
+	return f + ", rounds " + strconv.Itoa(u.rounds) + ", credits " + strconv.Itoa(u.credits)
 }
 
 // planOp is one host operation of a plan.

@@ -2,15 +2,17 @@ package check_test
 
 import (
 	"context"
-	"io"
-	"os"
-	"path/filepath"
+	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
-
-	lua "github.com/yuin/gopher-lua"
+	"time"
 
 	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // smallBounds keep the built-in scenario's space small enough for a test.
@@ -76,7 +78,7 @@ func TestCheckCancelled(t *testing.T) {
 // of the scenario's schedules.
 func TestReplayRejectsForeignStrings(t *testing.T) {
 	for _, s := range []string{"", "1.2.3", "x:1", "r1c1f1:1.x", "r1c1f1:999"} {
-		if _, err := check.Replay(check.Builtin, s, nil); err == nil {
+		if _, err := check.Replay(context.Background(), check.Builtin, s, nil); err == nil {
 			t.Errorf("Replay(%q) did not fail", s)
 		}
 	}
@@ -85,7 +87,7 @@ func TestReplayRejectsForeignStrings(t *testing.T) {
 // TestReplayOfDefaultSchedule replays the schedule of first alternatives
 // and finds the host operations of the first plan.
 func TestReplayOfDefaultSchedule(t *testing.T) {
-	r, err := check.Replay(check.Builtin, "r1c1f1:", nil)
+	r, err := check.Replay(context.Background(), check.Builtin, "r1c1f1:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,57 +111,6 @@ func BenchmarkBuiltinScenario(b *testing.B) {
 		schedules += rep.Schedules
 	}
 	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
-}
-
-// TestLuaScenario explores the Lua scenario of docs/checking.md
-// exhaustively and requires no violation, and its default schedule to
-// replay with the host operations the script makes.
-func TestLuaScenario(t *testing.T) {
-	ls, err := check.LoadLuaScenario("testdata/scenario.lua", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	rep := check.Check(context.Background(), ls.Scenario, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
-	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Schedules < 4 {
-		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
-	}
-	r, err := check.Replay(ls.Scenario, "r2c2f0:0.1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := stepTexts(r)
-	for _, want := range []string{"s1:submit_gpu() = ok", "s1:abort() = ok", "s1:wait(0s)", "s1:close(1s)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the replay lacks %q:\n%s", want, got)
-		}
-	}
-}
-
-// TestLuaScenarioErrors reports a script without scenario, and counts a
-// scenario's own errors.
-func TestLuaScenarioErrors(t *testing.T) {
-	dir := t.TempDir()
-	none := filepath.Join(dir, "none.lua")
-	bad := filepath.Join(dir, "bad.lua")
-	if err := os.WriteFile(none, []byte("x = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, []byte("function scenario(s) error('broken scenario') end\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := check.LoadLuaScenario(none, io.Discard); err == nil || !strings.Contains(err.Error(), "scenario(s)") {
-		t.Errorf("loading a script without scenario: %v", err)
-	}
-	ls, err := check.LoadLuaScenario(bad, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
-	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "broken scenario") {
-		t.Errorf("want one scenario error about a broken scenario, got %d: %q", rep.ScenarioErrors, rep.ScenarioError)
-	}
 }
 
 // TestBoundsSet sets each bound within its range, stores 0 faults or
@@ -197,27 +148,6 @@ func TestBoundsSet(t *testing.T) {
 	}
 }
 
-// TestInterruptibleStopsALoop cancels the search from inside a run of a
-// Lua scenario that then loops for ever: the run stops, the search ends
-// not exhausted, and the cut run is not counted as the scenario's error.
-func TestInterruptibleStopsALoop(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "loop.lua")
-	if err := os.WriteFile(path, []byte("function scenario(s) cancel() while true do end end\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ls, err := check.LoadLuaScenario(path, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	ls.L.SetGlobal("cancel", ls.L.NewFunction(func(*lua.LState) int { cancel(); return 0 }))
-	rep := check.Check(ctx, ls.Interruptible(ctx), check.Options{})
-	if rep.Exhausted || rep.Schedules != 1 || rep.ScenarioErrors != 0 {
-		t.Errorf("want one schedule, not exhausted, no scenario error:\n%s", rep.String())
-	}
-}
-
 // stepTexts is the text of every step of a replay, a line each.
 func stepTexts(r *check.Replayed) string {
 	var texts []string
@@ -225,4 +155,183 @@ func stepTexts(r *check.Replayed) string {
 		texts = append(texts, s.Text)
 	}
 	return strings.Join(texts, "\n")
+}
+
+// TestNondeterministicScenario runs scenarios that are not functions of
+// their choices: the search stops at the first run whose replay of an
+// earlier run's prefix meets another choice, and says where.
+func TestNondeterministicScenario(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		scenario func(runs int, h *check.Host)
+		want     string
+	}{
+		{"the number of alternatives varies", func(runs int, h *check.Host) {
+			h.Choose(2+runs%2, "a choice whose alternatives vary")
+		}, "replaying the choices r2c2f1:1 of an earlier run, choice 1 had 2 alternatives (a host choice), where the earlier run had 3 (a host choice)"},
+		{"the kind varies", func(runs int, h *check.Host) {
+			if runs == 1 {
+				h.Choose(2, "first")
+				h.Choose(2, "second")
+				return
+			}
+			cfg := exchange.Default()
+			cfg.Rounds, cfg.Credits = 1, 1
+			s, _ := h.NewSession(cfg)
+			_ = s.SubmitGPU()
+			_ = s.SubmitNPU()
+			_ = s.Start()
+			_, _ = s.Wait(time.Second)
+		}, "choice 1 had 2 alternatives (when a release lands), where the earlier run had 2 (a host choice)"},
+		{"the operations vary", func(runs int, h *check.Host) {
+			h.Record(fmt.Sprintf("an operation that returned %d", runs), nil)
+			h.Choose(2, "a choice after it")
+		}, "replaying the choices r2c2f1:1 of an earlier run, the host's operations or their results before choice 1 differed from the earlier run's"},
+		{"the scenario ends early", func(runs int, h *check.Host) {
+			if runs == 1 {
+				h.Choose(2, "first")
+				h.Choose(2, "second")
+			}
+		}, "replaying the choices r2c2f1:0.1 of an earlier run, the scenario ended after 0 choices, where the earlier run went on to choice 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runs := 0
+			rep := check.Check(context.Background(), func(h *check.Host) { runs++; c.scenario(runs, h) }, check.Options{})
+			if !strings.HasPrefix(rep.Nondeterministic, "scenario is not deterministic: ") || !strings.Contains(rep.Nondeterministic, c.want) {
+				t.Errorf("Nondeterministic = %q, want it to say %q", rep.Nondeterministic, c.want)
+			}
+			if rep.Exhausted || rep.Schedules != 2 {
+				t.Errorf("want the search stopped at the second run, not exhausted:\n%s", rep.String())
+			}
+			contains := "bounded space not exhausted (stopped: the scenario is not deterministic)"
+			if !strings.Contains(rep.String(), contains) || !strings.Contains(rep.String(), rep.Nondeterministic) {
+				t.Errorf("the report does not say it:\n%s", rep.String())
+			}
+		})
+	}
+}
+
+// TestDeterministicScenariosPass runs the built-in scenario, whose runs are
+// functions of their choices, and finds no nondeterminism.
+func TestDeterministicScenariosPass(t *testing.T) {
+	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}})
+	if rep.Nondeterministic != "" || !rep.Exhausted {
+		t.Errorf("the built-in scenario: %s", rep.String())
+	}
+}
+
+// TestParseReplayValidatesBounds refuses replay strings whose bounds are
+// out of the ranges the bound flags take, and reads those in range.
+func TestParseReplayValidatesBounds(t *testing.T) {
+	for s, want := range map[string]string{
+		"r0c0f0:1":                   `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0; give the string a counterexample printed`,
+		"r1c1f-1:":                   `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
+		"r5c100f1:":                  `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
+		"r1c1f101:2":                 `faults must be a whole number from 0 to 100, got 101`,
+		"r1000001c1f1:":              `rounds must be a whole number from 1 to 1000000, got 1000001`,
+		"r99999999999999999999c1f1:": `rounds 99999999999999999999 is out of range`,
+		"r1c1f1x:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
+		"r+1c1f1:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
+	} {
+		if _, _, err := check.ParseReplay(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseReplay(%q): %v, want %q", s, err, want)
+		}
+	}
+	b, values, err := check.ParseReplay("r1000000c64f0:5.0")
+	if err != nil || b.Rounds != 1_000_000 || b.Credits != 64 || b.Faults != -1 || len(values) != 2 {
+		t.Errorf("ParseReplay(r1000000c64f0:5.0) = %+v, %v, %v", b, values, err)
+	}
+}
+
+// TestBuiltinWithHugeBounds explores the built-in scenario under bounds
+// with 896 million setups: the search starts at once, in little memory,
+// and stops when its context ends; the setups replay by number, the first
+// ones and the last.
+func TestBuiltinWithHugeBounds(t *testing.T) {
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithCancel(context.Background())
+	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1_000_000, Credits: 64}, ProgressEvery: 1, Progress: func(p check.Progress) {
+		if p.Schedules >= 20 {
+			cancel()
+		}
+	}})
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if rep.Exhausted || rep.Schedules < 20 || rep.Bounds.Rounds != 1_000_000 || rep.Bounds.Credits != 64 {
+		t.Errorf("want a search of the huge bounds stopped after 20 schedules:\n%s", rep.String())
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 200<<20 {
+		t.Errorf("20 schedules allocated %d MiB", grew>>20)
+	}
+	for replay, want := range map[string]string{
+		"r1000000c64f1:5":         "host chooses the setup: no fault, rounds 1, credits 6",
+		"r1000000c64f1:895999999": "host chooses the setup: fault memory.alloc 50%1*error(no memory), rounds 1000000, credits 64",
+	} {
+		r, err := check.Replay(context.Background(), check.Builtin, replay, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepTexts(r); !strings.Contains(got, want) {
+			t.Errorf("replay %s:\n%s\nwant %q", replay, got, want)
+		}
+	}
+}
+
+// TestLongWaitStopsWithTheSearch runs a scenario whose wait runs an
+// exchange of 100,000 rounds in simulated time, and ends the search's
+// context as the wait begins: the wait's joins are cancelled, the wait
+// returns, and the search stops.
+func TestLongWaitStopsWithTheSearch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var waited error
+	cancelled := 0
+	rep := check.Check(ctx, func(h *check.Host) {
+		h.Fabric().Events().Subscribe(func(e devices.Event) {
+			switch {
+			case e.Kind == engine.EvWait:
+				cancel()
+			case e.Kind == engine.EvJoin && e.B == engine.JoinCancelled:
+				cancelled++
+			}
+		})
+		cfg := exchange.Default()
+		cfg.Rounds, cfg.Credits = 100_000, 1
+		s, err := h.NewSession(cfg)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = s.SubmitGPU()
+		_ = s.SubmitNPU()
+		_ = s.Start()
+		_, waited = s.Wait(time.Hour)
+		s.Close(0)
+	}, check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: -1, Steps: 1}}) // hashing a state of 100,000 rounds is slow
+	if !errors.Is(waited, context.Canceled) || cancelled == 0 {
+		t.Errorf("the wait returned %v, with %d joins cancelled; want it stopped by the context", waited, cancelled)
+	}
+	if rep.Exhausted || rep.Schedules != 1 || !rep.OK() {
+		t.Errorf("want one schedule, stopped, no counterexample from the cut run:\n%s", rep.String())
+	}
+}
+
+// TestMaxStates bounds the states a search remembers: past the bound it
+// remembers no more and prunes less, so it runs more schedules, and finds
+// what it would have found.
+func TestMaxStates(t *testing.T) {
+	bounds := check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
+	full := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
+	most := full.States * 3 / 4
+	capped := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds, MaxStates: most})
+	if full.StatesFull || !capped.StatesFull || capped.States != most {
+		t.Fatalf("uncapped: full %v, %d states; capped at %d: full %v, %d states", full.StatesFull, full.States, most, capped.StatesFull, capped.States)
+	}
+	if !capped.Exhausted || !capped.OK() || capped.Schedules <= full.Schedules {
+		t.Errorf("capped: want exhausted, no violation and more schedules than %d:\n%s", full.Schedules, capped.String())
+	}
+	if !strings.Contains(capped.String(), fmt.Sprintf("the search remembered %d distinct states, its most, and no more after", most)) {
+		t.Errorf("the report does not say it:\n%s", capped.String())
+	}
 }

@@ -92,7 +92,16 @@ type Options struct {
 	// 200 ms) with the figures so far.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// MaxStates is how many explored states the search remembers for
+	// pruning (0: DefaultMaxStates). Past it, it remembers no more: it
+	// prunes less and takes longer, but misses nothing, and its memory
+	// stays bounded however long it runs.
+	MaxStates int
 }
+
+// DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
+// remembered states.
+const DefaultMaxStates = 8_000_000
 
 // Progress is how far a search has come.
 type Progress struct {
@@ -115,8 +124,18 @@ type Report struct {
 	// string.
 	ScenarioErrors int
 	ScenarioError  string
-	Exhausted      bool // every schedule within the bounds was explored (not cancelled)
-	Elapsed        time.Duration
+	// Nondeterministic, when not empty, says how the scenario was found not
+	// to be a function of its choices: a run that replayed the choices of an
+	// earlier one met a choice with another number or kind of
+	// alternatives, or other host operations before it. The search stops
+	// there: its pruning and its replay strings assume a deterministic
+	// scenario.
+	Nondeterministic string
+	// StatesFull is set when the search reached Options.MaxStates and went
+	// on without remembering the states it reached after.
+	StatesFull bool
+	Exhausted  bool // every schedule within the bounds was explored (not stopped)
+	Elapsed    time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
 	Counterexamples []Counterexample
@@ -131,24 +150,32 @@ func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 // it reaches a state already explored with at least as much of the bounds
 // left. For each invariant broken, it then finds the shortest
 // counterexample by iterative deepening on its length. When ctx ends, it
-// stops and reports what it found so far (Exhausted false).
+// stops and reports what it found so far (Exhausted false); each run sees
+// ctx (Host.Context), so that a long wait stops too. It stops as well when
+// it finds the scenario not deterministic (Report.Nondeterministic).
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
-	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start}
+	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates}
+	if x.maxStates <= 0 {
+		x.maxStates = DefaultMaxStates
+	}
 	x.seen = map[uint64][]budget{}
 	rep := Report{Bounds: x.bounds}
 	found := x.search(ctx, 0)
-	rep.Exhausted = ctx.Err() == nil
-	rep.States, rep.Pruned, rep.Truncated = len(x.seen), x.pruned, x.truncated
+	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
+	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
 	for inv := range engine.Invariants {
 		cx, ok := found[inv]
 		if !ok {
 			continue
 		}
-		if ctx.Err() == nil {
+		if rep.Exhausted {
 			cx = x.shortest(ctx, inv, cx)
 		}
 		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
+	}
+	if rep.Nondeterministic = x.diverged; rep.Nondeterministic != "" { // perhaps found by a search for the shortest
+		rep.Exhausted = false
 	}
 	rep.Schedules = x.schedules
 	rep.ScenarioErrors, rep.ScenarioError = x.scenarioErrors, x.scenarioError
@@ -163,6 +190,8 @@ type explorer struct {
 	opts           Options
 	start          time.Time
 	seen           map[uint64][]budget
+	maxStates      int  // the most states seen holds
+	statesFull     bool // a state was not remembered: seen was full
 	schedules      int
 	pruned         int
 	truncated      int
@@ -171,7 +200,8 @@ type explorer struct {
 	found          int
 	scenarioErrors int
 	scenarioError  string
-	target         int // the invariant a search for the shortest counterexample seeks; 0: any
+	diverged       string // the words of the first nondeterminism found
+	target         int    // the invariant a search for the shortest counterexample seeks; 0: any
 	onFabric       func(*devices.Fabric)
 }
 
@@ -196,10 +226,17 @@ type found struct {
 func (x *explorer) search(ctx context.Context, target int) map[int]found {
 	out := map[int]found{}
 	x.target = target
-	var prefix []int
+	var prefix []point
 	for ctx.Err() == nil {
-		r := x.execute(prefix, false)
+		r := x.execute(ctx, prefix, false)
 		x.schedules++
+		if ctx.Err() != nil {
+			break // a run the stop cut short: what it found may be of the cut
+		}
+		if r.diverged != nil {
+			x.diverged = r.diverged.words(x.replayString(r.diverged.prefix))
+			break
+		}
 		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
@@ -207,7 +244,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 				}
 			}
 		}
-		if r.failed != "" && ctx.Err() == nil { // not a run that ctx cut short
+		if r.failed != "" {
 			x.scenarioErrors++
 			if x.scenarioError == "" {
 				x.scenarioError = r.failed + " (replay " + x.replayString(r.values()) + ")"
@@ -230,7 +267,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 func (x *explorer) shortest(ctx context.Context, inv int, cx found) found {
 	outer := x.bounds
 	defer func() { x.bounds = outer }()
-	for l := 1; l < cx.length && ctx.Err() == nil; l++ {
+	for l := 1; l < cx.length && ctx.Err() == nil && x.diverged == ""; l++ {
 		x.bounds.Length = l
 		x.seen = map[uint64][]budget{}
 		x.phase = fmt.Sprintf("shortest for invariant %d, length %d", inv, l)
@@ -262,10 +299,10 @@ func (x *explorer) tick() {
 	x.opts.Progress(Progress{Schedules: x.schedules, States: len(x.seen), Violations: x.found, Elapsed: now.Sub(x.start), Phase: phase})
 }
 
-// execute runs the scenario once on a fresh fabric, replaying prefix and
-// then taking each choice's first alternative; describe records every
-// operation and choice in words.
-func (x *explorer) execute(prefix []int, describe bool) *run {
+// execute runs the scenario once on a fresh fabric, under ctx, replaying
+// prefix and then taking each choice's first alternative; describe records
+// every operation and choice in words.
+func (x *explorer) execute(ctx context.Context, prefix []point, describe bool) *run {
 	r := &run{x: x, prefix: prefix, describe: describe, violationLen: -1, badChoice: -1}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Chooser: r, EventCapacity: 1 << 14})
 	if err != nil {
@@ -277,11 +314,12 @@ func (x *explorer) execute(prefix []int, describe bool) *run {
 	r.hist = devices.NewStateHash()
 	cancel := f.Events().Subscribe(r.observe)
 	o := engine.NewOracle(f)
-	r.host = &Host{run: r, fabric: f, oracle: o, bounds: x.bounds}
+	r.host = &Host{run: r, ctx: ctx, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)
+	r.expectEnd()
 	r.checkViolation(false)
 	r.violations = o.Violations()
-	if r.pruned && r.violationLen < 0 {
+	if r.pruned && r.violationLen < 0 && r.diverged == nil {
 		x.pruned++
 	}
 	if r.truncated {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,23 +18,35 @@ import (
 // (the order of submissions, whether to abort, a deadline). It must be a
 // function of its choices and of what its operations return, and nothing
 // else (no clock, no randomness of its own), so that the checker can
-// rerun it choice for choice.
+// rerun it choice for choice; the checker verifies this as it goes (see
+// Report.Nondeterministic).
 type Scenario func(h *Host)
 
 // Host is what a scenario drives: a fresh simulated fabric per run, whose
 // every choice the checker makes, with an oracle attached. Each operation
 // is recorded, for the counterexample, as a host operation.
+//
+// A scenario drives sessions either through Host's own verbs (NewSession
+// and Session's methods), or through a layer of its own that reports each
+// of its operations with Record (the Lua scenarios of package luaapi).
 type Host struct {
 	run      *run
+	ctx      context.Context
 	fabric   *devices.Fabric
 	oracle   *engine.Oracle
-	sessions []*Session
+	sessions []*engine.Session // every session made in the run, whose state the checker hashes
+	made     int               // sessions NewSession made, which names them s1, s2, ...
 	bounds   Bounds
 	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith)
 }
 
 // Fabric is the run's fabric (simulated, its choices made by the checker).
 func (h *Host) Fabric() *devices.Fabric { return h.fabric }
+
+// Context is the run's context: it ends when the search is stopped
+// (Ctrl-C), and a scenario's waits and loops should end with it. Runs
+// that describe what a search found have a context of their own.
+func (h *Host) Context() context.Context { return h.ctx }
 
 // Bounds are the bounds of the search, for a scenario that sizes its
 // sessions by them (rounds, credits, faults).
@@ -43,23 +56,37 @@ func (h *Host) Bounds() Bounds { return h.bounds }
 // from run to run; what says what is chosen, for the counterexample
 // ("the order of the submissions"). n below 2 is no choice: 0.
 func (h *Host) Choose(n int, what string) int {
-	if n < 2 {
-		return 0
-	}
-	return h.run.choose(choicePoint{n: n, host: what}, -1)
+	return h.ChooseLabelled(what, n, nil)
 }
 
 // ChooseAmong is Choose among labelled alternatives: the counterexample
 // prints the label of the one taken ("submit_npu, submit_gpu, start").
 func (h *Host) ChooseAmong(what string, labels []string) int {
-	if len(labels) < 2 {
-		return 0
-	}
-	return h.run.choose(choicePoint{n: len(labels), host: what, labels: labels}, -1)
+	return h.ChooseLabelled(what, len(labels), func(i int) string { return labels[i] })
 }
 
-// op records a host operation and its result, and lets the checker hash
-// the state it left.
+// ChooseLabelled is ChooseAmong for alternatives too many to list: label
+// says what alternative i is, and is called only when a counterexample is
+// put in words.
+func (h *Host) ChooseLabelled(what string, n int, label func(int) string) int {
+	if n < 2 {
+		return 0
+	}
+	return h.run.choose(choicePoint{n: n, host: what, label: label}, -1)
+}
+
+// Record records a host operation that the scenario made through a layer
+// of its own: text is the operation and its result in words ("s1:wait(0)
+// = false"), and s, when not nil, the session it made or acted on, whose
+// state the checker hashes from then on.
+func (h *Host) Record(text string, s *engine.Session) {
+	if s != nil && !slices.Contains(h.sessions, s) {
+		h.sessions = append(h.sessions, s)
+	}
+	h.run.hostOp(text)
+}
+
+// op records a host operation of Host's own verbs and its result.
 func (h *Host) op(text, result string) {
 	h.run.hostOp(text + " = " + result)
 }
@@ -81,14 +108,14 @@ func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
 		programs = h.programs(cfg)
 	}
 	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), programs)
-	name := "s" + strconv.Itoa(len(h.sessions)+1)
+	name := "s" + strconv.Itoa(h.made+1)
 	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
 	if err != nil {
 		return nil, err
 	}
-	cs := &Session{Session: s, host: h, name: name}
-	h.sessions = append(h.sessions, cs)
-	return cs, nil
+	h.made++
+	h.sessions = append(h.sessions, s)
+	return &Session{Session: s, host: h, name: name}, nil
 }
 
 // Session is an engine session whose verbs are recorded as host
@@ -130,16 +157,18 @@ func (s *Session) Abort() error {
 	return err
 }
 
-// Wait joins both participants under timeout (virtual time).
+// Wait joins both participants under timeout (virtual time), or until the
+// run's context ends.
 func (s *Session) Wait(timeout time.Duration) (bool, error) {
-	ok, err := s.Session.WaitContext(context.Background(), timeout)
+	ok, err := s.Session.WaitContext(s.host.ctx, timeout)
 	s.host.op(s.name+":wait("+timeout.String()+")", strconv.FormatBool(ok)+", "+errWords(err))
 	return ok, err
 }
 
-// Close is the drop path, joining for timeout.
+// Close is the drop path, joining for timeout, or until the run's context
+// ends.
 func (s *Session) Close(timeout time.Duration) engine.Outcome {
-	out := s.Session.CloseWithin(context.Background(), timeout)
+	out := s.Session.CloseWithin(s.host.ctx, timeout)
 	s.host.op(s.name+":close("+timeout.String()+")", out.String())
 	return out
 }
@@ -154,9 +183,9 @@ func (h *Host) ResetDevices() {
 	h.op("reset every device", "ok")
 }
 
-// fail records that the scenario itself failed (a Lua error): the run
+// Fail records that the scenario itself failed (a Lua error): the run
 // ends there, and the report counts it.
-func (h *Host) fail(msg string) {
+func (h *Host) Fail(msg string) {
 	h.op("scenario error", msg)
 	h.run.failed = msg
 }

@@ -1,7 +1,9 @@
 package check
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -60,13 +62,22 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d\n",
 		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps)
 	state := "exhausted"
-	if !r.Exhausted {
+	switch {
+	case r.Nondeterministic != "":
+		state = "not exhausted (stopped: the scenario is not deterministic)"
+	case !r.Exhausted:
 		state = "not exhausted (stopped)"
 	}
 	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
 		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	if r.StatesFull {
+		fmt.Fprintf(&b, "the search remembered %d distinct states, its most, and no more after: it pruned less from then on\n", r.States)
+	}
 	if r.ScenarioErrors > 0 {
 		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+	}
+	if r.Nondeterministic != "" {
+		b.WriteString(r.Nondeterministic + "\n")
 	}
 	if r.OK() {
 		b.WriteString("no invariant broken\n")
@@ -80,7 +91,7 @@ func (r *Report) String() string {
 // describe reruns a violating run in words.
 func (x *explorer) describe(f found) Counterexample {
 	x.target = f.invariant
-	r := x.execute(f.values, true)
+	r := x.execute(context.Background(), pointsOf(f.values), true)
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
 	n := len(r.trace)
 	if r.violationLen >= 0 && r.violationStep >= 0 {
@@ -124,19 +135,31 @@ func (x *explorer) replayString(values []int) string {
 	return fmt.Sprintf("r%dc%df%d:%s", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults, strings.Join(parts, "."))
 }
 
+// replayHead is the bounds of a replay string: r<rounds>c<credits>f<faults>.
+var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)$`)
+
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
-// Credits, Faults) and its choices.
+// Credits, Faults), each in the range Bounds.Set allows, and its choices.
 func ParseReplay(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")
 	if !ok {
 		return b, nil, fmt.Errorf("replay %q has no ':'; give the string a counterexample printed, such as r2c2f1:3.0.1", s)
 	}
-	if _, err := fmt.Sscanf(head, "r%dc%df%d", &b.Rounds, &b.Credits, &b.Faults); err != nil {
+	m := replayHead.FindStringSubmatch(head)
+	if m == nil {
 		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
 	}
-	if b.Faults == 0 {
-		b.Faults = -1
+	for i, name := range []string{"rounds", "credits", "faults"} {
+		v, err := strconv.Atoi(m[i+1])
+		if err != nil {
+			err = fmt.Errorf("%s %s is out of range", name, m[i+1])
+		} else {
+			err = b.Set(name, v)
+		}
+		if err != nil {
+			return b, nil, fmt.Errorf("replay %q: %v; give the string a counterexample printed", s, err)
+		}
 	}
 	var values []int
 	if tail != "" {
@@ -154,15 +177,18 @@ func ParseReplay(s string) (Bounds, []int, error) {
 // Replay reruns the one schedule a replay string names and reports it: the
 // steps in words (all of them, to the end of the scenario) and every
 // violation. onFabric, when not nil, is called with the run's fabric
-// before the scenario starts (to record a trace).
-func Replay(scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
+// before the scenario starts (to record a trace). The run sees ctx
+// (Host.Context): when ctx ends first, the replay is an error.
+func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
 	b, values, err := ParseReplay(replay)
 	if err != nil {
 		return nil, err
 	}
 	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric}
-	r := x.execute(values, true)
+	r := x.execute(ctx, pointsOf(values), true)
 	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("replay %q interrupted before the end of the scenario (%v)", replay, ctx.Err())
 	case r.badChoice >= 0:
 		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %d alternatives there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], r.points[r.badChoice].n)
 	case len(r.points) < len(values):

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/residentlua/residentlua/devices"
@@ -13,7 +14,7 @@ import (
 type run struct {
 	x        *explorer
 	host     *Host
-	prefix   []int
+	prefix   []point // the choices to replay: values, and how an earlier run met them
 	points   []point
 	describe bool
 	trace    []Step // with describe: operations and choices in words
@@ -30,16 +31,22 @@ type run struct {
 	violationAt   int               // choice points made by then
 	violationStep int               // with describe: steps recorded by then
 	violations    []engine.Violation
-	badChoice     int    // the first replayed choice out of range; -1 if none
-	failed        string // the scenario's own error, if it failed
+	badChoice     int             // the first replayed choice out of range; -1 if none
+	failed        string          // the scenario's own error, if it failed
+	diverged      *nondeterminism // the replay of the prefix met a choice the earlier run did not
 }
 
 // point is one choice point of a run: how many alternatives, which was
 // taken (rank in the order they are tried, and value), whether the search
-// may try others, and the alternative that continues the last program.
+// may try others, and the alternative that continues the last program;
+// then what the replay of the run's prefix must meet again: the kind of
+// the choice (0 for the host's) and the host's history before it. A point
+// of a replay string has n 0: nothing is known of it but its value.
 type point struct {
 	n, rank, value, cont int
 	free                 bool
+	kind                 devices.ChoiceKind
+	hist                 uint64
 }
 
 // choicePoint is a choice about to be made: a device choice (kind set) or
@@ -48,7 +55,7 @@ type choicePoint struct {
 	n      int
 	kind   devices.ChoiceKind
 	host   string
-	labels []string // of a host choice's alternatives, or nil
+	label  func(int) string // a host choice's alternatives in words, or nil
 	choice devices.Choice
 }
 
@@ -93,9 +100,10 @@ func (r *run) Choose(c devices.Choice) int {
 func (r *run) choose(cp choicePoint, cont int) int {
 	r.checkViolation(cp.kind != 0)
 	i := len(r.points)
-	p := point{n: cp.n, cont: cont, free: r.branches(cp, cont, i)}
+	p := point{n: cp.n, cont: cont, free: r.branches(cp, cont, i), kind: cp.kind, hist: r.hist.Sum()}
 	if i < len(r.prefix) {
-		p.value = r.prefix[i]
+		r.expect(i, p)
+		p.value = r.prefix[i].value
 		if p.value >= cp.n { // a replay string of another scenario
 			if r.badChoice < 0 {
 				r.badChoice = i
@@ -173,8 +181,8 @@ func valueOf(rank, cont int) int {
 // words says what a choice took.
 func (r *run) words(cp choicePoint, value int) Step {
 	switch {
-	case cp.kind == 0 && cp.labels != nil:
-		return Step{Host: true, Text: "host chooses " + cp.host + ": " + cp.labels[value]}
+	case cp.kind == 0 && cp.label != nil:
+		return Step{Host: true, Text: "host chooses " + cp.host + ": " + cp.label(value)}
 	case cp.kind == 0:
 		return Step{Host: true, Text: "host chooses " + strconv.Itoa(value) + " of " + strconv.Itoa(cp.n) + " for " + cp.host}
 	}
@@ -213,15 +221,21 @@ func (r *run) observe(e devices.Event) {
 // which kind of point) and prunes the run when the state was explored
 // before with at least as much of the bounds left. Points the prefix
 // replays are not visited: the search is exploring their alternatives.
+//
+// Nor are points past the step bound: a run there branches no more, and
+// only another run past it could be pruned by them, which would not branch
+// either; hashing them would only fill memory, a state for every step of
+// a long exchange. Nor, once the search is stopped, any point: the run is
+// cut, and hashing a large state takes long.
 func (r *run) visit(tag uint64) {
-	if r.pruned || r.describe || len(r.points) < len(r.prefix) {
+	if r.pruned || r.describe || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps || r.host.ctx.Err() != nil {
 		return
 	}
 	h := r.hist
 	h.Add(tag)
 	r.host.fabric.HashState(&h)
 	for _, s := range r.host.sessions {
-		s.Session.HashState(&h)
+		s.HashState(&h)
 	}
 	r.host.oracle.HashState(&h)
 	b := r.x.bounds
@@ -235,6 +249,10 @@ func (r *run) visit(tag uint64) {
 			r.pruned = true
 			return
 		}
+	}
+	if len(r.x.seen) >= r.x.maxStates {
+		r.x.statesFull = true // remember no more: prune less, in bounded memory
+		return
 	}
 	r.x.seen[key] = append(r.x.seen[key], left)
 }
@@ -267,27 +285,20 @@ func (r *run) values() []int {
 	if r.violationLen >= 0 {
 		n = r.violationAt
 	}
-	out := make([]int, n)
-	for i, p := range r.points[:n] {
-		out[i] = p.value
-	}
-	return out
+	return valuesOf(r.points[:n])
 }
 
 // backtrack returns the prefix of the next run: the choices up to the last
 // point that has an alternative left to try, with that alternative; nil
 // when none has.
-func (r *run) backtrack() []int {
+func (r *run) backtrack() []point {
 	for i := len(r.points) - 1; i >= 0; i-- {
 		p := r.points[i]
 		if !p.free || p.rank+1 >= p.n {
 			continue
 		}
-		next := make([]int, i+1)
-		for j := range i {
-			next[j] = r.points[j].value
-		}
-		next[i] = valueOf(p.rank+1, p.cont)
+		next := slices.Clone(r.points[:i+1])
+		next[i].value = valueOf(p.rank+1, p.cont)
 		return next
 	}
 	return nil

@@ -304,6 +304,14 @@ function resident.trial(opts) end
 ---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
+---What a check scenario's function scenario(c) gets from the model checker (docs/checking.md); the scenario drives sessions with this module's functions.
+---@class resident.CheckScenario
+---@field choose fun(n: integer, what?: string): integer a host-side choice from 0 to n-1, which the checker varies from run to run; what says what is chosen, in a counterexample
+---@field reset fun() resets every device and checks that nothing is left charged
+---@field rounds integer the rounds bound
+---@field credits integer the credits bound
+---@field faults integer the faults bound (0: none)
+
 ---What resident.plot draws, and where.
 ---@class resident.PlotOptions
 ---@field file string the picture's file: its extension, .svg or .png, says the format (16 cm x 10 cm; a PNG is 605 x 378 pixels)

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"flag"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 var checkSeeds = flag.Int("check.seeds", 5, "campaigns (seed bases) TestCheckerCatchesBrokenRules runs for the median of random trials each broken rule needs")
@@ -39,7 +39,7 @@ func TestCheckerCatchesBrokenRules(t *testing.T) {
 			if cx.Length() > 8 {
 				t.Errorf("the counterexample has %d host operations and choices, want at most 8:\n%s", cx.Length(), cx)
 			}
-			replayed, err := check.Replay(check.Builtin, cx.Replay, nil)
+			replayed, err := check.Replay(context.Background(), check.Builtin, cx.Replay, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestCheckerCatchesBrokenRules(t *testing.T) {
 				t.Errorf("replaying %s gave violations %v, want %v", cx.Replay, replayed.Violations, cx.Violation)
 			}
 			restore()
-			if clean, err := check.Replay(check.Builtin, cx.Replay, nil); err != nil || len(clean.Violations) > 0 {
+			if clean, err := check.Replay(context.Background(), check.Builtin, cx.Replay, nil); err != nil || len(clean.Violations) > 0 {
 				t.Errorf("with no rule broken, replaying %s gave %v (error %v), want no violation", cx.Replay, clean.Violations, err)
 			}
 			trials := randomTrialsNeeded(c.rule, c.inv, *checkSeeds)
@@ -86,16 +86,15 @@ func randomTrialsNeeded(rule engine.BrokenRule, inv, campaigns int) string {
 // engine built to accept RUN with one participant: the checker must find
 // the early start, and report nothing with every rule kept.
 func TestCheckerLuaScenarioCatchesEarlyRun(t *testing.T) {
-	ls, err := check.LoadLuaScenario("../check/testdata/early_start.lua", io.Discard)
+	sc, err := luaapi.LoadScenario(context.Background(), "../luaapi/testdata/early_start.lua", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ls.Close()
-	if rep := check.Check(context.Background(), ls.Scenario, check.Options{}); !rep.OK() {
+	if rep := check.Check(context.Background(), sc.Run, check.Options{}); !rep.OK() {
 		t.Fatalf("with every rule kept:\n%s", rep.String())
 	}
 	defer engine.BreakRule(engine.RunWithOneAccepted)()
-	rep := check.Check(context.Background(), ls.Scenario, check.Options{})
+	rep := check.Check(context.Background(), sc.Run, check.Options{})
 	if len(rep.Counterexamples) == 0 || rep.Counterexamples[0].Invariant != 2 {
 		t.Fatalf("want invariant 2 broken:\n%s", rep.String())
 	}

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"context"
 	"io"
 
 	lua "github.com/yuin/gopher-lua"
@@ -55,15 +56,13 @@ func (m *Module) checkFn(L *lua.LState) int {
 		if replay != "" {
 			out = m.stdout
 		}
-		ls, err := check.LoadLuaScenario(path, out)
-		if err != nil {
+		var err error
+		if scenario, err = loadScenario(ctx, path, out); err != nil {
 			raiseString(L, "resident.check: %s", err.Error())
 		}
-		defer ls.Close()
-		scenario = ls.Interruptible(ctx)
 	}
 	if replay != "" {
-		r, err := check.Replay(scenario, replay, m.opts.OnFabric)
+		r, err := check.Replay(ctx, scenario, replay, m.opts.OnFabric)
 		if err != nil {
 			m.invalid(L, name, "%s", err.Error())
 		}
@@ -71,12 +70,32 @@ func (m *Module) checkFn(L *lua.LState) int {
 		return 1
 	}
 	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
-	if !rep.Exhausted {
+	switch {
+	case rep.Nondeterministic != "":
+		raiseString(L, "resident.check: %s", rep.Nondeterministic)
+	case !rep.Exhausted:
 		raiseString(L, "resident.check interrupted before the end of the bounded space (schedules explored: %d, distinct states: %d, invariants found broken by then: %d)",
 			rep.Schedules, rep.States, len(rep.Counterexamples))
 	}
 	L.Push(reportTable(L, &rep))
 	return 1
+}
+
+// loadScenario loads a scenario script (LoadScenario) as a check.Scenario.
+// It is set by init: a scenario opens the module in a state of its own, so
+// loading one reads the list of the module's functions, which holds
+// resident.check, and a package-level reference here would make that
+// list's initialization refer to itself.
+var loadScenario func(ctx context.Context, path string, stdout io.Writer) (check.Scenario, error)
+
+func init() {
+	loadScenario = func(ctx context.Context, path string, stdout io.Writer) (check.Scenario, error) {
+		sc, err := LoadScenario(ctx, path, stdout)
+		if err != nil {
+			return nil, err
+		}
+		return sc.Run, nil
+	}
 }
 
 // reportTable converts a search's report to the table resident.check

@@ -42,7 +42,7 @@ func TestCheckReplay(t *testing.T) {
 // prints, a replay shows them.
 func TestCheckScenarioScript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.lua")
-	script := "function scenario(s)\n  local x = s.startup{}\n  if s.choose(2) == 0 then x:start() else x:abort() end\n  print('closed', x:close(1))\n  s.reset()\nend\n"
+	script := "function scenario(c)\n  local s = startup{}\n  if c.choose(2) == 0 then pcall(s.start, s) else s:abort() end\n  print('closed', s:close(1))\n  c.reset()\nend\n"
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCheckBadArguments(t *testing.T) {
 		`resident.check{scenario = ""}`:                      "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
 		`resident.check{replay = 7}`:                         "bad argument #1 to 'check' (field 'replay': string expected, got number)",
 		`resident.check{replay = "r1c1f1:999"}`:              `invalid: replay "r1c1f1:999": choice 1 is 999 but has only 14 alternatives there`,
-		`resident.check{scenario = "/nonexistent/file.lua"}`: "resident.check: /nonexistent/file.lua: cannot open /nonexistent/file.lua",
+		`resident.check{scenario = "/nonexistent/file.lua"}`: "resident.check: cannot open /nonexistent/file.lua: no such file or directory",
 	} {
 		if got := h.fails(code); !strings.Contains(got, want) {
 			t.Errorf("%s: %s, want %q", code, got, want)
@@ -91,7 +91,7 @@ func TestCheckBadArguments(t *testing.T) {
 // may not read files, and checks the built-in scenario there.
 func TestCheckSandbox(t *testing.T) {
 	h := newHarness(t, Options{Sandbox: true})
-	h.run(`r = require "resident"; ok, err = pcall(r.check, {scenario = "check/testdata/scenario.lua"})`)
+	h.run(`r = require "resident"; ok, err = pcall(r.check, {scenario = "testdata/scenario.lua"})`)
 	if got := h.str("not ok and tostring(err)"); !strings.HasPrefix(got, "unsupported: a scenario script is a file, which this sandboxed state may not read") {
 		t.Errorf("a scenario in a sandbox: %s", got)
 	}

@@ -24,4 +24,9 @@
 //
 // Waits use the state's context (lua.LState.SetContext): cancelling it stops
 // even a long wait promptly with a Lua error.
+//
+// LoadScenario loads a model-checking scenario written in Lua, which drives
+// sessions with the module's functions, for package check; each run of it
+// opens the module in a fresh state, on the checker's fabric, with
+// Options.OnOperation recording its operations.
 package luaapi

@@ -136,6 +136,9 @@ func (m *Module) fabric(L *lua.LState) int {
 		L.Push(m.describe(L, m.currentOrRaise(L)))
 		return 1
 	}
+	if m.fixedFabric != "" {
+		m.invalid(L, name, "%s", m.fixedFabric)
+	}
 	t := fields(L, 1, name, false, "mode", "wait", "seed", "timing", "budget", "gpu", "npu")
 	if open := m.openSessions(); len(open) > 0 {
 		ids := make([]string, len(open))

@@ -71,6 +71,12 @@ type Options struct {
 	// results must follow from their seeds alone, such as a campaign's
 	// trials.
 	SimulatedOnly bool
+	// OnOperation, when set, is called after each call of a module function
+	// that acts on the fabric or on a session (startup, the verbs, wait,
+	// close, fault, clear_faults, reset, fabric), whether it returned or
+	// raised, with the call in words: the model checker records a
+	// scenario's operations with it.
+	OnOperation func(Operation)
 }
 
 // DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
@@ -102,6 +108,7 @@ type Module struct {
 	finished       finishedStats       // the stats of sessions the module no longer tracks
 	pastViolations []engine.Violation  // found on fabrics since replaced
 	spareRec       *recorder           // the recorder of the fabric let go last, for the next one
+	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
 
@@ -473,10 +480,14 @@ func (m *Module) fn(L *lua.LState, f Function) *lua.LFunction {
 	if f.verb != nil {
 		body = m.act(f.Name, f.verb)
 	}
-	return L.NewFunction(guard(f.Name, func(L *lua.LState) int {
+	fn := guard(f.Name, func(L *lua.LState) int {
 		if m.closed && !f.AfterClose {
 			m.raise(L, errClosed)
 		}
 		return body(L)
-	}))
+	})
+	if m.opts.OnOperation != nil && operations[f.Name] {
+		fn = m.observed(f.Name, fn)
+	}
+	return L.NewFunction(fn)
 }

@@ -212,10 +212,8 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 
 // checkSession reads argument n as a session.
 func (m *Module) checkSession(L *lua.LState, n int, name string) *session {
-	if ud, ok := L.Get(n).(*lua.LUserData); ok {
-		if s, ok := ud.Value.(*session); ok && s.m == m {
-			return s
-		}
+	if s := m.sessionOf(L.Get(n)); s != nil {
+		return s
 	}
 	typeError(L, n, name, "session")
 	return nil

@@ -31,14 +31,14 @@ type checkOptions struct {
 // The exit statuses of residentlua check.
 const (
 	checkClean  = 0 // no invariant broken within the bounds
-	checkBroken = 1 // an invariant broken, or the search stopped before the end
+	checkBroken = 1 // an invariant broken, or the search or replay stopped before the end
 	checkFailed = 2 // no check: a usage mistake, a scenario that does not load or fails
 )
 
 // checkUsage is what residentlua check --help prints.
 const checkUsage = `usage: residentlua check [SCENARIO.lua] [options]
 Explores every schedule of the built-in scenario, or of SCENARIO.lua's
-function scenario(s), within the bounds, and prints the shortest schedule
+function scenario(c), within the bounds, and prints the shortest schedule
 found that breaks each invariant broken.
   --rounds R        the largest exchange's rounds (default 2)
   --credits C       the largest exchange's credits (default 2)
@@ -136,17 +136,33 @@ func runCheck(args []string) int {
 		fmt.Print(checkUsage)
 		return checkClean
 	}
+	// Ctrl-C or SIGTERM stops the scenario's first run, the search (even
+	// in a long wait of a run), or the replay; a search prints what it
+	// found so far.
+	intr := newInterrupter()
+	ctx := intr.arm()
 	stdout := &reportWriter{w: os.Stdout}
-	var status int
+	// A search runs the scenario thousands of times: its prints are shown
+	// by --replay only.
+	var out io.Writer = io.Discard
 	if o.replay != "" {
-		scenario, closeScenario, err := o.loadScenario(context.Background(), stdout)
-		if err != nil {
-			return complainStatus(err, checkFailed)
-		}
-		defer closeScenario()
-		status = o.runReplay(scenario, stdout)
-	} else {
-		status = o.runSearch(stdout)
+		out = stdout
+	}
+	scenario, closeScenario, err := o.loadScenario(ctx, out)
+	status := checkFailed
+	switch {
+	case err != nil:
+		complainStatus(err, checkFailed)
+	case o.replay != "":
+		status = o.runReplay(ctx, scenario, stdout)
+	default:
+		status = o.runSearch(ctx, scenario, intr, stdout)
+	}
+	if closeScenario != nil {
+		closeScenario()
+	}
+	if intr.disarm(); intr.wasTerminated() {
+		return exitTerminated
 	}
 	if stdout.err != nil {
 		return complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
@@ -171,8 +187,9 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 }
 
 // loadScenario is the scenario to check: the built-in one, or the script's
-// (whose print writes to stdout), with a function that closes it. While
-// ctx lasts, a run of the script stops when ctx ends.
+// (whose print writes to stdout), with a function that closes it. ctx stops
+// the script's first run, which makes sure that it is a scenario, and every
+// run of the programs given by --programs.
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
@@ -182,21 +199,22 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 		}
 		npu, err := luaprogram.Load(o.programs[1], opts)
 		if err != nil {
+			gpu.Close()
 			return nil, nil, err
 		}
 		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
 	}
 	if o.scenario == "" {
-		return check.Builtin, func() {}, nil
+		return check.Builtin, nil, nil
 	}
 	if o.programs != nil {
 		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
 	}
-	ls, err := check.LoadLuaScenario(o.scenario, stdout)
+	sc, err := luaapi.LoadScenario(ctx, o.scenario, stdout)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ls.Interruptible(ctx), ls.Close, nil
+	return sc.Run, nil, nil
 }
 
 // scenarioName says which scenario is checked, for the report.
@@ -211,28 +229,13 @@ func (o *checkOptions) scenarioName() string {
 }
 
 // runSearch explores the scenario and prints the report, with progress on
-// a terminal. Ctrl-C (or SIGTERM) stops the search, and what it found so
-// far is printed.
-func (o *checkOptions) runSearch(stdout io.Writer) int {
-	intr := newInterrupter()
-	ctx := intr.arm()
-	// A search runs the scenario thousands of times: its prints are shown
-	// by --replay only.
-	scenario, closeScenario, err := o.loadScenario(ctx, io.Discard)
-	if err != nil {
-		intr.disarm()
-		return complainStatus(err, checkFailed)
-	}
-	defer closeScenario()
+// a terminal; the search stops when ctx ends.
+func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
 	intr.disarm()
 	prog.stop()
-	status := o.report(&rep, stdout)
-	if intr.wasTerminated() {
-		status = exitTerminated
-	}
-	return status
+	return o.report(&rep, stdout)
 }
 
 // report prints a search's report on stdout (and why it proves nothing on
@@ -240,6 +243,9 @@ func (o *checkOptions) runSearch(stdout io.Writer) int {
 func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "check: %s\n%s", o.scenarioName(), rep.String())
 	switch {
+	case rep.Nondeterministic != "":
+		fmt.Fprintf(os.Stderr, "%s: %s\n", progName, rep.Nondeterministic)
+		return checkFailed
 	case !rep.OK():
 		return checkBroken
 	case rep.ScenarioErrors > 0:
@@ -254,16 +260,20 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 
 // runReplay reruns the schedule of --replay and prints what happened: the
 // steps, then each violation with its events. With --trace, the run's
-// timeline is written too. The status is 1 when an invariant broke.
-func (o *checkOptions) runReplay(scenario check.Scenario, stdout io.Writer) int {
+// timeline is written too. The status is 1 when an invariant broke; the
+// replay stops when ctx ends.
+func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, stdout io.Writer) int {
 	var rec *traceRecorder
 	var onFabric func(*devices.Fabric)
 	if o.tracePath != "" {
 		rec = newTraceRecorder(o.tracePath)
 		onFabric = rec.attach
 	}
-	r, err := check.Replay(scenario, o.replay, onFabric)
-	if err != nil {
+	r, err := check.Replay(ctx, scenario, o.replay, onFabric)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return complainStatus(err, checkBroken) // stopped before the end
+	case err != nil:
 		return complainStatus(err, checkFailed)
 	}
 	fmt.Fprintf(stdout, "replay %s of %s (first alternatives marked -):\n", o.replay, o.scenarioName())

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
@@ -47,11 +51,16 @@ func TestCheckBuiltinClean(t *testing.T) {
 func TestCheckLuaScenario(t *testing.T) {
 	dir := t.TempDir()
 	// The scenario prints on every run: only --replay shows it.
-	script := writeFile(t, dir, "s.lua", `function scenario(s)
-  local x = s.startup{rounds = s.rounds, credits = s.credits}
-  if s.choose(2) == 0 then x:start() else x:abort() end
-  print("closing", x:close(1))
-  s.reset()
+	script := writeFile(t, dir, "s.lua", `function scenario(c)
+  local s = startup{rounds = c.rounds, credits = c.credits}
+  if c.choose(2) == 0 then
+    local ok, err = pcall(s.start, s)
+    assert(err.kind == "busy")
+  else
+    s:abort()
+  end
+  print("closing", s:close(1))
+  c.reset()
 end
 `)
 	r := checkRun(t, script, "--faults", "0", "--rounds", "1", "--credits", "1")
@@ -63,12 +72,12 @@ end
 	r = checkRun(t, script, "--replay", "r1c1f0:1")
 	r.wantCode(t, 0)
 	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay r1c1f0:1 of the scenario of "+script,
-		"* host  host chooses 1 of 2 for s.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
+		"* host  host chooses 1 of 2 for c.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
 }
 
 func TestCheckScenarioFails(t *testing.T) {
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.lua", "function scenario(s) error('broken scenario') end\n")
+	bad := writeFile(t, dir, "bad.lua", "function scenario(c) error('broken scenario') end\n")
 	r := checkRun(t, bad)
 	r.wantCode(t, 2)
 	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 runs", "broken scenario")
@@ -76,7 +85,7 @@ func TestCheckScenarioFails(t *testing.T) {
 	none := writeFile(t, dir, "none.lua", "x = 1\n")
 	r = checkRun(t, none)
 	r.wantCode(t, 2)
-	contains(t, "stderr", r.stderr, "defines no function scenario(s)")
+	contains(t, "stderr", r.stderr, "is not a check scenario: it defines no function scenario(c)")
 	r = checkRun(t, filepath.Join(dir, "missing.lua"))
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "missing.lua")
@@ -165,7 +174,7 @@ func TestCheckReportsViolation(t *testing.T) {
 	replay := regexp.MustCompile(`replay: (\S+)`).FindStringSubmatch(out.String())[1]
 	out.Reset()
 	o.replay = replay
-	if code := o.runReplay(forgedDecision, &out); code != checkBroken {
+	if code := o.runReplay(context.Background(), forgedDecision, &out); code != checkBroken {
 		t.Fatalf("replay %s: status %d, want %d:\n%s", replay, code, checkBroken, out.String())
 	}
 	contains(t, "replay", out.String(), "* host  host chooses a forgery: a second decision",
@@ -217,7 +226,7 @@ func TestCheckDocsExamples(t *testing.T) {
 // scenario says it runs on standard error: a search discards its prints.)
 func TestCheckFromScriptInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "loop.lua", "function scenario(s)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
+	writeFile(t, dir, "loop.lua", "function scenario(c)\n  io.stderr:write('running\\n')\n  while true do end\nend\n")
 	cmd := exec.Command(binary, "-e", `resident.check{scenario = "loop.lua"}`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), noExitSleep)
@@ -276,10 +285,263 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"--programs programs/exchange_gpu.lua", `--programs "programs/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
 		{"--programs no.lua,programs/exchange_npu.lua", "cannot read program no.lua"},
-		{"check/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
+		{"luaapi/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
 	} {
 		r := checkRun(t, strings.Fields(c.args)...)
 		r.wantCode(t, 2)
 		contains(t, "stderr", r.stderr, c.want)
 	}
+}
+
+// TestCheckNotAScenario checks an ordinary script: the command says that
+// it is not a scenario and what one is, rather than a Lua error of it.
+func TestCheckNotAScenario(t *testing.T) {
+	r := checkRun(t, "examples/hello.lua")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: examples/hello.lua is not a check scenario: it defines no function scenario(c).",
+		"A scenario is a script that defines function scenario(c)", "c.choose(n)", "docs/checking.md")
+	if strings.Contains(r.stderr, "attempt to call") || strings.Contains(r.stderr, "traceback") {
+		t.Errorf("a Lua error rather than what is wrong:\n%s", r.stderr)
+	}
+}
+
+// TestCheckReplayValidatesBounds refuses replay strings whose bounds are
+// out of the bound flags' ranges, rather than replaying other bounds.
+func TestCheckReplayValidatesBounds(t *testing.T) {
+	for replay, want := range map[string]string{
+		"r0c0f0:1":  `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0`,
+		"r1c1f-1:":  `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
+		"r5c100f1:": `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
+	} {
+		r := checkRun(t, "--replay", replay)
+		r.wantCode(t, 2)
+		contains(t, replay+" stderr", r.stderr, "residentlua: "+want)
+		if r.stdout != "" {
+			t.Errorf("--replay %s replayed:\n%s", replay, r.stdout)
+		}
+	}
+}
+
+// TestCheckOsExit calls os.exit in a scenario, from a local that captured
+// it and at the top level: an error of the scenario, never the end of the
+// process with the scenario's status.
+func TestCheckOsExit(t *testing.T) {
+	dir := t.TempDir()
+	inRun := writeFile(t, dir, "exit.lua", "local exit = os.exit\nfunction scenario(c)\n  if c.choose(2) == 1 then exit(3) end\nend\n")
+	r := checkRun(t, inRun)
+	r.wantCode(t, 2)
+	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 runs; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
+	top := writeFile(t, dir, "top.lua", "os.exit(9)\nfunction scenario(c) end\n")
+	r = checkRun(t, top)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "top.lua:1: os.exit is not available in a check scenario")
+	r = runCmd(t, dir, "", "-e", `print(pcall(resident.check, {scenario = "exit.lua"})) print("still here")`)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "true\t", "still here")
+}
+
+// TestCheckNotDeterministic checks a scenario that keeps a counter in a
+// file from one run to the next: the command says it is not
+// deterministic, as docs/checking.md shows, and exits with status 2.
+func TestCheckNotDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "counter.lua", `function scenario(c)
+  local f = io.open("count")
+  local n = f and tonumber(f:read("*a")) or 0
+  if f then f:close() end
+  f = io.open("count", "w")
+  f:write(n + 1)
+  f:close()
+  c.choose(2 + n % 2)
+end
+`)
+	r := runCmd(t, dir, "", "check", script)
+	r.wantCode(t, 2)
+	doc := string(readFile(t, filepath.Join(repoRoot, "docs", "checking.md")))
+	shown := regexp.MustCompile("(?m)^scenario is not deterministic: .*$").FindString(doc)
+	if shown == "" {
+		t.Fatal("docs/checking.md shows no nondeterministic scenario's message")
+	}
+	contains(t, "stderr", r.stderr, "residentlua: "+shown)
+	contains(t, "stdout", r.stdout, "2 schedules", "bounded space not exhausted (stopped: the scenario is not deterministic)", shown)
+	r = runCmd(t, dir, "", "-e", `local ok, err = pcall(resident.check, {scenario = "counter.lua"}) print(ok, err)`)
+	contains(t, "resident.check", r.stdout, "false\t", "resident.check: scenario is not deterministic: ")
+}
+
+// TestCheckFreshStatePerRun checks a scenario that counts its runs in a
+// global: each run is a fresh state, so the count is 1 in every run and
+// the search ends clean.
+func TestCheckFreshStatePerRun(t *testing.T) {
+	script := writeFile(t, t.TempDir(), "globals.lua", "function scenario(c)\n  runs = (runs or 0) + 1\n  c.choose(runs + 1)\nend\n")
+	r := checkRun(t, script)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "\n2 schedules, ", "bounded space exhausted", "no invariant broken")
+}
+
+// fileProcess is the command running in the background, its output going to
+// files that the test reads while it runs.
+type fileProcess struct {
+	cmd            *exec.Cmd
+	stdout, stderr string // the files
+	done           chan struct{}
+	code           int
+}
+
+// startProcess starts the command with args in dir.
+func startProcess(t *testing.T, dir string, args ...string) *fileProcess {
+	t.Helper()
+	out := t.TempDir()
+	p := &fileProcess{cmd: exec.Command(binary, args...), stdout: filepath.Join(out, "stdout"), stderr: filepath.Join(out, "stderr"), done: make(chan struct{})}
+	p.cmd.Dir = dir
+	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), noExitSleep)
+	for _, f := range []struct {
+		path string
+		to   *io.Writer
+	}{{p.stdout, &p.cmd.Stdout}, {p.stderr, &p.cmd.Stderr}} {
+		file, err := os.Create(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close() // the process has its own descriptor
+		*f.to = file
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		var ee *exec.ExitError
+		if err := p.cmd.Wait(); errors.As(err, &ee) {
+			p.code = ee.ExitCode()
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// output is what the process has written so far to one of its files.
+func (p *fileProcess) output(t *testing.T, file string) string {
+	t.Helper()
+	return string(readFile(t, file))
+}
+
+// waitForStderr waits until the process has written text on stderr.
+func (p *fileProcess) waitForStderr(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.output(t, p.stderr), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.output(t, p.stderr))
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.output(t, p.stderr))
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends sig and waits, for a generous time, for the process to end;
+// it returns the exit status and how long the process took to end.
+func (p *fileProcess) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
+	t.Helper()
+	sent := time.Now()
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.output(t, p.stdout), p.output(t, p.stderr))
+	}
+	return p.code, time.Since(sent)
+}
+
+// peakMemory is the process's peak resident memory, from /proc.
+func (p *fileProcess) peakMemory(t *testing.T) int64 {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(status)
+	if m == nil {
+		t.Fatalf("no VmHWM in /proc status:\n%s", status)
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb << 10
+}
+
+// longWait is a scenario whose wait runs an exchange of a million rounds
+// in simulated time: many minutes of steps.
+const longWait = `function scenario(c)
+  local s = startup{rounds = 1000000, credits = 1}
+  s:submit_gpu()
+  s:submit_npu()
+  s:start()
+  io.stderr:write("waiting\n")
+  s:wait(3600)
+end
+`
+
+// TestCheckStopsInALongWait sends SIGTERM, then Ctrl-C (SIGINT) to a
+// search and a replay while a run waits on an exchange of a million
+// rounds: the wait stops, and the search prints what it found before it
+// exits.
+func TestCheckStopsInALongWait(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "long.lua", longWait)
+	p := startProcess(t, dir, "check", "long.lua", "--faults", "0")
+	p.waitForStderr(t, "waiting\n")
+	code, took := p.stop(t, syscall.SIGTERM)
+	t.Logf("the search ended %v after SIGTERM", took)
+	if code != 143 {
+		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.output(t, p.stderr))
+	}
+	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
+	p.waitForStderr(t, "waiting\n")
+	code, took = p.stop(t, os.Interrupt)
+	t.Logf("the replay ended %v after Ctrl-C", took)
+	if code != 1 {
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+	}
+	contains(t, "stderr", p.output(t, p.stderr), `replay "r2c2f0:" interrupted before the end of the scenario`)
+}
+
+// TestCheckHugeBounds runs the built-in scenario under bounds with 896
+// million setups (rounds up to a million, 64 credits): it runs in little
+// memory, and stops with its report on Ctrl-C, from the command and from
+// resident.check; a replay of one of those setups runs as any other.
+func TestCheckHugeBounds(t *testing.T) {
+	p := startProcess(t, repoRoot, "check", "--rounds", "1000000", "--credits", "64")
+	time.Sleep(time.Second)
+	peak := p.peakMemory(t)
+	code, took := p.stop(t, os.Interrupt)
+	t.Logf("peak memory %d MiB; the search ended %v after Ctrl-C", peak>>20, took)
+	if peak > 2<<30 {
+		t.Errorf("peak memory %d MiB, want at most 2 GiB", peak>>20)
+	}
+	if code != 1 {
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+	}
+	contains(t, "stdout", p.output(t, p.stdout), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	p = startProcess(t, repoRoot, "-e", `resident.check{rounds = 1000000, credits = 64}`)
+	time.Sleep(time.Second)
+	if code, _ := p.stop(t, os.Interrupt); code != 1 {
+		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+	}
+	contains(t, "resident.check stderr", p.output(t, p.stderr), "resident.check interrupted ")
+	r := checkRun(t, "--replay", "r1000000c64f1:5")
+	r.wantCode(t, 0)
+	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
+}
+
+// TestCheckScenarioFromStdin checks a scenario read from standard input,
+// read once for all its runs.
+func TestCheckScenarioFromStdin(t *testing.T) {
+	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
 }
