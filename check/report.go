@@ -59,8 +59,15 @@ func (c Counterexample) String() string {
 // String prints the report: the figures, then each counterexample.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d\n",
-		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps)
+	misuse := "on"
+	if r.Bounds.Misuse <= 0 {
+		misuse = "off"
+	}
+	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
+		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps, r.Bounds.Sessions, misuse)
+	if r.NoPrune {
+		b.WriteString("without pruning: no state hashed\n")
+	}
 	state := "exhausted"
 	switch {
 	case r.Nondeterministic != "":
@@ -124,22 +131,32 @@ func FormatEvents(events []devices.Event) []string {
 	return out
 }
 
-// replayString is "r<rounds>c<credits>f<faults>:" and the choices joined
-// by dots: the bounds that decide how many alternatives the built-in
-// scenario's host choices have, then the schedule.
+// replayString is "r<rounds>c<credits>f<faults>", then "s<sessions>" and
+// "m0" (misuse off) where they are not the defaults, then ":" and the
+// choices joined by dots: the bounds that decide how many alternatives the
+// built-in scenario's host choices have, then the schedule.
 func (x *explorer) replayString(values []int) string {
 	parts := make([]string, len(values))
 	for i, v := range values {
 		parts[i] = strconv.Itoa(v)
 	}
-	return fmt.Sprintf("r%dc%df%d:%s", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults, strings.Join(parts, "."))
+	head := fmt.Sprintf("r%dc%df%d", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults)
+	if x.bounds.Sessions != defaultSessions {
+		head += "s" + strconv.Itoa(x.bounds.Sessions)
+	}
+	if x.bounds.Misuse <= 0 {
+		head += "m0"
+	}
+	return head + ":" + strings.Join(parts, ".")
 }
 
-// replayHead is the bounds of a replay string: r<rounds>c<credits>f<faults>.
-var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)$`)
+// replayHead is the bounds of a replay string:
+// r<rounds>c<credits>f<faults>[s<sessions>][m<misuse>].
+var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?$`)
 
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
-// Credits, Faults), each in the range Bounds.Set allows, and its choices.
+// Credits, Faults, and Sessions and Misuse when it gives them), each in the
+// range Bounds.Set allows, and its choices.
 func ParseReplay(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")
@@ -150,7 +167,10 @@ func ParseReplay(s string) (Bounds, []int, error) {
 	if m == nil {
 		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
 	}
-	for i, name := range []string{"rounds", "credits", "faults"} {
+	for i, name := range []string{"rounds", "credits", "faults", "sessions", "misuse"} {
+		if m[i+1] == "" {
+			continue // not given: the default
+		}
 		v, err := strconv.Atoi(m[i+1])
 		if err != nil {
 			err = fmt.Errorf("%s %s is out of range", name, m[i+1])
