@@ -441,3 +441,23 @@ func forgedSecondDecision(h *check.Host) {
 	s.Close(0)
 	h.ResetDevices()
 }
+
+// TestReportCountsInWords: the report says "1 schedule", "1 distinct
+// state" and "1 run" in the singular, and counts other than one in the
+// plural.
+func TestReportCountsInWords(t *testing.T) {
+	one := check.Report{Schedules: 1, States: 1, StatesFull: true, ScenarioErrors: 1, ScenarioError: "boom", Exhausted: true}
+	got := one.String()
+	for _, want := range []string{"\n1 schedule, 1 distinct state, 0 pruned", "remembered 1 distinct state, its most", "failed in 1 run; the first: boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+	two := check.Report{Schedules: 2, States: 0, ScenarioErrors: 2, ScenarioError: "boom", Exhausted: true}
+	got = two.String()
+	for _, want := range []string{"\n2 schedules, 0 distinct states, 0 pruned", "failed in 2 runs; the first: boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+}

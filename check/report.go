@@ -75,13 +75,13 @@ func (r *Report) String() string {
 	case !r.Exhausted:
 		state = "not exhausted (stopped)"
 	}
-	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
-		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	fmt.Fprintf(&b, "%s, %s, %d pruned, %d at the step bound; bounded space %s in %v\n",
+		plural(r.Schedules, "schedule", "schedules"), plural(r.States, "distinct state", "distinct states"), r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
 	if r.StatesFull {
-		fmt.Fprintf(&b, "the search remembered %d distinct states, its most, and no more after: it pruned less from then on\n", r.States)
+		fmt.Fprintf(&b, "the search remembered %s, its most, and no more after: it pruned less from then on\n", plural(r.States, "distinct state", "distinct states"))
 	}
 	if r.ScenarioErrors > 0 {
-		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+		fmt.Fprintf(&b, "the scenario itself failed in %s; the first: %s\n", plural(r.ScenarioErrors, "run", "runs"), r.ScenarioError)
 	}
 	if r.Nondeterministic != "" {
 		b.WriteString(r.Nondeterministic + "\n")
@@ -210,9 +210,9 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("replay %q interrupted before the end of the scenario (%v)", replay, ctx.Err())
 	case r.badChoice >= 0:
-		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %d alternatives there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], r.points[r.badChoice].n)
+		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %s there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], plural(r.points[r.badChoice].n, "alternative", "alternatives"))
 	case len(r.points) < len(values):
-		return nil, fmt.Errorf("replay %q has %d choices but the scenario made only %d; replay it with the scenario that printed it", replay, len(values), len(r.points))
+		return nil, fmt.Errorf("replay %q has %s but the scenario made only %d; replay it with the scenario that printed it", replay, plural(len(values), "choice", "choices"), len(r.points))
 	}
 	return &Replayed{Steps: r.trace, Violations: r.violations}, nil
 }
@@ -221,4 +221,12 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 type Replayed struct {
 	Steps      []Step
 	Violations []engine.Violation
+}
+
+// plural is n with the noun, singular for 1: "1 schedule", "2 schedules".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -274,10 +274,10 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 	case !rep.OK():
 		return checkBroken
 	case rep.ScenarioErrors > 0:
-		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %d runs, which were not explored further; fix it and check again\n", progName, rep.ScenarioErrors)
+		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %s, not explored further; fix it and check again\n", progName, plural(rep.ScenarioErrors, "run", "runs"))
 		return checkFailed
 	case !rep.Exhausted:
-		fmt.Fprintf(os.Stderr, "%s: interrupted: the search stopped after %d schedules, before the end of the bounded space; no invariant broken in those\n", progName, rep.Schedules)
+		fmt.Fprintf(os.Stderr, "%s: interrupted: the search stopped after %s, before the end of the bounded space; no invariant broken in those\n", progName, plural(rep.Schedules, "schedule", "schedules"))
 		return checkBroken
 	}
 	return checkClean
@@ -351,7 +351,7 @@ func (p *checkProgress) show(g check.Progress) {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.w, "\r%d schedules  %d states  %d violations  %s  %s\x1b[K", g.Schedules, g.States, g.Violations, g.Elapsed.Round(100*time.Millisecond), g.Phase)
+	fmt.Fprintf(p.w, "\r%s  %s  %s  %s  %s\x1b[K", plural(g.Schedules, "schedule", "schedules"), plural(g.States, "state", "states"), plural(g.Violations, "violation", "violations"), g.Elapsed.Round(100*time.Millisecond), g.Phase)
 }
 
 // stop ends the line, if one was shown.

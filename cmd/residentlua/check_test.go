@@ -112,8 +112,8 @@ func TestCheckScenarioFails(t *testing.T) {
 	bad := writeFile(t, dir, "bad.lua", "function scenario(c) error('broken scenario') end\n")
 	r := checkRun(t, bad)
 	r.wantCode(t, 2)
-	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 runs", "broken scenario")
-	contains(t, "stderr", r.stderr, "the scenario failed in 1 runs")
+	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 run;", "broken scenario")
+	contains(t, "stderr", r.stderr, "the scenario failed in 1 run, not explored further")
 	none := writeFile(t, dir, "none.lua", "x = 1\n")
 	r = checkRun(t, none)
 	r.wantCode(t, 2)
@@ -368,7 +368,7 @@ func TestCheckOsExit(t *testing.T) {
 	inRun := writeFile(t, dir, "exit.lua", "local exit = os.exit\nfunction scenario(c)\n  if c.choose(2) == 1 then exit(3) end\nend\n")
 	r := checkRun(t, inRun)
 	r.wantCode(t, 2)
-	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 runs; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
+	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 run; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
 	top := writeFile(t, dir, "top.lua", "os.exit(9)\nfunction scenario(c) end\n")
 	r = checkRun(t, top)
 	r.wantCode(t, 2)
@@ -537,7 +537,7 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	if code != 143 {
 		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.output(t, p.stderr))
 	}
-	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "\n1 schedule, ", "bounded space not exhausted (stopped)", "no invariant broken")
 	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
 	p.waitForStderr(t, "waiting\n")
 	code, took = p.stop(t, os.Interrupt)
