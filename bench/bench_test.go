@@ -10,14 +10,15 @@ import (
 )
 
 // TestRunShort runs the quick table as CI does: every figure is measured and
-// finite. No goal is enforced here; goals are for cmd/residentbench.
+// finite. No goal is enforced here; goals are for cmd/residentbench. -only
+// measures the groups it names and no other, the raw round trip first.
 func TestRunShort(t *testing.T) {
 	figures, err := Run(Options{Short: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figures) != 14 {
-		t.Fatalf("%d figures, want 14", len(figures))
+	if len(figures) != 15 {
+		t.Fatalf("%d figures, want 15", len(figures))
 	}
 	for _, f := range figures {
 		if f.Value.N == 0 || math.IsNaN(f.Value.Median) || math.IsInf(f.Value.Median, 0) || f.Value.Median <= 0 {
@@ -26,6 +27,17 @@ func TestRunShort(t *testing.T) {
 		if f.Baseline != nil && (f.Ratio <= 0 || math.IsNaN(f.Ratio)) {
 			t.Errorf("%s: ratio %v is not a ratio", f.Name, f.Ratio)
 		}
+	}
+	only, err := Run(Options{Short: true, Only: []string{"model"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range only {
+		names = append(names, f.Name)
+	}
+	if want := []string{"raw round trip, one line for both words", "model overhead (published, rounds 10)"}; !slices.Equal(names, want) {
+		t.Errorf("-only model measured %q, want %q", names, want)
 	}
 }
 

@@ -44,11 +44,12 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 	if !ok {
 		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", backend)
 	}
-	repeats, sessions, longs, trips := 7, 50, 5, 20_000
+	repeats, sessions, longs, trips, launches := 7, 50, 5, 20_000, 200
 	if o.Short {
-		repeats, sessions, longs, trips = 3, 10, 2, 2_000
+		repeats, sessions, longs, trips, launches = 3, 10, 2, 2_000, 20
 	}
-	var raw, clocked, observe, life1, life1000, perRound []float64
+	var raw, clocked, empty, floor, observe, life1, life1000, perRound []float64
+	var steps [len(lifecycleSteps)][]float64
 	one := exchange.Config{Rounds: 1, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	long := exchange.Config{Rounds: 1000, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
 	for r := 0; r < repeats; r++ {
@@ -61,37 +62,57 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 			return nil, err
 		}
 		clocked = append(clocked, micros(rt[len(rt)/2]))
+		el, err := g.EmptyLaunches(launches)
+		if err != nil {
+			return nil, err
+		}
+		empty = append(empty, micros(el[len(el)/2]))
+		floor = append(floor, empty[r]+raw[r])
 		for i := 0; i < sessions; i++ {
-			k, d, err := kernelLifecycle(f, one)
+			k, took, err := kernelLifecycle(f, one)
 			if err != nil {
 				return nil, err
 			}
-			observe, life1 = append(observe, micros(k.observed-k.stored)), append(life1, micros(d))
+			var whole time.Duration
+			for step, d := range took {
+				steps[step] = append(steps[step], micros(d))
+				whole += d
+			}
+			observe, life1 = append(observe, micros(k.observed-k.stored)), append(life1, micros(whole))
 		}
 		for i := 0; i < longs; i++ {
-			k, d, err := kernelLifecycle(f, long)
+			k, took, err := kernelLifecycle(f, long)
 			if err != nil {
 				return nil, err
 			}
-			life1000 = append(life1000, micros(d))
+			var whole time.Duration
+			for _, d := range took {
+				whole += d
+			}
+			life1000 = append(life1000, micros(whole))
 			perRound = append(perRound, micros(k.retired-k.observed)/float64(long.Rounds))
 		}
 	}
-	rawS := Summarise(raw)
-	const rawName = "minimal ping-pong round trip"
-	return []Figure{
+	rawS, floorS := Summarise(raw), Summarise(floor)
+	const rawName, floorName = "minimal ping-pong round trip", "empty launch + one round trip"
+	figures := []Figure{
 		{Name: "GPU: minimal ping-pong round trip (the floor)", Unit: "µs", Value: rawS, Goal: "report (the floor)"},
 		ratioReport("GPU: ping-pong with the kernel's clock", Summarise(clocked), rawS, rawName),
 		ratioFigure("GPU: host publishes (stores) RUN → kernel observes (wait "+wait.String()+")", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
 		ratioFigure("GPU: exchange cost per round (rounds 1000, kernel's clock, wait "+wait.String()+")", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
-		ratioReport("GPU: whole lifecycle, rounds 1", Summarise(life1), rawS, rawName),
-		ratioReport("GPU: whole lifecycle, rounds 1000", Summarise(life1000), rawS, rawName),
-	}, nil
+		{Name: "GPU: empty kernel, launch to observed completion", Unit: "µs", Value: Summarise(empty), Goal: "report"},
+		{Name: "GPU: lifecycle floor (empty launch + one round trip)", Unit: "µs", Value: floorS, Goal: "report (the floor)"},
+		ratioFigure("GPU: whole lifecycle, rounds 1 (open to close)", "µs", Summarise(life1), floorS, floorName, "≤ 3×", 3),
+	}
+	for step, name := range lifecycleSteps {
+		figures = append(figures, ratioReport("GPU: lifecycle step: "+name, Summarise(steps[step]), floorS, floorName))
+	}
+	return append(figures, ratioReport("GPU: whole lifecycle, rounds 1000 (open to close)", Summarise(life1000), rawS, rawName)), nil
 }
 
 // RoundTripper is an optional interface of a real GPU's accelerator: the
-// floor under any exchange between the host and its kernels (devices/cuda
-// has it).
+// floors under any exchange between the host and its kernels and under a
+// session's lifecycle (devices/cuda has it).
 type RoundTripper interface {
 	// RoundTrips bounces rounds pings off a minimal kernel (one poll and
 	// one answer per round) through mapped memory and returns each round
@@ -100,6 +121,10 @@ type RoundTripper interface {
 	// ClockedRoundTrips is RoundTrips with a kernel that also writes its
 	// clock before each answer.
 	ClockedRoundTrips(rounds int) ([]time.Duration, error)
+	// EmptyLaunches launches a kernel that returns at once n times, each
+	// until the driver reports it complete, and returns each launch's
+	// duration, sorted.
+	EmptyLaunches(n int) ([]time.Duration, error)
 }
 
 // ratioReport is a figure beside a baseline, with no goal.
@@ -116,14 +141,14 @@ func ratioReport(name string, value, baseline Sample, baselineName string) Figur
 type kernelClock struct{ stored, observed, retired time.Duration }
 
 // kernelLifecycle runs one whole lifecycle and returns its kernel's clock
-// readings and how long it took.
-func kernelLifecycle(f *devices.Fabric, cfg exchange.Config) (kernelClock, time.Duration, error) {
-	s, d, err := lifecycle(f, cfg)
+// readings and how long each step took (steppedLifecycle).
+func kernelLifecycle(f *devices.Fabric, cfg exchange.Config) (kernelClock, [len(lifecycleSteps)]time.Duration, error) {
+	s, took, err := steppedLifecycle(f, cfg)
 	if err != nil {
-		return kernelClock{}, 0, err
+		return kernelClock{}, took, err
 	}
 	k, err := kernelTimes(f, s.ID())
-	return k, d, err
+	return k, took, err
 }
 
 // kernelTimes reads session id's store of the decision and its kernel's

@@ -19,14 +19,31 @@ func TestRunBackendCUDA(t *testing.T) {
 		}
 		return
 	}
-	if len(figures) != 6 {
-		t.Fatalf("%d figures, want 6", len(figures))
+	if want := 8 + len(lifecycleSteps); len(figures) != want {
+		t.Fatalf("%d figures, want %d", len(figures), want)
 	}
+	floors := map[string]bool{
+		"GPU: minimal ping-pong round trip (the floor)":        true,
+		"GPU: empty kernel, launch to observed completion":     true,
+		"GPU: lifecycle floor (empty launch + one round trip)": true,
+	}
+	var steps, whole float64
 	for _, f := range figures {
-		if !(f.Value.Median > 0) || (f.Baseline == nil) != (f.Name == "GPU: minimal ping-pong round trip (the floor)") {
-			t.Errorf("figure %+v: want a positive value beside the raw round trip", f)
+		if !(f.Value.Median > 0) || (f.Baseline == nil) != floors[f.Name] {
+			t.Errorf("figure %+v: want a positive value, beside a floor unless it is one", f)
+		}
+		switch {
+		case strings.HasPrefix(f.Name, "GPU: lifecycle step: "):
+			steps += f.Value.Median
+		case f.Name == "GPU: whole lifecycle, rounds 1 (open to close)":
+			whole = f.Value.Median
 		}
 		t.Log(f.Row())
+	}
+	// The steps' medians add up to about the whole's (each median is of
+	// its own step, so the sum is not exact).
+	if whole == 0 || steps < whole/3 || steps > 3*whole {
+		t.Errorf("the steps' medians add up to %.3g µs beside a whole lifecycle of %.3g µs", steps, whole)
 	}
 }
 

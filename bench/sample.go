@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -44,6 +45,66 @@ type Figure struct {
 	Goal string `json:"goal"`
 	// Met is nil for figures that are only reported.
 	Met *bool `json:"met,omitempty"`
+	// Runs is each run's result, in run order, when the figure is the
+	// median of several runs of the table (Combine).
+	Runs []RunResult `json:"runs,omitempty"`
+}
+
+// RunResult is one run's result for a figure of several runs: its ratio (its
+// median, for a figure without one) and whether it met the goal.
+type RunResult struct {
+	Value float64 `json:"value"`
+	Met   *bool   `json:"met,omitempty"`
+}
+
+// key is what orders a figure's runs: its ratio, or its median without one.
+func (f Figure) key() float64 {
+	if f.Ratio != 0 {
+		return f.Ratio
+	}
+	return f.Value.Median
+}
+
+// Combine makes one table of several runs of it (interleaved repeats in
+// one process): each figure is its median run's (the lower of the middle
+// two for an even count), ordered by ratio, or by median where it has no
+// ratio, with every run's result in Runs. A figure missing from some runs
+// is the median of those it is in.
+func Combine(tables [][]Figure) []Figure {
+	var order []string
+	byName := map[string][]Figure{}
+	for _, table := range tables {
+		for _, f := range table {
+			if _, seen := byName[f.Name]; !seen {
+				order = append(order, f.Name)
+			}
+			byName[f.Name] = append(byName[f.Name], f)
+		}
+	}
+	out := make([]Figure, 0, len(order))
+	for _, name := range order {
+		runs := byName[name]
+		sorted := slices.Clone(runs)
+		slices.SortStableFunc(sorted, func(a, b Figure) int { return cmp.Compare(a.key(), b.key()) })
+		f := sorted[(len(sorted)-1)/2]
+		f.Runs = make([]RunResult, len(runs))
+		for i, r := range runs {
+			f.Runs[i] = RunResult{Value: r.key(), Met: r.Met}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// MetIn counts the runs that met the figure's goal.
+func (f Figure) MetIn() int {
+	n := 0
+	for _, r := range f.Runs {
+		if r.Met != nil && *r.Met {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *Figure) compare(baseline Sample, name string, ratio float64, goal string, met bool) {

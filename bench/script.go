@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/programs"
 )
 
@@ -38,7 +40,7 @@ func RunScriptTrials(n, workers int) (perSecond float64, err error) {
 	if err := os.WriteFile(script, []byte(scriptTrial), 0o644); err != nil {
 		return 0, err
 	}
-	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	return runCampaign(campaign.Config{Runners: luacampaign.Script(script, luacampaign.Options{}), Trials: n, Workers: workers, Seed: 1})
 }
 
 // RunBuiltinTrials runs n built-in trials (engine/trial's default: three
@@ -53,7 +55,7 @@ func RunBuiltinTrials(n, workers int) (perSecond float64, err error) {
 // the command does, and returns its trials per second; a violation or a
 // failed trial is an error, since a figure of a broken run means nothing.
 func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
-	defer campaign.TuneGC()()
+	defer gctune.ForCampaign()()
 	start := time.Now()
 	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {
@@ -110,7 +112,7 @@ func RunProgramTrials(n, workers int, lua bool) (perSecond float64, err error) {
 	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 		return 0, err
 	}
-	return runCampaign(campaign.Config{Script: script, Trials: n, Workers: workers, Seed: 1})
+	return runCampaign(campaign.Config{Runners: luacampaign.Script(script, luacampaign.Options{}), Trials: n, Workers: workers, Seed: 1})
 }
 
 // programFigure is the Lua programs' trials per second on one core against

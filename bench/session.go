@@ -40,6 +40,49 @@ func lifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, time.Du
 	return s, elapsed, nil
 }
 
+// lifecycleSteps name the steps of a whole session that steppedLifecycle
+// times, in order.
+var lifecycleSteps = [...]string{"open", "submit GPU", "submit NPU", "start", "wait", "close"}
+
+// steppedLifecycle runs one whole session as a researcher does, from
+// opening it (its startup line and its programs' buffers) to closing it,
+// and returns it closed with the wall-clock time of each step
+// (lifecycleSteps).
+func steppedLifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, [len(lifecycleSteps)]time.Duration, error) {
+	var took [len(lifecycleSteps)]time.Duration
+	start := time.Now()
+	lap := func(step int) {
+		now := time.Now()
+		took[step], start = now.Sub(start), now
+	}
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(cfg))
+	if err != nil {
+		return nil, took, err
+	}
+	lap(0)
+	for i, step := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
+		if err := step(); err != nil {
+			s.Close()
+			return nil, took, err
+		}
+		lap(1 + i)
+	}
+	ok, err := s.Wait(30 * time.Second)
+	lap(4)
+	if err != nil || !ok {
+		s.Close()
+		return nil, took, fmt.Errorf("session %d did not retire: ok=%v err=%v", s.ID(), ok, err)
+	}
+	if st := s.Close(); st != engine.Retired {
+		return nil, took, fmt.Errorf("session %d closed %s, want retired", s.ID(), st)
+	}
+	lap(5)
+	if problem, _ := s.Checked(); problem != nil {
+		return nil, took, fmt.Errorf("session %d did not verify: %v", s.ID(), problem)
+	}
+	return s, took, nil
+}
+
 // sessionEvents returns the events of one session still in the stream.
 func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
 	return f.Events().Events(func(e *devices.Event) bool { return e.Session == id })

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/residentlua/residentlua/check"
@@ -20,6 +22,63 @@ type Options struct {
 	// default (hybrid) alone. Spin needs a core per device and one for the
 	// host (devices.WaitSpin).
 	Wait []devices.WaitPolicy
+	// Only lists the groups of figures to measure (Groups); empty: every
+	// one. The raw round trip, the baseline of the wait figures, is
+	// always measured.
+	Only []string
+}
+
+// Groups names the groups of figures of the simulated GPU's table, in its
+// order, for Options.Only.
+func Groups() []string {
+	names := make([]string, len(groups))
+	for i, g := range groups {
+		names[i] = g.name
+	}
+	return names
+}
+
+// group is a step of the table: a name and the figures it measures.
+type group struct {
+	name    string
+	measure func(sizes) ([]Figure, error)
+}
+
+// one makes a group's measure of a function that measures one figure.
+func one(figure func(sizes) (Figure, error)) func(sizes) ([]Figure, error) {
+	return func(z sizes) ([]Figure, error) { f, err := figure(z); return []Figure{f}, err }
+}
+
+// groups are the table's steps after the wait figures (which Run measures
+// first, beside the raw round trip).
+var groups = []group{
+	{"wait", nil},
+	{"lua", one(luaFigure)},
+	{"trials", one(trialFigure)},
+	{"ceiling", ceilingFigures},
+	{"scaling", one(parallelFigure)},
+	{"check", one(checkFigure)},
+	{"script", one(scriptFigure)},
+	{"program", one(programFigure)},
+	{"model", one(modelFigure)},
+	{"memory", one(memoryFigure)},
+	{"sessions", one(sessionsFigure)},
+}
+
+// selected reports which groups o.Only asks for, or an error naming one
+// that is not a group.
+func (o Options) selected() (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, g := range groups {
+		want[g.name] = len(o.Only) == 0
+	}
+	for _, name := range o.Only {
+		if _, ok := want[name]; !ok {
+			return nil, devices.Errorf(devices.KindInvalid, "bench", "no group of figures is named %q; the groups are %s", name, strings.Join(Groups(), ", "))
+		}
+		want[name] = true
+	}
+	return want, nil
 }
 
 type sizes struct {
@@ -35,8 +94,13 @@ func (o Options) sizes() sizes {
 	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 100_000, memoryTotal: 100_000, sessionsFor: time.Second}
 }
 
-// Run measures every figure and returns the table, in order.
+// Run measures every figure (or the groups o.Only names) and returns the
+// table, in order.
 func Run(o Options) ([]Figure, error) {
+	want, err := o.selected()
+	if err != nil {
+		return nil, err
+	}
 	z := o.sizes()
 	raw := repeat(z.repeats, func() (float64, error) { return micros(RawRoundTrip(z.rawRounds)), nil })
 	oneLine := repeat(z.repeats, func() (float64, error) { return micros(RawRoundTripOneLine(z.rawRounds)), nil })
@@ -49,35 +113,21 @@ func Run(o Options) ([]Figure, error) {
 	// its figures, not the rest of the table: its error comes at the end.
 	var waitErrs []error
 	for _, w := range waits {
-		pub, exch, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
+		if !want["wait"] {
+			break
+		}
+		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
 		if err != nil {
 			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
 			continue
 		}
-		figures = append(figures, pub, exch)
+		figures = append(figures, wf...)
 	}
-	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
-	if err != nil {
-		return nil, err
-	}
-	defer rt.Close()
-	one := func(figure func(sizes) (Figure, error)) func(sizes) ([]Figure, error) {
-		return func(z sizes) ([]Figure, error) { f, err := figure(z); return []Figure{f}, err }
-	}
-	steps := []func(sizes) ([]Figure, error){
-		one(luaFigure),
-		one(trialFigure),
-		ceilingFigures,
-		one(parallelFigure),
-		one(checkFigure),
-		one(scriptFigure),
-		one(programFigure),
-		one(modelFigure),
-		one(memoryFigure),
-		one(func(z sizes) (Figure, error) { return sessionsFigure(rt, z) }),
-	}
-	for _, step := range steps {
-		f, err := step(z)
+	for _, g := range groups {
+		if g.measure == nil || !want[g.name] {
+			continue
+		}
+		f, err := g.measure(z)
 		if err != nil {
 			return figures, err
 		}
@@ -128,23 +178,42 @@ var (
 )
 
 // waitFigures measures publication latency and the exchange round trip on
-// a real-time fabric of wait policy w, against the raw round trip; named
-// says to name the policy in the figures' names.
-func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) (pub, exch Figure, err error) {
+// a real-time fabric of wait policy w, against the raw round trip, and the
+// processor time the process spent per session of the publication runs
+// (every thread's, user and system): what the policy's latency costs.
+// named says to name the policy in the figures' names.
+func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) ([]Figure, error) {
 	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
 	if err != nil {
-		return Figure{}, Figure{}, err
+		return nil, err
 	}
 	defer rt.Close()
 	suffix := ""
 	if named {
 		suffix = " (wait " + w.String() + ")"
 	}
-	if pub, err = publicationFigure(rt, z, raw, suffix, publicationGoals[w]); err != nil {
-		return pub, exch, err
+	before := processTime()
+	start := time.Now()
+	pub, err := publicationFigure(rt, z, raw, suffix, publicationGoals[w])
+	if err != nil {
+		return nil, err
 	}
-	exch, err = exchangeFigure(rt, z, raw, suffix, exchangeGoals[w])
-	return pub, exch, err
+	cpu, wall := processTime()-before, time.Since(start)
+	perSession := micros(cpu) / float64(z.publications)
+	cost := Figure{Name: "processor time per session" + suffix, Unit: "µs", Value: Sample{Median: perSession, Low: perSession, High: perSession, N: 1},
+		Ratio: float64(cpu) / float64(wall), Goal: "report (ratio: cores busy)"}
+	exch, err := exchangeFigure(rt, z, raw, suffix, exchangeGoals[w])
+	return []Figure{pub, exch, cost}, err
+}
+
+// processTime is the processor time the process has used, every thread's,
+// user and system.
+func processTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // goalFigure compares value with baseline against g, or only reports the
@@ -360,7 +429,12 @@ func memoryFigure(z sizes) (Figure, error) {
 	return ratioFigure(fmt.Sprintf("resident memory after %d sessions", z.memoryTotal), "MiB", mib(b), mib(a), fmt.Sprintf("after %d; both past %d that fill the event ring", first, warm), "≤ 1.10×", 1.10), nil
 }
 
-func sessionsFigure(rt *devices.Fabric, z sizes) (Figure, error) {
+func sessionsFigure(z sizes) (Figure, error) {
+	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime})
+	if err != nil {
+		return Figure{}, err
+	}
+	defer rt.Close()
 	v, err := repeatErr(z.repeats, func() (float64, error) { return SessionsPerSecond(rt, z.sessionsFor/time.Duration(z.repeats)) })
 	return Figure{Name: "real-time sessions (rounds 1, ideal)", Unit: "sessions/s", Value: v, Goal: "report"}, err
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,9 +29,17 @@ func TestWaitFigures(t *testing.T) {
 		{devices.WaitSpin, true, "publication latency (wait spin)", "≤ 3×", "exchange round trip (wait spin)", "≤ 2×"},
 		{devices.WaitBlock, true, "publication latency (wait block)", "report", "exchange round trip (wait block)", "report"},
 	} {
-		pub, exch, err := waitFigures(tc.wait, z, raw, tc.named)
+		figures, err := waitFigures(tc.wait, z, raw, tc.named)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.wait, err)
+		}
+		if len(figures) != 3 {
+			t.Fatalf("%s: %d figures, want publication, exchange and processor time", tc.wait, len(figures))
+		}
+		pub, exch, cost := figures[0], figures[1], figures[2]
+		wantCost := "processor time per session" + strings.TrimPrefix(tc.pubName, "publication latency")
+		if cost.Name != wantCost || cost.Value.Median <= 0 || cost.Ratio <= 0 || cost.Met != nil {
+			t.Errorf("%s: processor time figure %+v; want %q, a positive time per session and busy cores, only reported", tc.wait, cost, wantCost)
 		}
 		for _, c := range []struct {
 			f          Figure

@@ -12,15 +12,15 @@ import (
 // trial ends the same way with the same measurements.
 type fixedRunner struct{}
 
-func (fixedRunner) run(t *Trial) {
+func (fixedRunner) Run(_ context.Context, t *Trial) error {
 	t.Outcome = "retired"
-	t.record("latency", 1.5e-6)
-	t.record("rounds", 3)
+	if err := t.Record("latency", 1.5e-6); err != nil {
+		return err
+	}
+	return t.Record("rounds", 3)
 }
 
-func (fixedRunner) fabricDigest() string { return "" }
-
-func (fixedRunner) close() {}
+func (fixedRunner) Close() {}
 
 // TestRecordingAllocatesNothing checks that, once a worker has seen a
 // trial's outcome and measurements, what the campaign itself does per trial
@@ -28,7 +28,8 @@ func (fixedRunner) close() {}
 // histograms, counting progress) allocates nothing, so that a campaign's
 // garbage is its trials' own.
 func TestRecordingAllocatesNothing(t *testing.T) {
-	w := &worker{r: fixedRunner{}, part: &Summary{}}
+	w := &worker{r: fixedRunner{}, base: context.Background(), part: &Summary{},
+		names: &workerNames{set: newNameSet(2, nil), known: map[string]bool{}}}
 	w.part.normalize()
 	var p Progress
 	i := 0

@@ -1,9 +1,11 @@
-package campaign
+package campaign_test
 
 import (
 	"context"
 	"runtime"
 	"testing"
+
+	"github.com/residentlua/residentlua/campaign"
 )
 
 // BenchmarkBuiltin runs the built-in trial's campaign on one worker and on
@@ -12,7 +14,17 @@ import (
 func BenchmarkBuiltin(b *testing.B) {
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(map[bool]string{true: "one-worker", false: "all-workers"}[workers == 1], func(b *testing.B) {
-			benchCampaign(b, Config{Trials: b.N, Workers: workers, Seed: 1})
+			benchCampaign(b, campaign.Config{Trials: b.N, Workers: workers, Seed: 1})
+		})
+	}
+}
+
+// BenchmarkGoTrial is BenchmarkBuiltin for a trial written in Go that does
+// next to nothing: what the campaign itself costs a trial.
+func BenchmarkGoTrial(b *testing.B) {
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(map[bool]string{true: "one-worker", false: "all-workers"}[workers == 1], func(b *testing.B) {
+			benchCampaign(b, campaign.Config{Runners: sessions, Trials: b.N, Workers: workers, Seed: 1})
 		})
 	}
 }
@@ -21,14 +33,14 @@ func BenchmarkBuiltin(b *testing.B) {
 func BenchmarkScript(b *testing.B) {
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(map[bool]string{true: "one-worker", false: "all-workers"}[workers == 1], func(b *testing.B) {
-			benchCampaign(b, Config{Script: "testdata/trial.lua", Trials: b.N, Workers: workers, Seed: 1})
+			benchCampaign(b, campaign.Config{Runners: kinds()["Lua"], Trials: b.N, Workers: workers, Seed: 1})
 		})
 	}
 }
 
-func benchCampaign(b *testing.B, cfg Config) {
+func benchCampaign(b *testing.B, cfg campaign.Config) {
 	b.ReportAllocs()
-	sum, err := Run(context.Background(), cfg)
+	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

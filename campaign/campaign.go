@@ -1,20 +1,53 @@
-// Package campaign runs fault campaigns: N seeded trials of the protocol on
-// W workers, trial i with seed S+i, added up into a Summary that is a
-// function of the seeds alone, whatever the number of workers and however
-// the trials are split into shards (whose summaries Merge adds back into
-// the one a single run gives).
+// Package campaign runs campaigns of seeded trials: N trials on W workers,
+// trial i with seed S+i, added up into a Summary that is a function of the
+// seeds alone, whatever the number of workers and however the trials are
+// split into shards.
 //
-// A trial is either the built-in one (engine/trial's randomized protocol
-// trial) or a Lua trial script: a script that defines a global function
-// trial(t), run by each worker in a Lua state of its own with the resident
-// module open (see docs/campaigns.md).
+// # Running a campaign
+//
+// Run runs one; what each trial runs is Config.Runners: the built-in
+// randomized protocol trial (Builtin, the default), a trial written in Go
+// (Func), or a Lua trial script (package luacampaign, which the command
+// residentlua campaign runs; see docs/campaigns.md). A campaign of a Go
+// trial:
+//
+//	sum, err := campaign.Run(ctx, campaign.Config{
+//		Trials:  1000,
+//		Workers: 8,
+//		Runners: campaign.Func("dice", func(ctx context.Context, t *campaign.Trial) error {
+//			roll := 1 + t.Seed%6
+//			if roll == 6 {
+//				t.Outcome = "six"
+//			}
+//			return t.Record("roll", float64(roll))
+//		}),
+//	})
+//	if err != nil { ... }
+//	fmt.Print(sum.Text())
+//
+// Cancelling ctx stops the run with the trials it finished. Config.OnTrial
+// sees every trial in index order, and Config.Progress counts them as they
+// finish. A trial's time is bounded by Config.TrialTimeout.
+//
+// # Summaries, shards and replays
+//
+// A Summary counts the trials by outcome, lists the failures by seed and
+// keeps each measurement's distribution (Measurement). Summary.Text prints
+// it, Summary.JSON and Decode write and read it, and Merge adds the
+// summaries of a campaign's shards (Config.Shard of Config.Shards) into the
+// one a single run gives. Replay runs the trial of one seed alone, with its
+// report; package plot/campaignplot draws a summary's measurements.
+//
+// # Trials of one's own
+//
+// Func's trial is a function of its Trial's seed, which it tells what it
+// found; a Runners of one's own makes a Runner for each worker when its
+// trials need state of their own (a Lua state, say).
 package campaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"runtime"
 	"slices"
@@ -24,8 +57,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // Config says which trials a campaign runs and how.
@@ -33,26 +65,29 @@ type Config struct {
 	// Trials is N, the number of trials of the whole campaign (of every
 	// shard together); at least 1.
 	Trials int
-	// Workers is how many trials run at once, each worker with its own Lua
-	// state; 0 means runtime.NumCPU().
+	// Workers is how many trials run at once, each worker with a runner of
+	// its own; 0 means runtime.NumCPU().
 	Workers int
-	// Seed is S: trial i (from 0) has seed S+i. 0 means 1.
+	// Seed is S: trial i (from 0) has seed S+i. 0 means 1. The last seed
+	// must be at most 2^53-1, which a Lua number holds exactly.
 	Seed uint64
-	// Script is the path of a Lua trial script ("-" for standard input);
-	// empty runs the built-in trial. It is read once, whatever the
-	// number of workers.
-	Script string
+	// Runners makes the workers' runners, which run the trials; nil runs
+	// the built-in trial, as Builtin(nil).
+	Runners Runners
 	// Shard and Shards select the trials whose index i has i mod Shards ==
 	// Shard. Shards 0 or 1 runs them all.
 	Shard, Shards int
-	// TrialTimeout is the wall time a script's trial may take: one that
-	// takes longer is stopped and recorded as a "timeout" failure. 0 means
-	// DefaultTrialTimeout; negative, no limit. (The built-in trial is
-	// bounded by its construction.)
+	// TrialTimeout is the wall time a trial may take, and a runner's
+	// making (a script's loading): one that takes longer is stopped and
+	// recorded as a "timeout" failure. 0 means 60 seconds; negative, no
+	// limit. The built-in trial is bounded by its construction and has
+	// none.
 	TrialTimeout time.Duration
 	// MaxMeasurements is how many distinct measurement names the run
 	// records: a trial that records one more fails, and the run stops
-	// (Summary.StopReason says why). 0 means DefaultMaxMeasurements.
+	// (Summary.StopReason says why). 0 means 1000. Each name costs its
+	// histograms' memory on every worker, so a trial that records a new
+	// name each time would exhaust the machine.
 	MaxMeasurements int
 	// Version names the program that runs the campaign; the summary
 	// records it, and Merge refuses summaries of other versions.
@@ -64,12 +99,13 @@ type Config struct {
 	// Progress, when set, counts the trials as they finish, in any order
 	// (a progress line needs no stream in index order).
 	Progress *Progress
-	// OnFabric, when set, is called with every fabric a trial makes, before
-	// the trial uses it (a replay's --trace).
-	OnFabric func(*devices.Fabric)
-	// Stdout receives what a trial script prints; nil discards it.
-	Stdout io.Writer
 }
+
+// defaultTrialTimeout is Config.TrialTimeout when it is 0.
+const defaultTrialTimeout = 60 * time.Second
+
+// defaultMaxMeasurements is Config.MaxMeasurements when it is 0.
+const defaultMaxMeasurements = 1000
 
 // Progress counts a running campaign's finished trials and failures; every
 // worker adds to it, and any goroutine may read it.
@@ -101,8 +137,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
-	if last := c.Seed + uint64(c.Trials) - 1; last > luaapi.MaxSeed || last < c.Seed {
-		return c, fmt.Errorf("campaign: seeds %d..%d: the last is above 2^53-1 (%d), which a Lua number holds exactly", c.Seed, last, uint64(luaapi.MaxSeed))
+	if last := c.Seed + uint64(c.Trials) - 1; last > seeds.Max || last < c.Seed {
+		return c, fmt.Errorf("campaign: seeds %d..%d: the last is above 2^53-1 (%d), which a Lua number holds exactly", c.Seed, last, uint64(seeds.Max))
 	}
 	if c.Shards <= 1 {
 		c.Shard, c.Shards = 0, 1
@@ -113,14 +149,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
+	if c.Runners == nil {
+		c.Runners = Builtin(nil)
+	}
 	if c.TrialTimeout == 0 {
-		c.TrialTimeout = DefaultTrialTimeout
+		c.TrialTimeout = defaultTrialTimeout
 	}
 	if c.MaxMeasurements <= 0 {
-		c.MaxMeasurements = DefaultMaxMeasurements
-	}
-	if c.Stdout == nil {
-		c.Stdout = io.Discard
+		c.MaxMeasurements = defaultMaxMeasurements
 	}
 	return c, nil
 }
@@ -136,26 +172,6 @@ func (c Config) Planned() int {
 	return (c.Trials-c.Shard-1)/c.Shards + 1
 }
 
-// runner runs trials one at a time; each worker has its own.
-type runner interface {
-	// run runs the trial whose Index and Seed t holds (the rest reset),
-	// into t.
-	run(t *Trial)
-	// fabricDigest is the digest of the trial fabric's options (the
-	// script's trial_fabric), "" for the built-in trial.
-	fabricDigest() string
-	close()
-}
-
-// newRunner makes a worker's runner: the built-in trial, or the script
-// loaded into a Lua state of its own, whose trials stop when ctx ends.
-func newRunner(ctx context.Context, c Config, s *script, names *nameSet) (runner, error) {
-	if s == nil {
-		return &builtinRunner{onFabric: c.OnFabric}, nil
-	}
-	return newLuaRunner(ctx, c, s, names)
-}
-
 // maxPending bounds the trials that have finished but wait for OnTrial
 // behind a slower one (about 4 KB each): beyond it the workers wait. It
 // grows with the workers, so that each can run ahead a little.
@@ -163,12 +179,11 @@ func maxPending(workers int) int { return 4096 + 4*workers }
 
 // Run runs the campaign's trials (those of cfg's shard) on cfg.Workers
 // workers and returns their summary. When ctx is done it starts no more
-// trials and stops those in flight (a script's trial at its next
-// instruction or wait; they are recorded as "interrupted"), and returns
-// the summary of what was taken: always the first trials of the shard, in
-// order (Summary.Stopped says so). An error means nothing ran: a bad
-// configuration, or a script that cannot be read or loaded, defines no
-// trial function or a bad trial_fabric.
+// trials and stops those in flight (they are recorded as "interrupted"),
+// and returns the summary of what was taken: always the first trials of
+// the shard, in order (Summary.Stopped says so). An error means nothing
+// ran: a bad configuration, or runners that could not be made (a script
+// that cannot be read or loaded, say).
 //
 // Each worker takes the next index from a shared counter and adds its
 // trials to a summary of its own; at the end these are merged, which gives
@@ -178,29 +193,23 @@ func maxPending(workers int) int { return 4096 + 4*workers }
 // as Trial values, to one goroutine that calls it in index order.
 //
 // With more than one worker, a few of the last trials are run again
-// afterwards, each in a fresh Lua state, and Summary.Warnings says so when
-// they end otherwise: the script keeps state from one trial to the next.
+// afterwards, each on a fresh runner, and Summary.Warnings says so when
+// they end otherwise: the trials keep state from one to the next.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	var src *script
-	if cfg.Script != "" {
-		if src, err = readScript(cfg.Script); err != nil {
-			return nil, fmt.Errorf("campaign: %w", err)
-		}
-	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	names := newNameSet(cfg.MaxMeasurements, stop)
 	planned := cfg.Planned()
-	sum := newSummary(cfg, planned, src)
+	sum := newSummary(cfg, planned)
 	workers := make([]*worker, min(cfg.Workers, planned))
 	defer func() {
 		for _, w := range workers {
 			if w != nil {
-				w.r.close()
+				w.close()
 			}
 		}
 	}()
@@ -225,7 +234,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	var wg sync.WaitGroup
 	for k := range workers {
 		wg.Go(func() {
-			workers[k], errs[k] = newWorker(ctx, cfg, src, names)
+			workers[k], errs[k] = newWorker(ctx, cfg, names)
 			made.Done()
 			if !<-begin {
 				return
@@ -259,15 +268,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	made.Wait()
 	err = firstError(errs)
 	if err == nil {
-		err = sameFabric(workers)
+		err = sum.describe(cfg.Runners)
 	}
 	if err != nil {
 		close(begin) // a closed channel reads false: every worker returns
 		wg.Wait()
 		return nil, err
-	}
-	if len(workers) > 0 {
-		sum.TrialFabricSHA256 = workers[0].r.fabricDigest()
 	}
 	for range workers {
 		begin <- true
@@ -289,30 +295,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		kept = append(kept, w.kept...)
 	}
 	sum.sortFailures()
+	sum.fillReplays()
 	if err := names.overflow(); err != nil {
 		sum.StopReason = err.Error()
 	}
 	if len(workers) > 1 && ctx.Err() == nil {
-		cfg.OnFabric, cfg.Stdout = nil, io.Discard
-		sum.Warnings = recheck(ctx, cfg, src, names, kept)
+		sum.Warnings = sum.recheck(ctx, cfg, names, kept)
 	}
 	return sum, nil
 }
 
-// sameFabric checks that every worker's script gave the same
-// trial_fabric: one that depends on the time or the environment would
-// make the trials of different workers differ.
-func sameFabric(workers []*worker) error {
-	for _, w := range workers[min(1, len(workers)):] {
-		if w.r.fabricDigest() != workers[0].r.fabricDigest() {
-			return errors.New("campaign: the script's trial_fabric came out differently in two workers' Lua states: it must follow from the script alone (not the time, the environment or a file)")
-		}
-	}
-	return nil
-}
-
 // recheckTrials is how many of the last trials a run with more than one
-// worker runs again on fresh Lua states.
+// worker runs again on fresh runners.
 const recheckTrials = 3
 
 // sampleOf says which trials, by index j among the shard's, a run of
@@ -323,23 +317,23 @@ func sampleOf(planned, workers int) func(j int) bool {
 }
 
 // recheck runs each kept trial again, each on a fresh runner, and returns a
-// warning when one ends otherwise: its script keeps state from one trial to
-// the next, so the summary depends on how the trials fell to the workers.
-// Trials that were stopped (a timeout, an interrupted run) are not compared.
-func recheck(ctx context.Context, cfg Config, src *script, names *nameSet, kept []Trial) []string {
+// warning when one ends otherwise: the trials keep state from one to the
+// next, so the summary depends on how they fell to the workers. Trials
+// that were stopped (a timeout, an interrupted run) are not compared.
+func (s *Summary) recheck(ctx context.Context, cfg Config, names *nameSet, kept []Trial) []string {
 	var differ []string
 	for _, was := range kept {
 		if was.Outcome == OutcomeTimeout || was.Outcome == OutcomeInterrupted {
 			continue
 		}
-		r, err := newRunner(ctx, cfg, src, names)
+		w, err := newWorker(ctx, cfg, names)
 		if err != nil {
-			return nil // the script loaded in every worker: only a stop gets here
+			return nil // the runners were made for every worker: only a stop gets here
 		}
 		var again Trial
-		again.reset(was.Index, was.Seed)
-		r.run(&again)
-		r.close()
+		again.reset(was.Index, was.Seed, w.names)
+		w.trial(&again)
+		w.close()
 		again.publish()
 		if again.Outcome == OutcomeTimeout || again.Outcome == OutcomeInterrupted {
 			continue
@@ -351,10 +345,13 @@ func recheck(ctx context.Context, cfg Config, src *script, names *nameSet, kept 
 	if len(differ) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("trials run again, each in a fresh Lua state, ended otherwise than in the campaign (%s): "+
-		"the script likely keeps state from one trial to the next (a global or an upvalue that trial(t) changes), "+
-		"so the summary depends on how the trials fell to the workers; keep a trial's state in locals of trial(t)",
-		strings.Join(differ, "; "))}
+	// A script's trials run in Lua states, a Go function's on fresh runners.
+	fresh, keeps, advice := "on a fresh runner", "the trial function likely keeps state from one trial to the next (a variable outside it that it changes)", "keep a trial's state in the function's locals"
+	if s.Script != "" {
+		fresh, keeps, advice = "in a fresh Lua state", "the script likely keeps state from one trial to the next (a global or an upvalue that trial(t) changes)", "keep a trial's state in locals of trial(t)"
+	}
+	return []string{fmt.Sprintf("trials run again, each %s, ended otherwise than in the campaign (%s): %s, so the summary depends on how the trials fell to the workers; %s",
+		fresh, strings.Join(differ, "; "), keeps, advice)}
 }
 
 // difference says how a trial run again differs from the first run, or "".
@@ -373,17 +370,6 @@ func difference(was, again *Trial) string {
 	return ""
 }
 
-// newWorker makes a worker: its runner, and a summary of its own.
-func newWorker(ctx context.Context, cfg Config, src *script, names *nameSet) (*worker, error) {
-	r, err := newRunner(ctx, cfg, src, names)
-	if err != nil {
-		return nil, err
-	}
-	w := &worker{r: r, part: &Summary{Script: cfg.Script, Seed: cfg.Seed, Campaign: cfg.Trials}} // for ReplayCommand
-	w.part.normalize()
-	return w, nil
-}
-
 // firstError is the first error of errs that is not nil.
 func firstError(errs []error) error {
 	for _, err := range errs {
@@ -392,27 +378,6 @@ func firstError(errs []error) error {
 		}
 	}
 	return nil
-}
-
-// worker is one of Run's workers: its runner, the summary of its trials,
-// its trial, which it reuses unless the trials go to OnTrial, and the
-// trials it keeps to run again (sampleOf).
-type worker struct {
-	r    runner
-	part *Summary
-	t    Trial
-	kept []Trial
-}
-
-// run runs the trial of index and seed into w.t and adds it to w's
-// summary; fresh gives the trial storage of its own (OnTrial keeps it).
-func (w *worker) run(index int, seed uint64, fresh bool) {
-	if fresh {
-		w.t = Trial{}
-	}
-	w.t.reset(index, seed)
-	w.r.run(&w.t)
-	w.part.add(&w.t)
 }
 
 // done is a finished trial and its index among the shard's trials.
@@ -438,10 +403,10 @@ func inOrder(results <-chan done, onTrial func(Trial)) {
 }
 
 // Replay runs the one trial of cfg's campaign whose seed is seed (its index
-// is seed - cfg.Seed, within cfg.Trials), with cfg.OnFabric and
-// cfg.Stdout, and returns it with its report: a script trial's error with
-// its traceback, and every trial's measurements. ctx stops it as it stops
-// a campaign's trials.
+// is seed - cfg.Seed, within cfg.Trials) on a runner of its own, and
+// returns it with its report: what the runner says the trial did (the
+// built-in trial's host operations, a script's error with its traceback),
+// then every measurement. ctx stops it as it stops a campaign's trials.
 func Replay(ctx context.Context, cfg Config, seed uint64) (Trial, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -450,26 +415,18 @@ func Replay(ctx context.Context, cfg Config, seed uint64) (Trial, error) {
 	if last := cfg.Seed + uint64(cfg.Trials) - 1; seed < cfg.Seed || seed > last {
 		return Trial{}, fmt.Errorf("campaign: replay seed %d is not a trial of the campaign, whose seeds are %d..%d (--seed %d, --trials %d); give one of those, or the campaign's --seed and --trials", seed, cfg.Seed, last, cfg.Seed, cfg.Trials)
 	}
-	var src *script
-	if cfg.Script != "" {
-		if src, err = readScript(cfg.Script); err != nil {
-			return Trial{}, fmt.Errorf("campaign: %w", err)
-		}
-	}
-	r, err := newRunner(ctx, cfg, src, newNameSet(cfg.MaxMeasurements, nil))
+	w, err := newWorker(ctx, cfg, newNameSet(cfg.MaxMeasurements, nil))
 	if err != nil {
 		return Trial{}, err
 	}
-	defer r.close()
-	switch r := r.(type) {
-	case *builtinRunner:
-		r.report = true // a replay prints the trial's whole report
-	case *luaRunner:
-		r.report = true
+	defer w.close()
+	w.replay = true
+	if b, ok := w.r.(*builtinRunner); ok {
+		b.report = true // a replay prints the trial's whole report
 	}
 	var t Trial
-	t.reset(int(seed-cfg.Seed), seed)
-	r.run(&t)
+	t.reset(int(seed-cfg.Seed), seed, w.names)
+	w.trial(&t)
 	t.publish()
 	t.Report = strings.TrimLeft(strings.TrimRight(t.Report, "\n")+recordsReport(t.Records), "\n")
 	return t, nil
@@ -492,6 +449,3 @@ func recordsReport(records map[string][]float64) string {
 	}
 	return b.String()
 }
-
-// errNoTrial is a script without a trial function.
-var errNoTrial = errors.New("defines no function trial(t)")

@@ -7,19 +7,15 @@ import (
 	"time"
 )
 
-// DefaultTrialTimeout is Config.TrialTimeout when it is 0: the wall time a
-// script trial may take before it is stopped and recorded as a timeout.
-const DefaultTrialTimeout = 60 * time.Second
-
 // errTrialTimeout is the cause of a trial context that ended because the
 // trial ran past its time limit.
 var errTrialTimeout = errors.New("the trial ran past its time limit")
 
 // trialLimit gives a worker's trials, one at a time, a context that ends
-// when the run's does or when the trial runs past its time limit. A Lua
-// state given that context stops at its next instruction or wait once it
-// ends, so neither a loop that never returns nor a Ctrl-C in the middle of
-// a trial can hold the run.
+// when the run's does or when the trial runs past its time limit. A runner
+// that watches it (a Lua state stops at its next instruction or wait once
+// it ends) lets neither a loop that never returns nor a Ctrl-C in the
+// middle of a trial hold the run.
 //
 // One timer serves every trial of the worker: start arms it and stop
 // disarms it, so that a trial costs no timer of its own.

@@ -19,19 +19,20 @@ const (
 	histDigits  = 3
 )
 
-// MaxOutcomes is how many outcomes a measurement keeps a distribution of
-// (for the pictures of Summary.Plot). Each takes about 400 KB, so a
-// measurement recorded under more outcomes (a script that returns, say, a
-// number per trial) keeps its overall distribution alone; as this depends
-// on the set of outcomes alone, shards merge into what a single run keeps.
-const MaxOutcomes = 12
+// maxOutcomes is how many outcomes a measurement keeps a distribution of
+// (for its pictures, ByOutcome). Each takes about 400 KB, so a measurement
+// recorded under more outcomes (a trial that gives, say, a number per
+// trial) keeps its overall distribution alone; as this depends on the set
+// of outcomes alone, shards merge into what a single run keeps.
+const maxOutcomes = 12
 
 // Measurement is the distribution of one recorded measurement over the
 // trials: exact count, minimum and maximum, and an HDR histogram for the
 // mean and the percentiles. Merge adds histograms bucket by bucket, so a
 // merged measurement is the one a single run records. Beside the overall
 // histogram it keeps one per outcome of the trials that recorded the values
-// (up to MaxOutcomes outcomes), which the pictures draw.
+// (up to 12 outcomes), which the pictures draw (ByOutcome). Mean and
+// Quantile give the figures the summary's text shows.
 type Measurement struct {
 	Count    int64
 	Min, Max float64
@@ -40,7 +41,7 @@ type Measurement struct {
 	Whole bool
 	hist  *hdrhistogram.Histogram
 	// byOutcome holds the values again by their trial's outcome; nil, with
-	// manyOutcomes set, once there were more than MaxOutcomes outcomes.
+	// manyOutcomes set, once there were more than maxOutcomes outcomes.
 	byOutcome    map[string]*hdrhistogram.Histogram
 	manyOutcomes bool
 }
@@ -51,7 +52,7 @@ func newMeasurement() *Measurement {
 
 func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, histHighest, histDigits) }
 
-// add records one value, from 0 to MaxRecord (t.record checks), of a trial
+// add records one value, from 0 to MaxRecord (Trial.Record checks), of a trial
 // whose outcome is outcome.
 func (m *Measurement) add(v float64, outcome string) {
 	if m.Count == 0 || v < m.Min {
@@ -63,7 +64,7 @@ func (m *Measurement) add(v float64, outcome string) {
 	m.Count++
 	m.Whole = m.Whole && v == math.Trunc(v)
 	n := histValue(v)
-	_ = m.hist.RecordValue(n) // in range: t.record checks
+	_ = m.hist.RecordValue(n) // in range: Trial.Record checks
 	if h := m.outcomeHistogram(outcome); h != nil {
 		_ = h.RecordValue(n)
 	}
@@ -87,7 +88,7 @@ func (m *Measurement) outcomeHistogram(outcome string) *hdrhistogram.Histogram {
 	}
 	h := m.byOutcome[outcome]
 	if h == nil {
-		if len(m.byOutcome) == MaxOutcomes {
+		if len(m.byOutcome) == maxOutcomes {
 			m.byOutcome, m.manyOutcomes = nil, true
 			return nil
 		}
@@ -212,8 +213,8 @@ func (m *Measurement) readByOutcome(j measurementJSON) error {
 	case j.ManyOutcomes:
 		m.byOutcome = nil
 		return nil
-	case len(j.ByOutcome) > MaxOutcomes:
-		return fmt.Errorf("by_outcome: %d outcomes, more than the %d a summary keeps", len(j.ByOutcome), MaxOutcomes)
+	case len(j.ByOutcome) > maxOutcomes:
+		return fmt.Errorf("by_outcome: %d outcomes, more than the %d a summary keeps", len(j.ByOutcome), maxOutcomes)
 	}
 	var total int64
 	for outcome, enc := range j.ByOutcome {
@@ -242,4 +243,44 @@ func decodeHistogram(what, enc string) (*hdrhistogram.Histogram, error) {
 		return nil, fmt.Errorf("%s: not one a campaign records (values 1 to %g, %d digits)", what, float64(histHighest), histDigits)
 	}
 	return h, nil
+}
+
+// ByOutcome gives, for each outcome of the trials that recorded the
+// measurement, at most n values whose distribution is that outcome's, as
+// the measurement's figures show them: every value when it holds that many
+// at most, or else the values of evenly spaced ranks (the k-th of total
+// has rank ⌈k·total/n⌉), each its histogram bucket's highest value (the
+// whole number below it for counts), never beyond the exact minimum and
+// maximum. An empty outcome is keyed `""`. When the trials gave more
+// outcomes than a summary keeps apart (12), one entry, "all (over 12
+// outcomes)", holds the distribution of every value. The histograms are
+// merged bucket by bucket, so a merged summary gives what a single run
+// does: what pictures of a campaign are drawn from.
+func (m *Measurement) ByOutcome(n int) map[string][]float64 {
+	if m.manyOutcomes {
+		return map[string][]float64{fmt.Sprintf("all (over %d outcomes)", maxOutcomes): m.values(m.hist, n)}
+	}
+	series := map[string][]float64{}
+	for outcome, h := range m.byOutcome {
+		if outcome == "" {
+			outcome = `""`
+		}
+		series[outcome] = m.values(h, n)
+	}
+	return series
+}
+
+// values returns at most n values whose distribution is h's (ByOutcome).
+func (m *Measurement) values(h *hdrhistogram.Histogram, n int) []float64 {
+	total := h.TotalCount()
+	k := min(total, int64(max(n, 0)))
+	values := make([]float64, 0, k)
+	var before int64 // values in the buckets before b
+	for _, b := range h.Distribution() {
+		for int64(len(values)) < k && (int64(len(values)+1)*total+k-1)/k <= before+b.Count {
+			values = append(values, m.value(b.To))
+		}
+		before += b.Count
+	}
+	return values
 }

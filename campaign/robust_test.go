@@ -1,44 +1,61 @@
-package campaign
+package campaign_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/campaign"
+	"github.com/residentlua/residentlua/luacampaign"
 )
 
-// writeScript writes a trial script into a temporary directory.
-func writeScript(t *testing.T, src string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "trial.lua")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+// blockAt is a Go trial that returns "fine" but for the trial of index,
+// which waits until ctx ends or release is closed.
+func blockAt(index int, release <-chan struct{}) campaign.Runners {
+	return campaign.Func("block", func(ctx context.Context, t *campaign.Trial) error {
+		if t.Index == index {
+			select {
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			case <-release:
+			}
+		}
+		t.Outcome = "fine"
+		return nil
+	})
+}
+
+// hangs are campaigns of trials that return "fine" but the one of index
+// 1, which does not end until its context does: a Go trial that waits on
+// it, and Lua trials that loop, spin on the clock, or raise an error whose
+// __tostring loops.
+func hangs() map[string]campaign.Runners {
+	lua := func(name string) campaign.Runners {
+		return luacampaign.Script("testdata/hang_"+name+".lua", luacampaign.Options{})
 	}
-	return p
+	return map[string]campaign.Runners{"Go": blockAt(1, nil), "Lua loop": lua("loop"), "Lua slow": lua("slow"), "Lua __tostring": lua("tostring")}
 }
 
 // TestTrialTimeout checks that a trial that does not end in its time limit
-// is stopped and recorded as a "timeout" failure, with its replay, while
-// the others run: a loop that never returns, a slow trial, and an error
-// value whose __tostring never returns.
+// is stopped and recorded as a "timeout" failure while the others run, and
+// that its replay stops it too.
 func TestTrialTimeout(t *testing.T) {
-	for name, hang := range map[string]string{
-		"loop":       `while true do end`,
-		"slow":       `local t0 = os.clock(); while os.clock() - t0 < 30 do end`,
-		"__tostring": `error(setmetatable({}, {__tostring = function() while true do end end}))`,
-	} {
-		script := writeScript(t, "function trial(t) if t.index == 1 then "+hang+" end return 'fine' end")
-		s, _ := run(t, Config{Trials: 6, Workers: 2, Seed: 10, Script: script, TrialTimeout: 300 * time.Millisecond})
-		if s.Outcomes["fine"] != 5 || s.Outcomes[OutcomeTimeout] != 1 || len(s.Failures) != 1 || s.Stopped() {
-			t.Errorf("%s: %v, failures %+v", name, s.Outcomes, s.Failures)
+	for kind, hang := range hangs() {
+		s, _ := run(t, campaign.Config{Trials: 6, Workers: 2, Seed: 10, Runners: hang, TrialTimeout: 300 * time.Millisecond})
+		if s.Outcomes["fine"] != 5 || s.Outcomes[campaign.OutcomeTimeout] != 1 || len(s.Failures) != 1 || s.Stopped() {
+			t.Errorf("%s: %v, failures %+v", kind, s.Outcomes, s.Failures)
 			continue
 		}
-		f := s.Failures[0]
-		if f.Seed != 11 || f.Outcome != OutcomeTimeout || !strings.Contains(f.Message, "time limit of 300ms") ||
-			!strings.Contains(f.Replay, "--replay 11") {
-			t.Errorf("%s: failure %+v", name, f)
+		if f := s.Failures[0]; f.Seed != 11 || f.Outcome != campaign.OutcomeTimeout || !strings.Contains(f.Message, "time limit of 300ms") ||
+			(s.Script != "") != strings.Contains(f.Replay, "--replay 11") {
+			t.Errorf("%s: failure %+v", kind, f)
+		}
+		tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 6, Seed: 10, Runners: hang, TrialTimeout: 100 * time.Millisecond}, 11)
+		if err != nil || tr.Outcome != campaign.OutcomeTimeout || !strings.HasPrefix(tr.Report, tr.Message+"\n") {
+			t.Errorf("%s: replay of the trial that runs past its limit: %+v, %v", kind, tr, err)
 		}
 	}
 }
@@ -47,147 +64,99 @@ func TestTrialTimeout(t *testing.T) {
 // a trial that would never end, which is recorded as "interrupted", and
 // that the trials that finished are all in the summary.
 func TestCancelInterruptsTrialsInFlight(t *testing.T) {
-	script := writeScript(t, `function trial(t) if t.index == 2 then while true do end end return "fine" end`)
-	ctx, cancel := context.WithCancel(context.Background())
-	var p Progress
-	go func() {
-		for n, _ := p.Counts(); n < 49; n, _ = p.Counts() {
-			time.Sleep(5 * time.Millisecond)
+	for kind, hang := range hangs() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var p campaign.Progress
+		go func() {
+			for n, _ := p.Counts(); n < 49; n, _ = p.Counts() {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+		}()
+		var streamed []campaign.Trial
+		s, err := campaign.Run(ctx, campaign.Config{Trials: 50, Workers: 2, Runners: hang, Progress: &p, TrialTimeout: -1,
+			OnTrial: func(tr campaign.Trial) { streamed = append(streamed, tr) }})
+		if err != nil {
+			t.Fatal(err)
 		}
-		cancel()
-	}()
-	var streamed []Trial
-	start := time.Now()
-	s, err := Run(ctx, Config{Trials: 50, Workers: 2, Script: script, Progress: &p, TrialTimeout: -1,
-		OnTrial: func(tr Trial) { streamed = append(streamed, tr) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Trials != 50 || s.Outcomes["fine"] != 49 || s.Interrupted() != 1 || !s.Stopped() || len(s.Failures) != 0 {
-		t.Fatalf("after %v: %d trials, outcomes %v, failures %+v", time.Since(start), s.Trials, s.Outcomes, s.Failures)
-	}
-	if len(streamed) != 50 || streamed[2].Outcome != OutcomeInterrupted || !strings.Contains(streamed[2].Message, "stopped") {
-		t.Errorf("%d trials streamed; the third %+v", len(streamed), streamed[2])
-	}
-	if !strings.Contains(s.Text(), "stopped after 49 of 50 trials; 1 trial interrupted\n") {
-		t.Errorf("the text does not say it stopped:\n%s", s.Text())
+		if s.Trials != 50 || s.Outcomes["fine"] != 49 || s.Interrupted() != 1 || !s.Stopped() || len(s.Failures) != 0 {
+			t.Fatalf("%s: %d trials, outcomes %v, failures %+v", kind, s.Trials, s.Outcomes, s.Failures)
+		}
+		if len(streamed) != 50 || streamed[1].Outcome != campaign.OutcomeInterrupted || !strings.Contains(streamed[1].Message, "stopped") {
+			t.Errorf("%s: %d trials streamed; the second %+v", kind, len(streamed), streamed[1])
+		}
+		if !strings.Contains(s.Text(), "stopped after 49 of 50 trials; 1 trial interrupted\n") {
+			t.Errorf("%s: the text does not say it stopped:\n%s", kind, s.Text())
+		}
 	}
 }
 
-// TestOsExitIsAnError checks that os.exit raises an error in every form: at
-// the script's top level (which then cannot load) and through a copy kept
-// before trial(t) runs.
-func TestOsExitIsAnError(t *testing.T) {
-	_, err := Run(context.Background(), Config{Trials: 3, Script: writeScript(t, "os.exit(9)\nfunction trial(t) end")})
-	if err == nil || !strings.Contains(err.Error(), "os.exit is not available") {
-		t.Errorf("top-level os.exit: %v", err)
-	}
-	s, _ := run(t, Config{Trials: 5, Workers: 2, Script: writeScript(t,
-		"local exit = os.exit\nfunction trial(t) if t.index == 3 then exit(0) end end")})
-	if s.Trials != 5 || len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Message, "os.exit is not available") {
-		t.Errorf("os.exit kept in a local: %d trials, failures %+v", s.Trials, s.Failures)
-	}
+// slowRunners are runners whose making waits until ctx ends.
+type slowRunners struct{}
+
+func (slowRunners) NewRunner(ctx context.Context, _ uint64) (campaign.Runner, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
 }
 
-// TestOutcomeAndMeasurementNames checks what a trial may name: an outcome
-// or a measurement of at most 64 bytes of UTF-8, and no outcome the
-// campaign gives itself. t.fail with a table has no address in its message.
-func TestOutcomeAndMeasurementNames(t *testing.T) {
-	for _, c := range []struct{ body, want string }{
-		{`return "\255ok"`, "is not valid UTF-8"},
-		{`return string.rep("x", 65)`, "is 65 bytes long; give a name of at most 64 bytes"},
-		{`return "error"`, `trial returned "error", an outcome the campaign keeps for its own verdicts`},
-		{`return "interrupted"`, `trial returned "interrupted"`},
-		{`t.record("\255", 1)`, "measurement name \"\\xff\" is not valid UTF-8"},
-		{`t.record(string.rep("y", 70), 1)`, "is 70 bytes long"},
-		{`t.fail({})`, "t.fail called with a table value"},
-	} {
-		s, _ := run(t, Config{Trials: 2, Script: writeScript(t, "function trial(t) "+c.body+" end")})
-		if len(s.Failures) != 2 || !strings.Contains(s.Failures[0].Message, c.want) || strings.Contains(s.Failures[0].Message, "0x") {
-			t.Errorf("%s: failures %+v, want %q", c.body, s.Failures, c.want)
-		}
-	}
-	s, _ := run(t, Config{Trials: 2, Script: writeScript(t, `function trial(t) return string.rep("é", 32) end`)})
-	if s.Outcomes[strings.Repeat("é", 32)] != 2 {
-		t.Errorf("a 64-byte outcome: %v", s.Outcomes)
+func (slowRunners) Describe(*campaign.Summary) error { return nil }
+
+// TestRunnerMadeUnderTheTimeLimit checks that making a runner is bounded
+// as a trial is: its error says it ran past the limit.
+func TestRunnerMadeUnderTheTimeLimit(t *testing.T) {
+	_, err := campaign.Run(context.Background(), campaign.Config{Trials: 2, Workers: 2, Runners: slowRunners{}, TrialTimeout: 50 * time.Millisecond})
+	if err == nil || err.Error() != "the trial ran past its time limit of 50ms of wall time (--trial-timeout) and was stopped" {
+		t.Errorf("a runner that takes too long to make: %v", err)
 	}
 }
 
 // TestMeasurementNamesCapped checks that a run records at most
-// MaxMeasurements names (1000 unless configured): the trial that records
-// one more fails with a clear error, and the run stops, saying why.
+// MaxMeasurements names: the trial that records one more fails with a
+// clear error, and the run stops, saying why.
 func TestMeasurementNamesCapped(t *testing.T) {
-	s, _ := run(t, Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Script: writeScript(t, `function trial(t) t.record("m" .. t.index, 1) end`)})
+	s, _ := run(t, campaign.Config{Trials: 3000, Workers: 2, MaxMeasurements: 30, Runners: campaign.Func("names", func(_ context.Context, t *campaign.Trial) error {
+		return t.Record(fmt.Sprint("m", t.Index), 1)
+	})})
 	if !s.Stopped() || !strings.Contains(s.StopReason, `t.record: a campaign records at most 30 measurement names, and "m`) || len(s.Measurements) > 30 {
 		t.Fatalf("%d names, stopped=%v (%q)", len(s.Measurements), s.Stopped(), s.StopReason)
-	}
-	if c, _ := (Config{Trials: 1}).withDefaults(); c.MaxMeasurements != 1000 {
-		t.Errorf("the default is %d names", c.MaxMeasurements)
-	}
-}
-
-// TestTrialFabricChecked checks that trial_fabric is refused before any
-// trial runs when it asks for another mode or seed, or for options
-// resident.fabric refuses, and that a trial may not make a real-time
-// fabric.
-func TestTrialFabricChecked(t *testing.T) {
-	for _, c := range []struct{ fabric, want string }{
-		{`{mode = "realtime"}`, "trial_fabric.mode: a campaign's trials always run in simulated time"},
-		{`{mode = "sim"}`, "trial_fabric.mode"},
-		{`{seed = 5}`, "trial_fabric.seed"},
-		{`{timing = "bogus"}`, "trial_fabric: "},
-		{`{gpu = {backend = "nonesuch"}}`, "trial_fabric: "},
-		{`{timing = print}`, "trial_fabric.timing is a function value"},
-		{`"sim"`, "trial_fabric is a string value"},
-	} {
-		dir := t.TempDir()
-		counted := filepath.Join(dir, "trials")
-		script := writeScript(t, "trial_fabric = "+c.fabric+"\nfunction trial(t) io.open('"+counted+"', 'a'):write('x') end")
-		_, err := Run(context.Background(), Config{Trials: 5, Workers: 2, Script: script})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("trial_fabric = %s: %v, want %q", c.fabric, err, c.want)
-		}
-		if _, err := os.Stat(counted); err == nil {
-			t.Errorf("trial_fabric = %s: trials ran", c.fabric)
-		}
-	}
-	s, _ := run(t, Config{Trials: 2, Script: writeScript(t, `function trial(t) resident.fabric{mode = "realtime"} end`)})
-	if len(s.Failures) != 2 || !strings.Contains(s.Failures[0].Message, "only a simulated fabric can be made here") {
-		t.Errorf("a real-time fabric in a trial: %+v", s.Failures)
 	}
 }
 
 // TestStateKeptBetweenTrialsIsNoticed checks that a run with several
-// workers warns when trials run again on fresh Lua states end otherwise,
-// and that a script without such state gets no warning.
+// workers warns when trials run again on fresh runners end otherwise, and
+// that a trial without such state gets no warning.
 func TestStateKeptBetweenTrialsIsNoticed(t *testing.T) {
-	s, _ := run(t, Config{Trials: 40, Workers: 2, Script: writeScript(t, `n = 0
-function trial(t) n = n + 1; return n > 3 and "late" or "early" end`)})
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `returned "late", then "early"`) ||
-		!strings.Contains(s.Warnings[0], "keeps state from one trial to the next") {
+	var mu sync.Mutex
+	seen := map[uint64]bool{}
+	remembering := campaign.Func("remembering", func(_ context.Context, t *campaign.Trial) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Outcome = "first"; seen[t.Seed] {
+			t.Outcome = "again"
+		}
+		seen[t.Seed] = true
+		return nil
+	})
+	s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: remembering})
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `seed 38 returned "first", then "again"`) ||
+		!strings.Contains(s.Warnings[0], "each on a fresh runner") || !strings.Contains(s.Warnings[0], "keep a trial's state in the function's locals") {
 		t.Errorf("warnings %q", s.Warnings)
 	}
-	if s, _ := run(t, Config{Trials: 40, Workers: 2, Script: "testdata/trial.lua"}); len(s.Warnings) != 0 {
-		t.Errorf("warnings for a script without state: %q", s.Warnings)
+	if s, _ := run(t, campaign.Config{Trials: 40, Workers: 2, Runners: sessions}); len(s.Warnings) != 0 {
+		t.Errorf("warnings for a trial without state: %q", s.Warnings)
 	}
 }
 
 // TestBackPressure checks that while one trial holds up the in-order
 // stream, the workers stop after a bounded number of trials rather than
-// keep every later one in memory. The first trial waits for a file the test
-// writes once the others have stopped.
+// keep every later one in memory.
 func TestBackPressure(t *testing.T) {
-	release := filepath.Join(t.TempDir(), "release")
-	script := writeScript(t, `function trial(t)
-  if t.index == 0 then
-    while true do local f = io.open("`+release+`") if f then f:close() return end end
-  end
-end`)
-	var p Progress
-	result := make(chan *Summary)
+	release := make(chan struct{})
+	var p campaign.Progress
+	result := make(chan *campaign.Summary)
 	go func() {
-		s, _ := Run(context.Background(), Config{Trials: 20000, Workers: 2, Script: script, Progress: &p, TrialTimeout: -1,
-			OnTrial: func(Trial) {}})
+		s, _ := campaign.Run(context.Background(), campaign.Config{Trials: 20000, Workers: 2, Runners: blockAt(0, release), Progress: &p, TrialTimeout: -1,
+			OnTrial: func(campaign.Trial) {}})
 		result <- s
 	}()
 	// Wait until the count stops growing while trial 0 runs.
@@ -196,13 +165,11 @@ end`)
 		last = n
 		time.Sleep(300 * time.Millisecond)
 	}
-	if limit := maxPending(2); last > limit || last < 10 {
+	if limit := campaign.MaxPending(2); last > limit || last < 10 {
 		t.Errorf("%d trials finished while the first held the stream; want a few, at most %d", last, limit)
 	}
-	if err := os.WriteFile(release, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if s := <-result; s.Trials != 20000 || s.Outcomes["ok"] != 20000 {
+	close(release)
+	if s := <-result; s.Trials != 20000 || s.Outcomes["fine"] != 20000 {
 		t.Errorf("the run did not finish once the first trial returned: %d trials, %v", s.Trials, s.Outcomes)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 )
 
-// Command is the name the replay commands of failures start with.
-const Command = "residentlua"
+// command is the name the replay commands of failures start with.
+const command = "residentlua"
 
 // Summary adds up a campaign's trials, or a shard's. It is a function of
 // the seeds alone: the same for any number of workers, and Merge of the
@@ -22,8 +22,12 @@ const Command = "residentlua"
 type Summary struct {
 	// Version names the program that ran the campaign (Config.Version).
 	Version string `json:"version"`
-	// Script is the trial script's path as given; empty for the built-in trial.
+	// Script is the trial script's path as given; empty for the built-in
+	// trial and for a Go trial.
 	Script string `json:"script,omitempty"`
+	// Func is the name of the Go trial that ran (Func's); empty for the
+	// built-in trial and for a script.
+	Func string `json:"func,omitempty"`
 	// ScriptSHA256 is the SHA-256 of the script's bytes, in hex, and
 	// TrialFabricSHA256 that of the canonical text of its trial_fabric
 	// (the options of its trials' fabrics); Merge compares these, not
@@ -56,7 +60,7 @@ type Summary struct {
 	// measurement names); empty when it ran to its end or ctx stopped it.
 	StopReason string `json:"-"`
 	// Warnings are what the run noticed that makes its results doubtful:
-	// trials that ended otherwise when run again on a fresh Lua state.
+	// trials that ended otherwise when run again on a fresh runner.
 	// They are not part of the summary's JSON or text.
 	Warnings []string `json:"-"`
 }
@@ -67,7 +71,8 @@ type ShardSet struct {
 	Have []int `json:"have"`
 }
 
-// Failure is a failed trial and the command that replays it alone.
+// Failure is a failed trial and the command that replays it alone (none
+// for a Go trial: Replay runs it).
 type Failure struct {
 	Seed    uint64 `json:"seed"`
 	Outcome string `json:"outcome"`
@@ -75,13 +80,10 @@ type Failure struct {
 	Replay  string `json:"replay"`
 }
 
-// newSummary is the empty summary of cfg's shard of planned trials, of
-// the script src (nil for the built-in trial).
-func newSummary(cfg Config, planned int, src *script) *Summary {
-	s := &Summary{Version: cfg.Version, Script: cfg.Script, Seed: cfg.Seed, Campaign: cfg.Trials, Planned: planned}
-	if src != nil {
-		s.ScriptSHA256 = src.digest
-	}
+// newSummary is the empty summary of cfg's shard of planned trials;
+// describe names its trials.
+func newSummary(cfg Config, planned int) *Summary {
+	s := &Summary{Version: cfg.Version, Seed: cfg.Seed, Campaign: cfg.Trials, Planned: planned}
 	if cfg.Shards > 1 {
 		s.Shard = &ShardSet{Of: cfg.Shards, Have: []int{cfg.Shard}}
 	}
@@ -117,25 +119,43 @@ func (s *Summary) Stopped() bool { return s.Trials < s.Planned || s.Interrupted(
 // Interrupted is how many trials the run's stop interrupted.
 func (s *Summary) Interrupted() int { return s.Outcomes[OutcomeInterrupted] }
 
-// failing reports whether outcome is a failure's: for a script, one the
-// campaign gives (but "interrupted"); for the built-in trial any but "ok"
-// and "interrupted".
+// describe lets r name the trials in s, and checks what it gave.
+func (s *Summary) describe(r Runners) error {
+	if err := r.Describe(s); err != nil {
+		return err
+	}
+	if err := s.validateTrials(); err != nil {
+		return fmt.Errorf("campaign: the runners describe their trials wrongly: %w", err)
+	}
+	return nil
+}
+
+// builtin reports whether the summary's trials are the built-in trial's.
+func (s *Summary) builtin() bool { return s.Script == "" && s.Func == "" }
+
+// failing reports whether outcome is a failure's: for a script or a Go
+// trial, one the campaign gives (but "interrupted"); for the built-in
+// trial any but "ok" and "interrupted".
 func (s *Summary) failing(outcome string) bool {
 	if outcome == OutcomeInterrupted {
 		return false
 	}
-	if s.ScriptSHA256 == "" {
+	if s.builtin() {
 		return outcome != "ok"
 	}
-	return ReservedOutcome(outcome)
+	return slices.Contains(reservedOutcomes, outcome)
 }
 
 // Failed is the number of failed trials.
 func (s *Summary) Failed() int { return len(s.Failures) }
 
-// ReplayCommand is the command that replays the trial of seed alone.
-func (s *Summary) ReplayCommand(seed uint64) string {
-	words := []string{Command, "campaign"}
+// replayCommand is the command that replays the trial of seed alone; none
+// for a Go trial, which has no command line.
+func (s *Summary) replayCommand(seed uint64) string {
+	if s.Func != "" {
+		return ""
+	}
+	words := []string{command, "campaign"}
 	if s.Script != "" {
 		words = append(words, shellQuote(s.Script))
 	}
@@ -160,7 +180,7 @@ func (s *Summary) add(t *Trial) {
 	addCounts(s.Fired, t.Fired)
 	s.Violations += t.Violations
 	if t.Failed {
-		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message, Replay: s.ReplayCommand(t.Seed)})
+		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message}) // fillReplays gives the replay
 	}
 	for _, r := range t.records {
 		m := s.Measurements[r.name]
@@ -187,7 +207,7 @@ func Merge(a, b *Summary) (*Summary, error) {
 			return nil, err
 		}
 	}
-	out := &Summary{Version: a.Version, Script: a.Script, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Seed: a.Seed, Campaign: a.Campaign}
+	out := &Summary{Version: a.Version, Script: a.Script, Func: a.Func, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Seed: a.Seed, Campaign: a.Campaign}
 	out.normalize()
 	shard, err := mergeShards(a, b)
 	if err != nil {
@@ -197,19 +217,26 @@ func Merge(a, b *Summary) (*Summary, error) {
 	for _, s := range []*Summary{a, b} {
 		out.merge(s, false)
 	}
-	for i := range out.Failures {
-		out.Failures[i].Replay = out.ReplayCommand(out.Failures[i].Seed)
-	}
 	out.sortFailures()
+	out.fillReplays()
 	return out, nil
 }
 
+// fillReplays gives each failure the command that replays it.
+func (s *Summary) fillReplays() {
+	for i := range s.Failures {
+		s.Failures[i].Replay = s.replayCommand(s.Failures[i].Seed)
+	}
+}
+
 // sameCampaign says why a and b are not summaries of the same campaign: a
-// script of other bytes, another trial_fabric, version, --seed or
-// --trials. The scripts' paths may differ.
+// script of other bytes, another trial_fabric or Go trial, version, --seed
+// or --trials. The scripts' paths may differ.
 func sameCampaign(a, b *Summary) error {
 	why := ""
 	switch {
+	case a.Func != b.Func:
+		why = fmt.Sprintf("their Go trials differ (%q and %q)", a.Func, b.Func)
 	case a.ScriptSHA256 != b.ScriptSHA256:
 		why = "their trial scripts differ (by the SHA-256 of their bytes)"
 	case a.TrialFabricSHA256 != b.TrialFabricSHA256:
@@ -221,7 +248,7 @@ func sameCampaign(a, b *Summary) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("campaign: cannot merge different campaigns: %s and %s: %s", a.describe(), b.describe(), why)
+	return fmt.Errorf("campaign: cannot merge different campaigns: %s and %s: %s", a.campaignWords(), b.campaignWords(), why)
 }
 
 // sortFailures puts the failures in the order of their seeds, the order a
@@ -230,13 +257,20 @@ func (s *Summary) sortFailures() {
 	slices.SortStableFunc(s.Failures, func(x, y Failure) int { return cmp.Compare(x.Seed, y.Seed) })
 }
 
-// describe names a summary's campaign for a message.
-func (s *Summary) describe() string {
-	what := "built-in trials"
-	if s.Script != "" {
-		what = "trials of " + s.Script
+// trials names the summary's trials: "built-in trials", "trials of x.lua".
+func (s *Summary) trials() string {
+	switch {
+	case s.Script != "":
+		return "trials of " + s.Script
+	case s.Func != "":
+		return "trials of " + s.Func
 	}
-	return fmt.Sprintf("%d %s from seed %d", s.Campaign, what, s.Seed)
+	return "built-in trials"
+}
+
+// campaignWords names a summary's campaign for a message.
+func (s *Summary) campaignWords() string {
+	return fmt.Sprintf("%d %s from seed %d", s.Campaign, s.trials(), s.Seed)
 }
 
 // merge adds o's counts to s (nothing for an empty Summary); the failures

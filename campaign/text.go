@@ -10,19 +10,20 @@ import (
 	"strings"
 )
 
-// MaxListedFailures is how many failures Text lists; the JSON lists all.
-const MaxListedFailures = 100
+// maxListedFailures is how many failures Text lists; the JSON lists all.
+const maxListedFailures = 100
 
 // Text is the summary as the command prints it: what ran, the outcomes,
 // the built-in trials' sessions and faults, the violations, a table of the
-// measurements, and each failure with the command that replays it.
+// measurements, and each failure with the command that replays it (none for
+// a Go trial).
 func (s *Summary) Text() string {
 	var b strings.Builder
-	what := "built-in trials"
-	if s.Script != "" {
-		what = "trials of " + s.Script
+	fmt.Fprintf(&b, "campaign: %d %s, seeds %d..%d", s.Campaign, s.trials(), s.Seed, s.Seed+uint64(s.Campaign)-1)
+	if s.Func == "" {
+		b.WriteString(", simulated time") // a Go trial runs on whatever it makes
 	}
-	fmt.Fprintf(&b, "campaign: %d %s, seeds %d..%d, simulated time\n", s.Campaign, what, s.Seed, s.Seed+uint64(s.Campaign)-1)
+	b.WriteString("\n")
 	if s.Shard != nil {
 		fmt.Fprintf(&b, "%s of %d: %d trials\n", ShardWords(s.Shard.Have), s.Shard.Of, s.Planned)
 	}
@@ -40,11 +41,14 @@ func (s *Summary) Text() string {
 	s.writeMeasurements(&b)
 	fmt.Fprintf(&b, "failures: %d\n", len(s.Failures))
 	for i, f := range s.Failures {
-		if i == MaxListedFailures {
+		if i == maxListedFailures {
 			fmt.Fprintf(&b, "... and %d more (the --summary file lists every one)\n", len(s.Failures)-i)
 			break
 		}
-		fmt.Fprintf(&b, "FAIL seed %d (%s): %s\n  replay: %s\n", f.Seed, f.Outcome, f.Message, f.Replay)
+		fmt.Fprintf(&b, "FAIL seed %d (%s): %s\n", f.Seed, f.Outcome, f.Message)
+		if f.Replay != "" {
+			fmt.Fprintf(&b, "  replay: %s\n", f.Replay)
+		}
 	}
 	return b.String()
 }

@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // validate says what in s no run could have written, or nil: every count
@@ -39,12 +39,11 @@ func (s *Summary) validateCampaign() error {
 	switch {
 	case s.Campaign < 1:
 		return fmt.Errorf("a campaign of %d trials", s.Campaign)
-	case s.Seed < 1 || s.Seed > luaapi.MaxSeed || uint64(s.Campaign-1) > luaapi.MaxSeed-s.Seed:
+	case s.Seed < 1 || s.Seed > seeds.Max || uint64(s.Campaign-1) > seeds.Max-s.Seed:
 		return fmt.Errorf("seeds %d..%d are not within 1..2^53-1", s.Seed, s.Seed+uint64(s.Campaign)-1)
-	case s.Script == "" && (s.ScriptSHA256 != "" || s.TrialFabricSHA256 != ""):
-		return errors.New("digests of a script, but no script")
-	case s.Script != "" && (!isDigest(s.ScriptSHA256) || !isDigest(s.TrialFabricSHA256)):
-		return errors.New("a script without the SHA-256 digests of its bytes and its trial_fabric (64 hexadecimal digits each)")
+	}
+	if err := s.validateTrials(); err != nil {
+		return err
 	}
 	planned := s.Campaign
 	if sh := s.Shard; sh != nil {
@@ -70,6 +69,21 @@ func (s *Summary) validateCampaign() error {
 	return nil
 }
 
+// validateTrials checks what names the trials: a script with the digests
+// of its bytes and its trial_fabric, a Go trial's name, or neither (the
+// built-in trial).
+func (s *Summary) validateTrials() error {
+	switch {
+	case s.Script != "" && s.Func != "":
+		return fmt.Errorf("both a script (%q) and a Go trial (%q)", s.Script, s.Func)
+	case s.Script == "" && (s.ScriptSHA256 != "" || s.TrialFabricSHA256 != ""):
+		return errors.New("digests of a script, but no script")
+	case s.Script != "" && (!isDigest(s.ScriptSHA256) || !isDigest(s.TrialFabricSHA256)):
+		return errors.New("a script without the SHA-256 digests of its bytes and its trial_fabric (64 hexadecimal digits each)")
+	}
+	return CheckName("Go trial", s.Func)
+}
+
 // isDigest reports whether d is a SHA-256 in hex.
 func isDigest(d string) bool {
 	b, err := hex.DecodeString(d)
@@ -86,7 +100,7 @@ func (s *Summary) validateCounts() error {
 	}{{"outcome", s.Outcomes}, {"sessions", s.Sessions}, {"fired", s.Fired}} {
 		what, counts := c.what, c.counts
 		for _, name := range slices.Sorted(maps.Keys(counts)) {
-			if err := checkName(what, name); err != nil {
+			if err := CheckName(what, name); err != nil {
 				return err
 			}
 			if counts[name] < 0 {
@@ -125,8 +139,8 @@ func (s *Summary) validateFailures() error {
 			return fmt.Errorf("failure of seed %d: not a trial of this summary", f.Seed)
 		case i > 0 && f.Seed <= s.Failures[i-1].Seed:
 			return fmt.Errorf("failure of seed %d is listed after seed %d: failures are listed once each, by seed", f.Seed, s.Failures[i-1].Seed)
-		case f.Replay != s.ReplayCommand(f.Seed):
-			return fmt.Errorf("failure of seed %d: its replay is not the command that replays it (%s)", f.Seed, s.ReplayCommand(f.Seed))
+		case f.Replay != s.replayCommand(f.Seed):
+			return fmt.Errorf("failure of seed %d: its replay is not the command that replays it (%s)", f.Seed, s.replayCommand(f.Seed))
 		}
 		got[f.Outcome]++
 	}
@@ -144,8 +158,8 @@ func (s *Summary) holds(seed uint64) bool {
 	return s.Shard == nil || slices.Contains(s.Shard.Have, int((seed-s.Seed)%uint64(s.Shard.Of)))
 }
 
-// validateMeasurement checks one measurement: a name as t.record takes it,
-// exact minimum and maximum within what t.record takes and in the
+// validateMeasurement checks one measurement: a name as Trial.Record takes it,
+// exact minimum and maximum within what Trial.Record takes and in the
 // histogram's lowest and highest buckets, whole numbers when it says so,
 // and histograms by outcome of the summary's outcomes. (UnmarshalJSON
 // checked that the histograms hold its count.)
@@ -153,7 +167,7 @@ func (s *Summary) validateMeasurement(name string, m *Measurement) error {
 	if m == nil {
 		return errors.New("null where a measurement belongs")
 	}
-	if err := checkName("measurement name", name); err != nil {
+	if err := CheckName("measurement name", name); err != nil {
 		return err
 	}
 	switch {

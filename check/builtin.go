@@ -11,11 +11,11 @@ import (
 	"github.com/residentlua/residentlua/engine"
 )
 
-// BuiltinFaults are the faults the built-in scenario arms, one per run at
+// builtinFaults are the faults the built-in scenario arms, one per run at
 // most: each site with each action that makes sense there. Each is armed
 // as "50%1*action": it fires at most once, at whichever hit the checker
 // chooses.
-var BuiltinFaults = []struct {
+var builtinFaults = []struct {
 	Site fault.Site
 	Term string
 }{
@@ -35,7 +35,7 @@ var BuiltinFaults = []struct {
 }
 
 // Builtin is the built-in scenario. The host chooses a setup (at most one
-// fault of BuiltinFaults, when the fault bound allows one, and an exchange
+// fault of builtinFaults, when the fault bound allows one, and an exchange
 // of up to Rounds rounds and Credits credits), makes one session, then
 // chooses a plan and carries it out. A plan of one session: both
 // submissions in either order, START or ABORT (or neither) before, between
@@ -54,7 +54,7 @@ func Builtin(h *Host) {
 	setups := builtinSetups(b)
 	s := setups.at(h.ChooseLabelled("the setup", setups.n(), setups.label))
 	if s.fault >= 0 {
-		f := BuiltinFaults[s.fault]
+		f := builtinFaults[s.fault]
 		// The choice's words say which; arming is part of it, not an operation.
 		if err := h.Fabric().Faults().Set(f.Site, "50%1*"+f.Term); err != nil {
 			panic("check: a built-in fault term does not parse: " + err.Error())
@@ -94,7 +94,7 @@ func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
 }
 
 // setup is the built-in scenario's first choice: a fault (an index of
-// BuiltinFaults, or -1) and the exchange's size.
+// builtinFaults, or -1) and the exchange's size.
 type setup struct{ fault, rounds, credits int }
 
 // setupSpace is every setup within the bounds, in the order the host's
@@ -106,7 +106,7 @@ type setupSpace struct{ faults, rounds, credits int }
 func builtinSetups(b Bounds) setupSpace {
 	faults := 0
 	if b.Faults > 0 {
-		faults = len(BuiltinFaults)
+		faults = len(builtinFaults)
 	}
 	return setupSpace{faults: faults + 1, rounds: b.Rounds, credits: b.Credits}
 }
@@ -124,7 +124,7 @@ func (s setupSpace) label(i int) string {
 	u := s.at(i)
 	f := "no fault"
 	if u.fault >= 0 {
-		f = "fault " + BuiltinFaults[u.fault].Site.String() + " 50%1*" + BuiltinFaults[u.fault].Term
+		f = "fault " + builtinFaults[u.fault].Site.String() + " 50%1*" + builtinFaults[u.fault].Term
 	}
 	return f + ", rounds " + strconv.Itoa(u.rounds) + ", credits " + strconv.Itoa(u.credits)
 }

@@ -117,7 +117,7 @@ func BenchmarkBuiltinScenario(b *testing.B) {
 // preemptions as none, and refuses values out of range and unknown names.
 func TestBoundsSet(t *testing.T) {
 	var b check.Bounds
-	for _, name := range check.BoundNames {
+	for _, name := range check.BoundNames() {
 		if err := b.Set(name, 1); err != nil {
 			t.Errorf("Set(%s, 1): %v", name, err)
 		}

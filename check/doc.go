@@ -9,10 +9,26 @@
 // with a string that replays it. It checks, too, that the scenario is a
 // function of its choices, which its search and replays assume.
 //
+// # Checking a scenario
+//
+//	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2}})
+//	fmt.Print(rep.String()) // the figures, and each counterexample with its replay string
+//	if !rep.OK() {
+//		r, err := check.Replay(ctx, check.Builtin, rep.Counterexamples[0].Replay, nil)
+//		...
+//	}
+//
+// Bounds limit the search (BoundNames lists those a person sets); cancelling
+// ctx stops it with what it found.
+//
+// # Scenarios
+//
 // A scenario is the host side, a Scenario function that drives sessions
-// through a Host and asks it for host-side choices; Builtin is the
-// built-in one. A scenario written in Lua is luaapi.Scenario, which drives
-// sessions through the Lua module and reports its operations to the Host.
-// The command residentlua check and the Lua function resident.check run
-// the checker; docs/checking.md says what is explored and what is not.
+// through a Host (Host.NewSession, then the Session's verbs) and asks it for
+// host-side choices (Host.Choose); Builtin is the built-in one, and
+// BuiltinWith runs it on programs of one's own. A scenario written in Lua
+// is luaapi.Scenario, which drives sessions through the Lua module and
+// reports its operations to the Host. The command residentlua check and the
+// Lua function resident.check run the checker; docs/checking.md says what
+// is explored and what is not.
 package check

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,9 +45,12 @@ type Bounds struct {
 // thousand.
 const MaxSessions = 3
 
-// BoundNames are the bounds a person sets, as the command's flags and
-// resident.check's fields name them.
-var BoundNames = []string{"rounds", "credits", "faults", "preemptions", "steps", "sessions", "misuse"}
+// boundNames are the bounds a person sets (BoundNames).
+var boundNames = []string{"rounds", "credits", "faults", "preemptions", "steps", "sessions", "misuse"}
+
+// BoundNames lists the bounds a person sets, as the command's flags and
+// resident.check's fields name them: the names Bounds.Set takes.
+func BoundNames() []string { return slices.Clone(boundNames) }
 
 // Set sets the bound name (one of BoundNames) to v, as a person gives it:
 // rounds from 1 to exchange.MaxRounds, credits from 1 to
@@ -73,7 +77,7 @@ func (b *Bounds) Set(name string, v int) error {
 	case "misuse":
 		dst, lo, hi = &b.Misuse, 0, 1
 	default:
-		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(BoundNames, ", "))
+		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(boundNames, ", "))
 	}
 	if name == "misuse" && (v < lo || v > hi) {
 		return fmt.Errorf("misuse must be 0 (off) or 1 (on), got %d", v)
@@ -147,7 +151,8 @@ type Options struct {
 const LongEnough = time.Second
 
 // DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
-// remembered states.
+// remembered states, the figure a caller that gives the search more or
+// less memory scales.
 const DefaultMaxStates = 8_000_000
 
 // Progress is how far a search has come.

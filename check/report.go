@@ -156,7 +156,8 @@ var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0
 
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
 // Credits, Faults, and Sessions and Misuse when it gives them), each in the
-// range Bounds.Set allows, and its choices.
+// range Bounds.Set allows, and its choices: what a tool that keeps the
+// counterexamples a report printed reads back.
 func ParseReplay(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")

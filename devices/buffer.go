@@ -143,6 +143,9 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) er
 	if f.simulated() == nil {
 		events = f.events.beginBatch()
 		defer events.endBatch()
+		if len(pubs) <= 64 {
+			return b.publishAtOnce(&events, cause, off, v, pubs)
+		}
 	}
 	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
 	b.hostStore(off, v, &events)
@@ -152,6 +155,69 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) er
 		}
 	}
 	return nil
+}
+
+// publishAtOnce is Publish in real time. Its releases are decided (their
+// fault site hit, their events recorded) before the store, and when every
+// non-coherent family will see the stored line released in this very step,
+// the store is made visible to all at once: hiding the line from a family
+// and showing it again within one host step changes nothing a device can
+// tell, and costs the device that waits for the release a second cache line
+// to take from the host (the line's mark) after the first (the word).
+// Where a release will not land (a fault skips it or fails it), the line is
+// hidden as HostStore hides it.
+func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint32, pubs []*Publication) error {
+	f := b.profile.fabric
+	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
+	f.landPending()
+	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	var landing uint64 // bit i: pubs[i] lands
+	var err error
+	for i, p := range pubs {
+		var lands bool
+		if lands, err = p.decide(events); err != nil {
+			break
+		}
+		if lands {
+			landing |= 1 << i
+		}
+	}
+	line := off / memory.LineBytes
+	b.hostMu.Lock()
+	if !b.releasedToAll(line, pubs, landing) {
+		b.hideFromNonCoherent(line, line+1)
+	}
+	b.region.Store(off, v)
+	b.hostMu.Unlock()
+	f.exec.changed()
+	for i, p := range pubs {
+		if landing&(1<<i) != 0 {
+			p.land()
+		}
+	}
+	return err
+}
+
+// releasedToAll reports whether the landing publications release line to
+// every non-coherent family of the buffer.
+func (b *Buffer) releasedToAll(line int, pubs []*Publication, landing uint64) bool {
+	for i := range b.attachments {
+		a := &b.attachments[i]
+		if a.coherent {
+			continue
+		}
+		covered := false
+		for j, p := range pubs {
+			if landing&(1<<j) != 0 && p.att == a && p.lo <= line && line < p.hi {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
 }
 
 // hostStore is HostStore, its events going to events.
@@ -340,19 +406,12 @@ func (p *Publication) Execute() error {
 
 // execute is Execute, its events going to events.
 func (p *Publication) execute(events *hostEvents) error {
+	lands, err := p.decide(events)
+	if !lands {
+		return err
+	}
 	b := p.buffer
 	f := b.profile.fabric
-	f.landPending() // an earlier release in flight lands first
-	fired := f.hitFaultTo(events, HostActor, b.owner, fault.HostPublish)
-	switch fired.Action {
-	case fault.Error:
-		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
-		return errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
-	case fault.Skip:
-		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
-		return nil
-	}
-	events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
 	if sim := f.simulated(); sim != nil && p.att.stale.Load() != nil &&
 		sim.chooser.Choose(Choice{Kind: ChooseLanding, N: 2, pub: p}) == 1 {
 		sim.deferLanding(p)
@@ -360,6 +419,26 @@ func (p *Publication) execute(events *hostEvents) error {
 	}
 	p.land()
 	return nil
+}
+
+// decide lands an earlier release in flight, then hits the release's fault
+// site and records the release: lands reports whether it is to land, err
+// the error of a release the fault failed.
+func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
+	b := p.buffer
+	f := b.profile.fabric
+	f.landPending()
+	fired := f.hitFaultTo(events, HostActor, b.owner, fault.HostPublish)
+	switch fired.Action {
+	case fault.Error:
+		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
+		return false, errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
+	case fault.Skip:
+		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
+		return false, nil
+	}
+	events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
+	return true, nil
 }
 
 // land un-hides the publication's lines for its family: the release's

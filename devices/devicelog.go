@@ -65,6 +65,11 @@ func newDeviceLog(s *Stream) *deviceLog {
 // That is one clock read a step instead of one an event.
 func (l *deviceLog) step() { l.stamped = false }
 
+// stepAt begins a program step whose time the executor read already (a
+// timed step reads the clock as it begins): its events take that time,
+// without a clock read of their own.
+func (l *deviceLog) stepAt(at time.Duration) { l.at, l.stamped = at, true }
+
 // add adds an event of inv, stamped with the step's time, to the batch
 // being filled, handing the batch over when it is full.
 func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) {

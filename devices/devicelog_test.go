@@ -160,3 +160,49 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 		})
 	}
 }
+
+// A publication shows the stored word to a non-coherent family only when
+// one of its releases to that family lands and covers the word's line: a
+// skipped or failed release, or a release of other lines, leaves the
+// family reading the word as it was, in simulated and in real time.
+func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
+	for _, cfg := range mmConfigs() {
+		t.Run(mmName(cfg), func(t *testing.T) {
+			f, _, npu, b := mmShared(t, cfg, 128)
+			nv := mmView(t, b, npu, XDNA)
+			release := func(lo, hi int) []*Publication {
+				p, err := b.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), lo, hi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return []*Publication{p}
+			}
+			cause := Event{Actor: HostActor, Kind: evCause}
+			if err := b.Publish(cause, 0, 1, release(0, 64)); err != nil {
+				t.Fatal(err)
+			}
+			mmLoad(t, "a store whose line was released", nv, 0, 1)
+			if err := b.Publish(cause, 0, 2, release(64, 128)); err != nil {
+				t.Fatal(err)
+			}
+			mmLoad(t, "a store beside a release of another line", nv, 0, 1)
+			if err := f.Faults().Set(fault.HostPublish, "1*skip"); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Publish(cause, 64, 3, release(64, 128)); err != nil {
+				t.Fatal(err)
+			}
+			mmLoad(t, "a store whose release was skipped", nv, 64, 0)
+			if err := f.Faults().Set(fault.HostPublish, "1*error(bus)"); err != nil {
+				t.Fatal(err)
+			}
+			mmKind(t, "a failed release", b.Publish(cause, 64, 4, release(64, 128)), KindPublish)
+			mmLoad(t, "a store whose release failed", nv, 64, 0)
+			if err := b.Publish(cause, 64, 5, release(0, 128)); err != nil {
+				t.Fatal(err)
+			}
+			mmLoad(t, "both lines released at last", nv, 0, 2)
+			mmLoad(t, "both lines released at last", nv, 64, 5)
+		})
+	}
+}

@@ -12,21 +12,29 @@ import (
 
 // realTimeExecutor runs each device on its own goroutine against the wall
 // clock, and its waits pass by the fabric's WaitPolicy. Under WaitHybrid
-// (the default) a waiting program polls, handing its processor to any other
-// runnable goroutine between short bursts of polls, and blocks only when the
-// wait lasts longer than spinFor; so a 2-core machine is not starved by
-// polling devices, and a peer's write is seen within a scheduler hand-off
-// instead of a thread wake-up. Under WaitSpin it polls without yielding or
+// (the default) a waiting program polls, and blocks only when the wait
+// lasts longer than spinFor, so that a peer's write is seen within a poll
+// instead of a thread wake-up; on fewer cores than waiters (yields) it hands
+// its processor to any other runnable goroutine between short bursts of
+// polls, so that a 2-core machine is not starved by polling devices. Under WaitSpin it polls without yielding or
 // blocking; under WaitBlock it blocks at once.
 //
 // Only under WaitSpin are the device goroutines locked to OS threads:
 // runtime.Gosched on a locked thread parks the thread and costs a futex
 // wake-up (tens of microseconds) every time, while on an ordinary goroutine
-// it costs about a hundred nanoseconds, and a spinning thread never yields.
+// it costs about a hundred nanoseconds where other goroutines wait for a
+// processor, and a spinning thread never yields.
 // docs/performance.md has the measurements.
 type realTimeExecutor struct {
-	fabric  *Fabric
-	policy  WaitPolicy
+	fabric *Fabric
+	policy WaitPolicy
+	// yields says that a hybrid waiter hands its processor to another
+	// goroutine between bursts of polls: only where the process has
+	// fewer usable cores than the fabric's devices and the host. Where it
+	// has a core for each, a yield finds nobody to run, and costs a
+	// wake-up of an idle processor's thread and often a move to another
+	// core, several times a raw round trip.
+	yields  bool
 	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
@@ -40,9 +48,13 @@ const (
 	// peer is idle, hung or sleeping a long modeled latency.
 	spinFor = 500 * time.Microsecond
 	// hostSpinFor is how long the host polls a completion before it
-	// blocks: shorter than a device's, because while the host polls, three
+	// blocks where the process has fewer cores than waiters (yields):
+	// shorter than a device's, because while the host polls, three
 	// goroutines (host, GPU, NPU) share what may be two processors, and
-	// every one the host gives back runs a device at full speed.
+	// every one the host gives back runs a device at full speed. With a
+	// core for each it polls as long as a device does (spinFor): a
+	// blocked host pays a thread wake-up, tens of microseconds, when the
+	// completion comes.
 	hostSpinFor = 20 * time.Microsecond
 	// pollsPerYield is how many polls a waiter makes back to back (a
 	// fraction of a microsecond) before it yields its processor.
@@ -64,6 +76,7 @@ type deviceThread struct {
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
 	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
+	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
 		t := &deviceThread{exec: r, log: newDeviceLog(f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
 		r.devices = append(r.devices, t)
@@ -109,6 +122,7 @@ func (t *deviceThread) poke() {
 // WaitBlock it does not poll.
 type backoff struct {
 	policy WaitPolicy
+	yields bool // hybrid on fewer cores than waiters (realTimeExecutor.yields)
 	polls  int
 	start  time.Time
 	budget time.Duration
@@ -120,7 +134,7 @@ func (r *realTimeExecutor) backoff(budget time.Duration) backoff {
 	if r.policy == WaitSpin {
 		budget = forever
 	}
-	return backoff{policy: r.policy, budget: budget}
+	return backoff{policy: r.policy, yields: r.yields, budget: budget}
 }
 
 // next is called after each poll that found nothing; it reports whether to
@@ -138,7 +152,7 @@ func (b *backoff) next() bool {
 	} else if time.Since(b.start) > b.budget {
 		return false
 	}
-	if b.policy == WaitHybrid {
+	if b.yields {
 		runtime.Gosched()
 	}
 	return true
@@ -148,12 +162,16 @@ func (b *backoff) next() bool {
 // long poll checks what else could end it.
 func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 
-// wait polls the completion by the policy (hybrid for hostSpinFor, spin
-// until the timeout or ctx ends), then blocks on it. Between bursts of
+// wait polls the completion by the policy (hybrid for spinFor, or for
+// hostSpinFor where it yields; spin until the timeout or ctx ends), then
+// blocks on it. Between bursts of
 // polls it moves the devices' full batches of events into the stream
 // (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
-	b := backoff{policy: r.policy, budget: min(hostSpinFor, timeout)}
+	b := backoff{policy: r.policy, yields: r.yields, budget: min(spinFor, timeout)}
+	if r.yields {
+		b.budget = min(hostSpinFor, timeout)
+	}
 	if r.policy == WaitSpin {
 		b.budget = timeout
 	}
@@ -229,7 +247,7 @@ func (t *deviceThread) loop() {
 		// yielding between polls, so the host keeps a processor to
 		// dispatch on), then blocks: a dispatch to a blocked device pays
 		// for waking a thread.
-		b := backoff{policy: t.exec.policy, budget: spinFor}
+		b := backoff{policy: t.exec.policy, yields: t.exec.yields, budget: spinFor}
 		var inv *invocation
 		for inv == nil {
 			select {
@@ -279,8 +297,10 @@ func (t *deviceThread) run(inv *invocation) {
 		var began time.Duration
 		if t.exec.timed {
 			began = t.exec.now()
+			t.log.stepAt(began)
+		} else {
+			t.log.step()
 		}
-		t.log.step()
 		n := inv.prog.Step(&inv.env)
 		ok := true
 		switch n.Kind() {
@@ -415,7 +435,7 @@ func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 			}
 			continue
 		}
-		if polls++; polls%pollsPerYield == 0 && t.exec.policy == WaitHybrid {
+		if polls++; polls%pollsPerYield == 0 && t.exec.yields {
 			runtime.Gosched()
 		}
 	}

@@ -13,10 +13,12 @@ type WaitPolicy uint8
 
 // Wait policies. The zero value is WaitHybrid.
 const (
-	// WaitHybrid polls, yielding the processor between short bursts of
-	// polls, and blocks once a wait lasts longer than a budget (500 µs on
-	// a device, 20 µs on the host): fast while a session runs, cheap when
-	// it does not, and fair on a machine with fewer cores than waiters.
+	// WaitHybrid polls, and blocks once a wait lasts longer than a budget
+	// (500 µs): fast while a session runs, cheap when it does not. Where
+	// GOMAXPROCS is below the devices plus the host, it yields the
+	// processor between short bursts of polls, and the host blocks after
+	// 20 µs, so that it is fair on a machine with fewer cores than
+	// waiters.
 	WaitHybrid WaitPolicy = iota
 	// WaitSpin runs each device on its own locked OS thread that polls
 	// without yielding or blocking while it has a program, as a resident

@@ -1,13 +1,6 @@
 package lua51
 
-import (
-	"reflect"
-	"runtime"
-	"strings"
-	"sync"
-
-	lua "github.com/yuin/gopher-lua"
-)
+import lua "github.com/yuin/gopher-lua"
 
 // The coroutine functions, replaced where gopher-lua differs from Lua 5.1 or
 // where pcall's helper threads would change what they see:
@@ -24,46 +17,6 @@ import (
 
 const errYieldBoundary = "attempt to yield across metamethod/C-call boundary"
 
-// goStackDepth bounds the Go frames yield inspects (each costs about 100
-// ns): between coroutine.yield and the threadRun of its coroutine there are
-// four (callGFunction, the instruction's function, mainLoop, threadRun), or
-// three when the coroutine's body is yield itself; one more is allowed.
-const goStackDepth = 5
-
-// luaPkgPath prefixes the names of gopher-lua's functions on the Go call
-// stack.
-var luaPkgPath = reflect.TypeFor[lua.LState]().PkgPath() + "."
-
-// Kinds of Go frames, as yield sees them.
-const (
-	otherFrame  = iota + 1
-	loopFrame   // gopher-lua's interpreter loop (mainLoop, mainLoopWithContext)
-	resumeFrame // gopher-lua's threadRun, which resumes a coroutine
-)
-
-// frameKinds caches the kind of the function of each return address seen
-// (a program has few call sites on these paths): naming a frame costs more
-// than a yield.
-var frameKinds sync.Map // uintptr -> int
-
-// frameKind is the kind of the function a return address is in.
-func frameKind(pc uintptr) int {
-	if k, ok := frameKinds.Load(pc); ok {
-		return k.(int)
-	}
-	k := otherFrame
-	if f := runtime.FuncForPC(pc - 1); f != nil {
-		switch f.Name() {
-		case luaPkgPath + "mainLoop", luaPkgPath + "mainLoopWithContext":
-			k = loopFrame
-		case luaPkgPath + "threadRun":
-			k = resumeFrame
-		}
-	}
-	frameKinds.Store(pc, k)
-	return k
-}
-
 // installCoroutine replaces coroutine.yield, running, status, resume and
 // wrap.
 func installCoroutine(L *lua.LState) {
@@ -76,8 +29,9 @@ func installCoroutine(L *lua.LState) {
 	if !ok1 || !ok2 || !create.IsG || !resume.IsG {
 		return
 	}
-	c := &coroutines{create: create.GFunction, resume: resume.GFunction}
+	c := &coroutines{create: create.GFunction, resume: resume.GFunction, monitor: protectorOf(L).monitor}
 	L.SetFuncs(co, map[string]lua.LGFunction{
+		"create":  c.createFunc,
 		"yield":   coYield,
 		"running": coRunning,
 		"status":  coStatus,
@@ -87,9 +41,40 @@ func installCoroutine(L *lua.LState) {
 }
 
 // coroutines holds gopher-lua's create and resume, which the replacements
-// call.
+// call, and the universe's monitor, which gives each coroutine its context.
 type coroutines struct {
 	create, resume lua.LGFunction
+	monitor        *monitor
+}
+
+// createFunc is coroutine.create(f).
+func (c *coroutines) createFunc(L *lua.LState) int {
+	c.newCoroutine(L)
+	return 1
+}
+
+// newCoroutine makes a coroutine of the function at index 1 of L's stack,
+// pushes it and returns it. Made by watched code, it runs with a context
+// of its own, which counts its instructions and holds its hooks; behind it
+// is the context of the host's call in progress whenever it runs
+// (gopher-lua would derive it from the context of the call that made it,
+// which the command cancels once that chunk ends).
+func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
+	if !c.monitor.watched(L) {
+		c.create(L)
+		return L.Get(-1).(*lua.LState)
+	}
+	ctx := L.RemoveContext()
+	c.create(L)
+	L.SetContext(ctx)
+	th := L.Get(-1).(*lua.LState)
+	c.watch(th)
+	return th
+}
+
+// watch gives th a context of this package, with a thread of its own.
+func (c *coroutines) watch(th *lua.LState) {
+	th.SetContext(c.monitor.newContext(th, &scriptThread{}))
 }
 
 // coYield is coroutine.yield(...).
@@ -102,55 +87,6 @@ func coYield(L *lua.LState) int {
 		L.Error(lua.LString(errYieldBoundary), 0)
 	}
 	return -1
-}
-
-// maxInlineCheck bounds the Lua frames calledInline inspects.
-const maxInlineCheck = 8
-
-// calledInline reports, cheaply, that every frame of L above its bottom one
-// was called by a call instruction of the Lua function below it, so that one
-// interpreter loop runs them all and a yield crosses no Go call. gopher-lua
-// names a frame after the call instruction that called it; a frame called
-// otherwise (by a metamethod, a generic for, a Go function) gets a name in
-// angle brackets, or "(anonymous)" for a Go function, as does a Lua
-// function called from an expression with no name, or by a tail call.
-// Then, or for deep stacks, it reports false, and crossesGoCall decides.
-func calledInline(L *lua.LState) bool {
-	for level := 0; level <= maxInlineCheck; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			return false
-		}
-		if _, err := L.GetInfo("nS", dbg, lua.LNil); err != nil {
-			return false
-		}
-		if dbg.What == "main" {
-			return true // the coroutine's body, run by threadRun's loop
-		}
-		if dbg.Name == "(anonymous)" || strings.HasPrefix(dbg.Name, "<") {
-			return false
-		}
-	}
-	return false
-}
-
-// crossesGoCall reports whether a yield from the calling coroutine would
-// unwind a Go call: gopher-lua runs a coroutine in one interpreter loop
-// (threadRun calls mainLoop), and each call through Go (a metamethod, a Go
-// function calling Lua, the iterator of a generic for) runs a nested loop,
-// which a yield would leave behind and corrupt.
-func crossesGoCall() bool {
-	var pcs [goStackDepth]uintptr
-	loops := 0
-	for _, pc := range pcs[:runtime.Callers(3, pcs[:])] {
-		switch frameKind(pc) {
-		case loopFrame:
-			loops++
-		case resumeFrame:
-			return loops != 1
-		}
-	}
-	return true
 }
 
 // coRunning is coroutine.running(): the running coroutine, or nil on the
@@ -208,6 +144,9 @@ func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
 		L.Push(lua.LString("cannot resume " + st + " coroutine"))
 		return 2
 	}
+	if th.Context() == nil && c.monitor.watched(L) {
+		c.watch(th) // made by code that was not watched
+	}
 	if _, hasFrames := th.GetStack(-1); !hasFrames {
 		// The coroutine yielded from a tail call of its last frame
 		// (return coroutine.yield(...)), which gopher-lua ended then:
@@ -233,8 +172,7 @@ func (c *coroutines) resumeAt(L *lua.LState, th *lua.LState) int {
 // f and returns what it yields or returns, or raises its error as Lua 5.1
 // does (a string error gets the caller's position in front).
 func (c *coroutines) wrap(L *lua.LState) int {
-	c.create(L)
-	th := L.Get(-1).(*lua.LState)
+	th := c.newCoroutine(L)
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		L.Insert(th, 1)
 		n := c.resumeAt(L, th)

@@ -12,11 +12,17 @@
 //     the pattern functions, math.random on a generator the state owns,
 //     collectgarbage, os.clock and os.date;
 //   - chunks are loaded with lua.c's syntax error format and Lua 5.1's
-//     limits, runtime and argument errors name the variable or function
-//     involved where the debug information allows, and debug.getinfo gives
-//     the chunkname as source;
+//     limits, goto as an ordinary name and number literals read as strtod
+//     reads them; their .., %, ^ and # do what Lua 5.1's VM does (each a
+//     call of a hidden function); runtime and argument errors name the
+//     variable or function involved where the debug information allows,
+//     and debug.getinfo gives the chunkname as source;
 //   - NewState sets limits like Lua's: a growing data stack and a deep call
-//     stack.
+//     stack;
+//   - every thread a script runs on counts its instructions through its
+//     context: debug.sethook, PCallBudget (an instruction budget for a
+//     call) and the memory budget (Options.MemoryLimit: Lua 5.1's catchable
+//     "not enough memory" instead of Go's fatal out of memory) rest on it.
 //
 // docs/lua.md lists what was changed, why, and what still differs.
 package lua51

@@ -3,7 +3,6 @@ package lua51
 import (
 	"regexp"
 	"strings"
-	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -293,38 +292,6 @@ func newFaultSite(L *lua.LState) *faultSite {
 	return site
 }
 
-// currentPC is the index of the instruction the frame dbg of a function
-// with prototype p is running. GetInfo's "l" reads the line of that
-// instruction from the prototype of the function it is given (">l"): given
-// a stand-in whose "lines" are the instructions' indices plus one, it
-// tells the index.
-func currentPC(L *lua.LState, dbg *lua.Debug, p *lua.FunctionProto) (int, bool) {
-	standIn := &lua.LFunction{Proto: &lua.FunctionProto{DbgSourcePositions: pcIndex(len(p.Code))}}
-	probe := *dbg
-	probe.CurrentLine = 0
-	if _, err := L.GetInfo(">l", &probe, standIn); err != nil || probe.CurrentLine <= 0 {
-		return 0, false
-	}
-	return probe.CurrentLine - 1, true
-}
-
-// pcIndices holds 1, 2, 3, ...: the stand-in lines of currentPC, shared
-// and never written once published.
-var pcIndices atomic.Pointer[[]int]
-
-// pcIndex returns pcIndices with at least n entries.
-func pcIndex(n int) []int {
-	if p := pcIndices.Load(); p != nil && len(*p) >= n {
-		return *p
-	}
-	index := make([]int, max(n, 1024))
-	for i := range index {
-		index[i] = i + 1
-	}
-	pcIndices.Store(&index)
-	return index
-}
-
 // operand is a value an instruction used, and its description
 // ("global 'x'", "" when it has none).
 type operand struct {
@@ -350,9 +317,6 @@ func (s *faultSite) find(operandOf func(inst uint32) (int, bool), check func(lua
 	}
 	return operand{value: v, name: s.describe(s.pc, rk)}, true
 }
-
-// rkBit marks a constant in an RK operand.
-const rkBit = 1 << 8
 
 // value is the current value of register or constant rk.
 func (s *faultSite) value(rk int) (lua.LValue, bool) {

@@ -31,22 +31,55 @@ func baseError(L *lua.LState) int {
 // Where is luaL_where: "chunk:line: " for the Lua function at level of L's
 // stack (0 is the running function, 1 the function that called it), or ""
 // when that level is a Go function, a tail call's lost frame, or beyond
-// the stack.
+// the stack. Levels count as in Lua 5.1 across a protected call: beyond the
+// protected function comes pcall itself, then its caller.
 func Where(L *lua.LState, level int) string {
-	dbg, ok := L.GetStack(level)
+	T, dbg, level, ok := stackLevel(L, level)
 	if !ok {
 		return ""
 	}
-	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+	if _, err := T.GetInfo("Sl", dbg, lua.LNil); err != nil {
 		return ""
 	}
-	if dbg.What == "main" && level > 0 && lostToTailCall(L, dbg, level) {
+	if dbg.What == "main" && level > 0 && lostToTailCall(T, dbg, level) {
 		return ""
 	}
 	if dbg.CurrentLine <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
+}
+
+// stackLevel finds level of L's stack as Lua 5.1 counts it. A protected
+// call runs on a helper thread whose frames are only the protected ones;
+// the levels beyond them go on in the thread that called pcall, where the
+// first is pcall's own frame, as in Lua 5.1. It returns the thread that
+// has the level, the level's frame and its level there.
+func stackLevel(L *lua.LState, level int) (*lua.LState, *lua.Debug, int, bool) {
+	for level >= 0 {
+		if dbg, ok := L.GetStack(level); ok {
+			return L, dbg, level, true
+		}
+		caller := callerOf(L)
+		if caller == nil {
+			break
+		}
+		level -= stackDepth(L)
+		L = caller
+	}
+	return nil, nil, 0, false
+}
+
+// stackDepth is the number of levels of L's stack, lost tail calls
+// included.
+func stackDepth(L *lua.LState) int {
+	n := 0
+	for {
+		if _, ok := L.GetStack(n); !ok {
+			return n
+		}
+		n++
+	}
 }
 
 // lostToTailCall reports whether level, at which gopher-lua's GetStack gave

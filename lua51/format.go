@@ -52,10 +52,13 @@ func strFormat(L *lua.LState) int {
 		i = scanFormat(L, f, i, &sp)
 		switch sp.verb {
 		case 'q':
-			b = appendQuoted(b, checkString(L, arg))
+			s := checkString(L, arg)
+			reserveProduct(L, len(s)+len(b), 2) // each byte quoted in at most two
+			b = appendQuoted(b, s)
 			continue
 		case 's':
 			s := checkString(L, arg)
+			reserve(L, len(b)+len(s))
 			if sp.prec < 0 && len(s) >= 100 {
 				b = append(b, s...) // lstrlib.c keeps such a string whole
 				continue

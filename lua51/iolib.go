@@ -392,7 +392,7 @@ func lineIterator(L *lua.LState, f *luaFile, toClose bool) *lua.LFunction {
 		if f.closed {
 			luaError(L, "file is already closed")
 		}
-		line, ok, err := readLine(f)
+		line, ok, err := readLine(L, f)
 		if err != nil {
 			luaError(L, "%s", strerror(errno(err)))
 		}
@@ -425,7 +425,7 @@ func read(L *lua.LState, f *luaFile, first int) int {
 	}
 	top := L.GetTop()
 	if top < first {
-		line, ok, err := readLine(f)
+		line, ok, err := readLine(L, f)
 		return readResult(L, lua.LString(line), ok, err, 1)
 	}
 	n := 0
@@ -468,14 +468,19 @@ func readFormat(L *lua.LState, f *luaFile, i int) (lua.LValue, bool, error) {
 			return lua.LString(""), err == nil, err
 		}
 		b := make([]byte, 0, min(count, 1<<16))
+		g := growth{L: L}
 		for len(b) < count {
-			c, err := f.r.ReadByte()
+			if len(b) == cap(b) {
+				b = append(b, 0)[:len(b)]
+			}
+			n, err := f.r.Read(b[len(b):min(cap(b), count)])
+			b = b[:len(b)+n]
+			g.grew(len(b))
 			if err == io.EOF {
 				break
 			} else if err != nil {
 				return lua.LNil, false, err
 			}
-			b = append(b, c)
 		}
 		return lua.LString(b), len(b) > 0, nil
 	}
@@ -488,10 +493,10 @@ func readFormat(L *lua.LState, f *luaFile, i int) (lua.LValue, bool, error) {
 		n, ok, err := readNumber(f.r)
 		return n, ok, err
 	case len(p) > 1 && p[1] == 'l':
-		line, ok, err := readLine(f)
+		line, ok, err := readLine(L, f)
 		return lua.LString(line), ok, err
 	case len(p) > 1 && p[1] == 'a':
-		b, err := io.ReadAll(f.r)
+		b, err := readToEnd(L, f.r)
 		return lua.LString(b), true, err
 	}
 	argError(L, i, "invalid format")
@@ -499,16 +504,45 @@ func readFormat(L *lua.LState, f *luaFile, i int) (lua.LValue, bool, error) {
 }
 
 // readLine reads up to the next '\n', which it drops (a '\r' before it
-// stays); ok is false at the end of the file with nothing read.
-func readLine(f *luaFile) (string, bool, error) {
-	line, err := f.r.ReadString('\n')
-	if err == nil {
-		return line[:len(line)-1], true, nil
+// stays); ok is false at the end of the file with nothing read. A line
+// growing past the memory budget is "not enough memory".
+func readLine(L *lua.LState, f *luaFile) (string, bool, error) {
+	var line []byte
+	g := growth{L: L}
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		g.grew(len(line))
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil:
+			return string(line[:len(line)-1]), true, nil
+		case io.EOF:
+			return string(line), len(line) > 0, nil
+		}
+		return string(line), false, err
 	}
-	if err == io.EOF {
-		return line, line != "", nil
+}
+
+// readToEnd reads r to its end, as io.ReadAll does, checking the memory
+// budget as the text grows.
+func readToEnd(L *lua.LState, r io.Reader) ([]byte, error) {
+	b := make([]byte, 0, 512)
+	g := growth{L: L}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		g.grew(len(b))
+		if err == io.EOF {
+			return b, nil
+		} else if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
-	return line, false, err
 }
 
 // readNumber is fscanf(f, "%lf") in glibc: white space skipped, then the

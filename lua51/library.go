@@ -20,7 +20,6 @@ func installLibrary(L *lua.LState, opts Options) {
 	g := &gcSettings{pause: 200, stepmul: 200}
 	setFuncs(L, L.G.Global, map[string]lua.LGFunction{
 		"print":          NewPrint(stdout),
-		"tostring":       baseToString,
 		"tonumber":       baseToNumber,
 		"select":         baseSelect,
 		"unpack":         baseUnpack,
@@ -31,6 +30,7 @@ func installLibrary(L *lua.LState, opts Options) {
 		"getfenv":        baseGetfenv,
 		"setfenv":        baseSetfenv,
 	})
+	L.G.Global.RawSetString("tostring", newToString(L))
 	installPairs(L)
 	installTable(L)
 	installString(L)
@@ -64,10 +64,15 @@ func installPairs(L *lua.LState) {
 	L.G.Global.RawSetString("ipairs", L.NewClosure(baseIpairs, L.NewFunction(ipairsAux)))
 }
 
-// baseNext is Lua 5.1's next(t [, k]).
+// baseNext is Lua 5.1's next(t [, k]): a key that has no place in t is
+// Lua 5.1's error (gopher-lua's Next goes on from some other key).
 func baseNext(L *lua.LState) int {
 	t := checkTable(L, 1)
-	k, v := t.Next(L.Get(2))
+	key := L.Get(2)
+	if key != lua.LNil && t.RawGet(key) == lua.LNil && !tableHasSlot(t, key) {
+		L.Error(lua.LString("invalid key to 'next'"), 0)
+	}
+	k, v := t.Next(key)
 	if k == lua.LNil {
 		L.Push(lua.LNil)
 		return 1
@@ -151,11 +156,11 @@ func envFunction(L *lua.LState, optional bool) lua.LValue {
 	if level < 0 {
 		argError(L, 1, "level must be non-negative")
 	}
-	dbg, ok := L.GetStack(level)
+	T, dbg, _, ok := stackLevel(L, level)
 	if !ok {
 		argError(L, 1, "invalid level")
 	}
-	fn, err := L.GetInfo("f", dbg, lua.LNil)
+	fn, err := T.GetInfo("f", dbg, lua.LNil)
 	if err != nil || fn == lua.LNil {
 		luaError(L, "no function environment for tail call at level %d", level)
 	}
@@ -437,6 +442,7 @@ func tableConcat(L *lua.LState) int {
 	t := checkTable(L, 1)
 	i, last := tableRange(L, t, 3)
 	var b []byte
+	g := growth{L: L}
 	for ; i <= last; i++ {
 		switch v := t.RawGetInt(i).(type) {
 		case lua.LString:
@@ -449,6 +455,7 @@ func tableConcat(L *lua.LState) int {
 		if i != last {
 			b = append(b, sep...)
 		}
+		g.grew(len(b))
 	}
 	L.Push(lua.LString(b))
 	return 1
@@ -471,6 +478,9 @@ func tableInsert(L *lua.LState) int {
 		}
 	default:
 		luaError(L, "wrong number of arguments to 'insert'")
+	}
+	if e >= largeAllocation/16 && e&(e-1) == 0 {
+		reserveProduct(L, e, 16) // the array part may grow by about that much
 	}
 	t.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0

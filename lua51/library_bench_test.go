@@ -15,6 +15,8 @@ var libraryBenchmarks = []struct{ name, setup, body string }{
 	{"math_random", ``, `local n = math.random(1, 100)`},
 	{"concat_100_numbers", `t = {} for i = 1, 100 do t[i] = i / 7 end`, `local s = table.concat(t, ",")`},
 	{"string_arith", `s = "10"`, `local n = s + 1`},
+	{"pairs_10_keys", `t = {} for i = 1, 10 do t["k" .. i] = i end`, `for k, v in pairs(t) do end`},
+	{"next_10_keys", `t = {} for i = 1, 10 do t["k" .. i] = i end`, `local k = next(t) while k do k = next(t, k) end`},
 }
 
 // BenchmarkLibrary runs each replaced function in a stock gopher-lua state

@@ -110,6 +110,9 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 		} else {
 			src = nil
 		}
+		if len(src) > 1 && src[0] == '\n' && isBinaryChunk(src[1:]) {
+			src = src[1:] // a binary chunk after a "#!" line
+		}
 	}
 	return loadBytes(L, src, chunkname)
 }
@@ -143,6 +146,9 @@ func IsIncomplete(err error) bool {
 // loadBytes checks src with Lua 5.1's grammar, then parses it with
 // gopher-lua's parser, rewrites its concatenations and compiles it.
 func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, error) {
+	if isBinaryChunk(src) {
+		return nil, syntaxFailure(binaryChunkError(src, chunkname), nil)
+	}
 	if se := checkSyntax(src); se != nil {
 		return nil, syntaxFailure(se.format(chunkID(chunkname, srcSize)), se)
 	}

@@ -198,6 +198,37 @@ func TestLoadFileErrors(t *testing.T) {
 	}
 }
 
+func TestSoundPrecompiledChunkIsRefused(t *testing.T) {
+	// testdata/precompiled.luac is luac5.1's output for
+	// print("made by luac5.1"): Lua 5.1 would run it; here it is refused
+	// with a message that says so and what to do, as a file (also after a
+	// "#!" line, which luaL_loadfile skips) and as a string.
+	L := lua.NewState()
+	defer L.Close()
+	chunk, err := os.ReadFile(filepath.Join("testdata", "precompiled.luac"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := undump(chunk); why != "" {
+		t.Fatalf("undump rejects luac5.1's output: %s", why)
+	}
+	withShebang := filepath.Join(t.TempDir(), "shebang.luac")
+	if err := os.WriteFile(withShebang, append([]byte("#!/usr/bin/lua5.1\n"), chunk...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const cannot = ": precompiled chunks cannot be run here (gopher-lua runs Lua source only); load the chunk's source instead"
+	for _, path := range []string{filepath.Join("testdata", "precompiled.luac"), withShebang} {
+		_, err := LoadFile(L, path)
+		var api *lua.ApiError
+		if !errors.As(err, &api) || api.Type != lua.ApiErrorSyntax || lua.LVAsString(api.Object) != path+cannot {
+			t.Errorf("LoadFile(%s) = %v, want %q", path, err, path+cannot)
+		}
+	}
+	if _, err := LoadString(L, string(chunk), ""); err == nil || !strings.Contains(err.Error(), "binary string"+cannot) {
+		t.Errorf("LoadString of the chunk = %v, want %q", err, "binary string"+cannot)
+	}
+}
+
 // BenchmarkLoad measures loading a chunk of 200 small functions with Load
 // (Lua 5.1's grammar check, the concatenation rewrite) and with stock
 // gopher-lua's L.Load, in the same run.

@@ -21,21 +21,23 @@ import (
 // table as mktime does (isdst included), and times are C's time_t, whole
 // seconds.
 
-// installOS replaces the os library's functions but os.exit, which it
-// replaces only with an error when exitRefused is set; stdout is where
-// os.execute's commands write.
+// installOS replaces the os library's functions; stdout is where
+// os.execute's commands write. os.exit reads its argument as Lua 5.1
+// does, or, when exitRefused is set, raises an error with that message.
 func installOS(L *lua.LState, stdout io.Writer, exitRefused string) {
 	t := library(L, "os")
 	if t == nil {
 		return
 	}
+	exit := osExit
 	if exitRefused != "" {
-		t.RawSetString("exit", L.NewFunction(func(L *lua.LState) int {
+		exit = func(L *lua.LState) int {
 			L.RaiseError("%s", exitRefused)
 			return 0
-		}))
+		}
 	}
 	setFuncs(L, t, map[string]lua.LGFunction{
+		"exit":      exit,
 		"clock":     osClock,
 		"date":      osDate,
 		"time":      osTime,
@@ -47,6 +49,19 @@ func installOS(L *lua.LState, stdout io.Writer, exitRefused string) {
 		"setlocale": osSetlocale,
 		"tmpname":   osTmpname,
 	})
+}
+
+// ExitCode is the status os.exit([code]) asks for, read as Lua 5.1 reads
+// it: a number (or a string that is one), 0 when absent. Anything else,
+// true and false among them, raises Lua 5.1's argument error ("bad argument
+// #1 to 'exit' (number expected, got boolean)"). A host that replaces
+// os.exit (to close what it holds first) reads the code with it.
+func ExitCode(L *lua.LState) int { return optInt(L, 1, 0) }
+
+// osExit is os.exit([code]): the process ends with the code.
+func osExit(L *lua.LState) int {
+	os.Exit(ExitCode(L))
+	return 0
 }
 
 // osExecute is os.execute([command]): C's system(), whose result is the

@@ -588,7 +588,9 @@ func strGsub(L *lua.LState) int {
 	}
 	ms := newMatchState(L, src, p)
 	var b strings.Builder
+	reserve(L, len(src))
 	b.Grow(len(src))
+	g := growth{L: L, next: 2 * len(src)}
 	s, n := 0, 0
 	for n < maxN {
 		ms.level = 0
@@ -596,6 +598,7 @@ func strGsub(L *lua.LState) int {
 		if e >= 0 {
 			n++
 			ms.writeValue(&b, s, e, repl)
+			g.grew(b.Len())
 		}
 		if e > s {
 			s = e

@@ -29,9 +29,6 @@ const (
 	// registryKey names the protector in the Lua registry, so that PCall
 	// finds the one Install made for the state's universe.
 	registryKey = "residentlua.lua51.protector"
-	// callstackOverflow is the Go panic of gopher-lua's growing call stack
-	// when it is full (MinimizeStackMemory), in place of its Lua error.
-	callstackOverflow = "lua callstack overflow"
 )
 
 // errCStackOverflow is Lua 5.1's error for a protected call past maxNesting.
@@ -43,15 +40,19 @@ var errCStackOverflow lua.LValue = lua.LString("C stack overflow")
 // run on the goroutine that resumes them, and every protected call ends
 // before the one that encloses it.
 type protector struct {
-	active int       // helpers in use
-	idle   []*helper // helpers for reuse, at most maxIdle
+	active  []*helper // helpers in use, the innermost call's last
+	idle    []*helper // helpers for reuse, at most maxIdle
+	monitor *monitor  // what watches the universe's execution
 }
 
 // helper is a thread protected functions run on, with the state of the call
 // in progress; a helper is used by one protected call at a time.
 type helper struct {
-	L     *lua.LState
-	onErr *lua.LFunction // the error function of L.PCall: h.describe
+	L      *lua.LState
+	ctx    *threadContext // the context L runs with when watched
+	onErr  *lua.LFunction // the error function of L.PCall: h.describe
+	caller *lua.LState    // the state the call in progress came from
+	entry  entry          // what the monitor did for the call in progress
 
 	handler   lua.LValue // xpcall's message handler, or nil
 	traceback bool       // record a traceback at the error point (PCall)
@@ -83,11 +84,35 @@ func protectorOf(L *lua.LState) *protector {
 		// main thread; make it L rather than a helper.
 		L.G.MainThread, L.G.CurrentThread = L, L
 	}
-	p := &protector{}
+	p := &protector{monitor: newMonitor(DefaultMemoryLimit())}
 	ud := L.NewUserData()
 	ud.Value = p
 	L.G.Registry.RawSetString(registryKey, ud)
 	return p
+}
+
+// callerOf is the state that called the protected call the helper H runs,
+// nil when H is not such a helper.
+func callerOf(H *lua.LState) *lua.LState {
+	if h := helperOf(H); h != nil {
+		return h.caller
+	}
+	return nil
+}
+
+// helperOf is the helper whose thread is H, running a protected call; nil
+// when there is none.
+func helperOf(H *lua.LState) *helper {
+	if ud, ok := H.G.Registry.RawGetString(registryKey).(*lua.LUserData); ok {
+		if p, ok := ud.Value.(*protector); ok {
+			for i := len(p.active) - 1; i >= 0; i-- {
+				if p.active[i].L == H {
+					return p.active[i]
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // pcall is Lua 5.1's pcall(f, ...).
@@ -108,14 +133,14 @@ func (p *protector) xpcall(L *lua.LState) int {
 // protected calls the function below the nargs values at the top of L's
 // stack on a helper and returns pcall's results to L.
 func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int {
-	h := p.acquire(L)
+	h := p.acquire(L, false)
 	defer p.release(h)
 	h.handler = handler
-	if p.active > maxNesting {
+	if len(p.active) > maxNesting {
 		// As in Lua 5.1, the message handler still runs, once: the
 		// first call past the limit has a helper to run it on.
 		L.Push(lua.LFalse)
-		if handler != nil && p.active == maxNesting+1 {
+		if handler != nil && len(p.active) == maxNesting+1 {
 			L.Push(h.callHandler(errCStackOverflow))
 		} else {
 			L.Push(errCStackOverflow)
@@ -139,50 +164,49 @@ func (p *protector) protected(L *lua.LState, nargs int, handler lua.LValue) int 
 	return n + 1
 }
 
-// acquire returns an idle helper for a protected call from L, or a new one.
-func (p *protector) acquire(L *lua.LState) *helper {
-	p.active++
+// acquire returns an idle helper for a protected call from L, or a new one;
+// fromHost is set for a call of the host's (PCall).
+func (p *protector) acquire(L *lua.LState, fromHost bool) *helper {
 	var h *helper
 	if n := len(p.idle); n > 0 {
 		h = p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 	} else {
-		h = newHelper(L)
+		h = p.newHelper(L)
 	}
-	// The command and the resident module cancel long waits through the
-	// state's context and change it between chunks: the helper takes the
-	// caller's current one.
-	if ctx := L.Context(); ctx != nil {
-		h.L.SetContext(ctx)
-	}
+	// The helper runs code for L's thread; behind its context is the
+	// context of the host's call (the command and the resident module
+	// cancel long waits through it, and change it between chunks).
+	p.monitor.enter(L, h.ctx, &h.entry, fromHost)
+	h.caller = L
+	p.active = append(p.active, h)
 	return h
 }
 
 // release makes h idle again, or drops it after a stack overflow (see
 // helper.call) or when enough helpers are idle.
 func (p *protector) release(h *helper) {
-	p.active--
+	p.active[len(p.active)-1] = nil
+	p.active = p.active[:len(p.active)-1]
+	p.monitor.leave(&h.entry)
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
-	}
-	if h.L.Context() != nil {
-		h.L.RemoveContext()
 	}
 	h.L.SetTop(0)
 	h.reset()
 	p.idle = append(p.idle, h)
 }
 
-// newHelper makes a helper thread for protected calls from L.
-func newHelper(L *lua.LState) *helper {
+// newHelper makes a helper thread for protected calls from L, with the
+// context of this package it runs with when watched.
+func (p *protector) newHelper(L *lua.LState) *helper {
 	th, cancel := L.NewThread()
 	if cancel != nil {
-		// The child context NewThread derives is replaced at every call.
-		cancel()
-		th.RemoveContext()
+		cancel() // the child context NewThread derives is replaced
 	}
-	h := &helper{L: th}
+	th.RemoveContext()
+	h := &helper{L: th, ctx: p.monitor.newContext(th, p.monitor.mainThread)}
 	h.onErr = th.NewFunction(h.describe)
 	return h
 }
@@ -328,9 +352,9 @@ func errorTraceback(L *lua.LState) string {
 // "stack traceback:" at the error point, as debug.traceback gives it.
 func PCall(L *lua.LState, nargs, nret int) error {
 	p := protectorOf(L)
-	h := p.acquire(L)
+	h := p.acquire(L, true)
 	defer p.release(h)
-	if p.active > maxNesting {
+	if len(p.active) > maxNesting {
 		L.Pop(nargs + 1)
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: errCStackOverflow}
 	}

@@ -596,8 +596,8 @@ func TestHelpersAreReleased(t *testing.T) {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 	p := protectorOf(L)
-	if p.active != 0 || len(p.idle) > maxIdle {
-		t.Errorf("after the calls: %d helpers in use, %d idle; want 0 and at most %d", p.active, len(p.idle), maxIdle)
+	if len(p.active) != 0 || len(p.idle) > maxIdle {
+		t.Errorf("after the calls: %d helpers in use, %d idle; want 0 and at most %d", len(p.active), len(p.idle), maxIdle)
 	}
 }
 

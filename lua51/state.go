@@ -24,6 +24,13 @@ type Options struct {
 	// os.exit kept in a local) can end a run that still has results to
 	// write: a campaign's trials, the checker's scenarios.
 	ExitRefused string
+	// MemoryLimit is the memory budget in bytes: a string or table that a
+	// library function would build past it, or the interpreter's growth
+	// past it, raises Lua 5.1's "not enough memory", which pcall catches.
+	// Go cannot tell one state's memory from another's, so the budget
+	// bounds the Go heap of the whole process as this state sees it. 0
+	// means DefaultMemoryLimit().
+	MemoryLimit int64
 }
 
 // NewState makes a Lua state with Lua 5.1's limits and every fix of this
@@ -50,7 +57,11 @@ func Install(L *lua.LState, opts Options) {
 	}
 	L.G.Registry.RawSetString(installedKey, lua.LTrue)
 	installProtect(L)
+	if opts.MemoryLimit > 0 {
+		protectorOf(L).monitor.memory.limit = opts.MemoryLimit
+	}
 	installLibrary(L, opts)
 	installPatterns(L)
 	installLoad(L)
+	installHooks(L)
 }

@@ -3,8 +3,6 @@ package lua51
 import (
 	"fmt"
 	"io"
-	"math"
-	"reflect"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -80,7 +78,15 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			}
 			switch s := s.(type) {
 			case lua.LString:
-				b.WriteString(string(s))
+				if len(s) >= largeAllocation {
+					// Written as it is, not copied: as lua5.1's
+					// fputs, it takes no memory.
+					_, _ = io.WriteString(w, b.String())
+					_, _ = io.WriteString(w, string(s))
+					b.Reset()
+				} else {
+					b.WriteString(string(s))
+				}
 			case lua.LNumber:
 				b.WriteString(NumberToString(s))
 			default:
@@ -96,14 +102,20 @@ func NewPrint(w io.Writer) lua.LGFunction {
 	}
 }
 
-// ownToString identifies baseToString among Go functions.
-var ownToString = reflect.ValueOf(lua.LGFunction(baseToString)).Pointer()
+// ownToString is the upvalue that marks this package's tostring: Go
+// functions can't be compared.
+const ownToString = lua.LString("lua51.tostring")
+
+// newToString makes this package's tostring for L.
+func newToString(L *lua.LState) *lua.LFunction {
+	return L.NewClosure(baseToString, ownToString)
+}
 
 // isOwnToString reports whether f is this package's tostring, which print
 // then runs without a call through the Lua stack.
 func isOwnToString(f lua.LValue) bool {
 	fn, ok := f.(*lua.LFunction)
-	return ok && fn.IsG && reflect.ValueOf(fn.GFunction).Pointer() == ownToString
+	return ok && fn.IsG && len(fn.Upvalues) == 1 && fn.Upvalues[0].Value() == ownToString
 }
 
 // checkString is luaL_checkstring: argument n as a string, a number
@@ -329,7 +341,9 @@ func strLen(L *lua.LState) int {
 
 // strLower is string.lower(s) in the C locale: only ASCII letters change.
 func strLower(L *lua.LState) int {
-	b := []byte(checkString(L, 1))
+	s := checkString(L, 1)
+	reserve(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
@@ -341,7 +355,9 @@ func strLower(L *lua.LState) int {
 
 // strUpper is string.upper(s) in the C locale.
 func strUpper(L *lua.LState) int {
-	b := []byte(checkString(L, 1))
+	s := checkString(L, 1)
+	reserve(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if 'a' <= c && c <= 'z' {
 			b[i] = c - 'a' + 'A'
@@ -351,11 +367,9 @@ func strUpper(L *lua.LState) int {
 	return 1
 }
 
-// maxStringSize bounds the strings string.rep makes; Lua 5.1 fails with
-// "not enough memory" where malloc does.
-const maxStringSize = 1 << 31
-
-// strRep is string.rep(s, n): Lua 5.1 has no separator argument.
+// strRep is string.rep(s, n): Lua 5.1 has no separator argument. A result
+// past the memory budget is Lua 5.1's "not enough memory", before anything
+// is allocated.
 func strRep(L *lua.LState) int {
 	s := checkString(L, 1)
 	n := checkInt(L, 2)
@@ -363,9 +377,7 @@ func strRep(L *lua.LState) int {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if len(s) > maxStringSize/n {
-		luaError(L, "not enough memory")
-	}
+	reserveProduct(L, n, len(s))
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
 }
@@ -373,6 +385,7 @@ func strRep(L *lua.LState) int {
 // strReverse is string.reverse(s), byte by byte.
 func strReverse(L *lua.LState) int {
 	s := checkString(L, 1)
+	reserve(L, len(s))
 	b := make([]byte, len(s))
 	for i := range b {
 		b[i] = s[len(s)-1-i]
@@ -396,8 +409,8 @@ func installStringArith(L *lua.LState) {
 		"__sub": func(a, b float64) float64 { return a - b },
 		"__mul": func(a, b float64) float64 { return a * b },
 		"__div": func(a, b float64) float64 { return a / b },
-		"__mod": func(a, b float64) float64 { return a - math.Floor(a/b)*b },
-		"__pow": math.Pow,
+		"__mod": func(a, b float64) float64 { return float64(luaMod(lua.LNumber(a), lua.LNumber(b))) },
+		"__pow": luaPow,
 		"__unm": func(a, _ float64) float64 { return -a },
 	}
 	for event, op := range ops {

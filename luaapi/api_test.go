@@ -16,6 +16,8 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/luamodule"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 func TestLifecycle(t *testing.T) {
@@ -385,7 +387,7 @@ func TestSandbox(t *testing.T) {
 func TestGlobals(t *testing.T) {
 	h := sim(t)
 	h.run(`assert(require "resident" == resident)`)
-	for _, f := range Functions() {
+	for _, f := range luamodule.Functions() {
 		global, member := h.eval(f.Name), h.eval("resident."+f.Name)
 		if f.Global && global != member {
 			t.Errorf("global %s is %v, want resident.%s", f.Name, global, f.Name)
@@ -429,7 +431,7 @@ func TestFabric(t *testing.T) {
 	// The third fabric gives no seed: it gets the run's third derived seed.
 	wantErr := "resident: fabric mode=sim seed=42 timing=ideal\n" +
 		"resident: fabric mode=sim seed=9 timing=custom\n" +
-		fmt.Sprintf("resident: fabric mode=sim seed=%d timing=ideal\n", DeriveSeed(42, 3))
+		fmt.Sprintf("resident: fabric mode=sim seed=%d timing=ideal\n", seeds.Derive(42, 3))
 	if got := h.stderr.String(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 	}

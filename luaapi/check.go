@@ -21,11 +21,11 @@ import (
 // how far it came.
 func (m *Module) checkFn(L *lua.LState) int {
 	const name = "check"
-	known := append(append([]string{"scenario", "replay"}, check.BoundNames...), "prune")
+	known := append(append([]string{"scenario", "replay"}, check.BoundNames()...), "prune")
 	t := fields(L, 1, name, true, known...)
 	var bounds check.Bounds
 	var given string
-	for _, key := range check.BoundNames {
+	for _, key := range check.BoundNames() {
 		v := field(t, key)
 		if v == lua.LNil {
 			continue

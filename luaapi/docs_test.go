@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/luamodule"
 )
 
 // docExample is one ```lua block of a document, with the ```output block
@@ -103,7 +105,7 @@ func TestDocs(t *testing.T) {
 }
 
 // TestDocsCoverEveryFunction checks docs/lua-api.md and the definition file
-// against Functions and SessionFields, both ways: every function, method and
+// against luamodule's functions and session fields, both ways: every function, method and
 // field has a heading and a declaration, and nothing is documented or
 // declared that the module lacks. A function's summary is the comment of its
 // declaration (Session:name for a method, resident.name otherwise).
@@ -125,7 +127,7 @@ func TestDocsCoverEveryFunction(t *testing.T) {
 	}
 	decls := declarations(string(meta))
 	want := map[string]bool{} // every name documented and declared, as the docs write it
-	for _, f := range Functions() {
+	for _, f := range luamodule.Functions() {
 		if !strings.Contains(all, "resident."+f.Name+"(") && !strings.Contains(all, "resident."+f.Name+"{") {
 			t.Errorf("%s: no heading for resident.%s", docsPath, f.Name)
 		}
@@ -145,7 +147,7 @@ func TestDocsCoverEveryFunction(t *testing.T) {
 			t.Errorf("%s: %s says %q; Functions says %q", metaPath, primary, got, f.Summary)
 		}
 	}
-	for _, name := range SessionFields() {
+	for _, name := range luamodule.SessionFields() {
 		if !strings.Contains(all, "s."+name) {
 			t.Errorf("%s: no heading for s.%s", docsPath, name)
 		}
@@ -204,7 +206,7 @@ func declarations(meta string) map[string]string {
 	return decls
 }
 
-// TestModuleFunctionLists keeps Functions true to what Lua sees: the module
+// TestModuleFunctionLists keeps luamodule's lists true to what Lua sees: the module
 // table holds exactly its functions, a session exactly its methods and
 // fields.
 func TestModuleFunctionLists(t *testing.T) {
@@ -213,10 +215,10 @@ func TestModuleFunctionLists(t *testing.T) {
 	var names []string
 	h.eval("r").(*lua.LTable).ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
 	slices.Sort(names)
-	if got, want := strings.Join(names, " "), strings.Join(ModuleFunctions(), " "); got != want {
+	if got, want := strings.Join(names, " "), strings.Join(luamodule.Names(), " "); got != want {
 		t.Errorf("module functions\n got: %s\nwant: %s", got, want)
 	}
-	for _, f := range Functions() {
+	for _, f := range luamodule.Functions() {
 		got := h.eval("type(s." + f.Name + ")").String()
 		if want := map[bool]string{true: "function", false: "nil"}[f.Method]; got != want {
 			t.Errorf("s.%s is a %s, want a %s (Method: %v)", f.Name, got, want, f.Method)
@@ -225,10 +227,13 @@ func TestModuleFunctionLists(t *testing.T) {
 			t.Errorf("s.%s is not r.%s", f.Name, f.Name)
 		}
 	}
-	for _, name := range SessionFields() {
+	for _, name := range luamodule.SessionFields() {
 		if h.eval("s."+name) == lua.LNil {
 			t.Errorf("s.%s is nil", name)
 		}
+	}
+	if got, want := slices.Sorted(maps.Keys(sessionFields)), luamodule.SessionFields(); !slices.Equal(got, want) {
+		t.Errorf("a session answers the fields %v, luamodule lists %v", got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package luaapi
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,101 +12,73 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/luamodule"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
-// Function is one function of the Lua module "resident". The module's
-// table, the session methods, the globals, what works after Module.Close,
-// ModuleFunctions, SessionMethods, the REPL's completion and the tests that
-// keep docs/lua-api.md and docs/resident.d.lua complete all read the one
-// list Functions returns.
-type Function struct {
-	Name       string // resident.<Name>
-	Method     bool   // also the session method s:<Name>
-	Global     bool   // also a global with Options.Globals
-	AfterClose bool   // still works after Module.Close: it only reads (close is idempotent by then)
-	Summary    string // what it does, as its declaration in docs/resident.d.lua says (a test keeps them equal)
-
-	call func(*Module, *lua.LState) int // the function's body, unless verb is set
-	verb func(*engine.Session) error    // the engine session's verb it calls on its session argument
+// function is one function of the module: what package luamodule says of
+// it, and its body.
+type function struct {
+	luamodule.Function
+	body
 }
 
-// functions is the module's list of functions, in the order
-// docs/lua-api.md describes them.
-var functions = []Function{
-	{Name: "fabric", call: (*Module).fabric,
-		Summary: "Makes a new fabric and makes it current (invalid while sessions are open); without an argument, describes the current one."},
-	{Name: "seed", AfterClose: true, call: (*Module).seed,
-		Summary: "The current fabric's seed."},
-	{Name: "now", AfterClose: true, call: (*Module).now,
-		Summary: "The fabric's clock in seconds (virtual in simulated time)."},
-	{Name: "trial", call: (*Module).trialFn,
-		Summary: "Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found."},
-	{Name: "check", call: (*Module).checkFn,
-		Summary: "Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule."},
-	{Name: "program", call: (*Module).program,
-		Summary: "Makes a device program written in Lua, from a file or a source string, for resident.startup{gpu = ..., npu = ...}."},
-	{Name: "kernel", call: (*Module).kernelFn,
-		Summary: "Makes a GPU program of your own PTX kernel, for a fabric whose GPU is real (--gpu cuda), to run beside an NPU program."},
-	{Name: "startup", Global: true, call: (*Module).startup,
-		Summary: "Makes a session on the fabric's first GPU and NPU: the built-in exchange, or two programs of your own."},
-	{Name: "submit_gpu", Method: true, Global: true, verb: (*engine.Session).SubmitGPU,
-		Summary: "Dispatches the GPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error."},
-	{Name: "submit_npu", Method: true, Global: true, verb: (*engine.Session).SubmitNPU,
-		Summary: "Dispatches the NPU participant, once. A rejected dispatch publishes ABORT for the peer, then raises the device's error."},
-	{Name: "start", Method: true, Global: true, verb: (*engine.Session).Start,
-		Summary: "Publishes RUN; busy unless both participants were accepted."},
-	{Name: "abort", Method: true, Global: true, verb: (*engine.Session).Abort,
-		Summary: "Publishes ABORT, before a decision only (busy after start)."},
-	{Name: "wait", Method: true, Global: true, call: (*Module).wait,
-		Summary: "Joins both participants under one deadline: true when both retired, false on timeout."},
-	{Name: "is_complete", Method: true, AfterClose: true, call: (*Module).isComplete,
-		Summary: "Whether a decision was made and every accepted participant retired, without waiting."},
-	{Name: "close", Method: true, AfterClose: true, call: (*Module).close,
-		Summary: "The drop path: aborts if undecided, joins for up to seconds (default 10), releases or quarantines."},
-	{Name: "stats", Method: true, AfterClose: true, call: (*Module).sessionStats,
-		Summary: "What the session did: shape, bytes, decision, per-device timeline, verification."},
-	{Name: "events", Method: true, AfterClose: true, call: (*Module).sessionEvents,
-		Summary: "The session's events still held by its fabric, oldest first."},
-	{Name: "sessions", AfterClose: true, call: (*Module).listSessions,
-		Summary: "The sessions not yet closed, oldest first."},
-	{Name: "fault", call: (*Module).fault,
-		Summary: "Sets a fault site's chain of terms `[p%][N*]action[(arg)]` joined by `->`; \"off\" clears it."},
-	{Name: "faults", AfterClose: true, call: (*Module).faults,
-		Summary: "The configured fault sites and their terms."},
-	{Name: "clear_faults", call: (*Module).clearFaults,
-		Summary: "Clears every fault site."},
-	{Name: "reset", call: (*Module).reset,
-		Summary: "Resets a device (\"gpu\", \"npu\" or a name): stops what runs on it and ends quarantines whose devices were all reset."},
-	{Name: "quarantined", AfterClose: true, call: (*Module).quarantined,
-		Summary: "The quarantines in force, oldest first."},
-	{Name: "budget", AfterClose: true, call: (*Module).budget,
-		Summary: "The memory budget."},
-	{Name: "violations", AfterClose: true, call: (*Module).violations,
-		Summary: "The protocol oracle's violations; a correct engine has none."},
-	{Name: "plot", call: (*Module).plotFn,
-		Summary: "Draws a script's figures into an SVG or PNG file: each series' distribution as a CDF, or y against x as lines."},
+// body is what a module function does: its call, or the engine session's
+// verb it calls on its session argument.
+type body struct {
+	call func(*Module, *lua.LState) int
+	verb func(*engine.Session) error
 }
 
-// Functions lists the module's functions, in the order docs/lua-api.md
-// describes them.
-func Functions() []Function { return slices.Clone(functions) }
+// bodies are the bodies of the module's functions, by name.
+var bodies = map[string]body{
+	"fabric":       {call: (*Module).fabric},
+	"seed":         {call: (*Module).seed},
+	"now":          {call: (*Module).now},
+	"trial":        {call: (*Module).trialFn},
+	"check":        {call: (*Module).checkFn},
+	"program":      {call: (*Module).program},
+	"kernel":       {call: (*Module).kernelFn},
+	"startup":      {call: (*Module).startup},
+	"submit_gpu":   {verb: (*engine.Session).SubmitGPU},
+	"submit_npu":   {verb: (*engine.Session).SubmitNPU},
+	"start":        {verb: (*engine.Session).Start},
+	"abort":        {verb: (*engine.Session).Abort},
+	"wait":         {call: (*Module).wait},
+	"is_complete":  {call: (*Module).isComplete},
+	"close":        {call: (*Module).close},
+	"stats":        {call: (*Module).sessionStats},
+	"events":       {call: (*Module).sessionEvents},
+	"sessions":     {call: (*Module).listSessions},
+	"fault":        {call: (*Module).fault},
+	"faults":       {call: (*Module).faults},
+	"clear_faults": {call: (*Module).clearFaults},
+	"reset":        {call: (*Module).reset},
+	"quarantined":  {call: (*Module).quarantined},
+	"budget":       {call: (*Module).budget},
+	"violations":   {call: (*Module).violations},
+	"plot":         {call: (*Module).plotFn},
+}
 
-// ModuleFunctions lists the names of the module's functions, sorted.
-func ModuleFunctions() []string { return functionNames(func(Function) bool { return true }) }
+// functions is the module's list of functions, in luamodule's order, each
+// with its body. Every function luamodule lists has a body here and every
+// body a function there, or the package does not start.
+var functions = bind(luamodule.Functions(), bodies)
 
-// SessionMethods lists the names of a session's methods, sorted.
-func SessionMethods() []string { return functionNames(func(f Function) bool { return f.Method }) }
-
-// functionNames lists the names of the functions that keep says to, sorted.
-func functionNames(keep func(Function) bool) []string {
-	var names []string
-	for _, f := range functions {
-		if keep(f) {
-			names = append(names, f.Name)
+// bind gives each function of list its body.
+func bind(list []luamodule.Function, bodies map[string]body) []function {
+	fs := make([]function, len(list))
+	for i, f := range list {
+		b, ok := bodies[f.Name]
+		if !ok || (b.call == nil) == (b.verb == nil) {
+			panic("luaapi: resident." + f.Name + " has no body, or two")
 		}
+		fs[i] = function{f, b}
 	}
-	slices.Sort(names)
-	return names
+	if len(bodies) != len(list) {
+		panic("luaapi: a body of no function luamodule lists")
+	}
+	return fs
 }
 
 // newModuleTable makes the table require "resident" returns.
@@ -180,8 +151,8 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 	}
 	if v := field(t, "seed"); v != lua.LNil {
 		seed := intField(L, 1, name, t, "seed", 0)
-		if seed < 0 || seed > MaxSeed {
-			m.invalid(L, "fabric", "seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (%d), got %d", int64(MaxSeed), seed)
+		if seed < 0 || seed > seeds.Max {
+			m.invalid(L, "fabric", "seed must be zero (derive one from the run's) or a whole number from 1 to 2^53-1 (%d), got %d", int64(seeds.Max), seed)
 		}
 		cfg.Seed = uint64(seed)
 	}
@@ -221,7 +192,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 				m.raise(L, err)
 			}
 			backend = string(s)
-			if field(t, "mode") == lua.LNil && backend != BackendSim {
+			if field(t, "mode") == lua.LNil && backend != devices.SimBackend {
 				cfg.Mode = devices.RealTime // real hardware runs in real time
 			}
 		}

@@ -6,14 +6,14 @@ import (
 )
 
 // TestFunctionsAfterClose calls every module function after Module.Close:
-// those whose Function.AfterClose is false raise the closed module's busy
+// those luamodule does not mark AfterClose raise the closed module's busy
 // error before reading their arguments; the others do not raise it.
 func TestFunctionsAfterClose(t *testing.T) {
 	h := sim(t)
 	h.run(`s = startup{}`)
 	h.m.Close()
 	closed := errClosed.Error()
-	for _, f := range Functions() {
+	for _, f := range functions {
 		h.run(`ok, err = pcall(resident.` + f.Name + `, s, 1)`)
 		got := h.str("not ok and err")
 		if !f.AfterClose && got != closed {
@@ -25,23 +25,5 @@ func TestFunctionsAfterClose(t *testing.T) {
 	}
 	if got := h.str("s.state") + " " + h.str("s"); !strings.HasPrefix(got, "closed session 1 (closed, ") {
 		t.Errorf("a session's fields and tostring after Close: %s", got)
-	}
-}
-
-// TestFunctionsTable checks the shape of Functions: names are unique, and
-// each has one body and a summary.
-func TestFunctionsTable(t *testing.T) {
-	seen := map[string]bool{}
-	for _, f := range functions {
-		if seen[f.Name] {
-			t.Errorf("%s is listed twice", f.Name)
-		}
-		seen[f.Name] = true
-		if (f.call == nil) == (f.verb == nil) {
-			t.Errorf("%s: exactly one of call and verb must be set", f.Name)
-		}
-		if f.Summary == "" {
-			t.Errorf("%s has no summary", f.Name)
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
 )
@@ -39,9 +40,9 @@ type Options struct {
 	// Stderr receives the line naming each fabric's seed and the reports of
 	// sessions closed by Close; default os.Stderr.
 	Stderr io.Writer
-	// Globals also sets the global resident and, as globals, the functions
-	// whose Function.Global is set: startup and the verbs that drive a
-	// session.
+	// Globals also sets the global resident and, as globals, startup and
+	// the verbs that drive a session (submit_gpu, submit_npu, start, abort
+	// and wait).
 	Globals bool
 	// Sandbox removes os, io, dofile and loadfile from the state, and
 	// require of files (require "resident" still works).
@@ -60,10 +61,10 @@ type Options struct {
 	// quarantined) at once: startup beyond it is a busy error. Each costs a
 	// few kilobytes of the process's memory whatever the fabric's budget
 	// says, so the bound keeps a script that opens sessions in a loop from
-	// exhausting it. 0: DefaultMaxOpenSessions.
+	// exhausting it. 0 means 100,000.
 	MaxOpenSessions int
 	// StatsLimit is how many finished sessions' stats Stats keeps, oldest
-	// first (0: DefaultStatsLimit; negative: none). The module forgets a
+	// first (0 means 100,000; negative: none). The module forgets a
 	// session once it is closed and released; only this record stays.
 	StatsLimit int
 	// SimulatedOnly refuses every fabric that would not run in simulated
@@ -71,20 +72,20 @@ type Options struct {
 	// results must follow from their seeds alone, such as a campaign's
 	// trials.
 	SimulatedOnly bool
-	// OnOperation, when set, is called after each call of a module function
-	// that acts on the fabric or on a session (startup, the verbs, wait,
-	// close, fault, clear_faults, reset, fabric), whether it returned or
-	// raised, with the call in words: the model checker records a
-	// scenario's operations with it.
-	OnOperation func(Operation)
+
+	// onOperation, when set, is called after each call of a module
+	// function that acts on the fabric or on a session (startup, the
+	// verbs, wait, close, fault, clear_faults, reset, fabric), whether it
+	// returned or raised, with the call in words: a check scenario's runs
+	// record their operations with it.
+	onOperation func(operation)
 }
 
-// DefaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
-const DefaultMaxOpenSessions = 100_000
+// defaultMaxOpenSessions is Options.MaxOpenSessions when it is 0.
+const defaultMaxOpenSessions = 100_000
 
-// DefaultStatsLimit is the number of finished sessions whose stats Stats
-// keeps when Options.StatsLimit is 0.
-const DefaultStatsLimit = 100_000
+// defaultStatsLimit is Options.StatsLimit when it is 0.
+const defaultStatsLimit = 100_000
 
 // Module is the "resident" module opened in one LState. Like the state, it
 // is used from one goroutine at a time.
@@ -161,17 +162,17 @@ func Open(L *lua.LState, opts Options) (*Module, error) {
 	}
 	m.tracked = map[uint64]*session{}
 	if m.opts.MaxOpenSessions <= 0 {
-		m.opts.MaxOpenSessions = DefaultMaxOpenSessions
+		m.opts.MaxOpenSessions = defaultMaxOpenSessions
 	}
 	m.runSeed = opts.Config.Seed
 	if m.runSeed == 0 {
-		m.runSeed = ChooseSeed()
-	} else if m.runSeed > MaxSeed {
-		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(MaxSeed))
+		m.runSeed = seeds.Choose()
+	} else if m.runSeed > seeds.Max {
+		return nil, fmt.Errorf("luaapi: seed %d is above %d, the largest a Lua number holds exactly", m.runSeed, uint64(seeds.Max))
 	}
 	m.finished.limit = opts.StatsLimit
 	if m.finished.limit == 0 {
-		m.finished.limit = DefaultStatsLimit
+		m.finished.limit = defaultStatsLimit
 	}
 	if err := ensurePackage(L); err != nil {
 		return nil, err
@@ -275,12 +276,12 @@ func (m *Module) current() (*fabricState, error) {
 // newFabric makes the module's next fabric from cfg, with the next derived
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
-	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != BackendSim)) {
+	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != devices.SimBackend)) {
 		return nil, devices.Fixed(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
-		cfg.Seed = DeriveSeed(m.runSeed, m.fabricsMade)
+		cfg.Seed = seeds.Derive(m.runSeed, m.fabricsMade)
 	}
 	f, err := devices.NewFabricWith(cfg, backend)
 	if err != nil {
@@ -431,8 +432,8 @@ type CloseReport struct {
 // Close closes the sessions still open, in creation order, joining each for
 // up to Options.CloseTimeout, and writes one line per session to Stderr. It
 // then closes the fabric if the module made it. Afterwards the functions that
-// act (those whose Function.AfterClose is false: fabric, startup, the verbs,
-// fault, clear_faults, reset) raise a busy error; those that read, and
+// act (fabric, startup, the verbs, fault, clear_faults, reset, ...) raise
+// a busy error; those that read, and
 // Stats, still work. Closing twice does nothing.
 func (m *Module) Close() []CloseReport { return m.CloseContext(context.Background()) }
 
@@ -475,7 +476,7 @@ var errClosed = devices.Errorf(devices.KindBusy, "resident", "the resident modul
 
 // fn makes f's Lua function: no Go panic escapes it, and unless
 // f.AfterClose it raises a busy error after Close.
-func (m *Module) fn(L *lua.LState, f Function) *lua.LFunction {
+func (m *Module) fn(L *lua.LState, f function) *lua.LFunction {
 	body := func(L *lua.LState) int { return f.call(m, L) }
 	if f.verb != nil {
 		body = m.act(f.Name, f.verb)
@@ -486,7 +487,7 @@ func (m *Module) fn(L *lua.LState, f Function) *lua.LFunction {
 		}
 		return body(L)
 	})
-	if m.opts.OnOperation != nil && operations[f.Name] {
+	if m.opts.onOperation != nil && operations[f.Name] {
 		fn = m.observed(f.Name, fn)
 	}
 	return L.NewFunction(fn)

@@ -12,29 +12,29 @@ import (
 	"github.com/residentlua/residentlua/lua51"
 )
 
-// Operation is one call of a module function that acts on the fabric or on
-// a session (those operations names), as Options.OnOperation sees it once
+// operation is one call of a module function that acts on the fabric or on
+// a session (those operations names), as Options.onOperation sees it once
 // the call has returned or raised.
-type Operation struct {
-	// Text is the call as a script writes it, sessions named s<id>, then
+type operation struct {
+	// text is the call as a script writes it, sessions named s<id>, then
 	// " = " and what it returned: "ok" for nothing, or the values, or
 	// "error: " and the error raised. For example
 	// `resident.startup{credits = 1, rounds = 1} = s1`, `s1:wait(0) = false`,
 	// `s1:start() = error: busy: ...`.
-	Text string
-	// Session is the engine session the call made or acted on, or nil.
-	Session *engine.Session
+	text string
+	// session is the engine session the call made or acted on, or nil.
+	session *engine.Session
 }
 
 // operations are the module functions that act on the fabric or on a
-// session: what Options.OnOperation observes.
+// session: what Options.onOperation observes.
 var operations = map[string]bool{
 	"fabric": true, "startup": true, "submit_gpu": true, "submit_npu": true, "start": true,
 	"abort": true, "wait": true, "close": true, "fault": true, "clear_faults": true, "reset": true,
 }
 
 // observed wraps the function fn of the module function name so that
-// Options.OnOperation sees each call, whether it returns or raises.
+// Options.onOperation sees each call, whether it returns or raises.
 func (m *Module) observed(name string, fn lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		call, s := m.callWords(L, name)
@@ -45,7 +45,7 @@ func (m *Module) observed(name string, fn lua.LGFunction) lua.LGFunction {
 			}
 			r := recover()
 			if api, ok := r.(*lua.ApiError); ok {
-				m.opts.OnOperation(Operation{Text: call + " = error: " + strings.TrimSpace(ErrorString(api)), Session: s})
+				m.opts.onOperation(operation{text: call + " = error: " + strings.TrimSpace(ErrorString(api)), session: s})
 			}
 			panic(r)
 		}()
@@ -58,7 +58,7 @@ func (m *Module) observed(name string, fn lua.LGFunction) lua.LGFunction {
 		if n == 0 {
 			result = "ok"
 		}
-		m.opts.OnOperation(Operation{Text: call + " = " + result, Session: s})
+		m.opts.onOperation(operation{text: call + " = " + result, session: s})
 		return n
 	}
 }

@@ -19,9 +19,9 @@ func TestOnOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h := newHarness(t, Options{Fabric: f, Globals: true, OnOperation: func(op Operation) {
-		texts = append(texts, op.Text)
-		if op.Session != nil {
+	h := newHarness(t, Options{Fabric: f, Globals: true, onOperation: func(op operation) {
+		texts = append(texts, op.text)
+		if op.session != nil {
 			sessions++
 		}
 	}})

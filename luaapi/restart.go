@@ -3,6 +3,8 @@ package luaapi
 import (
 	"context"
 	"fmt"
+
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // EndFabric lets the current fabric go as resident.fabric{...} does before
@@ -29,10 +31,10 @@ func (m *Module) EndFabric() {
 // seed of its own gets seed and later ones the seeds derived from it. A
 // campaign restarts each worker's module with a trial's seed, so that what
 // the trial does depends on that seed alone, not on the trials the worker
-// ran before it. A seed out of range (0 or above MaxSeed) is refused.
+// ran before it. A seed out of range (0 or above 2^53-1) is refused.
 func (m *Module) Restart(seed uint64) error {
-	if seed == 0 || seed > MaxSeed {
-		return fmt.Errorf("luaapi: seed %d: give a whole number from 1 to %d", seed, uint64(MaxSeed))
+	if seed == 0 || seed > seeds.Max {
+		return fmt.Errorf("luaapi: seed %d: give a whole number from 1 to %d", seed, uint64(seeds.Max))
 	}
 	m.EndFabric()
 	m.runSeed, m.fabricsMade, m.pastViolations = seed, 0, nil

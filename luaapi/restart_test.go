@@ -3,6 +3,8 @@ package luaapi
 import (
 	"strconv"
 	"testing"
+
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 func TestEndFabricClosesSessionsAndLetsTheFabricGo(t *testing.T) {
@@ -31,7 +33,7 @@ func TestRestartStartsTheSeedsOver(t *testing.T) {
 			t.Errorf("first fabric after Restart(7) has seed %s", got)
 		}
 		h.run(`resident.fabric{}`)
-		if got, want := h.str(`resident.seed()`), DeriveSeed(7, 2); got != strconv.FormatUint(want, 10) {
+		if got, want := h.str(`resident.seed()`), seeds.Derive(7, 2); got != strconv.FormatUint(want, 10) {
 			t.Errorf("second fabric after Restart(7) has seed %s, want %d", got, want)
 		}
 	}

@@ -126,7 +126,7 @@ func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Modul
 // failure (check.Host.Fail).
 func (sc *Scenario) Run(h *check.Host) {
 	L, m, err := sc.open(h.Context(), Options{Fabric: h.Fabric(), Stdout: sc.stdout,
-		OnOperation: func(op Operation) { h.Record(op.Text, op.Session) }})
+		onOperation: func(op operation) { h.Record(op.text, op.session) }})
 	if err == nil {
 		defer L.Close()
 		fn, ok := L.GetGlobal("scenario").(*lua.LFunction)

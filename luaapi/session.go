@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -155,27 +154,15 @@ func (s *session) String() string {
 		s.id, s.state(), s.cfg.GPUQueue, s.cfg.Rounds, s.cfg.Credits, s.cfg.SlotBytes)
 }
 
-// sessionFields are a session's read-only fields, s.<name>, beside its methods.
-var sessionFields = []struct {
-	name string
-	get  func(*session) lua.LValue
-}{
-	{"id", func(s *session) lua.LValue { return lua.LNumber(s.id) }},
-	{"state", func(s *session) lua.LValue { return lua.LString(s.state()) }},
-}
-
-// SessionFields lists the names of a session's read-only fields, sorted.
-func SessionFields() []string {
-	names := make([]string, len(sessionFields))
-	for i, f := range sessionFields {
-		names[i] = f.name
-	}
-	slices.Sort(names)
-	return names
+// sessionFields get a session's read-only fields, s.<name>, beside its
+// methods, by name: those luamodule.SessionFields lists.
+var sessionFields = map[string]func(*session) lua.LValue{
+	"id":    func(s *session) lua.LValue { return lua.LNumber(s.id) },
+	"state": func(s *session) lua.LValue { return lua.LString(s.state()) },
 }
 
 // newSessionMeta makes the session userdata's metatable: its fields, and
-// its methods, the module functions whose Function.Method is set. The
+// its methods, the module functions luamodule marks Method. The
 // metamethods change nothing, so they work after Close too.
 func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 	index := L.NewTable()
@@ -189,11 +176,9 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 	mt.RawSetString("__index", L.NewFunction(guard("__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
 		key, _ := L.Get(2).(lua.LString)
-		for _, f := range sessionFields {
-			if string(key) == f.name {
-				L.Push(f.get(s))
-				return 1
-			}
+		if get, ok := sessionFields[string(key)]; ok {
+			L.Push(get(s))
+			return 1
 		}
 		L.Push(index.RawGetString(string(key)))
 		return 1

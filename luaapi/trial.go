@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/trial"
+	"github.com/residentlua/residentlua/internal/seeds"
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
@@ -34,12 +35,12 @@ func (m *Module) trialFn(L *lua.LState) int {
 		return v
 	}
 	seed := intField(L, 1, name, t, "seed", 1)
-	if seed < 1 || seed > MaxSeed {
-		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", MaxSeed, seed)
+	if seed < 1 || seed > seeds.Max {
+		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", seeds.Max, seed)
 	}
 	cfg := trial.Config{
 		Seed:      uint64(seed),
-		Sessions:  int(number("sessions", 3, 1, MaxTrialSessions)),
+		Sessions:  int(number("sessions", 3, 1, maxTrialSessions)),
 		Rounds:    int(number("rounds", 8, 1, exchange.MaxRounds)),
 		Credits:   int(number("credits", 4, 1, exchange.MaxCredits)),
 		MaxFaults: int(number("faults", 3, 0, int64(len(fault.Sites())))),
@@ -68,9 +69,9 @@ func (m *Module) trialFn(L *lua.LState) int {
 	return 1
 }
 
-// MaxTrialSessions is the most sessions resident.trial opens in one trial:
+// maxTrialSessions is the most sessions resident.trial opens in one trial:
 // a trial keeps a record of each, so a bound keeps its memory bounded.
-const MaxTrialSessions = 10_000
+const maxTrialSessions = 10_000
 
 // trialTable converts a trial's result to the table resident.trial returns.
 func trialTable(L *lua.LState, r trial.Result) *lua.LTable {

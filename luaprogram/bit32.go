@@ -91,7 +91,11 @@ func openBit32(L *lua.LState) {
 
 // word reads argument n as a number taken modulo 2^32.
 func word(L *lua.LState, n int) uint32 {
-	f := math.Trunc(float64(L.CheckNumber(n)))
+	f := float64(L.CheckNumber(n))
+	if f >= 0 && f < 1<<32 {
+		return uint32(f) // a word already: the common case, without a modulo
+	}
+	f = math.Trunc(f)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		L.ArgError(n, "number has no integer representation")
 	}

@@ -41,7 +41,7 @@ type Program struct {
 
 	mu       sync.Mutex
 	idle     []*machine
-	declared []declaration // the last few declarations of buffers, oldest first
+	declared map[string][]Buffer // the declarations of buffers, by their arguments (Args.key)
 }
 
 // Load reads a program from the file at path.
@@ -64,7 +64,7 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
-	p := &Program{chunkname: chunkname, text: text, opts: opts}
+	p := &Program{chunkname: chunkname, text: text, opts: opts, declared: map[string][]Buffer{}}
 	m, err := p.newMachine()
 	if err != nil {
 		return nil, err
@@ -136,33 +136,26 @@ const MaxBuffers = 16
 func (p *Program) Buffers(args Args) ([]Buffer, error) {
 	key := args.key()
 	p.mu.Lock()
-	for _, d := range p.declared {
-		if d.key == key {
-			p.mu.Unlock()
-			return d.buffers, nil
-		}
-	}
+	bufs, ok := p.declared[key]
 	p.mu.Unlock()
+	if ok {
+		return bufs, nil
+	}
 	bufs, err := p.declare(args)
 	if err == nil {
 		p.mu.Lock()
-		if len(p.declared) == maxDeclared {
-			p.declared = p.declared[1:]
+		if len(p.declared) >= maxDeclared {
+			clear(p.declared) // a bound, not an order: a campaign's shapes come back soon
 		}
-		p.declared = append(p.declared, declaration{key, bufs})
+		p.declared[key] = bufs
 		p.mu.Unlock()
 	}
 	return bufs, err
 }
 
-// maxDeclared is how many declarations a program keeps.
-const maxDeclared = 32
-
-// declaration is the buffers a program declared for one set of arguments.
-type declaration struct {
-	key     string
-	buffers []Buffer
-}
+// maxDeclared is how many declarations a program keeps: more than the
+// shapes (rounds, credits, slot bytes) of a randomized trial.
+const maxDeclared = 4096
 
 // declare runs the buffers declaration for args.
 func (p *Program) declare(args Args) ([]Buffer, error) {

@@ -3,6 +3,7 @@ package luaprogram
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -141,11 +142,14 @@ func writeKey(b *strings.Builder, v value) {
 	case nil:
 		b.WriteString("n")
 	case bool:
-		fmt.Fprintf(b, "b%t", v)
+		b.WriteByte('b')
+		b.WriteString(strconv.FormatBool(v))
 	case float64:
-		fmt.Fprintf(b, "f%v", v)
+		b.WriteByte('f')
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 	case string:
-		fmt.Fprintf(b, "s%q", v)
+		b.WriteByte('s')
+		b.WriteString(strconv.Quote(v))
 	case *table:
 		b.WriteString("{")
 		for i, k := range v.keys {

@@ -10,7 +10,7 @@
 -- waits for the slot's credit, writes the slot's words, and publishes g in
 -- the slot's generation word. docs/programs.md explains every operation.
 
-local bxor, rshift = bit32.bxor, bit32.rshift
+local bxor = bit32.bxor
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
@@ -19,18 +19,37 @@ local function layout(a)
 	return {stride = gpu + 128, data = 8, credit = gpu, results = a.credits * (gpu + 128)}
 end
 
--- a * b modulo 2^32, for words.
-local function mul32(a, b)
-	local lo = a % 65536
-	return (lo * b + (a - lo) / 65536 * (b % 65536) % 65536 * 65536) % 4294967296
+-- times(b) is the function a -> a * b modulo 2^32, for words: the low
+-- half of a times b, plus the high half of a times the low half of b
+-- (which the function keeps) shifted into the high half. Both terms are
+-- below 2^48, so their sum is exact before the one modulo.
+local function times(b)
+	local b_lo = b % 65536
+	return function(a)
+		local lo = a % 65536
+		return (lo * b + (a - lo) * b_lo) % 4294967296
+	end
 end
 
--- Word i of generation g of session owner.
-local function pattern(owner, g, i)
-	local v = bxor(mul32(owner % 4294967296, 0x9E3779B1), mul32(g, 0x85EBCA77), mul32(i, 0xC2B2AE3D))
-	v = bxor(v, rshift(v, 15))
-	v = mul32(v, 0x2C1B3C6D)
-	return bxor(v, rshift(v, 12))
+-- The words of session owner's generations, n a generation:
+-- fill(g, words) puts word i (from 0) of generation g into words[i + 1].
+-- Word i mixes owner, g and i, each multiplied by its own odd constant; the
+-- owner's and each word's products are made once, not for every word.
+local function generations(owner, n)
+	local by_owner, by_g, by_i, mix = times(0x9E3779B1), times(0x85EBCA77), times(0xC2B2AE3D), times(0x2C1B3C6D)
+	local mixed = by_owner(owner % 4294967296)
+	local of = {}
+	for i = 1, n do
+		of[i] = by_i(i - 1)
+	end
+	return function(g, words)
+		local base = bxor(mixed, by_g(g))
+		for i = 1, n do
+			local v = bxor(base, of[i])
+			v = mix(bxor(v, (v - v % 32768) / 32768)) -- v ^ (v >> 15), then the product
+			words[i] = bxor(v, (v - v % 4096) / 4096)
+		end
+	end
 end
 
 return {
@@ -51,7 +70,8 @@ return {
 		elseif seen ~= p.RUN then
 			p:retire(string.format("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", p.device, seen))
 		end
-		local words = {}
+		local n, words = a.slot_bytes / 4, {}
+		local fill = generations(p.owner, n)
 		for g = 1, a.rounds do
 			local fired, arg = p:fault("gpu.run")
 			if fired == "hang" then
@@ -70,10 +90,7 @@ return {
 					credit = p:wait(pay, base + l.credit, credit)
 				end
 			end
-			local n = a.slot_bytes / 4
-			for i = 1, n do
-				words[i] = pattern(p.owner, g, i - 1)
-			end
+			fill(g, words)
 			p:write(pay, base + l.data, words)
 			if p:fault("payload.corrupt") == "flip" then
 				p:flip(pay, base + l.data + 4 * (g % n), 2 ^ (g % 32))

@@ -5,7 +5,7 @@
 -- keeps pending until then. Its check verifies every generation once the
 -- session retired: consumed once, in order, checksum right.
 
-local bxor, rshift = bit32.bxor, bit32.rshift
+local bxor = bit32.bxor
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
@@ -14,27 +14,48 @@ local function layout(a)
 	return {stride = gpu + 128, data = 8, credit = gpu, results = a.credits * (gpu + 128)}
 end
 
--- a * b modulo 2^32, for words.
-local function mul32(a, b)
-	local lo = a % 65536
-	return (lo * b + (a - lo) / 65536 * (b % 65536) % 65536 * 65536) % 4294967296
+-- times(b) is the function a -> a * b modulo 2^32, for words: the low
+-- half of a times b, plus the high half of a times the low half of b
+-- (which the function keeps) shifted into the high half. Both terms are
+-- below 2^48, so their sum is exact before the one modulo.
+local function times(b)
+	local b_lo = b % 65536
+	return function(a)
+		local lo = a % 65536
+		return (lo * b + (a - lo) * b_lo) % 4294967296
+	end
 end
+
+local fnv_prime = times(16777619)
 
 -- The checksum of a slot's words (FNV-1a over words).
 local function checksum(words, n)
 	local h = 2166136261
 	for i = 1, n do
-		h = mul32(bxor(h, words[i]), 16777619)
+		h = fnv_prime(bxor(h, words[i]))
 	end
 	return h
 end
 
--- Word i of generation g of session owner, as the GPU writes it.
-local function pattern(owner, g, i)
-	local v = bxor(mul32(owner % 4294967296, 0x9E3779B1), mul32(g, 0x85EBCA77), mul32(i, 0xC2B2AE3D))
-	v = bxor(v, rshift(v, 15))
-	v = mul32(v, 0x2C1B3C6D)
-	return bxor(v, rshift(v, 12))
+-- The words of session owner's generations, as the GPU writes them, n a generation:
+-- fill(g, words) puts word i (from 0) of generation g into words[i + 1].
+-- Word i mixes owner, g and i, each multiplied by its own odd constant; the
+-- owner's and each word's products are made once, not for every word.
+local function generations(owner, n)
+	local by_owner, by_g, by_i, mix = times(0x9E3779B1), times(0x85EBCA77), times(0xC2B2AE3D), times(0x2C1B3C6D)
+	local mixed = by_owner(owner % 4294967296)
+	local of = {}
+	for i = 1, n do
+		of[i] = by_i(i - 1)
+	end
+	return function(g, words)
+		local base = bxor(mixed, by_g(g))
+		for i = 1, n do
+			local v = bxor(base, of[i])
+			v = mix(bxor(v, (v - v % 32768) / 32768)) -- v ^ (v >> 15), then the product
+			words[i] = bxor(v, (v - v % 4096) / 4096)
+		end
+	end
 end
 
 return {
@@ -102,15 +123,13 @@ return {
 	end,
 
 	check = function(c, a)
-		local l = layout(a)
+		local l, n, words = layout(a), a.slot_bytes / 4, {}
+		local fill = generations(c.owner, n)
 		for g = 1, a.rounds do
 			local result = l.results + (g - 1) * 16
 			local order, count, sum = c:load(c.buffers.payload, result), c:load(c.buffers.payload, result + 4), c:load(c.buffers.payload, result + 8)
-			local words = {}
-			for i = 1, a.slot_bytes / 4 do
-				words[i] = pattern(c.owner, g, i - 1)
-			end
-			local want = checksum(words, a.slot_bytes / 4)
+			fill(g, words)
+			local want = checksum(words, n)
 			if count ~= 1 then
 				return false, string.format("generation %d was consumed %d times, want once", g, count)
 			elseif order ~= g then

@@ -67,7 +67,34 @@ end
 print("  observation latency (kernel's clock)   " .. quantiles(observe))
 print("  exchange per round (GPU -> NPU -> GPU)  " .. quantiles(perRound))
 
-print("3. a hung kernel: quarantine, then reset")
+print(string.format("3. %d one-round lifecycles, each step timed with resident.now()", sessions))
+local steps = {"startup", "submit_gpu", "submit_npu", "start", "wait", "close"}
+local took = {}
+for _, name in ipairs(steps) do took[name] = {} end
+took.total = {}
+for _ = 1, sessions do
+  local t0 = resident.now()
+  local t = t0
+  local function lap(name)
+    local now = resident.now()
+    took[name][#took[name] + 1] = us(now - t)
+    t = now
+  end
+  s = startup{rounds = 1}; lap("startup")
+  s:submit_gpu(); lap("submit_gpu")
+  s:submit_npu(); lap("submit_npu")
+  s:start(); lap("start")
+  assert(s:wait(10), "a session did not retire within 10 s"); lap("wait")
+  assert(s:close() == "retired", "a session did not close retired"); lap("close")
+  took.total[#took.total + 1] = us(t - t0)
+end
+local function median(xs) table.sort(xs); return xs[math.max(1, math.ceil(#xs / 2))] end
+local row = {}
+for _, name in ipairs(steps) do row[#row + 1] = string.format("%s %.1f", name, median(took[name])) end
+print("  medians (us): " .. table.concat(row, ", "))
+print(string.format("  whole lifecycle: median %.1f us", median(took.total)))
+
+print("4. a hung kernel: quarantine, then reset")
 resident.fault("gpu.run", "1*hang")
 s = startup{}
 s:submit_gpu(); s:submit_npu(); s:start()

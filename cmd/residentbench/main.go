@@ -4,10 +4,13 @@
 // column (the value with its p10, p90 and n, and the baseline). See
 // docs/performance.md.
 //
-//	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-only GROUPS] [-repeat N] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
 //
 // -wait runs the real-time publication and exchange figures under that
 // wait policy (devices.WaitPolicy), or under each of them with -wait all.
+// -only measures the named groups of figures alone (bench.Groups), and
+// -repeat N runs the table N times in a row and prints each figure's
+// median run with how many runs met its goal (bench.Combine).
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
 // participant instead (docs/cuda.md); -gpu takes any backend the command
@@ -37,6 +40,8 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
 	wait := flag.String("wait", "", "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each; default hybrid), and of the simulated NPU and the host beside a real GPU (one policy; default spin where there is a core for each, else hybrid)")
+	only := flag.String("only", "", "measure only these comma-separated `groups` of figures: "+strings.Join(bench.Groups(), ", ")+" (the raw round trip is always measured)")
+	repeats := flag.Int("repeat", 1, "run the table `N` times, one run after another, and print each figure's median run and how many runs met its goal")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
 	waits, err := parseWaits(*wait)
@@ -53,11 +58,22 @@ func main() {
 		backend := *gpu
 		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
+	if *repeats < 1 {
+		fmt.Fprintf(os.Stderr, "residentbench: -repeat: %d runs; give 1 or more\n", *repeats)
+		os.Exit(2)
+	}
+	if *repeats > 1 {
+		measure = repeated(measure, *repeats)
+	}
 	write := writeNarrow
 	if *wide {
 		write = writeWide
 	}
-	if err := run(os.Stdout, measure, write, bench.Options{Short: *short, Wait: waits}, *jsonPath, *cpuProfile, *memProfile); err != nil {
+	o := bench.Options{Short: *short, Wait: waits}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
+	if err := run(os.Stdout, measure, write, o, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)
 		os.Exit(1)
 	}
@@ -77,6 +93,24 @@ func parseWaits(name string) ([]devices.WaitPolicy, error) {
 		return nil, fmt.Errorf("%q: use spin, hybrid, block or all", name)
 	}
 	return []devices.WaitPolicy{w}, nil
+}
+
+// repeated measures the table n times in a row and combines the runs
+// (bench.Combine); an error ends it with the runs made so far.
+func repeated(measure func(bench.Options) ([]bench.Figure, error), n int) func(bench.Options) ([]bench.Figure, error) {
+	return func(o bench.Options) ([]bench.Figure, error) {
+		var tables [][]bench.Figure
+		for range n {
+			figures, err := measure(o)
+			if len(figures) > 0 {
+				tables = append(tables, figures)
+			}
+			if err != nil {
+				return bench.Combine(tables), err
+			}
+		}
+		return bench.Combine(tables), nil
+	}
 }
 
 // waitNames is "hybrid" or "hybrid,spin,block", or "default" for none.

@@ -94,3 +94,58 @@ func TestNoTableWithoutFigures(t *testing.T) {
 		t.Errorf("err %v, output %q; want the error and no table", err, out.String())
 	}
 }
+
+// -repeat runs the table again and again and keeps each figure's median
+// run, counting the runs that met its goal; a run that fails ends the
+// repeats with what came before it.
+func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
+	ratios := []float64{2.5, 1.4, 1.9, 1.2, 1.7}
+	run := 0
+	measure := func(bench.Options) ([]bench.Figure, error) {
+		r := ratios[run]
+		run++
+		met := r <= 2
+		return []bench.Figure{
+			{Name: "exchange round trip (wait spin)", Unit: "µs", Value: bench.Sample{Median: r * 0.3}, Ratio: r, Goal: "≤ 2×", Met: &met},
+			{Name: "real-time sessions (rounds 1, ideal)", Unit: "sessions/s", Value: bench.Sample{Median: 1000 * r}, Goal: "report"},
+		}, nil
+	}
+	figures, err := repeated(measure, 5)(bench.Options{})
+	if err != nil || len(figures) != 2 {
+		t.Fatalf("repeated = %v, %v", figures, err)
+	}
+	ex, rt := figures[0], figures[1]
+	if ex.Ratio != 1.7 || ex.MetIn() != 4 || len(ex.Runs) != 5 || ex.Runs[0].Value != 2.5 {
+		t.Errorf("exchange: ratio %v, met in %d of %d, runs %+v; want the median 1.7, met in 4 of 5, in run order", ex.Ratio, ex.MetIn(), len(ex.Runs), ex.Runs)
+	}
+	if rt.Value.Median != 1700 {
+		t.Errorf("sessions: median run %v, want 1700 (ordered by median without a ratio)", rt.Value.Median)
+	}
+	var narrow, wide strings.Builder
+	if err := writeNarrow(&narrow, figures); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeWide(&wide, figures); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"runs met", "4/5", "median of 5 runs"} {
+		if !strings.Contains(narrow.String(), want) {
+			t.Errorf("narrow table lacks %q:\n%s", want, narrow.String())
+		}
+	}
+	if !strings.Contains(wide.String(), "2.5 1.4 1.9 1.2 1.7") {
+		t.Errorf("wide table lacks each run's ratio in order:\n%s", wide.String())
+	}
+
+	run = 0
+	failing := func(o bench.Options) ([]bench.Figure, error) {
+		if run == 2 {
+			return nil, errors.New("the GPU fell off the bus")
+		}
+		return measure(o)
+	}
+	figures, err = repeated(failing, 5)(bench.Options{})
+	if err == nil || len(figures) != 2 || len(figures[0].Runs) != 2 {
+		t.Errorf("a failing third run gave %v, %v; want its error with the two runs before it", figures, err)
+	}
+}

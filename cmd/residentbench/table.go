@@ -17,12 +17,38 @@ const tableWidth = 100
 // p90 and n, baseline, ratio, goal, met), each as wide as it needs.
 func writeWide(w io.Writer, figures []bench.Figure) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet")
+	header := "figure\tvalue\tbaseline (same run)\tratio\tgoal\tmet"
+	if repeatedRuns(figures) {
+		header += "\truns met\teach run"
+	}
+	fmt.Fprintln(tw, header)
 	for _, f := range figures {
 		row := f.Row()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row[0], row[1], row[2], row[3], row[4], row[5])
+		line := strings.Join(row[:], "\t")
+		if repeatedRuns(figures) {
+			var each []string
+			for _, r := range f.Runs {
+				each = append(each, fmt.Sprintf("%.3g", r.Value))
+			}
+			line += "\t" + runsMet(f) + "\t" + strings.Join(each, " ")
+		}
+		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
+}
+
+// repeatedRuns reports whether the figures combine several runs.
+func repeatedRuns(figures []bench.Figure) bool {
+	return len(figures) > 0 && len(figures[0].Runs) > 1
+}
+
+// runsMet is "k/N" for a figure with a goal over N runs, "—" for one that
+// is only reported.
+func runsMet(f bench.Figure) string {
+	if f.Met == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%d/%d", f.MetIn(), len(f.Runs))
 }
 
 // writeNarrow writes the figures in at most tableWidth columns: figure,
@@ -30,6 +56,9 @@ func writeWide(w io.Writer, figures []bench.Figure) error {
 // onto more lines where it must be; -wide shows the rest.
 func writeNarrow(w io.Writer, figures []bench.Figure) error {
 	header := []string{"figure", "median", "ratio", "goal", "met"}
+	if repeatedRuns(figures) {
+		header = append(header, "runs met")
+	}
 	rows := make([][]string, len(figures))
 	for i, f := range figures {
 		full := f.Row()
@@ -38,6 +67,9 @@ func writeNarrow(w io.Writer, figures []bench.Figure) error {
 			ratio = fmt.Sprintf("%.2f×", f.Ratio)
 		}
 		rows[i] = []string{f.Name, fmt.Sprintf("%.3g %s", f.Value.Median, f.Unit), ratio, f.Goal, full[5]}
+		if repeatedRuns(figures) {
+			rows[i] = append(rows[i], runsMet(f))
+		}
 	}
 	widths := make([]int, len(header))
 	for c := range header {
@@ -63,6 +95,9 @@ func writeNarrow(w io.Writer, figures []bench.Figure) error {
 			}
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
+	}
+	if repeatedRuns(figures) {
+		fmt.Fprintf(&b, "each row is the median of %d runs (by ratio); runs met: how many met the goal; -wide lists each run's ratio\n", len(figures[0].Runs))
 	}
 	b.WriteString("ratio: the median over its baseline's, in this run; -wide adds the baselines, p10, p90 and n\n")
 	_, err := io.WriteString(w, b.String())

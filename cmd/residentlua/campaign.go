@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/campaign"
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
+	"github.com/residentlua/residentlua/plot/campaignplot"
 )
 
 // The exit statuses of residentlua campaign (and campaign merge), which a
@@ -29,6 +32,7 @@ const (
 // campaignOptions is the command line of residentlua campaign.
 type campaignOptions struct {
 	cfg         campaign.Config
+	script      string // the trial script; empty for the built-in trial
 	outPath     string // --out: one JSON line per trial
 	summaryPath string // --summary: the Summary's JSON
 	plotPath    string // --plot: the measurements' pictures
@@ -88,7 +92,7 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.help, o.cfg.Script = help, script
+	o.help, o.script = help, script
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
@@ -180,7 +184,7 @@ func positive(name, value string) (int, error) {
 // seedValue reads a seed, from 1 to 2^53-1.
 func seedValue(name, value string) (uint64, error) {
 	n, err := strconv.ParseUint(value, 10, 64)
-	if err != nil || n == 0 || n > luaapi.MaxSeed {
+	if err != nil || n == 0 || n > seeds.Max {
 		return 0, &usageError{fmt.Sprintf("--%s %q: give a whole number from 1 to 2^53-1", name, value)}
 	}
 	return n, nil
@@ -267,7 +271,7 @@ func (o *campaignOptions) checkOutputs() error {
 	return outputChecks{
 		outputs: []outputFile{{"--out", o.outPath, jsonLines}, {"--summary", o.summaryPath, jsonObject},
 			{"--plot", o.plotPath, picture}, {"--trace", o.tracePath, jsonObject}},
-		inputs: append([]string{o.cfg.Script}, o.merge...),
+		inputs: append([]string{o.script}, o.merge...),
 		force:  o.force,
 	}.check()
 }
@@ -297,8 +301,17 @@ func runCampaign(args []string) int {
 	case o.replay != 0:
 		return o.runReplay()
 	}
-	defer campaign.TuneGC()()
+	defer gctune.ForCampaign()()
 	return o.runTrials()
+}
+
+// runners is what the campaign's trials run: the script's trial(t), or the
+// built-in trial; opts says where they print and report their fabrics.
+func (o *campaignOptions) runners(opts luacampaign.Options) campaign.Runners {
+	if o.script == "" {
+		return campaign.Builtin(opts.OnFabric)
+	}
+	return luacampaign.Script(o.script, opts)
 }
 
 // complain prints a failure of the command and returns the status of a
@@ -324,6 +337,7 @@ func (o *campaignOptions) runTrials() int {
 		// worker keeps its own summary.
 		o.cfg.OnTrial = out.add
 	}
+	o.cfg.Runners = o.runners(luacampaign.Options{})
 	prog := newProgress(o.cfg, isTerminal(os.Stderr))
 	o.cfg.Progress = &prog.counts
 	intr := newInterrupter()
@@ -414,11 +428,12 @@ func writeSummary(path string, s *campaign.Summary) error {
 // timeline too). The status is 1 when the trial failed.
 func (o *campaignOptions) runReplay() int {
 	var rec *traceRecorder
+	opts := luacampaign.Options{Stdout: os.Stdout}
 	if o.tracePath != "" {
 		rec = newTraceRecorder(o.tracePath)
-		o.cfg.OnFabric = rec.attach
+		opts.OnFabric = rec.attach
 	}
-	o.cfg.Stdout = os.Stdout
+	o.cfg.Runners = o.runners(opts)
 	intr := newInterrupter()
 	t, err := campaign.Replay(intr.arm(), o.cfg, o.replay)
 	interrupted := intr.disarm()
@@ -426,8 +441,8 @@ func (o *campaignOptions) runReplay() int {
 		return complain(err)
 	}
 	what := "built-in trial"
-	if o.cfg.Script != "" {
-		what = "trial of " + o.cfg.Script
+	if o.script != "" {
+		what = "trial of " + o.script
 	}
 	status := campaignPassed
 	if rec != nil {
@@ -527,9 +542,9 @@ func drawPlots(path string, s *campaign.Summary) bool {
 		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
 		return true
 	}
-	paths := s.PlotPaths(path)
+	paths := campaignplot.Paths(s, path)
 	for _, name := range slices.Sorted(maps.Keys(paths)) {
-		err := writePicture(paths[name], func(file string) error { return s.PlotMeasurement(name, file) })
+		err := writePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
 		if err != nil {
 			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))
 			return false

@@ -73,7 +73,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
 	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false, "no-prune": false}
-	for _, name := range check.BoundNames {
+	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
 	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, valued, o.set)
@@ -125,7 +125,7 @@ func (o *checkOptions) set(name, value string) error {
 			value = "0"
 		}
 	}
-	if !slices.Contains(check.BoundNames, name) {
+	if !slices.Contains(check.BoundNames(), name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
 	}
 	n, err := strconv.Atoi(value)
@@ -166,10 +166,10 @@ func runCheck(args []string) int {
 	// found so far.
 	intr := newInterrupter()
 	ctx := intr.arm()
-	stdout := &reportWriter{w: os.Stdout}
 	// A search runs the scenario thousands of times: its prints are shown
 	// by --replay only.
-	var out io.Writer = io.Discard
+	stdout := &reportWriter{w: os.Stdout}
+	out := io.Writer(io.Discard)
 	if o.replay != "" {
 		out = stdout
 	}
@@ -178,19 +178,18 @@ func runCheck(args []string) int {
 	switch {
 	case err != nil:
 		complainStatus(err, checkFailed)
+		closeScenario = func() {}
 	case o.replay != "":
 		status = o.runReplay(ctx, scenario, stdout)
 	default:
 		status = o.runSearch(ctx, scenario, intr, stdout)
 	}
-	if closeScenario != nil {
-		closeScenario()
+	closeScenario()
+	if stdout.err != nil {
+		status = complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
 	}
 	if intr.disarm(); intr.wasTerminated() {
 		return exitTerminated
-	}
-	if stdout.err != nil {
-		return complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
 	}
 	return status
 }
@@ -212,9 +211,9 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 }
 
 // loadScenario is the scenario to check: the built-in one, or the script's
-// (whose print writes to stdout), with a function that closes it. ctx stops
-// the script's first run, which makes sure that it is a scenario, and every
-// run of the programs given by --programs.
+// (whose print writes to stdout), with a function that closes what it
+// loaded. With --programs, the built-in scenario runs that pair. ctx stops
+// the script's first run, which makes sure that it is a scenario.
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
@@ -230,7 +229,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
 	}
 	if o.scenario == "" {
-		return check.Builtin, nil, nil
+		return check.Builtin, func() {}, nil
 	}
 	if o.programs != nil {
 		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
@@ -239,7 +238,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 	if err != nil {
 		return nil, nil, err
 	}
-	return sc.Run, nil, nil
+	return sc.Run, func() {}, nil
 }
 
 // scenarioName says which scenario is checked, for the report.

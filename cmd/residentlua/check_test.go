@@ -416,88 +416,8 @@ func TestCheckFreshStatePerRun(t *testing.T) {
 	contains(t, "stdout", r.stdout, "\n2 schedules, ", "bounded space exhausted", "no invariant broken")
 }
 
-// fileProcess is the command running in the background, its output going to
-// files that the test reads while it runs.
-type fileProcess struct {
-	cmd            *exec.Cmd
-	stdout, stderr string // the files
-	done           chan struct{}
-	code           int
-}
-
-// startProcess starts the command with args in dir.
-func startProcess(t *testing.T, dir string, args ...string) *fileProcess {
-	t.Helper()
-	out := t.TempDir()
-	p := &fileProcess{cmd: exec.Command(binary, args...), stdout: filepath.Join(out, "stdout"), stderr: filepath.Join(out, "stderr"), done: make(chan struct{})}
-	p.cmd.Dir = dir
-	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), noExitSleep)
-	for _, f := range []struct {
-		path string
-		to   *io.Writer
-	}{{p.stdout, &p.cmd.Stdout}, {p.stderr, &p.cmd.Stderr}} {
-		file, err := os.Create(f.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer file.Close() // the process has its own descriptor
-		*f.to = file
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		var ee *exec.ExitError
-		if err := p.cmd.Wait(); errors.As(err, &ee) {
-			p.code = ee.ExitCode()
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
-	})
-	return p
-}
-
-// output is what the process has written so far to one of its files.
-func (p *fileProcess) output(t *testing.T, file string) string {
-	t.Helper()
-	return string(readFile(t, file))
-}
-
-// waitForStderr waits until the process has written text on stderr.
-func (p *fileProcess) waitForStderr(t *testing.T, text string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(p.output(t, p.stderr), text) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr in a minute:\n%s", text, p.output(t, p.stderr))
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("the process ended (status %d) before writing %q:\n%s", p.code, text, p.output(t, p.stderr))
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// stop sends sig and waits, for a generous time, for the process to end;
-// it returns the exit status and how long the process took to end.
-func (p *fileProcess) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
-	t.Helper()
-	sent := time.Now()
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("still running 30 s after %v:\nstdout:\n%s\nstderr:\n%s", sig, p.output(t, p.stdout), p.output(t, p.stderr))
-	}
-	return p.code, time.Since(sent)
-}
-
 // peakMemory is the process's peak resident memory, from /proc.
-func (p *fileProcess) peakMemory(t *testing.T) int64 {
+func peakMemory(t *testing.T, p *process) int64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
@@ -512,16 +432,19 @@ func (p *fileProcess) peakMemory(t *testing.T) int64 {
 }
 
 // longWait is a scenario whose wait runs an exchange of a million rounds
-// in simulated time: many minutes of steps.
-const longWait = `function scenario(c)
+// in simulated time (many minutes of steps); it makes the file marker as
+// the wait begins.
+func longWait(marker string) string {
+	return `function scenario(c)
   local s = startup{rounds = 1000000, credits = 1}
   s:submit_gpu()
   s:submit_npu()
   s:start()
-  io.stderr:write("waiting\n")
+  io.open("` + marker + `", "w"):close()
   s:wait(3600)
 end
 `
+}
 
 // TestCheckStopsInALongWait sends SIGTERM, then Ctrl-C (SIGINT) to a
 // search and a replay while a run waits on an exchange of a million
@@ -529,23 +452,27 @@ end
 // exits.
 func TestCheckStopsInALongWait(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "long.lua", longWait)
-	p := startProcess(t, dir, "check", "long.lua", "--faults", "0")
-	p.waitForStderr(t, "waiting\n")
-	code, took := p.stop(t, syscall.SIGTERM)
+	marker := filepath.Join(dir, "waiting")
+	script := writeFile(t, dir, "long.lua", longWait(marker))
+	p := startCommand(t, "check", script, "--faults", "0")
+	waitForFile(t, p, marker)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	code, took := p.wait(t, 30*time.Second)
 	t.Logf("the search ended %v after SIGTERM", took)
 	if code != 143 {
-		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.output(t, p.stdout), "check: the scenario of long.lua", "\n1 schedule, ", "bounded space not exhausted (stopped)", "no invariant broken")
-	p = startProcess(t, dir, "check", "long.lua", "--replay", "r2c2f0:")
-	p.waitForStderr(t, "waiting\n")
-	code, took = p.stop(t, os.Interrupt)
+	contains(t, "stdout", p.stdout.String(), "check: the scenario of "+script, "\n1 schedule, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	os.Remove(marker)
+	p = startCommand(t, "check", script, "--replay", "r2c2f0:")
+	waitForFile(t, p, marker)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, took = p.wait(t, 30*time.Second)
 	t.Logf("the replay ended %v after Ctrl-C", took)
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stderr", p.output(t, p.stderr), `replay "r2c2f0:" interrupted before the end of the scenario`)
+	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
 }
 
 // TestCheckHugeBounds runs the built-in scenario under bounds with 896
@@ -553,24 +480,26 @@ func TestCheckStopsInALongWait(t *testing.T) {
 // memory, and stops with its report on Ctrl-C, from the command and from
 // resident.check; a replay of one of those setups runs as any other.
 func TestCheckHugeBounds(t *testing.T) {
-	p := startProcess(t, repoRoot, "check", "--rounds", "1000000", "--credits", "64")
+	p := startCommand(t, "check", "--rounds", "1000000", "--credits", "64")
 	time.Sleep(time.Second)
-	peak := p.peakMemory(t)
-	code, took := p.stop(t, os.Interrupt)
+	peak := peakMemory(t, p)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, took := p.wait(t, 30*time.Second)
 	t.Logf("peak memory %d MiB; the search ended %v after Ctrl-C", peak>>20, took)
 	if peak > 2<<30 {
 		t.Errorf("peak memory %d MiB, want at most 2 GiB", peak>>20)
 	}
 	if code != 1 {
-		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.output(t, p.stdout), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
-	p = startProcess(t, repoRoot, "-e", `resident.check{rounds = 1000000, credits = 64}`)
+	contains(t, "stdout", p.stdout.String(), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	p = startCommand(t, "-e", `resident.check{rounds = 1000000, credits = 64}`)
 	time.Sleep(time.Second)
-	if code, _ := p.stop(t, os.Interrupt); code != 1 {
-		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.output(t, p.stderr))
+	p.cmd.Process.Signal(os.Interrupt)
+	if code, _ := p.wait(t, 30*time.Second); code != 1 {
+		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "resident.check stderr", p.output(t, p.stderr), "resident.check interrupted ")
+	contains(t, "resident.check stderr", p.stderr.String(), "resident.check interrupted ")
 	r := checkRun(t, "--replay", "r1000000c64f1:5")
 	r.wantCode(t, 0)
 	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
@@ -582,4 +511,33 @@ func TestCheckScenarioFromStdin(t *testing.T) {
 	r := runCmd(t, "", "function scenario(c)\n  c.choose(3)\nend\n", "check", "-")
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "check: the scenario of -", "\n3 schedules, ", "bounded space exhausted", "no invariant broken")
+}
+
+// TestCheckScenarioOfPrograms checks a Lua scenario that makes its sessions
+// of the user's programs, as a trial script would: the exchange's Lua text
+// exhausts clean; its broken NPU half breaks invariant 7, with a
+// counterexample that shows the startup as the script wrote it.
+func TestCheckScenarioOfPrograms(t *testing.T) {
+	dir := t.TempDir()
+	scenario := func(npu string) string {
+		return writeFile(t, dir, "s_"+filepath.Base(npu), `local gpu = resident.program{file = "programs/exchange_gpu.lua"}
+local npu = resident.program{file = "`+npu+`"}
+function scenario(c)
+  local s = startup{gpu = gpu, npu = npu, args = {rounds = c.rounds, credits = c.credits, slot_bytes = 64}}
+  s:submit_gpu()
+  s:submit_npu()
+  s:start()
+  s:wait(1)
+  s:close(1)
+  c.reset()
+end
+`)
+	}
+	good := checkRun(t, append([]string{scenario("programs/exchange_npu.lua")}, programBounds...)...)
+	good.wantCode(t, 0)
+	contains(t, "stdout", good.stdout, "bounded space exhausted", "no invariant broken")
+	bad := checkRun(t, append([]string{scenario("programs/exchange_npu_early_credit.lua")}, programBounds...)...)
+	bad.wantCode(t, 1)
+	contains(t, "stdout", bad.stdout, "invariant 7 (", "generation 1 has checksum", "shortest schedule found",
+		"resident.startup{args = {credits = 1, rounds = 2, slot_bytes = 64}, gpu = resident.program, npu = resident.program} = s1")
 }

@@ -245,7 +245,7 @@ func TestOpenSessionsClosedAtExit(t *testing.T) {
 		{"normal", "s = startup{}; s:submit_gpu()", 0},
 		{"error", "s = startup{}; s:submit_gpu(); error('stop')", 1},
 		{"os.exit", "s = startup{}; s:submit_gpu(); os.exit(3)", 3},
-		{"os.exit(false)", "s = startup{}; os.exit(false)", 1},
+		{"os.exit(false), an error", "s = startup{}; s:submit_gpu(); os.exit(false)", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/luamodule"
 )
 
 // completer completes the name before the cursor for the REPL's Tab key:
@@ -17,9 +17,9 @@ type completer struct{ L *lua.LState }
 func newCompleter(L *lua.LState) *completer { return &completer{L: L} }
 
 // sessionMembers are the names a userdata's __index function is asked for
-// when it cannot be listed: a session's methods and its fields, as luaapi
+// when it cannot be listed: a session's methods and its fields, as luamodule
 // lists them.
-var sessionMembers = append(luaapi.SessionMethods(), luaapi.SessionFields()...)
+var sessionMembers = append(luamodule.SessionMethods(), luamodule.SessionFields()...)
 
 // keywords of Lua 5.1, completed at the top level.
 var keywords = []string{

@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/luamodule"
 	"github.com/residentlua/residentlua/luaapi"
 )
 
@@ -37,9 +38,9 @@ func TestCompleter(t *testing.T) {
 		{line: "wh", pos: -1, want: []string{"while"}},
 		{line: "sta", pos: -1, want: []string{"start", "startup"}},
 		{line: "s:is_c", pos: -1, want: []string{"s:is_complete"}},
-		{line: "s:", pos: -1, want: prefixed("s:", luaapi.SessionMethods())},
-		{line: "s.", pos: -1, want: prefixed("s.", append(luaapi.SessionMethods(), luaapi.SessionFields()...))},
-		{line: "resident.", pos: -1, want: prefixed("resident.", luaapi.ModuleFunctions())},
+		{line: "s:", pos: -1, want: prefixed("s:", luamodule.SessionMethods())},
+		{line: "s.", pos: -1, want: prefixed("s.", append(luamodule.SessionMethods(), luamodule.SessionFields()...))},
+		{line: "resident.", pos: -1, want: prefixed("resident.", luamodule.Names())},
 		{line: "s.st", pos: -1, want: []string{"s.start", "s.state", "s.stats"}},
 		{line: "print(nested.inner.l)", pos: 20, head: "print(", tail: ")", want: []string{"nested.inner.leaf"}},
 		{line: "nested.inner:", pos: -1, want: []string{"nested.inner:fn"}},
@@ -68,7 +69,7 @@ func TestCompleter(t *testing.T) {
 			t.Errorf("%q: %v, want %v", tc.line, got, tc.want)
 		}
 	}
-	for _, f := range luaapi.Functions() {
+	for _, f := range luamodule.Functions() {
 		if _, got, _ := c.complete(f.Name, len(f.Name)); slices.Contains(got, f.Name) != f.Global {
 			t.Errorf("%q completes to %v at the top level; a global: %v", f.Name, got, f.Global)
 		}

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // stepKind says what one -e or -l option asks for.
@@ -41,6 +42,7 @@ type options struct {
 	tracePath    string // --trace
 	statsPath    string // --stats
 	force        bool   // --force: replace a file that does not look like a result file
+	memoryLimit  int64  // --memory-limit in bytes; 0 for lua51's default
 
 	// script is the index in args of the script name ("-" for standard
 	// input), or len(args) when none is named. Everything before it is the
@@ -142,7 +144,7 @@ func parseArgs(args []string) (*options, error) {
 // longOptionTakesValue reports whether name is a long option of residentlua.
 func longOptionTakesValue(name string) bool {
 	switch name {
-	case "mode", "wait", "seed", "timing", "gpu", "trace", "stats":
+	case "mode", "wait", "seed", "timing", "gpu", "trace", "stats", "memory-limit":
 		return true
 	}
 	return false
@@ -173,14 +175,20 @@ func (o *options) setLong(name, value string) error {
 		o.timing = value
 	case "seed":
 		n, err := strconv.ParseUint(value, 0, 64)
-		if err != nil || n == 0 || n > luaapi.MaxSeed {
-			return &usageError{fmt.Sprintf("--seed %q: give a whole number from 1 to 2^53-1 (%d), which a Lua number holds exactly", value, uint64(luaapi.MaxSeed))}
+		if err != nil || n == 0 || n > seeds.Max {
+			return &usageError{fmt.Sprintf("--seed %q: give a whole number from 1 to 2^53-1 (%d), which a Lua number holds exactly", value, uint64(seeds.Max))}
 		}
 		o.seed = n
 	case "trace":
 		o.tracePath = value
 	case "stats":
 		o.statsPath = value
+	case "memory-limit":
+		n, err := lua51.ParseMemorySize(value)
+		if err != nil {
+			return &usageError{"--memory-limit: " + err.Error()}
+		}
+		o.memoryLimit = n
 	}
 	return nil
 }
@@ -254,6 +262,9 @@ residentlua options (before the script):
   --stats FILE               write every session's stats as a JSON array
   --force                    let --trace and --stats replace a file that does
                              not look like one they write (a .lua file, say)
+  --memory-limit SIZE        memory budget of the Lua state, such as 512MiB or
+                             4GiB (default: half the machine's memory, less
+                             under ulimit -v); past it, "not enough memory"
   --verbose                  report every fabric the run makes (default: the first)
   --help, -h                 show this help
 With no script, no -e and no -v: the REPL when standard input is a terminal,

@@ -35,8 +35,13 @@ const expectTimeout = 30 * time.Second
 // in $HOME, a new temporary directory).
 func startTerminal(t *testing.T, historyFile string, args ...string) *terminal {
 	t.Helper()
+	return startOnTerminal(t, historyFile, exec.Command(binary, args...))
+}
+
+// startOnTerminal runs cmd, which runs the command, as startTerminal does.
+func startOnTerminal(t *testing.T, historyFile string, cmd *exec.Cmd) *terminal {
+	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(binary, args...)
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "TERM=xterm", "HOME="+home, "RESIDENTLUA_HISTORY="+historyFile, noExitSleep)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})

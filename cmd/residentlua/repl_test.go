@@ -345,3 +345,16 @@ func TestREPLShowsNestedTables(t *testing.T) {
 		}
 	}
 }
+
+func TestREPLCoroutineAcrossLines(t *testing.T) {
+	// A coroutine made by one line resumes in the next: the context the
+	// command gives each line (which Ctrl-C cancels, and which ends with
+	// the line) is the running line's, not the one of the line that made
+	// the coroutine.
+	r := runCmd(t, "", "co = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i * 10) end end)\nprint(co())\nprint(co())\n", "-i", "--mode", "sim")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "10\n", "20\n")
+	if strings.Contains(r.stderr, "context canceled") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -91,9 +92,9 @@ func newCommand(opts *options) (*command, error) {
 	// the first fabric).
 	seed := opts.seed
 	if seed == 0 {
-		seed = luaapi.ChooseSeed()
+		seed = seeds.Choose()
 	}
-	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout}), intr: newInterrupter()}
+	c := &command{opts: opts, L: lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: os.Stdout, MemoryLimit: opts.memoryLimit}), intr: newInterrupter()}
 	cfg := opts.fabricConfig()
 	cfg.Seed = seed
 	lopts := luaapi.Options{
@@ -247,22 +248,15 @@ func (c *command) runStdin(args []lua.LValue) error {
 
 // replaceExit makes os.exit([code]) end the run the way a normal exit does:
 // open sessions are closed and reported, and --trace and --stats are
-// written, before the process exits with the code (true is 0, false 1).
+// written, before the process exits with the code (a number, as in Lua
+// 5.1).
 func (c *command) replaceExit() {
 	osTable, ok := c.L.GetGlobal("os").(*lua.LTable)
 	if !ok {
 		return
 	}
 	c.L.SetField(osTable, "exit", c.L.NewFunction(func(L *lua.LState) int {
-		code := 0
-		switch v := L.Get(1).(type) {
-		case lua.LBool:
-			if !v {
-				code = 1
-			}
-		case lua.LNumber:
-			code = int(v)
-		}
+		code := lua51.ExitCode(L)
 		if err := c.finish(); err != nil && code == 0 {
 			code = 1
 		}

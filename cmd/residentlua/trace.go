@@ -8,12 +8,14 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/kernel"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -319,8 +321,9 @@ func (tf *tracedFabric) tid(a devices.Actor) int {
 
 // instant is e as an instant event on its actor's track, named by its kind
 // ("publication", "observe", "payload.write", "payload.read", "retire",
-// ...), with the event's fields as arguments. A real GPU's kernel.observe
-// and kernel.retire stand at the kernel's own time (their B), not when the
+// ...), or for a program's note by the note's own name ("chunk.sent"),
+// with the event's fields as arguments. A real GPU's kernel.observe and
+// kernel.retire stand at the kernel's own time (their B), not when the
 // host noticed.
 func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 	args := []traceArg{{"seq", e.Seq}, {"session", e.Session}, {"a", e.A}, {"b", e.B}}
@@ -331,8 +334,12 @@ func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 	if e.Kind == kernel.EvObserve || e.Kind == kernel.EvRetire {
 		at = time.Duration(e.B)
 	}
+	name := string(e.Kind)
+	if e.Kind == program.EvNote {
+		name, _, _ = strings.Cut(e.Detail, " ")
+	}
 	return traceEvent{
-		Name: string(e.Kind), Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
+		Name: name, Cat: e.Kind.Category().String(), Ph: "i", Scope: "t",
 		Ts: micros(at), Pid: tf.pid, Tid: tf.tid(e.Actor), Args: args,
 	}
 }

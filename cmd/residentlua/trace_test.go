@@ -490,3 +490,13 @@ func TestTraceJSONLikeEncodingJSON(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestTraceNamesAProgramsNotes: a Lua program's own events (notes) stand
+// in a trace under their own names.
+func TestTraceNamesAProgramsNotes(t *testing.T) {
+	var tf tracedFabric
+	e := tf.instant(devices.Event{Seq: 1, Actor: 1, Session: 1, Kind: program.EvNote, A: 3, B: 7, Detail: "chunk.sent half 1"})
+	if e.Name != "chunk.sent" {
+		t.Errorf("a note named chunk.sent stands as %q", e.Name)
+	}
+}

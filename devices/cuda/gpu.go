@@ -8,13 +8,18 @@
 // lives as long as the backend, and an execution context holding the module
 // and the stream, which a reset destroys and makes anew. Destroying the
 // execution context therefore never frees memory that the host or the NPU
-// may still reach.
+// may still reach. Pinned buffers are carved from chunks the memory context
+// allocates once (a pinned arena), so a session allocates and frees nothing
+// through the driver; a launch and a stream query run on the caller's
+// thread with the execution context made current there (GPU.onCaller).
 package cuda
 
 import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,14 +126,30 @@ type GPU struct {
 	image   *memory.Region // mapped: the PTX, NUL-terminated
 	control *memory.Region // pinned: parameters, arguments, status, ping words
 
+	// pinned carves Map's regions from chunks of pinned memory that the
+	// memory context allocates (lendPinned); a region given back is
+	// carved again, so a session costs the driver no allocation.
+	pinned *memory.Arena
+
 	mu          sync.Mutex // guards what follows, and the control region's use
 	exec        execution
 	generation  uint64               // of the execution context: a reset makes a new one
 	clock       func() time.Duration // the fabric's, from Attach
 	alignedAt   time.Duration        // when the clocks were last aligned, by clock
 	clockOffset atomic.Int64         // kernel clock minus fabric clock, in ns
-	pinned      int                  // regions lent by Map and not yet given back
 	closed      bool
+
+	lentMu sync.Mutex   // guards lent; taken under mu or alone, never the other way
+	lent   []pinnedLoan // the driver's allocations the arena carves
+}
+
+// pinnedLoan is one allocation of pinned memory the arena carves (a chunk,
+// or a region too large to carve), with where the kernels of one
+// generation of the execution context see it.
+type pinnedLoan struct {
+	host, size uintptr
+	device     uintptr
+	generation uint64 // of device; 0: not asked yet
 }
 
 // execution is what a reset destroys: the execution context, its module,
@@ -151,6 +172,7 @@ func open(library string) (*GPU, error) {
 		return nil, devices.Errorf(devices.KindUnsupported, "cuda", "%w", err)
 	}
 	g := &GPU{drv: drv, thread: startThread()}
+	g.pinned = memory.NewArenaOf(g.lendPinned)
 	if err := g.thread.do(g.start); err != nil {
 		_ = g.thread.do(g.release)
 		g.thread.stop()
@@ -329,12 +351,60 @@ func (g *GPU) startExecution() error {
 }
 
 // devicePointer is where the current context's kernels see byte off of a
-// pinned region.
+// pinned region that is an allocation of its own (the control region).
 func (g *GPU) devicePointer(r *memory.Region, off int) (uintptr, error) {
 	if err := g.drv.call("cuMemHostGetDevicePointer_v2", g.out(), r.Addr(0), 0); err != nil {
 		return 0, err
 	}
 	return uintptr(g.scratch.Load64(scratchOut)) + uintptr(off), nil
+}
+
+// lendPinned is the pinned arena's source: an allocation of size bytes in
+// the memory context, recorded among the loans until the arena gives it
+// back.
+func (g *GPU) lendPinned(size int) (*memory.Region, error) {
+	var r *memory.Region
+	var host uintptr // set before the region can be given back
+	err := g.thread.do(func() (err error) {
+		r, err = g.hostAlloc(size, func() {
+			g.lentMu.Lock()
+			g.lent = slices.DeleteFunc(g.lent, func(l pinnedLoan) bool { return l.host == host })
+			g.lentMu.Unlock()
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	host = r.Addr(0)
+	g.lentMu.Lock()
+	g.lent = append(g.lent, pinnedLoan{host: host, size: uintptr(size)})
+	g.lentMu.Unlock()
+	return r, nil
+}
+
+// deviceAddress is where the kernels of the current execution context see
+// a region Map lent: its loan's device pointer, asked of the driver once
+// per loan and generation (g.mu held, on a thread with the execution
+// context current).
+func (g *GPU) deviceAddress(r *memory.Region) (uintptr, error) {
+	at := r.Addr(0)
+	g.lentMu.Lock()
+	defer g.lentMu.Unlock()
+	for i := range g.lent {
+		l := &g.lent[i]
+		if at < l.host || at >= l.host+l.size {
+			continue
+		}
+		if l.generation != g.generation {
+			if err := g.drv.call("cuMemHostGetDevicePointer_v2", g.out(), l.host, 0); err != nil {
+				return 0, err
+			}
+			l.device, l.generation = uintptr(g.scratch.Load64(scratchOut)), g.generation
+		}
+		return l.device + (at - l.host), nil
+	}
+	return 0, fmt.Errorf("memory at %#x was not lent by this GPU's Map", at)
 }
 
 // cString is b up to its first NUL.
@@ -352,24 +422,30 @@ func (g *GPU) Describe() string {
 	return fmt.Sprintf("cuda: %s (sm_%d%d)", g.name, g.major, g.minor)
 }
 
-// Map lends zeroed pinned host memory that the GPU reaches at system scope.
+// Map lends zeroed pinned host memory that the GPU reaches at system scope,
+// carved from the pinned arena: the driver allocates a chunk only when the
+// arena has no room, and a region given back (Unmap) is carved again. A
+// region that is never given back (quarantined memory) keeps its chunk.
 func (g *GPU) Map(size int) (*memory.Region, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return nil, devices.Errorf(devices.KindBusy, "alloc", "the CUDA backend is closed")
 	}
-	var r *memory.Region
-	err := g.thread.do(func() (err error) {
-		r, err = g.hostAlloc(size, func() {
-			g.mu.Lock()
-			g.pinned--
-			g.mu.Unlock()
-		})
+	return g.pinned.Alloc(size)
+}
+
+// onCaller runs fn on the calling goroutine's OS thread with the execution
+// context current there (g.mu held): the launch and the stream queries of
+// a session, where a hop to the backend's thread and back would cost two
+// thread wake-ups, more than the driver call. g.mu serializes them with
+// everything that runs on the backend's thread, and a context may be
+// current on more than one thread.
+func (g *GPU) onCaller(fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := g.drv.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
 		return err
-	})
-	if err == nil {
-		g.pinned++
 	}
-	return r, err
+	return fn()
 }

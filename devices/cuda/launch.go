@@ -30,9 +30,6 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 	if g.exec.ctx == 0 {
 		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
 	}
-	if g.exec.launched && !g.idle() {
-		return nil, devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
-	}
 	if g.clock == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
 	}
@@ -41,16 +38,15 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 			return nil, err
 		}
 	}
-	err := g.thread.do(func() error {
-		d := g.drv
-		if err := d.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
+	err := g.onCaller(func() error {
+		if err := g.checkIdle(); err != nil {
 			return err
 		}
-		startup, err := g.devicePointer(k.Startup, 0)
+		startup, err := g.deviceAddress(k.Startup)
 		if err != nil {
 			return fmt.Errorf("the startup line is not pinned memory of this GPU: %w", err)
 		}
-		payload, err := g.devicePointer(k.Payload, 0)
+		payload, err := g.deviceAddress(k.Payload)
 		if err != nil {
 			return fmt.Errorf("the payload is not pinned memory of this GPU: %w", err)
 		}
@@ -75,7 +71,7 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 		return g.launch(g.exec.exchange, ctlExchangeList)
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%w", err)
+		return nil, g.dispatchError(err)
 	}
 	g.exec.launched = true
 	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
@@ -96,27 +92,56 @@ func (g *GPU) launch(fn uintptr, list int) error {
 	return g.drv.call("cuLaunchKernel", fn, 1, 1, 1, 1, 1, 1, 0, g.exec.stream, g.control.Addr(list), 0)
 }
 
-// idle reports whether the stream has nothing running (g.mu held).
-func (g *GPU) idle() bool { return g.streamStatus() != cudaErrNotReady }
+// errBusy is a launch refused because a kernel still runs.
+var errBusy = errors.New("a kernel still runs")
+
+// checkIdle refuses a launch while the last kernel launched still runs
+// (g.mu held, in onCaller). A kernel that reported its end in the status
+// block is leaving: a launch queues behind it on the stream, for the
+// microsecond it takes to return, so the driver is asked only about one
+// that did not.
+func (g *GPU) checkIdle() error {
+	if !g.exec.launched || g.control.Load(statusDone) != 0 {
+		return nil
+	}
+	if g.drv.status("cuStreamQuery", g.exec.stream) == cudaErrNotReady {
+		return errBusy
+	}
+	return nil
+}
+
+// dispatchError is the error of a launch that failed in onCaller.
+func (g *GPU) dispatchError(err error) error {
+	if errors.Is(err, errBusy) {
+		return devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
+	}
+	return devices.Errorf(devices.KindDevice, "dispatch", "%w", err)
+}
 
 // streamStatus asks the driver about the execution context's stream, with
 // that context current: CUDA_SUCCESS when its kernels are done, NOT_READY
-// while one runs, another code when one failed. Without an execution
-// context (a reset failed half-way) nothing runs.
+// while one runs, another code when one failed (g.mu held). Without an
+// execution context (a reset failed half-way) nothing runs.
 func (g *GPU) streamStatus() uintptr {
+	if g.exec.ctx == 0 {
+		return cudaSuccess
+	}
 	var r uintptr
-	_ = g.thread.do(func() error {
-		if g.exec.ctx == 0 {
-			return nil
-		}
-		if err := g.drv.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
-			r = err.(*resultError).code
-			return nil
-		}
+	err := g.onCaller(func() error {
 		r = g.drv.status("cuStreamQuery", g.exec.stream)
 		return nil
 	})
+	if re := (*resultError)(nil); errors.As(err, &re) {
+		return re.code
+	}
 	return r
+}
+
+// lockedStreamStatus is streamStatus for a caller that does not hold g.mu.
+func (g *GPU) lockedStreamStatus() uintptr {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.streamStatus()
 }
 
 // exchangeKernel is a launched exchange kernel; it reads the status block.
@@ -142,7 +167,7 @@ func (k *exchangeKernel) Status() exchange.KernelStatus {
 
 // Fault asks the driver whether the kernel's stream failed.
 func (k *exchangeKernel) Fault() error {
-	r := k.g.streamStatus()
+	r := k.g.lockedStreamStatus()
 	if r == cudaSuccess || r == cudaErrNotReady {
 		return nil
 	}
@@ -216,6 +241,52 @@ func (g *GPU) RoundTrips(rounds int) ([]time.Duration, error) {
 // trip.
 func (g *GPU) ClockedRoundTrips(rounds int) ([]time.Duration, error) {
 	return g.roundTrips(rounds, true)
+}
+
+// EmptyLaunches launches ping_pong with no rounds, a kernel that returns at
+// once, n times, each from the call to the driver until the driver reports
+// the stream idle, polling it from the caller's thread as a session's
+// launch does, and returns each launch's duration sorted: the floor of a
+// kernel launch with its completion.
+func (g *GPU) EmptyLaunches(n int) ([]time.Duration, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
+	}
+	if n < 1 {
+		return nil, devices.Errorf(devices.KindInvalid, "cuda", "launches must be at least 1, got %d", n)
+	}
+	out := make([]time.Duration, n)
+	err := g.onCaller(func() error {
+		c := g.control
+		c.Store(pingArgRounds, 0)
+		for i := range out {
+			start := time.Now()
+			if err := g.launch(g.exec.ping, ctlPingList); err != nil {
+				return err
+			}
+			for {
+				r := g.drv.status("cuStreamQuery", g.exec.stream)
+				if r == cudaSuccess {
+					break
+				}
+				if r != cudaErrNotReady {
+					return result("cuStreamQuery", r)
+				}
+				if time.Since(start) > kernelAnswerTimeout {
+					return fmt.Errorf("an empty kernel did not complete within %v", kernelAnswerTimeout)
+				}
+			}
+			out[i] = time.Since(start)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching an empty kernel: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 func (g *GPU) roundTrips(rounds int, withClock bool) ([]time.Duration, error) {
@@ -373,16 +444,16 @@ func (g *GPU) Close() error {
 	g.control.Store(ctlStop, 1)
 	g.control.Store(ctlPing, pingStop)
 	_ = g.waitIdle(stopTimeout)
-	pinned := g.pinned
 	g.mu.Unlock()
+	out, releaseErr := g.pinned.Release()
 	err := g.thread.do(func() error {
-		errs := []error{g.drv.call("cuCtxDestroy_v2", g.exec.ctx)}
-		if pinned == 0 {
+		errs := []error{releaseErr, g.drv.call("cuCtxDestroy_v2", g.exec.ctx)}
+		if out == 0 {
 			errs = append(errs, g.drv.call("cuCtxDestroy_v2", g.memCtx))
 		}
 		return errors.Join(errs...)
 	})
-	if pinned == 0 {
+	if out == 0 {
 		g.thread.stop()
 		_ = g.scratch.Unmap()
 		_ = g.image.Unmap()

@@ -352,7 +352,7 @@ func TestRoundTripsThroughMappedMemory(t *testing.T) {
 		t.Skipf("skipped: this test needs a CUDA GPU: %v", err)
 	}
 	defer g.Close()
-	for name, measure := range map[string]func(int) ([]time.Duration, error){"minimal": g.RoundTrips, "clocked": g.ClockedRoundTrips} {
+	for name, measure := range map[string]func(int) ([]time.Duration, error){"minimal": g.RoundTrips, "clocked": g.ClockedRoundTrips, "empty launch": g.EmptyLaunches} {
 		trips, err := measure(1000)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -103,16 +103,13 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 	if g.closed {
 		return nil, devices.Errorf(devices.KindBusy, "dispatch", "the CUDA backend is closed")
 	}
-	if g.exec.launched && !g.idle() {
-		return nil, devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
-	}
 	if m.generation != g.generation {
 		if err := m.load(); err != nil {
 			return nil, err
 		}
 	}
-	err := g.thread.do(func() error {
-		if err := g.drv.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
+	err := g.onCaller(func() error {
+		if err := g.checkIdle(); err != nil {
 			return err
 		}
 		c := g.control
@@ -123,7 +120,7 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 			c.Store64(off, 0)
 		}
 		c.Store(ctlStop, 0)
-		startup, err := g.devicePointer(block.Startup, 0)
+		startup, err := g.deviceAddress(block.Startup)
 		if err != nil {
 			return fmt.Errorf("the startup line is not pinned memory of this GPU: %w", err)
 		}
@@ -136,7 +133,7 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 		c.Store64(userOwner, block.Owner)
 		c.Store(userValues, uint32(len(block.Values)))
 		for i, b := range block.Buffers {
-			p, err := g.devicePointer(b, 0)
+			p, err := g.deviceAddress(b)
 			if err != nil {
 				return fmt.Errorf("buffer %d is not pinned memory of this GPU: %w", i, err)
 			}
@@ -149,7 +146,7 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 		return g.launch(m.fn, ctlUserList)
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%w", err)
+		return nil, g.dispatchError(err)
 	}
 	g.exec.launched = true
 	return &userRunning{g: g}, nil
@@ -177,7 +174,7 @@ func (r *userRunning) Status() kernel.Status {
 // Check asks the driver whether the kernel's stream is idle (the kernel
 // returned) or failed.
 func (r *userRunning) Check() (bool, error) {
-	switch s := r.g.streamStatus(); s {
+	switch s := r.g.lockedStreamStatus(); s {
 	case cudaSuccess:
 		return true, nil
 	case cudaErrNotReady:

@@ -150,10 +150,9 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		}
 		return
 	}
-	words := cfg.SlotBytes / 4
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}, data: make([]uint32, words)}
+		r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
 		var prog devices.Program = &r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
@@ -166,7 +165,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}, data: make([]uint32, words)}
+		r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}}
 		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
@@ -238,6 +237,7 @@ func (x *Exchange) ackOff(slot int) int  { return slot*x.slots.Stride + x.slots.
 func (x *Exchange) dataOff(slot int) int { return slot*x.slots.Stride + x.slots.Data }
 func (x *Exchange) resultOff(g int) int  { return x.results + (g-1)*resultSize }
 func (x *Exchange) slot(g int) int       { return (g - 1) % x.cfg.Credits }
+func (x *Exchange) words() int           { return x.cfg.SlotBytes / 4 }
 
 // Pattern is word i of generation g of session owner: what the GPU half
 // writes into a slot (a real-hardware kernel computes the same).

@@ -150,9 +150,12 @@ func (h *half) startStep(env program.Env, latency time.Duration) (next program.N
 }
 
 // gpuExchange is the GPU half: produce each generation into a free slot.
+// The halves keep no buffers of their own that they write as they go (a
+// generation's words are made as they are stored, and read into its
+// checksum): two such buffers, allocated together, shared a cache line
+// that the two devices' threads took from each other on every round.
 type gpuExchange struct {
 	half
-	data []uint32 // the generation's words, made before they are stored
 }
 
 // Step runs the GPU half one step.
@@ -174,8 +177,8 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 		return p.afterCredit()
 	case opWrite:
 		base := x.dataOff(x.slot(p.g))
-		for i, w := range p.data {
-			p.payload.StorePlain(base+4*i, w)
+		for i := range x.words() {
+			p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
 		}
 		if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
 			p.op = opFlip
@@ -183,7 +186,7 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 		}
 		return p.storeGen()
 	case opFlip:
-		i := p.g % len(p.data)
+		i := p.g % x.words()
 		p.payload.Flip(x.dataOff(x.slot(p.g))+4*i, 1<<(p.g%32))
 		return p.storeGen()
 	case opStoreGen:
@@ -224,11 +227,8 @@ func (p *gpuExchange) afterCredit() program.Next {
 	return p.write()
 }
 
-// write makes the generation's words and stops at their stores.
+// write stops at the stores of the generation's words.
 func (p *gpuExchange) write() program.Next {
-	for i := range p.data {
-		p.data[i] = Pattern(p.x.owner, p.g, i)
-	}
 	p.op = opWrite
 	return program.Continue()
 }
@@ -245,7 +245,6 @@ func (p *gpuExchange) storeGen() program.Next {
 // its result, return the credit, drain.
 type npuExchange struct {
 	half
-	data     []uint32 // the slot's words as read
 	consumed uint32
 	sum      uint32
 	drained  int // words the last drain wrote, -1 when the fault skipped it
@@ -285,9 +284,8 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 	case opRead:
 		base := x.dataOff(slot)
 		h := uint32(checksumStart)
-		for i := range p.data {
-			p.data[i] = p.payload.Load(base + 4*i)
-			h = (h ^ p.data[i]) * checksumPrime
+		for i := range x.words() {
+			h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
 		}
 		p.sum = h
 		p.consumed++

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -30,17 +31,29 @@ const (
 // An Arena is safe for concurrent use.
 // The zero Arena is empty and ready to use; it maps nothing until its first
 // Alloc.
+//
+// An arena made by NewArenaOf carves foreign memory instead, such as pinned
+// host memory a GPU driver allocates, where each allocation costs far more
+// than a trial's work: its chunks are regions its source lends, an empty
+// chunk stays with the arena for its next Alloc instead of going to the
+// pool, and Release gives the empty ones back to the source.
 type Arena struct {
 	mu     sync.Mutex
 	newest *chunk // the chunks, newest first, linked by older
+	// source lends the chunks of an arena made by NewArenaOf (nil: mmap).
+	source func(size int) (*Region, error)
+	spare  []*chunk // a source arena's empty chunks
+	out    int      // a source arena's regions not given back
 }
 
 // chunk is one mapping of ChunkBytes, or (lent set) the lender of a foreign
-// region.
+// region, or (backing set) a foreign region of ChunkBytes a source arena
+// carves.
 type chunk struct {
 	arena        *Arena          // the arena the chunk belongs to while it is not in the pool
 	older, newer *chunk          // the arena's other chunks
 	lent         func() error    // gives a foreign region back to its lender
+	backing      *Region         // the source's region a source arena's chunk carves
 	unmap        runtime.Cleanup // unmaps bytes once the chunk is unreachable
 	bytes        []byte
 	used         int              // bytes carved so far, from the start
@@ -51,6 +64,14 @@ type chunk struct {
 
 // NewArena makes an empty arena.
 func NewArena() *Arena { return &Arena{} }
+
+// NewArenaOf makes an empty arena that carves regions lent by source, which
+// it asks for ChunkBytes at a time, and for a region of its own when one is
+// over MaxCarved. source must return zeroed, line-aligned memory (Foreign
+// does both) that stays valid until the region is unmapped.
+func NewArenaOf(source func(size int) (*Region, error)) *Arena {
+	return &Arena{source: source}
+}
 
 // Alloc returns size bytes (rounded up to whole lines) of zeroed memory:
 // carved from one of the arena's chunks, or a mapping of its own when size
@@ -72,22 +93,18 @@ func (a *Arena) AllocIn(r *Region, size int) error {
 	}
 	size = RoundUp(size)
 	if size > MaxCarved {
-		own, err := Map(size)
-		if err != nil {
-			return err
-		}
-		*r = *own
-		return nil
+		return a.allocOwn(r, size)
 	}
 	c := class(size)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for ch := a.newest; ch != nil; ch = ch.older {
 		if ch.carve(c, size, r) {
+			a.out++
 			return nil
 		}
 	}
-	ch, err := pool.take()
+	ch, err := a.takeChunk()
 	if err != nil {
 		return err
 	}
@@ -97,7 +114,62 @@ func (a *Arena) AllocIn(r *Region, size int) error {
 	}
 	a.newest = ch
 	ch.carve(c, size, r) // an empty chunk has room for MaxCarved
+	a.out++
 	return nil
+}
+
+// allocOwn makes r a region of size bytes of its own: a mapping, or for a
+// source arena the source's, counted among the arena's regions until it
+// is unmapped.
+func (a *Arena) allocOwn(r *Region, size int) error {
+	if a.source == nil {
+		own, err := Map(size)
+		if err != nil {
+			return err
+		}
+		*r = *own
+		return nil
+	}
+	own, err := a.source(size)
+	if err != nil {
+		return err
+	}
+	if own.home == nil || own.home.lent == nil {
+		return fmt.Errorf("memory: an arena's source must lend foreign regions (Foreign)")
+	}
+	free := own.home.lent
+	own.home.lent = func() error {
+		a.mu.Lock()
+		a.out--
+		a.mu.Unlock()
+		return free()
+	}
+	a.mu.Lock()
+	a.out++
+	a.mu.Unlock()
+	*r = *own
+	return nil
+}
+
+// takeChunk is an empty chunk for the arena (a.mu held): from the pool, or
+// for a source arena one of its spare chunks or a new one of its source.
+func (a *Arena) takeChunk() (*chunk, error) {
+	if a.source == nil {
+		return pool.take()
+	}
+	if n := len(a.spare); n > 0 {
+		ch := a.spare[n-1]
+		a.spare = a.spare[:n-1]
+		return ch, nil
+	}
+	backing, err := a.source(ChunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	if backing.Len() != ChunkBytes || backing.home == nil || backing.home.lent == nil {
+		return nil, fmt.Errorf("memory: an arena's source must lend foreign regions (Foreign) of the size asked for")
+	}
+	return &chunk{bytes: backing.bytes, backing: backing}, nil
 }
 
 // Empty reports whether the arena holds no chunk: every region it carved
@@ -106,6 +178,22 @@ func (a *Arena) Empty() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.newest == nil
+}
+
+// Release gives a source arena's empty chunks back to its source and
+// returns how many regions are still out (not unmapped): a chunk holding
+// one stays, with its memory valid. It does nothing for an arena of
+// mappings, whose empty chunks are already in the pool.
+func (a *Arena) Release() (out int, err error) {
+	a.mu.Lock()
+	spare := a.spare
+	a.spare, out = nil, a.out
+	a.mu.Unlock()
+	var errs []error
+	for _, ch := range spare {
+		errs = append(errs, ch.backing.Unmap())
+	}
+	return out, errors.Join(errs...)
 }
 
 // class is the size class of size bytes (whole lines, at most MaxCarved).
@@ -150,6 +238,7 @@ func (a *Arena) give(r *Region) {
 	ch.dirty = max(ch.dirty, off+len(r.bytes))
 	ch.free[c] = append(ch.free[c], int32(off))
 	ch.live--
+	a.out--
 	if ch.live > 0 {
 		return
 	}
@@ -160,6 +249,11 @@ func (a *Arena) give(r *Region) {
 	}
 	if ch.older != nil {
 		ch.older.newer = ch.newer
+	}
+	if ch.backing != nil {
+		ch.reset()
+		a.spare = append(a.spare, ch)
+		return
 	}
 	pool.give(ch)
 }
@@ -192,9 +286,16 @@ func (p *chunkPool) take() (*chunk, error) {
 
 // give keeps an empty chunk for the next arena.
 func (p *chunkPool) give(ch *chunk) {
-	ch.arena, ch.older, ch.newer, ch.used, ch.live = nil, nil, nil, 0, 0
+	ch.reset()
+	ch.arena = nil
+	p.chunks.Put(ch)
+}
+
+// reset makes an empty chunk carve from its start again; the bytes it
+// carved before stay dirty, to be zeroed as they are carved again.
+func (ch *chunk) reset() {
+	ch.older, ch.newer, ch.used, ch.live = nil, nil, 0, 0
 	for c := range ch.free {
 		ch.free[c] = ch.free[c][:0]
 	}
-	p.chunks.Put(ch)
 }

@@ -270,3 +270,81 @@ func TestAllocInReusesTheCallersRegion(t *testing.T) {
 		t.Error("a region given back still refers to its chunk, keeping it mapped")
 	}
 }
+
+// lender is a source of foreign regions for NewArenaOf, as a GPU driver's
+// pinned allocations are: it counts what it lent and what came back.
+type lender struct {
+	sizes          []int
+	lent, returned int
+}
+
+func (l *lender) lend(size int) (*Region, error) {
+	m, err := Map(size)
+	if err != nil {
+		return nil, err
+	}
+	m.Store(0, 0xdead) // Foreign must zero it
+	l.sizes = append(l.sizes, size)
+	l.lent++
+	return Foreign(m.Addr(0), size, func() error { l.returned++; return m.Unmap() })
+}
+
+// A source arena asks its source for one chunk however many regions come
+// and go, hands regions out zeroed, keeps the emptied chunk for its next
+// Alloc, and gives it back only at Release, which counts what is still out.
+func TestSourceArenaKeepsItsChunksUntilRelease(t *testing.T) {
+	l := &lender{}
+	a := NewArenaOf(l.lend)
+	for i := range 500 {
+		x, y := mustAlloc(t, a, 64), mustAlloc(t, a, 1+i%4000)
+		for _, r := range []*Region{x, y} {
+			for off := 0; off < r.Len(); off += 4 {
+				if r.Load(off) != 0 {
+					t.Fatalf("cycle %d: a region is not zeroed at %d", i, off)
+				}
+				r.Store(off, 7)
+			}
+		}
+		if err := x.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+		if err := y.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.lent != 1 || l.sizes[0] != ChunkBytes || l.returned != 0 {
+		t.Fatalf("500 cycles lent %d regions %v and took back %d; want one chunk of %d kept", l.lent, l.sizes, l.returned, ChunkBytes)
+	}
+	kept := mustAlloc(t, a, 128)
+	big := mustAlloc(t, a, MaxCarved+1)
+	if l.lent != 2 || l.sizes[1] != RoundUp(MaxCarved+1) {
+		t.Fatalf("a region over MaxCarved lent %v; want a region of its own from the source", l.sizes)
+	}
+	if out, err := a.Release(); err != nil || out != 2 {
+		t.Fatalf("Release with two regions out = %d, %v; want 2", out, err)
+	}
+	if l.returned != 0 {
+		t.Fatalf("Release gave back %d regions while the chunk still held one", l.returned)
+	}
+	if err := big.Unmap(); err != nil || l.returned != 1 {
+		t.Fatalf("unmapping the big region: %v, %d returned; want it back at its source", err, l.returned)
+	}
+	if err := kept.Unmap(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := a.Release(); err != nil || out != 0 || l.returned != 2 {
+		t.Fatalf("Release of an empty arena = %d, %v with %d returned; want 0 out and the chunk back", out, err, l.returned)
+	}
+}
+
+// A source that lends what is not foreign memory, or not the size asked
+// for, is an error, not a chunk that Unmap would hand to munmap.
+func TestSourceArenaRefusesABadSource(t *testing.T) {
+	a := NewArenaOf(func(size int) (*Region, error) { return Map(size) })
+	if _, err := a.Alloc(64); err == nil || !strings.Contains(err.Error(), "foreign") {
+		t.Fatalf("Alloc from a source of mappings = %v; want an error naming foreign regions", err)
+	}
+	if _, err := a.Alloc(MaxCarved + 1); err == nil || !strings.Contains(err.Error(), "foreign") {
+		t.Fatalf("a big Alloc from a source of mappings = %v; want an error naming foreign regions", err)
+	}
+}

@@ -32,7 +32,7 @@ local function up() return s .. 1/4 end
 add(up())
 local z = "z"
 do local z = z .. "1" add(z) end
-add(type(_G["(concat)"]), rawget(_G, "(concat)"))
+add(type(_G["(operators)"]), rawget(_G, "(operators)"))
 add(pcall(function() return "a" .. {} end))
 add(pcall(function() local t = {} return t .. "a" end))
 add(pcall(function() return "a" .. nil_global .. "b" end))
@@ -123,11 +123,28 @@ var concatLoops = []struct{ name, src string }{
 	{"number", "local n = ...\nlocal a, b = 'x', 'y'\nfor i = 1, n do local s = a .. b .. i end"},
 }
 
+// operatorLoops do the other rewritten operations n times: %, ^ of a
+// variable, # of a table and of a string, and the usual append.
+var operatorLoops = []struct{ name, src string }{
+	{"mod", "local n = ...\nlocal x = 7\nfor i = 1, n do local m = i % x end"},
+	{"pow", "local n = ...\nlocal x = 1.5\nfor i = 1, n do local p = x ^ 2 end"},
+	{"len", "local n = ...\nlocal t, s = {1, 2, 3}, 'abc'\nfor i = 1, n do local l = #t + #s end"},
+	{"append", "local n = ...\nlocal t = {}\nfor i = 1, n do t[#t + 1] = i end"},
+}
+
 // BenchmarkConcat measures one concatenation chain per iteration, loaded
 // with Load (Lua 5.1's formatting, one hidden call) and with stock
 // gopher-lua's L.Load (its OP_CONCAT), in the same run.
-func BenchmarkConcat(b *testing.B) {
-	for _, loop := range concatLoops {
+func BenchmarkConcat(b *testing.B) { benchLoaders(b, concatLoops) }
+
+// BenchmarkOperators measures %, ^ and # as BenchmarkConcat measures ..:
+// Lua 5.1's (one hidden call each) beside gopher-lua's instructions.
+func BenchmarkOperators(b *testing.B) { benchLoaders(b, operatorLoops) }
+
+// benchLoaders runs each loop loaded with Load and with stock gopher-lua's
+// L.Load, in the same run.
+func benchLoaders(b *testing.B, loops []struct{ name, src string }) {
+	for _, loop := range loops {
 		for _, variant := range []struct {
 			name string
 			load func(L *lua.LState) (*lua.LFunction, error)

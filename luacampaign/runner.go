@@ -1,8 +1,9 @@
-package campaign
+package luacampaign
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,14 +12,11 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
-
-// MaxRecord is the largest value t.record takes: a billion seconds (or a
-// billion of a count), whose nanoseconds still fit the histogram.
-const MaxRecord = 1e9
 
 // eventCapacity is how many events a trial's fabric keeps: the fabric's
 // default.
@@ -32,18 +30,14 @@ type luaRunner struct {
 	L      *lua.LState
 	m      *luaapi.Module
 	script *script
-	limit  *trialLimit
-	names  *nameSet
-	known  map[string]bool // the measurement names names admitted for this worker
-	report bool            // a replay: each trial's report holds its traceback and measurements
-	trial  lua.LValue      // the script's global trial
-	fabric lua.LValue      // resident.fabric
+	trial  lua.LValue // the script's global trial
+	fabric lua.LValue // resident.fabric
 	math   *lua.LTable
 	api    *lua.LTable // t.record and t.fail, copied into each trial's t
 	opts   *lua.LTable // a copy of the script's trial_fabric as loading left it; nil without one
 	// optsDigest is the SHA-256 of the canonical text of trial_fabric.
 	optsDigest string
-	cur        *Trial // the trial running, which t.record and t.fail write to
+	cur        *campaign.Trial // the trial running, which t.record and t.fail write to
 	// fabricOpts is the table each trial's fabric is made with, refilled
 	// for every trial (resident.fabric only reads it, and no script sees
 	// it): a table with string keys is among the costliest things a trial
@@ -53,57 +47,54 @@ type luaRunner struct {
 }
 
 // newLuaRunner makes a Lua state with the resident module open (simulated
-// time only, print to c.Stdout, the fabric reports discarded, os.exit an
-// error), runs the script in it, finds its trial function and checks its
-// trial_fabric by making a fabric with it. The trials it runs stop when
-// ctx ends.
-func newLuaRunner(ctx context.Context, c Config, s *script, names *nameSet) (*luaRunner, error) {
-	L := lua51.NewState(lua51.Options{Seed: int64(c.Seed), Stdout: c.Stdout, ExitRefused: exitRefused})
+// time only, print to opts.Stdout, the fabric reports discarded, os.exit
+// an error), runs the script in it, finds its trial function and checks
+// its trial_fabric by making a fabric with it. ctx stops the script's top
+// level, which runs as the first trial's seed.
+func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*luaRunner, error) {
+	L := lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: opts.Stdout, ExitRefused: exitRefused})
 	m, err := luaapi.Open(L, luaapi.Options{
-		Config: devices.Config{Mode: devices.Simulated, Seed: c.Seed,
+		Config: devices.Config{Mode: devices.Simulated, Seed: seed,
 			// Every fabric of this state keeps its events in one ring,
 			// allocated once rather than grown again by each trial's
 			// fabric. A fabric's events are read only while it is the
 			// current one (a replaced fabric's session lists none), and
 			// the next one is made only as the last is let go.
 			EventCapacity: eventCapacity, EventBuffer: make([]devices.Event, 0, eventCapacity)},
-		Stdout:        c.Stdout,
+		Stdout:        opts.Stdout,
 		Stderr:        io.Discard,
 		Globals:       true,
 		StatsLimit:    -1,
-		OnFabric:      c.OnFabric,
+		OnFabric:      opts.OnFabric,
 		SimulatedOnly: true,
 	})
 	if err != nil {
 		L.Close()
 		return nil, err
 	}
-	r := &luaRunner{L: L, m: m, script: s, names: names, known: map[string]bool{},
-		limit: newTrialLimit(ctx, c.TrialTimeout)}
-	if err := r.load(c.Seed); err != nil {
-		r.close()
+	r := &luaRunner{L: L, m: m, script: s}
+	if err := r.load(ctx, seed); err != nil {
+		r.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
 // load runs the script and keeps what each trial needs. The script's top
-// level runs under the trial time limit too, as the first trial's seed.
-func (r *luaRunner) load(seed uint64) error {
+// level runs under ctx, as the first trial's seed.
+func (r *luaRunner) load(ctx context.Context, seed uint64) error {
 	L, path := r.L, r.script.path
 	fn, err := lua51.Load(L, bytes.NewReader(r.script.source), r.script.chunk)
 	if err != nil {
-		return fmt.Errorf("%s", errorMessage(L, err))
+		return errors.New(errorMessage(L, err))
 	}
-	ctx := r.limit.start()
 	L.SetContext(ctx)
 	L.Push(fn)
 	err = lua51.PCall(L, 0, 0)
 	if err != nil {
-		err = fmt.Errorf("%s", r.stoppedMessage(ctx, errorMessage(L, err)))
+		err = errors.New(errorMessage(L, err)) // a stop's message is the campaign's
 	}
 	L.RemoveContext()
-	r.limit.stop()
 	if err != nil {
 		return err
 	}
@@ -238,31 +229,29 @@ func (r *luaRunner) fabricOptions(seed uint64) *lua.LTable {
 	return opts
 }
 
-// run is one trial, into t (whose index and seed are set): the module
+// Run is one trial, into t (whose index and seed are set): the module
 // starts over with the trial's seed, a fresh simulated fabric with that
 // seed becomes current (t.fabric describes it; the options of the
 // script's trial_fabric apply), math.random is seeded with
-// math.randomseed(seed), and trial(t) is called, under the trial's time
-// limit and the run's context. Afterwards the sessions it left open are
-// closed and its fabric let go, so that the oracle's end-of-run check
-// belongs to this trial.
-func (r *luaRunner) run(t *Trial) {
+// math.randomseed(seed), and trial(t) is called under ctx. Afterwards the
+// sessions it left open are closed and its fabric let go, so that the
+// oracle's end-of-run check belongs to this trial. An error trial(t)
+// raised is returned, its traceback in t.Report.
+func (r *luaRunner) Run(ctx context.Context, t *campaign.Trial) error {
 	r.cur = t
-	ctx := r.limit.start()
 	r.L.SetContext(ctx)
-	r.trialOf(ctx, t)
+	err := r.trialOf(t)
 	r.L.RemoveContext()
-	r.limit.stop()
 	r.cur = nil
+	return err
 }
 
 // trialOf runs the trial whose index and seed t holds into t.
-func (r *luaRunner) trialOf(ctx context.Context, t *Trial) {
+func (r *luaRunner) trialOf(t *campaign.Trial) error {
 	L := r.L
 	index, seed := t.Index, t.Seed
 	if err := r.m.Restart(seed); err != nil {
-		r.failed(t, OutcomeError, err.Error())
-		return
+		return err
 	}
 	desc, err := r.call(r.fabric, r.fabricOptions(seed))
 	if err == nil {
@@ -285,29 +274,26 @@ func (r *luaRunner) trialOf(ctx context.Context, t *Trial) {
 	}
 	r.m.EndFabric()
 	t.Violations = len(r.m.Violations())
-	if how := stoppedBy(ctx); how != "" && err != nil {
-		r.stopped(t, how, msg)
-		return
-	}
 	switch {
 	case err != nil:
-		r.failed(t, OutcomeError, msg)
-		if api, ok := err.(*lua.ApiError); ok && r.report && api.StackTrace != "" {
+		t.Report = msg
+		if api, ok := err.(*lua.ApiError); ok && api.StackTrace != "" {
 			t.Report = msg + "\n" + api.StackTrace
 		}
-		return
+		return errors.New(msg)
 	case t.Violations > 0:
-		r.failed(t, OutcomeViolation, r.m.Violations()[0].Error())
-		return
+		failed(t, campaign.OutcomeViolation, r.m.Violations()[0].Error())
+		return nil
 	case t.Failed:
-		t.Outcome = OutcomeFailed
-		return
+		t.Outcome = campaign.OutcomeFailed
+		return nil
 	}
 	if outcome, problem := outcomeOf(result); problem != "" {
-		r.failed(t, OutcomeError, problem)
+		failed(t, campaign.OutcomeError, problem)
 	} else if outcome != "" {
 		t.Outcome = outcome
 	}
+	return nil
 }
 
 // outcomeOf reads what trial(t) returned: the outcome ("" for nothing, which
@@ -323,45 +309,22 @@ func outcomeOf(result lua.LValue) (outcome, problem string) {
 	default:
 		return "", fmt.Sprintf("trial returned a %s value; return a short string such as \"retired\", or nothing for \"ok\"", v.Type())
 	}
-	if err := checkName("trial returned the outcome", outcome); err != nil {
+	if err := campaign.CheckName("trial returned the outcome", outcome); err != nil {
 		return "", err.Error()
 	}
-	if ReservedOutcome(outcome) {
+	if slices.Contains(reservedOutcomes, outcome) {
 		return "", fmt.Sprintf("trial returned %q, an outcome the campaign keeps for its own verdicts (%s); return another name, or call t.fail(msg) to fail the trial", outcome, strings.Join(reservedOutcomes, ", "))
 	}
 	return outcome, ""
 }
 
-// stopped marks t stopped by its context: how is OutcomeTimeout or
-// OutcomeInterrupted; msg is the error the stop raised in the script.
-func (r *luaRunner) stopped(t *Trial, how, msg string) {
-	t.Outcome, t.Failed = how, how == OutcomeTimeout
-	t.Message = r.stopMessage(how)
-	t.Report = t.Message
-	if r.report && msg != "" {
-		t.Report += "\n" + msg
-	}
-}
-
-// stopMessage says why a trial was stopped.
-func (r *luaRunner) stopMessage(how string) string {
-	if how == OutcomeTimeout {
-		return fmt.Sprintf("the trial ran past its time limit of %v of wall time (--trial-timeout) and was stopped", r.limit.timeout)
-	}
-	return "the run was stopped (Ctrl-C or SIGTERM) while this trial ran"
-}
-
-// stoppedMessage is msg, or why the code was stopped when ctx ended.
-func (r *luaRunner) stoppedMessage(ctx context.Context, msg string) string {
-	if how := stoppedBy(ctx); how != "" {
-		return r.stopMessage(how)
-	}
-	return msg
-}
+// reservedOutcomes are the outcomes a trial may not return, asked of the
+// campaign once rather than by every trial.
+var reservedOutcomes = campaign.ReservedOutcomes()
 
 // failed marks t failed with outcome and message (which take the place of
 // what t.fail gave, if anything).
-func (r *luaRunner) failed(t *Trial, outcome, msg string) {
+func failed(t *campaign.Trial, outcome, msg string) {
 	t.Outcome, t.Failed = outcome, true
 	t.Message = msg
 	t.Report = msg
@@ -381,9 +344,9 @@ func (r *luaRunner) call(fn, arg lua.LValue) (lua.LValue, error) {
 }
 
 // record is t.record(name, value): a measurement of the trial, a number
-// from 0 to MaxRecord (seconds for latencies), under a name of at most
-// MaxNameBytes bytes of UTF-8, one of at most Config.MaxMeasurements in the
-// run.
+// from 0 to campaign.MaxRecord (seconds for latencies), under a name of at
+// most 64 bytes of UTF-8, one of at most campaign.Config.MaxMeasurements
+// in the run.
 func (r *luaRunner) record(L *lua.LState) int {
 	name, ok := L.Get(1).(lua.LString)
 	if !ok || name == "" {
@@ -393,20 +356,16 @@ func (r *luaRunner) record(L *lua.LState) int {
 	if !ok {
 		L.RaiseError("bad argument #2 to 'record' (number expected, got %s)", typeName(L.Get(2)))
 	}
-	if v := float64(n); math.IsNaN(v) || v < 0 || v > MaxRecord {
-		L.RaiseError("bad argument #2 to 'record' (a value from 0 to %g expected, got %s)", float64(MaxRecord), lua51.NumberToString(n))
+	if v := float64(n); math.IsNaN(v) || v < 0 || v > campaign.MaxRecord {
+		L.RaiseError("bad argument #2 to 'record' (a value from 0 to %g expected, got %s)", float64(campaign.MaxRecord), lua51.NumberToString(n))
 	}
-	if !r.known[string(name)] {
-		if err := checkName("measurement name", string(name)); err != nil {
-			L.RaiseError("bad argument #1 to 'record' (%v)", err)
-		}
-		if err := r.names.admit(string(name)); err != nil {
-			L.RaiseError("%v", err)
-		}
-		r.known[string(name)] = true
+	if err := campaign.CheckName("measurement name", string(name)); err != nil {
+		L.RaiseError("bad argument #1 to 'record' (%v)", err)
 	}
 	if r.cur != nil {
-		r.cur.record(string(name), float64(n))
+		if err := r.cur.Record(string(name), float64(n)); err != nil {
+			L.RaiseError("%v", err) // one name too many
+		}
 	}
 	return 0
 }
@@ -436,12 +395,8 @@ func (r *luaRunner) fail(L *lua.LState) int {
 	return 0
 }
 
-func (r *luaRunner) fabricDigest() string { return r.optsDigest }
-
-func (r *luaRunner) close() {
-	r.limit.close()
-	r.L.Close()
-}
+// Close closes the runner's Lua state.
+func (r *luaRunner) Close() { r.L.Close() }
 
 // typeName is the Lua type name of v.
 func typeName(v lua.LValue) string {

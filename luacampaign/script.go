@@ -1,4 +1,4 @@
-package campaign
+package luacampaign
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 )
 
 // script is a trial script, read once for every worker of a run (so that a
@@ -67,50 +66,5 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// DefaultMaxMeasurements is Config.MaxMeasurements when it is 0: how many
-// distinct measurement names a run records. Each costs its histograms'
-// memory on every worker (docs/campaigns.md measures it), so a script that
-// records a new name per trial would exhaust the machine.
-const DefaultMaxMeasurements = 1000
-
-// nameSet is the measurement names of a run, shared by its workers (each
-// asks only about a name new to it), up to max of them.
-type nameSet struct {
-	mu    sync.Mutex
-	max   int
-	names map[string]bool
-	full  func(error) // called once, when a name beyond the limit comes
-	err   error       // why the first name beyond the limit was refused
-}
-
-func newNameSet(max int, full func(error)) *nameSet {
-	return &nameSet{max: max, names: map[string]bool{}, full: full}
-}
-
-// admit adds name, or says why it cannot be recorded.
-func (s *nameSet) admit(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.names[name] {
-		return nil
-	}
-	if len(s.names) < s.max {
-		s.names[name] = true
-		return nil
-	}
-	err := fmt.Errorf("t.record: a campaign records at most %d measurement names, and %q would be one more; record under a few fixed names, with what varies in the value or the trial's outcome", s.max, name)
-	if s.err == nil {
-		s.err = err
-		if s.full != nil {
-			s.full(err)
-		}
-	}
-	return err
-}
-
-// overflow is the error of the first name beyond the limit, or nil.
-func (s *nameSet) overflow() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
+// errNoTrial is a script without a trial function.
+var errNoTrial = errors.New("defines no function trial(t)")

@@ -1,0 +1,4 @@
+package campaign
+
+// MaxPending is maxPending, for the external tests.
+var MaxPending = maxPending

@@ -1,0 +1,269 @@
+package lua51
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// callChunk loads src in L with this package's loader and runs it with
+// run, which is PCall or a PCallBudget, with args.
+func callChunk(t *testing.T, L *lua.LState, src string, run func(nargs int) error, args ...lua.LValue) error {
+	t.Helper()
+	fn, err := LoadString(L, src, "=budget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	return run(len(args))
+}
+
+// budgeted runs src in a fresh state under a budget of n instructions.
+func budgeted(t *testing.T, src string, n int64, args ...lua.LValue) (*lua.LState, error) {
+	t.Helper()
+	L := NewState(Options{})
+	t.Cleanup(L.Close)
+	err := callChunk(t, L, src, func(nargs int) error { return PCallBudget(L, nargs, lua.MultRet, n) }, args...)
+	return L, err
+}
+
+// wantBudgetError fails unless err is a PCallBudget's exhaustion, whose Lua
+// message has the position of the loop stopped.
+func wantBudgetError(t *testing.T, err error, position string) {
+	t.Helper()
+	var api *lua.ApiError
+	if !errors.Is(err, ErrInstructionBudget) || !errors.As(err, &api) {
+		t.Fatalf("got %v, want an error matching ErrInstructionBudget that unwraps to *lua.ApiError", err)
+	}
+	if msg := lua.LVAsString(api.Object); !strings.HasPrefix(msg, position+"instruction budget exhausted (") {
+		t.Errorf("message %q, want it at %q", msg, position)
+	}
+}
+
+func TestPCallBudgetStopsALoop(t *testing.T) {
+	_, err := budgeted(t, "local x = 0\nwhile true do x = x + 1 end", 100000)
+	wantBudgetError(t, err, "budget:2: ")
+}
+
+func TestPCallBudgetCountsInstructions(t *testing.T) {
+	// A numeric for of n empty iterations runs n FORLOOP instructions and
+	// a few more: under a budget of 2n it ends, under n/2 it is stopped.
+	const loop = "local n = ... for i = 1, n do end return 'done'"
+	L, err := budgeted(t, loop, 20000, lua.LNumber(10000))
+	if err != nil || L.Get(-1) != lua.LString("done") {
+		t.Fatalf("10,000 iterations under a budget of 20,000: %v, %v", err, L.Get(-1))
+	}
+	_, err = budgeted(t, loop, 5000, lua.LNumber(10000))
+	wantBudgetError(t, err, "budget:1: ")
+}
+
+func TestPCallBudgetCannotBeCaught(t *testing.T) {
+	// A pcall inside catches the error, but every instruction after it
+	// fails again: the loop around it is stopped too, and so is an xpcall
+	// handler that tries to go on.
+	for _, src := range []string{
+		"while true do pcall(function() while true do end end) end",
+		"while true do xpcall(function() while true do end end, function() while true do end end) end",
+		"local co = coroutine.wrap(function() while true do end end) while true do pcall(co) end",
+	} {
+		_, err := budgeted(t, src, 50000)
+		if !errors.Is(err, ErrInstructionBudget) {
+			t.Errorf("%s: got %v, want the budget's error", src, err)
+		}
+	}
+}
+
+func TestPCallBudgetCountsEveryThread(t *testing.T) {
+	// Instructions run in a coroutine and in a protected function count.
+	for _, src := range []string{
+		"coroutine.wrap(function() while true do end end)()",
+		"pcall(function() while true do end end) while true do end",
+		"table.sort({3, 2, 1}, function(a, b) while true do end end)",
+	} {
+		_, err := budgeted(t, src, 50000)
+		if !errors.Is(err, ErrInstructionBudget) {
+			t.Errorf("%s: got %v, want the budget's error", src, err)
+		}
+	}
+}
+
+func TestPCallBudgetNested(t *testing.T) {
+	// A budget inside a budget gets the smaller of the two, and the outer
+	// call goes on once the inner one ended within its own.
+	L := NewState(Options{})
+	defer L.Close()
+	var inner error
+	L.SetGlobal("inner", L.NewFunction(func(L *lua.LState) int {
+		fn := L.CheckFunction(1)
+		L.Push(fn)
+		inner = PCallBudget(L, 0, 0, int64(L.CheckNumber(2)))
+		return 0
+	}))
+	err := callChunk(t, L, `inner(function() while true do end end, 1000)
+		inner(function() for i = 1, 10 do end end, 1000)
+		inner(function() while true do end end, 1e12)`, func(nargs int) error { return PCallBudget(L, nargs, 0, 100000) })
+	if !errors.Is(err, ErrInstructionBudget) || !errors.Is(inner, ErrInstructionBudget) {
+		t.Errorf("outer %v, inner %v: want both stopped by the outer budget", err, inner)
+	}
+	// Once the budgeted call is over, nothing is counted against it.
+	if err := callChunk(t, L, "for i = 1, 200000 do end", func(nargs int) error { return PCall(L, nargs, 0) }); err != nil {
+		t.Errorf("a call after the budgeted one: %v", err)
+	}
+}
+
+func TestHostContextStillCancels(t *testing.T) {
+	// The host's context behind the helpers' contexts stops a loop, as
+	// before: the command's Ctrl-C.
+	L := NewState(Options{})
+	defer L.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	L.SetContext(ctx)
+	err := callChunk(t, L, "while true do end", func(nargs int) error { return PCall(L, nargs, 0) })
+	if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Errorf("a loop under a cancelled context: %v", err)
+	}
+}
+
+func TestCoroutineOutlivesTheHostCall(t *testing.T) {
+	// A coroutine made during one host call (one REPL line, whose context
+	// the command cancels once it ends) resumes in the next, under that
+	// call's context.
+	L := NewState(Options{})
+	defer L.Close()
+	run := func(src string) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		L.SetContext(ctx)
+		err := callChunk(t, L, src, func(nargs int) error { return PCall(L, nargs, 0) })
+		L.RemoveContext()
+		cancel()
+		return err
+	}
+	if err := run("co = coroutine.wrap(function() while true do coroutine.yield(1) end end)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := run("assert(co() == 1)"); err != nil {
+			t.Fatalf("resume %d in a later call: %v", i+1, err)
+		}
+	}
+}
+
+func TestHookCallAndReturn(t *testing.T) {
+	// Call and return events come for Lua functions: each call as the
+	// function starts, its return as it returns (debug.getinfo(2) is the
+	// function), a tail call as a call; Go functions give none.
+	L := NewState(Options{})
+	defer L.Close()
+	err := callChunk(t, L, `
+		local events = {}
+		local function f(x) return x * 2 end
+		local function g() return f(2) end
+		debug.sethook(function(event)
+			local info = debug.getinfo(2, "S")
+			events[#events + 1] = event .. "@" .. info.linedefined
+		end, "cr")
+		f(1)
+		g()
+		tostring(1)
+		debug.sethook()
+		return table.concat(events, " ")`, func(nargs int) error { return PCall(L, nargs, 1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lua.LVAsString(L.Get(-1)), "call@3 return@3 call@4 call@3 return@3"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+func TestUnwatchedCodeGetsWatchedOnceHooked(t *testing.T) {
+	// Code run with gopher-lua's own DoString is not watched; once it sets
+	// a hook, its later protected calls are, and a count hook stops a loop
+	// in one.
+	L := NewState(Options{})
+	defer L.Close()
+	err := L.DoString(`
+		debug.sethook(function() error("stopped", 0) end, "", 1000)
+		local ok, msg = pcall(function() while true do end end)
+		debug.sethook()
+		assert(not ok and msg == "stopped", tostring(msg))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCoroutineMadeUnwatchedIsWatchedWhenResumedWatched(t *testing.T) {
+	// A coroutine made by code that was not watched, resumed by a call of
+	// lua51, counts against that call's budget.
+	L := NewState(Options{})
+	defer L.Close()
+	if err := L.DoString(`co = coroutine.create(function() while true do end end)`); err != nil {
+		t.Fatal(err)
+	}
+	err := callChunk(t, L, `return coroutine.resume(co)`, func(nargs int) error { return PCallBudget(L, nargs, lua.MultRet, 100000) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, msg := L.Get(-2), lua.LVAsString(L.Get(-1)); ok != lua.LFalse || !strings.Contains(msg, "instruction budget exhausted") {
+		t.Errorf("resume gave %v, %q; want the budget's error", ok, msg)
+	}
+}
+
+// countingContext counts the calls of its Done, as a host that bounds a
+// call's instructions with a context of its own does.
+type countingContext struct {
+	context.Context
+	calls int
+}
+
+func (c *countingContext) Done() <-chan struct{} {
+	c.calls++
+	return c.Context.Done()
+}
+
+func TestHostContextSeesEveryInstruction(t *testing.T) {
+	// Behind the helpers' contexts, the host's context is asked before each
+	// instruction, as when the helper ran with it: a host's own budget
+	// (a Lua device program's) still counts the instructions of
+	// lua51.PCall, inside pcall too.
+	L := NewState(Options{})
+	defer L.Close()
+	host := &countingContext{Context: context.Background()}
+	L.SetContext(host)
+	err := callChunk(t, L, "for i = 1, 1000 do end pcall(function() for i = 1, 1000 do end end)", func(nargs int) error { return PCall(L, nargs, 0) })
+	if err != nil || host.calls < 2000 {
+		t.Errorf("the host's Done was called %d times for 2,000 instructions (%v)", host.calls, err)
+	}
+}
+
+func TestContextOfAnotherUniverseIsAHostContext(t *testing.T) {
+	// A Go function called from one state passes its context (this
+	// package's, of that universe) to another state it runs code in, as
+	// resident.check does: cancelling the first state's host context stops
+	// a loop in the second.
+	outer, inner := NewState(Options{}), NewState(Options{})
+	defer outer.Close()
+	defer inner.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var innerErr error
+	outer.SetGlobal("runInner", outer.NewFunction(func(L *lua.LState) int {
+		inner.SetContext(L.Context())
+		defer inner.RemoveContext()
+		cancel()
+		innerErr = callChunk(t, inner, "while true do end", func(nargs int) error { return PCall(inner, nargs, 0) })
+		return 0
+	}))
+	outer.SetContext(ctx)
+	outerErr := callChunk(t, outer, "runInner()", func(nargs int) error { return PCall(outer, nargs, 0) })
+	for _, err := range []error{innerErr, outerErr} {
+		if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+			t.Errorf("the inner loop, then the outer chunk, ended with %v, %v; want both cancelled", innerErr, outerErr)
+		}
+	}
+}

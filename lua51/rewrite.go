@@ -1,0 +1,517 @@
+package lua51
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// gopher-lua's VM does three operations otherwise than Lua 5.1, and it
+// can't be hooked: it formats the numbers of a concatenation with Go's %v
+// ("x" .. 0.1+0.2 is x0.30000000000000004; Lua 5.1 gives x0.3), computes
+// a % b with fmod (5 % math.huge is 5, -4 % 2 is -0; Lua 5.1 computes
+// a - floor(a/b)*b: nan and 0), and calls the __len metamethod of a table
+// (Lua 5.1 ignores it). So each loaded chunk is rewritten before it is
+// compiled: every concatenation chain a..b..c, every a % b and every #a
+// becomes one call of a hidden Go function (operators.go) that does what
+// Lua 5.1's VM does, with Lua 5.1's error naming the operand.
+//
+// The hidden function is a local of the main chunk whose name is not a Lua
+// name (so no script can write it); nested functions reach it as an
+// upvalue. Its first instruction, which would read a global, is patched to
+// read an upvalue of the main chunk's closure instead, so nothing is put
+// in the globals.
+
+// operatorsName is the name of the hidden local.
+const operatorsName = "(operators)"
+
+// opKind is what one rewritten operation does.
+type opKind uint8
+
+const (
+	opConcat opKind = iota + 1 // a .. b .. c
+	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
+	opLen                      // #a
+	opAppend                   // t[#t + 1] = v, with a v that has no effects
+)
+
+// site is one rewritten operation of a chunk: its kind, the names of its
+// operands for error messages, and the operator of an opArith.
+type site struct {
+	op       opKind
+	names    operandNames
+	operator string
+}
+
+// operandNames describes the operands of one chain for error messages:
+// "global 'x'", "local 'x'", "upvalue 'x'", "field 'x'" or "" for a value
+// without a name.
+type operandNames []string
+
+// compileChunk parses src, rewrites its operations and compiles it as a
+// main chunk called id. A chunk whose main function has no room for the
+// hidden local (200 locals already) is compiled as it is.
+func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
+	src, gotoName := hideGotoNames(src)
+	chunk, err := parse.Parse(bytes.NewReader(src), id)
+	if err != nil {
+		return nil, err
+	}
+	tr := &transformer{rewrite: true, gotoName: gotoName}
+	tr.function(nil, chunk)
+	if len(tr.sites) > 0 {
+		if fn, err := compileRewritten(L, chunk, id, tr.sites); err == nil {
+			return fn, nil
+		}
+		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
+			return nil, err
+		}
+		(&transformer{gotoName: gotoName}).function(nil, chunk)
+	}
+	proto, err := lua.Compile(chunk, id)
+	if err != nil {
+		return nil, err
+	}
+	return L.NewFunctionFromProto(proto), nil
+}
+
+// compileRewritten compiles a chunk whose operations call the hidden local,
+// and gives the function its hidden upvalue.
+func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+	local := &ast.LocalAssignStmt{Names: []string{operatorsName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: operatorsName}}}
+	local.SetLine(chunk[0].Line())
+	local.SetLastLine(chunk[0].Line())
+	proto, err := lua.Compile(append([]ast.Stmt{local}, chunk...), id)
+	if err != nil {
+		return nil, err
+	}
+	if err := patchGlobalToUpvalue(proto, operatorsName); err != nil {
+		return nil, err
+	}
+	fn := L.NewFunctionFromProto(proto)
+	uv := &lua.Upvalue{}
+	uv.SetValue(L.NewFunction((&operators{sites: sites}).call))
+	fn.Upvalues[0] = uv
+	return fn, nil
+}
+
+// scope is one function being walked: its blocks of local names, inner
+// last, and the function around it.
+type scope struct {
+	blocks [][]string
+	outer  *scope
+}
+
+func (s *scope) declare(names ...string) {
+	s.blocks[len(s.blocks)-1] = append(s.blocks[len(s.blocks)-1], names...)
+}
+
+func (s *scope) has(name string) bool {
+	for _, b := range s.blocks {
+		for _, n := range b {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// transformer rewrites a chunk's tree before it is compiled: the
+// operations the hidden function does (when rewrite is set), numbering
+// them; local f =
+// function, whose f gopher-lua's compiler puts in scope too early; the
+// line of a generic for's iterator calls; and the name that stands for goto
+// (gotoName, when the loader hid goto so) back to goto.
+type transformer struct {
+	rewrite  bool
+	gotoName string
+	sc       *scope
+	sites    []site
+}
+
+// restoreGoto renames gotoName back to goto in names.
+func (t *transformer) restoreGoto(names ...*string) {
+	for _, name := range names {
+		if t.gotoName != "" && *name == t.gotoName {
+			*name = "goto"
+		}
+	}
+}
+
+// restoreGotos is restoreGoto of a list of names.
+func (t *transformer) restoreGotos(names []string) {
+	for i := range names {
+		t.restoreGoto(&names[i])
+	}
+}
+
+// function walks a function's body with its parameters declared.
+func (t *transformer) function(params []string, body []ast.Stmt) {
+	t.sc = &scope{blocks: [][]string{params}, outer: t.sc}
+	t.stmts(body)
+	t.sc = t.sc.outer
+}
+
+// block walks stmts in a block of their own; declare names the block's
+// locals that are declared before its statements (loop variables).
+func (t *transformer) block(stmts []ast.Stmt, declare ...string) {
+	t.sc.blocks = append(t.sc.blocks, declare)
+	t.stmts(stmts)
+	t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
+}
+
+func (t *transformer) stmts(stmts []ast.Stmt) {
+	for i, s := range stmts {
+		if a, ok := s.(*ast.AssignStmt); ok && t.rewrite {
+			if call := t.appendCall(a); call != nil {
+				stmts[i] = call
+				continue
+			}
+		}
+		t.stmt(s)
+	}
+}
+
+// appendCall is the call (operators)(id, t, v) that replaces t[#t + 1] = v
+// (t a name), the usual append, which would otherwise cost a call for #t:
+// it does the length, the sum and the assignment in one. Lua 5.1 takes #t
+// before it evaluates v, so only a v whose evaluation changes nothing is
+// taken (a constant, a local, a function, a table of such values); nil
+// when a is not such an append.
+func (t *transformer) appendCall(a *ast.AssignStmt) ast.Stmt {
+	if len(a.Lhs) != 1 || len(a.Rhs) != 1 || !t.plainValue(a.Rhs[0]) {
+		return nil
+	}
+	target, ok := a.Lhs[0].(*ast.AttrGetExpr)
+	if !ok {
+		return nil
+	}
+	table, ok := target.Object.(*ast.IdentExpr)
+	sum, isSum := target.Key.(*ast.ArithmeticOpExpr)
+	if !ok || !isSum || sum.Operator != "+" {
+		return nil
+	}
+	length, isLen := sum.Lhs.(*ast.UnaryLenOpExpr)
+	one, isNumber := sum.Rhs.(*ast.NumberExpr)
+	if !isLen || !isNumber || one.Value != "1" {
+		return nil
+	}
+	if measured, ok := length.Expr.(*ast.IdentExpr); !ok || measured.Value != table.Value {
+		return nil
+	}
+	value := t.expr(a.Rhs[0])
+	call := t.call(a.Rhs[0], opAppend, t.expr(table), value).(*ast.FuncCallExpr)
+	stmt := &ast.FuncCallStmt{Expr: call}
+	stmt.SetLine(a.Line())
+	stmt.SetLastLine(a.LastLine())
+	return stmt
+}
+
+// plainValue reports whether evaluating e changes nothing a script could
+// see: a constant, a local or upvalue, a function, a vararg, a table of
+// such values.
+func (t *transformer) plainValue(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr, *ast.FunctionExpr, *ast.Comma3Expr:
+		return true
+	case *ast.IdentExpr:
+		return t.kind(e.Value) != "global"
+	case *ast.TableExpr:
+		for _, f := range e.Fields {
+			if f.Key != nil && !t.plainValue(f.Key) || !t.plainValue(f.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (t *transformer) exprs(es []ast.Expr) {
+	for i, e := range es {
+		es[i] = t.expr(e)
+	}
+}
+
+func (t *transformer) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		t.exprs(s.Lhs)
+		t.exprs(s.Rhs)
+	case *ast.LocalAssignStmt:
+		t.restoreGotos(s.Names)
+		if len(s.Names) == 1 && isSingleFunction(s.Exprs) {
+			if s.LastLine() != 0 {
+				t.sc.declare(s.Names...) // local function f: f is in scope in its body
+				t.exprs(s.Exprs)
+				return
+			}
+			// local f = function ... end: the parser gives it the same tree
+			// as local function f (only without a last line), and the
+			// compiler puts f in scope in the body for both. In Lua 5.1 f
+			// there is the outer f; a second, discarded value makes the
+			// compiler declare f after the function, as for any local.
+			s.Exprs = append(s.Exprs, &ast.NilExpr{})
+		}
+		t.exprs(s.Exprs)
+		t.sc.declare(s.Names...)
+	case *ast.FuncCallStmt:
+		s.Expr = t.expr(s.Expr)
+	case *ast.DoBlockStmt:
+		t.block(s.Stmts)
+	case *ast.WhileStmt:
+		s.Condition = t.expr(s.Condition)
+		t.block(s.Stmts)
+	case *ast.RepeatStmt:
+		t.sc.blocks = append(t.sc.blocks, nil)
+		t.stmts(s.Stmts)
+		s.Condition = t.expr(s.Condition)
+		t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
+	case *ast.IfStmt:
+		s.Condition = t.expr(s.Condition)
+		t.block(s.Then)
+		t.block(s.Else)
+	case *ast.NumberForStmt:
+		t.restoreGoto(&s.Name)
+		s.Init, s.Limit = t.expr(s.Init), t.expr(s.Limit)
+		if s.Step != nil {
+			s.Step = t.expr(s.Step)
+		}
+		t.block(s.Stmts, s.Name)
+	case *ast.GenericForStmt:
+		// Lua 5.1 gives the loop's calls of its iterator (TFORLOOP) the
+		// line where the expressions after 'in' start; gopher-lua gives
+		// them the statement's line, that of 'for'.
+		s.SetLine(s.Exprs[0].Line())
+		t.restoreGotos(s.Names)
+		t.exprs(s.Exprs)
+		t.block(s.Stmts, s.Names...)
+	case *ast.FuncDefStmt:
+		t.restoreGoto(&s.Name.Method)
+		if s.Name.Func != nil {
+			s.Name.Func = t.expr(s.Name.Func)
+		} else {
+			s.Name.Receiver = t.expr(s.Name.Receiver)
+		}
+		t.functionExpr(s.Func, s.Name.Func == nil)
+	case *ast.ReturnStmt:
+		t.exprs(s.Exprs)
+	}
+}
+
+// isSingleFunction reports whether es is one function expression, as in
+// local function f (gopher-lua compiles local f = function the same way).
+func isSingleFunction(es []ast.Expr) bool {
+	if len(es) != 1 {
+		return false
+	}
+	_, ok := es[0].(*ast.FunctionExpr)
+	return ok
+}
+
+// functionExpr walks a function expression; a method has self first.
+func (t *transformer) functionExpr(f *ast.FunctionExpr, method bool) {
+	t.restoreGotos(f.ParList.Names)
+	params := append([]string(nil), f.ParList.Names...)
+	if method {
+		params = append([]string{"self"}, params...)
+	}
+	t.function(params, f.Stmts)
+}
+
+func (t *transformer) expr(e ast.Expr) ast.Expr {
+	switch e := e.(type) {
+	case *ast.StringConcatOpExpr:
+		return t.chain(e)
+	case *ast.AttrGetExpr:
+		e.Object, e.Key = t.expr(e.Object), t.expr(e.Key)
+	case *ast.TableExpr:
+		for _, f := range e.Fields {
+			if f.Key != nil {
+				f.Key = t.expr(f.Key)
+			}
+			f.Value = t.expr(f.Value)
+		}
+	case *ast.NumberExpr:
+		// gopher-lua's compiler reads a literal with Go's rules: 010 as
+		// octal, 1e309 and 0xffffffffffffffffff as nan. Lua 5.1 reads it
+		// with strtod: 10, inf, 4.7223664828696e+21.
+		if v, ok := ParseNumber(e.Value); ok {
+			e.Value = strconv.FormatFloat(float64(v), 'g', -1, 64)
+		}
+	case *ast.IdentExpr:
+		t.restoreGoto(&e.Value)
+	case *ast.StringExpr:
+		t.restoreGoto(&e.Value) // a.goto, {goto = v}
+	case *ast.FuncCallExpr:
+		t.restoreGoto(&e.Method)
+		if e.Func != nil {
+			e.Func = t.expr(e.Func)
+		}
+		if e.Receiver != nil {
+			e.Receiver = t.expr(e.Receiver)
+		}
+		t.exprs(e.Args)
+	case *ast.LogicalOpExpr:
+		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+	case *ast.RelationalOpExpr:
+		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+	case *ast.ArithmeticOpExpr:
+		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+		if t.rewrite && rewritten(e) {
+			c := t.call(e, opArith, e.Lhs, e.Rhs)
+			t.sites[len(t.sites)-1].operator = e.Operator
+			return c
+		}
+	case *ast.UnaryMinusOpExpr:
+		e.Expr = t.expr(e.Expr)
+	case *ast.UnaryNotOpExpr:
+		e.Expr = t.expr(e.Expr)
+	case *ast.UnaryLenOpExpr:
+		e.Expr = t.expr(e.Expr)
+		if t.rewrite {
+			return t.call(e, opLen, e.Expr)
+		}
+	case *ast.FunctionExpr:
+		t.functionExpr(e, false)
+	}
+	return e
+}
+
+// chain rewrites a..b..c into (operators)(id, a, b, c), or leaves it when
+// all its operands are string constants.
+func (t *transformer) chain(e *ast.StringConcatOpExpr) ast.Expr {
+	operands := []ast.Expr{e.Lhs}
+	for rhs := e.Rhs; ; {
+		next, ok := rhs.(*ast.StringConcatOpExpr)
+		if !ok {
+			operands = append(operands, rhs)
+			break
+		}
+		operands = append(operands, next.Lhs)
+		rhs = next.Rhs
+	}
+	constant := true
+	for i, op := range operands {
+		operands[i] = t.expr(op)
+		_, isString := operands[i].(*ast.StringExpr)
+		constant = constant && isString
+	}
+	if constant || !t.rewrite {
+		return e
+	}
+	return t.call(e, opConcat, operands...)
+}
+
+// call is the call (operators)(id, operands...) that replaces e, the
+// operation op on operands, numbered id among the chunk's sites.
+func (t *transformer) call(e ast.Expr, op opKind, operands ...ast.Expr) ast.Expr {
+	names := make(operandNames, len(operands))
+	for i, operand := range operands {
+		names[i] = t.describe(operand)
+	}
+	if last, ok := operands[len(operands)-1].(*ast.FuncCallExpr); ok {
+		last.AdjustRet = true // one value, as an operand
+	}
+	if last, ok := operands[len(operands)-1].(*ast.Comma3Expr); ok {
+		last.AdjustRet = true
+	}
+	// Ids start at 1: a constant 0 would make a later literal -0 of the
+	// function read as 0.
+	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.sites) + 1)}
+	t.sites = append(t.sites, site{op: op, names: names})
+	fn := &ast.IdentExpr{Value: operatorsName}
+	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
+	// Lua 5.1 gives an operation the line its last operand ends on.
+	line := e.Line()
+	if last := operands[len(operands)-1]; last.LastLine() > 0 {
+		line = last.LastLine()
+	} else if last.Line() > 0 {
+		line = last.Line()
+	}
+	for _, n := range []ast.PositionHolder{id, fn, call} {
+		n.SetLine(line)
+		n.SetLastLine(line)
+	}
+	return call
+}
+
+// rewritten reports whether the hidden function does the arithmetic e:
+// every a % b; every a ^ b whose operands are not constants that fold, for
+// the sign of its nan (gopher-lua's VM computes it with Go's math.Pow,
+// whose nan is positive; glibc's pow gives -nan); and an operation on
+// number constants that Lua 5.1's compiler leaves to the VM (a division
+// by zero, a result that is nan), whose operands are then among the
+// function's constants, so that a later literal -0 is the constant 0 when
+// there is one (constants equal as numbers are one), as in Lua 5.1.
+func rewritten(e *ast.ArithmeticOpExpr) bool {
+	switch {
+	case e.Operator == "%":
+		return true
+	case isNumeral(e.Lhs) && isNumeral(e.Rhs):
+		return !isNumeral(e)
+	}
+	return e.Operator == "^"
+}
+
+// isNumeral reports whether Lua 5.1's compiler makes e a number constant:
+// a number literal, or arithmetic of such constants that it folds (not a
+// division by zero, nor one that gives nan).
+func isNumeral(e ast.Expr) bool {
+	_, ok := numeral(e)
+	return ok
+}
+
+// numeral is the value of e when isNumeral.
+func numeral(e ast.Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *ast.NumberExpr:
+		v, ok := ParseNumber(e.Value)
+		return float64(v), ok
+	case *ast.UnaryMinusOpExpr:
+		v, ok := numeral(e.Expr)
+		return -v, ok && !math.IsNaN(v)
+	case *ast.ArithmeticOpExpr:
+		a, okA := numeral(e.Lhs)
+		b, okB := numeral(e.Rhs)
+		if !okA || !okB || (e.Operator == "/" || e.Operator == "%") && b == 0 {
+			return 0, false
+		}
+		r := float64(arith(e.Operator, lua.LNumber(a), lua.LNumber(b)))
+		return r, !math.IsNaN(r)
+	}
+	return 0, false
+}
+
+// describe names an operand as Lua 5.1's getobjname would.
+func (t *transformer) describe(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.IdentExpr:
+		return t.kind(e.Value) + " '" + e.Value + "'"
+	case *ast.AttrGetExpr:
+		if k, ok := e.Key.(*ast.StringExpr); ok {
+			return "field '" + k.Value + "'"
+		}
+		return "field '?'"
+	}
+	return ""
+}
+
+// kind says whether name is a local, an upvalue or a global where it is
+// used.
+func (t *transformer) kind(name string) string {
+	if t.sc.has(name) {
+		return "local"
+	}
+	for s := t.sc.outer; s != nil; s = s.outer {
+		if s.has(name) {
+			return "upvalue"
+		}
+	}
+	return "global"
+}
