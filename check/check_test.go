@@ -19,23 +19,24 @@ import (
 var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
 
 // TestBuiltinAcceptanceBoundsExhaustedClean is the checker's acceptance run:
-// the built-in scenario with rounds and credits up to 2, one fault and two
-// preemptions per run (the defaults), explored to exhaustion with no
-// violation and no run cut at the step bound.
+// the built-in scenario with its default bounds (rounds and credits up to
+// 2, one fault and two preemptions per run, two sessions, misuse on),
+// explored to exhaustion with no violation and no run cut at the step
+// bound.
 //
-// Under the race detector, which makes it ten times as slow, it explores
-// the defaults with one credit: .ci/run runs it with the defaults whole in
-// a step of its own, without the detector.
+// Under the race detector, which makes a search ten times as slow, it
+// explores raceBounds: .ci/run runs it with the defaults whole in a step
+// of its own, without the detector.
 func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 	var opts check.Options
-	credits := 2
+	want := check.Bounds{Rounds: 2, Credits: 2, Faults: 1, Preemptions: 2, Steps: 200, Sessions: 2, Misuse: 1}
 	if raceEnabled {
-		opts.Bounds.Credits, credits = 1, 1
+		opts.Bounds = raceBounds
+		want = check.Bounds{Rounds: 1, Credits: 1, Faults: 0, Preemptions: 1, Steps: 200, Sessions: 2, Misuse: 1}
 	}
 	rep := check.Check(context.Background(), check.Builtin, opts)
-	b := rep.Bounds
-	if b.Rounds != 2 || b.Credits != credits || b.Faults != 1 || b.Preemptions != 2 {
-		t.Fatalf("the bounds are %+v, want the defaults: rounds 2, credits 2 (1 under the race detector), faults 1, preemptions 2", b)
+	if rep.Bounds != want {
+		t.Fatalf("the bounds are %+v, want %+v", rep.Bounds, want)
 	}
 	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
 		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
@@ -43,10 +44,21 @@ func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 	t.Logf("%d schedules, %d distinct states, %v", rep.Schedules, rep.States, rep.Elapsed)
 }
 
+// raceBounds are what the searches of the whole built-in scenario explore
+// under the race detector: the smallest exchange, no fault and one
+// preemption, with the default sessions and misuse, so that the racing
+// close and the shared sessions run under the detector in seconds.
+var raceBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
+
 // TestBuiltinExhaustedClean explores the built-in scenario exhaustively
-// under small bounds and requires no violation.
+// under small bounds (raceBounds under the race detector; .ci/run runs it
+// whole without) and requires no violation.
 func TestBuiltinExhaustedClean(t *testing.T) {
-	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: smallBounds})
+	bounds := smallBounds
+	if raceEnabled {
+		bounds = raceBounds
+	}
+	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
 	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
 		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
 	}
