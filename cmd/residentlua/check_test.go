@@ -292,9 +292,10 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 
 // The programs the checker runs in place of the exchange, and the bounds
 // under which it finds the broken one's stale generation in seconds: two
-// rounds through one credit, no fault, one preemption.
+// rounds through one credit, no fault, one preemption, one session and no
+// misuse (how sessions share the devices does not depend on the programs).
 var (
-	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1"}
+	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1", "--sessions", "1", "--misuse", "off"}
 	goodPrograms  = "programs/exchange_gpu.lua,programs/exchange_npu.lua"
 	badPrograms   = "programs/exchange_gpu.lua,programs/exchange_npu_early_credit.lua"
 )
@@ -312,7 +313,7 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
-	m := regexp.MustCompile(`replay: (r2c1f0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	m := regexp.MustCompile(`replay: (r2c1f0s1m0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
 	if m == nil {
 		t.Fatalf("no replay string:\n%s", bad.stdout)
 	}
