@@ -48,6 +48,8 @@ var (
 	EvFault          = DefineEvent("fault", CategoryFault)            // A: site, B: action; Detail: site and action
 	EvReset          = DefineEvent("reset", CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
 	EvQuarantine     = DefineEvent("quarantine", CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
+	EvHold           = DefineEvent("quarantine.hold", CategoryMemory) // A: a device's actor that the quarantine beginning holds
+	EvKeep           = DefineEvent("quarantine.keep", CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
 	EvQuarantineEnd  = DefineEvent("quarantine.end", CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
 )
 

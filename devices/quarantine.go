@@ -53,10 +53,14 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 	}
 	f.quarantines = append(f.quarantines, q)
 	f.events.atomically(func(emit emitFunc) {
+		for _, d := range devs {
+			emit(HostActor, owner, EvHold, uint64(d.actor), 0, "")
+		}
 		for _, b := range bufs {
 			if b.released || b.quarantined {
 				continue
 			}
+			emit(HostActor, owner, EvKeep, b.id, uint64(b.region.Len()), "")
 			b.quarantined = true
 			q.buffers = append(q.buffers, b)
 			q.bytes += int64(b.region.Len())

@@ -90,7 +90,9 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	return &Session{startup: startup, gpu: gpu, npu: npu}, nil
+	s := &Session{startup: startup, gpu: gpu, npu: npu}
+	s.emit(EvSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
+	return s, nil
 }
 
 // Programs prepares a session's two programs on its startup line, line:
@@ -213,6 +215,9 @@ func (s *Session) decide(op string, v Decision) error {
 		return err
 	}
 	s.decision = v
+	if broken == lateDecision {
+		s.decision = 0 // recorded below, once published
+	}
 	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
 	if err := s.startup.publish(decided, uint32(v)); err != nil {
 		if broken != skipPublishPoison {
@@ -222,6 +227,7 @@ func (s *Session) decide(op string, v Decision) error {
 		return err
 	}
 	s.emit(EvPublished, uint64(v), 0, "")
+	s.decision = v // recorded already, unless a test broke that rule
 	return nil
 }
 
@@ -255,6 +261,9 @@ func (s *Session) Abort() error {
 	defer s.mu.Unlock()
 	if err := s.startup.stale("abort"); err != nil {
 		return err
+	}
+	if broken == abortAfterRun && s.decision == StartupRun && s.outcome == 0 && !s.poisoned {
+		s.decision = 0 // forgotten: the ABORT below overwrites RUN
 	}
 	return s.decide("abort", StartupAbort)
 }
@@ -325,6 +334,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 // held; s.mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
+		s.emit(EvUndecided, 0, 0, "")
 		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
 	}
 	f := s.startup.fabric
@@ -529,8 +539,12 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	bufs := s.buffers()
 	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
+		held := []*devices.Device{s.startup.gpu, s.startup.npu}
+		if broken == quarantineWithoutNPU {
+			held = held[:1]
+		}
 		// The buffers are not stale (checked above): the quarantine holds them.
-		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), held, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}
@@ -617,6 +631,15 @@ func (s *Session) State() State {
 		return StateRetired
 	}
 	return StateRunning
+}
+
+// Closing reports whether a Close has begun, from any goroutine. Once it
+// reports true, every Wait of the session has been told to end: its join
+// ends before the next step of the devices.
+func (s *Session) Closing() bool {
+	s.mu.Lock() // a Close tells the Waits under it, after it marks closing
+	defer s.mu.Unlock()
+	return s.closing.Err() != nil
 }
 
 // Decision is the decision published (RUN or ABORT), or StartupWait before

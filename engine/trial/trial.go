@@ -103,6 +103,21 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// livenessWait is how long a Wait must be for the oracle to require that
+// it see a fault-free session retire (engine.Oracle.Liveness): the longest
+// timeout trials draw, engine.DefaultCloseTimeout, when the largest
+// exchange the trial may draw needs a tenth of it at most on the published
+// timing (per round, a DMA of every line of a slot and two more, with room
+// to spare); 0, not checked, for larger exchanges.
+func (c Config) livenessWait() time.Duration {
+	lines := (c.SlotBytes + 63) / 64
+	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
+	if need > engine.DefaultCloseTimeout/10 {
+		return 0
+	}
+	return engine.DefaultCloseTimeout
+}
+
 // Run runs one randomized trial and reports what happened. It makes a
 // fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
 // an engine.Oracle, arms random fault chains at random sites (drawn, like
@@ -113,10 +128,12 @@ func (c Config) withDefaults() Config {
 // order, sometimes one of them not at all or twice, Start or Abort or
 // neither, Waits and IsComplete with random timeouts, sometimes a device
 // reset or letting time pass, then Close with a random timeout); the plans
-// of up to two open sessions are interleaved at random. At the end it
-// resets every device, checks that every session ended retired or
-// quarantined, that nothing is left charged, quarantined or occupied, and
-// runs engine.Oracle.CheckSettled.
+// of up to two open sessions are interleaved at random. The oracle checks
+// liveness too (engine.Oracle.Liveness): a Wait or close of 10 s must see
+// a fault-free session retire, for exchanges no larger than a tenth of
+// that needs. At the end it resets every device, checks that every session
+// ended retired or quarantined, that nothing is left charged, quarantined
+// or occupied, and runs engine.Oracle.CheckSettled.
 func Run(cfg Config) Result {
 	t := workspaces.Get().(*trial)
 	t.start(cfg.withDefaults(), &t.own)
@@ -378,6 +395,7 @@ func (t *trial) run() {
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.devs = f.Devices()
 	t.oracle = engine.NewOracle(f)
+	t.oracle.Liveness(t.cfg.livenessWait())
 	defer t.oracle.Recycle() // settle has read its violations
 	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()
