@@ -117,6 +117,22 @@ func BenchmarkScriptTrials(b *testing.B) {
 	b.ReportMetric(perSecond, "trials/s")
 }
 
+// BenchmarkProgramTrials runs the "Lua-program trials, one core" figure's
+// trials on one worker: the exchange's Lua programs, and the built-in
+// exchange from the same trial script (the figure's baseline).
+func BenchmarkProgramTrials(b *testing.B) {
+	for _, lua := range []bool{true, false} {
+		b.Run(map[bool]string{true: "lua", false: "builtin"}[lua], func(b *testing.B) {
+			b.ReportAllocs()
+			perSecond, err := OnOneCore(func() (float64, error) { return RunProgramTrials(b.N, 1, lua) })
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(perSecond, "trials/CPU-s")
+		})
+	}
+}
+
 func BenchmarkModelOverhead(b *testing.B) {
 	cfg := devices.Config{Mode: devices.RealTime, Timing: devices.PublishedTiming()}
 	real, err := devices.NewFabric(cfg)

@@ -96,6 +96,12 @@ func word(L *lua.LState, n int) uint32 {
 		return uint32(f) // a word already: the common case, without a modulo
 	}
 	f = math.Trunc(f)
+	if f > -(1<<63) && f < 1<<63 {
+		// A whole number of 64 bits (a product a program leaves for
+		// bit32 to reduce): its low 32 bits are its value modulo 2^32,
+		// without math.Mod's loop.
+		return uint32(int64(f))
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		L.ArgError(n, "number has no integer representation")
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
+	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/trial"
@@ -64,6 +66,71 @@ func TestLuaExchangeGivesTheGoExchangesEvents(t *testing.T) {
 		if len(luaRun.Violations) != 0 {
 			t.Fatalf("seed %d: %v", seed, luaRun.Violations)
 		}
+	}
+}
+
+// TestLuaExchangeWritesTheGoExchangesWords runs sessions of the Lua
+// exchange of several shapes and reads what it left in memory: the words
+// of the generations still in their slots are the Go exchange's Pattern,
+// and each generation's checksum in the result area is the FNV-1a of its
+// pattern, computed here in Go. So the programs' word arithmetic (which
+// their own check repeats, and so cannot catch) is the Go exchange's and
+// the CUDA kernel's.
+func TestLuaExchangeWritesTheGoExchangesWords(t *testing.T) {
+	gpu, npu := luaExchange(t)
+	programs := luaPrograms(t, gpu, npu)
+	for _, x := range []exchange.Config{
+		{Rounds: 5, Credits: 1, SlotBytes: 8},
+		{Rounds: 7, Credits: 3, SlotBytes: 64},
+		{Rounds: 9, Credits: 4, SlotBytes: 256},
+		{Rounds: 3, Credits: 2, SlotBytes: 1024},
+	} {
+		f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 { // later sessions have other owners
+			s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), programs(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SubmitGPU(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SubmitNPU(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := s.Wait(time.Second); !ok || err != nil {
+				t.Fatalf("%+v: Wait = %v, %v", x, ok, err)
+			}
+			payload, owner := s.NPU().Reach()[1], s.ID()
+			l, words := exchange.Layout(x.SlotBytes), x.SlotBytes/4
+			for g := 1; g <= x.Rounds; g++ {
+				want := uint32(2166136261)
+				for i := range words {
+					want = (want ^ exchange.Pattern(owner, g, i)) * 16777619
+				}
+				if sum := payload.HostLoad(x.Credits*l.Stride + (g-1)*16 + 8); sum != want {
+					t.Errorf("%+v, owner %d: generation %d's checksum is %#x, want %#x", x, owner, g, sum, want)
+				}
+				if g <= x.Rounds-x.Credits {
+					continue // its slot holds a later generation
+				}
+				for i := range words {
+					off := ((g-1)%x.Credits)*l.Stride + l.Data + 4*i
+					if w, want := payload.HostLoad(off), exchange.Pattern(owner, g, i); w != want {
+						t.Fatalf("%+v, owner %d: word %d of generation %d is %#x, want %#x", x, owner, g, i, w, want)
+					}
+				}
+			}
+			if out := s.Close(); out != engine.Retired {
+				t.Fatalf("%+v: Close = %v", x, out)
+			}
+		}
+		f.Close()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
@@ -143,7 +144,11 @@ func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner ui
 // programSeed is the seed of one invocation's math.random: a function of
 // the fabric's seed, the session and the device.
 func programSeed(seed, owner uint64, device string) uint64 {
+	var text [64]byte // "seed/owner/device", without fmt's cost in every session
+	b := strconv.AppendUint(text[:0], seed, 10)
+	b = strconv.AppendUint(append(b, '/'), owner, 10)
+	b = append(append(b, '/'), device...)
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d/%d/%s", seed, owner, device)
+	h.Write(b)
 	return h.Sum64()
 }

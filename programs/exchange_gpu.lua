@@ -10,55 +10,61 @@
 -- waits for the slot's credit, writes the slot's words, and publishes g in
 -- the slot's generation word. docs/programs.md explains every operation.
 
-local bxor = bit32.bxor
+local bxor, rshift = bit32.bxor, bit32.rshift
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
 local function layout(a)
 	local gpu = math.ceil((8 + a.slot_bytes) / 128) * 128
-	return {stride = gpu + 128, data = 8, credit = gpu, results = a.credits * (gpu + 128)}
+	return gpu + 128, gpu, a.credits * (gpu + 128) -- the stride, the credit's offset, the results'
 end
 
--- times(b) is the function a -> a * b modulo 2^32, for words: the low
--- half of a times b, plus the high half of a times the low half of b
--- (which the function keeps) shifted into the high half. Both terms are
--- below 2^48, so their sum is exact before the one modulo.
-local function times(b)
-	local b_lo = b % 65536
-	return function(a)
-		local lo = a % 65536
-		return (lo * b + (a - lo) * b_lo) % 4294967296
-	end
+-- mul(a, b) is a * b modulo 2^32, for words a and b: the low half of a
+-- times b, plus the high half of a times the low half of b (the high half
+-- of b would shift out). Both terms are below 2^48, so their sum is exact
+-- before the one modulo.
+local function mul(a, b)
+	local lo = a % 65536
+	return (lo * b + (a - lo) * (b % 65536)) % 4294967296
 end
 
 -- The words of session owner's generations, n a generation:
 -- fill(g, words) puts word i (from 0) of generation g into words[i + 1].
--- Word i mixes owner, g and i, each multiplied by its own odd constant; the
--- owner's and each word's products are made once, not for every word.
+-- Word i is owner, g and i, each multiplied by its own odd constant and
+-- xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift distributes
+-- over xor, so the first shift is made once for the owner and g and once
+-- for each i, not for every word. The loop multiplies by M inline and
+-- leaves the product unreduced (below 2^49, exact): bit32's functions
+-- take their arguments modulo 2^32, which reduces it.
+local M, M_lo = 0x2C1B3C6D, 0x2C1B3C6D % 65536
 local function generations(owner, n)
-	local by_owner, by_g, by_i, mix = times(0x9E3779B1), times(0x85EBCA77), times(0xC2B2AE3D), times(0x2C1B3C6D)
-	local mixed = by_owner(owner % 4294967296)
+	local mixed = mul(owner % 4294967296, 0x9E3779B1)
 	local of = {}
 	for i = 1, n do
-		of[i] = by_i(i - 1)
+		local o = mul(i - 1, 0xC2B2AE3D)
+		of[i] = bxor(o, rshift(o, 15))
 	end
 	return function(g, words)
-		local base = bxor(mixed, by_g(g))
+		local base = bxor(mixed, mul(g, 0x85EBCA77))
+		base = bxor(base, rshift(base, 15))
 		for i = 1, n do
 			local v = bxor(base, of[i])
-			v = mix(bxor(v, (v - v % 32768) / 32768)) -- v ^ (v >> 15), then the product
-			words[i] = bxor(v, (v - v % 4096) / 4096)
+			local lo = v % 65536
+			v = lo * M + (v - lo) * M_lo
+			words[i] = bxor(v, rshift(v, 12))
 		end
 	end
 end
 
 return {
 	buffers = function(a)
-		return {payload = layout(a).results + a.rounds * 16}
+		local _, _, results = layout(a)
+		return {payload = results + a.rounds * 16}
 	end,
 
 	run = function(p, a)
-		local line, pay, l = p.startup, p.buffers.payload, layout(a)
+		local line, pay = p.startup, p.buffers.payload
+		local stride, credit_at = layout(a)
 		local seen = p:load(line, 0)
 		while seen == p.WAIT do
 			seen = p:wait(line, 0, seen)
@@ -82,18 +88,18 @@ return {
 				p:delay(arg)
 			end
 			local slot = (g - 1) % a.credits
-			local base = slot * l.stride
+			local base = slot * stride
 			if g > a.credits then
 				local need = g - a.credits
-				local credit = p:load(pay, base + l.credit)
+				local credit = p:load(pay, base + credit_at)
 				while credit < need do
-					credit = p:wait(pay, base + l.credit, credit)
+					credit = p:wait(pay, base + credit_at, credit)
 				end
 			end
 			fill(g, words)
-			p:write(pay, base + l.data, words)
+			p:write(pay, base + 8, words)
 			if p:fault("payload.corrupt") == "flip" then
-				p:flip(pay, base + l.data + 4 * (g % n), 2 ^ (g % 32))
+				p:flip(pay, base + 8 + 4 * (g % n), 2 ^ (g % 32))
 			end
 			p:store(pay, base, g)
 			p:event("payload.write", g)

@@ -6,66 +6,80 @@
 -- exchange_gpu.lua; exchange_npu.lua is the correct half, and the line
 -- marked THE BUG below is all that differs.
 
-local bxor = bit32.bxor
+local bxor, rshift = bit32.bxor, bit32.rshift
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
 local function layout(a)
 	local gpu = math.ceil((8 + a.slot_bytes) / 128) * 128
-	return {stride = gpu + 128, data = 8, credit = gpu, results = a.credits * (gpu + 128)}
+	return gpu + 128, gpu, a.credits * (gpu + 128) -- the stride, the credit's offset, the results'
 end
 
--- times(b) is the function a -> a * b modulo 2^32, for words: the low
--- half of a times b, plus the high half of a times the low half of b
--- (which the function keeps) shifted into the high half. Both terms are
--- below 2^48, so their sum is exact before the one modulo.
-local function times(b)
-	local b_lo = b % 65536
-	return function(a)
-		local lo = a % 65536
-		return (lo * b + (a - lo) * b_lo) % 4294967296
-	end
+-- mul(a, b) is a * b modulo 2^32, for words a and b: the low half of a
+-- times b, plus the high half of a times the low half of b (the high half
+-- of b would shift out). Both terms are below 2^48, so their sum is exact
+-- before the one modulo.
+local function mul(a, b)
+	local lo = a % 65536
+	return (lo * b + (a - lo) * (b % 65536)) % 4294967296
 end
 
-local fnv_prime = times(16777619)
-
--- The checksum of a slot's words (FNV-1a over words).
+-- The checksum of a slot's words (FNV-1a over words): h xor each word,
+-- times the FNV prime P, modulo 2^32. The loop multiplies inline and
+-- leaves the product unreduced (below 2^49, exact) for the next bxor to
+-- reduce, since bit32's functions take their arguments modulo 2^32; the
+-- end reduces it once.
+local P, P_lo = 16777619, 16777619 % 65536
 local function checksum(words, n)
 	local h = 2166136261
 	for i = 1, n do
-		h = fnv_prime(bxor(h, words[i]))
+		h = bxor(h, words[i])
+		local lo = h % 65536
+		h = lo * P + (h - lo) * P_lo
 	end
-	return h
+	return h % 4294967296
 end
 
--- The words of session owner's generations, as the GPU writes them, n a generation:
--- fill(g, words) puts word i (from 0) of generation g into words[i + 1].
--- Word i mixes owner, g and i, each multiplied by its own odd constant; the
--- owner's and each word's products are made once, not for every word.
-local function generations(owner, n)
-	local by_owner, by_g, by_i, mix = times(0x9E3779B1), times(0x85EBCA77), times(0xC2B2AE3D), times(0x2C1B3C6D)
-	local mixed = by_owner(owner % 4294967296)
+-- What the check expects: checksums(owner, n) is the function g -> the
+-- checksum of generation g of session owner, n words a generation, as the
+-- GPU writes them. Word i is owner, g and i, each multiplied by its own odd
+-- constant and xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift
+-- distributes over xor, so the first shift is made once for the owner and
+-- g and once for each i. Each word goes into the checksum as it is made,
+-- products unreduced as in checksum.
+local M, M_lo = 0x2C1B3C6D, 0x2C1B3C6D % 65536
+local function checksums(owner, n)
+	local mixed = mul(owner % 4294967296, 0x9E3779B1)
 	local of = {}
 	for i = 1, n do
-		of[i] = by_i(i - 1)
+		local o = mul(i - 1, 0xC2B2AE3D)
+		of[i] = bxor(o, rshift(o, 15))
 	end
-	return function(g, words)
-		local base = bxor(mixed, by_g(g))
+	return function(g)
+		local base = bxor(mixed, mul(g, 0x85EBCA77))
+		base = bxor(base, rshift(base, 15))
+		local h = 2166136261
 		for i = 1, n do
 			local v = bxor(base, of[i])
-			v = mix(bxor(v, (v - v % 32768) / 32768)) -- v ^ (v >> 15), then the product
-			words[i] = bxor(v, (v - v % 4096) / 4096)
+			local lo = v % 65536
+			v = lo * M + (v - lo) * M_lo
+			h = bxor(h, v, rshift(v, 12))
+			lo = h % 65536
+			h = lo * P + (h - lo) * P_lo
 		end
+		return h % 4294967296
 	end
 end
 
 return {
 	buffers = function(a)
-		return {payload = layout(a).results + a.rounds * 16}
+		local _, _, results = layout(a)
+		return {payload = results + a.rounds * 16}
 	end,
 
 	run = function(p, a)
-		local line, pay, l = p.startup, p.buffers.payload, layout(a)
+		local line, pay = p.startup, p.buffers.payload
+		local stride, credit_at, results = layout(a)
 		local dma = p.timing.npu_dma_line
 		local seen = p:load(line, 0)
 		while seen == p.WAIT do
@@ -78,8 +92,8 @@ return {
 		elseif seen ~= p.RUN then
 			p:retire(string.format("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", p.device, seen))
 		end
-		local n, consumed, words = a.slot_bytes / 4, 0, {}
-		local lines_in = math.ceil((l.data + a.slot_bytes) / 64)
+		local n, consumed, words, result_words = a.slot_bytes / 4, 0, {}, {}
+		local lines_in = math.ceil((8 + a.slot_bytes) / 64)
 		for g = 1, a.rounds do
 			local fired, arg = p:fault("npu.run")
 			if fired == "hang" then
@@ -90,7 +104,7 @@ return {
 				p:delay(arg)
 			end
 			local slot = (g - 1) % a.credits
-			local base = slot * l.stride
+			local base = slot * stride
 			local gen = p:load(pay, base)
 			while gen < g do
 				gen = p:wait(pay, base, gen)
@@ -101,15 +115,16 @@ return {
 			-- THE BUG: the credit goes back, drained, before the slot is
 			-- read in, so the GPU may write the next generation over it
 			-- while the DMA is still to come.
-			p:store(pay, base + l.credit, g)
+			p:store(pay, base + credit_at, g)
 			p:drain(pay)
 			p:delay(dma * lines_in) -- the slot's lines come in by DMA
-			p:read(pay, base + l.data, n, words)
+			p:read(pay, base + 8, n, words)
 			local sum = checksum(words, n)
 			consumed = consumed + 1
-			local result = l.results + (g - 1) * 16
+			local result = results + (g - 1) * 16
 			local count = p:load(pay, result + 4)
-			p:write(pay, result, {consumed, count + 1, sum})
+			result_words[1], result_words[2], result_words[3] = consumed, count + 1, sum
+			p:write(pay, result, result_words)
 			local drained = -1
 			if p:fault("npu.drain") ~= "skip" then
 				drained = p:drain(pay)
@@ -128,18 +143,18 @@ return {
 	end,
 
 	check = function(c, a)
-		local l, n, words = layout(a), a.slot_bytes / 4, {}
-		local fill = generations(c.owner, n)
+		local _, _, results = layout(a)
+		local pay, expected = c.buffers.payload, checksums(c.owner, a.slot_bytes / 4)
 		for g = 1, a.rounds do
-			local result = l.results + (g - 1) * 16
-			local order, count, sum = c:load(c.buffers.payload, result), c:load(c.buffers.payload, result + 4), c:load(c.buffers.payload, result + 8)
-			fill(g, words)
-			local want = checksum(words, n)
+			local result = results + (g - 1) * 16
+			local order, count, sum = c:load(pay, result), c:load(pay, result + 4), c:load(pay, result + 8)
 			if count ~= 1 then
 				return false, string.format("generation %d was consumed %d times, want once", g, count)
 			elseif order ~= g then
 				return false, string.format("generation %d was consumed in position %d, want %d", g, order, g)
-			elseif sum ~= want then
+			end
+			local want = expected(g)
+			if sum ~= want then
 				return false, string.format("generation %d has checksum 0x%08x, want 0x%08x: the slot was corrupted", g, sum, want)
 			end
 		end
