@@ -50,10 +50,13 @@ end
 local M, M_lo = 0x2C1B3C6D, 0x2C1B3C6D % 65536
 local function checksums(owner, n)
 	local mixed = mul(owner % 4294967296, 0x9E3779B1)
-	local of = {}
+	local of, o = {}, 0 -- o is (i - 1) * 0xC2B2AE3D modulo 2^32, by additions
 	for i = 1, n do
-		local o = mul(i - 1, 0xC2B2AE3D)
 		of[i] = bxor(o, rshift(o, 15))
+		o = o + 0xC2B2AE3D
+		if o >= 4294967296 then
+			o = o - 4294967296
+		end
 	end
 	return function(g)
 		local base = bxor(mixed, mul(g, 0x85EBCA77))
