@@ -37,6 +37,10 @@ type machine struct {
 	method *lua.LTable               // p's methods
 	none   []lua.LValue              // no results, for a resume
 	one    [1]lua.LValue             // one result, for a resume
+	// seed is the invocation's seed of math.random, which seeds the
+	// generator when pendingSeed says it has not yet (seedLazily).
+	seed        uint64
+	pendingSeed bool
 }
 
 // removedGlobals are what a program's state leaves out: files, processes,
@@ -59,6 +63,7 @@ func (p *Program) newMachine() (*machine, error) {
 	}
 	openBit32(L)
 	m := &machine{prog: p, L: L, envMeta: L.NewTable(), pMetas: map[deviceKey]*lua.LTable{}}
+	m.seedLazily()
 	base := L.NewTable()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
 		if k != lua.LString("_G") {
