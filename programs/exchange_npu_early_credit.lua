@@ -6,7 +6,7 @@
 -- exchange_gpu.lua; exchange_npu.lua is the correct half, and the line
 -- marked THE BUG below is all that differs.
 
-local bxor, rshift = bit32.bxor, bit32.rshift
+local bxor, lshift, rshift = bit32.bxor, bit32.lshift, bit32.rshift
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
@@ -25,17 +25,16 @@ local function mul(a, b)
 end
 
 -- The checksum of a slot's words (FNV-1a over words): h xor each word,
--- times the FNV prime P, modulo 2^32. The loop multiplies inline and
--- leaves the product unreduced (below 2^49, exact) for the next bxor to
--- reduce, since bit32's functions take their arguments modulo 2^32; the
--- end reduces it once.
-local P, P_lo = 16777619, 16777619 % 65536
+-- times the FNV prime 16777619 = 2^24 + 403, modulo 2^32. h times 2^24
+-- modulo 2^32 is lshift(h, 24); h * 403 is below 2^41. The loop leaves
+-- their sum unreduced (below 2^42, exact) for the next bxor to reduce,
+-- since bit32's functions take their arguments modulo 2^32; the end
+-- reduces it once.
 local function checksum(words, n)
 	local h = 2166136261
 	for i = 1, n do
 		h = bxor(h, words[i])
-		local lo = h % 65536
-		h = lo * P + (h - lo) * P_lo
+		h = lshift(h, 24) + h * 403
 	end
 	return h % 4294967296
 end
@@ -45,9 +44,10 @@ end
 -- GPU writes them. Word i is owner, g and i, each multiplied by its own odd
 -- constant and xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift
 -- distributes over xor, so the first shift is made once for the owner and
--- g and once for each i. Each word goes into the checksum as it is made,
--- products unreduced as in checksum.
-local M, M_lo = 0x2C1B3C6D, 0x2C1B3C6D % 65536
+-- g and once for each i. Times M is times its high half shifted and its
+-- low half: lshift(v * M_hi, 16) + v * M_lo, unreduced (below 2^47,
+-- exact). Each word goes into the checksum as it is made, as in checksum.
+local M_hi, M_lo = 0x2C1B, 0x3C6D -- M = 0x2C1B3C6D
 local function checksums(owner, n)
 	local mixed = mul(owner % 4294967296, 0x9E3779B1)
 	local of, o = {}, 0 -- o is (i - 1) * 0xC2B2AE3D modulo 2^32, by additions
@@ -64,11 +64,9 @@ local function checksums(owner, n)
 		local h = 2166136261
 		for i = 1, n do
 			local v = bxor(base, of[i])
-			local lo = v % 65536
-			v = lo * M + (v - lo) * M_lo
+			v = lshift(v * M_hi, 16) + v * M_lo
 			h = bxor(h, v, rshift(v, 12))
-			lo = h % 65536
-			h = lo * P + (h - lo) * P_lo
+			h = lshift(h, 24) + h * 403
 		end
 		return h % 4294967296
 	end
