@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -260,5 +261,45 @@ func TestProgramsDrawTheirSessionsNumbers(t *testing.T) {
 	}
 	if !strings.Contains(sessions[2], "seeded34") {
 		t.Errorf("math.randomseed(42) then math.random(1, 1000) drew %q, want lua5.1's 34", sessions[2])
+	}
+}
+
+// TestCheckReadsOnlyItsOwnSession: a check's c reads the buffers of the
+// session it checks; a c kept from an earlier check is refused, as its
+// session's memory is released.
+func TestCheckReadsOnlyItsOwnSession(t *testing.T) {
+	h := sim(t)
+	h.run(`
+		local gpu = resident.program{source = "return function(p) end", name = "idle"}
+		local npu = resident.program{name = "keeper", source = [[
+			local kept
+			return {
+				buffers = {data = 64},
+				run = function(p) end,
+				check = function(c)
+					if kept then
+						local ok, err = pcall(kept.load, kept, kept.buffers.data, 0)
+						return not ok and tostring(err):find("c:load: argument #1 must be one of this check's buffers", 1, true) ~= nil,
+							"the kept c read: " .. tostring(err)
+					end
+					kept = c
+					return c:load(c.buffers.data, 0) == 0, "a fresh buffer is not zero"
+				end,
+			}
+		]]}
+		problems = {}
+		for i = 1, 2 do
+			local s = startup{gpu = gpu, npu = npu}
+			s:submit_gpu(); s:submit_npu(); s:start()
+			assert(s:wait(1))
+			local st = s:stats()
+			problems[i] = tostring(st.check.ok) .. " " .. tostring(st.check.problem)
+			s:close()
+		end
+	`)
+	for i := 1; i <= 2; i++ {
+		if got := h.str(fmt.Sprintf("problems[%d]", i)); got != "true nil" {
+			t.Errorf("check %d: %s", i, got)
+		}
 	}
 }

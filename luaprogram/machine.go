@@ -37,6 +37,10 @@ type machine struct {
 	method *lua.LTable               // p's methods
 	none   []lua.LValue              // no results, for a resume
 	one    [1]lua.LValue             // one result, for a resume
+	// checking is the invocation whose check runs, which c:load and
+	// c:read (checkLoad, checkRead) read the buffers of.
+	checking             *Instance
+	checkLoad, checkRead *lua.LFunction
 	// seed is the invocation's seed of math.random, which seeds the
 	// generator when pendingSeed says it has not yet (seedLazily).
 	seed        uint64
@@ -93,6 +97,7 @@ func (p *Program) newMachine() (*machine, error) {
 	m.budget = instructionBudget{parent: context.Background(), limit: p.opts.Instructions}
 	L.SetContext(&m.budget)
 	m.initMethods()
+	m.initCheck()
 	if m.host, err = m.spec(); err != nil {
 		L.Close()
 		return nil, err
