@@ -1,7 +1,9 @@
 package check
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/exchange"
@@ -35,13 +37,21 @@ var builtinFaults = []struct {
 // Builtin is the built-in scenario. The host chooses a setup (at most one
 // fault of builtinFaults, when the fault bound allows one, and an exchange
 // of up to Rounds rounds and Credits credits), makes one session, then
-// chooses a plan and carries it out: both submissions in either order,
-// START or ABORT (or neither) before, between or after them, a Wait of 0
-// (its deadline passes at once, racing the devices) or of 1 s (it does
-// not pass) or none, and a close that joins for 0 or for 1 s. It ends by
-// resetting the devices and checking that nothing is left charged.
+// chooses a plan and carries it out. A plan of one session: both
+// submissions in either order, START or ABORT (or neither) before, between
+// or after them, a Wait of 0 (its deadline passes at once, racing the
+// devices) or of 1 s (it does not pass) or none, and a close that joins
+// for 0 or for 1 s. With misuse (Bounds.Misuse), plans with one host call
+// out of order too, which the protocol refuses, or a close that races a
+// wait from another host thread. With two sessions or more
+// (Bounds.Sessions) and an exchange of one round and one credit, plans in
+// which that many sessions share the fabric's GPU and NPU: the host makes
+// the others, then chooses before each operation which session's comes
+// next. It ends by resetting the devices and checking that nothing is left
+// charged.
 func Builtin(h *Host) {
-	setups := builtinSetups(h.Bounds())
+	b := h.Bounds()
+	setups := builtinSetups(b)
 	s := setups.at(h.ChooseLabelled("the setup", setups.n(), setups.label))
 	if s.fault >= 0 {
 		f := builtinFaults[s.fault]
@@ -52,15 +62,23 @@ func Builtin(h *Host) {
 	}
 	cfg := exchange.Default()
 	cfg.Rounds, cfg.Credits = s.rounds, s.credits
-	sess, err := h.NewSession(cfg)
+	first, err := h.NewSession(cfg)
 	if err != nil {
 		h.ResetDevices()
 		return
 	}
-	p := builtinPlans[h.ChooseAmong("the plan", planLabels)]
-	for _, op := range p {
-		op.do(sess)
+	plans := plansFor(b, s)
+	p := plans[h.ChooseLabelled("the plan", len(plans), func(i int) string { return plans[i].label })]
+	sessions := []*Session{first}
+	for range len(p.ops) - 1 {
+		more, err := h.NewSession(cfg)
+		if err != nil {
+			h.ResetDevices()
+			return
+		}
+		sessions = append(sessions, more)
 	}
+	p.run(h, sessions)
 	h.ResetDevices()
 }
 
@@ -132,11 +150,99 @@ func closeOp(d time.Duration) planOp {
 	return planOp{"close(" + d.String() + ")", func(s *Session) { s.Close(d) }}
 }
 
-// builtinPlans are the built-in scenario's plans, planLabels their words.
-var builtinPlans, planLabels = makePlans()
+// racingCloseOp is a wait of 1 s that a close joining for d, in another
+// host thread, races (Session.WaitRacingClose).
+func racingCloseOp(d time.Duration) planOp {
+	return planOp{"wait(1s) racing close(" + d.String() + ") in another thread", func(s *Session) { s.WaitRacingClose(time.Second, d) }}
+}
 
-func makePlans() ([][]planOp, []string) {
-	var plans [][]planOp
+// plan is a plan of the built-in scenario: the host operations of each of
+// its sessions, in order; those of several sessions are interleaved by
+// host choices as the plan runs.
+type plan struct {
+	label string
+	ops   [][]planOp
+}
+
+// run carries the plan out on sessions, one for each of its sequences.
+// While more than one session has operations left, the host chooses whose
+// comes next, as the threads of a host that drives each session from one
+// of its own would take turns: going on with the session that made the
+// last operation comes first, and switching away from it while it has
+// operations left counts as a preemption.
+func (p plan) run(h *Host, sessions []*Session) {
+	next := make([]int, len(p.ops))
+	var open []int      // the sessions with operations left
+	var labels []string // their next operations, in words
+	last := 0
+	for {
+		open, labels = open[:0], labels[:0]
+		cont := -1
+		for i, ops := range p.ops {
+			if next[i] < len(ops) {
+				if i == last {
+					cont = len(open)
+				}
+				open = append(open, i)
+				labels = append(labels, sessions[i].Name()+":"+ops[next[i]].name)
+			}
+		}
+		if len(open) == 0 {
+			return
+		}
+		last = open[h.chooseSwitch("the next operation", labels, cont)]
+		p.ops[last][next[last]].do(sessions[last])
+		next[last]++
+	}
+}
+
+// planLists are the lists of plans the host chooses from, by what the
+// bounds and the setup allow. Each is the plans of one session (which so
+// keep their numbers in every list), then those with misuse, then, with
+// the smallest exchange, those with a racing close and those of shared
+// sessions, by how many.
+var planLists = makePlanLists()
+
+// planKey says which list of plans the bounds and the setup allow.
+type planKey struct {
+	misuse   bool
+	smallest bool // the exchange has one round and one credit
+	sessions int  // that may share the devices
+}
+
+func makePlanLists() map[planKey][]plan {
+	single, misuse, racing := singlePlans(), misusePlans(), racingPlans()
+	lists := map[planKey][]plan{}
+	for _, m := range []bool{false, true} {
+		plans := slices.Clone(single)
+		if m {
+			plans = append(plans, misuse...)
+		}
+		for n := 1; n <= MaxSessions; n++ {
+			lists[planKey{m, false, n}] = plans
+		}
+		if m {
+			plans = append(slices.Clip(plans), racing...)
+		}
+		lists[planKey{m, true, 1}] = plans
+		for n := 2; n <= MaxSessions; n++ {
+			plans = append(slices.Clip(plans), sharedPlans(n)...)
+			lists[planKey{m, true, n}] = plans
+		}
+	}
+	return lists
+}
+
+// plansFor lists the plans the bounds b allow with setup s.
+func plansFor(b Bounds, s setup) []plan {
+	return planLists[planKey{misuse: b.Misuse > 0, smallest: s.rounds == 1 && s.credits == 1, sessions: b.Sessions}]
+}
+
+// singlePlans are the plans of one session: both submissions in either
+// order, START or ABORT (or neither) before, between or after them, a wait
+// of 0, of 1 s or none, and a close that joins for 0 or 1 s.
+func singlePlans() []plan {
+	var plans []plan
 	orders := [][]planOp{{opSubmitGPU, opSubmitNPU}, {opSubmitNPU, opSubmitGPU}}
 	decisions := []*planOp{nil, &opStart, &opAbort}
 	waits := []*planOp{nil, ptr(waitOp(0)), ptr(waitOp(time.Second))}
@@ -162,22 +268,95 @@ func makePlans() ([][]planOp, []string) {
 						if w != nil {
 							p = append(p, *w)
 						}
-						plans = append(plans, append(p, c))
+						plans = append(plans, single(append(p, c)))
 					}
 				}
 			}
 		}
 	}
-	labels := make([]string, len(plans))
-	for i, p := range plans {
-		for j, op := range p {
-			if j > 0 {
-				labels[i] += ", "
-			}
-			labels[i] += op.name
+	return plans
+}
+
+// misusePlans are plans of one session with one host call out of order,
+// which the protocol refuses (busy) and which must change nothing.
+func misusePlans() []plan {
+	run := []planOp{opSubmitGPU, opSubmitNPU, opStart}
+	end := []planOp{waitOp(time.Second), closeOp(time.Second)}
+	join := func(parts ...[]planOp) []planOp {
+		var p []planOp
+		for _, part := range parts {
+			p = append(p, part...)
 		}
+		return p
 	}
-	return plans, labels
+	return []plan{
+		single(join([]planOp{opSubmitGPU, opSubmitGPU, opSubmitNPU, opStart}, end)),         // submit twice
+		single(join([]planOp{opSubmitGPU, opSubmitNPU, opSubmitNPU, opStart}, end)),         // the other, twice
+		single(join(run, []planOp{opStart}, end)),                                           // start twice
+		single(join(run, []planOp{opAbort}, end)),                                           // abort after start
+		single(join([]planOp{opSubmitGPU, waitOp(time.Second), opSubmitNPU, opStart}, end)), // wait before a decision
+		single(join(run, end, []planOp{opSubmitNPU})),                                       // submit after close
+	}
+}
+
+// racingPlans are plans of one session whose wait a close, from another
+// host thread, races: joining for 0 or for 1 s.
+func racingPlans() []plan {
+	run := []planOp{opSubmitGPU, opSubmitNPU, opStart}
+	return []plan{
+		single(append(slices.Clip(run), racingCloseOp(0))),
+		single(append(slices.Clip(run), racingCloseOp(time.Second))),
+	}
+}
+
+// sharedPlans are the plans of n sessions that share the fabric's GPU and
+// NPU: the first session runs one sequence and the others another, their
+// operations interleaved. Each sequence submits both participants, starts,
+// and closes, with or without a wait of 1 s first; one submits the NPU
+// first, so that each session may have a participant accepted and its
+// other refused while the other session's runs.
+func sharedPlans(n int) []plan {
+	life := []planOp{opSubmitGPU, opSubmitNPU, opStart, waitOp(time.Second), closeOp(time.Second)}
+	quick := []planOp{opSubmitGPU, opSubmitNPU, opStart, closeOp(0)}
+	npuFirst := []planOp{opSubmitNPU, opSubmitGPU, opStart, waitOp(time.Second), closeOp(time.Second)}
+	var plans []plan
+	for _, pair := range [][2][]planOp{{life, life}, {quick, life}, {life, npuFirst}} {
+		ops := [][]planOp{pair[0]}
+		for range n - 1 {
+			ops = append(ops, pair[1])
+		}
+		plans = append(plans, plan{label: sharedLabel(ops), ops: ops})
+	}
+	return plans
+}
+
+// single is the plan of one session with ops.
+func single(ops []planOp) plan {
+	return plan{label: opNames(ops), ops: [][]planOp{ops}}
+}
+
+// opNames lists ops' names, comma-separated.
+func opNames(ops []planOp) string {
+	var b strings.Builder
+	for i, op := range ops {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(op.name)
+	}
+	return b.String()
+}
+
+// sharedLabel says what each session of a shared plan does.
+func sharedLabel(ops [][]planOp) string {
+	var b strings.Builder
+	for i, o := range ops {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("s" + strconv.Itoa(i+1) + ": " + opNames(o))
+	}
+	return b.String() + " (interleaved)"
 }
 
 func ptr[T any](v T) *T { return &v }

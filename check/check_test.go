@@ -19,23 +19,24 @@ import (
 var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
 
 // TestBuiltinAcceptanceBoundsExhaustedClean is the checker's acceptance run:
-// the built-in scenario with rounds and credits up to 2, one fault and two
-// preemptions per run (the defaults), explored to exhaustion with no
-// violation and no run cut at the step bound.
+// the built-in scenario with its default bounds (rounds and credits up to
+// 2, one fault and two preemptions per run, two sessions, misuse on),
+// explored to exhaustion with no violation and no run cut at the step
+// bound.
 //
-// Under the race detector, which makes it ten times as slow, it explores
-// the defaults with one credit: .ci/run runs it with the defaults whole in
-// a step of its own, without the detector.
+// Under the race detector, which makes a search ten times as slow, it
+// explores raceBounds: .ci/run runs it with the defaults whole in a step
+// of its own, without the detector.
 func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 	var opts check.Options
-	credits := 2
+	want := check.Bounds{Rounds: 2, Credits: 2, Faults: 1, Preemptions: 2, Steps: 200, Sessions: 2, Misuse: 1}
 	if raceEnabled {
-		opts.Bounds.Credits, credits = 1, 1
+		opts.Bounds = raceBounds
+		want = check.Bounds{Rounds: 1, Credits: 1, Faults: 0, Preemptions: 1, Steps: 200, Sessions: 2, Misuse: 1}
 	}
 	rep := check.Check(context.Background(), check.Builtin, opts)
-	b := rep.Bounds
-	if b.Rounds != 2 || b.Credits != credits || b.Faults != 1 || b.Preemptions != 2 {
-		t.Fatalf("the bounds are %+v, want the defaults: rounds 2, credits 2 (1 under the race detector), faults 1, preemptions 2", b)
+	if rep.Bounds != want {
+		t.Fatalf("the bounds are %+v, want %+v", rep.Bounds, want)
 	}
 	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
 		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
@@ -43,10 +44,21 @@ func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 	t.Logf("%d schedules, %d distinct states, %v", rep.Schedules, rep.States, rep.Elapsed)
 }
 
+// raceBounds are what the searches of the whole built-in scenario explore
+// under the race detector: the smallest exchange, no fault and one
+// preemption, with the default sessions and misuse, so that the racing
+// close and the shared sessions run under the detector in seconds.
+var raceBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
+
 // TestBuiltinExhaustedClean explores the built-in scenario exhaustively
-// under small bounds and requires no violation.
+// under small bounds (raceBounds under the race detector; .ci/run runs it
+// whole without) and requires no violation.
 func TestBuiltinExhaustedClean(t *testing.T) {
-	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: smallBounds})
+	bounds := smallBounds
+	if raceEnabled {
+		bounds = raceBounds
+	}
+	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
 	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
 		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
 	}
@@ -122,7 +134,7 @@ func TestBoundsSet(t *testing.T) {
 			t.Errorf("Set(%s, 1): %v", name, err)
 		}
 	}
-	if b != (check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Steps: 1}) {
+	if b != (check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Steps: 1, Sessions: 1, Misuse: 1}) {
 		t.Errorf("after setting every bound to 1: %+v", b)
 	}
 	if err := b.Set("faults", 0); err != nil || b.Faults != -1 {
@@ -130,6 +142,9 @@ func TestBoundsSet(t *testing.T) {
 	}
 	if err := b.Set("preemptions", 0); err != nil || b.Preemptions != -1 {
 		t.Errorf("Set(preemptions, 0): %v, Preemptions %d, want -1 (none)", err, b.Preemptions)
+	}
+	if err := b.Set("misuse", 0); err != nil || b.Misuse != -1 {
+		t.Errorf("Set(misuse, 0): %v, Misuse %d, want -1 (off)", err, b.Misuse)
 	}
 	for _, c := range []struct {
 		name string
@@ -140,7 +155,10 @@ func TestBoundsSet(t *testing.T) {
 		{"credits", 65, "credits must be a whole number from 1 to 64, got 65"},
 		{"faults", -1, "faults must be a whole number from 0 to 100, got -1"},
 		{"steps", 2_000_000, "steps must be a whole number from 1 to 1000000, got 2000000"},
-		{"depth", 1, "depth is not a bound; the bounds are rounds, credits, faults, preemptions, steps"},
+		{"sessions", 4, "sessions must be a whole number from 1 to 3, got 4"},
+		{"sessions", 0, "sessions must be a whole number from 1 to 3, got 0"},
+		{"misuse", 2, "misuse must be 0 (off) or 1 (on), got 2"},
+		{"depth", 1, "depth is not a bound; the bounds are rounds, credits, faults, preemptions, steps, sessions, misuse"},
 	} {
 		if err := b.Set(c.name, c.v); err == nil || err.Error() != c.want {
 			t.Errorf("Set(%s, %d): %v, want %q", c.name, c.v, err, c.want)
@@ -333,5 +351,125 @@ func TestMaxStates(t *testing.T) {
 	}
 	if !strings.Contains(capped.String(), fmt.Sprintf("the search remembered %d distinct states, its most, and no more after", most)) {
 		t.Errorf("the report does not say it:\n%s", capped.String())
+	}
+}
+
+// racingClose is a scenario of one session whose wait of 1 s a close
+// joining for 1 s, in another host thread, races.
+func racingClose(h *check.Host) {
+	cfg := exchange.Default()
+	cfg.Rounds, cfg.Credits = 1, 1
+	s, err := h.NewSession(cfg)
+	if err != nil {
+		return
+	}
+	_, _ = s.SubmitGPU(), s.SubmitNPU()
+	_ = s.Start()
+	s.WaitRacingClose(time.Second, time.Second)
+	h.ResetDevices()
+}
+
+// TestWaitRacingClose explores a close that races a wait from another host
+// thread: no violation, and every place the close may begin is a choice,
+// each a preemption, so that with none allowed the close begins only once
+// the wait has returned. A replay in which it begins at the first step of
+// the wait shows the wait ended busy and the close, joining for its own
+// timeout, releasing the session.
+func TestWaitRacingClose(t *testing.T) {
+	rep := check.Check(context.Background(), racingClose, check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: 1}})
+	if !rep.OK() || !rep.Exhausted || rep.Nondeterministic != "" {
+		t.Fatalf("want an exhausted, deterministic search with no violation:\n%s", rep.String())
+	}
+	none := check.Check(context.Background(), racingClose, check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: -1}})
+	if !none.OK() || none.Schedules >= rep.Schedules {
+		t.Errorf("without preemptions: %d schedules, with one %d; want fewer", none.Schedules, rep.Schedules)
+	}
+	r, err := check.Replay(context.Background(), racingClose, "r2c2f0:0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stepTexts(r)
+	for _, want := range []string{
+		"host chooses whether s1:close(1s) begins in another thread: now",
+		"s1:close(1s) begins in another thread = the wait is ended",
+		"s1:wait(1s) = false, error: busy: session 1 was closed during the wait",
+		"s1:close(1s) = retired",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the replay lacks %q:\n%s", want, got)
+		}
+	}
+	if len(r.Violations) != 0 {
+		t.Errorf("violations %v", r.Violations)
+	}
+	r, err = check.Replay(context.Background(), racingClose, "r2c2f0:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepTexts(r); !strings.Contains(got, "s1:wait(1s) = true, ok") || !strings.Contains(got, "s1:close(1s) = retired") || strings.Contains(got, "begins in another thread =") {
+		t.Errorf("the schedule of first alternatives should close after the wait:\n%s", got)
+	}
+}
+
+// TestReplayStringsCarrySessionsAndMisuse: a counterexample found with
+// other sessions or misuse bounds names them in its replay string, which
+// then replays with those bounds; strings without them take the defaults.
+func TestReplayStringsCarrySessionsAndMisuse(t *testing.T) {
+	for s, want := range map[string]check.Bounds{
+		"r1c1f1:3":       {Rounds: 1, Credits: 1, Faults: 1},
+		"r1c1f1s1:3":     {Rounds: 1, Credits: 1, Faults: 1, Sessions: 1},
+		"r1c1f1m0:3":     {Rounds: 1, Credits: 1, Faults: 1, Misuse: -1},
+		"r2c1f0s3m1:3.1": {Rounds: 2, Credits: 1, Faults: -1, Sessions: 3, Misuse: 1},
+	} {
+		b, _, err := check.ParseReplay(s)
+		if err != nil || b != want {
+			t.Errorf("ParseReplay(%q) = %+v, %v; want %+v", s, b, err, want)
+		}
+	}
+	for _, s := range []string{"r1c1f1s0:", "r1c1f1s4:", "r1c1f1m2:", "r1c1f1m0s1:"} {
+		if _, _, err := check.ParseReplay(s); err == nil {
+			t.Errorf("ParseReplay(%q) did not fail", s)
+		}
+	}
+	rep := check.Check(context.Background(), forgedSecondDecision, check.Options{Bounds: check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Sessions: 1, Misuse: -1}})
+	if len(rep.Counterexamples) != 1 || !strings.HasPrefix(rep.Counterexamples[0].Replay, "r1c1f0s1m0:") {
+		t.Fatalf("want one counterexample replayed by r1c1f0s1m0:...:\n%s", rep.String())
+	}
+}
+
+// forgedSecondDecision breaks invariant 1 when the host chooses so, as an
+// engine that decided twice would.
+func forgedSecondDecision(h *check.Host) {
+	cfg := exchange.Default()
+	cfg.Rounds, cfg.Credits = 1, 1
+	s, err := h.NewSession(cfg)
+	if err != nil {
+		return
+	}
+	_ = s.Abort()
+	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
+		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, 2, 0, "")
+	}
+	s.Close(0)
+	h.ResetDevices()
+}
+
+// TestReportCountsInWords: the report says "1 schedule", "1 distinct
+// state" and "1 run" in the singular, and counts other than one in the
+// plural.
+func TestReportCountsInWords(t *testing.T) {
+	one := check.Report{Schedules: 1, States: 1, StatesFull: true, ScenarioErrors: 1, ScenarioError: "boom", Exhausted: true}
+	got := one.String()
+	for _, want := range []string{"\n1 schedule, 1 distinct state, 0 pruned", "remembered 1 distinct state, its most", "failed in 1 run; the first: boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+	two := check.Report{Schedules: 2, States: 0, ScenarioErrors: 2, ScenarioError: "boom", Exhausted: true}
+	got = two.String()
+	for _, want := range []string{"\n2 schedules, 0 distinct states, 0 pruned", "failed in 2 runs; the first: boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
 	}
 }

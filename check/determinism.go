@@ -43,10 +43,10 @@ func (d *nondeterminism) words(replay string) string {
 	var what string
 	switch {
 	case d.now.n == 0:
-		what = fmt.Sprintf("the scenario ended after %d choices, where the earlier run went on to choice %d", d.at, d.at+1)
+		what = fmt.Sprintf("the scenario ended after %s, where the earlier run went on to choice %d", plural(d.at, "choice", "choices"), d.at+1)
 	case d.now.n != d.was.n || d.now.kind != d.was.kind:
-		what = fmt.Sprintf("choice %d had %d alternatives (%s), where the earlier run had %d (%s)",
-			d.at+1, d.now.n, kindWords(d.now.kind), d.was.n, kindWords(d.was.kind))
+		what = fmt.Sprintf("choice %d had %s (%s), where the earlier run had %d (%s)",
+			d.at+1, plural(d.now.n, "alternative", "alternatives"), kindWords(d.now.kind), d.was.n, kindWords(d.was.kind))
 	default:
 		what = fmt.Sprintf("the host's operations or their results before choice %d differed from the earlier run's", d.at+1)
 	}

@@ -25,13 +25,28 @@ type Bounds struct {
 	// Rounds and Credits are the largest exchange a scenario makes (default
 	// 2 each); the built-in scenario tries every size up to them.
 	Rounds, Credits int
+	// Sessions is how many sessions the built-in scenario may make (default
+	// 2, at most MaxSessions): with two or more it also explores plans in
+	// which that many sessions share the fabric's GPU and NPU, their host
+	// operations interleaved.
+	Sessions int
+	// Misuse is whether the built-in scenario also makes host calls out of
+	// order, which the protocol refuses (default 1, yes; -1, no): abort
+	// after start, start or submit twice, submit after close, wait before a
+	// decision, and a close racing a wait in another host thread.
+	Misuse int
 	// Length bounds host operations plus choices before a violation (0:
 	// none). The checker sets it itself to find the shortest counterexample.
 	Length int
 }
 
+// MaxSessions is the most sessions Bounds.Sessions allows: each one more
+// multiplies the interleavings the built-in scenario explores by about a
+// thousand.
+const MaxSessions = 3
+
 // boundNames are the bounds a person sets (BoundNames).
-var boundNames = []string{"rounds", "credits", "faults", "preemptions", "steps"}
+var boundNames = []string{"rounds", "credits", "faults", "preemptions", "steps", "sessions", "misuse"}
 
 // BoundNames lists the bounds a person sets, as the command's flags and
 // resident.check's fields name them: the names Bounds.Set takes.
@@ -40,7 +55,9 @@ func BoundNames() []string { return slices.Clone(boundNames) }
 // Set sets the bound name (one of BoundNames) to v, as a person gives it:
 // rounds from 1 to exchange.MaxRounds, credits from 1 to
 // exchange.MaxCredits, steps from 1 to 1,000,000, faults and preemptions
-// from 0 (none, which Set stores as -1) to 100. The error says the range.
+// from 0 (none, which Set stores as -1) to 100, sessions from 1 to
+// MaxSessions, misuse 0 (off, stored as -1) or 1 (on). The error says the
+// range.
 func (b *Bounds) Set(name string, v int) error {
 	lo, hi := 1, 1_000_000
 	var dst *int
@@ -55,8 +72,15 @@ func (b *Bounds) Set(name string, v int) error {
 		dst, lo, hi = &b.Faults, 0, 100
 	case "preemptions":
 		dst, lo, hi = &b.Preemptions, 0, 100
+	case "sessions":
+		dst, hi = &b.Sessions, MaxSessions
+	case "misuse":
+		dst, lo, hi = &b.Misuse, 0, 1
 	default:
 		return fmt.Errorf("%s is not a bound; the bounds are %s", name, strings.Join(boundNames, ", "))
+	}
+	if name == "misuse" && (v < lo || v > hi) {
+		return fmt.Errorf("misuse must be 0 (off) or 1 (on), got %d", v)
 	}
 	if v < lo || v > hi {
 		return fmt.Errorf("%s must be a whole number from %d to %d, got %d", name, lo, hi, v)
@@ -86,8 +110,18 @@ func (b Bounds) withDefaults() Bounds {
 	if b.Credits <= 0 {
 		b.Credits = 2
 	}
+	if b.Sessions <= 0 {
+		b.Sessions = defaultSessions
+	}
+	if b.Misuse == 0 {
+		b.Misuse = 1
+	}
+	b.Misuse = max(b.Misuse, 0)
 	return b
 }
+
+// defaultSessions is Bounds.Sessions when it is 0.
+const defaultSessions = 2
 
 // Options say what to check and how to report progress.
 type Options struct {
@@ -101,7 +135,20 @@ type Options struct {
 	// prunes less and takes longer, but misses nothing, and its memory
 	// stays bounded however long it runs.
 	MaxStates int
+	// NoPrune explores without state hashing: no run stops branching
+	// because it reached a state explored before. The pruning is sound, so
+	// the search finds the same violations and the same final outcomes,
+	// more slowly; Report.States is then 0.
+	NoPrune bool
 }
+
+// LongEnough is how long a wait of a scenario (a close's join included)
+// must be for the oracle to require that it see a fault-free session
+// retire (invariant 15, engine.Oracle.Liveness): the built-in scenario's
+// long wait. The fabric's timing is ideal, so the built-in exchange needs
+// no time at all; a program that models delays longer than this is
+// reported as not retiring.
+const LongEnough = time.Second
 
 // DefaultMaxStates is Options.MaxStates when it is 0: about 1 GiB of
 // remembered states, the figure a caller that gives the search more or
@@ -140,6 +187,7 @@ type Report struct {
 	// on without remembering the states it reached after.
 	StatesFull bool
 	Exhausted  bool // every schedule within the bounds was explored (not stopped)
+	NoPrune    bool // the search hashed no state (Options.NoPrune)
 	Elapsed    time.Duration
 	// Counterexamples holds, for each invariant found broken, the shortest
 	// schedule found that breaks it, in invariant order.
@@ -165,7 +213,7 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 		x.maxStates = DefaultMaxStates
 	}
 	x.seen = map[uint64][]budget{}
-	rep := Report{Bounds: x.bounds}
+	rep := Report{Bounds: x.bounds, NoPrune: opts.NoPrune}
 	found := x.search(ctx, 0)
 	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
 	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
@@ -319,6 +367,7 @@ func (x *explorer) execute(ctx context.Context, prefix []point, describe bool) *
 	r.hist = devices.NewStateHash()
 	cancel := f.Events().Subscribe(r.observe)
 	o := engine.NewOracle(f)
+	o.Liveness(LongEnough)
 	r.host = &Host{run: r, ctx: ctx, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)
 	r.expectEnd()

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,19 @@ func (h *Host) ChooseLabelled(what string, n int, label func(int) string) int {
 		return 0
 	}
 	return h.run.choose(choicePoint{n: n, host: what, label: label}, -1)
+}
+
+// chooseSwitch is a host choice among labelled alternatives of which cont
+// goes on as before (-1: none does): taking another one preempts, as a
+// step choice that switches programs does, and counts against the
+// preemption bound. The built-in scenario's switches from one session's
+// operations to another's, and a close that begins during a wait, are
+// such choices.
+func (h *Host) chooseSwitch(what string, labels []string, cont int) int {
+	if len(labels) < 2 {
+		return 0
+	}
+	return h.run.choose(choicePoint{n: len(labels), host: what, label: func(i int) string { return labels[i] }}, cont)
 }
 
 // Record records a host operation that the scenario made through a layer
@@ -163,6 +177,46 @@ func (s *Session) Wait(timeout time.Duration) (bool, error) {
 	ok, err := s.Session.WaitContext(s.host.ctx, timeout)
 	s.host.op(s.name+":wait("+timeout.String()+")", strconv.FormatBool(ok)+", "+errWords(err))
 	return ok, err
+}
+
+// WaitRacingClose waits as Wait does while, in another host thread, a
+// Close joining for closeTimeout may begin at any step of the devices
+// during the wait: before each step and deadline choice, the checker
+// chooses whether the close begins there (the engine ends the wait, which
+// returns busy, and the close then joins for its own timeout); beginning
+// is a switch of host threads, which counts as a preemption. When it does
+// not begin during the wait, it begins once the wait has returned. It
+// returns what the wait and the close returned. The counterexample lists
+// the close's own steps before the wait's result, which the waiting
+// thread records once the close has returned.
+func (s *Session) WaitRacingClose(timeout, closeTimeout time.Duration) (bool, error, engine.Outcome) {
+	h := s.host
+	closeText := s.name + ":close(" + closeTimeout.String() + ")"
+	closed := make(chan engine.Outcome, 1)
+	began := false
+	h.run.race = func() {
+		if began || h.chooseSwitch("whether "+closeText+" begins in another thread", []string{"not yet", "now"}, 0) == 0 {
+			return
+		}
+		began = true
+		h.op(closeText+" begins in another thread", "the wait is ended")
+		go func() { closed <- s.Session.CloseWithin(h.ctx, closeTimeout) }()
+		for !s.Session.Closing() { // the close's first step: then the wait sees it
+			runtime.Gosched()
+		}
+	}
+	ok, err := s.Session.WaitContext(h.ctx, timeout)
+	var out engine.Outcome
+	if began {
+		out = <-closed // the close goes on once the wait has returned
+	}
+	h.run.race = nil
+	h.op(s.name+":wait("+timeout.String()+")", strconv.FormatBool(ok)+", "+errWords(err))
+	if !began {
+		out = s.Session.CloseWithin(h.ctx, closeTimeout)
+	}
+	h.op(closeText, out.String())
+	return ok, err, out
 }
 
 // Close is the drop path, joining for timeout, or until the run's context

@@ -59,8 +59,15 @@ func (c Counterexample) String() string {
 // String prints the report: the figures, then each counterexample.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d\n",
-		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps)
+	misuse := "on"
+	if r.Bounds.Misuse <= 0 {
+		misuse = "off"
+	}
+	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
+		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps, r.Bounds.Sessions, misuse)
+	if r.NoPrune {
+		b.WriteString("without pruning: no state hashed\n")
+	}
 	state := "exhausted"
 	switch {
 	case r.Nondeterministic != "":
@@ -68,13 +75,13 @@ func (r *Report) String() string {
 	case !r.Exhausted:
 		state = "not exhausted (stopped)"
 	}
-	fmt.Fprintf(&b, "%d schedules, %d distinct states, %d pruned, %d at the step bound; bounded space %s in %v\n",
-		r.Schedules, r.States, r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	fmt.Fprintf(&b, "%s, %s, %d pruned, %d at the step bound; bounded space %s in %v\n",
+		plural(r.Schedules, "schedule", "schedules"), plural(r.States, "distinct state", "distinct states"), r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
 	if r.StatesFull {
-		fmt.Fprintf(&b, "the search remembered %d distinct states, its most, and no more after: it pruned less from then on\n", r.States)
+		fmt.Fprintf(&b, "the search remembered %s, its most, and no more after: it pruned less from then on\n", plural(r.States, "distinct state", "distinct states"))
 	}
 	if r.ScenarioErrors > 0 {
-		fmt.Fprintf(&b, "the scenario itself failed in %d runs; the first: %s\n", r.ScenarioErrors, r.ScenarioError)
+		fmt.Fprintf(&b, "the scenario itself failed in %s; the first: %s\n", plural(r.ScenarioErrors, "run", "runs"), r.ScenarioError)
 	}
 	if r.Nondeterministic != "" {
 		b.WriteString(r.Nondeterministic + "\n")
@@ -124,23 +131,33 @@ func FormatEvents(events []devices.Event) []string {
 	return out
 }
 
-// replayString is "r<rounds>c<credits>f<faults>:" and the choices joined
-// by dots: the bounds that decide how many alternatives the built-in
-// scenario's host choices have, then the schedule.
+// replayString is "r<rounds>c<credits>f<faults>", then "s<sessions>" and
+// "m0" (misuse off) where they are not the defaults, then ":" and the
+// choices joined by dots: the bounds that decide how many alternatives the
+// built-in scenario's host choices have, then the schedule.
 func (x *explorer) replayString(values []int) string {
 	parts := make([]string, len(values))
 	for i, v := range values {
 		parts[i] = strconv.Itoa(v)
 	}
-	return fmt.Sprintf("r%dc%df%d:%s", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults, strings.Join(parts, "."))
+	head := fmt.Sprintf("r%dc%df%d", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults)
+	if x.bounds.Sessions != defaultSessions {
+		head += "s" + strconv.Itoa(x.bounds.Sessions)
+	}
+	if x.bounds.Misuse <= 0 {
+		head += "m0"
+	}
+	return head + ":" + strings.Join(parts, ".")
 }
 
-// replayHead is the bounds of a replay string: r<rounds>c<credits>f<faults>.
-var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)$`)
+// replayHead is the bounds of a replay string:
+// r<rounds>c<credits>f<faults>[s<sessions>][m<misuse>].
+var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?$`)
 
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
-// Credits, Faults), each in the range Bounds.Set allows, and its choices:
-// what a tool that keeps the counterexamples a report printed reads back.
+// Credits, Faults, and Sessions and Misuse when it gives them), each in the
+// range Bounds.Set allows, and its choices: what a tool that keeps the
+// counterexamples a report printed reads back.
 func ParseReplay(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")
@@ -151,7 +168,10 @@ func ParseReplay(s string) (Bounds, []int, error) {
 	if m == nil {
 		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
 	}
-	for i, name := range []string{"rounds", "credits", "faults"} {
+	for i, name := range []string{"rounds", "credits", "faults", "sessions", "misuse"} {
+		if m[i+1] == "" {
+			continue // not given: the default
+		}
 		v, err := strconv.Atoi(m[i+1])
 		if err != nil {
 			err = fmt.Errorf("%s %s is out of range", name, m[i+1])
@@ -191,9 +211,9 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("replay %q interrupted before the end of the scenario (%v)", replay, ctx.Err())
 	case r.badChoice >= 0:
-		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %d alternatives there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], r.points[r.badChoice].n)
+		return nil, fmt.Errorf("replay %q: choice %d is %d but has only %s there; replay it with the scenario and bounds that printed it", replay, r.badChoice+1, values[r.badChoice], plural(r.points[r.badChoice].n, "alternative", "alternatives"))
 	case len(r.points) < len(values):
-		return nil, fmt.Errorf("replay %q has %d choices but the scenario made only %d; replay it with the scenario that printed it", replay, len(values), len(r.points))
+		return nil, fmt.Errorf("replay %q has %s but the scenario made only %d; replay it with the scenario that printed it", replay, plural(len(values), "choice", "choices"), len(r.points))
 	}
 	return &Replayed{Steps: r.trace, Violations: r.violations}, nil
 }
@@ -202,4 +222,12 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 type Replayed struct {
 	Steps      []Step
 	Violations []engine.Violation
+}
+
+// plural is n with the noun, singular for 1: "1 schedule", "2 schedules".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

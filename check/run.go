@@ -31,6 +31,7 @@ type run struct {
 	violationAt   int               // choice points made by then
 	violationStep int               // with describe: steps recorded by then
 	violations    []engine.Violation
+	race          func()          // during a wait that a close may race, called at each step and deadline choice
 	badChoice     int             // the first replayed choice out of range; -1 if none
 	failed        string          // the scenario's own error, if it failed
 	diverged      *nondeterminism // the replay of the prefix met a choice the earlier run did not
@@ -90,7 +91,13 @@ func (s Step) Counts() bool { return !s.First }
 // Choose makes a choice of the fabric (devices.Chooser).
 func (r *run) Choose(c devices.Choice) int {
 	if c.Kind == devices.ChooseStep || c.Kind == devices.ChooseDeadline {
-		r.visit(1)
+		if r.race != nil {
+			r.race()
+		}
+		// A deadline choice and the step choice after it meet the same
+		// state: the kind tells them apart, for they have other
+		// alternatives (one would prune the other, unexplored).
+		r.visit(visitChoice + uint64(c.Kind))
 	}
 	return r.choose(choicePoint{n: c.N, kind: c.Kind, choice: c}, c.Continuing())
 }
@@ -200,7 +207,7 @@ func (r *run) hostOp(text string) {
 		r.violationStep = len(r.trace)
 	}
 	r.checkViolation(false) // one the operation broke counts it
-	r.visit(2)
+	r.visit(visitHostOp)
 }
 
 // observe mixes the host's own events into its history: what the engine's
@@ -217,8 +224,16 @@ func (r *run) observe(e devices.Event) {
 	r.hist.AddString(e.Detail)
 }
 
+// The tags of the points visit hashes: after a host operation, or at a
+// choice of the fabric, plus its kind.
+const (
+	visitHostOp = 1
+	visitChoice = 16
+)
+
 // visit hashes the state at a point where the run can be pruned (tag says
-// which kind of point) and prunes the run when the state was explored
+// which kind of point: two points of the same state and tag have the same
+// alternatives and futures) and prunes the run when the state was explored
 // before with at least as much of the bounds left. Points the prefix
 // replays are not visited: the search is exploring their alternatives.
 //
@@ -228,7 +243,7 @@ func (r *run) observe(e devices.Event) {
 // a long exchange. Nor, once the search is stopped, any point: the run is
 // cut, and hashing a large state takes long.
 func (r *run) visit(tag uint64) {
-	if r.pruned || r.describe || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps || r.host.ctx.Err() != nil {
+	if r.pruned || r.describe || r.x.opts.NoPrune || len(r.points) < len(r.prefix) || len(r.points) >= r.x.bounds.Steps || r.host.ctx.Err() != nil {
 		return
 	}
 	h := r.hist

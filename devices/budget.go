@@ -1,7 +1,6 @@
 package devices
 
 import (
-	"strconv"
 	"sync"
 )
 
@@ -29,13 +28,19 @@ func (b *MemoryBudget) State() BudgetState {
 	return BudgetState{Limit: b.limit, Charged: b.charged, Quarantined: b.quarantined}
 }
 
+// renew empties the budget and makes its limit limit bytes.
+func (b *MemoryBudget) renew(limit int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.limit, b.charged, b.quarantined = limit, 0, 0
+}
+
 func (b *MemoryBudget) charge(n int64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.charged+n > b.limit {
-		return errorText(KindBudget, "alloc", "budget: allocating "+strconv.FormatInt(n, 10)+" bytes would exceed the memory budget ("+
-			strconv.FormatInt(b.charged, 10)+" of "+strconv.FormatInt(b.limit, 10)+" bytes charged, "+strconv.FormatInt(b.quarantined, 10)+
-			" quarantined); close sessions, reset devices to release quarantines, or raise the budget")
+		return Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+			n, b.charged, b.limit, b.quarantined)
 	}
 	b.charged += n
 	return nil

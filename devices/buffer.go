@@ -21,61 +21,52 @@ type Buffer struct {
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 
-	hostMu      sync.Mutex // serialises host stores and releases; guards kept
+	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
 	quarantined bool       // guarded by fabric.mu
-	kept        keptRoom   // what Kept handed out
 }
 
-// keptMax bounds how many objects Kept keeps with one buffer.
-const keptMax = 4
-
-// keptRoom is the objects Kept handed out with a buffer. It outlives the
-// buffer's fabric when that is recycled, for the buffer that a later
-// fabric makes from the same storage (slab).
-type keptRoom struct {
-	items []any // each a *T, made with room for keptMax
-	taken uint8 // bit i: items[i] was handed out since the buffer was made
+// allocated is a buffer and room for its attachments and its region, made
+// together.
+type allocated struct {
+	buffer      Buffer
+	attachments [4]attachment // a GPU's three families and an NPU's one
+	region      memory.Region
 }
 
-// reuse marks every object free again, for the buffer made next from the
-// same storage.
-func (k keptRoom) reuse() keptRoom {
-	k.taken = 0
-	return k
+// lineAllocated is a one-line buffer (a session's startup line) made with
+// room for what one non-coherent family's view of it needs once the host
+// stores into it.
+type lineAllocated struct {
+	allocated
+	stale lineStaleness
 }
 
-// Kept returns a zeroed T for an object whose life ends with b's fabric,
-// such as the session that owns b or a program that reaches it: a new one
-// or, when b's fabric took b's storage from a recycled fabric
-// (Fabric.Recycle), one that a buffer of that fabric handed out. It never
-// hands out one object twice in a fabric's life, so what it returns may be
-// used until the fabric is recycled, and not after. A real-time fabric is
-// never recycled: there it always returns a new T.
-func Kept[T any](b *Buffer) *T {
-	if b.profile.fabric.mode != Simulated {
-		return new(T)
+// lineStaleness is a staleness of one line and its storage.
+type lineStaleness struct {
+	taken bool // by an attachment; guarded by the buffer's hostMu
+	st    staleness
+	lines [1]atomic.Bool
+	words [memory.LineBytes / 4]atomic.Uint32
+}
+
+// newAllocated makes the room of a buffer of size bytes (whole lines),
+// with the room of a line's staleness when it is one line.
+func newAllocated(size int) (*allocated, *lineStaleness) {
+	if size == memory.LineBytes {
+		l := new(lineAllocated)
+		return &l.allocated, &l.stale
 	}
-	b.hostMu.Lock()
-	defer b.hostMu.Unlock()
-	k := &b.kept
-	for i, item := range k.items {
-		if p, ok := item.(*T); ok && k.taken&(1<<i) == 0 {
-			k.taken |= 1 << i
-			var zero T
-			*p = zero
-			return p
-		}
+	return new(allocated), nil
+}
+
+// staleError is the error of op on b when b's fabric was renewed since b
+// was made, or nil.
+func (b *Buffer) staleError(op string) error {
+	if !b.profile.made.stale() {
+		return nil
 	}
-	p := new(T)
-	if len(k.items) < keptMax {
-		if k.items == nil {
-			k.items = make([]any, 0, keptMax)
-		}
-		k.taken |= 1 << len(k.items)
-		k.items = append(k.items, p)
-	}
-	return p
+	return staleError(op, "buffer "+strconv.FormatUint(b.id, 10))
 }
 
 // attachment is how one queue family of one device sees the buffer.
@@ -115,9 +106,14 @@ func (b *Buffer) Region() *memory.Region { return b.region }
 func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 
 // HostStore writes a word as the host (release). Non-coherent families do
-// not see it until a host release covering it executes for them.
-func (b *Buffer) HostStore(off int, v uint32) {
-	b.hostStore(off, v, &hostEvents{stream: b.profile.fabric.events})
+// not see it until a host release covering it executes for them. It fails
+// only on a stale buffer (KindStale), storing nothing.
+func (b *Buffer) HostStore(off int, v uint32) error {
+	if err := b.staleError("store"); err != nil {
+		return err
+	}
+	b.hostStore(off, v, &hostEvents{stream: &b.profile.fabric.events})
+	return nil
 }
 
 // Publish records cause, stores v into the word at off as the host
@@ -137,9 +133,20 @@ func (b *Buffer) HostStore(off int, v uint32) {
 // where a step is one instant anyway, they enter the stream as they
 // happen: a subscriber (the oracle, the model checker) sees the decision
 // before the choices its publication makes.
+//
+// On a stale buffer, or with a stale publication, it does nothing and
+// fails with KindStale.
 func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) error {
+	if err := b.staleError("publish"); err != nil {
+		return err
+	}
+	for _, p := range pubs {
+		if err := p.buffer.staleError("publish"); err != nil {
+			return err
+		}
+	}
 	f := b.profile.fabric
-	events := hostEvents{stream: f.events}
+	events := hostEvents{stream: &f.events}
 	if f.simulated() == nil {
 		events = f.events.beginBatch()
 		defer events.endBatch()
@@ -234,8 +241,12 @@ func (b *Buffer) hostStore(off int, v uint32, events *hostEvents) {
 	f.exec.changed()
 }
 
-// Zero stores zero into every word as the host.
-func (b *Buffer) Zero() {
+// Zero stores zero into every word as the host. It fails only on a stale
+// buffer (KindStale), storing nothing.
+func (b *Buffer) Zero() error {
+	if err := b.staleError("zero"); err != nil {
+		return err
+	}
 	b.profile.fabric.landPending()
 	b.hostMu.Lock()
 	b.hideFromNonCoherent(0, b.region.Len()/memory.LineBytes)
@@ -244,6 +255,7 @@ func (b *Buffer) Zero() {
 	}
 	b.hostMu.Unlock()
 	b.profile.fabric.exec.changed()
+	return nil
 }
 
 // hideFromNonCoherent snapshots lines [lo, hi) for every non-coherent family
@@ -306,8 +318,12 @@ func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
 // Release unmaps the buffer and returns its budget. It refuses, and keeps the
 // memory, while a program that can reach the buffer has not retired or while
 // a quarantine holds it; the refused attempt is recorded as an event, so the
-// oracle sees it.
+// oracle sees it. A stale buffer is refused (KindStale) and keeps its
+// memory, which the renewed fabric never carves again.
 func (b *Buffer) Release() error {
+	if err := b.staleError("release"); err != nil {
+		return err
+	}
 	f := b.profile.fabric
 	var pinned []*memory.Region
 	defer unmapAll(&pinned) // after f.mu is unlocked
@@ -362,7 +378,7 @@ func unmapAll(regions *[]*memory.Region) {
 const PrivateBudget = "private budget"
 
 func (b *Buffer) budgetLabel() string {
-	if b.budget != b.profile.fabric.budget {
+	if b.budget != &b.profile.fabric.budget {
 		return PrivateBudget
 	}
 	return ""
@@ -379,6 +395,9 @@ type Publication struct {
 
 // PrepareHostRelease prepares a release of bytes [lo, hi) of b for family of d.
 func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (*Publication, error) {
+	if err := b.staleError("publication"); err != nil {
+		return nil, err
+	}
 	a, err := b.attachment(d, family)
 	if err != nil {
 		return nil, err
@@ -386,8 +405,7 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 	if lo < 0 || hi > b.region.Len() || lo >= hi {
 		return nil, Errorf(KindInvalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
 	}
-	p := d.fabric.publications.take()
-	*p = Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
+	p := &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
 		label: d.labels[family.Ordinal]}
 	return p, nil
 }
@@ -399,9 +417,13 @@ func (p *Publication) Family() QueueFamily { return p.att.family }
 func (p *Publication) Device() *Device { return p.att.device }
 
 // Execute performs the release. The fault site host.publish can make it fail
-// (error) or do nothing (skip).
+// (error) or do nothing (skip). A stale publication does nothing and fails
+// with KindStale.
 func (p *Publication) Execute() error {
-	return p.execute(&hostEvents{stream: p.buffer.profile.fabric.events})
+	if err := p.buffer.staleError("publish"); err != nil {
+		return err
+	}
+	return p.execute(&hostEvents{stream: &p.buffer.profile.fabric.events})
 }
 
 // execute is Execute, its events going to events.
@@ -432,7 +454,7 @@ func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
 	switch fired.Action {
 	case fault.Error:
 		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
-		return false, errorText(KindPublish, "publish", "publish: host release of buffer "+strconv.FormatUint(b.id, 10)+" to "+p.att.device.name+" "+p.att.family.Command.String()+" failed: "+fired.Message)
+		return false, Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
 	case fault.Skip:
 		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return false, nil

@@ -12,12 +12,14 @@ import (
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/internal/brokenrule"
 )
 
 // Prepared is a program ready to be dispatched on one queue family of a
 // device, with the buffers it can reach.
 type Prepared struct {
 	device  *Device
+	made    made
 	family  QueueFamily
 	program Program
 	owner   uint64
@@ -27,17 +29,21 @@ type Prepared struct {
 }
 
 // Prepare makes program dispatchable on family of d. owner tags its events;
-// reach lists every buffer the program can touch (they must outlive it).
+// reach lists every buffer the program can touch (they must outlive it,
+// and none may be stale).
 func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reach ...*Buffer) (*Prepared, error) {
+	for _, b := range reach {
+		if err := b.staleError("prepare"); err != nil {
+			return nil, err
+		}
+	}
 	if family.Ordinal < 0 || family.Ordinal >= len(d.families) || d.families[family.Ordinal] != family {
 		return nil, Errorf(KindInvalid, "prepare", "%s has no queue family %d (%s)", d.name, family.Ordinal, family.Command)
 	}
 	if program == nil {
 		return nil, Errorf(KindInvalid, "prepare", "no program given")
 	}
-	p := d.fabric.prepared.take()
-	p.device, p.family, p.program, p.owner, p.reach = d, family, program, owner, reach
-	return p, nil
+	return &Prepared{device: d, made: d.fabric.madeNow(), family: family, program: program, owner: owner, reach: reach}, nil
 }
 
 // Device is the device the program runs on.
@@ -64,8 +70,13 @@ func (p *Prepared) Program() Program { return p.program }
 // Dispatch puts the program on its queue. It is rejected while the device is
 // occupied (Busy), when the program was dispatched before (Busy), when the
 // device's dispatch fault fires (Device), or when a Starter program's Start
-// fails. An accepted program starts after its queue's dispatch latency.
+// fails. An accepted program starts after its queue's dispatch latency. A
+// program prepared before its fabric was renewed is refused (KindStale),
+// with no event.
 func (p *Prepared) Dispatch() (*Completion, error) {
+	if p.made.stale() {
+		return nil, staleError("dispatch", "the program prepared on "+p.device.labels[p.family.Ordinal])
+	}
 	if s, ok := p.program.(program.Starter); ok {
 		// Work outside the fabric (a kernel on hardware) is admitted once
 		// it has started.
@@ -142,11 +153,11 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
 		}
 	}
-	if d.occupiedLocked() {
+	if d.occupiedLocked() && !(brokenrule.SecondInvocation && d.held == 0) {
 		if d.held > 0 {
-			return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is held by a quarantined session; reset it to free it"))
+			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
 		}
-		return nil, 0, p.rejectLocked(errorText(KindBusy, "dispatch", "busy: "+d.name+" is occupied by invocation "+strconv.FormatUint(d.current.id, 10)+"; one invocation runs per device, wait for it to retire"))
+		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
 	}
 	if p.dispatched.Load() {
 		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
@@ -158,18 +169,17 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	delay := dispatchLatency(&f.timing, p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
-		return nil, 0, p.rejectLocked(errorText(KindDevice, "dispatch", "device: "+d.name+" rejected the dispatch: "+fired.Message))
+		return nil, 0, p.rejectLocked(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
 	case fault.Delay:
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
 	p.dispatched.Store(true)
-	made := f.invocations.take()
-	inv := &made.inv
-	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.NewID(), d, p.program, p.owner, p.reach, &made.comp
-	inv.comp.fabric = f
-	inv.env.inv = inv
-	inv.comp.inv = inv
-	return inv, delay, nil
+	inv := &dispatched{}
+	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.NewID(), d, p.program, p.owner, p.reach, &inv.completion
+	inv.comp.made = p.made
+	inv.env.inv = &inv.invocation
+	inv.comp.inv = &inv.invocation
+	return &inv.invocation, delay, nil
 }
 
 // startLocked makes inv the device's invocation and hands it to the
@@ -244,12 +254,18 @@ func (inv *invocation) reaches(b *Buffer) bool {
 	return false
 }
 
+// dispatched is an invocation and its completion, made together.
+type dispatched struct {
+	invocation
+	completion Completion
+}
+
 // Completion reports when an invocation retires, like an HSA signal.
 type Completion struct {
-	fabric *Fabric
-	inv    *invocation
-	done   atomic.Bool
-	err    error // set before done
+	made made
+	inv  *invocation
+	done atomic.Bool
+	err  error // set before done
 
 	once sync.Once
 	ch   chan struct{} // closed when done; made on first use by a real-time waiter
@@ -280,10 +296,16 @@ func (c *Completion) Wait(timeout time.Duration) (bool, error) {
 // device step in progress (the executor checks ctx between steps), however
 // much virtual time the wait still had. A retirement that came first wins.
 // docs/memory-model.md says how the two clocks relate.
+//
+// A completion of a stale invocation (dispatched before its fabric was
+// renewed) fails with KindStale, waiting for nothing.
 func (c *Completion) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
+	if c.made.stale() {
+		return false, staleError("wait", "invocation "+strconv.FormatUint(c.inv.id, 10))
+	}
 	if !c.done.Load() {
-		ok, err := c.fabric.exec.wait(ctx, c, timeout)
-		c.fabric.settleQuarantines() // programs may have retired meanwhile
+		ok, err := c.made.fabric.exec.wait(ctx, c, timeout)
+		c.made.fabric.settleQuarantines() // programs may have retired meanwhile
 		if !ok {
 			return false, err
 		}
@@ -303,18 +325,18 @@ func (c *Completion) channel() chan struct{} {
 // retirement into a device error.
 func (c *Completion) finish(err error) {
 	inv := c.inv
-	f := c.fabric
+	f := c.made.fabric
 	site := fault.NPUComplete
 	if inv.dev.kind == GPU {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = errorText(KindDevice, "complete", "device: "+inv.dev.name+" completion reported an error: "+fired.Message)
+		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
 	}
 	if _, ok := err.(*Error); err != nil && !ok {
 		// A program's own error (a crash it was told to have, a Lua
 		// error) is its device's failure.
-		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), cause: err}
+		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), Err: err}
 	}
 	status, detail := uint64(0), ""
 	if err != nil {

@@ -15,7 +15,7 @@ func TestErrorWrapsItsCause(t *testing.T) {
 		t.Errorf("message %q", err.Error())
 	}
 	var pe *fs.PathError
-	if !errors.Is(err, ErrDevice) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe != cause {
+	if !errors.Is(err, KindDevice) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe != cause || err.Err != cause {
 		t.Errorf("errors.Is/As do not reach the cause through %v", err)
 	}
 	if plain := Errorf(KindDevice, "alloc", "pinned memory: %v", cause); errors.Is(plain, fs.ErrNotExist) || plain.Unwrap() != nil {
@@ -23,8 +23,31 @@ func TestErrorWrapsItsCause(t *testing.T) {
 	}
 }
 
-// TestErrorTextFollowsFields checks that Error is "<kind>: <message>" for
-// every way Errorf makes an error, and still is after the fields change.
+// An error matches its own kind with errors.Is, wrapped or not, and no
+// other kind; errors.As finds the kind itself.
+func TestErrorsIsMatchesTheKind(t *testing.T) {
+	kinds := []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid, KindStale}
+	for _, k := range kinds {
+		err := error(Errorf(k, "op", "it went wrong"))
+		for _, e := range []error{err, fmtWrap(err)} {
+			for _, other := range kinds {
+				if got := errors.Is(e, other); got != (other == k) {
+					t.Errorf("errors.Is(%v, %v) = %v, want %v", e, other, got, other == k)
+				}
+			}
+			var kind ErrorKind
+			if !errors.As(e, &kind) || kind != k {
+				t.Errorf("errors.As(%v) found kind %v, want %v", e, kind, k)
+			}
+		}
+	}
+}
+
+func fmtWrap(err error) error { return errors.Join(errors.New("context"), err) }
+
+// Error is "<kind>: <message>", made from the fields when it is asked
+// for, for every way Errorf makes an error, and follows the fields when
+// they change: no two errors share anything a caller can change.
 func TestErrorTextFollowsFields(t *testing.T) {
 	for _, e := range []*Error{
 		Errorf(KindBusy, "start", "session is closed"),
@@ -45,5 +68,9 @@ func TestErrorTextFollowsFields(t *testing.T) {
 	}
 	if e := Errorf(KindBudget, "alloc", "%d bytes over a budget of %d", 64, 1024); e.Message != "64 bytes over a budget of 1024" {
 		t.Errorf("Message = %q", e.Message)
+	}
+	a, b := Errorf(KindBusy, "start", "no"), Errorf(KindBusy, "start", "no")
+	if a == b {
+		t.Error("Errorf returned one error twice")
 	}
 }

@@ -48,6 +48,8 @@ var (
 	EvFault          = DefineEvent("fault", CategoryFault)            // A: site, B: action; Detail: site and action
 	EvReset          = DefineEvent("reset", CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
 	EvQuarantine     = DefineEvent("quarantine", CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
+	EvHold           = DefineEvent("quarantine.hold", CategoryMemory) // A: a device's actor that the quarantine beginning holds
+	EvKeep           = DefineEvent("quarantine.keep", CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
 	EvQuarantineEnd  = DefineEvent("quarantine.end", CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
 )
 
@@ -99,15 +101,26 @@ type subscription struct {
 	stream *Stream
 }
 
-// init readies a new stream that keeps capacity events, in buffer when it
-// is large enough.
+// init readies the stream, new or of a renewed fabric, to keep capacity
+// events (in buffer when it is large enough, else in the ring it has when
+// that is), with no event and no subscriber.
 func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) {
-	s.limit, s.digest, s.clock = capacity, fnvOffset, clock
-	if s.emit == nil { // a recycled fabric's stream, at the same address, keeps its own
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limit, s.seq, s.digest, s.clock = capacity, 0, fnvOffset, clock
+	if s.emit == nil { // bound once: the stream stays at one address
 		s.emit = s.emitLocked
 	}
-	if cap(buffer) >= capacity {
+	clear(s.subs)
+	s.subs = s.subs[:0]
+	switch {
+	case cap(buffer) >= capacity:
 		s.ring = buffer[:0]
+	case cap(s.ring) >= capacity:
+		clear(s.ring) // the ring keeps no details alive
+		s.ring = s.ring[:0]
+	default:
+		s.ring = nil
 	}
 }
 

@@ -2,7 +2,6 @@ package devices
 
 import (
 	"context"
-	"strconv"
 	"time"
 )
 
@@ -29,8 +28,7 @@ type executor interface {
 
 // errReset is the error of an invocation stopped by a device reset.
 func errReset(inv *invocation) error {
-	// Errorf's message, made without fmt: a trial resets its devices.
-	return errorText(KindDevice, "reset", "device: "+inv.dev.name+" was reset while invocation "+strconv.FormatUint(inv.id, 10)+" was running")
+	return Errorf(KindDevice, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
 }
 
 // forever is a timeout that never expires, and a wake time that never comes.

@@ -3,7 +3,7 @@ package devices
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,46 +98,98 @@ type Config struct {
 // Fabric holds the devices, the memory and its budget, the clock, the fault
 // plane and the event stream. It is safe for concurrent use.
 type Fabric struct {
-	mu           sync.Mutex
-	mode         Mode
-	wait         WaitPolicy
-	seed         uint64
-	timing       Timing
-	devices      []*Device
-	budget       *MemoryBudget
-	arena        memory.Arena // what buffers of host profiles other than pinned are carved from
-	faults       *fault.Plane
-	events       *Stream
-	exec         executor
-	ids          atomic.Uint64 // buffers and invocations
-	owners       atomic.Uint64 // owners: sessions
-	quarantines  []*Quarantined
-	lingering    atomic.Int64 // quarantines waiting only for programs to retire
-	fineGrained  bool
-	closed       bool
-	parts        *fabricParts // what the fabric is part of, until it is recycled
-	invocations  slab[dispatched]
-	buffers      slab[allocated]
-	prepared     slab[Prepared]
-	views        slab[View]
-	publications slab[Publication]
-	profiles     slab[profiled]
-	lines        slab[lineAllocated]
+	mu sync.Mutex
+	// generation counts the fabric's renewals (Renew): what was made on it
+	// keeps the generation it was made in, and is stale once they differ.
+	generation  atomic.Uint64
+	mode        Mode
+	wait        WaitPolicy
+	seed        uint64
+	timing      Timing
+	fineGrained bool
+	closed      bool
+	devices     []*Device
+	exec        executor
+	arena       *memory.Arena // what buffers of host profiles other than pinned are carved from
+	ids         atomic.Uint64 // buffers and invocations
+	owners      atomic.Uint64 // owners: sessions
+	quarantines []*Quarantined
+	lingering   atomic.Int64 // quarantines waiting only for programs to retire
+	budget      MemoryBudget
+	// The host writes the stream's counters and digest while devices run,
+	// and real-time devices read the fault plane at every fault site: the
+	// pads keep those on lines of their own.
+	_      cpu.CacheLinePad
+	events Stream
+	_      cpu.CacheLinePad
+	faults fault.Plane
+	sim    simExecutor          // the executor in simulated time
+	simNow func() time.Duration // sim.now, bound once for the stream's clock
 }
 
 // NewFabric makes a fabric from cfg.
 func NewFabric(cfg Config) (*Fabric, error) {
+	cfg, err := cfg.complete()
+	if err != nil {
+		return nil, err
+	}
+	f := &Fabric{}
+	f.makeDevices(cfg.Devices)
+	if err := f.build(cfg); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Renew closes the fabric, as Close does, and makes it again from cfg, as
+// NewFabric makes a fabric, in the storage it already has (the event ring,
+// the executor's lists): for the one owner of a fabric that runs short
+// fabrics one after another, such as a campaign worker, which renews its
+// fabric for every trial.
+//
+// What was made on the fabric before is stale afterwards: profiles,
+// buffers, prepared programs, completions and publications, and what
+// clients made of them (the engine's startups and sessions). Whatever they
+// would do to the fabric fails with a KindStale error instead, so a handle
+// kept from before never acts on what the renewed fabric made since. The
+// fabric's own parts, its devices, event stream, fault plane and budget,
+// are renewed with it and stay its own; subscriptions to the stream end.
+//
+// The renewed fabric keeps its devices: cfg must describe devices of the
+// same names, kinds and queue families (nil, the default ones, for a
+// fabric made with the default ones), and none of real hardware, which a
+// fabric closes for good. When cfg is not one Renew can make, the error
+// says why and the fabric is left as it was. The owner calls Renew while
+// nothing else uses the fabric or its handles: the generation check
+// refuses a handle used after the renewal, not one in use during it.
+func (f *Fabric) Renew(cfg Config) error {
+	cfg, err := cfg.complete()
+	if err == nil {
+		err = f.sameDevices(cfg.Devices)
+	}
+	if err != nil {
+		return err
+	}
+	f.Close()
+	f.generation.Add(1)
+	f.renewDevices()
+	return f.build(cfg)
+}
+
+// complete is cfg with every zero field given its default, or what is
+// wrong with it.
+func (cfg Config) complete() (Config, error) {
 	if cfg.Mode == 0 {
 		cfg.Mode = RealTime
 	}
 	if cfg.Mode != Simulated && cfg.Mode != RealTime {
-		return nil, Errorf(KindInvalid, "fabric", "unknown mode %d", cfg.Mode)
+		return cfg, Errorf(KindInvalid, "fabric", "unknown mode %d", cfg.Mode)
 	}
 	if cfg.Devices == nil {
 		cfg.Devices = defaultDevices
 	}
 	if err := checkWait(cfg.Wait, cfg.Mode, len(cfg.Devices)); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>12 + 1
@@ -146,166 +198,187 @@ func NewFabric(cfg Config) (*Fabric, error) {
 		cfg.Budget = DefaultBudget
 	}
 	if cfg.Budget < 0 {
-		return nil, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
+		return cfg, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
 	}
 	if err := validateTiming(&cfg.Timing); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if cfg.Chooser != nil && cfg.Mode != Simulated {
-		return nil, Errorf(KindInvalid, "fabric", "a chooser decides the choices of simulated time; use the sim mode with it")
+		return cfg, Errorf(KindInvalid, "fabric", "a chooser decides the choices of simulated time; use the sim mode with it")
 	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
 	}
-	parts := newFabricParts(len(cfg.Devices))
-	f := &parts.fabric
-	f.parts = parts
-	f.mode, f.wait, f.seed, f.timing, f.fineGrained = cfg.Mode, cfg.Wait, cfg.Seed, cfg.Timing, !cfg.NoFineGrained
-	parts.faults.Reseed(cfg.Seed)
-	f.faults = &parts.faults
-	parts.budget.limit = cfg.Budget
-	f.budget = &parts.budget
-	counts := map[DeviceKind]int{}
-	for i, dc := range cfg.Devices {
+	return cfg, checkDevices(cfg.Devices, cfg.Mode)
+}
+
+// checkDevices says what is wrong with the devices of a fabric of mode.
+func checkDevices(devs []DeviceConfig, mode Mode) error {
+	for i, dc := range devs {
 		if dc.Kind != GPU && dc.Kind != NPU {
-			return nil, Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
+			return Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
 		}
-		name := dc.Name
-		if name == "" {
-			name = fmt.Sprintf("%s%d", dc.Kind, counts[dc.Kind])
-		}
-		counts[dc.Kind]++
-		for _, other := range f.devices {
-			if other.name == name {
-				return nil, Errorf(KindInvalid, "fabric", "two devices are named %s; give each device its own name", name)
+		name := deviceName(devs, i)
+		for j := range i {
+			if deviceName(devs, j) == name {
+				return Errorf(KindInvalid, "fabric", "two devices are named %s; give each device its own name", name)
 			}
 		}
 		if dc.Accelerator != nil && dc.Kind != GPU {
-			return nil, Errorf(KindInvalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
+			return Errorf(KindInvalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
 		}
-		if dc.Accelerator != nil && cfg.Mode != RealTime {
-			return nil, Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
+		if dc.Accelerator != nil && mode != RealTime {
+			return Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
 		}
-		d := &parts.devs[i]
-		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), name, dc.Kind, dc.Accelerator
-		d.families = slices.Grow(d.families[:0], len(dc.Families))[:len(dc.Families)]
-		if cap(d.labels) < len(dc.Families) {
-			d.labels = make([]string, len(dc.Families))
+	}
+	return nil
+}
+
+// deviceName is the name of devs[i]: its own, or its kind and how many of
+// its kind come before it, "gpu0".
+func deviceName(devs []DeviceConfig, i int) string {
+	if devs[i].Name != "" {
+		return devs[i].Name
+	}
+	n := 0
+	for _, dc := range devs[:i] {
+		if dc.Kind == devs[i].Kind {
+			n++
 		}
-		d.labels = d.labels[:len(dc.Families)]
+	}
+	return devs[i].Kind.String() + strconv.Itoa(n)
+}
+
+// makeDevices gives a new fabric the devices devs describes.
+func (f *Fabric) makeDevices(devs []DeviceConfig) {
+	storage := make([]Device, len(devs))
+	f.devices = make([]*Device, len(devs))
+	for i, dc := range devs {
+		d := &storage[i]
+		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), deviceName(devs, i), dc.Kind, dc.Accelerator
+		d.families = make([]QueueFamily, len(dc.Families))
+		d.labels = make([]string, len(dc.Families))
 		for ord, c := range dc.Families {
 			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
-			if !isLabel(d.labels[ord], name, c) { // a recycled device's label is made once
-				d.labels[ord] = name + " " + c.String()
-			}
+			d.labels[ord] = d.name + " " + c.String()
 		}
-		f.devices = append(f.devices, d)
+		f.devices[i] = d
 	}
-	var clock func() time.Duration
+}
+
+// sameDevices says why the fabric cannot be renewed with the devices devs
+// describes: they must be the fabric's, of no real hardware.
+func (f *Fabric) sameDevices(devs []DeviceConfig) error {
+	same := len(devs) == len(f.devices)
+	for i := 0; same && i < len(devs); i++ {
+		d := f.devices[i]
+		same = deviceName(devs, i) == d.name && devs[i].Kind == d.kind && len(devs[i].Families) == len(d.families)
+		for ord := 0; same && ord < len(d.families); ord++ {
+			same = devs[i].Families[ord] == d.families[ord].Command
+		}
+	}
+	if !same {
+		return Errorf(KindInvalid, "fabric", "a renewed fabric keeps its devices; describe the same devices, or make a new fabric for others")
+	}
+	for _, d := range f.devices {
+		if d.accel != nil {
+			return Errorf(KindInvalid, "fabric", "%s is real hardware (%s), which a fabric closes for good; make a new fabric", d.name, d.accel.Describe())
+		}
+	}
+	return nil
+}
+
+// renewDevices readies the closed fabric's devices for its next
+// generation: nothing runs on them and nothing holds them.
+func (f *Fabric) renewDevices() {
+	for _, d := range f.devices {
+		d.current, d.held = nil, 0
+	}
+}
+
+// build readies the fabric's state, memory, executor and event stream for
+// cfg (complete) and attaches its accelerators: what NewFabric and Renew
+// share once the devices are there.
+func (f *Fabric) build(cfg Config) error {
+	f.mode, f.wait, f.seed, f.timing, f.fineGrained, f.closed = cfg.Mode, cfg.Wait, cfg.Seed, cfg.Timing, !cfg.NoFineGrained, false
+	f.ids.Store(0)
+	f.owners.Store(0)
+	f.renewMemory(cfg.Budget)
+	f.faults.Reseed(cfg.Seed)
+	f.events.init(cfg.EventCapacity, cfg.EventBuffer, f.startExecutor(cfg))
+	return f.attachAccelerators()
+}
+
+// renewMemory gives the fabric an empty budget of limit bytes, no
+// quarantine, and an arena with nothing carved: the one it has when every
+// buffer of the last generation was given back, otherwise a new one (what
+// a stale buffer holds stays its own).
+func (f *Fabric) renewMemory(limit int64) {
+	f.budget.renew(limit)
+	clear(f.quarantines)
+	f.quarantines = f.quarantines[:0]
+	f.lingering.Store(0)
+	if f.arena == nil || !f.arena.Empty() {
+		f.arena = memory.NewArena()
+	}
+}
+
+// startExecutor starts the executor of cfg's mode and returns its clock.
+func (f *Fabric) startExecutor(cfg Config) (clock func() time.Duration) {
 	if cfg.Mode == Simulated {
-		parts.sim.init(f, cfg.Seed, cfg.Chooser)
+		f.sim.init(f, cfg.Seed, cfg.Chooser)
 		if cfg.Chooser != nil {
-			parts.faults.SetDecider(faultDecider(cfg.Chooser))
+			f.faults.SetDecider(faultDecider(cfg.Chooser))
 		}
-		f.exec = &parts.sim
-		if parts.simNow == nil {
-			parts.simNow = parts.sim.now
+		f.exec = &f.sim
+		if f.simNow == nil {
+			f.simNow = f.sim.now
 		}
-		clock = parts.simNow
+		return f.simNow
 	}
-	f.events = &parts.events
-	if cfg.Mode != Simulated {
-		f.exec = newRealTimeExecutor(f) // its devices log into f.events
-		clock = f.exec.now
-	}
-	parts.events.init(cfg.EventCapacity, cfg.EventBuffer, clock)
+	rt := newRealTimeExecutor(f) // its devices log into f.events
+	f.exec = rt
+	return rt.now
+}
+
+// attachAccelerators attaches the devices' real hardware to the fabric's
+// clock; when one cannot start, it closes the fabric.
+func (f *Fabric) attachAccelerators() error {
 	for _, d := range f.devices {
 		if d.accel == nil {
 			continue
 		}
 		if err := d.accel.Attach(f.exec.now); err != nil {
 			f.Close()
-			return nil, Errorf(KindDevice, "fabric", "%s (%s) could not start: %w", d.name, d.accel.Describe(), err)
+			return Errorf(KindDevice, "fabric", "%s (%s) could not start: %w", d.name, d.accel.Describe(), err)
 		}
 	}
-	return f, nil
+	return nil
 }
 
-// isLabel reports whether label is "name command".
-func isLabel(label, name string, c Command) bool {
-	cmd := c.String()
-	return len(label) == len(name)+1+len(cmd) && label[:len(name)] == name && label[len(name)] == ' ' && label[len(name)+1:] == cmd
+// Generation counts the fabric's renewals (Renew): 0 for a new fabric. A
+// client that makes handles of its own on the fabric (the engine's
+// sessions) keeps the generation they were made in, and refuses them with
+// a KindStale error once the fabric's has moved on.
+func (f *Fabric) Generation() uint64 { return f.generation.Load() }
+
+// made is the fabric a handle was made on and the generation it was made
+// in.
+type made struct {
+	fabric     *Fabric
+	generation uint64
 }
 
-// fabricParts is a fabric and the parts it always has, made in one
-// allocation, and reused after Recycle: a campaign makes a fabric per trial.
-type fabricParts struct {
-	fabric Fabric
-	budget MemoryBudget
-	// The host writes the stream's counters and digest while devices run,
-	// and real-time devices read the fault plane at every fault site: the
-	// pads keep those on lines of their own.
-	_      cpu.CacheLinePad
-	events Stream
-	_      cpu.CacheLinePad
-	faults fault.Plane
-	sim    simExecutor          // unused in real time
-	devs   []Device             // what fabric.devices points into
-	simNow func() time.Duration // sim.now, bound once: the parts stay at one address
-}
+// madeNow is a stamp of the fabric's present generation.
+func (f *Fabric) madeNow() made { return made{f, f.generation.Load()} }
 
-// spareParts keeps the parts of recycled fabrics for NewFabric.
-var spareParts sync.Pool
+// stale reports whether the fabric was renewed since the handle was made.
+func (m made) stale() bool { return m.fabric.generation.Load() != m.generation }
 
-// newFabricParts returns zeroed parts for a fabric of n devices: a
-// recycled fabric's, keeping the storage of its slices, or new ones.
-func newFabricParts(n int) *fabricParts {
-	p, ok := spareParts.Get().(*fabricParts)
-	if !ok {
-		p = &fabricParts{}
-	}
-	devs, devices := p.devs, p.fabric.devices
-	active, ready, subs, emit, simNow := p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow
-	held := p.events.held
-	invocations, buffers := p.fabric.invocations.storage(), p.fabric.buffers.storage()
-	prepared, views, publications := p.fabric.prepared.storage(), p.fabric.views.storage(), p.fabric.publications.storage()
-	profiles, lines := p.fabric.profiles.storage(), p.fabric.lines.storage()
-	*p = fabricParts{}
-	p.fabric.invocations.items, p.fabric.buffers.items = invocations, buffers
-	p.fabric.prepared.items, p.fabric.views.items, p.fabric.publications.items = prepared, views, publications
-	p.fabric.profiles.items, p.fabric.lines.items = profiles, lines
-	devs = devs[:cap(devs)]
-	for i := range devs {
-		devs[i] = Device{families: devs[i].families[:0], labels: devs[i].labels} // NewFabric fills in the rest
-	}
-	p.devs = slices.Grow(devs[:0], n)[:n]
-	p.fabric.devices = slices.Grow(devices[:0], n)
-	p.sim.active, p.sim.ready, p.events.subs, p.events.emit, p.simNow = active[:0], ready[:0], subs[:0], emit, simNow
-	p.events.held = held[:0]
-	return p
-}
-
-// Recycle closes the fabric, as Close does, and lets a later NewFabric
-// reuse its memory: for callers that make many short-lived fabrics, such
-// as a campaign's trials. Afterwards the caller must not use the fabric nor
-// anything it returned (devices, profiles, buffers, the stream, the fault
-// plane), and nothing may still refer to them. A fabric in real time, or
-// one that still holds memory (a buffer not released, a quarantine), is
-// only closed.
-func (f *Fabric) Recycle() {
-	f.Close()
-	f.mu.Lock()
-	p := f.parts
-	f.parts = nil // a second Recycle only closes
-	held := len(f.quarantines) > 0
-	f.mu.Unlock()
-	if f.mode != Simulated || p == nil || held || !f.arena.Empty() || f.budget.State().Charged != 0 {
-		return
-	}
-	clear(p.sim.active[:cap(p.sim.active)])
-	clear(p.sim.ready[:cap(p.sim.ready)])
-	clear(p.events.subs[:cap(p.events.subs)])
-	spareParts.Put(p)
+// staleError is the error of op on a stale handle, what saying which
+// ("buffer 4").
+func staleError(op, what string) error {
+	return Errorf(KindStale, op, "%s was made before its fabric was renewed; use what the renewed fabric makes", what)
 }
 
 // Mode is the fabric's executor mode.
@@ -353,13 +426,13 @@ func (f *Fabric) ActorName(a Actor) string {
 }
 
 // Budget is the fabric's memory budget.
-func (f *Fabric) Budget() *MemoryBudget { return f.budget }
+func (f *Fabric) Budget() *MemoryBudget { return &f.budget }
 
 // Faults is the fabric's fault plane.
-func (f *Fabric) Faults() *fault.Plane { return f.faults }
+func (f *Fabric) Faults() *fault.Plane { return &f.faults }
 
 // Events is the fabric's event stream.
-func (f *Fabric) Events() *Stream { return f.events }
+func (f *Fabric) Events() *Stream { return &f.events }
 
 // NewID returns a fresh identifier, unique in the fabric, for buffers and
 // invocations.
@@ -417,7 +490,7 @@ func (f *Fabric) landPending() {
 
 // hitFault evaluates a fault site and, when something fires, records it as an event.
 func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
-	return f.hitFaultTo(&hostEvents{stream: f.events}, actor, session, site)
+	return f.hitFaultTo(&hostEvents{stream: &f.events}, actor, session, site)
 }
 
 // hitFaultTo is hitFault, its event going to events.

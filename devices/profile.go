@@ -2,7 +2,7 @@ package devices
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -45,6 +45,7 @@ func (k ProfileKind) String() string {
 type Profile struct {
 	kind    ProfileKind
 	fabric  *Fabric
+	made    made
 	devices []*Device
 }
 
@@ -71,17 +72,13 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 	if !hostAccess {
 		kinds = append(kinds, DeviceLocal)
 	}
-	var out []*Profile
+	// The profiles, their list and the devices they share, made together.
+	profiles := make([]Profile, len(kinds))
+	out := make([]*Profile, len(kinds))
+	shared := slices.Clone(devs)
 	for i, k := range kinds {
-		made := f.profiles.take()
-		made.profile = Profile{kind: k, fabric: f, devices: append(made.devices[:0:len(made.devices)], devs...)}
-		if i == 0 { // the list lives as long as its profiles, in the first one's room
-			out = made.list[:0:len(kinds)]
-			if len(kinds) > len(made.list) {
-				out = make([]*Profile, 0, len(kinds))
-			}
-		}
-		out = append(out, &made.profile)
+		profiles[i] = Profile{kind: k, fabric: f, made: f.madeNow(), devices: shared}
+		out[i] = &profiles[i]
 	}
 	return out, nil
 }
@@ -116,7 +113,10 @@ func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
 func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffer, error) {
 	f := p.fabric
 	if budget == nil {
-		budget = f.budget
+		budget = &f.budget
+	}
+	if p.made.stale() {
+		return nil, staleError("alloc", "the "+p.kind.String()+" profile")
 	}
 	if p.kind == DeviceLocal {
 		return nil, Errorf(KindUnsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
@@ -126,18 +126,11 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	}
 	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
 		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(size), fired.Message)
-		return nil, errorText(KindDevice, "alloc", "device: allocation of "+strconv.Itoa(size)+" bytes failed: "+fired.Message)
+		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
-	var made *allocated
-	var lineStale *lineStaleness
-	if rounded == memory.LineBytes {
-		line := f.lines.take()
-		made, lineStale = &line.allocated, &line.stale
-	} else {
-		made = f.buffers.take()
-	}
-	region, err := &made.region, error(nil) // kept with the buffer, in the slab's storage
+	made, lineStale := newAllocated(rounded)
+	region, err := &made.region, error(nil) // kept with the buffer
 	if p.kind == Pinned {
 		region, err = acceleratorOf(p.devices).Map(rounded)
 	} else {

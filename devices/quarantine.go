@@ -35,9 +35,15 @@ type QuarantineInfo struct {
 }
 
 // Quarantine keeps bufs mapped and charged and holds devs occupied until each
-// of them is reset. It never frees anything.
-func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*Buffer) {
-	q := newQuarantined(bufs) // before f.mu: Kept takes a buffer's hostMu
+// of them is reset. It never frees anything. Stale buffers (made before the
+// fabric was renewed) are refused with KindStale, and then nothing is held.
+func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*Buffer) error {
+	for _, b := range bufs {
+		if err := b.staleError("quarantine"); err != nil {
+			return err
+		}
+	}
+	q := &Quarantined{}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	q.owner, q.label, q.since = owner, label, f.exec.now()
@@ -47,42 +53,25 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 	}
 	f.quarantines = append(f.quarantines, q)
 	f.events.atomically(func(emit emitFunc) {
+		for _, d := range devs {
+			emit(HostActor, owner, EvHold, uint64(d.actor), 0, "")
+		}
 		for _, b := range bufs {
 			if b.released || b.quarantined {
 				continue
 			}
+			emit(HostActor, owner, EvKeep, b.id, uint64(b.region.Len()), "")
 			b.quarantined = true
 			q.buffers = append(q.buffers, b)
 			q.bytes += int64(b.region.Len())
-			if b.budget != f.budget {
+			if b.budget != &f.budget {
 				q.private += int64(b.region.Len())
 			}
 			b.budget.quarantine(int64(b.region.Len()))
 		}
 		emit(HostActor, owner, EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
 	})
-}
-
-// quarantinedRoom is a quarantine and room for what a session's holds:
-// its two devices and its buffers (a startup line and a payload).
-type quarantinedRoom struct {
-	q       Quarantined
-	waiting [2]*Device
-	buffers [2]*Buffer
-}
-
-// newQuarantined returns an empty quarantine of bufs with room for their
-// devices and them. A quarantine ends before its fabric can be recycled (a
-// fabric holding one is not), so it is kept with the first buffer (Kept).
-func newQuarantined(bufs []*Buffer) *Quarantined {
-	var room *quarantinedRoom
-	if len(bufs) > 0 {
-		room = Kept[quarantinedRoom](bufs[0])
-	} else {
-		room = new(quarantinedRoom)
-	}
-	room.q.waiting, room.q.buffers = room.waiting[:0], room.buffers[:0]
-	return &room.q
+	return nil
 }
 
 // Quarantining reports whether a quarantine of owner's is still in force:

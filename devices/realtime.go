@@ -78,7 +78,7 @@ func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
 	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
 	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
-		t := &deviceThread{exec: r, log: newDeviceLog(f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
+		t := &deviceThread{exec: r, log: newDeviceLog(&f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
 		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()

@@ -37,16 +37,26 @@ type simExecutor struct {
 	awaited  *Completion
 }
 
-// init readies a new executor for f, its order of steps decided by ch, or
-// drawn from seed when ch is nil.
+// init readies the executor, new or of a renewed fabric, for f at time
+// zero with nothing to run, its order of steps decided by ch, or drawn
+// from seed when ch is nil.
 func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.fabric = f
+	s.clock.Store(0)
 	s.pcg.Seed(seed, 0x5eed5c4ed)
 	s.rng = *rand.New(&s.pcg)
 	s.chooser = ch
 	if ch == nil {
 		s.chooser = (*seededChooser)(s)
 	}
+	clear(s.active[:cap(s.active)]) // what they held beyond their length too
+	clear(s.ready[:cap(s.ready)])
+	clear(s.landings[:cap(s.landings)])
+	s.active, s.ready, s.landings = s.active[:0], s.ready[:0], s.landings[:0]
+	s.inFlight.Store(0)
+	s.last, s.running, s.runUntil, s.awaited = nil, false, 0, nil
 }
 
 // simLock is a mutex that a waiter can stop waiting for when its context

@@ -18,7 +18,7 @@ type View struct {
 	att     *attachment
 	pending []pendingWrite
 	// The NPU's stores write pending while the GPU reads its own view,
-	// which the slab may have placed just after this one: the pad keeps
+	// which may have been made just after this one: the pad keeps
 	// them off one cache line, which the two devices would otherwise take
 	// from each other on every store.
 	_ cpu.CacheLinePad
@@ -31,18 +31,15 @@ type pendingWrite struct {
 
 // View returns a view of b for family of d, for one program.
 func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
+	if err := b.staleError("view"); err != nil {
+		return nil, err
+	}
 	a, err := b.attachment(d, family)
 	if err != nil {
 		return nil, err
 	}
-	v := b.profile.fabric.views.take()
-	v.buffer, v.att = b, a
-	return v, nil
+	return &View{buffer: b, att: a}, nil
 }
-
-// reuse zeroes the view for the fabric's slab, keeping the room its
-// pending writes grew to (plain numbers: it refers to nothing).
-func (v *View) reuse() { *v = View{pending: v.pending[:0]} }
 
 // Buffer is the viewed buffer.
 func (v *View) Buffer() *Buffer { return v.buffer }

@@ -30,7 +30,7 @@ func endless(t *testing.T, d *Device) *Completion {
 }
 
 // hung dispatches on d's AQL family a program that never retires by itself.
-func hung(t *testing.T, d *Device) *Completion {
+func hung(t testing.TB, d *Device) *Completion {
 	t.Helper()
 	return mmDispatch(t, mmPrepare(t, d, AQL, &mmProgram{step: func(program.Env) Next { return program.Hang() }}, 1))
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // withCores makes NewFabric see n usable cores until the test ends.
-func withCores(t *testing.T, n int) {
+func withCores(t testing.TB, n int) {
 	t.Helper()
 	saved := usableCores
 	usableCores = func() int { return n }
@@ -19,7 +19,7 @@ func withCores(t *testing.T, n int) {
 // spinnable lets a fabric of cfg spin on a machine with fewer cores than
 // its participants (this one has two): the test then checks correctness,
 // not speed, as spinning threads take turns on the cores.
-func spinnable(t *testing.T, cfg Config) {
+func spinnable(t testing.TB, cfg Config) {
 	t.Helper()
 	n := len(cfg.Devices)
 	if cfg.Devices == nil {

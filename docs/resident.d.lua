@@ -300,7 +300,7 @@ function resident.seed() end
 function resident.trial(opts) end
 
 ---Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule.
----@param opts? {scenario?: string, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, replay?: string}
+---@param opts? {scenario?: string, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, sessions?: integer, misuse?: boolean|integer, prune?: boolean, replay?: string}
 ---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
@@ -311,6 +311,8 @@ function resident.check(opts) end
 ---@field rounds integer the rounds bound
 ---@field credits integer the credits bound
 ---@field faults integer the faults bound (0: none)
+---@field sessions integer the sessions bound: how many sessions the built-in scenario may make that share the devices
+---@field misuse boolean the misuse bound: whether the built-in scenario also makes host calls out of order
 
 ---What resident.plot draws, and where.
 ---@class resident.PlotOptions

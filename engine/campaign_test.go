@@ -172,14 +172,18 @@ func campaignWithRule(rule engine.BrokenRule, base uint64, trials, inv int, stop
 	return stats, first
 }
 
-// brokenRules are the rules the engine can be built to break, with the
-// invariant each keeps: the campaign and the model checker must each catch
-// every one.
-var brokenRules = []struct {
+// brokenRuleCase is a rule the engine can be built to break, with the
+// invariant it keeps.
+type brokenRuleCase struct {
 	name string
 	rule engine.BrokenRule
 	inv  int
-}{
+}
+
+// brokenRules are the rules the engine can be built to break, with the
+// invariant each keeps: the campaign and the model checker must each catch
+// every one.
+var brokenRules = []brokenRuleCase{
 	{"no ABORT after a rejected dispatch", engine.SkipRejectAbort, 3},
 	{"RUN with one participant accepted", engine.RunWithOneAccepted, 2},
 	{"buffer released at close while a participant runs", engine.ReleaseUnretired, 5},
@@ -188,4 +192,9 @@ var brokenRules = []struct {
 	{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
 	{"close quarantines without joining", engine.SkipCloseJoin, 10},
 	{"second join gets the whole timeout", engine.FullSecondJoin, 11},
+	{"abort after RUN overwrites the decision", engine.AbortAfterRun, 1},
+	{"two invocations on one device", engine.SecondInvocation, 14},
+	{"no host release for the NPU", engine.SkipNPURelease, 15},
+	{"decision recorded only once published", engine.LateDecision, 12},
+	{"quarantine without the NPU", engine.QuarantineWithoutNPU, 13},
 }

@@ -5,40 +5,27 @@ import "github.com/residentlua/residentlua/devices"
 // Error is a protocol or device error with a kind, the operation and a message.
 type Error = devices.Error
 
-// Sentinels for errors.Is, one per kind of error.
-var (
+// The kinds of error, for errors.Is: errors.Is(err, ErrBusy) matches
+// every Busy error.
+const (
 	// ErrUnsupported: the devices or memory cannot host a resident session.
-	ErrUnsupported = devices.ErrUnsupported
+	ErrUnsupported = devices.KindUnsupported
 	// ErrBusy: the operation is not allowed in the session's state.
-	ErrBusy = devices.ErrBusy
+	ErrBusy = devices.KindBusy
 	// ErrDevice: a device rejected a dispatch or failed.
-	ErrDevice = devices.ErrDevice
+	ErrDevice = devices.KindDevice
 	// ErrPublish: publishing the decision failed; the session is poisoned.
-	ErrPublish = devices.ErrPublish
+	ErrPublish = devices.KindPublish
 	// ErrBudget: the memory budget is exhausted.
-	ErrBudget = devices.ErrBudget
+	ErrBudget = devices.KindBudget
 	// ErrInvalid: an argument was bad.
-	ErrInvalid = devices.ErrInvalid
+	ErrInvalid = devices.KindInvalid
+	// ErrStale: the session or startup line was made before its fabric
+	// was renewed (devices.Fabric.Renew); the operation did nothing.
+	ErrStale = devices.KindStale
 )
-
-// decidedMessage is why ready refuses a decided or poisoned session.
-const decidedMessage = "resident startup is already decided or failed"
-
-// decidedErrors are ready's refusals of a decided or poisoned session, one
-// per operation that asks, made once: the random host plans of a
-// campaign's trials provoke them a few times each.
-var decidedErrors = map[string]*Error{}
-
-func init() {
-	for _, op := range []string{"submit_gpu", "submit_npu", "start", "abort", "close"} {
-		decidedErrors[op] = devices.Fixed(devices.KindBusy, op, decidedMessage)
-	}
-}
 
 // errDecided is ready's refusal of op on a decided or poisoned session.
 func errDecided(op string) error {
-	if err, ok := decidedErrors[op]; ok {
-		return err
-	}
-	return devices.Errorf(devices.KindBusy, op, decidedMessage)
+	return devices.Errorf(devices.KindBusy, op, "resident startup is already decided or failed")
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -119,4 +120,42 @@ func ExampleSession_quarantine() {
 	// after resetting npu0: 0 quarantines
 	// charged 0 bytes, 0 quarantined
 	// occupied: false false
+}
+
+// One owner runs short fabrics one after another in one fabric, renewing
+// it for each: a session kept from before the renewal is refused, and
+// never acts on the session the renewed fabric opens in its place.
+func ExampleSession_renewedFabric() {
+	cfg := devices.Config{Mode: devices.Simulated, Seed: 1}
+	f, err := devices.NewFabric(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	old, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	if err := f.Renew(cfg); err != nil { // closes the fabric and makes it again
+		fmt.Println(err)
+		return
+	}
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("same id:", s.ID() == old.ID())
+	err = old.SubmitGPU()
+	fmt.Println("stale:", errors.Is(err, engine.ErrStale))
+	fmt.Println(err)
+	fmt.Println("new session:", s.State())
+	// Output:
+	// same id: true
+	// stale: true
+	// stale: session 1 was opened before its fabric was renewed; open a new one
+	// new session: undecided
 }

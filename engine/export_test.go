@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/residentlua/residentlua/internal/brokenrule"
+
 // This file hands the test-only hook broken to the campaign tests, which
 // are in package engine_test because they use package engine/trial (which
 // imports engine). Files named *_test.go are compiled only into the
@@ -19,11 +21,17 @@ const (
 	SkipRejectAbort       = skipRejectAbort
 	RunWithOneAccepted    = runWithOneAccepted
 	ReleaseUnretired      = releaseUnretired
+	AbortAfterRun         = abortAfterRun
+	SecondInvocation      = secondInvocation
+	SkipNPURelease        = skipNPURelease
+	LateDecision          = lateDecision
+	QuarantineWithoutNPU  = quarantineWithoutNPU
 )
 
 // BreakRule makes the engine break rule until restore is called, which
 // makes it keep every rule again.
 func BreakRule(rule BrokenRule) (restore func()) {
 	broken = rule
-	return func() { broken = keepRules }
+	brokenrule.SecondInvocation = rule == secondInvocation
+	return func() { broken, brokenrule.SecondInvocation = keepRules, false }
 }

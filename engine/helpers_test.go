@@ -289,7 +289,7 @@ func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("%s: got %v, which is not %v", what, err, kind)
 	}
-	for _, other := range []error{ErrUnsupported, ErrBusy, ErrDevice, ErrPublish, ErrBudget, ErrInvalid} {
+	for _, other := range []error{ErrUnsupported, ErrBusy, ErrDevice, ErrPublish, ErrBudget, ErrInvalid, ErrStale} {
 		if other != kind && errors.Is(err, other) {
 			t.Errorf("%s: %v also matches %v", what, err, other)
 		}

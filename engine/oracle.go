@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,6 +24,10 @@ var Invariants = [...]string{
 	9:  "a failed publication or a participant's error poisons the session: it never counts as retired, and its close quarantines",
 	10: "closing an undecided session publishes ABORT before joining, and a close attempts the join (for its timeout) before it quarantines anything that is not poisoned",
 	11: "a Wait ends by its one deadline: the second join gets only what the first left",
+	12: "after a decision, no Wait answers that the startup is undecided, and a close of a decided session attempts the join before it quarantines, poisoned or not",
+	13: "a quarantine holds both of the session's devices and every buffer its programs could reach, until a reset of each device releases them",
+	14: "at most one invocation is outstanding on a device",
+	15: "a fault-free session retires: decided once and published, with no fault and no failure, a Wait given long enough sees every accepted participant retire",
 }
 
 // Violation is a broken invariant with the session's events that led to it:
@@ -43,9 +48,11 @@ func (v Violation) Error() string {
 
 // Oracle watches a fabric's event stream and checks every invariant on
 // every event, in both executors (invariant 11, a Wait's deadline, in
-// simulated time only, where deadlines are exact). A correct engine never
+// simulated time only, where deadlines are exact; invariant 15, liveness,
+// only once Liveness says how long is long enough). A correct engine never
 // violates one, under any fault. It keeps state only for what is open:
-// sessions until their close, invocations until they retire or are reset.
+// sessions until their close, invocations until they retire or are reset,
+// quarantines until they end.
 type Oracle struct {
 	mu          sync.Mutex
 	fabric      *devices.Fabric
@@ -53,8 +60,10 @@ type Oracle struct {
 	cancel      func()
 	sessions    map[uint64]*watched           // from the startup event until close (or until the line is released unclosed)
 	invocations map[uint64]*watchedInvocation // from dispatch until retire or reset
+	quarantines map[uint64]*watchedQuarantine // by owner, from its first hold until it ends
 	live        int64                         // bytes of live buffers charged to the fabric's budget
 	quarantined int64
+	longEnough  time.Duration // a Wait given this long must see a fault-free session retire (invariant 15); 0: not checked
 	violations  []Violation
 	seen        uint64 // the sequence number of the event being checked
 	kept        keptState
@@ -75,13 +84,13 @@ const keptMax = 16
 
 // watched returns a fresh session state for the startup line line.
 func (k *keptState) watched(line uint64) *watched {
-	return reuse(&k.sessions, &k.nSessions, func(w *watched) { *w = watched{line: line} })
+	return reuse(&k.sessions, &k.nSessions, func(w *watched) { *w = watched{line: line, reach: w.reach[:0]} })
 }
 
-// invocation returns a fresh invocation state for session.
-func (k *keptState) invocation(session uint64) *watchedInvocation {
+// invocation returns a fresh invocation state for session, on device.
+func (k *keptState) invocation(session uint64, device devices.Actor) *watchedInvocation {
 	return reuse(&k.invocations, &k.nInvs, func(inv *watchedInvocation) {
-		*inv = watchedInvocation{session: session, reach: inv.reach[:0]}
+		*inv = watchedInvocation{session: session, device: device, reach: inv.reach[:0]}
 	})
 }
 
@@ -106,14 +115,20 @@ func reuse[T any](kept *[]*T, used *int, reset func(*T)) *T {
 // watched is what the oracle keeps of one session, from its startup until
 // it is closed: the state its invariants need and nothing more.
 type watched struct {
-	line      uint64 // the startup line's buffer
+	line      uint64           // the startup line's buffer
+	devices   [2]devices.Actor // by participant, from the session event; 0 before it
+	reach     []uint64         // buffers its invocations reach
+	decision  uint64           // the first decision's value
 	decisions int
 	stores    int     // decision stores to the line
 	accepted  [2]bool // by participant
 	rejected  [2]bool // rejected in the submit now returning
 	aborted   [2]bool // ABORT decided after that rejection
 	ownFault  bool    // a fault fired at a site of a program's own (not a generic site)
+	faulted   bool    // a fault fired in the session, at any site
+	published bool    // a decision was published without failure
 	poisoned  bool
+	retired   bool        // a Wait saw every participant retire
 	wait      watchedWait // the latest Wait
 	close     watchedClose
 }
@@ -122,8 +137,10 @@ type watched struct {
 type watchedWait struct {
 	at, timeout time.Duration // when it began, and the deadline it was given
 	joined      [2]bool
-	failed      bool // a join failed with the participant's error
-	overdue     bool // invariant 11 was reported for it
+	result      [2]uint64 // each join's result (JoinRetired, ...)
+	failed      bool      // a join failed with the participant's error
+	cancelled   bool      // a join was ended by the wait's context or a close
+	overdue     bool      // invariant 11 was reported for it
 }
 
 // watchedClose is a session's close, from its close.begin event.
@@ -136,6 +153,7 @@ type watchedClose struct {
 
 type watchedInvocation struct {
 	session  uint64
+	device   devices.Actor
 	reach    []uint64
 	sawAbort bool
 }
@@ -144,7 +162,7 @@ type watchedInvocation struct {
 func NewOracle(f *devices.Fabric) *Oracle {
 	o, ok := spareOracles.Get().(*Oracle)
 	if !ok {
-		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}}
+		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}, quarantines: map[uint64]*watchedQuarantine{}}
 	}
 	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
 	if o.observer == nil {
@@ -161,15 +179,31 @@ var spareOracles sync.Pool
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
 
+// Liveness has the oracle check invariant 15 from now on, in simulated
+// time: a Wait given at least longEnough (a close's join included) of a
+// session decided once, whose decision was published, in which no fault
+// fired and nothing failed, must see every accepted participant retire.
+// What is long enough depends on the programs, which is why the caller
+// says: a campaign of the built-in exchange, or the model checker, whose
+// programs need no time in the ideal timing. 0 stops the check. In real
+// time it is not checked: how long a program takes there depends on the
+// machine.
+func (o *Oracle) Liveness(longEnough time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.longEnough = longEnough
+}
+
 // Recycle stops the oracle and lets a later NewOracle reuse it. Afterwards
 // the caller must not use the oracle; read its Violations first.
 func (o *Oracle) Recycle() {
 	o.Stop()
-	sessions, invocations := o.sessions, o.invocations
+	sessions, invocations, quarantines := o.sessions, o.invocations, o.quarantines
 	clear(sessions)
 	clear(invocations)
+	clear(quarantines)
 	kept := keptState{sessions: o.kept.sessions, invocations: o.kept.invocations}
-	*o = Oracle{sessions: sessions, invocations: invocations, kept: kept, observer: o.observer}
+	*o = Oracle{sessions: sessions, invocations: invocations, quarantines: quarantines, kept: kept, observer: o.observer}
 	spareOracles.Put(o)
 }
 
@@ -252,8 +286,10 @@ func (o *Oracle) observe(e devices.Event) {
 		return // a session made before the oracle, or already closed
 	}
 	switch e.Kind {
-	case EvPublished, EvPoison, EvCloseBegin, EvWait, EvJoin, EvWaitEnd, EvClose:
+	case EvPublished, EvPoison, EvCloseBegin, EvWait, EvUndecided, EvJoin, EvWaitEnd, EvClose:
 		o.lifecycle(w, &e)
+	case EvSession:
+		w.devices = [2]devices.Actor{devices.Actor(e.A), devices.Actor(e.B)}
 	case EvSubmit:
 		if e.B == 0 {
 			w.accepted[e.A] = true
@@ -268,6 +304,9 @@ func (o *Oracle) observe(e devices.Event) {
 		w.rejected[e.A], w.aborted[e.A] = false, false
 	case EvDecide:
 		w.decisions++
+		if w.decisions == 1 {
+			w.decision = e.A
+		}
 		if w.decisions > 1 {
 			o.violate(1, e.Session, fmt.Sprintf("decision %d was made after an earlier one", e.A))
 		}
@@ -296,10 +335,14 @@ func (o *Oracle) observe(e devices.Event) {
 			}
 		}
 	case devices.EvDispatch:
-		o.invocations[e.A] = o.kept.invocation(e.Session)
+		o.dispatched(&e)
+		o.invocations[e.A] = o.kept.invocation(e.Session, e.Actor)
 	case devices.EvReach:
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)
+		}
+		if w != nil && !slices.Contains(w.reach, e.B) {
+			w.reach = append(w.reach, e.B)
 		}
 	case program.EvObserve:
 		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(StartupAbort) {
@@ -309,7 +352,15 @@ func (o *Oracle) observe(e devices.Event) {
 		delete(o.invocations, e.A)
 	case devices.EvReset:
 		delete(o.invocations, e.A)
+		if e.B == 0 {
+			o.deviceReset(e.Actor)
+		}
+	case devices.EvHold, devices.EvKeep:
+		o.holds(&e)
 	case devices.EvRelease, devices.EvReleaseRefused:
+		if e.Kind == devices.EvRelease {
+			o.checkKept(&e)
+		}
 		for id, inv := range o.invocations {
 			for _, b := range inv.reach {
 				if b == e.A {
@@ -333,13 +384,17 @@ func (o *Oracle) observe(e devices.Event) {
 		o.checkBudget(e.Session)
 		if w != nil {
 			o.checkClose(w, e.Session, true)
+			o.checkDecidedClose(w, e.Session)
+			o.checkHolds(w, e.Session)
 		}
 	case devices.EvQuarantineEnd:
 		o.quarantined -= int64(e.A)
 		o.checkBudget(e.Session)
+		o.quarantineEnds(e.Session)
 	case devices.EvFault:
-		if w != nil && !fault.Site(e.A).Generic() && fault.Action(e.B) != fault.Off {
-			w.ownFault = true
+		if w != nil && fault.Action(e.B) != fault.Off {
+			w.faulted = true
+			w.ownFault = w.ownFault || !fault.Site(e.A).Generic()
 		}
 	case EvCheck:
 		if e.B == 1 && !w.ownFault {

@@ -8,8 +8,9 @@ import (
 )
 
 // The invariants about how a session's publications, Waits and close end:
-// 6 (a Wait attempts both joins), 9 (failures poison), 10 (how a close
-// aborts, joins and quarantines) and 11 (a Wait's one deadline). The engine
+// 6 (a Wait attempts both joins), 9 (failures poison), 10 and 12 (how a
+// close aborts, joins and quarantines, and Waits after a decision), 11 (a
+// Wait's one deadline) and 15 (a fault-free session retires). The engine
 // emits poison before the failed published event or the wait.end that
 // follows a failed join, and close.begin before anything its Close does.
 
@@ -20,6 +21,11 @@ func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
 		if e.B == 1 && !w.poisoned {
 			o.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
 		}
+		w.published = w.published || e.B == 0
+	case EvUndecided:
+		if w.decisions > 0 {
+			o.violate(12, e.Session, fmt.Sprintf("a Wait answered that the startup remains undecided after %d decisions were made", w.decisions))
+		}
 	case EvPoison:
 		w.poisoned = true
 	case EvCloseBegin:
@@ -27,8 +33,9 @@ func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
 	case EvWait:
 		o.waitBegins(w, e)
 	case EvJoin:
-		w.wait.joined[e.A] = true
+		w.wait.joined[e.A], w.wait.result[e.A] = true, e.B
 		w.wait.failed = w.wait.failed || e.B == JoinError
+		w.wait.cancelled = w.wait.cancelled || e.B == JoinCancelled
 		o.checkDeadline(w, e, joinEnded(e.A))
 	case EvWaitEnd:
 		o.waitEnds(w, e)
@@ -66,6 +73,37 @@ func (o *Oracle) waitEnds(w *watched, e *devices.Event) {
 	if w.close.begun {
 		w.close.joined = true
 	}
+	w.retired = w.retired || e.A == 1
+	o.checkLive(w, e)
+}
+
+// checkLive reports a Wait that should have seen a fault-free session
+// retire and did not (invariant 15): one given at least longEnough, in
+// simulated time, none of whose joins a context or a close ended, of a
+// session decided once, whose decision was published, in which no fault
+// fired and that is not poisoned.
+func (o *Oracle) checkLive(w *watched, e *devices.Event) {
+	if e.A == 1 || o.longEnough <= 0 || !o.simulated || w.wait.timeout < o.longEnough || w.wait.cancelled ||
+		w.decisions != 1 || !w.published || w.faulted || w.poisoned {
+		return
+	}
+	o.violate(15, e.Session, fmt.Sprintf("a Wait given %v of a session decided %s, with no fault and no failure, ended with the GPU's join %s and the NPU's %s",
+		w.wait.timeout, Decision(w.decision), joinWords(w.wait.result[0]), joinWords(w.wait.result[1])))
+}
+
+// joinWords says how a join ended.
+func joinWords(result uint64) string {
+	switch result {
+	case JoinRetired:
+		return "retired"
+	case JoinTimeout:
+		return "timed out"
+	case JoinError:
+		return "failed"
+	case JoinAbsent:
+		return "absent"
+	}
+	return "cancelled"
 }
 
 // joinEnded is what checkDeadline says of the end of who's join: made
@@ -101,6 +139,15 @@ func (o *Oracle) checkClose(w *watched, session uint64, quarantines bool) {
 		o.violateClose(w, session, "the session was closed undecided, without publishing ABORT")
 	case quarantines && !w.close.joined:
 		o.violateClose(w, session, "the close quarantined a session that is not poisoned without attempting to join its participants")
+	}
+}
+
+// checkDecidedClose checks a close that quarantines the session: when it
+// is decided, poisoned or not, the close must have attempted the join,
+// unless a Wait already saw both participants retire (invariant 12).
+func (o *Oracle) checkDecidedClose(w *watched, session uint64) {
+	if w.close.begun && w.decisions > 0 && !w.close.joined && !w.retired {
+		o.violate(12, session, fmt.Sprintf("the close quarantined a session decided %s without attempting to join its participants", Decision(w.decision)))
 	}
 }
 

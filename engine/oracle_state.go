@@ -7,9 +7,10 @@ import (
 )
 
 // HashState adds to h what the oracle's future verdicts depend on: what it
-// keeps of each open session and running invocation, the allocations it
-// counted and how many violations it found, for a model checker's state
-// hash. Times are added relative to the fabric's clock.
+// keeps of each open session, running invocation and quarantine in force,
+// the allocations it counted, how long is long enough for invariant 15,
+// and how many violations it found, for a model checker's state hash.
+// Times are added relative to the fabric's clock.
 func (o *Oracle) HashState(h *devices.StateHash) {
 	now := o.fabric.Now()
 	o.mu.Lock()
@@ -17,14 +18,22 @@ func (o *Oracle) HashState(h *devices.StateHash) {
 	h.Add(uint64(o.live))
 	h.Add(uint64(o.quarantined))
 	h.Add(uint64(len(o.violations)))
+	h.Add(uint64(o.longEnough))
 	for _, id := range sortedKeys(o.sessions) {
 		w := o.sessions[id]
 		h.Add(id)
 		h.Add(w.line)
-		h.Add(uint64(w.decisions)<<32 | uint64(w.stores))
+		h.Add(uint64(w.devices[0])<<8 | uint64(w.devices[1]))
+		h.Add(uint64(len(w.reach)))
+		for _, b := range w.reach {
+			h.Add(b)
+		}
+		h.Add(w.decision<<48 | uint64(w.decisions)<<32 | uint64(w.stores))
 		h.Add(bits(w.accepted[0], w.accepted[1], w.rejected[0], w.rejected[1], w.aborted[0], w.aborted[1],
-			w.ownFault, w.poisoned, w.wait.joined[0], w.wait.joined[1], w.wait.failed, w.wait.overdue,
+			w.ownFault, w.faulted, w.published, w.poisoned, w.retired,
+			w.wait.joined[0], w.wait.joined[1], w.wait.failed, w.wait.cancelled, w.wait.overdue,
 			w.close.begun, w.close.joined, w.close.reported))
+		h.Add(w.wait.result[0]<<8 | w.wait.result[1])
 		h.Add(uint64(now - w.wait.at))
 		h.Add(uint64(w.wait.timeout))
 		h.Add(uint64(w.close.timeout))
@@ -32,8 +41,19 @@ func (o *Oracle) HashState(h *devices.StateHash) {
 	for _, id := range sortedKeys(o.invocations) {
 		inv := o.invocations[id]
 		h.Add(id)
-		h.Add(inv.session<<1 | uint64(bits(inv.sawAbort)))
+		h.Add(inv.session<<9 | uint64(inv.device)<<1 | uint64(bits(inv.sawAbort)))
 		for _, b := range inv.reach {
+			h.Add(b)
+		}
+	}
+	for _, owner := range sortedKeys(o.quarantines) {
+		q := o.quarantines[owner]
+		h.Add(owner)
+		h.Add(uint64(len(q.waiting))<<32 | uint64(len(q.kept)))
+		for _, d := range q.waiting {
+			h.Add(uint64(d))
+		}
+		for _, b := range q.kept {
 			h.Add(b)
 		}
 	}
@@ -70,7 +90,7 @@ func (s *Session) HashState(h *devices.StateHash) {
 	defer s.mu.Unlock()
 	h.Add(s.startup.id)
 	h.Add(uint64(s.decision)<<8 | uint64(s.outcome))
-	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil))
+	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil, s.closing.Err() != nil))
 	for _, c := range []*devices.Completion{s.gpuDone, s.npuDone} {
 		if c == nil {
 			h.Add(0)

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -360,7 +362,7 @@ func TestOracleInvariant8QuarantineMismatch(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantine, 64, 0, "forged")
-	wantViolation(t, o, 8, s.ID(), devices.EvQuarantine, 10) // and no close aborted the session first
+	wantViolation(t, o, 8, s.ID(), devices.EvQuarantine, 10, 13) // and no close aborted the session first, nor did the quarantine hold anything
 }
 
 // Everything closed, yet something is still charged.
@@ -545,7 +547,7 @@ func TestOracleInvariant10QuarantineWithoutJoin(t *testing.T) {
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
+	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine, 12) // invariant 12 says it of decided sessions too
 	if hasEvent(v.Events, EvWait) {
 		t.Errorf("the events show a join, but none was attempted")
 	}
@@ -566,7 +568,10 @@ func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
 	}
 }
 
-// A poisoned session may be quarantined at once.
+// Invariant 10 lets a poisoned session be quarantined at once; once it is
+// decided (a failed publication records its decision first), invariant 12
+// requires the close to attempt the join all the same, as the seed's drop
+// does.
 func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.HostPublish, "error(test)")
@@ -578,7 +583,10 @@ func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	wantNoViolations(t, o)
+	v := wantViolation(t, o, 12, s.ID(), devices.EvQuarantine)
+	if !strings.Contains(v.Message, "decided abort") {
+		t.Errorf("message %q should say the session was decided", v.Message)
+	}
 }
 
 // --- invariant 11: a Wait ends by its one deadline
@@ -639,6 +647,277 @@ func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
 	if s.Close() != Retired {
 		t.Fatal("a clean session should retire")
 	}
+	wantNoViolations(t, o)
+}
+
+// --- invariant 1, once more: an Abort after RUN must not overwrite it
+
+// The engine built to let Abort overwrite RUN: a second decision.
+func TestOracleInvariant1AbortAfterRun(t *testing.T) {
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, abortAfterRun)
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if err := s.Abort(); err != nil {
+		t.Fatalf("Abort after RUN, with the rule broken: %v, want it to go through", err)
+	}
+	v := wantViolation(t, o, 1, s.ID(), EvDecide)
+	if !strings.Contains(v.Message, "decision 2 was made after an earlier one") {
+		t.Errorf("message %q should name the second decision", v.Message)
+	}
+}
+
+// --- invariant 12: after a decision no Wait answers "undecided", and a
+// close of a decided session attempts the join
+
+// The engine built to record the decision only once it is published: after
+// a failed publication, Wait answers "undecided" and Close quarantines
+// without joining.
+func TestOracleInvariant12LateDecision(t *testing.T) {
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, lateDecision)
+	setFault(t, f, fault.HostPublish, "1*error(test)")
+	s := newSession(t, f, roundsConfig(1))
+	submitBoth(t, s, false)
+	if err := s.Start(); !errors.Is(err, ErrPublish) {
+		t.Fatalf("Start: %v, want a Publish error", err)
+	}
+	if _, err := s.Wait(time.Second); err == nil || !strings.Contains(err.Error(), "undecided") {
+		t.Fatalf("Wait: %v, want the undecided error the broken rule gives", err)
+	}
+	v := wantViolation(t, o, 12, s.ID(), EvUndecided)
+	if !strings.Contains(v.Message, "after 1 decisions were made") {
+		t.Errorf("message %q should say a decision was made", v.Message)
+	}
+	if out := s.Close(); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	var closes int
+	for _, v := range o.Violations() {
+		if v.Invariant == 12 && strings.Contains(v.Message, "the close quarantined a session decided run without attempting to join") {
+			closes++
+		}
+	}
+	if closes != 1 {
+		t.Errorf("the close that quarantined without joining was reported %d times, want once: %v", closes, o.Violations())
+	}
+}
+
+// With every rule kept, the same schedule joins: the Wait after the failed
+// publication joins, and so does the close, which quarantines the poisoned
+// session.
+func TestOracleInvariant12KeptAfterFailedPublication(t *testing.T) {
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.HostPublish, "1*error(test)")
+	s := newSession(t, f, roundsConfig(1))
+	submitBoth(t, s, false)
+	if err := s.Start(); !errors.Is(err, ErrPublish) {
+		t.Fatalf("Start: %v, want a Publish error", err)
+	}
+	if _, err := s.Wait(time.Second); err != nil && strings.Contains(err.Error(), "undecided") {
+		t.Fatalf("Wait after the decision: %v", err)
+	}
+	if out := s.Close(); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	wantNoViolations(t, o)
+}
+
+// A Wait before any decision is refused as undecided, rightly: no
+// violation.
+func TestOracleInvariant12UndecidedBeforeADecision(t *testing.T) {
+	f, o := newOracleFabric(t)
+	s := newSession(t, f, roundsConfig(1))
+	if _, err := s.Wait(time.Second); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Wait before a decision: %v, want busy", err)
+	}
+	if len(events(f, s.ID(), EvUndecided)) != 1 {
+		t.Error("the refused Wait emitted no wait.undecided event")
+	}
+	closeAs(t, "the undecided session", s, Retired)
+	wantNoViolations(t, o)
+}
+
+// --- invariant 13: a quarantine holds both devices and every buffer
+
+// The engine built to quarantine with the GPU held alone.
+func TestOracleInvariant13QuarantineWithoutNPU(t *testing.T) {
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, quarantineWithoutNPU)
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	v := wantViolation(t, o, 13, s.ID(), devices.EvQuarantine)
+	if v.Message != "the quarantine does not hold the NPU (device 2)" {
+		t.Errorf("message %q, want it to name the NPU", v.Message)
+	}
+}
+
+// A quarantine reset device by device, with every rule kept: nothing is
+// released, and nothing ends, before both devices were reset.
+func TestOracleInvariant13KeptUntilBothReset(t *testing.T) {
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	f.First(devices.GPU).Reset()
+	if len(f.Quarantines()) != 1 {
+		t.Fatal("the quarantine ended with the NPU not reset")
+	}
+	f.First(devices.NPU).Reset()
+	wantNoViolations(t, o)
+}
+
+// Forged: a buffer the quarantine keeps released, and the quarantine
+// ended, before its devices were reset; and a dispatch on a held device.
+func TestOracleInvariant13ReleasedBeforeReset(t *testing.T) {
+	f, o := newOracleFabric(t)
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	line := s.Startup().Buffer().ID()
+	f.Events().Emit(devices.HostActor, s.ID(), devices.EvRelease, line, 64, "forged")
+	v := wantViolation(t, o, 13, s.ID(), devices.EvRelease, 5, 8)
+	if !strings.Contains(v.Message, fmt.Sprintf("buffer %d was released while the quarantine of session %d still holds device 1", line, s.ID())) {
+		t.Errorf("message %q should name the buffer and the device", v.Message)
+	}
+	f.Events().Emit(f.First(devices.NPU).Actor(), s.ID()+100, devices.EvDispatch, 999, 0, "forged")
+	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantineEnd, 0, 0, "forged")
+	var said []string
+	for _, v := range o.Violations() {
+		if v.Invariant == 13 {
+			said = append(said, v.Message)
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("invocation 999 was dispatched on device 2, which the quarantine of session %d holds until it is reset", s.ID()),
+		"the quarantine ended while device 1, which it holds, was not reset",
+	} {
+		if !slices.Contains(said, want) {
+			t.Errorf("invariant 13 said %q, want also %q", said, want)
+		}
+	}
+}
+
+// --- invariant 14: at most one invocation outstanding on a device
+
+// Devices built to admit a second invocation: two sessions' GPU programs
+// run at once on one GPU.
+func TestOracleInvariant14SecondInvocation(t *testing.T) {
+	f, o := newOracleFabric(t)
+	withBrokenRule(t, secondInvocation)
+	s1 := newSession(t, f, roundsConfig(1))
+	s2 := newSession(t, f, roundsConfig(1))
+	if err := s1.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.SubmitGPU(); err != nil {
+		t.Fatalf("a second GPU dispatch with the rule broken: %v, want it admitted", err)
+	}
+	v := wantViolation(t, o, 14, s2.ID(), devices.EvDispatch)
+	if !strings.Contains(v.Message, fmt.Sprintf("of session %d had not retired there", s1.ID())) {
+		t.Errorf("message %q should name the first session", v.Message)
+	}
+}
+
+// With the rule kept, the second dispatch is busy and nothing is violated.
+func TestOracleInvariant14KeptWithTwoSessions(t *testing.T) {
+	f, o := newOracleFabric(t)
+	s1 := newSession(t, f, roundsConfig(1))
+	s2 := newSession(t, f, roundsConfig(1))
+	if err := s1.SubmitGPU(); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "the second session's GPU dispatch", s2.SubmitGPU(), ErrBusy, "")
+	wantNoViolations(t, o)
+}
+
+// --- invariant 15: a fault-free session retires
+
+// The engine built without the NPU's host release: the NPU never sees the
+// decision, and a Wait of a second sees it hang.
+func TestOracleInvariant15NoNPURelease(t *testing.T) {
+	f, o := newOracleFabric(t)
+	o.Liveness(time.Second)
+	withBrokenRule(t, skipNPURelease)
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if ok, err := s.Wait(time.Second); ok || err != nil {
+		t.Fatalf("Wait: %v, %v; want a timeout", ok, err)
+	}
+	v := wantViolation(t, o, 15, s.ID(), EvWaitEnd)
+	if !strings.Contains(v.Message, "a Wait given 1s of a session decided run") || !strings.Contains(v.Message, "the NPU's timed out") {
+		t.Errorf("message %q should give the wait and the NPU's join", v.Message)
+	}
+}
+
+// What invariant 15 does not claim: a Wait shorter than long enough, a
+// session in which a fault fired, one decided twice, an oracle not asked
+// to check it, and real time.
+func TestOracleInvariant15Premises(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		longEnough time.Duration
+		wait       time.Duration
+		fault      string // a GPU run fault, or none
+	}{
+		{"a short wait", time.Second, time.Millisecond, ""},
+		{"a fault", time.Second, time.Second, "hang"},
+		{"not asked", 0, time.Second, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, o := newOracleFabric(t)
+			o.Liveness(c.longEnough)
+			if c.fault != "" {
+				setFault(t, f, fault.GPURun, c.fault)
+			} else {
+				withBrokenRule(t, skipNPURelease)
+			}
+			s := newSession(t, f, roundsConfig(1))
+			start(t, s)
+			if ok, _ := s.Wait(c.wait); ok {
+				t.Fatal("the session retired")
+			}
+			for _, v := range o.Violations() {
+				if v.Invariant == 15 {
+					t.Errorf("reported: %v", v)
+				}
+			}
+		})
+	}
+	t.Run("real time", func(t *testing.T) {
+		f := openFabric(t, devices.Config{Mode: devices.RealTime, Seed: 42})
+		o := NewOracle(f)
+		defer f.Close()
+		defer o.Stop()
+		o.Liveness(time.Millisecond)
+		s := newSession(t, f, roundsConfig(1))
+		run(t, s)
+		forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
+		forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
+		forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
+		forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
+		closeAs(t, "the session", s, Retired)
+		wantNoViolations(t, o)
+	})
+}
+
+// A clean session waited on long enough retires: no violation.
+func TestOracleInvariant15Kept(t *testing.T) {
+	f, o := newOracleFabric(t)
+	o.Liveness(time.Second)
+	s := newSession(t, f, roundsConfig(2))
+	run(t, s)
+	closeAs(t, "the session", s, Retired)
 	wantNoViolations(t, o)
 }
 

@@ -67,13 +67,17 @@ type Session struct {
 // NewSession makes a session of startup and two prepared programs: gpu on a
 // PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
 // Both must poll exactly the startup line, never write it, and retire without
-// peer progress after ABORT. The session is kept with the startup line
-// (devices.Kept): once the fabric is recycled (devices.Fabric.Recycle) it
-// must not be used.
+// peer progress after ABORT. Once the fabric is renewed
+// (devices.Fabric.Renew), every operation of the session fails with a
+// KindStale error and does nothing.
 func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
-	switch {
-	case startup == nil || gpu == nil || npu == nil:
+	if startup == nil || gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "session", "a startup line and two prepared programs are needed; got nil")
+	}
+	if err := startup.stale("session"); err != nil {
+		return nil, err
+	}
+	switch {
 	case startup.used:
 		return nil, devices.Errorf(devices.KindBusy, "session", "startup line %d already belongs to a session; make a new one", startup.id)
 	case gpu.Device() != startup.gpu:
@@ -86,8 +90,8 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	s := devices.Kept[Session](startup.line) // lives as long as the line's fabric
-	s.startup, s.gpu, s.npu = startup, gpu, npu
+	s := &Session{startup: startup, gpu: gpu, npu: npu}
+	s.emit(EvSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
 	return s, nil
 }
 
@@ -138,7 +142,7 @@ func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
 // ready refuses once the session is poisoned or decided.
 func (s *Session) ready(op string) error {
 	if s.outcome != 0 {
-		return devices.Fixed(devices.KindBusy, op, "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
 		return errDecided(op)
@@ -151,6 +155,9 @@ func (s *Session) ready(op string) error {
 func (s *Session) SubmitGPU() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("submit_gpu"); err != nil {
+		return err
+	}
 	return s.submit(ParticipantGPU, "submit_gpu", s.gpu, &s.gpuDone)
 }
 
@@ -158,6 +165,9 @@ func (s *Session) SubmitGPU() error {
 func (s *Session) SubmitNPU() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("submit_npu"); err != nil {
+		return err
+	}
 	return s.submit(ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
 }
 
@@ -176,7 +186,7 @@ func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **de
 		return err
 	}
 	if *done != nil {
-		return devices.Fixed(devices.KindBusy, op, participantName(who)+" participant already submitted")
+		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
@@ -205,6 +215,9 @@ func (s *Session) decide(op string, v Decision) error {
 		return err
 	}
 	s.decision = v
+	if broken == lateDecision {
+		s.decision = 0 // recorded below, once published
+	}
 	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
 	if err := s.startup.publish(decided, uint32(v)); err != nil {
 		if broken != skipPublishPoison {
@@ -214,6 +227,7 @@ func (s *Session) decide(op string, v Decision) error {
 		return err
 	}
 	s.emit(EvPublished, uint64(v), 0, "")
+	s.decision = v // recorded already, unless a test broke that rule
 	return nil
 }
 
@@ -228,6 +242,9 @@ func (s *Session) poison(why string) {
 func (s *Session) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("start"); err != nil {
+		return err
+	}
 	if err := s.ready("start"); err != nil {
 		return err
 	}
@@ -242,6 +259,12 @@ func (s *Session) Start() error {
 func (s *Session) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("abort"); err != nil {
+		return err
+	}
+	if broken == abortAfterRun && s.decision == StartupRun && s.outcome == 0 && !s.poisoned {
+		s.decision = 0 // forgotten: the ABORT below overwrites RUN
+	}
 	return s.decide("abort", StartupAbort)
 }
 
@@ -251,6 +274,9 @@ func (s *Session) Abort() error {
 func (s *Session) IsComplete() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("is_complete"); err != nil {
+		return false, err
+	}
 	if s.decision == 0 {
 		return false, nil
 	}
@@ -283,8 +309,11 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	defer s.joining.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.startup.stale("wait"); err != nil {
+		return false, err
+	}
 	if s.outcome != 0 || s.closing.Err() != nil {
-		return false, devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" is closed")
+		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
@@ -296,7 +325,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	}
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
-		err = devices.Fixed(devices.KindBusy, "wait", "session "+strconv.FormatUint(s.startup.id, 10)+" was closed during the wait")
+		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
 	}
 	return ok, err
 }
@@ -305,6 +334,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 // held; s.mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
+		s.emit(EvUndecided, 0, 0, "")
 		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
 	}
 	f := s.startup.fabric
@@ -472,6 +502,9 @@ func (s *Session) Close() Outcome { return s.CloseWithin(context.Background(), D
 // context ends the join early, and the session is then quarantined. A Wait
 // joining in another goroutine is ended first, so the close takes its own
 // timeout, not the Wait's. Closing a closed session returns how it ended.
+// Closing a session whose fabric was renewed since it was opened does
+// nothing to the fabric and returns Quarantined: its memory stays its own,
+// never carved again by the renewed fabric.
 func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcome {
 	s.mu.Lock()
 	if s.outcome == 0 {
@@ -488,6 +521,10 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	if s.outcome != 0 {
 		return s.outcome
 	}
+	if s.startup.stale("close") != nil {
+		s.outcome = Quarantined
+		return s.outcome
+	}
 	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
 		_ = s.decide("close", StartupAbort)
@@ -502,7 +539,12 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 	bufs := s.buffers()
 	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
 		s.outcome = Quarantined
-		s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), []*devices.Device{s.startup.gpu, s.startup.npu}, bufs)
+		held := []*devices.Device{s.startup.gpu, s.startup.npu}
+		if broken == quarantineWithoutNPU {
+			held = held[:1]
+		}
+		// The buffers are not stale (checked above): the quarantine holds them.
+		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), held, bufs)
 		s.emit(EvClose, 1, 0, "")
 		return s.outcome
 	}
@@ -589,6 +631,15 @@ func (s *Session) State() State {
 		return StateRetired
 	}
 	return StateRunning
+}
+
+// Closing reports whether a Close has begun, from any goroutine. Once it
+// reports true, every Wait of the session has been told to end: its join
+// ends before the next step of the devices.
+func (s *Session) Closing() bool {
+	s.mu.Lock() // a Close tells the Waits under it, after it marks closing
+	defer s.mu.Unlock()
+	return s.closing.Err() != nil
 }
 
 // Decision is the decision published (RUN or ABORT), or StartupWait before

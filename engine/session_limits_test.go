@@ -34,7 +34,7 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 	if len(open) != budget/perSession {
 		t.Errorf("%d sessions opened before the refusal, want %d (the budget's worth)", len(open), budget/perSession)
 	}
-	if !errors.Is(err, devices.ErrBudget) || !strings.Contains(err.Error(), "raise the budget") {
+	if !errors.Is(err, devices.KindBudget) || !strings.Contains(err.Error(), "raise the budget") {
 		t.Fatalf("the refusal is %v, want the budget's error saying what to do", err)
 	}
 	healthy := make([]byte, 64<<20) // the runtime can still map memory

@@ -99,7 +99,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 			took := time.Since(start)
 			select {
 			case r := <-waited:
-				if r.ok || !errors.Is(r.err, devices.ErrBusy) || !strings.Contains(r.err.Error(), "closed during the wait") {
+				if r.ok || !errors.Is(r.err, devices.KindBusy) || !strings.Contains(r.err.Error(), "closed during the wait") {
 					t.Errorf("the interrupted Wait = %v, %v; want false and a busy error saying the session was closed", r.ok, r.err)
 				}
 			case <-time.After(longWait):
@@ -125,7 +125,7 @@ func TestClosedSessionsProgramIsRefused(t *testing.T) {
 	waitDone(t, s, sessionGenerous)
 	closeAs(t, "Close", s, Retired)
 	c, err := exchangeOf(s).GPU().Dispatch()
-	if c != nil || !errors.Is(err, devices.ErrBusy) || !strings.Contains(err.Error(), "released") {
+	if c != nil || !errors.Is(err, devices.KindBusy) || !strings.Contains(err.Error(), "released") {
 		t.Errorf("Dispatch of a closed session's GPU program = %v, %v; want a busy error about the released buffer", c, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 type Startup struct {
 	id           uint64
 	fabric       *devices.Fabric
+	generation   uint64 // the fabric's when the line was made (devices.Fabric.Renew)
 	gpu, npu     *devices.Device
 	line         *devices.Buffer
 	publications []*devices.Publication
@@ -45,14 +46,17 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	if err != nil {
 		return nil, err
 	}
-	room := devices.Kept[startupRoom](line) // lives as long as the line's fabric
+	room := &startupRoom{}
 	s := &room.startup
-	s.id, s.fabric, s.gpu, s.npu, s.line = id, f, gpu, npu, line
-	s.line.Zero()
+	s.id, s.fabric, s.generation, s.gpu, s.npu, s.line = id, f, f.Generation(), gpu, npu, line
+	_ = s.line.Zero() // made just now: not stale
 	s.publications = room.publications[:0]
 	for _, d := range []*devices.Device{gpu, npu} {
 		for fam := range d.Families() {
 			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
+				continue
+			}
+			if fam.Command == devices.XDNA && broken == skipNPURelease {
 				continue
 			}
 			p, err := s.line.PrepareHostRelease(d, fam, 0, memory.LineBytes)
@@ -80,6 +84,15 @@ func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
 		}
 	}
 	return true
+}
+
+// stale is nil while the startup's fabric has not been renewed since the
+// line was made (devices.Fabric.Renew), otherwise op's KindStale error.
+func (s *Startup) stale(op string) error {
+	if s.fabric.Generation() == s.generation {
+		return nil
+	}
+	return devices.Errorf(devices.KindStale, op, "session %d was opened before its fabric was renewed; open a new one", s.id)
 }
 
 // ID identifies the startup line, and the session that owns it, in events.

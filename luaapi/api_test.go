@@ -440,7 +440,7 @@ func TestFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SubmitGPU(); !errors.Is(err, devices.ErrBusy) {
+	if err := old.SubmitGPU(); !errors.Is(err, devices.KindBusy) {
 		t.Errorf("a replaced fabric still accepts dispatches: %v", err)
 	}
 	old.Close()

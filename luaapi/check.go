@@ -12,33 +12,50 @@ import (
 )
 
 // checkFn is resident.check{scenario=, rounds=, credits=, faults=,
-// preemptions=, steps=, replay=}: the model checker (package check) on the
-// built-in scenario or a scenario script. Without replay it explores every
-// schedule within the bounds and returns the report's figures and
-// counterexamples; with replay it reruns that one schedule and returns its
-// steps and violations. The search stops when the state's context ends
-// (Ctrl-C in the command), raising an error that says how far it came.
+// preemptions=, steps=, sessions=, misuse=, prune=, replay=}: the model
+// checker (package check) on the built-in scenario or a scenario script.
+// Without replay it explores every schedule within the bounds and returns
+// the report's figures and counterexamples; with replay it reruns that one
+// schedule and returns its steps and violations. The search stops when the
+// state's context ends (Ctrl-C in the command), raising an error that says
+// how far it came.
 func (m *Module) checkFn(L *lua.LState) int {
 	const name = "check"
-	known := append([]string{"scenario", "replay"}, check.BoundNames()...)
+	known := append(append([]string{"scenario", "replay"}, check.BoundNames()...), "prune")
 	t := fields(L, 1, name, true, known...)
 	var bounds check.Bounds
 	var given string
 	for _, key := range check.BoundNames() {
-		if field(t, key) == lua.LNil {
+		v := field(t, key)
+		if v == lua.LNil {
 			continue
 		}
-		if err := bounds.Set(key, int(intField(L, 1, name, t, key, 0))); err != nil {
+		n := 0
+		switch b, ok := v.(lua.LBool); {
+		case ok && key == "misuse":
+			if b {
+				n = 1
+			}
+		case key == "misuse" && v.Type() != lua.LTNumber:
+			fieldError(L, 1, name, key, "true, false, 1 or 0 expected, got "+valueTypeName(v))
+		default:
+			n = int(intField(L, 1, name, t, key, 0))
+		}
+		if err := bounds.Set(key, n); err != nil {
 			fieldError(L, 1, name, key, err.Error())
 		}
 		given = key
 	}
+	noPrune := !boolField(L, 1, name, t, "prune") && field(t, "prune") != lua.LNil
 	replay := stringField(L, 1, name, t, "replay", "")
 	if replay == "" && field(t, "replay") != lua.LNil {
 		fieldError(L, 1, name, "replay", "give the replay string a counterexample printed, such as r1c1f1:2.0.1")
 	}
 	if replay != "" && given != "" {
 		fieldError(L, 1, name, given, "does not go with replay: the replay string fixes the schedule and its bounds")
+	}
+	if replay != "" && field(t, "prune") != lua.LNil {
+		fieldError(L, 1, name, "prune", "does not go with replay: a replay runs one schedule, and prunes nothing")
 	}
 	path := stringField(L, 1, name, t, "scenario", "")
 	if path == "" && field(t, "scenario") != lua.LNil {
@@ -69,7 +86,7 @@ func (m *Module) checkFn(L *lua.LState) int {
 		L.Push(replayedTable(L, r))
 		return 1
 	}
-	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds})
+	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds, NoPrune: noPrune})
 	switch {
 	case rep.Nondeterministic != "":
 		raiseString(L, "resident.check: %s", rep.Nondeterministic)

@@ -27,6 +27,35 @@ func TestCheckBuiltin(t *testing.T) {
 	}
 }
 
+// TestCheckNewBounds gives resident.check the sessions and misuse bounds
+// and prune = false: the report says them, the search with one session
+// and no misuse explores fewer schedules than with the defaults, and
+// without pruning it hashes no state and finds the same (nothing).
+func TestCheckNewBounds(t *testing.T) {
+	h := sim(t)
+	h.run(`small = {rounds = 1, credits = 1, faults = 0, preemptions = 0}
+r = resident.check(small)
+small.sessions, small.misuse = 1, false
+one = resident.check(small)
+small.prune = false
+np = resident.check(small)`)
+	if got := h.str("r.report"); !strings.Contains(got, "steps <= 200, sessions <= 2, misuse on") {
+		t.Errorf("the defaults' report:\n%s", got)
+	}
+	if got := h.str("one.report"); !strings.Contains(got, "sessions <= 1, misuse off") {
+		t.Errorf("report with sessions 1 and misuse off:\n%s", got)
+	}
+	if h.eval("one.ok and r.ok and one.schedules < r.schedules") != lua.LTrue {
+		t.Errorf("one session, no misuse: %s schedules; the defaults: %s", h.str("one.schedules"), h.str("r.schedules"))
+	}
+	if h.eval("np.ok and np.exhausted and np.states == 0 and np.schedules > one.schedules") != lua.LTrue {
+		t.Errorf("without pruning: ok %s, %s states, %s schedules (with pruning %s)", h.str("tostring(np.ok)"), h.str("np.states"), h.str("np.schedules"), h.str("one.schedules"))
+	}
+	if got := h.str("np.report"); !strings.Contains(got, "without pruning: no state hashed") {
+		t.Errorf("report without pruning:\n%s", got)
+	}
+}
+
 // TestCheckReplay replays a schedule of the built-in scenario: its steps
 // in words, no violation.
 func TestCheckReplay(t *testing.T) {
@@ -69,7 +98,12 @@ func TestCheckBadArguments(t *testing.T) {
 	h := sim(t)
 	for code, want := range map[string]string{
 		`resident.check(3)`:                                  "bad argument #1 to 'check' (table expected, got number)",
-		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, rounds, credits, faults, preemptions, steps)",
+		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
+		`resident.check{sessions = 4}`:                       "bad argument #1 to 'check' (field 'sessions': sessions must be a whole number from 1 to 3, got 4)",
+		`resident.check{misuse = 2}`:                         "bad argument #1 to 'check' (field 'misuse': misuse must be 0 (off) or 1 (on), got 2)",
+		`resident.check{misuse = "on"}`:                      "bad argument #1 to 'check' (field 'misuse': true, false, 1 or 0 expected, got string)",
+		`resident.check{prune = 0}`:                          "bad argument #1 to 'check' (field 'prune': boolean expected, got number)",
+		`resident.check{replay = "r1c1f1:", prune = false}`:  "bad argument #1 to 'check' (field 'prune': does not go with replay: a replay runs one schedule, and prunes nothing)",
 		`resident.check{rounds = 0}`:                         "bad argument #1 to 'check' (field 'rounds': rounds must be a whole number from 1 to 1000000, got 0)",
 		`resident.check{credits = 1.5}`:                      "bad argument #1 to 'check' (field 'credits': number has no integer representation, got 1.5)",
 		`resident.check{preemptions = "2"}`:                  "bad argument #1 to 'check' (field 'preemptions': number expected, got string)",

@@ -279,7 +279,7 @@ func (m *Module) current() (*fabricState, error) {
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
 	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != devices.SimBackend)) {
-		return nil, devices.Fixed(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
+		return nil, devices.Errorf(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {

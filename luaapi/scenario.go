@@ -29,7 +29,8 @@ import (
 //     in a counterexample, what is chosen);
 //   - c.reset() resets every device and checks that nothing is left
 //     charged;
-//   - c.rounds, c.credits and c.faults are the bounds.
+//   - c.rounds, c.credits, c.faults, c.sessions and c.misuse (a boolean)
+//     are the bounds.
 //
 // Each run of the search runs the script in a fresh Lua state (its top
 // level, then scenario(c)), with math.random seeded with 1, on the run's
@@ -143,15 +144,17 @@ func (sc *Scenario) Run(h *check.Host) {
 }
 
 // scenarioFields are the fields of a run's c.
-const scenarioFields = "choose, reset, rounds, credits, faults"
+const scenarioFields = "choose, reset, rounds, credits, faults, sessions, misuse"
 
 // table is the c a run's scenario(c) gets.
 func (sc *Scenario) table(L *lua.LState, m *Module, h *check.Host) *lua.LTable {
 	b := h.Bounds()
-	c := L.CreateTable(0, 5)
+	c := L.CreateTable(0, 7)
 	c.RawSetString("rounds", lua.LNumber(b.Rounds))
 	c.RawSetString("credits", lua.LNumber(b.Credits))
 	c.RawSetString("faults", lua.LNumber(b.Faults))
+	c.RawSetString("sessions", lua.LNumber(b.Sessions))
+	c.RawSetString("misuse", lua.LBool(b.Misuse > 0))
 	c.RawSetString("choose", L.NewFunction(func(L *lua.LState) int {
 		v, ok := L.Get(1).(lua.LNumber)
 		if !ok {

@@ -161,7 +161,7 @@ func TestScenarioRefusals(t *testing.T) {
 		`os.exit(3)`:                         "os.exit is not available in a check scenario",
 		`exit(0)`:                            "os.exit is not available in a check scenario",
 		`require("os").exit(true)`:           "os.exit is not available in a check scenario",
-		`c.startup{}`:                        "c.startup is not a field of a scenario's c, whose fields are choose, reset, rounds, credits, faults",
+		`c.startup{}`:                        "c.startup is not a field of a scenario's c, whose fields are choose, reset, rounds, credits, faults, sessions, misuse",
 		`c.choose(0)`:                        "bad argument #1 to 'choose' (the number of alternatives must be a whole number from 1, got 0)",
 		`c.choose(2.5)`:                      "bad argument #1 to 'choose' (the number of alternatives must be a whole number from 1, got 2.5)",
 		`c.choose("2")`:                      "bad argument #1 to 'choose' (number expected, got string)",
@@ -267,4 +267,25 @@ func BenchmarkLuaScenario(b *testing.B) {
 		schedules += rep.Schedules
 	}
 	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
+}
+
+// TestScenarioSeesTheBounds gives a scenario's c the bounds, the built-in
+// scenario's sessions and misuse among them: the replay string fixes them,
+// and the scenario records what it saw as an operation.
+func TestScenarioSeesTheBounds(t *testing.T) {
+	sc := mustLoadScenario(t, writeScenario(t, `function scenario(c)
+  resident.fault("npu.run", "off")
+  c.choose(2, string.format("rounds %d, credits %d, faults %d, sessions %d, misuse %s", c.rounds, c.credits, c.faults, c.sessions, tostring(c.misuse)))
+end
+`))
+	for replay, want := range map[string]string{
+		"r1c2f1:":     "rounds 1, credits 2, faults 1, sessions 2, misuse true",
+		"r2c1f0s3m0:": "rounds 2, credits 1, faults 0, sessions 3, misuse false",
+		"r1c1f1s1:1":  "rounds 1, credits 1, faults 1, sessions 1, misuse true",
+		"r1c1f1m1:1":  "rounds 1, credits 1, faults 1, sessions 2, misuse true",
+	} {
+		if got := replaySteps(t, sc, replay); !strings.Contains(got, want) {
+			t.Errorf("replay %s:\n%s\nwant %q", replay, got, want)
+		}
+	}
 }

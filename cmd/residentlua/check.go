@@ -19,7 +19,8 @@ import (
 // checkOptions is the command line of residentlua check.
 type checkOptions struct {
 	scenario  string       // SCENARIO.lua; empty for the built-in scenario
-	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps
+	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
+	noPrune   bool         // --no-prune: explore without state hashing
 	given     []string     // the bounds given, as flags, to refuse them with --replay
 	replay    string       // --replay STR
 	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
@@ -46,6 +47,14 @@ found that breaks each invariant broken.
   --preemptions P   switches away from a program that can still step, in
                     one run (default 2; 0: none)
   --steps N         choices of one run that may branch (default 200)
+  --sessions S      sessions the built-in scenario may make, sharing the
+                    GPU and the NPU, their operations interleaved (default
+                    2; from 1 to 3)
+  --misuse on|off   whether the built-in scenario also makes host calls out
+                    of order, and a close that races a wait from another
+                    thread (default on; 1 and 0 say the same)
+  --no-prune        explore without state hashing: slower, and finds the
+                    same (a check of the pruning)
   --programs G,N    the built-in scenario runs the GPU program G and the NPU
                     program N (files of Lua programs, docs/programs.md) in
                     place of the built-in exchange, giving each session the
@@ -63,7 +72,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false}
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false, "no-prune": false}
 	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
@@ -77,6 +86,9 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 	}
 	if o.replay != "" && len(o.given) > 0 {
 		return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: the replay string fixes the schedule and its bounds", o.given[0])}
+	}
+	if o.replay != "" && o.noPrune {
+		return nil, &usageError{"--no-prune does not go with --replay: a replay runs one schedule, and prunes nothing"}
 	}
 	return o, nil
 }
@@ -102,6 +114,16 @@ func (o *checkOptions) set(name, value string) error {
 	case "force":
 		o.force = true
 		return nil
+	case "no-prune":
+		o.noPrune = true
+		return nil
+	case "misuse":
+		switch value {
+		case "on":
+			value = "1"
+		case "off":
+			value = "0"
+		}
 	}
 	if !slices.Contains(check.BoundNames(), name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
@@ -111,6 +133,9 @@ func (o *checkOptions) set(name, value string) error {
 		err = o.bounds.Set(name, n)
 	} else {
 		err = fmt.Errorf("%s must be a whole number", name)
+		if name == "misuse" {
+			err = fmt.Errorf("misuse must be on or off (or 1 or 0)")
+		}
 	}
 	if err != nil {
 		return &usageError{fmt.Sprintf("--%s %q: %v", name, value, err)}
@@ -198,6 +223,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 		}
 		npu, err := luaprogram.Load(o.programs[1], opts)
 		if err != nil {
+			gpu.Close()
 			return nil, nil, err
 		}
 		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
@@ -230,7 +256,7 @@ func (o *checkOptions) scenarioName() string {
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
-	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show})
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune})
 	intr.disarm()
 	prog.stop()
 	return o.report(&rep, stdout)
@@ -247,10 +273,10 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 	case !rep.OK():
 		return checkBroken
 	case rep.ScenarioErrors > 0:
-		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %d runs, which were not explored further; fix it and check again\n", progName, rep.ScenarioErrors)
+		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %s, not explored further; fix it and check again\n", progName, plural(rep.ScenarioErrors, "run", "runs"))
 		return checkFailed
 	case !rep.Exhausted:
-		fmt.Fprintf(os.Stderr, "%s: interrupted: the search stopped after %d schedules, before the end of the bounded space; no invariant broken in those\n", progName, rep.Schedules)
+		fmt.Fprintf(os.Stderr, "%s: interrupted: the search stopped after %s, before the end of the bounded space; no invariant broken in those\n", progName, plural(rep.Schedules, "schedule", "schedules"))
 		return checkBroken
 	}
 	return checkClean
@@ -324,7 +350,7 @@ func (p *checkProgress) show(g check.Progress) {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.w, "\r%d schedules  %d states  %d violations  %s  %s\x1b[K", g.Schedules, g.States, g.Violations, g.Elapsed.Round(100*time.Millisecond), g.Phase)
+	fmt.Fprintf(p.w, "\r%s  %s  %s  %s  %s\x1b[K", plural(g.Schedules, "schedule", "schedules"), plural(g.States, "state", "states"), plural(g.Violations, "violation", "violations"), g.Elapsed.Round(100*time.Millisecond), g.Phase)
 }
 
 // stop ends the line, if one was shown.

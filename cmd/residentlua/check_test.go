@@ -30,14 +30,14 @@ func checkRun(t *testing.T, args ...string) result {
 }
 
 // smallCheck are bounds under which the built-in scenario is explored in
-// about a second.
-var smallCheck = []string{"--rounds", "1", "--credits", "1", "--preemptions", "1"}
+// seconds.
+var smallCheck = []string{"--rounds", "1", "--credits", "1", "--preemptions", "1", "--sessions", "1", "--misuse", "off"}
 
 func TestCheckBuiltinClean(t *testing.T) {
 	r := checkRun(t, smallCheck...)
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "check: the built-in scenario",
-		"bounds: rounds <= 1, credits <= 1, faults <= 1, preemptions <= 1, steps <= 200",
+		"bounds: rounds <= 1, credits <= 1, faults <= 1, preemptions <= 1, steps <= 200, sessions <= 1, misuse off\n",
 		" distinct states, ", "bounded space exhausted in ", "no invariant broken")
 	if !regexp.MustCompile(`\n[1-9][0-9]* schedules, [1-9][0-9]* distinct states`).MatchString(r.stdout) {
 		t.Errorf("no schedules and states counted:\n%s", r.stdout)
@@ -45,6 +45,38 @@ func TestCheckBuiltinClean(t *testing.T) {
 	// Not a terminal: no progress line.
 	if strings.Contains(r.stderr, "\r") || strings.Contains(r.stderr, "schedules") {
 		t.Errorf("progress on a pipe: %q", r.stderr)
+	}
+}
+
+// TestCheckSessionsMisuseNoPrune runs the command with the sessions and
+// misuse bounds, and without pruning: each report says its bounds, one
+// session without misuse explores fewer schedules than the defaults, and
+// the search without pruning hashes no state, explores more schedules and
+// finds what the pruned one finds (nothing).
+func TestCheckSessionsMisuseNoPrune(t *testing.T) {
+	tiny := []string{"--rounds", "1", "--credits", "1", "--faults", "0", "--preemptions", "0"}
+	schedules := func(r result) int {
+		m := regexp.MustCompile(`\n([0-9]+) schedules, ([0-9]+) distinct states`).FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Fatalf("no figures:\n%s", r.stdout)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	defaults := checkRun(t, tiny...)
+	defaults.wantCode(t, 0)
+	contains(t, "stdout", defaults.stdout, "steps <= 200, sessions <= 2, misuse on\n", "no invariant broken")
+	one := checkRun(t, append([]string{"--sessions", "1", "--misuse", "off"}, tiny...)...)
+	one.wantCode(t, 0)
+	contains(t, "stdout", one.stdout, "sessions <= 1, misuse off\n", "no invariant broken")
+	if a, b := schedules(one), schedules(defaults); a >= b {
+		t.Errorf("one session without misuse explored %d schedules, the defaults %d: want fewer", a, b)
+	}
+	unpruned := checkRun(t, append([]string{"--sessions=1", "--misuse=0", "--no-prune"}, tiny...)...)
+	unpruned.wantCode(t, 0)
+	contains(t, "stdout", unpruned.stdout, "sessions <= 1, misuse off\nwithout pruning: no state hashed\n", " schedules, 0 distinct states, 0 pruned", "no invariant broken")
+	if a, b := schedules(unpruned), schedules(one); a <= b {
+		t.Errorf("without pruning %d schedules, with %d: want more", a, b)
 	}
 }
 
@@ -80,8 +112,8 @@ func TestCheckScenarioFails(t *testing.T) {
 	bad := writeFile(t, dir, "bad.lua", "function scenario(c) error('broken scenario') end\n")
 	r := checkRun(t, bad)
 	r.wantCode(t, 2)
-	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 runs", "broken scenario")
-	contains(t, "stderr", r.stderr, "the scenario failed in 1 runs")
+	contains(t, "stdout", r.stdout, "the scenario itself failed in 1 run;", "broken scenario")
+	contains(t, "stderr", r.stderr, "the scenario failed in 1 run, not explored further")
 	none := writeFile(t, dir, "none.lua", "x = 1\n")
 	r = checkRun(t, none)
 	r.wantCode(t, 2)
@@ -127,6 +159,12 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"--replay", "r1c1f1:", "--trace", "-e"}, `--trace "-e": give a file name`},
 		{[]string{"--replay", "nope"}, `replay "nope" has no ':'`},
 		{[]string{"--replay="}, `--replay "": give the replay string a counterexample printed`},
+		{[]string{"--sessions", "4"}, `--sessions "4": sessions must be a whole number from 1 to 3, got 4`},
+		{[]string{"--misuse", "maybe"}, `--misuse "maybe": misuse must be on or off (or 1 or 0)`},
+		{[]string{"--misuse=2"}, `--misuse "2": misuse must be 0 (off) or 1 (on), got 2`},
+		{[]string{"--no-prune=yes"}, "check: '--no-prune' takes no argument"},
+		{[]string{"--replay", "r1c1f1:", "--sessions", "1"}, "--sessions does not go with --replay"},
+		{[]string{"--replay", "r1c1f1:", "--no-prune"}, "--no-prune does not go with --replay: a replay runs one schedule, and prunes nothing"},
 	} {
 		r := checkRun(t, tc.args...)
 		r.wantCode(t, 2)
@@ -135,7 +173,7 @@ func TestCheckUsageErrors(t *testing.T) {
 	r := checkRun(t, "--help")
 	r.wantCode(t, 0)
 	contains(t, "--help", r.stdout, "usage: residentlua check [SCENARIO.lua] [options]", "--rounds R", "--credits C",
-		"--faults F", "--preemptions P", "--steps N", "--replay STR", "--trace FILE", "docs/checking.md")
+		"--faults F", "--preemptions P", "--steps N", "--sessions S", "--misuse on|off", "--no-prune", "--replay STR", "--trace FILE", "docs/checking.md")
 	r = runCmd(t, "", "", "--help")
 	contains(t, "residentlua --help", r.stdout, "residentlua check --help")
 }
@@ -254,9 +292,10 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 
 // The programs the checker runs in place of the exchange, and the bounds
 // under which it finds the broken one's stale generation in seconds: two
-// rounds through one credit, no fault, one preemption.
+// rounds through one credit, no fault, one preemption, one session and no
+// misuse (how sessions share the devices does not depend on the programs).
 var (
-	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1"}
+	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1", "--sessions", "1", "--misuse", "off"}
 	goodPrograms  = "programs/exchange_gpu.lua,programs/exchange_npu.lua"
 	badPrograms   = "programs/exchange_gpu.lua,programs/exchange_npu_early_credit.lua"
 )
@@ -274,7 +313,7 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
-	m := regexp.MustCompile(`replay: (r2c1f0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	m := regexp.MustCompile(`replay: (r2c1f0s1m0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
 	if m == nil {
 		t.Fatalf("no replay string:\n%s", bad.stdout)
 	}
@@ -285,7 +324,7 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"--programs programs/exchange_gpu.lua", `--programs "programs/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
 		{"--programs no.lua,programs/exchange_npu.lua", "cannot read program no.lua"},
-		{"check/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
+		{"luaapi/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
 	} {
 		r := checkRun(t, strings.Fields(c.args)...)
 		r.wantCode(t, 2)
@@ -330,7 +369,7 @@ func TestCheckOsExit(t *testing.T) {
 	inRun := writeFile(t, dir, "exit.lua", "local exit = os.exit\nfunction scenario(c)\n  if c.choose(2) == 1 then exit(3) end\nend\n")
 	r := checkRun(t, inRun)
 	r.wantCode(t, 2)
-	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 runs; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
+	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 run; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
 	top := writeFile(t, dir, "top.lua", "os.exit(9)\nfunction scenario(c) end\n")
 	r = checkRun(t, top)
 	r.wantCode(t, 2)
@@ -424,7 +463,7 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	if code != 143 {
 		t.Errorf("exit status %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.stdout.String(), "check: the scenario of "+script, "1 schedules, ", "bounded space not exhausted (stopped)", "no invariant broken")
+	contains(t, "stdout", p.stdout.String(), "check: the scenario of "+script, "\n1 schedule, ", "bounded space not exhausted (stopped)", "no invariant broken")
 	os.Remove(marker)
 	p = startCommand(t, "check", script, "--replay", "r2c2f0:")
 	waitForFile(t, p, marker)

@@ -18,7 +18,7 @@ func TestImportingRegistersTheCUDABackend(t *testing.T) {
 	}
 	a, err := backend{}.Open()
 	if err != nil {
-		if a != nil || !errors.Is(err, devices.ErrUnsupported) {
+		if a != nil || !errors.Is(err, devices.KindUnsupported) {
 			t.Fatalf("Open = %v, %v; want no accelerator and an Unsupported error", a, err)
 		}
 		return

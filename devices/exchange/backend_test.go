@@ -48,7 +48,7 @@ func TestBackendsListsSimFirstThenTheRegisteredOnes(t *testing.T) {
 		}
 	}
 	err := devices.CheckBackend("rocm")
-	if !errors.Is(err, devices.ErrInvalid) || !strings.HasSuffix(err.Error(), `unknown GPU backend "rocm"; use "sim", "test-broken" or "test-fake"`) {
+	if !errors.Is(err, devices.KindInvalid) || !strings.HasSuffix(err.Error(), `unknown GPU backend "rocm"; use "sim", "test-broken" or "test-fake"`) {
 		t.Errorf("CheckBackend(rocm) = %v, want the names listed", err)
 	}
 }
@@ -119,7 +119,7 @@ func TestNewFabricWithRefusesWhatHardwareCannotDo(t *testing.T) {
 	if fakeBackend.opens != before {
 		t.Errorf("the backend was opened %d times for configurations it cannot serve", fakeBackend.opens-before)
 	}
-	if _, err := devices.NewFabricWith(devices.Config{}, "test-broken"); !errors.Is(err, devices.ErrUnsupported) || !strings.Contains(err.Error(), "no test GPU is present") {
+	if _, err := devices.NewFabricWith(devices.Config{}, "test-broken"); !errors.Is(err, devices.KindUnsupported) || !strings.Contains(err.Error(), "no test GPU is present") {
 		t.Errorf("NewFabricWith on missing hardware = %v, want the backend's own error", err)
 	}
 }

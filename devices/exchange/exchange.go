@@ -74,7 +74,7 @@ type Exchange struct {
 }
 
 // prepared is an exchange, its programs and the buffers they reach, made
-// together and kept with the startup line (devices.Kept).
+// together.
 type prepared struct {
 	x     Exchange
 	reach [2]*devices.Buffer // the startup line and the payload
@@ -134,7 +134,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	if err != nil {
 		return nil, err
 	}
-	r := devices.Kept[prepared](startup) // lives as long as the line's fabric
+	r := &prepared{}
 	x := &r.x
 	x.cfg, x.owner, x.slots = cfg, owner, Layout(cfg.SlotBytes)
 	x.results = cfg.Credits * x.slots.Stride

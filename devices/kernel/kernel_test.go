@@ -115,7 +115,7 @@ func TestKernelProgram(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		m := &fakeModule{script: fakeKernel{observeAt: 1, endAt: 2, done: kernel.DoneCrashed}}
 		err, _ := run(t, m, "crash(boom)")
-		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, devices.ErrDevice) {
+		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, devices.KindDevice) {
 			t.Errorf("retired with %v, want the device error gpu0 crashed: boom", err)
 		}
 		if m.block.Mode != kernel.ModeCrash {

@@ -103,6 +103,21 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// livenessWait is how long a Wait must be for the oracle to require that
+// it see a fault-free session retire (engine.Oracle.Liveness): the longest
+// timeout trials draw, engine.DefaultCloseTimeout, when the largest
+// exchange the trial may draw needs a tenth of it at most on the published
+// timing (per round, a DMA of every line of a slot and two more, with room
+// to spare); 0, not checked, for larger exchanges.
+func (c Config) livenessWait() time.Duration {
+	lines := (c.SlotBytes + 63) / 64
+	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
+	if need > engine.DefaultCloseTimeout/10 {
+		return 0
+	}
+	return engine.DefaultCloseTimeout
+}
+
 // Run runs one randomized trial and reports what happened. It makes a
 // fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
 // an engine.Oracle, arms random fault chains at random sites (drawn, like
@@ -113,10 +128,12 @@ func (c Config) withDefaults() Config {
 // order, sometimes one of them not at all or twice, Start or Abort or
 // neither, Waits and IsComplete with random timeouts, sometimes a device
 // reset or letting time pass, then Close with a random timeout); the plans
-// of up to two open sessions are interleaved at random. At the end it
-// resets every device, checks that every session ended retired or
-// quarantined, that nothing is left charged, quarantined or occupied, and
-// runs engine.Oracle.CheckSettled.
+// of up to two open sessions are interleaved at random. The oracle checks
+// liveness too (engine.Oracle.Liveness): a Wait or close of 10 s must see
+// a fault-free session retire, for exchanges no larger than a tenth of
+// that needs. At the end it resets every device, checks that every session
+// ended retired or quarantined, that nothing is left charged, quarantined
+// or occupied, and runs engine.Oracle.CheckSettled.
 func Run(cfg Config) Result {
 	t := workspaces.Get().(*trial)
 	t.start(cfg.withDefaults(), &t.own)
@@ -148,8 +165,9 @@ func RunInto(cfg Config, res *Result) {
 type trial struct {
 	cfg      Config
 	pcg      rand.PCG
-	rng      *rand.Rand // draws from pcg
-	f        *devices.Fabric
+	rng      *rand.Rand      // draws from pcg
+	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
+	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
 	oracle   *engine.Oracle
 	res      *Result // written in place: own, or RunInto's caller's
 	own      Result  // Run's result, which it returns by value
@@ -332,13 +350,28 @@ func (t *trial) putResult(err error) {
 // oracle's reports of a trial's sessions.
 const ringSize = 256
 
-// rings recycles the event rings of finished trials, which were most
-// of what a trial allocated. A trial's fabric does not outlive it, and what
-// it reports (violations and their events) is copied out of the ring.
-var rings = sync.Pool{New: func() any {
-	ring := make([]devices.Event, 0, ringSize)
-	return &ring
-}}
+// fabric makes the trial's fabric from cfg. A trial whose OnFabric hook
+// sees the fabric gets a new one, which the hook may keep. Otherwise the
+// workspace owns one fabric and renews it (devices.Fabric.Renew) for each
+// trial, keeping its storage (the event ring, the executor's lists):
+// nothing the last trial made on it, nor anything it returned, can act on
+// the renewed fabric.
+func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
+	if t.cfg.OnFabric != nil {
+		return devices.NewFabric(cfg)
+	}
+	if t.owned != nil {
+		if err := t.owned.Renew(cfg); err != nil {
+			return nil, err
+		}
+		return t.owned, nil
+	}
+	f, err := devices.NewFabric(cfg)
+	if err == nil {
+		t.owned = f
+	}
+	return f, err
+}
 
 func (t *trial) run() {
 	budget := int64(0) // the default
@@ -349,25 +382,20 @@ func (t *trial) run() {
 	if t.chance(0.5) {
 		timing = devices.PublishedTiming()
 	}
-	ring := rings.Get().(*[]devices.Event)
-	defer rings.Put(ring) // after the fabric is closed (defers run last first)
-	f, err := devices.NewFabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize, EventBuffer: *ring})
+	f, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return
 	}
 	t.f = f
+	defer f.Close() // an owned fabric is renewed by the next trial
 	if t.cfg.OnFabric != nil {
-		defer f.Close()
 		t.cfg.OnFabric(f)
-	} else {
-		// Nothing but the trial saw the fabric, and nothing it returns refers
-		// to it: the next trial's fabric reuses its memory.
-		defer f.Recycle()
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.devs = f.Devices()
 	t.oracle = engine.NewOracle(f)
+	t.oracle.Liveness(t.cfg.livenessWait())
 	defer t.oracle.Recycle() // settle has read its violations
 	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()

@@ -1,0 +1,40 @@
+package devices
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/residentlua/residentlua/devices/program"
+)
+
+// BenchmarkEmit is one event into a simulated fabric's stream with a
+// subscriber: the stream's lock, the ring write, the digest and the call.
+func BenchmarkEmit(b *testing.B) {
+	f := mmFabric(b, Config{Mode: Simulated, Seed: 1, EventCapacity: 64})
+	seen := 0
+	cancel := f.Events().Subscribe(func(Event) { seen++ })
+	defer cancel()
+	b.ReportAllocs()
+	for range b.N {
+		f.Events().Emit(HostActor, 1, EvHostStore, 2, 3, "")
+	}
+	if seen != b.N {
+		b.Fatalf("the subscriber saw %d events of %d", seen, b.N)
+	}
+}
+
+// BenchmarkRefusedDispatch is a dispatch refused because the device is
+// occupied, which a fault campaign's trials meet by the thousand: its
+// error and its event.
+func BenchmarkRefusedDispatch(b *testing.B) {
+	f := mmFabric(b, Config{Mode: Simulated, Seed: 1})
+	gpu := f.First(GPU)
+	hung(b, gpu)
+	again := mmPrepare(b, gpu, AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := again.Dispatch(); !errors.Is(err, KindBusy) {
+			b.Fatalf("dispatch on an occupied device returned %v, want a busy error", err)
+		}
+	}
+}
