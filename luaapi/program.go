@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -212,9 +213,35 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue
 // built-in scenario (residentlua check --programs) run a user's pair in
 // place of the exchange. ctx ends the programs' Lua code.
 func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
+	return newExchangeShapes(gpu, npu).programs(ctx)
+}
+
+// exchangeShapes prepares sessions of a pair shaped like the built-in
+// exchange, and keeps the pair of buffers and arguments it made for each
+// shape: a campaign's trials and the checker's schedules ask for the same
+// few shapes again and again, and each pair runs the programs' buffers
+// declarations and parses their sizes.
+type exchangeShapes struct {
+	gpu, npu *luaprogram.Program
+	mu       sync.Mutex
+	pairs    map[exchangeShape]luaprogram.Pair
+}
+
+// exchangeShape is what a pair's arguments are made of.
+type exchangeShape struct{ rounds, credits, slotBytes int }
+
+// maxShapes bounds the pairs an exchangeShapes keeps: more than the
+// shapes of a randomized trial.
+const maxShapes = 4096
+
+func newExchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
+	return &exchangeShapes{gpu: gpu, npu: npu, pairs: map[exchangeShape]luaprogram.Pair{}}
+}
+
+// programs prepares the sessions of each shape; ctx ends their Lua code.
+func (s *exchangeShapes) programs(ctx context.Context) func(exchange.Config) engine.Programs {
 	return func(x exchange.Config) engine.Programs {
-		args := luaprogram.Numbers(map[string]float64{"rounds": float64(x.Rounds), "credits": float64(x.Credits), "slot_bytes": float64(x.SlotBytes)})
-		pair, err := pairOf(gpu, npu, args, nil)
+		pair, err := s.pair(exchangeShape{x.Rounds, x.Credits, x.SlotBytes})
 		if err != nil {
 			return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
 				return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
@@ -223,6 +250,26 @@ func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exch
 		pair.Queue, pair.Context = x.GPUQueue, ctx
 		return pair.Programs
 	}
+}
+
+// pair is the pair of shape k, kept once made (an error is not kept: the
+// host may have stopped the declaration).
+func (s *exchangeShapes) pair(k exchangeShape) (luaprogram.Pair, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pair, ok := s.pairs[k]; ok {
+		return pair, nil
+	}
+	args := luaprogram.Numbers(map[string]float64{"rounds": float64(k.rounds), "credits": float64(k.credits), "slot_bytes": float64(k.slotBytes)})
+	pair, err := pairOf(s.gpu, s.npu, args, nil)
+	if err != nil {
+		return pair, err
+	}
+	if len(s.pairs) >= maxShapes {
+		clear(s.pairs) // a bound, not an order: a campaign's shapes come back soon
+	}
+	s.pairs[k] = pair
+	return pair, nil
 }
 
 // pairOf is the session of gpu and npu with args: the buffers they

@@ -1,11 +1,14 @@
 package luaapi
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices"
 )
 
 // exchangeProgramsScript makes a session of the exchange's Lua programs.
@@ -214,5 +217,89 @@ func TestKernelNeedsARealGPU(t *testing.T) {
 	}
 	if n := h.str("#resident.sessions()"); n != "0" {
 		t.Errorf("%s sessions made", n)
+	}
+}
+
+// TestProgramsDrawTheirSessionsNumbers: an invocation's math.random is
+// seeded from the fabric's seed, its session and its device, also where
+// an earlier invocation ran in the same Lua state: the same fabric seed
+// draws the same numbers, another session other numbers, and a program
+// that seeds math.random itself draws lua5.1's numbers for that seed.
+func TestProgramsDrawTheirSessionsNumbers(t *testing.T) {
+	draws := func(seed uint64) string {
+		h := newHarness(t, Options{Globals: true, Config: devices.Config{Mode: devices.Simulated, Seed: seed}})
+		h.run(`
+			local draw = [[return function(p) p:event("draw", math.random(1, 1000000)); p:event("draw", math.random(1, 1000000)) end]]
+			local seeded = [[return function(p) math.randomseed(42); p:event("seeded", math.random(1, 1000)) end]]
+			local gpu, npu = resident.program{source = draw, name = "gpu"}, resident.program{source = draw, name = "npu"}
+			local fixed = resident.program{source = seeded, name = "fixed"}
+			out = {}
+			for _, pair in ipairs{{gpu, npu}, {gpu, npu}, {fixed, npu}} do
+				local s = startup{gpu = pair[1], npu = pair[2]}
+				s:submit_gpu(); s:submit_npu(); s:start()
+				assert(s:wait(1))
+				local notes = {}
+				for _, e in ipairs(s:events()) do
+					if e.kind == "note" then notes[#notes + 1] = e.detail .. e.b end
+				end
+				out[#out + 1] = table.concat(notes, " ")
+				assert(s:close() == "retired")
+			end
+		`)
+		return h.str("table.concat(out, ',')")
+	}
+	a, b, other := draws(testSeed), draws(testSeed), draws(testSeed+1)
+	if a != b {
+		t.Fatalf("one fabric seed drew %q, then %q", a, b)
+	}
+	sessions := strings.Split(a, ",")
+	if len(sessions) != 3 || sessions[0] == sessions[1] || sessions[0] == strings.Split(other, ",")[0] {
+		t.Fatalf("two sessions of one pair drew %q; on a fabric of another seed %q", a, other)
+	}
+	if d := strings.Fields(sessions[0]); len(d) != 4 || d[0] == d[1] || d[0] == d[2] {
+		t.Errorf("a session's two programs, two draws each, drew %q", sessions[0])
+	}
+	if !strings.Contains(sessions[2], "seeded34") {
+		t.Errorf("math.randomseed(42) then math.random(1, 1000) drew %q, want lua5.1's 34", sessions[2])
+	}
+}
+
+// TestCheckReadsOnlyItsOwnSession: a check's c reads the buffers of the
+// session it checks; a c kept from an earlier check is refused, as its
+// session's memory is released.
+func TestCheckReadsOnlyItsOwnSession(t *testing.T) {
+	h := sim(t)
+	h.run(`
+		local gpu = resident.program{source = "return function(p) end", name = "idle"}
+		local npu = resident.program{name = "keeper", source = [[
+			local kept
+			return {
+				buffers = {data = 64},
+				run = function(p) end,
+				check = function(c)
+					if kept then
+						local ok, err = pcall(kept.load, kept, kept.buffers.data, 0)
+						return not ok and tostring(err):find("c:load: argument #1 must be one of this check's buffers", 1, true) ~= nil,
+							"the kept c read: " .. tostring(err)
+					end
+					kept = c
+					return c:load(c.buffers.data, 0) == 0, "a fresh buffer is not zero"
+				end,
+			}
+		]]}
+		problems = {}
+		for i = 1, 2 do
+			local s = startup{gpu = gpu, npu = npu}
+			s:submit_gpu(); s:submit_npu(); s:start()
+			assert(s:wait(1))
+			local st = s:stats()
+			problems[i] = tostring(st.check.ok) .. " " .. tostring(st.check.problem)
+			s:close()
+		end
+	`)
+	for i := 1; i <= 2; i++ {
+		if got := h.str(fmt.Sprintf("problems[%d]", i)); got != "true nil" {
+			t.Errorf("check %d: %s", i, got)
+		}
 	}
 }

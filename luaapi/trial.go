@@ -12,6 +12,7 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/trial"
 	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/luaprogram"
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
@@ -63,11 +64,32 @@ func (m *Module) trialFn(L *lua.LState) int {
 		if g == nil || n == nil {
 			argError(L, 1, name, "gpu and npu go together, each a program (resident.program)")
 		}
-		cfg.Programs = ExchangeShaped(ctxOf(L), g.prog, n.prog)
+		cfg.Programs = m.exchangeShapes(g.prog, n.prog).programs(ctxOf(L))
 	}
 	L.Push(trialTable(L, trial.Run(cfg)))
 	return 1
 }
+
+// exchangeShapes is the exchangeShapes of gpu and npu, kept for the
+// script's next trials of the pair (a few pairs: a script's are few).
+func (m *Module) exchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
+	key := [2]*luaprogram.Program{gpu, npu}
+	if s, ok := m.shapes[key]; ok {
+		return s
+	}
+	if len(m.shapes) >= maxShapedPairs {
+		clear(m.shapes)
+	}
+	if m.shapes == nil {
+		m.shapes = map[[2]*luaprogram.Program]*exchangeShapes{}
+	}
+	s := newExchangeShapes(gpu, npu)
+	m.shapes[key] = s
+	return s
+}
+
+// maxShapedPairs bounds the pairs whose shapes a module keeps.
+const maxShapedPairs = 16
 
 // maxTrialSessions is the most sessions resident.trial opens in one trial:
 // a trial keeps a record of each, so a bound keeps its memory bounded.

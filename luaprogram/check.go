@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -25,6 +26,8 @@ func (in *Instance) check() error {
 	if m.host.check == nil {
 		return nil
 	}
+	m.checking = in
+	defer func() { m.checking = nil }()
 	c := m.newCheck(in)
 	m.L.Push(m.host.check)
 	m.L.Push(c)
@@ -45,7 +48,8 @@ func (in *Instance) check() error {
 }
 
 // newCheck makes a check's c for in: its fields, and c:load and c:read,
-// which read the buffers as the host sees them.
+// which read the buffers as the host sees them (the machine's, made once:
+// they act on the invocation being checked).
 func (m *machine) newCheck(in *Instance) *lua.LTable {
 	L := m.L
 	c := L.NewTable()
@@ -57,28 +61,23 @@ func (m *machine) newCheck(in *Instance) *lua.LTable {
 	c.RawSetString("buffers", bufs)
 	c.RawSetString("args", in.cfg.Args.lua(L))
 	c.RawSetString("owner", lua.LNumber(in.cfg.Owner))
-	hostView := func(L *lua.LState, name string) (*handle, int) {
-		ud, ok := L.Get(2).(*lua.LUserData)
-		var h *handle
-		if ok {
-			h, _ = ud.Value.(*handle)
-		}
-		if h == nil || h.in != in {
-			L.RaiseError("c:%s: argument #1 must be one of this check's buffers (c.startup, c.buffers.<name>)", name)
-		}
-		_, v := h.view()
-		return h, v.Size()
-	}
-	c.RawSetString("load", L.NewFunction(func(L *lua.LState) int {
-		h, _ := hostView(L, "load")
-		_, v := h.view()
+	c.RawSetString("load", m.checkLoad)
+	c.RawSetString("read", m.checkRead)
+	return c
+}
+
+// initCheck makes c:load and c:read, which every check's c shares.
+func (m *machine) initCheck() {
+	L := m.L
+	m.checkLoad = L.NewFunction(func(L *lua.LState) int {
+		h, v := m.hostView(L, "load")
 		off := offset(L, 3, "load", h, v, 1)
 		L.Push(lua.LNumber(v.Buffer().HostLoad(off)))
 		return 1
-	}))
-	c.RawSetString("read", L.NewFunction(func(L *lua.LState) int {
-		h, size := hostView(L, "read")
-		_, v := h.view()
+	})
+	m.checkRead = L.NewFunction(func(L *lua.LState) int {
+		h, v := m.hostView(L, "read")
+		size := v.Size()
 		f, ok := L.Get(4).(lua.LNumber)
 		n := int(f)
 		if !ok || float64(f) != float64(n) || n < 0 || n > size/4 {
@@ -91,6 +90,20 @@ func (m *machine) newCheck(in *Instance) *lua.LTable {
 		}
 		L.Push(t)
 		return 1
-	}))
-	return c
+	})
+}
+
+// hostView is argument 1 of c:name, a buffer of the invocation being
+// checked, and its view.
+func (m *machine) hostView(L *lua.LState, name string) (*handle, *devices.View) {
+	ud, ok := L.Get(2).(*lua.LUserData)
+	var h *handle
+	if ok {
+		h, _ = ud.Value.(*handle)
+	}
+	if h == nil || m.checking == nil || h.in != m.checking {
+		L.RaiseError("c:%s: argument #1 must be one of this check's buffers (c.startup, c.buffers.<name>)", name)
+	}
+	_, v := h.view()
+	return h, v
 }

@@ -136,9 +136,7 @@ func (in *Instance) begin() program.Next {
 	}
 	in.m = m
 	m.budget.parent = in.cfg.Context
-	if err := m.reseed(in.cfg.Seed); err != nil {
-		return in.end(program.Retire(err), true)
-	}
+	m.reseed(in.cfg.Seed)
 	s, err := m.spec()
 	if err != nil {
 		return in.end(program.Retire(err), true)

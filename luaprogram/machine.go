@@ -37,6 +37,14 @@ type machine struct {
 	method *lua.LTable               // p's methods
 	none   []lua.LValue              // no results, for a resume
 	one    [1]lua.LValue             // one result, for a resume
+	// checking is the invocation whose check runs, which c:load and
+	// c:read (checkLoad, checkRead) read the buffers of.
+	checking             *Instance
+	checkLoad, checkRead *lua.LFunction
+	// seed is the invocation's seed of math.random, which seeds the
+	// generator when pendingSeed says it has not yet (seedLazily).
+	seed        uint64
+	pendingSeed bool
 }
 
 // removedGlobals are what a program's state leaves out: files, processes,
@@ -59,6 +67,7 @@ func (p *Program) newMachine() (*machine, error) {
 	}
 	openBit32(L)
 	m := &machine{prog: p, L: L, envMeta: L.NewTable(), pMetas: map[deviceKey]*lua.LTable{}}
+	m.seedLazily()
 	base := L.NewTable()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
 		if k != lua.LString("_G") {
@@ -88,6 +97,7 @@ func (p *Program) newMachine() (*machine, error) {
 	m.budget = instructionBudget{parent: context.Background(), limit: p.opts.Instructions}
 	L.SetContext(&m.budget)
 	m.initMethods()
+	m.initCheck()
 	if m.host, err = m.spec(); err != nil {
 		L.Close()
 		return nil, err

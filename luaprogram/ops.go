@@ -405,19 +405,38 @@ func (m *machine) now(L *lua.LState) int {
 	return 1
 }
 
-// reseed seeds the state's math.random for an invocation.
-func (m *machine) reseed(seed uint64) error {
-	base, _ := m.envMeta.RawGetString("__index").(*lua.LTable)
-	math, _ := base.RawGetString("math").(*lua.LTable)
+// seedLazily makes the state's math.random seed itself with the seed of
+// the invocation that first draws a number after reseed: seeding glibc's
+// generator draws 310 numbers, and most programs never draw one. What a
+// program draws is what it drew when every invocation seeded at its start:
+// nothing draws from the generator but math.random, and math.randomseed
+// replaces a seed still pending.
+func (m *machine) seedLazily() {
+	math, _ := m.L.GetGlobal("math").(*lua.LTable)
 	if math == nil {
-		return nil
+		return
 	}
-	randomseed, ok := math.RawGetString("randomseed").(*lua.LFunction)
-	if !ok {
-		return nil
+	random, ok := math.RawGetString("random").(*lua.LFunction)
+	randomseed, ok2 := math.RawGetString("randomseed").(*lua.LFunction)
+	if !ok || !ok2 || random.GFunction == nil || randomseed.GFunction == nil {
+		return
 	}
-	m.L.Push(randomseed)
-	m.L.Push(lua.LNumber(seed % (1 << 31)))
-	m.L.Call(1, 0) // a number never makes it fail
-	return nil
+	math.RawSetString("random", m.L.NewFunction(func(L *lua.LState) int {
+		if m.pendingSeed {
+			m.pendingSeed = false
+			L.Push(randomseed)
+			L.Push(lua.LNumber(m.seed))
+			L.Call(1, 0) // a number never makes it fail
+		}
+		return random.GFunction(L)
+	}))
+	math.RawSetString("randomseed", m.L.NewFunction(func(L *lua.LState) int {
+		m.pendingSeed = false
+		return randomseed.GFunction(L)
+	}))
+}
+
+// reseed seeds the state's math.random for an invocation, once it draws.
+func (m *machine) reseed(seed uint64) {
+	m.seed, m.pendingSeed = seed%(1<<31), true
 }

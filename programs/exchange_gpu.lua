@@ -10,7 +10,7 @@
 -- waits for the slot's credit, writes the slot's words, and publishes g in
 -- the slot's generation word. docs/programs.md explains every operation.
 
-local bxor, rshift = bit32.bxor, bit32.rshift
+local bxor, lshift, rshift = bit32.bxor, bit32.lshift, bit32.rshift
 
 -- A slot: its generation word at 0 and its data at 8, on lines the GPU
 -- alone writes; its credit word on a 128-byte pair of lines of its own.
@@ -33,24 +33,27 @@ end
 -- Word i is owner, g and i, each multiplied by its own odd constant and
 -- xored; then v xor (v >> 15), times M, then v xor (v >> 12). A shift distributes
 -- over xor, so the first shift is made once for the owner and g and once
--- for each i, not for every word. The loop multiplies by M inline and
--- leaves the product unreduced (below 2^49, exact): bit32's functions
--- take their arguments modulo 2^32, which reduces it.
-local M, M_lo = 0x2C1B3C6D, 0x2C1B3C6D % 65536
+-- for each i, not for every word. Times M modulo 2^32 is times its high
+-- half, shifted left 16 bits, plus times its low half: lshift(v * M_hi, 16)
+-- + v * M_lo, left unreduced (below 2^47, exact): bit32's functions take
+-- their arguments modulo 2^32, which reduces it.
+local M_hi, M_lo = 0x2C1B, 0x3C6D -- M = 0x2C1B3C6D
 local function generations(owner, n)
 	local mixed = mul(owner % 4294967296, 0x9E3779B1)
-	local of = {}
+	local of, o = {}, 0 -- o is (i - 1) * 0xC2B2AE3D modulo 2^32, by additions
 	for i = 1, n do
-		local o = mul(i - 1, 0xC2B2AE3D)
 		of[i] = bxor(o, rshift(o, 15))
+		o = o + 0xC2B2AE3D
+		if o >= 4294967296 then
+			o = o - 4294967296
+		end
 	end
 	return function(g, words)
 		local base = bxor(mixed, mul(g, 0x85EBCA77))
 		base = bxor(base, rshift(base, 15))
 		for i = 1, n do
 			local v = bxor(base, of[i])
-			local lo = v % 65536
-			v = lo * M + (v - lo) * M_lo
+			v = lshift(v * M_hi, 16) + v * M_lo
 			words[i] = bxor(v, rshift(v, 12))
 		end
 	end
