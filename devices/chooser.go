@@ -251,7 +251,7 @@ func (f *Fabric) HashState(h *StateHash) {
 		h.Add(uint64(d.held))
 		if d.current != nil {
 			h.Add(d.current.id)
-			h.Add(boolWord(d.current.comp.IsDone()))
+			h.Add(boolWord(d.current.comp.retired()))
 		}
 	}
 	h.Add(uint64(len(f.quarantines)))

@@ -109,11 +109,7 @@ func (d *Device) Accelerator() Accelerator { return d.accel }
 // Fabric is the fabric the device belongs to.
 func (d *Device) Fabric() *Fabric { return d.fabric }
 
-// QueueFamilies lists the device's queue families in ordinal order.
-func (d *Device) QueueFamilies() []QueueFamily { return append([]QueueFamily(nil), d.families...) }
-
-// Families yields the device's queue families in ordinal order, as
-// QueueFamilies lists them, without making a list.
+// Families yields the device's queue families in ordinal order.
 func (d *Device) Families() iter.Seq[QueueFamily] { return slices.Values(d.families) }
 
 // Family returns the first family whose command is c.
@@ -134,7 +130,7 @@ func (d *Device) Occupied() bool {
 }
 
 func (d *Device) occupiedLocked() bool {
-	return d.held > 0 || (d.current != nil && !d.current.comp.IsDone())
+	return d.held > 0 || (d.current != nil && !d.current.comp.retired())
 }
 
 // Reset stops whatever runs on the device (its completion finishes with a
@@ -160,9 +156,9 @@ func (d *Device) Reset() {
 	defer f.mu.Unlock()
 	inv := d.current
 	var stopped uint64
-	if inv != nil && (wasRunning || !inv.comp.IsDone()) {
+	if inv != nil && (wasRunning || !inv.comp.retired()) {
 		stopped = inv.id
-		if !inv.comp.IsDone() { // the torn-down kernel's watcher may have retired it
+		if !inv.comp.retired() { // the torn-down kernel's watcher may have retired it
 			f.exec.stop(inv)
 		}
 	}
@@ -181,7 +177,7 @@ func (d *Device) Reset() {
 func (d *Device) resetHardware() (running, ok bool) {
 	f := d.fabric
 	f.mu.Lock()
-	running = d.current != nil && !d.current.comp.IsDone()
+	running = d.current != nil && !d.current.comp.retired()
 	busy := running || d.held > 0
 	f.mu.Unlock()
 	if !busy {

@@ -59,7 +59,7 @@ func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 				}
 				for _, c := range comps {
 					if !hostPolls {
-						for !c.IsDone() {
+						for !c.retired() {
 							time.Sleep(time.Millisecond)
 						}
 					}

@@ -52,17 +52,9 @@ func (p *Prepared) Device() *Device { return p.device }
 // Family is the queue family the program is dispatched to.
 func (p *Prepared) Family() QueueFamily { return p.family }
 
-// Reach lists the buffers the program can touch.
-func (p *Prepared) Reach() []*Buffer { return p.AppendReachable(nil) }
-
-// Reachable yields the buffers the program can touch, as Reach lists them,
-// without making a list.
-func (p *Prepared) Reachable() iter.Seq[*Buffer] { return slices.Values(p.reach) }
-
-// AppendReachable appends the buffers of Reachable to dst and returns it:
-// the same buffers without an iterator's allocations, for paths a
-// campaign's trials run by the thousand.
-func (p *Prepared) AppendReachable(dst []*Buffer) []*Buffer { return append(dst, p.reach...) }
+// Reach yields the buffers the program can touch, in the order they were
+// prepared with.
+func (p *Prepared) Reach() iter.Seq[*Buffer] { return slices.Values(p.reach) }
 
 // Program is the program that was prepared.
 func (p *Prepared) Program() Program { return p.program }
@@ -175,7 +167,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	}
 	p.dispatched.Store(true)
 	inv := &dispatched{}
-	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.NewID(), d, p.program, p.owner, p.reach, &inv.completion
+	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.newID(), d, p.program, p.owner, p.reach, &inv.completion
 	inv.comp.made = p.made
 	inv.env.inv = &inv.invocation
 	inv.comp.inv = &inv.invocation
@@ -271,9 +263,9 @@ type Completion struct {
 	ch   chan struct{} // closed when done; made on first use by a real-time waiter
 }
 
-// IsDone reports whether the invocation has retired (successfully or not),
+// retired reports whether the invocation has retired (successfully or not),
 // without making progress.
-func (c *Completion) IsDone() bool { return c.done.Load() }
+func (c *Completion) retired() bool { return c.done.Load() }
 
 // IsComplete reports whether the invocation has retired, and its error if it
 // failed, without making progress.

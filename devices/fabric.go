@@ -434,9 +434,9 @@ func (f *Fabric) Faults() *fault.Plane { return &f.faults }
 // Events is the fabric's event stream.
 func (f *Fabric) Events() *Stream { return &f.events }
 
-// NewID returns a fresh identifier, unique in the fabric, for buffers and
+// newID returns a fresh identifier, unique in the fabric, for buffers and
 // invocations.
-func (f *Fabric) NewID() uint64 { return f.ids.Add(1) }
+func (f *Fabric) newID() uint64 { return f.ids.Add(1) }
 
 // NewOwnerID returns a fresh owner identifier (what tags the buffers and
 // invocations of one client, such as a session): 1, 2, 3, ... in the

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -409,7 +410,7 @@ func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 	gpu, npu := f.First(GPU), f.First(NPU)
 	p := mmProfile(t, f, FineGrained)
 	b := mmAlloc(t, p, 256)
-	for i, fam := range gpu.QueueFamilies() {
+	for i, fam := range slices.Collect(gpu.Families()) {
 		if !p.Coherent(gpu, fam) {
 			t.Errorf("fine-grained profile: %s %s is not coherent", gpu.Name(), fam.Command)
 		}
@@ -430,7 +431,7 @@ func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 			t.Errorf("a coherent view drained %d words; its stores never wait", n)
 		}
 	}
-	for _, fam := range npu.QueueFamilies() {
+	for fam := range npu.Families() {
 		if p.Coherent(npu, fam) {
 			t.Errorf("fine-grained profile: %s %s is coherent, want non-coherent", npu.Name(), fam.Command)
 		}
@@ -529,7 +530,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	npu0, npu1 := devs[1], devs[2]
 	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
 	v0 := mmView(t, b, npu0, XDNA)
-	fams := npu1.QueueFamilies()
+	fams := slices.Collect(npu1.Families())
 	v10, err := b.View(npu1, fams[0])
 	if err != nil {
 		t.Fatal(err)
@@ -840,7 +841,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 	p := ps[0]
 	b := mmAlloc(t, p, 64)
 	for _, d := range []*Device{gpu, npu} {
-		for _, fam := range d.QueueFamilies() {
+		for fam := range d.Families() {
 			if p.Coherent(d, fam) {
 				t.Errorf("coarse-grained: %s %s is coherent", d.Name(), fam.Command)
 			}
@@ -875,7 +876,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 		t.Errorf("default host-accessible profiles %v, want [fine-grained coarse-grained]", k)
 	}
 	for _, d := range g.Devices() {
-		for _, fam := range d.QueueFamilies() {
+		for fam := range d.Families() {
 			if ps[1].Coherent(d, fam) {
 				t.Errorf("default coarse-grained: %s %s is coherent", d.Name(), fam.Command)
 			}
@@ -1002,7 +1003,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			unreached := mmAlloc(t, p, 64)
 			var seen atomic.Uint32
 			pp := mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 64, &seen), 0, b)
-			if r := pp.Reach(); len(r) != 1 || r[0] != b {
+			if r := slices.Collect(pp.Reach()); len(r) != 1 || r[0] != b {
 				t.Fatalf("Reach() = %v, want [buffer %d]", r, b.ID())
 			}
 			c := mmDispatch(t, pp)

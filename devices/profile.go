@@ -162,7 +162,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 			emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), "budget")
 			return
 		}
-		b.id = f.NewID()
+		b.id = f.newID()
 		emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
 	})
 	if err != nil {

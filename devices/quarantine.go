@@ -173,7 +173,7 @@ func (f *Fabric) reachedLocked(q *Quarantined) bool {
 // (fabric.mu held).
 func (f *Fabric) reachingLocked(b *Buffer) *invocation {
 	for _, d := range f.devices {
-		if inv := d.current; inv != nil && !inv.comp.IsDone() && inv.reaches(b) {
+		if inv := d.current; inv != nil && !inv.comp.retired() && inv.reaches(b) {
 			return inv
 		}
 	}

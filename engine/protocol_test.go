@@ -82,7 +82,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
 		}
 		for _, d := range []*devices.Device{gpu, npu} {
-			for _, fam := range d.QueueFamilies() {
+			for fam := range d.Families() {
 				coherent, err := line.Coherent(d, fam)
 				noErr(t, "Coherent", err)
 				if want := d.Kind() == devices.GPU; coherent != want {

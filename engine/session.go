@@ -581,13 +581,14 @@ func (s *Session) quarantineReason(ctx context.Context, interruptedBefore bool, 
 
 // buffers lists every buffer the session owns, the startup line first.
 func (s *Session) buffers() []*devices.Buffer {
-	// The line and what each program reaches: an exchange's programs each
-	// reach the line and the payload, five in all.
-	all := s.npu.AppendReachable(s.gpu.AppendReachable(append(make([]*devices.Buffer, 0, 5), s.startup.line)))
-	out := all[:1] // all without repeats, in place: out never passes all's reading
-	for _, b := range all[1:] {
-		if !slices.Contains(out, b) {
-			out = append(out, b)
+	// The line and what each program reaches, each once: an exchange's
+	// programs each reach the line and the payload.
+	out := append(make([]*devices.Buffer, 0, 5), s.startup.line)
+	for _, p := range [...]*devices.Prepared{s.gpu, s.npu} {
+		for b := range p.Reach() {
+			if !slices.Contains(out, b) {
+				out = append(out, b)
+			}
 		}
 	}
 	return out

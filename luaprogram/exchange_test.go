@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -106,7 +107,7 @@ func TestLuaExchangeWritesTheGoExchangesWords(t *testing.T) {
 			if ok, err := s.Wait(time.Second); !ok || err != nil {
 				t.Fatalf("%+v: Wait = %v, %v", x, ok, err)
 			}
-			payload, owner := s.NPU().Reach()[1], s.ID()
+			payload, owner := slices.Collect(s.NPU().Reach())[1], s.ID()
 			l, words := exchange.Layout(x.SlotBytes), x.SlotBytes/4
 			for g := 1; g <= x.Rounds; g++ {
 				want := uint32(2166136261)

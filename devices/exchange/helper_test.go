@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
@@ -11,7 +12,7 @@ import (
 // GPU and NPU, dispatches both halves, and returns the startup line, the
 // exchange, both completions and the NPU's release of the line, so that a
 // test publishes RUN with runExchange.
-func dispatchedExchange(t *testing.T, f *devices.Fabric, cfg Config) (line *devices.Buffer, x *Exchange, gpu, npu *devices.Completion, release *devices.Publication) {
+func dispatchedExchange(t testing.TB, f *devices.Fabric, cfg Config) (line *devices.Buffer, x *Exchange, gpu, npu *devices.Completion, release *devices.Publication) {
 	t.Helper()
 	g, n := f.First(devices.GPU), f.First(devices.NPU)
 	profiles, err := f.AllocationProfiles([]*devices.Device{g, n}, true)
@@ -30,14 +31,14 @@ func dispatchedExchange(t *testing.T, f *devices.Fabric, cfg Config) (line *devi
 	if npu, err = x.NPU().Dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	if release, err = line.PrepareHostRelease(n, n.QueueFamilies()[0], 0, 64); err != nil {
+	if release, err = line.PrepareHostRelease(n, slices.Collect(n.Families())[0], 0, 64); err != nil {
 		t.Fatal(err)
 	}
 	return line, x, gpu, npu, release
 }
 
 // runExchange stores RUN in the line and releases it to the NPU.
-func runExchange(t *testing.T, line *devices.Buffer, release *devices.Publication) {
+func runExchange(t testing.TB, line *devices.Buffer, release *devices.Publication) {
 	t.Helper()
 	line.HostStore(0, program.StartupRun)
 	if err := release.Execute(); err != nil {

@@ -137,23 +137,6 @@ func TestHitFraction(t *testing.T) {
 	}
 }
 
-func TestHitAllocs(t *testing.T) {
-	p := NewPlane(1)
-	if a := testing.AllocsPerRun(1000, func() { p.Hit(GPUDispatch) }); a != 0 {
-		t.Errorf("Hit with nothing configured: %v allocs, want 0", a)
-	}
-	if err := p.Set(GPUDispatch, "50%error(busy)->delay(1ms)"); err != nil {
-		t.Fatal(err)
-	}
-	var f Fired
-	if a := testing.AllocsPerRun(1000, func() { f = p.Hit(GPUDispatch) }); a != 0 {
-		t.Errorf("Hit that fires: %v allocs, want 0", a)
-	}
-	if f.Action == None {
-		t.Error("Hit did not fire")
-	}
-}
-
 func TestHitConcurrent(t *testing.T) {
 	p := NewPlane(1)
 	if err := p.Set(HostPublish, "100*skip"); err != nil {
