@@ -290,6 +290,42 @@ func (t *trial) begin() {
 // end closes the line begun last.
 func (t *trial) end() { t.ends = append(t.ends, len(t.text)) }
 
+// logLine writes a whole line of the given parts.
+func (t *trial) logLine(parts ...string) {
+	t.begin()
+	for _, p := range parts {
+		t.put(p)
+	}
+	t.end()
+}
+
+// logSession writes a line about session id: "s<id>", then the parts.
+func (t *trial) logSession(id uint64, parts ...string) {
+	t.begin()
+	t.putSession(id)
+	for _, p := range parts {
+		t.put(p)
+	}
+	t.end()
+}
+
+// logCall writes the line of a host call on session id: "s<id> <call>: ",
+// then the value the call returned when it returns one, then what err
+// says ("ok" when nil).
+func (t *trial) logCall(id uint64, call string, err error, value ...bool) {
+	t.begin()
+	t.putSession(id)
+	t.put(" ")
+	t.put(call)
+	t.put(": ")
+	for _, v := range value {
+		t.putBool(v)
+		t.put(" ")
+	}
+	t.putResult(err)
+	t.end()
+}
+
 func (t *trial) put(s string) { t.text = append(t.text, s...) }
 
 func (t *trial) putInt(n int) { t.text = strconv.AppendInt(t.text, int64(n), 10) }
@@ -612,13 +648,7 @@ func (t *trial) step(p *sessionPlan) {
 		}
 		again := p.submitted[who]
 		err := submit()
-		t.begin()
-		t.putSession(id)
-		t.put(" ")
-		t.put(name)
-		t.put(": ")
-		t.putResult(err)
-		t.end()
+		t.logCall(id, name, err)
 		if err == nil {
 			p.submitted[who] = true
 		}
@@ -628,61 +658,32 @@ func (t *trial) step(p *sessionPlan) {
 	case opStart:
 		both := p.submitted[0] && p.submitted[1]
 		err := s.Start()
-		t.begin()
-		t.putSession(id)
-		t.put(" start: ")
-		t.putResult(err)
-		t.end()
+		t.logCall(id, "start", err)
 		if err == nil && !both {
 			t.problem("session %d: Start succeeded with GPU accepted=%v and NPU accepted=%v", id, p.submitted[0], p.submitted[1])
 		}
 	case opAbort:
-		err := s.Abort()
-		t.begin()
-		t.putSession(id)
-		t.put(" abort: ")
-		t.putResult(err)
-		t.end()
+		t.logCall(id, "abort", s.Abort())
 	case opWait:
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
-		t.begin()
-		t.putSession(id)
-		t.put(" wait(")
-		t.put(op.d.String())
-		t.put("): ")
-		t.putBool(ok)
-		t.put(" ")
-		t.putResult(err)
-		t.end()
+		t.logCall(id, "wait("+op.d.String()+")", err, ok)
 		if undecided && !errors.Is(err, engine.ErrBusy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:
 		done, err := s.IsComplete()
-		t.begin()
-		t.putSession(id)
-		t.put(" is_complete: ")
-		t.putBool(done)
-		t.put(" ")
-		t.putResult(err)
-		t.end()
+		t.logCall(id, "is_complete", err, done)
 	case opAdvance:
 		t.f.Advance(op.d)
-		t.begin()
-		t.put("advance ")
-		t.put(op.d.String())
-		t.end()
+		t.logLine("advance ", op.d.String())
 	case opReset:
 		d := t.gpu
 		if op.dev == 1 {
 			d = t.npu
 		}
 		d.Reset()
-		t.begin()
-		t.put("reset ")
-		t.put(d.Name())
-		t.end()
+		t.logLine("reset ", d.Name())
 	case opClose:
 		t.close(p, op.d)
 	}
@@ -692,13 +693,7 @@ func (t *trial) step(p *sessionPlan) {
 func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	s := p.s
 	out := s.CloseWithin(context.Background(), timeout)
-	t.begin()
-	t.putSession(s.ID())
-	t.put(" close(")
-	t.put(timeout.String())
-	t.put("): ")
-	t.put(out.String())
-	t.end()
+	t.logSession(s.ID(), " close(", timeout.String(), "): ", out.String())
 	ts := &t.res.Sessions[p.index]
 	ts.Outcome, ts.Decision = out, s.Decision()
 	problem, checked := s.Checked()
@@ -728,9 +723,7 @@ func (t *trial) resetDevices() {
 	for _, d := range t.devs {
 		d.Reset()
 	}
-	t.begin()
-	t.put("reset every device")
-	t.end()
+	t.logLine("reset every device")
 }
 
 // settle checks that the trial left nothing behind.
