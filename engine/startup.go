@@ -46,11 +46,11 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	if err != nil {
 		return nil, err
 	}
-	room := &startupRoom{}
-	s := &room.startup
+	made := &startupWithPublications{}
+	s := &made.startup
 	s.id, s.fabric, s.generation, s.gpu, s.npu, s.line = id, f, f.Generation(), gpu, npu, line
 	_ = s.line.Zero() // made just now: not stale
-	s.publications = room.publications[:0]
+	s.publications = made.publications[:0]
 	for _, d := range []*devices.Device{gpu, npu} {
 		for fam := range d.Families() {
 			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
@@ -71,8 +71,9 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 	return s, nil
 }
 
-// startupRoom is a Startup and room for its publications, made together.
-type startupRoom struct {
+// startupWithPublications is a Startup and the array its publications are
+// appended to, made in one allocation.
+type startupWithPublications struct {
 	startup      Startup
 	publications [3]*devices.Publication // PM4, AQL, XDNA of the default devices
 }

@@ -77,11 +77,11 @@ type Verification struct {
 // (attach), with its map and timelines, so that a campaign's trials do not
 // make them anew.
 type recorder struct {
-	mu      sync.Mutex
-	lines   map[uint64]*timeline
-	spare   []*timeline // timelines of forgotten sessions, for the next ones
-	cancel  func()
-	observe func(devices.Event) // observeEvent, bound once
+	mu            sync.Mutex
+	lines         map[uint64]*timeline
+	freeTimelines []*timeline // timelines of forgotten sessions, reused for the next ones
+	cancel        func()
+	observe       func(devices.Event) // observeEvent, bound once
 }
 
 type stamp struct {
@@ -170,7 +170,7 @@ func (r *recorder) forget(id uint64) {
 
 func (r *recorder) forgetLocked(id uint64) {
 	if t := r.lines[id]; t != nil {
-		r.spare = append(r.spare, t)
+		r.freeTimelines = append(r.freeTimelines, t)
 		delete(r.lines, id)
 	}
 }
@@ -188,8 +188,8 @@ func (r *recorder) observeEvent(e devices.Event) {
 	defer r.mu.Unlock()
 	t := r.lines[e.Session]
 	if t == nil {
-		if n := len(r.spare); n > 0 {
-			t, r.spare = r.spare[n-1], r.spare[:n-1]
+		if n := len(r.freeTimelines); n > 0 {
+			t, r.freeTimelines = r.freeTimelines[n-1], r.freeTimelines[:n-1]
 			*t = timeline{}
 		} else {
 			t = &timeline{}

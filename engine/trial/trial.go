@@ -176,7 +176,7 @@ type trial struct {
 	text     []byte              // the host operations' lines, one after another
 	ends     []int               // where each line of text ends
 	open     []*sessionPlan      // the sessions open
-	spare    []*sessionPlan      // plans of closed sessions, for the next ones
+	closed   []*sessionPlan      // plans of closed sessions, reused for the next ones
 	term     []byte              // a fault chain being drawn
 	counter  func(devices.Event) // count, bound once
 	devs     []*devices.Device   // the fabric's devices
@@ -570,8 +570,8 @@ func (t *trial) openSession() *sessionPlan {
 	t.putShape(x)
 	t.end()
 	var p *sessionPlan
-	if n := len(t.spare); n > 0 {
-		p, t.spare = t.spare[n-1], t.spare[:n-1]
+	if n := len(t.closed); n > 0 {
+		p, t.closed = t.closed[n-1], t.closed[:n-1]
 	} else {
 		p = &sessionPlan{}
 	}
@@ -584,7 +584,7 @@ func (t *trial) openSession() *sessionPlan {
 // recycle keeps a closed session's plan for a later session.
 func (t *trial) recycle(p *sessionPlan) {
 	p.s, p.ops = nil, nil
-	t.spare = append(t.spare, p)
+	t.closed = append(t.closed, p)
 }
 
 // plan draws the host operations of one session, appending them to ops.
