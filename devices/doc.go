@@ -47,7 +47,10 @@
 //     collecting one, while it moves events in, just before Stream.mu.
 //  4. simExecutor.mu: the simulated executor's clock, run queue and
 //     generator; taken under Fabric.mu by dispatch and reset, and alone by
-//     a simulated wait or advance, which steps programs under it. The real-
+//     a simulated wait or advance, which steps programs under it. It is a
+//     one-slot channel (internal/slot), not a sync.Mutex, so that a wait
+//     whose context ends while another goroutine's run holds it gives up
+//     at once, in a select against the context's Done channel. The real-
 //     time executor has no lock, but its stop (under Fabric.mu) waits for the
 //     device goroutine to finish the invocation, so a device goroutine takes
 //     Fabric.mu only between invocations (settleQuarantines).

@@ -3,11 +3,11 @@ package devices
 import (
 	"context"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/internal/slot"
 )
 
 // simExecutor runs every device step on the calling goroutine against a
@@ -17,7 +17,7 @@ import (
 // events.
 type simExecutor struct {
 	fabric  *Fabric
-	mu      simLock // serialises runs: one goroutine steps devices at a time
+	mu      slot.Slot // serialises runs: one goroutine steps devices at a time
 	clock   atomic.Int64
 	pcg     rand.PCG
 	rng     rand.Rand // draws from pcg
@@ -41,6 +41,9 @@ type simExecutor struct {
 // zero with nothing to run, its order of steps decided by ch, or drawn
 // from seed when ch is nil.
 func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
+	if s.mu == nil {
+		s.mu = slot.New() // a new fabric's: no other goroutine knows it yet
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fabric = f
@@ -59,32 +62,6 @@ func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
 	s.last, s.running, s.runUntil, s.awaited = nil, false, 0, nil
 }
 
-// simLock is a mutex that a waiter can stop waiting for when its context
-// ends: another goroutine's simulated wait may hold it for long.
-type simLock struct{ sync.Mutex }
-
-// lockPoll is how often a waiter whose context can end retries a lock that
-// another goroutine holds.
-const lockPoll = 100 * time.Microsecond
-
-// lockContext takes the lock, or gives up with ctx's error.
-func (l *simLock) lockContext(ctx context.Context) error {
-	if l.TryLock() {
-		return nil
-	}
-	if ctx.Done() == nil {
-		l.Lock()
-		return nil
-	}
-	for !l.TryLock() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		time.Sleep(lockPoll)
-	}
-	return nil
-}
-
 func (s *simExecutor) now() time.Duration { return time.Duration(s.clock.Load()) }
 
 func (s *simExecutor) launch(inv *invocation) {
@@ -98,7 +75,7 @@ func (s *simExecutor) launch(inv *invocation) {
 func (s *simExecutor) changed() {}
 
 func (s *simExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
-	if err := s.mu.lockContext(ctx); err != nil {
+	if err := s.mu.LockContext(ctx); err != nil { // another goroutine's simulated wait may hold it for long
 		return c.done.Load(), err
 	}
 	defer s.mu.Unlock()
