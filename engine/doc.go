@@ -16,8 +16,10 @@
 // operations and is held across the device calls they make, except a join:
 // Wait (and Close, which joins too) lets go of it while joining, so State,
 // Decision, IsComplete and Verification answer during a Wait, and a Close
-// from another goroutine ends that Wait's join at once and joins for its
-// own timeout. One join runs at a time.
+// from another goroutine ends that Wait's join at once, by cancelling the
+// context the Wait joins under, and joins for its own timeout. One join
+// runs at a time: a Wait or a Close holds the session's join slot, a
+// one-slot channel that a Wait waits for against its context's end.
 //
 // Every step is an event on the fabric's stream, and the Oracle, a
 // subscriber to that stream, checks the protocol's invariants on each event

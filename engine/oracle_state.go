@@ -90,7 +90,7 @@ func (s *Session) HashState(h *devices.StateHash) {
 	defer s.mu.Unlock()
 	h.Add(s.startup.id)
 	h.Add(uint64(s.decision)<<8 | uint64(s.outcome))
-	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil, s.closing.Err() != nil))
+	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil, s.closing))
 	for _, c := range []*devices.Completion{s.gpuDone, s.npuDone} {
 		if c == nil {
 			h.Add(0)

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/internal/slot"
 )
 
 // DefaultCloseTimeout is how long Close joins both programs before it
@@ -46,22 +46,41 @@ func (o Outcome) String() string {
 // A Session is safe for concurrent use. Its operations are serialised, except
 // that a join (Wait's, or Close's) holds no lock the others need: State and
 // the like answer during a Wait, and Close ends another goroutine's Wait.
+//
+// Who holds what, in the order it is taken (a goroutine holding one takes
+// only those after it; all come before the devices package's locks):
+//  1. joinSlot: one join at a time. A Wait holds it from before
+//     it looks at the session until it returns, waiting for it in a select
+//     against its context's end; a Close holds it for the whole close.
+//  2. mu: the fields after it. Every operation holds it, except while a
+//     join waits for the devices: wait lets go of it around its two joins,
+//     so that State and the like answer, and a Close can end the join.
+//
+// A Wait joins under a context derived from its caller's, and while it
+// holds the join slot the session keeps that context's cancel func in
+// stopWait. A Close marks the session closing and calls stopWait, both
+// under mu, then takes the join slot: the Wait's join ends, the Wait lets
+// go of the slot, and the close joins for its own timeout.
 type Session struct {
-	mu         sync.Mutex // guards the fields below; never held while joining
-	joining    sync.Mutex // one join at a time: a Wait's or a Close's
-	closing    closeSignal
-	interrupt  context.CancelFunc // ends the join of a Wait given a cancellable context
-	startup    *Startup
-	gpu, npu   *devices.Prepared
-	gpuDone    *devices.Completion
-	npuDone    *devices.Completion
-	decision   Decision // StartupWait until decided; recorded before publishing
-	poisoned   bool
-	retired    bool    // a Wait saw both participants retire
-	outcome    Outcome // set by Close
-	poisonedBy string  // why it was poisoned
-	checked    bool    // the programs' checks ran, after a RUN session retired
-	checkErr   error   // the first check that failed
+	joinSlot slot.Slot
+	mu       sync.Mutex
+	closing  bool                    // a Close has begun
+	stopWait context.CancelCauseFunc // ends the join of the Wait holding the slot; nil when none
+	// untilClose is the join context of every Wait whose caller's context
+	// never ends: made at the first such Wait, ended only by a Close.
+	untilClose    context.Context
+	endUntilClose context.CancelCauseFunc
+	startup       *Startup
+	gpu, npu      *devices.Prepared
+	gpuDone       *devices.Completion
+	npuDone       *devices.Completion
+	decision      Decision // StartupWait until decided; recorded before publishing
+	poisoned      bool
+	retired       bool    // a Wait saw both participants retire
+	outcome       Outcome // set by Close
+	poisonedBy    string  // why it was poisoned
+	checked       bool    // the programs' checks ran, after a RUN session retired
+	checkErr      error   // the first check that failed
 }
 
 // NewSession makes a session of startup and two prepared programs: gpu on a
@@ -90,7 +109,7 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
-	s := &Session{startup: startup, gpu: gpu, npu: npu}
+	s := &Session{joinSlot: slot.New(), startup: startup, gpu: gpu, npu: npu}
 	s.emit(EvSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
 	return s, nil
 }
@@ -303,26 +322,35 @@ func (s *Session) Wait(timeout time.Duration) (bool, error) {
 // cancelled; the session then keeps ownership as on a timeout. A Close from
 // another goroutine ends the wait at once with a Busy error.
 func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
-	if err := lockContext(ctx, &s.joining); err != nil {
-		return false, err // another goroutine's Wait is joining
+	if err := s.joinSlot.LockContext(ctx); err != nil {
+		return false, err // another goroutine's Wait or Close is joining
 	}
-	defer s.joining.Unlock()
+	defer s.joinSlot.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.startup.stale("wait"); err != nil {
 		return false, err
 	}
-	if s.outcome != 0 || s.closing.Err() != nil {
+	if s.outcome != 0 || s.closing {
 		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
 		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
 	}
-	jctx := context.Context(&s.closing)
-	if ctx.Done() != nil {
-		jctx, s.interrupt = context.WithCancel(ctx)
-		defer func() { s.interrupt(); s.interrupt = nil }()
+	var jctx context.Context
+	if ctx.Done() == nil {
+		// Only a Close can end the join of a Wait whose caller's context
+		// never ends, so every such Wait joins under the same context:
+		// made at the first, ended by the Close, made nothing per Wait.
+		if s.untilClose == nil {
+			s.untilClose, s.endUntilClose = context.WithCancelCause(context.Background())
+		}
+		jctx, s.stopWait = s.untilClose, s.endUntilClose
+	} else {
+		jctx, s.stopWait = context.WithCancelCause(ctx)
+		defer s.stopWait(nil) // lets go of what it holds of ctx
 	}
+	defer func() { s.stopWait = nil }()
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
 		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
@@ -330,8 +358,8 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	return ok, err
 }
 
-// wait joins both participants under one deadline (s.mu and s.joining
-// held; s.mu is let go while joining).
+// wait joins both participants under one deadline (mu and the join slot
+// held; mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
 		s.emit(EvUndecided, 0, 0, "")
@@ -377,6 +405,9 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 		return true, nil
 	}
 	ok, err := c.WaitContext(ctx, timeout)
+	if errors.Is(err, context.Canceled) && context.Cause(ctx) == errClosing {
+		err = errClosing // the join event says that a Close ended it
+	}
 	switch {
 	case err != nil:
 		s.emit(EvJoin, who, joinFailure(err), err.Error())
@@ -394,79 +425,8 @@ func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errClosing)
 }
 
-// joinPoll is how often a Wait whose context can end retries the join lock
-// that another goroutine's Wait holds.
-const joinPoll = 100 * time.Microsecond
-
-// lockContext takes mu, or gives up with ctx's error when ctx ends first.
-func lockContext(ctx context.Context, mu *sync.Mutex) error {
-	if mu.TryLock() {
-		return nil
-	}
-	if ctx.Done() == nil {
-		mu.Lock()
-		return nil
-	}
-	for !mu.TryLock() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		time.Sleep(joinPoll)
-	}
-	return nil
-}
-
-// errClosing ends the joins of a Wait when Close begins.
+// errClosing is why a Close ends the join of a Wait.
 var errClosing = errors.New("the session is closing")
-
-// closeSignal is the context of a Wait's joins when its caller's context
-// can never end: it ends once Close begins. It allocates nothing until a
-// real-time join asks for its Done channel.
-type closeSignal struct {
-	mu    sync.Mutex
-	done  chan struct{}
-	fired atomic.Bool
-}
-
-// Deadline is none.
-func (c *closeSignal) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Value is nil for every key.
-func (c *closeSignal) Value(any) any { return nil }
-
-// Err is errClosing once Close began.
-func (c *closeSignal) Err() error {
-	if c.fired.Load() {
-		return errClosing
-	}
-	return nil
-}
-
-// Done is closed once Close began.
-func (c *closeSignal) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.done == nil {
-		c.done = make(chan struct{})
-		if c.fired.Load() {
-			close(c.done)
-		}
-	}
-	return c.done
-}
-
-// fire ends every join under c, once.
-func (c *closeSignal) fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.fired.Load() {
-		return
-	}
-	if c.done != nil {
-		close(c.done)
-	}
-	c.fired.Store(true)
-}
 
 // check runs the programs' own checks once, after a RUN session retired:
 // one check event for each program that is a program.Checker, and the
@@ -508,14 +468,14 @@ func (s *Session) Close() Outcome { return s.CloseWithin(context.Background(), D
 func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcome {
 	s.mu.Lock()
 	if s.outcome == 0 {
-		s.closing.fire()
-		if s.interrupt != nil {
-			s.interrupt()
+		s.closing = true
+		if s.stopWait != nil {
+			s.stopWait(errClosing)
 		}
 	}
 	s.mu.Unlock()
-	s.joining.Lock()
-	defer s.joining.Unlock()
+	s.joinSlot.Lock() // the Wait that holds it lets go once its join ends
+	defer s.joinSlot.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.outcome != 0 {
@@ -640,7 +600,7 @@ func (s *Session) State() State {
 func (s *Session) Closing() bool {
 	s.mu.Lock() // a Close tells the Waits under it, after it marks closing
 	defer s.mu.Unlock()
-	return s.closing.Err() != nil
+	return s.closing
 }
 
 // Decision is the decision published (RUN or ABORT), or StartupWait before
