@@ -8,7 +8,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,6 +166,196 @@ func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
 	defer cancelClose()
 	if out := s.CloseWithin(ctx, time.Hour); out != Quarantined {
 		t.Errorf("CloseWithin = %v, want quarantined", out)
+	}
+	resetBoth(t, f)
+}
+
+// hostEvents records the host's events of one session as they are
+// emitted, however many device events pass through the ring meanwhile.
+type hostEvents struct {
+	mu  sync.Mutex
+	evs []devices.Event
+}
+
+func recordHostEvents(t *testing.T, f *devices.Fabric, session uint64) *hostEvents {
+	r := &hostEvents{}
+	t.Cleanup(f.Events().Subscribe(func(e devices.Event) {
+		if e.Actor == devices.HostActor && e.Session == session {
+			r.mu.Lock()
+			r.evs = append(r.evs, e)
+			r.mu.Unlock()
+		}
+	}))
+	return r
+}
+
+// list is what was recorded so far.
+func (r *hostEvents) list() []devices.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evs)
+}
+
+// count is how many recorded events match m.
+func (r *hostEvents) count(m match) int {
+	n := 0
+	for _, e := range r.list() {
+		if m.matches(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// await waits, for as long as longWait, until an event matching m is
+// recorded, and reports whether one was.
+func (r *hostEvents) await(m match) bool {
+	for deadline := time.Now().Add(longWait); r.count(m) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// mustAwait is await that fails the test when no such event comes.
+func (r *hostEvents) mustAwait(t *testing.T, m match) {
+	t.Helper()
+	if !r.await(m) {
+		t.Fatalf("no event %v within %v: %v", m, longWait, r.list())
+	}
+}
+
+// A Close during another goroutine's Wait ends that Wait's joins (each
+// join event says the session is closing) and only then takes the join
+// for its own timeout: the Wait's wait.end comes before close.begin and
+// the close's own wait. So whether the Wait's caller gave a context that
+// can end or one that never does. (Simulated time, an exchange that runs
+// for hours at virtual time 0: the close's own join is ended by its
+// context once it has begun.)
+func TestCloseEndsAWaitAndTakesTheJoin(t *testing.T) {
+	for _, callerCanCancel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "background", true: "cancellable"}[callerCanCancel], func(t *testing.T) {
+			f, _, s := newSimSession(t, sessionLargeExchange)
+			start(t, s)
+			rec := recordHostEvents(t, f, s.ID())
+			waitCtx, cancelWait := context.WithCancel(context.Background())
+			defer cancelWait()
+			if !callerCanCancel {
+				waitCtx = context.Background()
+			}
+			waited := make(chan error, 1)
+			go func() {
+				ok, err := s.WaitContext(waitCtx, time.Hour)
+				if ok {
+					err = errors.New("the Wait retired")
+				}
+				waited <- err
+			}()
+			rec.mustAwait(t, evA(EvWait, uint64(time.Hour)))
+			closeCtx, stopClose := context.WithCancel(context.Background())
+			go func() {
+				if !rec.await(evA(EvWait, uint64(10*time.Millisecond))) {
+					t.Error("the close's own join did not begin")
+				}
+				stopClose()
+			}()
+			out := s.CloseWithin(closeCtx, 10*time.Millisecond)
+			if err := <-waited; !errors.Is(err, devices.KindBusy) || !strings.Contains(err.Error(), "closed during the wait") {
+				t.Errorf("the Wait the close ended returned %v, want a busy error saying the session was closed", err)
+			}
+			if out != Quarantined {
+				t.Errorf("CloseWithin = %v, want quarantined", out)
+			}
+			evs := rec.list()
+			var kinds []string
+			for _, e := range evs {
+				kinds = append(kinds, string(e.Kind))
+			}
+			want := []string{string(EvWait), string(EvJoin), string(EvJoin), string(EvWaitEnd), string(EvCloseBegin), string(EvWait)}
+			if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
+				t.Fatalf("the session's host events are %v, want them to begin %v", kinds, want)
+			}
+			for _, e := range evs[1:3] {
+				if e.B != JoinCancelled || e.Detail != errClosing.Error() {
+					t.Errorf("a join of the Wait the close ended: %d %q, want JoinCancelled (%d) %q", e.B, e.Detail, JoinCancelled, errClosing.Error())
+				}
+			}
+			if evs[4].A != uint64(10*time.Millisecond) {
+				t.Errorf("close.begin's timeout %v, want the close's 10ms", time.Duration(evs[4].A))
+			}
+			resetBoth(t, f)
+		})
+	}
+}
+
+// While a Close holds the join slot (joining for an hour of an exchange
+// that runs for hours), a WaitContext whose context is then cancelled
+// returns the context's error, before the close ends and without a join
+// of its own; a Wait whose context never ends waits for the slot until
+// the close ends, and then finds the session closed.
+func TestWaitGivesUpOnTheJoinSlotACloseHolds(t *testing.T) {
+	f, _, s := newSimSession(t, sessionLargeExchange)
+	start(t, s)
+	rec := recordHostEvents(t, f, s.ID())
+	closeCtx, stopClose := context.WithCancel(context.Background())
+	defer stopClose()
+	closed := make(chan Outcome, 1)
+	go func() { closed <- s.CloseWithin(closeCtx, time.Hour) }()
+	rec.mustAwait(t, evA(EvWait, uint64(time.Hour))) // the close is joining
+
+	type result struct {
+		ok  bool
+		err error
+	}
+	waitCtx, cancelWait := context.WithCancel(context.Background())
+	gaveUp, background := make(chan result, 1), make(chan result, 1)
+	go func() {
+		ok, err := s.WaitContext(waitCtx, time.Hour)
+		gaveUp <- result{ok, err}
+	}()
+	go func() {
+		ok, err := s.Wait(time.Hour)
+		background <- result{ok, err}
+	}()
+	time.Sleep(20 * time.Millisecond) // time to go wrong: both Waits must still wait
+	select {
+	case r := <-gaveUp:
+		t.Fatalf("WaitContext returned %v, %v while the close held the join slot and its context was live", r.ok, r.err)
+	case r := <-background:
+		t.Fatalf("Wait returned %v, %v while the close held the join slot", r.ok, r.err)
+	default:
+	}
+	cancelWait()
+	select {
+	case r := <-gaveUp:
+		if r.ok || !errors.Is(r.err, context.Canceled) {
+			t.Errorf("the cancelled WaitContext = %v, %v; want false and context.Canceled", r.ok, r.err)
+		}
+	case <-time.After(sessionGenerous):
+		t.Fatal("the cancelled WaitContext did not return while the close held the join slot")
+	}
+	select {
+	case out := <-closed:
+		t.Fatalf("the close ended (%v) before the cancelled WaitContext returned; the test shows nothing", out)
+	case r := <-background:
+		t.Fatalf("Wait returned %v, %v while the close held the join slot", r.ok, r.err)
+	default:
+	}
+	if n := rec.count(ev(EvWait)); n != 1 {
+		t.Errorf("%d wait events, want the close's one: a Wait joined while the close held the slot", n)
+	}
+	stopClose()
+	if out := <-closed; out != Quarantined {
+		t.Errorf("CloseWithin = %v, want quarantined", out)
+	}
+	select {
+	case r := <-background:
+		if r.ok || !errors.Is(r.err, devices.KindBusy) || !strings.Contains(r.err.Error(), "is closed") {
+			t.Errorf("the Wait that waited out the close = %v, %v; want false and a busy error saying the session is closed", r.ok, r.err)
+		}
+	case <-time.After(longWait):
+		t.Fatal("the Wait did not return after the close")
 	}
 	resetBoth(t, f)
 }
