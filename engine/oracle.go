@@ -11,8 +11,17 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-// Invariants the Oracle checks, numbered as in docs/protocol.md.
-var Invariants = [...]string{
+// Invariant is the text of the oracle's invariant n, numbered from 1 as
+// in docs/protocol.md, or "" when there is no invariant n.
+func Invariant(n int) string {
+	if n < 1 || n >= len(invariants) {
+		return ""
+	}
+	return invariants[n]
+}
+
+// invariants are the texts of the invariants the Oracle checks, by number.
+var invariants = [...]string{
 	1:  "at most one decision per startup line, and it is RUN or ABORT",
 	2:  "RUN only after both participants were accepted",
 	3:  "a rejected dispatch after the peer was accepted is followed by ABORT before the error returns",
@@ -43,7 +52,7 @@ type Violation struct {
 
 // Error says which invariant broke and how.
 func (v Violation) Error() string {
-	return fmt.Sprintf("invariant %d (%s) violated in session %d: %s", v.Invariant, Invariants[v.Invariant], v.Session, v.Message)
+	return fmt.Sprintf("invariant %d (%s) violated in session %d: %s", v.Invariant, Invariant(v.Invariant), v.Session, v.Message)
 }
 
 // Oracle watches a fabric's event stream and checks every invariant on
@@ -137,10 +146,10 @@ type watched struct {
 type watchedWait struct {
 	at, timeout time.Duration // when it began, and the deadline it was given
 	joined      [2]bool
-	result      [2]uint64 // each join's result (JoinRetired, ...)
-	failed      bool      // a join failed with the participant's error
-	cancelled   bool      // a join was ended by the wait's context or a close
-	overdue     bool      // invariant 11 was reported for it
+	result      [2]JoinResult
+	failed      bool // a join failed with the participant's error
+	cancelled   bool // a join was ended by the wait's context or a close
+	overdue     bool // invariant 11 was reported for it
 }
 
 // watchedClose is a session's close, from its close.begin event.
@@ -270,7 +279,7 @@ func (o *Oracle) session(e *devices.Event) *watched {
 		return nil
 	}
 	w := o.sessions[e.Session]
-	if w == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
+	if w == nil && e.Kind == evStartup && e.Actor == devices.HostActor {
 		w = o.kept.watched(e.B)
 		o.sessions[e.Session] = w
 	}
@@ -286,9 +295,9 @@ func (o *Oracle) observe(e devices.Event) {
 		return // a session made before the oracle, or already closed
 	}
 	switch e.Kind {
-	case EvPublished, EvPoison, EvCloseBegin, EvWait, EvUndecided, EvJoin, EvWaitEnd, EvClose:
+	case evPublished, EvPoison, evCloseBegin, EvWait, evUndecided, EvJoin, EvWaitEnd, evClose:
 		o.lifecycle(w, &e)
-	case EvSession:
+	case evSession:
 		w.devices = [2]devices.Actor{devices.Actor(e.A), devices.Actor(e.B)}
 	case EvSubmit:
 		if e.B == 0 {
@@ -296,10 +305,10 @@ func (o *Oracle) observe(e devices.Event) {
 		} else {
 			w.rejected[e.A] = true
 		}
-	case EvSubmitReturn:
+	case evSubmitReturn:
 		peer := 1 - e.A
 		if w.rejected[e.A] && w.accepted[peer] && !w.aborted[e.A] {
-			o.violate(3, e.Session, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", participantName(e.A), participantName(peer)))
+			o.violate(3, e.Session, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", Participant(e.A), Participant(peer)))
 		}
 		w.rejected[e.A], w.aborted[e.A] = false, false
 	case EvDecide:
@@ -398,7 +407,7 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 	case EvCheck:
 		if e.B == 1 && !w.ownFault {
-			o.violate(7, e.Session, fmt.Sprintf("the session retired under RUN but its %s program's check failed: %s", participantName(e.A), e.Detail))
+			o.violate(7, e.Session, fmt.Sprintf("the session retired under RUN but its %s program's check failed: %s", Participant(e.A), e.Detail))
 		}
 	default:
 		if e.Kind.Category() == devices.CategoryRound {

@@ -72,7 +72,7 @@ func (o *Oracle) checkHolds(w *watched, session uint64) {
 	}
 	for who, d := range w.devices {
 		if d != 0 && !slices.Contains(q.waiting, d) {
-			o.violate(13, session, fmt.Sprintf("the quarantine does not hold the %s (device %d)", participantName(uint64(who)), d))
+			o.violate(13, session, fmt.Sprintf("the quarantine does not hold the %s (device %d)", Participant(uint64(who)), d))
 		}
 	}
 	if !slices.Contains(q.kept, w.line) {

@@ -17,29 +17,30 @@ import (
 // lifecycle checks one event of a session's publications, Waits and close.
 func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
 	switch e.Kind {
-	case EvPublished:
+	case evPublished:
 		if e.B == 1 && !w.poisoned {
 			o.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
 		}
 		w.published = w.published || e.B == 0
-	case EvUndecided:
+	case evUndecided:
 		if w.decisions > 0 {
 			o.violate(12, e.Session, fmt.Sprintf("a Wait answered that the startup remains undecided after %d decisions were made", w.decisions))
 		}
 	case EvPoison:
 		w.poisoned = true
-	case EvCloseBegin:
+	case evCloseBegin:
 		w.close = watchedClose{begun: true, timeout: time.Duration(e.A)}
 	case EvWait:
 		o.waitBegins(w, e)
 	case EvJoin:
-		w.wait.joined[e.A], w.wait.result[e.A] = true, e.B
-		w.wait.failed = w.wait.failed || e.B == JoinError
-		w.wait.cancelled = w.wait.cancelled || e.B == JoinCancelled
+		result := JoinResult(e.B)
+		w.wait.joined[e.A], w.wait.result[e.A] = true, result
+		w.wait.failed = w.wait.failed || result == JoinError
+		w.wait.cancelled = w.wait.cancelled || result == JoinCancelled
 		o.checkDeadline(w, e, joinEnded(e.A))
 	case EvWaitEnd:
 		o.waitEnds(w, e)
-	case EvClose:
+	case evClose:
 		o.checkBudget(e.Session)
 		if e.A == 0 && w.poisoned {
 			o.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
@@ -88,28 +89,13 @@ func (o *Oracle) checkLive(w *watched, e *devices.Event) {
 		return
 	}
 	o.violate(15, e.Session, fmt.Sprintf("a Wait given %v of a session decided %s, with no fault and no failure, ended with the GPU's join %s and the NPU's %s",
-		w.wait.timeout, Decision(w.decision), joinWords(w.wait.result[0]), joinWords(w.wait.result[1])))
-}
-
-// joinWords says how a join ended.
-func joinWords(result uint64) string {
-	switch result {
-	case JoinRetired:
-		return "retired"
-	case JoinTimeout:
-		return "timed out"
-	case JoinError:
-		return "failed"
-	case JoinAbsent:
-		return "absent"
-	}
-	return "cancelled"
+		w.wait.timeout, Decision(w.decision), w.wait.result[0], w.wait.result[1]))
 }
 
 // joinEnded is what checkDeadline says of the end of who's join: made
 // once, not per join event.
 func joinEnded(who uint64) string {
-	if who == ParticipantGPU {
+	if who == uint64(ParticipantGPU) {
 		return "its GPU join ended"
 	}
 	return "its NPU join ended"

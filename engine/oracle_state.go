@@ -33,7 +33,7 @@ func (o *Oracle) HashState(h *devices.StateHash) {
 			w.ownFault, w.faulted, w.published, w.poisoned, w.retired,
 			w.wait.joined[0], w.wait.joined[1], w.wait.failed, w.wait.cancelled, w.wait.overdue,
 			w.close.begun, w.close.joined, w.close.reported))
-		h.Add(w.wait.result[0]<<8 | w.wait.result[1])
+		h.Add(uint64(w.wait.result[0])<<8 | uint64(w.wait.result[1]))
 		h.Add(uint64(now - w.wait.at))
 		h.Add(uint64(w.wait.timeout))
 		h.Add(uint64(w.close.timeout))

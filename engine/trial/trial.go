@@ -652,7 +652,7 @@ func (t *trial) step(p *sessionPlan) {
 		if err == nil {
 			p.submitted[who] = true
 		}
-		if again && !errors.Is(err, engine.ErrBusy) {
+		if again && !errors.Is(err, devices.KindBusy) {
 			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
 		}
 	case opStart:
@@ -668,7 +668,7 @@ func (t *trial) step(p *sessionPlan) {
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
 		t.logCall(id, "wait("+op.d.String()+")", err, ok)
-		if undecided && !errors.Is(err, engine.ErrBusy) {
+		if undecided && !errors.Is(err, devices.KindBusy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:
