@@ -75,50 +75,42 @@ type Oracle struct {
 	longEnough  time.Duration // a Wait given this long must see a fault-free session retire (invariant 15); 0: not checked
 	violations  []Violation
 	seen        uint64 // the sequence number of the event being checked
-	kept        keptState
-	observer    func(devices.Event) // observe, bound once and kept across Recycle
+	generation  uint64 // the fabric's when the oracle began watching it (devices.Fabric.Renew)
+	free        records
+	observer    func(devices.Event) // observe, bound once: a renewal subscribes it again
 }
 
-// keptState is the oracle's first sessions and invocations, kept across
-// Recycle for the oracle's next fabric (at most keptMax of each, so that a
-// long-lived oracle holds on to no more than that), with the room their
-// reach lists grew to.
-type keptState struct {
-	sessions         []*watched
-	invocations      []*watchedInvocation
-	nSessions, nInvs int // how many of them the current fabric's events use
+// records are the oracle's session and invocation records that it no
+// longer uses, for its next ones: a long-lived oracle (one renewed with its
+// fabric for trial after trial) makes none once it has as many as were
+// ever open at once.
+type records struct {
+	sessions    []*watched
+	invocations []*watchedInvocation
 }
 
-const keptMax = 16
-
-// watched returns a fresh session state for the startup line line.
-func (k *keptState) watched(line uint64) *watched {
-	return reuse(&k.sessions, &k.nSessions, func(w *watched) { *w = watched{line: line, reach: w.reach[:0]} })
-}
-
-// invocation returns a fresh invocation state for session, on device.
-func (k *keptState) invocation(session uint64, device devices.Actor) *watchedInvocation {
-	return reuse(&k.invocations, &k.nInvs, func(inv *watchedInvocation) {
-		*inv = watchedInvocation{session: session, device: device, reach: inv.reach[:0]}
-	})
-}
-
-// reuse returns the next kept value of kept (its first *used are taken),
-// set by reset, or a new one, which is kept while fewer than keptMax are.
-func reuse[T any](kept *[]*T, used *int, reset func(*T)) *T {
-	if *used < len(*kept) {
-		v := (*kept)[*used]
-		*used++
-		reset(v)
-		return v
+// session returns a fresh record for the session of startup line line.
+func (r *records) session(line uint64) *watched {
+	var w *watched
+	if n := len(r.sessions); n > 0 {
+		w, r.sessions = r.sessions[n-1], r.sessions[:n-1]
+	} else {
+		w = new(watched)
 	}
-	v := new(T)
-	reset(v)
-	if len(*kept) < keptMax {
-		*kept = append(*kept, v)
-		*used++
+	*w = watched{line: line, reach: w.reach[:0]}
+	return w
+}
+
+// invocation returns a fresh record of session's invocation on device.
+func (r *records) invocation(session uint64, device devices.Actor) *watchedInvocation {
+	var inv *watchedInvocation
+	if n := len(r.invocations); n > 0 {
+		inv, r.invocations = r.invocations[n-1], r.invocations[:n-1]
+	} else {
+		inv = new(watchedInvocation)
 	}
-	return v
+	*inv = watchedInvocation{session: session, device: device, reach: inv.reach[:0]}
+	return inv
 }
 
 // watched is what the oracle keeps of one session, from its startup until
@@ -169,21 +161,17 @@ type watchedInvocation struct {
 
 // NewOracle subscribes an oracle to f's events.
 func NewOracle(f *devices.Fabric) *Oracle {
-	o, ok := spareOracles.Get().(*Oracle)
-	if !ok {
-		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}, quarantines: map[uint64]*watchedQuarantine{}}
-	}
-	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
-	if o.observer == nil {
-		o.observer = o.observe
-	}
-	o.cancel = f.Events().Subscribe(o.observer)
+	o := &Oracle{fabric: f, sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}, quarantines: map[uint64]*watchedQuarantine{}}
+	o.observer = o.observe
+	o.watch()
 	return o
 }
 
-// spareOracles keeps recycled oracles, their maps emptied but grown, for
-// NewOracle: a campaign makes an oracle per trial.
-var spareOracles sync.Pool
+// watch subscribes o to its fabric's events, as the fabric is now.
+func (o *Oracle) watch() {
+	o.simulated, o.generation = o.fabric.Mode() == devices.Simulated, o.fabric.Generation()
+	o.cancel = o.fabric.Events().Subscribe(o.observer)
+}
 
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
@@ -203,17 +191,35 @@ func (o *Oracle) Liveness(longEnough time.Duration) {
 	o.longEnough = longEnough
 }
 
-// Recycle stops the oracle and lets a later NewOracle reuse it. Afterwards
-// the caller must not use the oracle; read its Violations first.
-func (o *Oracle) Recycle() {
-	o.Stop()
-	sessions, invocations, quarantines := o.sessions, o.invocations, o.quarantines
-	clear(sessions)
-	clear(invocations)
-	clear(quarantines)
-	kept := keptState{sessions: o.kept.sessions, invocations: o.kept.invocations}
-	*o = Oracle{sessions: sessions, invocations: invocations, quarantines: quarantines, kept: kept, observer: o.observer}
-	spareOracles.Put(o)
+// Renew readies the oracle for its fabric, renewed since the oracle began
+// watching it (devices.Fabric.Renew, which ends every subscription): it
+// forgets everything it saw, its violations and Liveness included, and
+// watches the renewed fabric's events as a new oracle would. It exists for
+// the owner of a fabric that renews it run after run, a campaign's worker,
+// which keeps its oracle with it instead of making one per run. What
+// Violations returned before stays the caller's. It refuses, with a
+// KindBusy error, when the fabric was not renewed: the oracle would watch
+// it twice.
+func (o *Oracle) Renew() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.fabric.Generation() == o.generation {
+		return devices.Errorf(devices.KindBusy, "oracle", "the fabric was not renewed since the oracle began watching it; renew the fabric first")
+	}
+	o.cancel() // a no-op: the renewal ended the subscription
+	for _, w := range o.sessions {
+		o.free.sessions = append(o.free.sessions, w)
+	}
+	for _, inv := range o.invocations {
+		o.free.invocations = append(o.free.invocations, inv)
+	}
+	clear(o.sessions)
+	clear(o.invocations)
+	clear(o.quarantines)
+	o.live, o.quarantined, o.longEnough, o.seen = 0, 0, 0, 0
+	o.violations = o.violations[:0]
+	o.watch()
+	return nil
 }
 
 // Violations lists the violations found so far, each with its session's
@@ -226,8 +232,12 @@ func (o *Oracle) Violations() []Violation {
 	out := append([]Violation(nil), o.violations...)
 	o.mu.Unlock()
 	// Read the ring without o.mu: an emit holds the ring's lock while it
-	// calls observe, which takes o.mu.
+	// calls observe, which takes o.mu. A renewed fabric's ring holds
+	// another run's events: they are not this oracle's to report.
 	for i := range out {
+		if o.fabric.Generation() != o.generation {
+			break
+		}
 		v := &out[i]
 		if v.Events == nil && v.Session != 0 {
 			v.Events = o.fabric.Events().Events(func(e *devices.Event) bool { return e.Session == v.Session && e.Seq <= v.at })
@@ -280,7 +290,7 @@ func (o *Oracle) session(e *devices.Event) *watched {
 	}
 	w := o.sessions[e.Session]
 	if w == nil && e.Kind == evStartup && e.Actor == devices.HostActor {
-		w = o.kept.watched(e.B)
+		w = o.free.session(e.B)
 		o.sessions[e.Session] = w
 	}
 	return w
@@ -345,7 +355,10 @@ func (o *Oracle) observe(e devices.Event) {
 		}
 	case devices.EvDispatch:
 		o.dispatched(&e)
-		o.invocations[e.A] = o.kept.invocation(e.Session, e.Actor)
+		if old := o.invocations[e.A]; old != nil {
+			o.free.invocations = append(o.free.invocations, old)
+		}
+		o.invocations[e.A] = o.free.invocation(e.Session, e.Actor)
 	case devices.EvReach:
 		if inv := o.invocations[e.A]; inv != nil {
 			inv.reach = append(inv.reach, e.B)
@@ -358,9 +371,9 @@ func (o *Oracle) observe(e devices.Event) {
 			inv.sawAbort = true
 		}
 	case devices.EvRetire:
-		delete(o.invocations, e.A)
+		o.forgetInvocation(e.A)
 	case devices.EvReset:
-		delete(o.invocations, e.A)
+		o.forgetInvocation(e.A)
 		if e.B == 0 {
 			o.deviceReset(e.Actor)
 		}
@@ -381,7 +394,7 @@ func (o *Oracle) observe(e devices.Event) {
 			o.live -= int64(e.B)
 		}
 		if w != nil && e.Kind == devices.EvRelease && e.A == w.line && !w.close.begun {
-			delete(o.sessions, e.Session) // a startup abandoned before any close (NewExchangeSession failed) ends here
+			o.forgetSession(e.Session) // a startup abandoned before any close (NewExchangeSession failed) ends here
 		}
 	case devices.EvAlloc:
 		if e.Detail != devices.PrivateBudget {
@@ -423,5 +436,22 @@ func (o *Oracle) checkBudget(session uint64) {
 	st := o.fabric.Budget().State()
 	if st.Charged != o.live || st.Quarantined != o.quarantined {
 		o.violate(8, session, fmt.Sprintf("the budget charges %d bytes (%d quarantined) but live allocations are %d bytes (%d quarantined)", st.Charged, st.Quarantined, o.live, o.quarantined))
+	}
+}
+
+// forgetSession ends the record of session, keeping it for the next one.
+func (o *Oracle) forgetSession(session uint64) {
+	if w := o.sessions[session]; w != nil {
+		o.free.sessions = append(o.free.sessions, w)
+		delete(o.sessions, session)
+	}
+}
+
+// forgetInvocation ends the record of invocation id, keeping it for the
+// next one.
+func (o *Oracle) forgetInvocation(id uint64) {
+	if inv := o.invocations[id]; inv != nil {
+		o.free.invocations = append(o.free.invocations, inv)
+		delete(o.invocations, id)
 	}
 }

@@ -46,7 +46,7 @@ func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
 			o.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
 		}
 		o.checkClose(w, e.Session, e.A == 1)
-		delete(o.sessions, e.Session) // closed: nothing more to check of it
+		o.forgetSession(e.Session) // closed: nothing more to check of it
 	}
 }
 
