@@ -10,7 +10,8 @@ import (
 // device kinds of package devices; docs/protocol.md gives each one's A, B
 // and Detail. Those that readers of the stream outside the engine match on
 // (traces, statistics, the model checker, tests that forge an event) are
-// exported; a reader finds the others by name (devices.LookupEvent).
+// exported; a reader matches the others by their names, which are their
+// values.
 const (
 	EvSubmit  devices.EventKind = "submit"   // A: Participant, B: 0 accepted, 1 rejected
 	EvDecide  devices.EventKind = "decide"   // A: decision (1 RUN, 2 ABORT), recorded before publishing
