@@ -33,11 +33,7 @@ func (c *decisionChecker) observe(e *devices.Event, open bool) {
 	if !open {
 		return
 	}
-	a := c.sessions.get(e.Session)
-	if a == nil {
-		a = c.sessions.add(e.Session)
-		*a = admission{}
-	}
+	a := c.sessions.of(e.Session, func(a *admission) { *a = admission{} })
 	switch e.Kind {
 	case evStartup:
 		a.line = e.B

@@ -57,11 +57,7 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 	if !open {
 		return
 	}
-	l := c.sessions.get(e.Session)
-	if l == nil {
-		l = c.sessions.add(e.Session)
-		*l = lifecycle{}
-	}
+	l := c.sessions.of(e.Session, func(l *lifecycle) { *l = lifecycle{} })
 	switch e.Kind {
 	case EvDecide:
 		l.decisions++

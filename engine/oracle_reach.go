@@ -50,10 +50,7 @@ type quarantine struct {
 func (c *reachChecker) observe(e *devices.Event, open bool) {
 	var s *sessionReach
 	if open {
-		if s = c.sessions.get(e.Session); s == nil {
-			s = c.sessions.add(e.Session)
-			*s = sessionReach{reach: s.reach[:0]}
-		}
+		s = c.sessions.of(e.Session, func(s *sessionReach) { *s = sessionReach{reach: s.reach[:0]} })
 	}
 	switch e.Kind {
 	case evStartup:
@@ -129,11 +126,7 @@ func (c *reachChecker) dispatched(e *devices.Event) {
 // holds records what a quarantine beginning holds (a device) or keeps (a
 // buffer).
 func (c *reachChecker) holds(e *devices.Event) {
-	q := c.quarantines.get(e.Session)
-	if q == nil {
-		q = c.quarantines.add(e.Session)
-		*q = quarantine{waiting: q.waiting[:0], kept: q.kept[:0]}
-	}
+	q := c.quarantines.of(e.Session, func(q *quarantine) { *q = quarantine{waiting: q.waiting[:0], kept: q.kept[:0]} })
 	if e.Kind == devices.EvHold {
 		q.waiting = append(q.waiting, devices.Actor(e.A))
 	} else {

@@ -44,6 +44,16 @@ func (r *records[T]) add(key uint64) *T {
 	return r.recs[r.n-1]
 }
 
+// of is the record of key, opened and readied by fresh when key has none.
+func (r *records[T]) of(key uint64, fresh func(*T)) *T {
+	rec := r.get(key)
+	if rec == nil {
+		rec = r.add(key)
+		fresh(rec)
+	}
+	return rec
+}
+
 // remove closes key's record, if open.
 func (r *records[T]) remove(key uint64) {
 	i := slices.Index(r.keys[:r.n], key)

@@ -22,7 +22,7 @@ import (
 
 // ---- ResidentStartup::new ----
 
-func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
+func TestStartupRefusesWrongDeviceKinds(t *testing.T) {
 	gpu := devices.DeviceConfig{Kind: devices.GPU, Families: []devices.Command{devices.PM4, devices.AQL, devices.SDMA}}
 	npu := devices.DeviceConfig{Kind: devices.NPU, Families: []devices.Command{devices.XDNA}}
 	for _, tc := range []struct {
@@ -40,9 +40,9 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 			devs := f.Devices()
 			st, err := newStartup(devs[tc.gpu], devs[tc.npu], nil)
 			if st != nil {
-				t.Errorf("NewStartup returned a startup line with its error")
+				t.Errorf("newStartup returned a startup line with its error")
 			}
-			wantErr(t, "NewStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
 			wantBudget(t, f, 0, 0)
 			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
@@ -54,7 +54,7 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 	}
 }
 
-func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
+func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 	t.Run("no fine-grained memory", func(t *testing.T) {
 		f, _ := newFabric(t, devices.Config{NoFineGrained: true})
 		gpu, npu := devicePair(t, f)
@@ -64,7 +64,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
 		_, err = newStartup(gpu, npu, nil)
-		wantErr(t, "NewStartup", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
 		_, err = newExchangeSession(gpu, npu, exchange.Default())
 		wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
@@ -76,7 +76,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 		f, o := newSimFabric(t)
 		gpu, npu := devicePair(t, f)
 		st, err := newStartup(gpu, npu, nil)
-		noErr(t, "NewStartup", err)
+		noErr(t, "newStartup", err)
 		line := st.line
 		if k := line.Profile().Kind(); k != devices.FineGrained {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
@@ -95,7 +95,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	})
 }
 
-func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
+func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 	type pub struct {
 		device  string
 		ordinal int
@@ -134,7 +134,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			}})
 			gpu, npu := devicePair(t, f)
 			st, err := newStartup(gpu, npu, nil)
-			noErr(t, "NewStartup", err)
+			noErr(t, "newStartup", err)
 			var got []pub
 			for _, p := range st.publications {
 				got = append(got, pub{p.Device().Name(), p.Family().Ordinal, p.Family().Command})
@@ -168,7 +168,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			x, err := exchange.Prepare(line, gpu, npu, exchangeConfig(1, 1, 64, tc.queue), st.id)
 			noErr(t, "exchange.Prepare", err)
 			s, err := newSessionOf(st, x.GPU(), x.NPU())
-			noErr(t, "NewSession", err)
+			noErr(t, "newSessionOf", err)
 			noErr(t, "Abort", s.Abort())
 			var labels, want []string
 			for _, e := range events(f, s.ID(), devices.EvPublication) {
@@ -189,7 +189,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 	}
 }
 
-func TestNewStartupChargesTheGivenBudget(t *testing.T) {
+func TestStartupChargesTheGivenBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		hang bool // the GPU hangs, so Close quarantines
@@ -204,7 +204,7 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 			budget := other.Budget()
 			gpu, npu := devicePair(t, f)
 			st, err := newStartup(gpu, npu, budget)
-			noErr(t, "NewStartup", err)
+			noErr(t, "newStartup", err)
 			if got := budget.State().Charged; got != 64 {
 				t.Errorf("the given budget charges %d bytes, want the line's 64", got)
 			}
@@ -217,7 +217,7 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 			x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)
 			noErr(t, "exchange.Prepare", err)
 			s, err := newSessionOf(st, x.GPU(), x.NPU())
-			noErr(t, "NewSession", err)
+			noErr(t, "newSessionOf", err)
 			bytes := sessionBytes(s)
 			if got := budget.State().Charged; got != bytes {
 				t.Errorf("the given budget charges %d bytes, want %d", got, bytes)
@@ -255,11 +255,11 @@ type retireAtOnce struct{}
 
 func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
 
-func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
+func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)
 	gpu, npu := devicePair(t, f)
 	st, err := newStartup(gpu, npu, nil)
-	noErr(t, "NewStartup", err)
+	noErr(t, "newStartup", err)
 	x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)
 	noErr(t, "exchange.Prepare", err)
 	sdma, err := gpu.Family(devices.SDMA)
@@ -280,18 +280,18 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	} {
 		s, err := newSessionOf(tc.st, tc.gpu, tc.npu)
 		if s != nil {
-			t.Errorf("%s: NewSession returned a session with its error", tc.name)
+			t.Errorf("%s: newSessionOf returned a session with its error", tc.name)
 		}
 		wantErr(t, tc.name, err, devices.KindInvalid, tc.msg)
 	}
-	// A refused NewSession leaves the startup free for a good one, once.
+	// A refused newSessionOf leaves the startup free for a good one, once.
 	s, err := newSessionOf(st, x.GPU(), x.NPU())
-	noErr(t, "NewSession", err)
+	noErr(t, "newSessionOf", err)
 	if s.startup != st || s.ID() != st.id || exchangeOf(s) != x {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
 	_, err = newSessionOf(st, x.GPU(), x.NPU())
-	wantErr(t, "a second NewSession on the line", err, devices.KindBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
+	wantErr(t, "a second newSessionOf on the line", err, devices.KindBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
 	start(t, s)
 	waitDone(t, s, time.Second)
 	closeAs(t, "Close", s, Retired)
