@@ -310,7 +310,7 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 			switch {
 			case e.Kind == engine.EvWait:
 				cancel()
-			case e.Kind == engine.EvJoin && e.B == engine.JoinCancelled:
+			case e.Kind == engine.EvJoin && engine.JoinResult(e.B) == engine.JoinCancelled:
 				cancelled++
 			}
 		})

@@ -217,7 +217,7 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	found := x.search(ctx, 0)
 	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
 	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
-	for inv := range engine.Invariants {
+	for inv := 1; engine.Invariant(inv) != ""; inv++ {
 		cx, ok := found[inv]
 		if !ok {
 			continue

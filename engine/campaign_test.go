@@ -145,7 +145,7 @@ func TestCampaignCatchesBrokenRules(t *testing.T) {
 				stats.Trials, stats.Failed, stats.Violations, c.inv, first, time.Since(start).Round(time.Millisecond))
 			if first == 0 {
 				t.Fatalf("with the rule broken, %d trials reported no violation of invariant %d (%s); violations %v",
-					stats.Trials, c.inv, engine.Invariants[c.inv], stats.Violations)
+					stats.Trials, c.inv, engine.Invariant(c.inv), stats.Violations)
 			}
 			if r := trial.Run(trial.Config{Seed: first}); !r.OK() {
 				t.Fatalf("with no rule broken, the trial of seed %d still fails:\n%s", first, r.Report())

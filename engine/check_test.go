@@ -42,7 +42,7 @@ func TestCheckerCatchesBrokenRules(t *testing.T) {
 			rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
 			i := slices.IndexFunc(rep.Counterexamples, func(cx check.Counterexample) bool { return cx.Invariant == c.inv })
 			if i < 0 {
-				t.Fatalf("the checker did not report invariant %d (%s):\n%s", c.inv, engine.Invariants[c.inv], rep.String())
+				t.Fatalf("the checker did not report invariant %d (%s):\n%s", c.inv, engine.Invariant(c.inv), rep.String())
 			}
 			cx := rep.Counterexamples[i]
 			if cx.Length() > 8 {

@@ -14,9 +14,9 @@ type Decision uint32
 
 // The values of the startup word.
 const (
-	StartupWait  = Decision(program.StartupWait)  // no decision yet
-	StartupRun   = Decision(program.StartupRun)   // both programs were accepted: run
-	StartupAbort = Decision(program.StartupAbort) // retire at once, touching nothing else
+	StartupWait  Decision = Decision(program.StartupWait)  // no decision yet
+	StartupRun   Decision = Decision(program.StartupRun)   // both programs were accepted: run
+	StartupAbort Decision = Decision(program.StartupAbort) // retire at once, touching nothing else
 )
 
 // String is "wait", "run", "abort", or the number of another value.

@@ -245,7 +245,7 @@ func dispatchPattern(t *testing.T, seed uint64) string {
 	for range 16 {
 		s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
 		if err := s.SubmitGPU(); err != nil {
-			wantErrMentions(t, "SubmitGPU", err, ErrDevice, "coin")
+			wantErrMentions(t, "SubmitGPU", err, devices.KindDevice, "coin")
 			b.WriteByte('x')
 		} else {
 			b.WriteByte('.')

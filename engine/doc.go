@@ -4,7 +4,9 @@
 // published, both joined under one deadline, and everything a device may
 // still reach quarantined when teardown fails.
 //
-// A Session drives the devices itself, synchronously: SubmitGPU and
+// Open makes a Session of two programs, which a Programs function prepares
+// on the session's startup line (package devices/exchange has the built-in
+// exchange's). A Session drives the devices itself, synchronously: SubmitGPU and
 // SubmitNPU dispatch a prepared program (on a real GPU, a kernel launch),
 // Start and Abort publish the decision through the startup line's
 // host-release publications, Wait and Close block on both programs'

@@ -1,46 +1,103 @@
 package engine
 
-import "github.com/residentlua/residentlua/devices"
+import (
+	"strconv"
+
+	"github.com/residentlua/residentlua/devices"
+)
 
 // Protocol event kinds, emitted by the host on the fabric's stream beside the
-// device kinds of package devices.
-var (
-	EvStartup      = devices.DefineEvent("startup", devices.CategoryProtocol)        // A: publications prepared, B: the line's buffer
-	EvSession      = devices.DefineEvent("session", devices.CategoryProtocol)        // A: the GPU's actor, B: the NPU's actor
-	EvSubmit       = devices.DefineEvent("submit", devices.CategoryProtocol)         // A: participant (0 GPU, 1 NPU), B: 0 accepted, 1 rejected
-	EvSubmitReturn = devices.DefineEvent("submit.return", devices.CategoryProtocol)  // A: participant, B: 0 ok, 1 error
-	EvDecide       = devices.DefineEvent("decide", devices.CategoryProtocol)         // A: decision (1 RUN, 2 ABORT), recorded before publishing
-	EvPublished    = devices.DefineEvent("published", devices.CategoryProtocol)      // A: decision, B: 0 ok, 1 failed
-	EvPoison       = devices.DefineEvent("poison", devices.CategoryProtocol)         // Detail: why
-	EvWait         = devices.DefineEvent("wait", devices.CategoryProtocol)           // A: timeout in ns
-	EvUndecided    = devices.DefineEvent("wait.undecided", devices.CategoryProtocol) // a Wait refused: no decision is recorded
-	EvJoin         = devices.DefineEvent("join", devices.CategoryProtocol)           // A: participant, B: JoinRetired, JoinTimeout, JoinError, JoinAbsent or JoinCancelled
-	EvWaitEnd      = devices.DefineEvent("wait.end", devices.CategoryProtocol)       // A: 1 when both retired
-	EvCheck        = devices.DefineEvent("check", devices.CategoryProtocol)          // A: participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
-	EvCloseBegin   = devices.DefineEvent("close.begin", devices.CategoryProtocol)    // A: the join's timeout in ns
-	EvClose        = devices.DefineEvent("close", devices.CategoryProtocol)          // A: 0 retired, 1 quarantined
+// device kinds of package devices; docs/protocol.md gives each one's A, B
+// and Detail. Those that readers of the stream outside the engine match on
+// (traces, statistics, the model checker, tests that forge an event) are
+// exported; a reader matches the others by their names, which are their
+// values.
+const (
+	EvSubmit  devices.EventKind = "submit"   // A: Participant, B: 0 accepted, 1 rejected
+	EvDecide  devices.EventKind = "decide"   // A: decision (1 RUN, 2 ABORT), recorded before publishing
+	EvPoison  devices.EventKind = "poison"   // Detail: why
+	EvWait    devices.EventKind = "wait"     // A: timeout in ns
+	EvJoin    devices.EventKind = "join"     // A: Participant, B: JoinResult
+	EvWaitEnd devices.EventKind = "wait.end" // A: 1 when both retired
+	EvCheck   devices.EventKind = "check"    // A: Participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
+
+	evStartup      devices.EventKind = "startup"        // A: publications prepared, B: the line's buffer
+	evSession      devices.EventKind = "session"        // A: the GPU's actor, B: the NPU's actor
+	evSubmitReturn devices.EventKind = "submit.return"  // A: Participant, B: 0 ok, 1 error
+	evPublished    devices.EventKind = "published"      // A: decision, B: 0 ok, 1 failed
+	evUndecided    devices.EventKind = "wait.undecided" // a Wait refused: no decision is recorded
+	evCloseBegin   devices.EventKind = "close.begin"    // A: the join's timeout in ns
+	evClose        devices.EventKind = "close"          // A: 0 retired, 1 quarantined
 )
 
-// Results of one join, the B of an EvJoin event.
+// The kinds are registered once, in the protocol category; registering a
+// name twice panics when the program starts (devices.DefineEvent).
+func init() {
+	for _, k := range [...]devices.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
+		evStartup, evSession, evSubmitReturn, evPublished, evUndecided, evCloseBegin, evClose} {
+		devices.DefineEvent(string(k), devices.CategoryProtocol)
+	}
+}
+
+// Participant is one of a session's two programs, the A of submit, join
+// and check events.
+type Participant uint8
+
+// The participants.
 const (
-	JoinRetired uint64 = iota
-	JoinTimeout
-	JoinError
-	JoinAbsent    // the participant was never accepted: nothing to join
-	JoinCancelled // the wait's context ended the join: no failure of the participant
+	ParticipantGPU Participant = iota
+	ParticipantNPU
 )
+
+// String is "GPU" or "NPU".
+func (p Participant) String() string {
+	switch p {
+	case ParticipantGPU:
+		return "GPU"
+	case ParticipantNPU:
+		return "NPU"
+	}
+	return "participant(" + strconv.Itoa(int(p)) + ")"
+}
+
+// peer is the other participant.
+func (p Participant) peer() Participant { return 1 - p }
+
+// JoinResult is how one join of a Wait ended, the B of a join event.
+type JoinResult uint8
+
+// The results of a join.
+const (
+	JoinRetired   JoinResult = iota // the participant retired
+	JoinTimeout                     // the join's time ran out first
+	JoinError                       // the participant failed
+	JoinAbsent                      // the participant was never accepted: nothing to join
+	JoinCancelled                   // the wait's context, or a close, ended the join: no failure of the participant
+)
+
+// String says how the join ended: "retired", "timed out", "failed",
+// "absent" or "cancelled".
+func (r JoinResult) String() string {
+	switch r {
+	case JoinRetired:
+		return "retired"
+	case JoinTimeout:
+		return "timed out"
+	case JoinError:
+		return "failed"
+	case JoinAbsent:
+		return "absent"
+	case JoinCancelled:
+		return "cancelled"
+	}
+	return "join(" + strconv.Itoa(int(r)) + ")"
+}
 
 // joinFailure is the result of a join that returned err: JoinCancelled when
 // the wait's context ended it, JoinError when the participant failed.
-func joinFailure(err error) uint64 {
+func joinFailure(err error) JoinResult {
 	if isContextError(err) {
 		return JoinCancelled
 	}
 	return JoinError
 }
-
-// Participants, the A of submit and join events.
-const (
-	ParticipantGPU uint64 = 0
-	ParticipantNPU uint64 = 1
-)

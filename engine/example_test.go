@@ -29,7 +29,6 @@ func ExampleSession() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("publications:", len(s.Startup().Publications()))
 	fmt.Println("state:", s.State())
 
 	fmt.Println("submit gpu:", s.SubmitGPU())
@@ -50,7 +49,6 @@ func ExampleSession() {
 	fmt.Println("state:", s.State())
 	fmt.Println("bytes charged:", f.Budget().State().Charged)
 	// Output:
-	// publications: 3
 	// state: undecided
 	// submit gpu: <nil>
 	// submit gpu again: busy: GPU participant already submitted
@@ -150,7 +148,7 @@ func ExampleSession_renewedFabric() {
 	}
 	fmt.Println("same id:", s.ID() == old.ID())
 	err = old.SubmitGPU()
-	fmt.Println("stale:", errors.Is(err, engine.ErrStale))
+	fmt.Println("stale:", errors.Is(err, devices.KindStale))
 	fmt.Println(err)
 	fmt.Println("new session:", s.State())
 	// Output:

@@ -124,7 +124,7 @@ func TestExchangeShapesAreValidated(t *testing.T) {
 		if _, err := newExchangeSession(w.gpu, w.npu, cfg); err == nil {
 			t.Errorf("newExchangeSession(%+v) succeeded", cfg)
 		} else {
-			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, ErrInvalid)
+			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, devices.KindInvalid)
 		}
 	}
 	if n := len(w.f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvSubmit || e.Kind == devices.EvDispatch })); n != 0 {

@@ -66,7 +66,7 @@ func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 // quarantined with both devices held and all its memory still charged.
 func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
-	bytes := int64(s.Startup().Buffer().Size() + exchangeOf(s).Payload().Size())
+	bytes := int64(s.startup.line.Size() + exchangeOf(s).Payload().Size())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
 		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want quarantined", out)
@@ -192,18 +192,18 @@ func faultCases() []faultCase {
 				t.Fatalf("submitting the peer: %v", err)
 			}
 			err := submit(s, true)
-			wantErrMentions(t, "rejected submit", err, ErrDevice, "queue full", dev.Name())
+			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "queue full", dev.Name())
 			if s.Decision() != StartupAbort {
 				t.Errorf("Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
 			// ABORT was published before the submit returned.
-			pub := oneEvent(t, x.f, s.ID(), EvPublished, nil)
-			ret := actorEvents(x.f, s.ID(), EvSubmitReturn, nil)
-			if pub.A != uint64(program.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != participant || ret[1].B != 1 || pub.Seq > ret[1].Seq {
+			pub := oneEvent(t, x.f, s.ID(), evPublished, nil)
+			ret := actorEvents(x.f, s.ID(), evSubmitReturn, nil)
+			if pub.A != uint64(program.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != uint64(participant) || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
-			wantErrMentions(t, "submit again", submit(s, true), ErrBusy)
-			wantErrMentions(t, "Start after the rejection", s.Start(), ErrBusy)
+			wantErrMentions(t, "submit again", submit(s, true), devices.KindBusy)
+			wantErrMentions(t, "Start after the rejection", s.Start(), devices.KindBusy)
 			if ok, err := s.Wait(longWait); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
@@ -223,11 +223,11 @@ func faultCases() []faultCase {
 		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
-			wantErrMentions(t, "rejected submit", err, ErrDevice, "injected error at "+side.dispatch.String())
+			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "injected error at "+side.dispatch.String())
 			if s.Decision() != StartupAbort {
 				t.Errorf("Decision() = %d, want ABORT", s.Decision())
 			}
-			wantErrMentions(t, "peer submit after ABORT", submit(s, false), ErrBusy)
+			wantErrMentions(t, "peer submit after ABORT", submit(s, false), devices.KindBusy)
 			if ok, err := s.Wait(x.short); !ok || err != nil {
 				t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 			}
@@ -289,7 +289,7 @@ func faultCases() []faultCase {
 				dev, _ := x.who(gpuSide)
 				start(t, s)
 				err := x.waitForError(t, s)
-				wantErrMentions(t, "Wait after a crash", err, ErrDevice, "melted", dev.Name())
+				wantErrMentions(t, "Wait after a crash", err, devices.KindDevice, "melted", dev.Name())
 				wantState(t, s, StatePoisoned)
 				if len(actorEvents(x.f, s.ID(), EvPoison, nil)) != 1 {
 					t.Error("no poison event")
@@ -314,7 +314,7 @@ func faultCases() []faultCase {
 			start(t, s)
 			x.verified(t, s)
 			// From the device's own observation of RUN: in real time it
-			// can come before the host's EvPublished event is recorded.
+			// can come before the host's evPublished event is recorded.
 			run := oneEvent(t, x.f, s.ID(), program.EvObserve, dev).Time
 			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
 				t.Errorf("%s retired %v after observing RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
@@ -362,7 +362,7 @@ func faultCases() []faultCase {
 			if ok {
 				t.Fatal("Wait succeeded despite the completion error")
 			}
-			wantErrMentions(t, "Wait", err, ErrDevice, "lost signal", dev.Name())
+			wantErrMentions(t, "Wait", err, devices.KindDevice, "lost signal", dev.Name())
 			wantState(t, s, StatePoisoned)
 			if _, err := s.IsComplete(); err == nil {
 				t.Error("IsComplete reports no error after a completion error")
@@ -407,7 +407,7 @@ func faultCases() []faultCase {
 		if !ok || v.OK || v.Verified != 0 || !strings.Contains(v.Problem, "generation 1 was consumed 0 times") {
 			t.Errorf("verification %+v (%v), want a failure at generation 1 (consumed 0 times)", v, ok)
 		}
-		if e := oneEvent(t, x.f, s.ID(), EvCheck, nil); e.A != ParticipantNPU || e.B != 1 {
+		if e := oneEvent(t, x.f, s.ID(), EvCheck, nil); e.A != uint64(ParticipantNPU) || e.B != 1 {
 			t.Errorf("check event %+v, want the NPU program's check failing (A=1, B=1)", e)
 		}
 		x.retired(t, s)
@@ -418,14 +418,14 @@ func faultCases() []faultCase {
 	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, false)
-		wantErrMentions(t, "Start", s.Start(), ErrPublish, "pcie down")
+		wantErrMentions(t, "Start", s.Start(), devices.KindPublish, "pcie down")
 		wantState(t, s, StatePoisoned)
 		if s.Decision() != StartupRun {
 			t.Errorf("Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
-		wantErrMentions(t, "Abort after a failed publication", s.Abort(), ErrBusy)
-		wantErrMentions(t, "Start again", s.Start(), ErrBusy)
-		if e := oneEvent(t, x.f, s.ID(), EvPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
+		wantErrMentions(t, "Abort after a failed publication", s.Abort(), devices.KindBusy)
+		wantErrMentions(t, "Start again", s.Start(), devices.KindBusy)
+		if e := oneEvent(t, x.f, s.ID(), evPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
 		if x.counts.get(s.ID(), EvDecide) != 1 {
@@ -439,7 +439,7 @@ func faultCases() []faultCase {
 	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, true)
-		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "injected error at host.publish")
+		wantErrMentions(t, "Abort", s.Abort(), devices.KindPublish, "injected error at host.publish")
 		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
 		if x.counts.get(s.ID(), EvDecide) != 1 {
@@ -449,9 +449,9 @@ func faultCases() []faultCase {
 	// Even with no participant to join, a poisoned session is quarantined.
 	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
-		wantErrMentions(t, "Abort", s.Abort(), ErrPublish, "bus reset")
+		wantErrMentions(t, "Abort", s.Abort(), devices.KindPublish, "bus reset")
 		wantState(t, s, StatePoisoned)
-		wantErrMentions(t, "SubmitGPU after a failed publication", s.SubmitGPU(), ErrBusy)
+		wantErrMentions(t, "SubmitGPU after a failed publication", s.SubmitGPU(), devices.KindBusy)
 		if ok, err := s.Wait(x.short); !ok || err != nil {
 			t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 		}
@@ -467,7 +467,7 @@ func faultCases() []faultCase {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		start(t, s)
 		pubs := actorEvents(x.f, s.ID(), devices.EvPublication, nil)
-		if len(pubs) != len(s.Startup().Publications()) || len(pubs) != 3 {
+		if len(pubs) != len(s.startup.publications) || len(pubs) != 3 {
 			t.Errorf("%d publication events, want 3 (pm4, aql, xdna)", len(pubs))
 		}
 		for _, e := range pubs {
@@ -493,7 +493,7 @@ func faultCases() []faultCase {
 			if s != nil {
 				t.Fatal("NewExchangeSession returned a session despite the failed allocation")
 			}
-			wantErrMentions(t, "NewExchangeSession", err, ErrDevice, "alloc", "out of pinned memory")
+			wantErrMentions(t, "NewExchangeSession", err, devices.KindDevice, "alloc", "out of pinned memory")
 			if st := x.f.Budget().State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("budget %+v after a failed session, want nothing charged", st)
 			}
@@ -625,7 +625,7 @@ func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
 	}
 	// The chain in force is the first one: it still rejects one dispatch.
 	s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
-	wantErrMentions(t, "SubmitGPU", s.SubmitGPU(), ErrDevice, "first")
+	wantErrMentions(t, "SubmitGPU", s.SubmitGPU(), devices.KindDevice, "first")
 	if out := s.Close(); out != Retired {
 		t.Errorf("Close = %v, want retired", out)
 	}

@@ -289,14 +289,14 @@ func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("%s: got %v, which is not %v", what, err, kind)
 	}
-	for _, other := range []error{ErrUnsupported, ErrBusy, ErrDevice, ErrPublish, ErrBudget, ErrInvalid, ErrStale} {
+	for _, other := range []error{devices.KindUnsupported, devices.KindBusy, devices.KindDevice, devices.KindPublish, devices.KindBudget, devices.KindInvalid, devices.KindStale} {
 		if other != kind && errors.Is(err, other) {
 			t.Errorf("%s: %v also matches %v", what, err, other)
 		}
 	}
-	var e *Error
+	var e *devices.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("%s: %v (%T) is not an *Error", what, err, err)
+		t.Fatalf("%s: %v (%T) is not an *devices.Error", what, err, err)
 	}
 	if msg != "" && e.Message != msg {
 		t.Errorf("%s: message %q, want %q", what, e.Message, msg)
@@ -351,7 +351,7 @@ func wantBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 
 // sessionBytes is the memory a session owns: its startup line and payload.
 func sessionBytes(s *Session) int64 {
-	n := int64(s.Startup().Buffer().Size())
+	n := int64(s.startup.line.Size())
 	if x := exchangeOf(s); x != nil {
 		n += int64(x.Payload().Size())
 	}
@@ -402,7 +402,13 @@ func ev(kind devices.EventKind) match { return match{kind, -1, -1} }
 func evA(kind devices.EventKind, a uint64) match { return match{kind, int64(a), -1} }
 
 // evAB matches events of kind whose A is a and B is b.
-func evAB(kind devices.EventKind, a, b uint64) match {
+// word is what an event's A or B is made from: a number, or a value of
+// the engine's types carried in events (Participant, JoinResult, Decision).
+type word interface {
+	~int | ~uint8 | ~uint32 | ~uint64
+}
+
+func evAB[A, B word](kind devices.EventKind, a A, b B) match {
 	return match{kind, int64(a), int64(b)}
 }
 
@@ -515,7 +521,7 @@ func deviceNames(devs ...*devices.Device) []string {
 	return out
 }
 
-// wantErrMentions requires that err is an *Error of the kind sentinel and of no
+// wantErrMentions requires that err is an *devices.Error of the kind sentinel and of no
 // other kind, whose text contains every one of contains.
 func wantErrMentions(t *testing.T, what string, err, kind error, contains ...string) {
 	t.Helper()
@@ -538,8 +544,8 @@ func wantNoViolations(t *testing.T, o *Oracle) {
 
 // forgeEvent forges a host protocol event for session, as a buggy engine would
 // emit it: the stream is the oracle's only input.
-func forgeEvent(f *devices.Fabric, session uint64, kind devices.EventKind, a, b uint64) {
-	f.Events().Emit(devices.HostActor, session, kind, a, b, "forged")
+func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind devices.EventKind, a A, b B) {
+	f.Events().Emit(devices.HostActor, session, kind, uint64(a), uint64(b), "forged")
 }
 
 // wantViolation checks that o reported invariant inv, with a message, and with the
@@ -559,7 +565,7 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 		}
 	}
 	if found == nil {
-		t.Fatalf("invariant %d (%s) was broken but not reported; violations: %v", inv, Invariants[inv], o.Violations())
+		t.Fatalf("invariant %d (%s) was broken but not reported; violations: %v", inv, Invariant(inv), o.Violations())
 	}
 	v := *found
 	if v.Session != session {
@@ -568,7 +574,7 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 	if strings.TrimSpace(v.Message) == "" {
 		t.Errorf("violation %v has no message", v)
 	}
-	if msg := v.Error(); !strings.Contains(msg, Invariants[inv]) || !strings.Contains(msg, v.Message) {
+	if msg := v.Error(); !strings.Contains(msg, Invariant(inv)) || !strings.Contains(msg, v.Message) {
 		t.Errorf("violation's error %q does not say the invariant and the message", msg)
 	}
 	if last != "" {
@@ -638,7 +644,7 @@ func errWord(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	var e *Error
+	var e *devices.Error
 	if errors.As(err, &e) {
 		return e.Kind.String()
 	}

@@ -2,17 +2,23 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/devices/program"
 )
 
-// Invariants the Oracle checks, numbered as in docs/protocol.md.
-var Invariants = [...]string{
+// Invariant is the text of the oracle's invariant n, numbered from 1 as
+// in docs/protocol.md, or "" when there is no invariant n.
+func Invariant(n int) string {
+	if n < 1 || n >= len(invariants) {
+		return ""
+	}
+	return invariants[n]
+}
+
+// invariants are the texts of the invariants the Oracle checks, by number.
+var invariants = [...]string{
 	1:  "at most one decision per startup line, and it is RUN or ABORT",
 	2:  "RUN only after both participants were accepted",
 	3:  "a rejected dispatch after the peer was accepted is followed by ABORT before the error returns",
@@ -43,7 +49,7 @@ type Violation struct {
 
 // Error says which invariant broke and how.
 func (v Violation) Error() string {
-	return fmt.Sprintf("invariant %d (%s) violated in session %d: %s", v.Invariant, Invariants[v.Invariant], v.Session, v.Message)
+	return fmt.Sprintf("invariant %d (%s) violated in session %d: %s", v.Invariant, Invariant(v.Invariant), v.Session, v.Message)
 }
 
 // Oracle watches a fabric's event stream and checks every invariant on
@@ -53,128 +59,53 @@ func (v Violation) Error() string {
 // violates one, under any fault. It keeps state only for what is open:
 // sessions until their close, invocations until they retire or are reset,
 // quarantines until they end.
+//
+// It is a set of small checkers, one per group of invariants, each of
+// which reads the events alone; the oracle fans every event out to them.
 type Oracle struct {
-	mu          sync.Mutex
-	fabric      *devices.Fabric
-	simulated   bool // times are virtual: a Wait's deadline is exact
-	cancel      func()
-	sessions    map[uint64]*watched           // from the startup event until close (or until the line is released unclosed)
-	invocations map[uint64]*watchedInvocation // from dispatch until retire or reset
-	quarantines map[uint64]*watchedQuarantine // by owner, from its first hold until it ends
-	live        int64                         // bytes of live buffers charged to the fabric's budget
-	quarantined int64
-	longEnough  time.Duration // a Wait given this long must see a fault-free session retire (invariant 15); 0: not checked
-	violations  []Violation
-	seen        uint64 // the sequence number of the event being checked
-	kept        keptState
-	observer    func(devices.Event) // observe, bound once and kept across Recycle
+	mu         sync.Mutex
+	fabric     *devices.Fabric // nil for a transcript's oracle (testdata/oracle)
+	cancel     func()
+	generation uint64              // the fabric's when the oracle began watching it (devices.Fabric.Renew)
+	observer   func(devices.Event) // observe, bound once: a renewal subscribes it again
+
+	open      records[openSession] // sessions watched: from the startup event until close
+	verdicts  verdicts
+	budget    budgetChecker
+	decisions decisionChecker
+	lifecycle lifecycleChecker
+	reach     reachChecker
 }
 
-// keptState is the oracle's first sessions and invocations, kept across
-// Recycle for the oracle's next fabric (at most keptMax of each, so that a
-// long-lived oracle holds on to no more than that), with the room their
-// reach lists grew to.
-type keptState struct {
-	sessions         []*watched
-	invocations      []*watchedInvocation
-	nSessions, nInvs int // how many of them the current fabric's events use
-}
-
-const keptMax = 16
-
-// watched returns a fresh session state for the startup line line.
-func (k *keptState) watched(line uint64) *watched {
-	return reuse(&k.sessions, &k.nSessions, func(w *watched) { *w = watched{line: line, reach: w.reach[:0]} })
-}
-
-// invocation returns a fresh invocation state for session, on device.
-func (k *keptState) invocation(session uint64, device devices.Actor) *watchedInvocation {
-	return reuse(&k.invocations, &k.nInvs, func(inv *watchedInvocation) {
-		*inv = watchedInvocation{session: session, device: device, reach: inv.reach[:0]}
-	})
-}
-
-// reuse returns the next kept value of kept (its first *used are taken),
-// set by reset, or a new one, which is kept while fewer than keptMax are.
-func reuse[T any](kept *[]*T, used *int, reset func(*T)) *T {
-	if *used < len(*kept) {
-		v := (*kept)[*used]
-		*used++
-		reset(v)
-		return v
-	}
-	v := new(T)
-	reset(v)
-	if len(*kept) < keptMax {
-		*kept = append(*kept, v)
-		*used++
-	}
-	return v
-}
-
-// watched is what the oracle keeps of one session, from its startup until
-// it is closed: the state its invariants need and nothing more.
-type watched struct {
-	line      uint64           // the startup line's buffer
-	devices   [2]devices.Actor // by participant, from the session event; 0 before it
-	reach     []uint64         // buffers its invocations reach
-	decision  uint64           // the first decision's value
-	decisions int
-	stores    int     // decision stores to the line
-	accepted  [2]bool // by participant
-	rejected  [2]bool // rejected in the submit now returning
-	aborted   [2]bool // ABORT decided after that rejection
-	ownFault  bool    // a fault fired at a site of a program's own (not a generic site)
-	faulted   bool    // a fault fired in the session, at any site
-	published bool    // a decision was published without failure
-	poisoned  bool
-	retired   bool        // a Wait saw every participant retire
-	wait      watchedWait // the latest Wait
-	close     watchedClose
-}
-
-// watchedWait is one Wait of a session, from its wait event to its end.
-type watchedWait struct {
-	at, timeout time.Duration // when it began, and the deadline it was given
-	joined      [2]bool
-	result      [2]uint64 // each join's result (JoinRetired, ...)
-	failed      bool      // a join failed with the participant's error
-	cancelled   bool      // a join was ended by the wait's context or a close
-	overdue     bool      // invariant 11 was reported for it
-}
-
-// watchedClose is a session's close, from its close.begin event.
-type watchedClose struct {
-	begun    bool
-	timeout  time.Duration // what the close joins for
-	joined   bool          // a Wait ended within the close
-	reported bool          // invariant 10 was reported for it
-}
-
-type watchedInvocation struct {
-	session  uint64
-	device   devices.Actor
-	reach    []uint64
-	sawAbort bool
+// openSession is a session the oracle watches.
+type openSession struct {
+	line    uint64 // the startup line's buffer
+	closing bool   // its close began
 }
 
 // NewOracle subscribes an oracle to f's events.
 func NewOracle(f *devices.Fabric) *Oracle {
-	o, ok := spareOracles.Get().(*Oracle)
-	if !ok {
-		o = &Oracle{sessions: map[uint64]*watched{}, invocations: map[uint64]*watchedInvocation{}, quarantines: map[uint64]*watchedQuarantine{}}
-	}
-	o.fabric, o.simulated = f, f.Mode() == devices.Simulated
-	if o.observer == nil {
-		o.observer = o.observe
-	}
-	o.cancel = f.Events().Subscribe(o.observer)
+	o := newOracle(f.Mode() == devices.Simulated)
+	o.fabric = f
+	o.budget.reading = f.Budget().State
+	o.observer = o.observe
+	o.watch()
 	return o
 }
 
-// spareOracles keeps recycled oracles, their maps emptied but grown, for
-// NewOracle: a campaign makes an oracle per trial.
-var spareOracles sync.Pool
+// newOracle is an oracle of no fabric, its checkers wired to its verdicts.
+func newOracle(simulated bool) *Oracle {
+	o := &Oracle{}
+	o.budget.v, o.decisions.v, o.lifecycle.v, o.reach.v = &o.verdicts, &o.verdicts, &o.verdicts, &o.verdicts
+	o.lifecycle.simulated = simulated
+	return o
+}
+
+// watch subscribes o to its fabric's events, as the fabric is now.
+func (o *Oracle) watch() {
+	o.lifecycle.simulated, o.generation = o.fabric.Mode() == devices.Simulated, o.fabric.Generation()
+	o.cancel = o.fabric.Events().Subscribe(o.observer)
+}
 
 // Stop ends the subscription.
 func (o *Oracle) Stop() { o.cancel() }
@@ -191,20 +122,34 @@ func (o *Oracle) Stop() { o.cancel() }
 func (o *Oracle) Liveness(longEnough time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.longEnough = longEnough
+	o.lifecycle.longEnough = longEnough
 }
 
-// Recycle stops the oracle and lets a later NewOracle reuse it. Afterwards
-// the caller must not use the oracle; read its Violations first.
-func (o *Oracle) Recycle() {
-	o.Stop()
-	sessions, invocations, quarantines := o.sessions, o.invocations, o.quarantines
-	clear(sessions)
-	clear(invocations)
-	clear(quarantines)
-	kept := keptState{sessions: o.kept.sessions, invocations: o.kept.invocations}
-	*o = Oracle{sessions: sessions, invocations: invocations, quarantines: quarantines, kept: kept, observer: o.observer}
-	spareOracles.Put(o)
+// Renew readies the oracle for its fabric, renewed since the oracle began
+// watching it (devices.Fabric.Renew, which ends every subscription): it
+// forgets everything it saw, its violations and Liveness included, and
+// watches the renewed fabric's events as a new oracle would. It exists for
+// the owner of a fabric that renews it run after run, a campaign's worker,
+// which keeps its oracle with it instead of making one per run. What
+// Violations returned before stays the caller's. It refuses, with a
+// KindBusy error, when the fabric was not renewed: the oracle would watch
+// it twice.
+func (o *Oracle) Renew() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.fabric.Generation() == o.generation {
+		return devices.Errorf(devices.KindBusy, "oracle", "the fabric was not renewed since the oracle began watching it; renew the fabric first")
+	}
+	o.cancel() // a no-op: the renewal ended the subscription
+	o.open.clear()
+	o.verdicts = verdicts{list: o.verdicts.list[:0]}
+	o.budget.reset()
+	o.decisions.reset()
+	o.lifecycle.reset()
+	o.lifecycle.longEnough = 0
+	o.reach.reset()
+	o.watch()
+	return nil
 }
 
 // Violations lists the violations found so far, each with its session's
@@ -214,11 +159,18 @@ func (o *Oracle) Recycle() {
 // so an event subscriber must not call it.
 func (o *Oracle) Violations() []Violation {
 	o.mu.Lock()
-	out := append([]Violation(nil), o.violations...)
+	out := append([]Violation(nil), o.verdicts.list...)
 	o.mu.Unlock()
+	if o.fabric == nil {
+		return out
+	}
 	// Read the ring without o.mu: an emit holds the ring's lock while it
-	// calls observe, which takes o.mu.
+	// calls observe, which takes o.mu. A renewed fabric's ring holds
+	// another run's events: they are not this oracle's to report.
 	for i := range out {
+		if o.fabric.Generation() != o.generation {
+			break
+		}
 		v := &out[i]
 		if v.Events == nil && v.Session != 0 {
 			v.Events = o.fabric.Events().Events(func(e *devices.Event) bool { return e.Session == v.Session && e.Seq <= v.at })
@@ -227,11 +179,23 @@ func (o *Oracle) Violations() []Violation {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := range out {
-		if o.violations[i].Events == nil {
-			o.violations[i].Events = out[i].Events
+		if i < len(o.verdicts.list) && o.verdicts.list[i].Events == nil {
+			o.verdicts.list[i].Events = out[i].Events
 		}
 	}
 	return out
+}
+
+// Broken lists the invariant of each violation found so far, in the order
+// they were found, appended to dst: cheaper than Violations, which reads
+// the events of each, for a checker that looks after every step.
+func (o *Oracle) Broken(dst []int) []int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, v := range o.verdicts.list {
+		dst = append(dst, v.Invariant)
+	}
+	return dst
 }
 
 // CheckSettled checks the end of invariant 8: with every session closed and
@@ -240,179 +204,84 @@ func (o *Oracle) Violations() []Violation {
 func (o *Oracle) CheckSettled() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	st := o.fabric.Budget().State()
-	if len(o.sessions) == 0 && st.Quarantined == 0 && st.Charged != 0 {
-		v := o.violate(8, 0, fmt.Sprintf("everything is closed but %d bytes are still charged", st.Charged))
-		return v
+	if o.open.len() > 0 {
+		return nil
 	}
-	return nil
-}
-
-func (o *Oracle) violate(inv int, session uint64, msg string) Violation {
-	v := Violation{Invariant: inv, Session: session, Message: msg, at: o.seen}
-	o.violations = append(o.violations, v)
-	return v
+	return o.budget.settled()
 }
 
 // tracked is how many sessions and invocations the oracle keeps state for.
 func (o *Oracle) tracked() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.sessions) + len(o.invocations)
+	return o.open.len() + o.reach.invocations.len()
 }
 
-// session returns the record of e's session. A record begins with the
-// session's startup event and ends with its close (or with the release of
-// its line when no close began: a session that could not be made). Events
-// of sessions not (or no longer) watched have none.
-func (o *Oracle) session(e *devices.Event) *watched {
-	if e.Session == 0 {
-		return nil
-	}
-	w := o.sessions[e.Session]
-	if w == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
-		w = o.kept.watched(e.B)
-		o.sessions[e.Session] = w
-	}
-	return w
-}
-
+// observe fans e out to the checkers, telling them whether e's session is
+// open: watched from its startup event until its close (or until the
+// release of its line when no close began: a session that could not be
+// made). Protocol events of other sessions (made before the oracle, or
+// closed) go to none. The order of the checkers is the order in which one
+// event's violations are reported.
 func (o *Oracle) observe(e devices.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.seen = e.Seq
-	w := o.session(&e)
-	if w == nil && e.Kind.Category() == devices.CategoryProtocol {
-		return // a session made before the oracle, or already closed
+	o.verdicts.seen = e.Seq
+	s := o.session(&e)
+	open := s != nil
+	if !open && e.Kind.Category() == devices.CategoryProtocol {
+		return
 	}
-	switch e.Kind {
-	case EvPublished, EvPoison, EvCloseBegin, EvWait, EvUndecided, EvJoin, EvWaitEnd, EvClose:
-		o.lifecycle(w, &e)
-	case EvSession:
-		w.devices = [2]devices.Actor{devices.Actor(e.A), devices.Actor(e.B)}
-	case EvSubmit:
-		if e.B == 0 {
-			w.accepted[e.A] = true
-		} else {
-			w.rejected[e.A] = true
-		}
-	case EvSubmitReturn:
-		peer := 1 - e.A
-		if w.rejected[e.A] && w.accepted[peer] && !w.aborted[e.A] {
-			o.violate(3, e.Session, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", participantName(e.A), participantName(peer)))
-		}
-		w.rejected[e.A], w.aborted[e.A] = false, false
-	case EvDecide:
-		w.decisions++
-		if w.decisions == 1 {
-			w.decision = e.A
-		}
-		if w.decisions > 1 {
-			o.violate(1, e.Session, fmt.Sprintf("decision %d was made after an earlier one", e.A))
-		}
-		if e.A != uint64(StartupRun) && e.A != uint64(StartupAbort) {
-			o.violate(1, e.Session, fmt.Sprintf("decision %d is neither RUN nor ABORT", e.A))
-		}
-		if e.A == uint64(StartupRun) && !(w.accepted[0] && w.accepted[1]) {
-			o.violate(2, e.Session, fmt.Sprintf("RUN was decided with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
-		}
-		if e.A == uint64(StartupAbort) {
-			w.aborted[0], w.aborted[1] = w.rejected[0], w.rejected[1]
-		}
-		if w.close.begun && w.decisions == 1 && e.A != uint64(StartupAbort) {
-			o.violateClose(w, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
-		}
-	case devices.EvHostStore:
-		if w != nil && e.A == w.line && e.B != 0 {
-			w.stores++
-			switch {
-			case w.stores > 1:
-				o.violate(1, e.Session, fmt.Sprintf("a second decision (%d) was stored to the startup line", e.B))
-			case e.B != uint64(StartupRun) && e.B != uint64(StartupAbort):
-				o.violate(1, e.Session, fmt.Sprintf("%d, neither RUN nor ABORT, was stored to the startup line", e.B))
-			case e.B == uint64(StartupRun) && !(w.accepted[0] && w.accepted[1]):
-				o.violate(2, e.Session, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", w.accepted[0], w.accepted[1]))
-			}
-		}
-	case devices.EvDispatch:
-		o.dispatched(&e)
-		o.invocations[e.A] = o.kept.invocation(e.Session, e.Actor)
-	case devices.EvReach:
-		if inv := o.invocations[e.A]; inv != nil {
-			inv.reach = append(inv.reach, e.B)
-		}
-		if w != nil && !slices.Contains(w.reach, e.B) {
-			w.reach = append(w.reach, e.B)
-		}
-	case program.EvObserve:
-		if inv := o.invocations[e.A]; inv != nil && e.B == uint64(StartupAbort) {
-			inv.sawAbort = true
-		}
-	case devices.EvRetire:
-		delete(o.invocations, e.A)
-	case devices.EvReset:
-		delete(o.invocations, e.A)
-		if e.B == 0 {
-			o.deviceReset(e.Actor)
-		}
-	case devices.EvHold, devices.EvKeep:
-		o.holds(&e)
-	case devices.EvRelease, devices.EvReleaseRefused:
-		if e.Kind == devices.EvRelease {
-			o.checkKept(&e)
-		}
-		for id, inv := range o.invocations {
-			for _, b := range inv.reach {
-				if b == e.A {
-					o.violate(5, e.Session, fmt.Sprintf("buffer %d was released while invocation %d, which can reach it, has not retired", e.A, id))
-				}
-			}
-		}
-		if e.Kind == devices.EvRelease && e.Detail != devices.PrivateBudget {
-			o.live -= int64(e.B)
-		}
-		if w != nil && e.Kind == devices.EvRelease && e.A == w.line && !w.close.begun {
-			delete(o.sessions, e.Session) // a startup abandoned before any close (NewExchangeSession failed) ends here
-		}
-	case devices.EvAlloc:
-		if e.Detail != devices.PrivateBudget {
-			o.live += int64(e.B)
-		}
-		o.checkBudget(e.Session)
-	case devices.EvQuarantine:
-		o.quarantined += int64(e.A)
-		o.checkBudget(e.Session)
-		if w != nil {
-			o.checkClose(w, e.Session, true)
-			o.checkDecidedClose(w, e.Session)
-			o.checkHolds(w, e.Session)
-		}
-	case devices.EvQuarantineEnd:
-		o.quarantined -= int64(e.A)
-		o.checkBudget(e.Session)
-		o.quarantineEnds(e.Session)
-	case devices.EvFault:
-		if w != nil && fault.Action(e.B) != fault.Off {
-			w.faulted = true
-			w.ownFault = w.ownFault || !fault.Site(e.A).Generic()
-		}
-	case EvCheck:
-		if e.B == 1 && !w.ownFault {
-			o.violate(7, e.Session, fmt.Sprintf("the session retired under RUN but its %s program's check failed: %s", participantName(e.A), e.Detail))
-		}
-	default:
-		if e.Kind.Category() == devices.CategoryRound {
-			if inv := o.invocations[e.A]; inv != nil && inv.sawAbort {
-				o.violate(4, e.Session, fmt.Sprintf("invocation %d touched a buffer besides the startup line (%s, %d) after observing ABORT", e.A, e.Kind, e.B))
-			}
-		}
+	o.budget.observe(&e, open)
+	o.decisions.observe(&e, open)
+	o.lifecycle.observe(&e, open)
+	o.reach.observe(&e, open)
+	switch {
+	case !open:
+	case e.Kind == evCloseBegin:
+		s.closing = true
+	case e.Kind == evClose, e.Kind == devices.EvRelease && e.A == s.line && !s.closing:
+		o.forget(e.Session) // closed, or abandoned before any close: nothing more to check of it
 	}
 }
 
-// checkBudget compares the budget with the allocations seen in events.
-func (o *Oracle) checkBudget(session uint64) {
-	st := o.fabric.Budget().State()
-	if st.Charged != o.live || st.Quarantined != o.quarantined {
-		o.violate(8, session, fmt.Sprintf("the budget charges %d bytes (%d quarantined) but live allocations are %d bytes (%d quarantined)", st.Charged, st.Quarantined, o.live, o.quarantined))
+// session is the record of e's open session, opened by its startup event;
+// nil when e's session is not watched.
+func (o *Oracle) session(e *devices.Event) *openSession {
+	if e.Session == 0 {
+		return nil
 	}
+	s := o.open.get(e.Session)
+	if s == nil && e.Kind == evStartup && e.Actor == devices.HostActor {
+		s = o.open.add(e.Session)
+		*s = openSession{line: e.B}
+	}
+	return s
+}
+
+// forget ends every checker's record of session.
+func (o *Oracle) forget(session uint64) {
+	o.open.remove(session)
+	o.decisions.forget(session)
+	o.lifecycle.forget(session)
+	o.reach.forget(session)
+}
+
+// HashState adds to h what the oracle's future verdicts depend on: what its
+// checkers keep of each open session, running invocation and quarantine in
+// force, the allocations counted, how long is long enough for invariant
+// 15, and how many violations it found, for a model checker's state hash.
+// Times are added relative to the fabric's clock.
+func (o *Oracle) HashState(h *devices.StateHash) {
+	now := o.fabric.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	h.Add(uint64(len(o.verdicts.list)))
+	for _, id := range o.open.sorted() {
+		h.Add(id<<1 | bits(o.open.get(id).closing))
+	}
+	o.budget.hash(h)
+	o.decisions.hash(h)
+	o.lifecycle.hash(h, now)
+	o.reach.hash(h)
 }

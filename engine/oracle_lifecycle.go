@@ -5,76 +5,132 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// The invariants about how a session's publications, Waits and close end:
-// 6 (a Wait attempts both joins), 9 (failures poison), 10 and 12 (how a
-// close aborts, joins and quarantines, and Waits after a decision), 11 (a
-// Wait's one deadline) and 15 (a fault-free session retires). The engine
-// emits poison before the failed published event or the wait.end that
-// follows a failed join, and close.begin before anything its Close does.
+// lifecycleChecker checks how a session's publications, Waits and close
+// end: invariants 6 (a Wait attempts both joins), 9 (failures poison), 10
+// and 12 (how a close aborts, joins and quarantines, and Waits after a
+// decision), 11 (a Wait's one deadline, in simulated time) and 15 (a
+// fault-free session retires, once Liveness says how long is long enough).
+// The engine emits poison before the failed published event or the
+// wait.end that follows a failed join, and close.begin before anything
+// its Close does.
+type lifecycleChecker struct {
+	v          *verdicts
+	simulated  bool          // times are virtual: a Wait's deadline is exact
+	longEnough time.Duration // 0: invariant 15 is not checked
+	sessions   records[lifecycle]
+}
 
-// lifecycle checks one event of a session's publications, Waits and close.
-func (o *Oracle) lifecycle(w *watched, e *devices.Event) {
+// lifecycle is what lifecycleChecker keeps of one open session.
+type lifecycle struct {
+	decision  Decision // the first decision
+	decisions int
+	faulted   bool // a fault fired in the session, at any site
+	published bool // a decision was published without failure
+	poisoned  bool
+	retired   bool // a Wait saw every participant retire
+	wait      waitRecord
+	close     closeRecord
+}
+
+// waitRecord is one Wait of a session, from its wait event to its end.
+type waitRecord struct {
+	at, timeout time.Duration // when it began, and the deadline it was given
+	joined      [2]bool
+	result      [2]JoinResult
+	failed      bool // a join failed with the participant's error
+	cancelled   bool // a join was ended by the wait's context or a close
+	overdue     bool // invariant 11 was reported for it
+}
+
+// closeRecord is a session's close, from its close.begin event.
+type closeRecord struct {
+	begun    bool
+	timeout  time.Duration // what the close joins for
+	joined   bool          // a Wait ended within the close
+	reported bool          // invariant 10 was reported for it
+}
+
+func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
+	if !open {
+		return
+	}
+	l := c.sessions.of(e.Session, func(l *lifecycle) { *l = lifecycle{} })
 	switch e.Kind {
-	case EvPublished:
-		if e.B == 1 && !w.poisoned {
-			o.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
+	case EvDecide:
+		l.decisions++
+		if l.decisions == 1 {
+			l.decision = Decision(e.A)
 		}
-		w.published = w.published || e.B == 0
-	case EvUndecided:
-		if w.decisions > 0 {
-			o.violate(12, e.Session, fmt.Sprintf("a Wait answered that the startup remains undecided after %d decisions were made", w.decisions))
+		if l.close.begun && l.decisions == 1 && Decision(e.A) != StartupAbort {
+			c.violateClose(l, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
+		}
+	case devices.EvFault:
+		l.faulted = l.faulted || fault.Action(e.B) != fault.Off
+	case evPublished:
+		if e.B == 1 && !l.poisoned {
+			c.v.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
+		}
+		l.published = l.published || e.B == 0
+	case evUndecided:
+		if l.decisions > 0 {
+			c.v.violate(12, e.Session, fmt.Sprintf("a Wait answered that the startup remains undecided after %d decisions were made", l.decisions))
 		}
 	case EvPoison:
-		w.poisoned = true
-	case EvCloseBegin:
-		w.close = watchedClose{begun: true, timeout: time.Duration(e.A)}
+		l.poisoned = true
+	case evCloseBegin:
+		l.close = closeRecord{begun: true, timeout: time.Duration(e.A)}
 	case EvWait:
-		o.waitBegins(w, e)
+		c.waitBegins(l, e)
 	case EvJoin:
-		w.wait.joined[e.A], w.wait.result[e.A] = true, e.B
-		w.wait.failed = w.wait.failed || e.B == JoinError
-		w.wait.cancelled = w.wait.cancelled || e.B == JoinCancelled
-		o.checkDeadline(w, e, joinEnded(e.A))
+		who, result := Participant(e.A), JoinResult(e.B)
+		l.wait.joined[who], l.wait.result[who] = true, result
+		l.wait.failed = l.wait.failed || result == JoinError
+		l.wait.cancelled = l.wait.cancelled || result == JoinCancelled
+		c.checkDeadline(l, e, joinEnded[who])
 	case EvWaitEnd:
-		o.waitEnds(w, e)
-	case EvClose:
-		o.checkBudget(e.Session)
-		if e.A == 0 && w.poisoned {
-			o.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
+		c.waitEnds(l, e)
+	case devices.EvQuarantine:
+		c.checkClose(l, e.Session, true)
+		if l.close.begun && l.decisions > 0 && !l.close.joined && !l.retired {
+			c.v.violate(12, e.Session, fmt.Sprintf("the close quarantined a session decided %s without attempting to join its participants", l.decision))
 		}
-		o.checkClose(w, e.Session, e.A == 1)
-		delete(o.sessions, e.Session) // closed: nothing more to check of it
+	case evClose:
+		if e.A == 0 && l.poisoned {
+			c.v.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
+		}
+		c.checkClose(l, e.Session, e.A == 1)
 	}
 }
 
-func (o *Oracle) waitBegins(w *watched, e *devices.Event) {
-	w.wait = watchedWait{at: e.Time, timeout: time.Duration(e.A)}
-	if !w.close.begun {
+func (c *lifecycleChecker) waitBegins(l *lifecycle, e *devices.Event) {
+	l.wait = waitRecord{at: e.Time, timeout: time.Duration(e.A)}
+	if !l.close.begun {
 		return
 	}
 	switch {
-	case w.decisions == 0:
-		o.violateClose(w, e.Session, "the close joined an undecided session before publishing ABORT")
-	case w.wait.timeout != w.close.timeout:
-		o.violateClose(w, e.Session, fmt.Sprintf("the close joined for %v, not for its timeout of %v", w.wait.timeout, w.close.timeout))
+	case l.decisions == 0:
+		c.violateClose(l, e.Session, "the close joined an undecided session before publishing ABORT")
+	case l.wait.timeout != l.close.timeout:
+		c.violateClose(l, e.Session, fmt.Sprintf("the close joined for %v, not for its timeout of %v", l.wait.timeout, l.close.timeout))
 	}
 }
 
-func (o *Oracle) waitEnds(w *watched, e *devices.Event) {
-	if !w.wait.joined[0] || !w.wait.joined[1] {
-		o.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", w.wait.joined[0], w.wait.joined[1]))
+func (c *lifecycleChecker) waitEnds(l *lifecycle, e *devices.Event) {
+	if !l.wait.joined[0] || !l.wait.joined[1] {
+		c.v.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", l.wait.joined[0], l.wait.joined[1]))
 	}
-	o.checkDeadline(w, e, "it ended")
-	if w.wait.failed && !w.poisoned {
-		o.violate(9, e.Session, "a participant failed in a join of the Wait, and the session was not poisoned")
+	c.checkDeadline(l, e, "it ended")
+	if l.wait.failed && !l.poisoned {
+		c.v.violate(9, e.Session, "a participant failed in a join of the Wait, and the session was not poisoned")
 	}
-	if w.close.begun {
-		w.close.joined = true
+	if l.close.begun {
+		l.close.joined = true
 	}
-	w.retired = w.retired || e.A == 1
-	o.checkLive(w, e)
+	l.retired = l.retired || e.A == 1
+	c.checkLive(l, e)
 }
 
 // checkLive reports a Wait that should have seen a fault-free session
@@ -82,79 +138,70 @@ func (o *Oracle) waitEnds(w *watched, e *devices.Event) {
 // simulated time, none of whose joins a context or a close ended, of a
 // session decided once, whose decision was published, in which no fault
 // fired and that is not poisoned.
-func (o *Oracle) checkLive(w *watched, e *devices.Event) {
-	if e.A == 1 || o.longEnough <= 0 || !o.simulated || w.wait.timeout < o.longEnough || w.wait.cancelled ||
-		w.decisions != 1 || !w.published || w.faulted || w.poisoned {
+func (c *lifecycleChecker) checkLive(l *lifecycle, e *devices.Event) {
+	if e.A == 1 || c.longEnough <= 0 || !c.simulated || l.wait.timeout < c.longEnough || l.wait.cancelled ||
+		l.decisions != 1 || !l.published || l.faulted || l.poisoned {
 		return
 	}
-	o.violate(15, e.Session, fmt.Sprintf("a Wait given %v of a session decided %s, with no fault and no failure, ended with the GPU's join %s and the NPU's %s",
-		w.wait.timeout, Decision(w.decision), joinWords(w.wait.result[0]), joinWords(w.wait.result[1])))
+	c.v.violate(15, e.Session, fmt.Sprintf("a Wait given %v of a session decided %s, with no fault and no failure, ended with the GPU's join %s and the NPU's %s",
+		l.wait.timeout, l.decision, l.wait.result[0], l.wait.result[1]))
 }
 
-// joinWords says how a join ended.
-func joinWords(result uint64) string {
-	switch result {
-	case JoinRetired:
-		return "retired"
-	case JoinTimeout:
-		return "timed out"
-	case JoinError:
-		return "failed"
-	case JoinAbsent:
-		return "absent"
-	}
-	return "cancelled"
-}
-
-// joinEnded is what checkDeadline says of the end of who's join: made
-// once, not per join event.
-func joinEnded(who uint64) string {
-	if who == ParticipantGPU {
-		return "its GPU join ended"
-	}
-	return "its NPU join ended"
-}
+// joinEnded is what checkDeadline says of the end of a participant's join.
+var joinEnded = [2]string{ParticipantGPU: "its GPU join ended", ParticipantNPU: "its NPU join ended"}
 
 // checkDeadline reports a Wait that ran past its one deadline (invariant
 // 11). Only simulated time is exact: in real time a wait overshoots its
 // deadline by however late its thread is scheduled, so no bound holds there
 // and the invariant is not checked.
-func (o *Oracle) checkDeadline(w *watched, e *devices.Event, what string) {
-	over := e.Time - w.wait.at - w.wait.timeout
-	if !o.simulated || w.wait.overdue || over <= 0 {
+func (c *lifecycleChecker) checkDeadline(l *lifecycle, e *devices.Event, what string) {
+	over := e.Time - l.wait.at - l.wait.timeout
+	if !c.simulated || l.wait.overdue || over <= 0 {
 		return
 	}
-	w.wait.overdue = true
-	o.violate(11, e.Session, fmt.Sprintf("a Wait given %v at %v: %s at %v, %v past its deadline", w.wait.timeout, w.wait.at, what, e.Time, over))
+	l.wait.overdue = true
+	c.v.violate(11, e.Session, fmt.Sprintf("a Wait given %v at %v: %s at %v, %v past its deadline", l.wait.timeout, l.wait.at, what, e.Time, over))
 }
 
 // checkClose checks a close that quarantines the session (its quarantine
 // event, then close with A=1) or releases it (close with A=0): an undecided
 // session must have been aborted, and one that is not poisoned must have
 // been joined before it is quarantined (invariant 10).
-func (o *Oracle) checkClose(w *watched, session uint64, quarantines bool) {
+func (c *lifecycleChecker) checkClose(l *lifecycle, session uint64, quarantines bool) {
 	switch {
-	case w.poisoned: // may be quarantined at once
-	case w.decisions == 0:
-		o.violateClose(w, session, "the session was closed undecided, without publishing ABORT")
-	case quarantines && !w.close.joined:
-		o.violateClose(w, session, "the close quarantined a session that is not poisoned without attempting to join its participants")
-	}
-}
-
-// checkDecidedClose checks a close that quarantines the session: when it
-// is decided, poisoned or not, the close must have attempted the join,
-// unless a Wait already saw both participants retire (invariant 12).
-func (o *Oracle) checkDecidedClose(w *watched, session uint64) {
-	if w.close.begun && w.decisions > 0 && !w.close.joined && !w.retired {
-		o.violate(12, session, fmt.Sprintf("the close quarantined a session decided %s without attempting to join its participants", Decision(w.decision)))
+	case l.poisoned: // may be quarantined at once
+	case l.decisions == 0:
+		c.violateClose(l, session, "the session was closed undecided, without publishing ABORT")
+	case quarantines && !l.close.joined:
+		c.violateClose(l, session, "the close quarantined a session that is not poisoned without attempting to join its participants")
 	}
 }
 
 // violateClose reports invariant 10 once per close.
-func (o *Oracle) violateClose(w *watched, session uint64, msg string) {
-	if !w.close.reported {
-		w.close.reported = true
-		o.violate(10, session, msg)
+func (c *lifecycleChecker) violateClose(l *lifecycle, session uint64, msg string) {
+	if !l.close.reported {
+		l.close.reported = true
+		c.v.violate(10, session, msg)
+	}
+}
+
+func (c *lifecycleChecker) forget(session uint64) { c.sessions.remove(session) }
+
+func (c *lifecycleChecker) reset() { c.sessions.clear() }
+
+// hash adds what the checker's verdicts depend on, times relative to now.
+func (c *lifecycleChecker) hash(h *devices.StateHash, now time.Duration) {
+	h.Add(uint64(c.longEnough))
+	for _, id := range c.sessions.sorted() {
+		l := c.sessions.get(id)
+		h.Add(id)
+		h.Add(uint64(l.decision)<<32 | uint64(l.decisions))
+		h.Add(bits(l.faulted, l.published, l.poisoned, l.retired,
+			l.wait.joined[0], l.wait.joined[1], l.wait.failed, l.wait.cancelled, l.wait.overdue,
+			l.close.begun, l.close.joined, l.close.reported))
+		h.Add(uint64(l.wait.result[0])<<8 | uint64(l.wait.result[1]))
+		h.Add(uint64(now - l.wait.at))
+		h.Add(uint64(l.wait.timeout))
+		h.Add(uint64(l.close.timeout))
 	}
 }

@@ -33,7 +33,7 @@ func TestOracleInvariant1SecondDecision(t *testing.T) {
 	wantNoViolations(t, o)
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0) // a buggy engine deciding again
 	v := wantViolation(t, o, 1, s.ID(), EvDecide)
-	if !hasEvent(v.Events, EvPublished) || !hasEvent(v.Events, EvCheck) {
+	if !hasEvent(v.Events, evPublished) || !hasEvent(v.Events, EvCheck) {
 		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
 	}
 }
@@ -59,7 +59,7 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
-	line := s.Startup().Buffer()
+	line := s.startup.line
 	line.HostStore(0, program.StartupRun)
 	wantNoViolations(t, o)
 	line.HostStore(0, program.StartupAbort)
@@ -76,7 +76,7 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
-	s.Startup().Buffer().HostStore(0, program.StartupRun)
+	s.startup.line.HostStore(0, program.StartupRun)
 	v := wantViolation(t, o, 2, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -93,7 +93,7 @@ func TestOracleInvariant2EngineRefusesEarlyStart(t *testing.T) {
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); !errors.Is(err, ErrBusy) {
+	if err := s.Start(); !errors.Is(err, devices.KindBusy) {
 		t.Fatalf("Start with the GPU not submitted: %v, want Busy", err)
 	}
 	if s.Close() != Retired {
@@ -114,8 +114,8 @@ func TestOracleInvariant3RejectWithoutAbort(t *testing.T) {
 	// A buggy submit_npu: the device rejects it and the error returns
 	// without publishing ABORT for the GPU, which now polls forever.
 	forgeEvent(f, s.ID(), EvSubmit, ParticipantNPU, 1)
-	forgeEvent(f, s.ID(), EvSubmitReturn, ParticipantNPU, 1)
-	v := wantViolation(t, o, 3, s.ID(), EvSubmitReturn)
+	forgeEvent(f, s.ID(), evSubmitReturn, ParticipantNPU, 1)
+	v := wantViolation(t, o, 3, s.ID(), evSubmitReturn)
 	if !strings.Contains(v.Message, "NPU") || !strings.Contains(v.Message, "GPU") {
 		t.Errorf("message %q should name both participants", v.Message)
 	}
@@ -129,14 +129,14 @@ func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
 		t.Fatal(err)
 	}
 	forgeEvent(f, s.ID(), EvSubmit, ParticipantGPU, 1)
-	forgeEvent(f, s.ID(), EvSubmitReturn, ParticipantGPU, 1)
+	forgeEvent(f, s.ID(), evSubmitReturn, ParticipantGPU, 1)
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
-	wantViolation(t, o, 3, s.ID(), EvSubmitReturn)
+	wantViolation(t, o, 3, s.ID(), evSubmitReturn)
 }
 
 // The engine publishes ABORT when the peer's dispatch is rejected.
 func TestOracleInvariant3EngineAborts(t *testing.T) {
-	for _, first := range []uint64{ParticipantGPU, ParticipantNPU} {
+	for _, first := range []Participant{ParticipantGPU, ParticipantNPU} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		site, ok, rejected := fault.NPUDispatch, s.SubmitGPU, s.SubmitNPU
@@ -147,7 +147,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if err := ok(); err != nil {
 			t.Fatal(err)
 		}
-		if err := rejected(); !errors.Is(err, ErrDevice) {
+		if err := rejected(); !errors.Is(err, devices.KindDevice) {
 			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 		}
 		if s.Decision() != StartupAbort {
@@ -189,7 +189,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 				return program.Retire(nil)
 			},
 		}
-		p, err := gpu.Prepare(fam, prog, s.ID(), s.Startup().Buffer(), exchangeOf(s).Payload())
+		p, err := gpu.Prepare(fam, prog, s.ID(), s.startup.line, exchangeOf(s).Payload())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	}
 	f.Advance(time.Millisecond)
 	// The device layer refuses, but the attempt is the bug.
-	if err := buf.Release(); !errors.Is(err, ErrBusy) {
+	if err := buf.Release(); !errors.Is(err, devices.KindBusy) {
 		t.Fatalf("releasing a reachable buffer returned %v, want Busy", err)
 	}
 	v := wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
@@ -279,7 +279,7 @@ func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
 	if err := s.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Startup().Buffer().Release(); err == nil {
+	if err := s.startup.line.Release(); err == nil {
 		t.Fatalf("the startup line was released while the GPU polls it")
 	}
 	wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
@@ -288,7 +288,7 @@ func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
 // --- invariant 6: every Wait attempts both joins
 
 func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
-	for _, joined := range []uint64{ParticipantGPU, ParticipantNPU} {
+	for _, joined := range []Participant{ParticipantGPU, ParticipantNPU} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		run(t, s)
@@ -312,7 +312,7 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 	s := newSession(t, f, roundsConfig(3))
 	run(t, s)
 	wantNoViolations(t, o)
-	f.Events().Emit(devices.HostActor, s.ID(), EvCheck, ParticipantNPU, 1, "generation 2 was consumed 0 times, want once")
+	f.Events().Emit(devices.HostActor, s.ID(), EvCheck, uint64(ParticipantNPU), 1, "generation 2 was consumed 0 times, want once")
 	v := wantViolation(t, o, 7, s.ID(), EvCheck)
 	if !strings.Contains(v.Message, "generation 2") || !strings.Contains(v.Message, "NPU program") {
 		t.Errorf("message %q should name the program and carry its check's problem", v.Message)
@@ -397,8 +397,8 @@ func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
-	forgeEvent(f, s.ID(), EvPublished, uint64(program.StartupAbort), 1)
-	v := wantViolation(t, o, 9, s.ID(), EvPublished)
+	forgeEvent(f, s.ID(), evPublished, uint64(program.StartupAbort), 1)
+	v := wantViolation(t, o, 9, s.ID(), evPublished)
 	if !strings.Contains(v.Message, "not poisoned") {
 		t.Errorf("message %q should say the session was not poisoned", v.Message)
 	}
@@ -410,10 +410,10 @@ func TestOracleInvariant9EngineSkipsPublicationPoison(t *testing.T) {
 	withBrokenRule(t, skipPublishPoison)
 	setFault(t, f, fault.HostPublish, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.Abort(); !errors.Is(err, ErrPublish) {
+	if err := s.Abort(); !errors.Is(err, devices.KindPublish) {
 		t.Fatalf("Abort with the publication failing: %v, want a Publish error", err)
 	}
-	wantViolation(t, o, 9, s.ID(), EvPublished)
+	wantViolation(t, o, 9, s.ID(), evPublished)
 }
 
 // A Wait whose join failed, ending with no poison.
@@ -442,7 +442,7 @@ func TestOracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Wait(time.Second); !errors.Is(err, ErrDevice) {
+	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindDevice) {
 		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
 	}
 	wantViolation(t, o, 9, s.ID(), EvWaitEnd)
@@ -454,8 +454,8 @@ func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
 	forgeEvent(f, s.ID(), EvPoison, 0, 0) // a failure the engine then forgets
-	f.Events().Emit(devices.HostActor, s.ID(), EvClose, 0, 0, "forged")
-	v := wantViolation(t, o, 9, s.ID(), EvClose)
+	f.Events().Emit(devices.HostActor, s.ID(), evClose, 0, 0, "forged")
+	v := wantViolation(t, o, 9, s.ID(), evClose)
 	if !strings.Contains(v.Message, "retired") {
 		t.Errorf("message %q should say the session was released as retired", v.Message)
 	}
@@ -477,7 +477,7 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 	if _, err := s.WaitContext(ctx, time.Second); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitContext(cancelled): %v, want context.Canceled", err)
 	}
-	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvJoin && e.B == JoinCancelled })); n == 0 {
+	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvJoin && JoinResult(e.B) == JoinCancelled })); n == 0 {
 		t.Errorf("no join was reported cancelled")
 	}
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
@@ -500,7 +500,7 @@ func TestOracleInvariant10CloseWithoutAbort(t *testing.T) {
 	}
 	s.CloseWithin(t.Context(), time.Millisecond)
 	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
-	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, EvCloseBegin) {
+	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, evCloseBegin) {
 		t.Errorf("message %q and events should show an undecided session's close", v.Message)
 	}
 	if n := len(o.Violations()); n != 1 {
@@ -517,7 +517,7 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
 	v := wantViolation(t, o, 10, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "not ABORT") {
@@ -529,7 +529,7 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 func TestOracleInvariant10JoinBeforeAbort(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
 	forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
 	wantViolation(t, o, 10, s.ID(), EvWait)
 }
@@ -560,7 +560,7 @@ func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
 	if err := s.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	forgeEvent(f, s.ID(), EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
 	forgeEvent(f, s.ID(), EvWait, uint64(time.Millisecond), 0)
 	v := wantViolation(t, o, 10, s.ID(), EvWait)
 	if !strings.Contains(v.Message, "1ms") || !strings.Contains(v.Message, "1s") {
@@ -576,7 +576,7 @@ func TestOracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.HostPublish, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.Abort(); !errors.Is(err, ErrPublish) {
+	if err := s.Abort(); !errors.Is(err, devices.KindPublish) {
 		t.Fatalf("Abort: %v, want a Publish error", err)
 	}
 	withBrokenRule(t, skipCloseJoin)
@@ -679,13 +679,13 @@ func TestOracleInvariant12LateDecision(t *testing.T) {
 	setFault(t, f, fault.HostPublish, "1*error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	submitBoth(t, s, false)
-	if err := s.Start(); !errors.Is(err, ErrPublish) {
+	if err := s.Start(); !errors.Is(err, devices.KindPublish) {
 		t.Fatalf("Start: %v, want a Publish error", err)
 	}
 	if _, err := s.Wait(time.Second); err == nil || !strings.Contains(err.Error(), "undecided") {
 		t.Fatalf("Wait: %v, want the undecided error the broken rule gives", err)
 	}
-	v := wantViolation(t, o, 12, s.ID(), EvUndecided)
+	v := wantViolation(t, o, 12, s.ID(), evUndecided)
 	if !strings.Contains(v.Message, "after 1 decisions were made") {
 		t.Errorf("message %q should say a decision was made", v.Message)
 	}
@@ -711,7 +711,7 @@ func TestOracleInvariant12KeptAfterFailedPublication(t *testing.T) {
 	setFault(t, f, fault.HostPublish, "1*error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	submitBoth(t, s, false)
-	if err := s.Start(); !errors.Is(err, ErrPublish) {
+	if err := s.Start(); !errors.Is(err, devices.KindPublish) {
 		t.Fatalf("Start: %v, want a Publish error", err)
 	}
 	if _, err := s.Wait(time.Second); err != nil && strings.Contains(err.Error(), "undecided") {
@@ -728,10 +728,10 @@ func TestOracleInvariant12KeptAfterFailedPublication(t *testing.T) {
 func TestOracleInvariant12UndecidedBeforeADecision(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	if _, err := s.Wait(time.Second); !errors.Is(err, ErrBusy) {
+	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindBusy) {
 		t.Fatalf("Wait before a decision: %v, want busy", err)
 	}
-	if len(events(f, s.ID(), EvUndecided)) != 1 {
+	if len(events(f, s.ID(), evUndecided)) != 1 {
 		t.Error("the refused Wait emitted no wait.undecided event")
 	}
 	closeAs(t, "the undecided session", s, Retired)
@@ -784,7 +784,7 @@ func TestOracleInvariant13ReleasedBeforeReset(t *testing.T) {
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	line := s.Startup().Buffer().ID()
+	line := s.startup.line.ID()
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvRelease, line, 64, "forged")
 	v := wantViolation(t, o, 13, s.ID(), devices.EvRelease, 5, 8)
 	if !strings.Contains(v.Message, fmt.Sprintf("buffer %d was released while the quarantine of session %d still holds device 1", line, s.ID())) {
@@ -837,7 +837,7 @@ func TestOracleInvariant14KeptWithTwoSessions(t *testing.T) {
 	if err := s1.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "the second session's GPU dispatch", s2.SubmitGPU(), ErrBusy, "")
+	wantErr(t, "the second session's GPU dispatch", s2.SubmitGPU(), devices.KindBusy, "")
 	wantNoViolations(t, o)
 }
 
@@ -1154,7 +1154,7 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 func TestOracleSettledAfterFailedSession(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
-	if _, err := newExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, ErrDevice) {
+	if _, err := newExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, devices.KindDevice) {
 		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {
@@ -1177,13 +1177,13 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.Startup().Buffer().HostStore(0, program.StartupRun)
+		s.startup.line.HostStore(0, program.StartupRun)
 		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
-		s.Startup().Buffer().HostStore(0, 7)
+		s.startup.line.HostStore(0, 7)
 		wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 	})
 }

@@ -22,7 +22,7 @@ import (
 
 // ---- ResidentStartup::new ----
 
-func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
+func TestStartupRefusesWrongDeviceKinds(t *testing.T) {
 	gpu := devices.DeviceConfig{Kind: devices.GPU, Families: []devices.Command{devices.PM4, devices.AQL, devices.SDMA}}
 	npu := devices.DeviceConfig{Kind: devices.NPU, Families: []devices.Command{devices.XDNA}}
 	for _, tc := range []struct {
@@ -38,23 +38,23 @@ func TestNewStartupRefusesWrongDeviceKinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := newFabric(t, devices.Config{Devices: tc.devs})
 			devs := f.Devices()
-			st, err := NewStartup(devs[tc.gpu], devs[tc.npu], nil)
+			st, err := newStartup(devs[tc.gpu], devs[tc.npu], nil)
 			if st != nil {
-				t.Errorf("NewStartup returned a startup line with its error")
+				t.Errorf("newStartup returned a startup line with its error")
 			}
-			wantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
 			wantBudget(t, f, 0, 0)
 			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
 			_, err = newExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
-			wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
 }
 
-func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
+func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 	t.Run("no fine-grained memory", func(t *testing.T) {
 		f, _ := newFabric(t, devices.Config{NoFineGrained: true})
 		gpu, npu := devicePair(t, f)
@@ -63,10 +63,10 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 		if len(profiles) == 0 || profiles[0].Kind() != devices.CoarseGrained {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
-		_, err = NewStartup(gpu, npu, nil)
-		wantErr(t, "NewStartup", err, ErrUnsupported, "resident startup requires coherent GPU backing")
+		_, err = newStartup(gpu, npu, nil)
+		wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
 		_, err = newExchangeSession(gpu, npu, exchange.Default())
-		wantErr(t, "NewExchangeSession", err, ErrUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
 			t.Errorf("%d allocations were made before the refusal", n)
@@ -75,9 +75,9 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	t.Run("fine-grained memory is taken first", func(t *testing.T) {
 		f, o := newSimFabric(t)
 		gpu, npu := devicePair(t, f)
-		st, err := NewStartup(gpu, npu, nil)
-		noErr(t, "NewStartup", err)
-		line := st.Buffer()
+		st, err := newStartup(gpu, npu, nil)
+		noErr(t, "newStartup", err)
+		line := st.line
 		if k := line.Profile().Kind(); k != devices.FineGrained {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
 		}
@@ -95,7 +95,7 @@ func TestNewStartupRequiresCoherentGPUBacking(t *testing.T) {
 	})
 }
 
-func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
+func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 	type pub struct {
 		device  string
 		ordinal int
@@ -133,10 +133,10 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 				{Kind: devices.GPU, Families: tc.gpu}, {Kind: devices.NPU, Families: tc.npu},
 			}})
 			gpu, npu := devicePair(t, f)
-			st, err := NewStartup(gpu, npu, nil)
-			noErr(t, "NewStartup", err)
+			st, err := newStartup(gpu, npu, nil)
+			noErr(t, "newStartup", err)
 			var got []pub
-			for _, p := range st.Publications() {
+			for _, p := range st.publications {
 				got = append(got, pub{p.Device().Name(), p.Family().Ordinal, p.Family().Command})
 			}
 			if !slices.Equal(got, tc.want) {
@@ -144,7 +144,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 			}
 
 			// One 64-byte line, charged to the fabric's budget, zeroed (WAIT).
-			line := st.Buffer()
+			line := st.line
 			if line.Size() != 64 {
 				t.Errorf("the startup line has %d bytes, want 64", line.Size())
 			}
@@ -154,9 +154,9 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 					t.Errorf("word at %d is %d, want WAIT (0)", off, v)
 				}
 			}
-			inOrder(t, f, st.ID(),
+			inOrder(t, f, st.id,
 				evAB(devices.EvAlloc, line.ID(), 64),
-				evAB(EvStartup, uint64(len(tc.want)), line.ID()))
+				evAB(evStartup, uint64(len(tc.want)), line.ID()))
 
 			if tc.queue == 0 {
 				// No GPU program can run here: give the line back.
@@ -165,10 +165,10 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 				return
 			}
 			// Publishing executes every prepared publication, in order.
-			x, err := exchange.Prepare(line, gpu, npu, exchangeConfig(1, 1, 64, tc.queue), st.ID())
+			x, err := exchange.Prepare(line, gpu, npu, exchangeConfig(1, 1, 64, tc.queue), st.id)
 			noErr(t, "exchange.Prepare", err)
-			s, err := NewSession(st, x.GPU(), x.NPU())
-			noErr(t, "NewSession", err)
+			s, err := newSessionOf(st, x.GPU(), x.NPU())
+			noErr(t, "newSessionOf", err)
 			noErr(t, "Abort", s.Abort())
 			var labels, want []string
 			for _, e := range events(f, s.ID(), devices.EvPublication) {
@@ -189,7 +189,7 @@ func TestNewStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) 
 	}
 }
 
-func TestNewStartupChargesTheGivenBudget(t *testing.T) {
+func TestStartupChargesTheGivenBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		hang bool // the GPU hangs, so Close quarantines
@@ -203,21 +203,21 @@ func TestNewStartupChargesTheGivenBudget(t *testing.T) {
 			other, _ := newFabric(t, devices.Config{Budget: 4096})
 			budget := other.Budget()
 			gpu, npu := devicePair(t, f)
-			st, err := NewStartup(gpu, npu, budget)
-			noErr(t, "NewStartup", err)
+			st, err := newStartup(gpu, npu, budget)
+			noErr(t, "newStartup", err)
 			if got := budget.State().Charged; got != 64 {
 				t.Errorf("the given budget charges %d bytes, want the line's 64", got)
 			}
 			wantBudget(t, f, 0, 0)
-			inOrder(t, f, st.ID(), match{devices.EvAlloc, int64(st.Buffer().ID()), 64})
-			if a := events(f, st.ID(), devices.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
+			inOrder(t, f, st.id, match{devices.EvAlloc, int64(st.line.ID()), 64})
+			if a := events(f, st.id, devices.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
 				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
 			}
 
-			x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
+			x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)
 			noErr(t, "exchange.Prepare", err)
-			s, err := NewSession(st, x.GPU(), x.NPU())
-			noErr(t, "NewSession", err)
+			s, err := newSessionOf(st, x.GPU(), x.NPU())
+			noErr(t, "newSessionOf", err)
 			bytes := sessionBytes(s)
 			if got := budget.State().Charged; got != bytes {
 				t.Errorf("the given budget charges %d bytes, want %d", got, bytes)
@@ -255,21 +255,21 @@ type retireAtOnce struct{}
 
 func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
 
-func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
+func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)
 	gpu, npu := devicePair(t, f)
-	st, err := NewStartup(gpu, npu, nil)
-	noErr(t, "NewStartup", err)
-	x, err := exchange.Prepare(st.Buffer(), gpu, npu, exchange.Default(), st.ID())
+	st, err := newStartup(gpu, npu, nil)
+	noErr(t, "newStartup", err)
+	x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)
 	noErr(t, "exchange.Prepare", err)
 	sdma, err := gpu.Family(devices.SDMA)
 	noErr(t, "Family(SDMA)", err)
-	onSDMA, err := gpu.Prepare(sdma, retireAtOnce{}, st.ID(), st.Buffer())
+	onSDMA, err := gpu.Prepare(sdma, retireAtOnce{}, st.id, st.line)
 	noErr(t, "Prepare on SDMA", err)
 
 	for _, tc := range []struct {
 		name     string
-		st       *Startup
+		st       *startupLine
 		gpu, npu *devices.Prepared
 		msg      string
 	}{
@@ -278,20 +278,20 @@ func TestNewSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		{"programs swapped", st, x.NPU(), x.GPU(), "the GPU program is prepared for npu0, not the startup's gpu0"},
 		{"GPU program on SDMA", st, onSDMA, x.NPU(), "the GPU program must be on a PM4 or AQL queue, not sdma"},
 	} {
-		s, err := NewSession(tc.st, tc.gpu, tc.npu)
+		s, err := newSessionOf(tc.st, tc.gpu, tc.npu)
 		if s != nil {
-			t.Errorf("%s: NewSession returned a session with its error", tc.name)
+			t.Errorf("%s: newSessionOf returned a session with its error", tc.name)
 		}
-		wantErr(t, tc.name, err, ErrInvalid, tc.msg)
+		wantErr(t, tc.name, err, devices.KindInvalid, tc.msg)
 	}
-	// A refused NewSession leaves the startup free for a good one, once.
-	s, err := NewSession(st, x.GPU(), x.NPU())
-	noErr(t, "NewSession", err)
-	if s.Startup() != st || s.ID() != st.ID() || exchangeOf(s) != x {
+	// A refused newSessionOf leaves the startup free for a good one, once.
+	s, err := newSessionOf(st, x.GPU(), x.NPU())
+	noErr(t, "newSessionOf", err)
+	if s.startup != st || s.ID() != st.id || exchangeOf(s) != x {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
-	_, err = NewSession(st, x.GPU(), x.NPU())
-	wantErr(t, "a second NewSession on the line", err, ErrBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.ID()))
+	_, err = newSessionOf(st, x.GPU(), x.NPU())
+	wantErr(t, "a second newSessionOf on the line", err, devices.KindBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
 	start(t, s)
 	waitDone(t, s, time.Second)
 	closeAs(t, "Close", s, Retired)
@@ -311,18 +311,18 @@ func TestSubmitNPUTwiceIsBusy(t *testing.T) {
 // submitTwice submits one participant twice: the second is Busy and
 // changes nothing (no second dispatch, no decision), and the session still
 // runs to a verified retirement.
-func submitTwice(t *testing.T, who uint64) {
+func submitTwice(t *testing.T, who Participant) {
 	f, o, s := newSimSession(t, exchangeConfig(8, 2, 64, devices.AQL))
 	submit, other := s.SubmitGPU, s.SubmitNPU
-	dev := s.Startup().GPU()
+	dev := s.startup.gpu
 	if who == ParticipantNPU {
-		submit, other, dev = s.SubmitNPU, s.SubmitGPU, s.Startup().NPU()
+		submit, other, dev = s.SubmitNPU, s.SubmitGPU, s.startup.npu
 	}
 	name := strings.ToUpper(dev.Kind().String())
 
 	noErr(t, "first submit", submit())
 	err := submit()
-	wantErr(t, "second submit", err, ErrBusy, name+" participant already submitted")
+	wantErr(t, "second submit", err, devices.KindBusy, name+" participant already submitted")
 	dispatches := f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == s.ID() && e.Kind == devices.EvDispatch && e.Actor == dev.Actor()
 	})
@@ -362,7 +362,7 @@ func TestStartBeforeBothAcceptedIsBusy(t *testing.T) {
 				noErr(t, "SubmitNPU", s.SubmitNPU())
 			}
 			for range 2 { // refusing changes nothing, so it refuses again
-				wantErr(t, "Start", s.Start(), ErrBusy, "both resident participants must be accepted before RUN")
+				wantErr(t, "Start", s.Start(), devices.KindBusy, "both resident participants must be accepted before RUN")
 			}
 			if d := s.Decision(); d != 0 {
 				t.Errorf("Decision() = %d after a refused Start, want none", d)
@@ -395,38 +395,38 @@ func TestGPURejectedAfterNPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.
 // other reject its dispatch, and checks that ABORT was decided and
 // published before the error returned, and that the accepted program saw
 // ABORT and retired without touching the payload.
-func rejectedAfterPeer(t *testing.T, rejected uint64) {
+func rejectedAfterPeer(t *testing.T, rejected Participant) {
 	f, o, s := newSimSession(t, exchange.Default())
 	peer := 1 - rejected
-	site, rejDev, peerDev := fault.NPUDispatch, s.Startup().NPU(), s.Startup().GPU()
+	site, rejDev, peerDev := fault.NPUDispatch, s.startup.npu, s.startup.gpu
 	submitRejected, submitPeer := s.SubmitNPU, s.SubmitGPU
 	if rejected == ParticipantGPU {
-		site, rejDev, peerDev = fault.GPUDispatch, s.Startup().GPU(), s.Startup().NPU()
+		site, rejDev, peerDev = fault.GPUDispatch, s.startup.gpu, s.startup.npu
 		submitRejected, submitPeer = s.SubmitGPU, s.SubmitNPU
 	}
 	setFault(t, f, site, "error(boom)")
-	line := s.Startup().Buffer().ID()
+	line := s.startup.line.ID()
 
 	noErr(t, "submit the peer", submitPeer())
 	err := submitRejected()
-	wantErr(t, "submit the rejected participant", err, ErrDevice, rejDev.Name()+" rejected the dispatch: boom")
+	wantErr(t, "submit the rejected participant", err, devices.KindDevice, rejDev.Name()+" rejected the dispatch: boom")
 
 	// The decision and its publication precede the error's return.
 	inOrder(t, f, s.ID(),
 		evAB(EvSubmit, peer, 0),
-		evAB(EvSubmitReturn, peer, 0),
+		evAB(evSubmitReturn, peer, 0),
 		ev(devices.EvReject),
 		evAB(EvSubmit, rejected, 1),
 		evA(EvDecide, uint64(program.StartupAbort)),
 		evAB(devices.EvHostStore, line, uint64(program.StartupAbort)),
-		evAB(EvPublished, uint64(program.StartupAbort), 0),
-		evAB(EvSubmitReturn, rejected, 1))
+		evAB(evPublished, uint64(program.StartupAbort), 0),
+		evAB(evSubmitReturn, rejected, 1))
 	if d := s.Decision(); d != StartupAbort {
 		t.Errorf("Decision() = %d, want ABORT", d)
 	}
 	wantState(t, s, StateAborted)
-	wantErr(t, "submit again", submitRejected(), ErrBusy, "resident startup is already decided or failed")
-	wantErr(t, "Start", s.Start(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "submit again", submitRejected(), devices.KindBusy, "resident startup is already decided or failed")
+	wantErr(t, "Start", s.Start(), devices.KindBusy, "resident startup is already decided or failed")
 
 	waitDone(t, s, time.Second)
 	// The accepted program saw ABORT and retired cleanly, touching nothing.
@@ -438,7 +438,7 @@ func rejectedAfterPeer(t *testing.T, rejected uint64) {
 	}
 	inv := dispatch[0].A
 	inOrder(t, f, s.ID(),
-		evAB(EvSubmitReturn, rejected, 1),
+		evAB(evSubmitReturn, rejected, 1),
 		evAB(program.EvObserve, inv, uint64(program.StartupAbort)),
 		evAB(devices.EvRetire, inv, 0))
 	inOrder(t, f, s.ID(),
@@ -473,13 +473,13 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, o, s := newSimSession(t, exchange.Default())
-			gpu := s.Startup().GPU()
+			gpu := s.startup.gpu
 			bytes := sessionBytes(s)
-			line := s.Startup().Buffer().ID()
+			line := s.startup.line.ID()
 			setFault(t, f, fault.HostPublish, "error(boom)")
 
 			err := tc.decide(t, s)
-			wantErr(t, "decision", err, ErrPublish, fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", line))
+			wantErr(t, "decision", err, devices.KindPublish, fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", line))
 			// The decision was recorded before publishing, then the session poisoned.
 			if d := s.Decision(); d != tc.decision {
 				t.Errorf("Decision() = %d, want %d", d, tc.decision)
@@ -490,14 +490,14 @@ func TestFailedPublicationPoisonsAndNoSecondDecisionIsPublished(t *testing.T) {
 				evAB(devices.EvHostStore, line, uint64(tc.decision)),
 				evA(devices.EvPublication, uint64(gpu.Actor())),
 				ev(EvPoison),
-				evAB(EvPublished, uint64(tc.decision), 1))
+				evAB(evPublished, uint64(tc.decision), 1))
 
 			// No other decision, by any path, ever reaches the line.
 			for _, op := range []struct {
 				name string
 				do   func() error
 			}{{"Abort", s.Abort}, {"Start", s.Start}, {"SubmitGPU", s.SubmitGPU}, {"SubmitNPU", s.SubmitNPU}} {
-				wantErr(t, op.name, op.do(), ErrBusy, "resident startup is already decided or failed")
+				wantErr(t, op.name, op.do(), devices.KindBusy, "resident startup is already decided or failed")
 			}
 			closeAs(t, "Close of a poisoned session", s, Quarantined)
 			stores := events(f, s.ID(), devices.EvHostStore)
@@ -538,7 +538,7 @@ func TestStreamIsCausalInRealTime(t *testing.T) {
 				noErr(t, "Start", s.Start())
 				waitDone(t, s, longWait)
 				closeAs(t, "Close", s, Retired)
-				wantCausal(t, f, s.ID(), s.Startup().Buffer().ID(), npu.Actor())
+				wantCausal(t, f, s.ID(), s.startup.line.ID(), npu.Actor())
 			}
 			wantSettled(t, f, o)
 		})
@@ -588,7 +588,7 @@ func actorName(a, npu devices.Actor) string {
 func TestAbortAfterStartIsBusy(t *testing.T) {
 	f, o, s := newSimSession(t, exchangeConfig(16, 4, 128, devices.PM4))
 	start(t, s)
-	wantErr(t, "Abort after Start", s.Abort(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "Abort after Start", s.Abort(), devices.KindBusy, "resident startup is already decided or failed")
 	if d := s.Decision(); d != StartupRun {
 		t.Errorf("Decision() = %d, want RUN", d)
 	}
@@ -627,7 +627,7 @@ func TestEveryDecisionAfterTheFirstIsBusy(t *testing.T) {
 			f, o, s := newSimSession(t, exchange.Default())
 			submitBoth(t, s, false)
 			noErr(t, "first decision", tc.first(s))
-			wantErr(t, "second decision", tc.second(s), ErrBusy, "resident startup is already decided or failed")
+			wantErr(t, "second decision", tc.second(s), devices.KindBusy, "resident startup is already decided or failed")
 			if d := s.Decision(); d != tc.want {
 				t.Errorf("Decision() = %d, want %d", d, tc.want)
 			}
@@ -703,7 +703,7 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 	if ok {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
-	wantErr(t, "IsComplete", err, ErrDevice, "gpu0 completion reported an error: boom")
+	wantErr(t, "IsComplete", err, devices.KindDevice, "gpu0 completion reported an error: boom")
 	closeAs(t, "Close of a poisoned session", s, Quarantined)
 	resetBoth(t, f)
 	wantSettled(t, f, o)
@@ -722,7 +722,7 @@ func TestWaitBeforeDecisionIsBusy(t *testing.T) {
 		if ok {
 			t.Errorf("%s: Wait returned true", stage)
 		}
-		wantErr(t, stage+": Wait", err, ErrBusy, "resident startup remains undecided")
+		wantErr(t, stage+": Wait", err, devices.KindBusy, "resident startup remains undecided")
 		if f.Now() != now {
 			t.Errorf("%s: a refused Wait let %v pass", stage, f.Now()-now)
 		}
@@ -821,7 +821,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	defer cancel()
 	// Cancel as soon as the GPU's join has returned its error.
 	stop := f.Events().Subscribe(func(e devices.Event) {
-		if e.Session == s.ID() && e.Kind == EvJoin && e.A == ParticipantGPU {
+		if e.Session == s.ID() && e.Kind == EvJoin && e.A == uint64(ParticipantGPU) {
 			cancel()
 		}
 	})
@@ -830,7 +830,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	if ok {
 		t.Errorf("WaitContext returned true with a crashed GPU")
 	}
-	wantErr(t, "WaitContext", err, ErrDevice, "gpu0 crashed: boom")
+	wantErr(t, "WaitContext", err, devices.KindDevice, "gpu0 crashed: boom")
 	// Regression: wait once skipped the poison whenever ctx was cancelled,
 	// although the error was the GPU's, not the context's.
 	wantState(t, s, StatePoisoned)
@@ -847,7 +847,7 @@ func TestWaitAttemptsBothJoinsWhenGPUJoinErrors(t *testing.T) {
 		name, chain string
 		site        fault.Site
 		msg         string
-		npuJoin     uint64
+		npuJoin     JoinResult
 	}{
 		// The GPU ran the exchange but its completion reports an error: the
 		// NPU's join is still attempted, and it retired.
@@ -869,7 +869,7 @@ func TestWaitPoisonsWhenNPUJoinErrors(t *testing.T) {
 // joinError runs a session whose participant fails through site, then
 // checks that Wait returned the device error after attempting both joins,
 // that the session is poisoned, and that Close quarantines it.
-func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin uint64) {
+func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoin JoinResult) {
 	f, o, s := newSimSession(t, exchange.Default())
 	setFault(t, f, site, chain)
 	bytes := sessionBytes(s)
@@ -879,7 +879,7 @@ func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoi
 	if ok {
 		t.Errorf("Wait returned true with a failed participant")
 	}
-	wantErr(t, "Wait", err, ErrDevice, msg)
+	wantErr(t, "Wait", err, devices.KindDevice, msg)
 	inOrder(t, f, s.ID(),
 		ev(EvWait),
 		evAB(EvJoin, ParticipantGPU, gpuJoin),
@@ -887,7 +887,7 @@ func joinError(t *testing.T, site fault.Site, chain, msg string, gpuJoin, npuJoi
 		ev(EvPoison),
 		evA(EvWaitEnd, 0))
 	wantState(t, s, StatePoisoned)
-	wantErr(t, "Abort", s.Abort(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "Abort", s.Abort(), devices.KindBusy, "resident startup is already decided or failed")
 
 	closeAs(t, "Close of a poisoned session", s, Quarantined)
 	wantBudget(t, f, bytes, bytes)
@@ -909,7 +909,7 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, o, s := newSimSession(t, exchange.Default())
-			line := s.Startup().Buffer()
+			line := s.startup.line
 			lineID := line.ID()
 			if tc.gpu {
 				noErr(t, "SubmitGPU", s.SubmitGPU())
@@ -923,13 +923,13 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 			inOrder(t, f, s.ID(),
 				evA(EvDecide, uint64(program.StartupAbort)),
 				evAB(devices.EvHostStore, lineID, uint64(program.StartupAbort)),
-				evAB(EvPublished, uint64(program.StartupAbort), 0),
+				evAB(evPublished, uint64(program.StartupAbort), 0),
 				evA(EvWait, uint64(DefaultCloseTimeout)),
 				evAB(EvJoin, ParticipantGPU, joinedResult(tc.gpu)),
 				evAB(EvJoin, ParticipantNPU, joinedResult(tc.npu)),
 				evA(EvWaitEnd, 1),
 				evA(devices.EvRelease, lineID),
-				evA(EvClose, 0))
+				evA(evClose, 0))
 			// Every accepted program saw ABORT and retired without touching the payload.
 			observed := events(f, s.ID(), program.EvObserve)
 			if want := btoi(tc.gpu) + btoi(tc.npu); len(observed) != want {
@@ -947,18 +947,18 @@ func TestCloseUndecidedAbortsAndJoins(t *testing.T) {
 			// A closed session keeps its outcome and refuses everything else.
 			closeAs(t, "second Close", s, Retired)
 			closed := fmt.Sprintf("session %d is closed", s.ID())
-			wantErr(t, "SubmitGPU", s.SubmitGPU(), ErrBusy, closed)
-			wantErr(t, "Start", s.Start(), ErrBusy, closed)
-			wantErr(t, "Abort", s.Abort(), ErrBusy, closed)
+			wantErr(t, "SubmitGPU", s.SubmitGPU(), devices.KindBusy, closed)
+			wantErr(t, "Start", s.Start(), devices.KindBusy, closed)
+			wantErr(t, "Abort", s.Abort(), devices.KindBusy, closed)
 			_, err := s.Wait(time.Second)
-			wantErr(t, "Wait", err, ErrBusy, closed)
+			wantErr(t, "Wait", err, devices.KindBusy, closed)
 		})
 	}
 }
 
 // joinedResult is the join result of a participant that retired when it was
 // accepted, or was never accepted.
-func joinedResult(accepted bool) uint64 {
+func joinedResult(accepted bool) JoinResult {
 	if accepted {
 		return JoinRetired
 	}
@@ -1006,7 +1006,7 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 				evA(EvWait, uint64(DefaultCloseTimeout)),
 				evA(EvWaitEnd, 0),
 				evA(devices.EvQuarantine, uint64(bytes)),
-				evA(EvClose, 1))
+				evA(evClose, 1))
 			wantNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
 			wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
@@ -1024,14 +1024,14 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 				t.Errorf("after resetting %s: occupied %s=%v %s=%v, want false, true",
 					first.Name(), first.Name(), first.Occupied(), second.Name(), second.Occupied())
 			}
-			if v := s.Startup().Buffer().HostLoad(0); v != program.StartupRun {
+			if v := s.startup.line.HostLoad(0); v != program.StartupRun {
 				t.Errorf("the quarantined line reads %d, want RUN", v)
 			}
 
 			// Resetting the other releases it: memory unmapped, budget returned.
 			second.Reset()
 			inOrder(t, f, s.ID(),
-				evA(devices.EvRelease, s.Startup().Buffer().ID()),
+				evA(devices.EvRelease, s.startup.line.ID()),
 				evA(devices.EvQuarantineEnd, uint64(bytes)))
 			if gpu.Occupied() || npu.Occupied() {
 				t.Errorf("after both resets: occupied gpu=%v npu=%v, want both free", gpu.Occupied(), npu.Occupied())
@@ -1063,23 +1063,23 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		t.Errorf("quarantine %+v, want owner %d, %d bytes, waiting for %v, and a reason", q[0], s.ID(), bytes, deviceNames(gpu, npu))
 	}
 	// Still mapped: the host can read the line and the payload.
-	if n := s.Startup().Buffer().Size(); n != 64 {
+	if n := s.startup.line.Size(); n != 64 {
 		t.Errorf("the quarantined line has %d bytes mapped, want 64", n)
 	}
-	_ = s.Startup().Buffer().HostLoad(0)
+	_ = s.startup.line.HostLoad(0)
 	if x := exchangeOf(s); x != nil {
 		_ = x.Payload().HostLoad(x.Payload().Size() - 4)
 	}
 	if !gpu.Occupied() || !npu.Occupied() {
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 	}
-	for _, who := range []uint64{ParticipantGPU, ParticipantNPU} {
+	for _, who := range []Participant{ParticipantGPU, ParticipantNPU} {
 		other := newSession(t, f, exchange.Default())
 		submit, dev := other.SubmitGPU, gpu
 		if who == ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
 		}
-		wantErr(t, "a dispatch on "+dev.Name(), submit(), ErrBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
+		wantErr(t, "a dispatch on "+dev.Name(), submit(), devices.KindBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
 		closeAs(t, "Close of the refused session", other, Retired)
 	}
 	wantBudget(t, f, bytes, bytes)
@@ -1099,7 +1099,7 @@ func TestCloseWithProgramIgnoringAbortQuarantines(t *testing.T) {
 		evA(EvDecide, uint64(program.StartupAbort)),
 		evAB(EvJoin, ParticipantGPU, JoinRetired),
 		evAB(EvJoin, ParticipantNPU, JoinTimeout),
-		evA(EvClose, 1))
+		evA(evClose, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 	resetBoth(t, f)
@@ -1126,53 +1126,53 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		kind error
 		run  func(*testing.T, *devices.Fabric) result
 	}{
-		{"unsupported: not a GPU and an NPU", devices.Config{}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: not a GPU and an NPU", devices.Config{}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
-			_, err := NewStartup(npu, gpu, nil)
+			_, err := newStartup(npu, gpu, nil)
 			return result{err, "resident startup requires a GPU and an NPU"}
 		}},
-		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
-			_, err := NewStartup(gpu, npu, nil)
+			_, err := newStartup(gpu, npu, nil)
 			return result{err, "resident startup requires coherent GPU backing"}
 		}},
 		{"unsupported: no such GPU queue", devices.Config{Devices: []devices.DeviceConfig{
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
-		}}, ErrUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		}}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
-		{"busy: GPU submitted twice", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: GPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.SubmitGPU(), "GPU participant already submitted"}
 		}},
-		{"busy: NPU submitted twice", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: NPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitNPU", s.SubmitNPU())
 			return result{s.SubmitNPU(), "NPU participant already submitted"}
 		}},
-		{"busy: RUN before both accepted", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: RUN before both accepted", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.Start(), "both resident participants must be accepted before RUN"}
 		}},
-		{"busy: already decided", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: already decided", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			return result{s.SubmitGPU(), "resident startup is already decided or failed"}
 		}},
-		{"busy: undecided wait", devices.Config{}, ErrBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: undecided wait", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
 			_, err := session(t, f).Wait(time.Second)
 			return result{err, "resident startup remains undecided"}
 		}},
-		{"device: dispatch rejected", devices.Config{}, ErrDevice, func(t *testing.T, f *devices.Fabric) result {
+		{"device: dispatch rejected", devices.Config{}, devices.KindDevice, func(t *testing.T, f *devices.Fabric) result {
 			setFault(t, f, fault.GPUDispatch, "error(no queue)")
 			return result{session(t, f).SubmitGPU(), "gpu0 rejected the dispatch: no queue"}
 		}},
-		{"publish: publication failed", devices.Config{}, ErrPublish, func(t *testing.T, f *devices.Fabric) result {
+		{"publish: publication failed", devices.Config{}, devices.KindPublish, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			setFault(t, f, fault.HostPublish, "error(boom)")
 			t.Cleanup(func() { // poisoned: quarantined until both devices are reset
@@ -1180,25 +1180,25 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 				f.Devices()[0].Reset()
 				f.Devices()[1].Reset()
 			})
-			return result{s.Abort(), fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", s.Startup().Buffer().ID())}
+			return result{s.Abort(), fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", s.startup.line.ID())}
 		}},
-		{"budget: exhausted", devices.Config{Budget: 128}, ErrBudget, func(t *testing.T, f *devices.Fabric) result {
+		{"budget: exhausted", devices.Config{Budget: 128}, devices.KindBudget, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},
-		{"invalid: negative wait", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: negative wait", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			_, err := s.Wait(-time.Second)
 			return result{err, "timeout -1s is negative; give zero or more"}
 		}},
-		{"invalid: no devices", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
-			_, err := NewStartup(nil, nil, nil)
+		{"invalid: no devices", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+			_, err := newStartup(nil, nil, nil)
 			return result{err, ""}
 		}},
-		{"invalid: bad exchange", devices.Config{}, ErrInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: bad exchange", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
 			return result{err, ""}
@@ -1210,7 +1210,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			wantErr(t, tc.name, r.err, tc.kind, r.msg)
 			// Wrapped, it still matches by kind and by type.
 			wrapped := fmt.Errorf("experiment 7: %w", r.err)
-			var e *Error
+			var e *devices.Error
 			if !errors.Is(wrapped, tc.kind) || !errors.As(wrapped, &e) || error(e) != r.err {
 				t.Errorf("the wrapped error %v does not match %v by kind and type", wrapped, tc.kind)
 			}

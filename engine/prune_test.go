@@ -86,10 +86,10 @@ func recordingEnds(ends map[string]bool) check.Scenario {
 		cancel := f.Events().Subscribe(func(e devices.Event) {
 			w := words[e.Session]
 			switch e.Kind {
-			case engine.EvStartup:
+			case "startup":
 				order = append(order, e.Session)
 				words[e.Session] = &strings.Builder{}
-			case engine.EvDecide, engine.EvPoison, engine.EvCheck, engine.EvClose:
+			case engine.EvDecide, engine.EvPoison, engine.EvCheck, "close":
 				fmt.Fprintf(w, " %s:%d/%d", e.Kind, e.A, e.B)
 			}
 		})

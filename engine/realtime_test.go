@@ -36,11 +36,11 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 			// touched the payload only after.
 			wantDecisionSeen(t, f, s, program.StartupRun)
 			inOrder(t, f, s.ID(),
-				evAB(program.EvObserve, invocation(t, f, s, s.Startup().GPU()), uint64(program.StartupRun)),
-				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.Startup().GPU()), 1),
+				evAB(program.EvObserve, invocation(t, f, s, s.startup.gpu), uint64(program.StartupRun)),
+				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.startup.gpu), 1),
 				evAB(EvCheck, ParticipantNPU, 0))
 			// Each program started no sooner than its queue's dispatch latency.
-			for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
+			for _, d := range []*devices.Device{s.startup.gpu, s.startup.npu} {
 				fam := tc.queue
 				if d.Kind() == devices.NPU {
 					fam = devices.XDNA
@@ -65,8 +65,8 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 // publications finish: nothing orders it after them.
 func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint32) {
 	t.Helper()
-	line := s.Startup().Buffer().ID()
-	gpu, npu := s.Startup().GPU(), s.Startup().NPU()
+	line := s.startup.line.ID()
+	gpu, npu := s.startup.gpu, s.startup.npu
 	for _, d := range []*devices.Device{gpu, npu} {
 		inv := invocation(t, f, s, d)
 		visible := evAB(devices.EvHostStore, line, uint64(decision))
@@ -84,14 +84,14 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	f, o, s := newRealTimeSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	setFault(t, f, fault.NPUDispatch, "error(boom)")
 	noErr(t, "SubmitGPU", s.SubmitGPU())
-	wantErr(t, "SubmitNPU", s.SubmitNPU(), ErrDevice, "npu0 rejected the dispatch: boom")
+	wantErr(t, "SubmitNPU", s.SubmitNPU(), devices.KindDevice, "npu0 rejected the dispatch: boom")
 	inOrder(t, f, s.ID(),
 		evAB(EvSubmit, ParticipantNPU, 1),
 		evA(EvDecide, uint64(program.StartupAbort)),
-		evAB(EvPublished, uint64(program.StartupAbort), 0),
-		evAB(EvSubmitReturn, ParticipantNPU, 1))
+		evAB(evPublished, uint64(program.StartupAbort), 0),
+		evAB(evSubmitReturn, ParticipantNPU, 1))
 	waitDone(t, s, longWait)
-	gpu := invocation(t, f, s, s.Startup().GPU())
+	gpu := invocation(t, f, s, s.startup.gpu)
 	inOrder(t, f, s.ID(),
 		evAB(program.EvObserve, gpu, uint64(program.StartupAbort)),
 		evAB(devices.EvRetire, gpu, 0),
@@ -105,11 +105,11 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	submitBoth(t, s, false)
 	noErr(t, "Abort", s.Abort())
-	wantErr(t, "Start after Abort", s.Start(), ErrBusy, "resident startup is already decided or failed")
+	wantErr(t, "Start after Abort", s.Start(), devices.KindBusy, "resident startup is already decided or failed")
 	waitDone(t, s, longWait)
 	wantState(t, s, StateAborted)
 	wantDecisionSeen(t, f, s, program.StartupAbort)
-	for _, d := range []*devices.Device{s.Startup().GPU(), s.Startup().NPU()} {
+	for _, d := range []*devices.Device{s.startup.gpu, s.startup.npu} {
 		inv := invocation(t, f, s, d)
 		inOrder(t, f, s.ID(),
 			evAB(program.EvObserve, inv, uint64(program.StartupAbort)),
@@ -207,7 +207,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		if err := <-errs; err == nil {
 			won++
 		} else {
-			wantErr(t, "a losing decision", err, ErrBusy, "resident startup is already decided or failed")
+			wantErr(t, "a losing decision", err, devices.KindBusy, "resident startup is already decided or failed")
 		}
 	}
 	if won != 1 {

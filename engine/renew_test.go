@@ -7,7 +7,7 @@ import (
 )
 
 // A session, its prepared programs and a startup line made before their
-// fabric was renewed are refused with ErrStale, and act on nothing of the
+// fabric was renewed are refused with devices.KindStale, and act on nothing of the
 // renewed fabric: not on the session it opens with the same id, nor on
 // its events; the new session runs and retires as any does.
 func TestStaleSessionIsRefused(t *testing.T) {
@@ -19,7 +19,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 	if err := old.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := NewStartup(gpu, npu, nil)
+	line, err := newStartup(gpu, npu, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 	events := f.Events().Count()
 	_, completeErr := old.IsComplete()
 	_, waitErr := old.Wait(shortWait(devices.Simulated))
-	_, lineErr := NewSession(line, old.GPU(), old.NPU())
+	_, lineErr := newSessionOf(line, old.GPU(), old.NPU())
 	_, dispatchErr := old.NPU().Dispatch()
 	for what, err := range map[string]error{
 		"SubmitNPU":             old.SubmitNPU(),
@@ -44,11 +44,11 @@ func TestStaleSessionIsRefused(t *testing.T) {
 		"Abort":                 old.Abort(),
 		"IsComplete":            completeErr,
 		"Wait":                  waitErr,
-		"NewSession":            lineErr,
+		"newSessionOf":          lineErr,
 		"Dispatch of its NPU":   dispatchErr,
-		"HostStore to its line": old.Startup().Buffer().HostStore(0, 1),
+		"HostStore to its line": old.startup.line.HostStore(0, 1),
 	} {
-		wantErrMentions(t, what, err, ErrStale, "renewed")
+		wantErrMentions(t, what, err, devices.KindStale, "renewed")
 	}
 	closeAs(t, "Close of the stale session", old, Quarantined)
 	if n := f.Events().Count(); n != events {

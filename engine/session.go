@@ -70,7 +70,7 @@ type Session struct {
 	// never ends: made at the first such Wait, ended only by a Close.
 	untilClose    context.Context
 	endUntilClose context.CancelCauseFunc
-	startup       *Startup
+	startup       *startupLine
 	gpu, npu      *devices.Prepared
 	gpuDone       *devices.Completion
 	npuDone       *devices.Completion
@@ -83,13 +83,13 @@ type Session struct {
 	checkErr      error   // the first check that failed
 }
 
-// NewSession makes a session of startup and two prepared programs: gpu on a
+// newSessionOf makes a session of startup and two prepared programs: gpu on a
 // PM4 or AQL family of the startup's GPU, npu on an XDNA family of its NPU.
 // Both must poll exactly the startup line, never write it, and retire without
 // peer progress after ABORT. Once the fabric is renewed
 // (devices.Fabric.Renew), every operation of the session fails with a
 // KindStale error and does nothing.
-func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) {
+func newSessionOf(startup *startupLine, gpu, npu *devices.Prepared) (*Session, error) {
 	if startup == nil || gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "session", "a startup line and two prepared programs are needed; got nil")
 	}
@@ -110,7 +110,7 @@ func NewSession(startup *Startup, gpu, npu *devices.Prepared) (*Session, error) 
 	}
 	startup.used = true
 	s := &Session{joinSlot: slot.New(), startup: startup, gpu: gpu, npu: npu}
-	s.emit(EvSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
+	s.emit(evSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
 	return s, nil
 }
 
@@ -127,14 +127,14 @@ type Programs func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64)
 // session; when preparing fails, the line is released and prepare's error
 // returned.
 func Open(gpu, npu *devices.Device, prepare Programs) (*Session, error) {
-	st, err := NewStartup(gpu, npu, nil)
+	st, err := newStartup(gpu, npu, nil)
 	if err != nil {
 		return nil, err
 	}
 	g, n, err := prepare(st.line, gpu, npu, st.id)
 	if err == nil {
 		var s *Session
-		if s, err = NewSession(st, g, n); err == nil {
+		if s, err = newSessionOf(st, g, n); err == nil {
 			return s, nil
 		}
 	}
@@ -144,9 +144,6 @@ func Open(gpu, npu *devices.Device, prepare Programs) (*Session, error) {
 
 // ID identifies the session in events (it is the startup line's id).
 func (s *Session) ID() uint64 { return s.startup.id }
-
-// Startup is the session's startup line.
-func (s *Session) Startup() *Startup { return s.startup }
 
 // GPU is the session's prepared GPU program.
 func (s *Session) GPU() *devices.Prepared { return s.gpu }
@@ -190,41 +187,34 @@ func (s *Session) SubmitNPU() error {
 	return s.submit(ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
 }
 
-func (s *Session) submit(who uint64, op string, prog *devices.Prepared, done **devices.Completion) error {
+func (s *Session) submit(who Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
 	err := s.admit(who, op, prog, done)
 	status := uint64(0)
 	if err != nil {
 		status = 1
 	}
-	s.emit(EvSubmitReturn, who, status, "")
+	s.emit(evSubmitReturn, uint64(who), status, "")
 	return err
 }
 
-func (s *Session) admit(who uint64, op string, prog *devices.Prepared, done **devices.Completion) error {
+func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
 	if err := s.ready(op); err != nil {
 		return err
 	}
 	if *done != nil {
-		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", participantName(who))
+		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", who)
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
-		s.emit(EvSubmit, who, 1, err.Error())
+		s.emit(EvSubmit, uint64(who), 1, err.Error())
 		if broken != skipRejectAbort {
 			_ = s.decide(op, StartupAbort) // the peer must not wait for a RUN that never comes
 		}
 		return err
 	}
 	*done = c
-	s.emit(EvSubmit, who, 0, "")
+	s.emit(EvSubmit, uint64(who), 0, "")
 	return nil
-}
-
-func participantName(who uint64) string {
-	if who == ParticipantGPU {
-		return "GPU"
-	}
-	return "NPU"
 }
 
 // decide records the decision, then publishes it. If publishing fails the
@@ -242,10 +232,10 @@ func (s *Session) decide(op string, v Decision) error {
 		if broken != skipPublishPoison {
 			s.poison("publication failed: " + err.Error())
 		}
-		s.emit(EvPublished, uint64(v), 1, err.Error())
+		s.emit(evPublished, uint64(v), 1, err.Error())
 		return err
 	}
-	s.emit(EvPublished, uint64(v), 0, "")
+	s.emit(evPublished, uint64(v), 0, "")
 	s.decision = v // recorded already, unless a test broke that rule
 	return nil
 }
@@ -362,7 +352,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 // held; mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
-		s.emit(EvUndecided, 0, 0, "")
+		s.emit(evUndecided, 0, 0, "")
 		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
 	}
 	f := s.startup.fabric
@@ -399,9 +389,9 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 }
 
 // join waits for one participant; an absent one counts as retired.
-func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, timeout time.Duration) (bool, error) {
+func (s *Session) join(ctx context.Context, who Participant, c *devices.Completion, timeout time.Duration) (bool, error) {
 	if c == nil {
-		s.emit(EvJoin, who, JoinAbsent, "")
+		s.emit(EvJoin, uint64(who), uint64(JoinAbsent), "")
 		return true, nil
 	}
 	ok, err := c.WaitContext(ctx, timeout)
@@ -410,11 +400,11 @@ func (s *Session) join(ctx context.Context, who uint64, c *devices.Completion, t
 	}
 	switch {
 	case err != nil:
-		s.emit(EvJoin, who, joinFailure(err), err.Error())
+		s.emit(EvJoin, uint64(who), uint64(joinFailure(err)), err.Error())
 	case !ok:
-		s.emit(EvJoin, who, JoinTimeout, "")
+		s.emit(EvJoin, uint64(who), uint64(JoinTimeout), "")
 	default:
-		s.emit(EvJoin, who, JoinRetired, "")
+		s.emit(EvJoin, uint64(who), uint64(JoinRetired), "")
 	}
 	return ok, err
 }
@@ -485,7 +475,7 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		s.outcome = Quarantined
 		return s.outcome
 	}
-	s.emit(EvCloseBegin, uint64(max(timeout, 0)), 0, "")
+	s.emit(evCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
 		_ = s.decide("close", StartupAbort)
 	}
@@ -505,14 +495,14 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		}
 		// The buffers are not stale (checked above): the quarantine holds them.
 		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), held, bufs)
-		s.emit(EvClose, 1, 0, "")
+		s.emit(evClose, 1, 0, "")
 		return s.outcome
 	}
 	s.outcome = Retired
 	for _, b := range bufs {
 		_ = b.Release() // every program that reaches b has retired
 	}
-	s.emit(EvClose, 0, 0, "")
+	s.emit(evClose, 0, 0, "")
 	return s.outcome
 }
 
@@ -568,9 +558,15 @@ const (
 	StateQuarantined                  // closed, memory quarantined
 )
 
-// String is the state's lower-case name.
+// String is the state's lower-case name, or "state(n)" for a value that
+// is none of them.
 func (st State) String() string {
-	return [...]string{"?", "undecided", "running", "aborted", "retired", "poisoned", "closed", "quarantined"}[st]
+	names := [...]string{StateUndecided: "undecided", StateRunning: "running", StateAborted: "aborted", StateRetired: "retired",
+		StatePoisoned: "poisoned", StateClosed: "closed", StateQuarantined: "quarantined"}
+	if st == 0 || int(st) >= len(names) {
+		return "state(" + strconv.Itoa(int(st)) + ")"
+	}
+	return names[st]
 }
 
 // State reports where the session stands.

@@ -272,12 +272,12 @@ func TestCloseEndsAWaitAndTakesTheJoin(t *testing.T) {
 			for _, e := range evs {
 				kinds = append(kinds, string(e.Kind))
 			}
-			want := []string{string(EvWait), string(EvJoin), string(EvJoin), string(EvWaitEnd), string(EvCloseBegin), string(EvWait)}
+			want := []string{string(EvWait), string(EvJoin), string(EvJoin), string(EvWaitEnd), string(evCloseBegin), string(EvWait)}
 			if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
 				t.Fatalf("the session's host events are %v, want them to begin %v", kinds, want)
 			}
 			for _, e := range evs[1:3] {
-				if e.B != JoinCancelled || e.Detail != errClosing.Error() {
+				if JoinResult(e.B) != JoinCancelled || e.Detail != errClosing.Error() {
 					t.Errorf("a join of the Wait the close ended: %d %q, want JoinCancelled (%d) %q", e.B, e.Detail, JoinCancelled, errClosing.Error())
 				}
 			}

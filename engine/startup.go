@@ -5,11 +5,11 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
-// Startup is the resident startup line: a dedicated 64-byte allocation that
+// startupLine is the resident startup line: a dedicated 64-byte allocation that
 // both devices can reach, written only by the host (WAIT=0, RUN=1, ABORT=2),
 // with one prepared host-release publication for every PM4, AQL and XDNA
 // queue family of either device.
-type Startup struct {
+type startupLine struct {
 	id           uint64
 	fabric       *devices.Fabric
 	generation   uint64 // the fabric's when the line was made (devices.Fabric.Renew)
@@ -19,11 +19,11 @@ type Startup struct {
 	used         bool // a session owns it
 }
 
-// NewStartup allocates the startup line for gpu and npu, charged to budget
+// newStartup allocates the startup line for gpu and npu, charged to budget
 // (the fabric's when nil). It refuses unless gpu is a GPU and npu an NPU, and
 // unless the first host-accessible allocation profile the fabric offers for
 // both gives the GPU coherent backing.
-func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startup, error) {
+func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startupLine, error) {
 	if gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "startup", "both a GPU and an NPU device are needed; got nil")
 	}
@@ -67,14 +67,14 @@ func NewStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*Startu
 			s.publications = append(s.publications, p)
 		}
 	}
-	f.Events().Emit(devices.HostActor, s.id, EvStartup, uint64(len(s.publications)), s.line.ID(), "")
+	f.Events().Emit(devices.HostActor, s.id, evStartup, uint64(len(s.publications)), s.line.ID(), "")
 	return s, nil
 }
 
-// startupWithPublications is a Startup and the array its publications are
-// appended to, made in one allocation.
+// startupWithPublications is a startupLine and the array its publications
+// are appended to, made in one allocation.
 type startupWithPublications struct {
-	startup      Startup
+	startup      startupLine
 	publications [3]*devices.Publication // PM4, AQL, XDNA of the default devices
 }
 
@@ -89,33 +89,16 @@ func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
 
 // stale is nil while the startup's fabric has not been renewed since the
 // line was made (devices.Fabric.Renew), otherwise op's KindStale error.
-func (s *Startup) stale(op string) error {
+func (s *startupLine) stale(op string) error {
 	if s.fabric.Generation() == s.generation {
 		return nil
 	}
 	return devices.Errorf(devices.KindStale, op, "session %d was opened before its fabric was renewed; open a new one", s.id)
 }
 
-// ID identifies the startup line, and the session that owns it, in events.
-func (s *Startup) ID() uint64 { return s.id }
-
-// Buffer is the startup allocation, for preparing programs that poll it.
-func (s *Startup) Buffer() *devices.Buffer { return s.line }
-
-// Publications lists the prepared host releases, in execution order.
-func (s *Startup) Publications() []*devices.Publication {
-	return append([]*devices.Publication(nil), s.publications...)
-}
-
-// GPU is the startup's GPU.
-func (s *Startup) GPU() *devices.Device { return s.gpu }
-
-// NPU is the startup's NPU.
-func (s *Startup) NPU() *devices.Device { return s.npu }
-
 // publish records decided, stores the decision (release) and executes
 // every publication in order, as one host step (devices.Buffer.Publish);
 // the first failure is returned and the rest are not executed.
-func (s *Startup) publish(decided devices.Event, decision uint32) error {
+func (s *startupLine) publish(decided devices.Event, decision uint32) error {
 	return s.line.Publish(decided, 0, decision, s.publications)
 }

@@ -265,7 +265,7 @@ func TestErrorValues(t *testing.T) {
 	`)
 	err := h.L.DoString(`s2 = startup{}; s2:start()`)
 	e, ok := ErrorOf(err)
-	if !ok || e.Kind != devices.KindBusy || e.Op != "start" || !errors.Is(e, engine.ErrBusy) {
+	if !ok || e.Kind != devices.KindBusy || e.Op != "start" || !errors.Is(e, devices.KindBusy) {
 		t.Fatalf("ErrorOf(%v) = %+v, %v", err, e, ok)
 	}
 	if got := ErrorString(err); got != "busy: both resident participants must be accepted before RUN" {

@@ -241,7 +241,7 @@ end
 			switch {
 			case e.Kind == engine.EvWait:
 				cancel()
-			case e.Kind == engine.EvJoin && e.B == engine.JoinCancelled:
+			case e.Kind == engine.EvJoin && engine.JoinResult(e.B) == engine.JoinCancelled:
 				cancelled++
 			}
 		})

@@ -331,7 +331,7 @@ func (m *Module) sessionDevices(L *lua.LState) (*fabricState, *devices.Device, *
 
 // newSession tracks eng, made on fs, as a session userdata.
 func (m *Module) newSession(L *lua.LState, eng *engine.Session, fs *fabricState) *session {
-	gpu, npu := eng.Startup().GPU(), eng.Startup().NPU()
+	gpu, npu := eng.GPU().Device(), eng.NPU().Device()
 	s := &session{
 		sessionInfo: &sessionInfo{
 			id: eng.ID(), seed: fs.f.Seed(),

@@ -167,8 +167,15 @@ func fakeStarted(t *testing.T, s *engine.Session) {
 func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	f := fakeFabric(t, &fakeGPU{})
 	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	s := fakeSession(t, f, exchange.Config{Rounds: 50, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL})
-	line := s.Startup().Buffer()
+	var line *devices.Buffer // the startup line, as Open hands it to the programs
+	prepare := exchange.Programs(exchange.Config{Rounds: 50, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL})
+	s, err := engine.Open(gpu, npu, func(l *devices.Buffer, g, n *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+		line = l
+		return prepare(l, g, n, owner)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	aql, _ := gpu.Family(devices.AQL)
 	xdna, _ := npu.Family(devices.XDNA)
 	gc, _ := line.Coherent(gpu, aql)

@@ -168,9 +168,10 @@ type trial struct {
 	rng      *rand.Rand      // draws from pcg
 	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
 	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
-	oracle   *engine.Oracle
-	res      *Result // written in place: own, or RunInto's caller's
-	own      Result  // Run's result, which it returns by value
+	watcher  *engine.Oracle  // the owned fabric's oracle, renewed with it
+	oracle   *engine.Oracle  // the trial's oracle: watcher, or a new one on a fabric OnFabric sees
+	res      *Result         // written in place: own, or RunInto's caller's
+	own      Result          // Run's result, which it returns by value
 	gpu, npu *devices.Device
 	accepted map[uint64][2]bool  // participants accepted, by session
 	text     []byte              // the host operations' lines, one after another
@@ -409,6 +410,24 @@ func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
 	return f, err
 }
 
+// oracleOf returns an oracle watching f: for the workspace's own fabric,
+// its own oracle, renewed with the fabric, so that none of the last
+// trial's state or violations carries over; a new one otherwise.
+func (t *trial) oracleOf(f *devices.Fabric) *engine.Oracle {
+	switch {
+	case f != t.owned:
+		return engine.NewOracle(f)
+	case t.watcher == nil:
+		t.watcher = engine.NewOracle(f)
+	default:
+		if err := t.watcher.Renew(); err != nil {
+			t.problem("renewing the oracle: %v", err)
+			return nil
+		}
+	}
+	return t.watcher
+}
+
 func (t *trial) run() {
 	budget := int64(0) // the default
 	if t.chance(0.25) {
@@ -430,9 +449,11 @@ func (t *trial) run() {
 	}
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.devs = f.Devices()
-	t.oracle = engine.NewOracle(f)
+	if t.oracle = t.oracleOf(f); t.oracle == nil {
+		return
+	}
 	t.oracle.Liveness(t.cfg.livenessWait())
-	defer t.oracle.Recycle() // settle has read its violations
+	defer t.oracle.Stop()
 	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()
 
@@ -652,7 +673,7 @@ func (t *trial) step(p *sessionPlan) {
 		if err == nil {
 			p.submitted[who] = true
 		}
-		if again && !errors.Is(err, engine.ErrBusy) {
+		if again && !errors.Is(err, devices.KindBusy) {
 			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
 		}
 	case opStart:
@@ -668,7 +689,7 @@ func (t *trial) step(p *sessionPlan) {
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
 		t.logCall(id, "wait("+op.d.String()+")", err, ok)
-		if undecided && !errors.Is(err, engine.ErrBusy) {
+		if undecided && !errors.Is(err, devices.KindBusy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:
