@@ -24,6 +24,7 @@ var (
 // and nothing is charged after the devices were reset. A failure prints the
 // seed and the flag that replays it.
 func TestCampaign(t *testing.T) {
+	t.Parallel()
 	if *campaignReplay != 0 {
 		r := trial.Run(trial.Config{Seed: *campaignReplay})
 		t.Log("\n" + r.Report())
@@ -107,6 +108,7 @@ func TestCampaignRealTime(t *testing.T) {
 // TestCampaignReplays checks that a trial is a function of its seed: the
 // same seed gives the same events, byte for byte, and the same operations.
 func TestCampaignReplays(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{1, 7, 12345, 1 << 40} {
 		a, b := trial.Run(trial.Config{Seed: seed}), trial.Run(trial.Config{Seed: seed})
 		if a.Digest != b.Digest || a.Events != b.Events || len(a.Ops) != len(b.Ops) {
