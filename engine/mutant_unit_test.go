@@ -167,11 +167,7 @@ func oracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.NPUComplete, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	start(t, s)
 	if _, err := s.Wait(time.Second); !errors.Is(err, ErrDevice) {
 		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
 	}
@@ -199,11 +195,7 @@ func oracleInvariant10CloseWithoutAbort(t *testing.T) {
 func oracleInvariant10QuarantineWithoutJoin(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	start(t, s)
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
@@ -239,11 +231,7 @@ func oracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.GPURun, "hang")
 	s := newSession(t, f, roundsConfig(1))
-	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	start(t, s)
 	if ok, err := s.Wait(time.Millisecond); ok || err != nil {
 		t.Fatalf("wait on a hung GPU: %v, %v; want a timeout", ok, err)
 	}
