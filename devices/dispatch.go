@@ -12,7 +12,6 @@ import (
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/internal/brokenrule"
 )
 
 // Prepared is a program ready to be dispatched on one queue family of a
@@ -145,7 +144,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
 		}
 	}
-	if d.occupiedLocked() && !(brokenrule.SecondInvocation && d.held == 0) {
+	if d.occupiedLocked() {
 		if d.held > 0 {
 			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
 		}

@@ -2,14 +2,12 @@ package engine_test
 
 import (
 	"flag"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/trial"
 )
 
@@ -18,8 +16,6 @@ var (
 	campaignBase   = flag.Uint64("campaign.seed", 1, "seed of TestCampaign's first trial; trial i uses seed+i")
 	campaignReplay = flag.Uint64("campaign.replay", 0, "replay only the trial with this seed, printing its host operations")
 	campaignRT     = flag.Int("trials.realtime", 30, "randomized trials TestCampaignRealTime runs on the real-time executor")
-	campaignBroken = flag.Int("trials.broken", 3000, "most randomized trials TestCampaignCatchesBrokenRules runs for each broken rule")
-	campaignAll    = flag.Bool("trials.broken.all", false, "run every -trials.broken trial for each broken rule, for the figures, rather than stopping at the first that reports it")
 )
 
 // TestCampaign runs seeded randomized trials (random host operation orders,
@@ -28,6 +24,7 @@ var (
 // and nothing is charged after the devices were reset. A failure prints the
 // seed and the flag that replays it.
 func TestCampaign(t *testing.T) {
+	t.Parallel()
 	if *campaignReplay != 0 {
 		r := trial.Run(trial.Config{Seed: *campaignReplay})
 		t.Log("\n" + r.Report())
@@ -111,6 +108,7 @@ func TestCampaignRealTime(t *testing.T) {
 // TestCampaignReplays checks that a trial is a function of its seed: the
 // same seed gives the same events, byte for byte, and the same operations.
 func TestCampaignReplays(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{1, 7, 12345, 1 << 40} {
 		a, b := trial.Run(trial.Config{Seed: seed}), trial.Run(trial.Config{Seed: seed})
 		if a.Digest != b.Digest || a.Events != b.Events || len(a.Ops) != len(b.Ops) {
@@ -125,76 +123,4 @@ func TestCampaignReplays(t *testing.T) {
 	if a, b := trial.Run(trial.Config{Seed: 1}), trial.Run(trial.Config{Seed: 2}); a.Digest == b.Digest {
 		t.Errorf("seeds 1 and 2 gave the same events")
 	}
-}
-
-// TestCampaignCatchesBrokenRules builds the engine with one rule of the seed
-// broken at a time (through BreakRule, the test-only hook of export_test.go)
-// and runs TestCampaign's campaign over the same seeds, up to -trials.broken
-// trials: it must report the invariant that the rule keeps. It stops at the
-// first trial that does, unless -trials.broken.all asks for the figures of
-// the whole campaign. The trial that reported it must then be clean with no
-// rule broken, so the violation is the rule's doing (TestCampaign is the
-// clean campaign). The unit tests catch each of these bugs; this shows that
-// a campaign does too, for whoever changes the protocol and relies on it.
-func TestCampaignCatchesBrokenRules(t *testing.T) {
-	for _, c := range brokenRules {
-		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
-			stats, first := campaignWithRule(c.rule, *campaignBase, *campaignBroken, c.inv, !*campaignAll)
-			t.Logf("%d trials, %d failed, violations %v; invariant %d first reported by the trial of seed %d (wall %v)",
-				stats.Trials, stats.Failed, stats.Violations, c.inv, first, time.Since(start).Round(time.Millisecond))
-			if first == 0 {
-				t.Fatalf("with the rule broken, %d trials reported no violation of invariant %d (%s); violations %v",
-					stats.Trials, c.inv, engine.Invariant(c.inv), stats.Violations)
-			}
-			if r := trial.Run(trial.Config{Seed: first}); !r.OK() {
-				t.Fatalf("with no rule broken, the trial of seed %d still fails:\n%s", first, r.Report())
-			}
-		})
-	}
-}
-
-// campaignWithRule runs up to trials trials of seeds base, base+1, ... with
-// rule broken and returns their figures and the seed of the first trial
-// that reported invariant inv (0 if none), stopping there when stop is true.
-func campaignWithRule(rule engine.BrokenRule, base uint64, trials, inv int, stop bool) (stats trial.Stats, first uint64) {
-	defer engine.BreakRule(rule)() // keeps the rules again even if a trial panics
-	for i := range trials {
-		r := trial.Run(trial.Config{Seed: base + uint64(i)})
-		stats.Add(r)
-		if first == 0 && slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
-			first = r.Seed
-			if stop {
-				break
-			}
-		}
-	}
-	return stats, first
-}
-
-// brokenRuleCase is a rule the engine can be built to break, with the
-// invariant it keeps.
-type brokenRuleCase struct {
-	name string
-	rule engine.BrokenRule
-	inv  int
-}
-
-// brokenRules are the rules the engine can be built to break, with the
-// invariant each keeps: the campaign and the model checker must each catch
-// every one.
-var brokenRules = []brokenRuleCase{
-	{"no ABORT after a rejected dispatch", engine.SkipRejectAbort, 3},
-	{"RUN with one participant accepted", engine.RunWithOneAccepted, 2},
-	{"buffer released at close while a participant runs", engine.ReleaseUnretired, 5},
-	{"failed publication does not poison", engine.SkipPublishPoison, 9},
-	{"participant error does not poison", engine.SkipParticipantPoison, 9},
-	{"close of undecided session does not abort", engine.SkipCloseAbort, 10},
-	{"close quarantines without joining", engine.SkipCloseJoin, 10},
-	{"second join gets the whole timeout", engine.FullSecondJoin, 11},
-	{"abort after RUN overwrites the decision", engine.AbortAfterRun, 1},
-	{"two invocations on one device", engine.SecondInvocation, 14},
-	{"no host release for the NPU", engine.SkipNPURelease, 15},
-	{"decision recorded only once published", engine.LateDecision, 12},
-	{"quarantine without the NPU", engine.QuarantineWithoutNPU, 13},
 }

@@ -144,6 +144,7 @@ func wantSameRecord(t *testing.T, what string, a, b runRecord) {
 // same seed give byte-identical event streams and the same outcomes, with
 // no faults and with probabilistic faults at every site.
 func TestDeterminismSameSeedSameEvents(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		faults map[fault.Site]string
@@ -182,6 +183,7 @@ func TestDeterminismSameSeedSameEvents(t *testing.T) {
 // seeds give different runs (streams and outcomes), and a seed replays its
 // own run.
 func TestDeterminismSeedDecidesFaults(t *testing.T) {
+	t.Parallel()
 	const seeds = 20
 	var digests []uint64
 	var outcomes []string

@@ -622,12 +622,6 @@ func sharedBuffer(t *testing.T, f *devices.Fabric, size int, owner uint64) *devi
 	return b
 }
 
-// withBrokenRule builds the engine with rule broken until the test ends.
-func withBrokenRule(t *testing.T, rule brokenRule) {
-	t.Helper()
-	t.Cleanup(BreakRule(rule))
-}
-
 // outcomeLine describes one session run in words, for comparing runs.
 func outcomeLine(i int, s *Session, steps []string) string {
 	line := fmt.Sprintf("#%d %s", i, strings.Join(steps, " "))

@@ -207,9 +207,7 @@ func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done
 	c, err := prog.Dispatch()
 	if err != nil {
 		s.emit(EvSubmit, uint64(who), 1, err.Error())
-		if broken != skipRejectAbort {
-			_ = s.decide(op, StartupAbort) // the peer must not wait for a RUN that never comes
-		}
+		_ = s.decide(op, StartupAbort) // the peer must not wait for a RUN that never comes
 		return err
 	}
 	*done = c
@@ -224,19 +222,13 @@ func (s *Session) decide(op string, v Decision) error {
 		return err
 	}
 	s.decision = v
-	if broken == lateDecision {
-		s.decision = 0 // recorded below, once published
-	}
 	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
 	if err := s.startup.publish(decided, uint32(v)); err != nil {
-		if broken != skipPublishPoison {
-			s.poison("publication failed: " + err.Error())
-		}
+		s.poison("publication failed: " + err.Error())
 		s.emit(evPublished, uint64(v), 1, err.Error())
 		return err
 	}
 	s.emit(evPublished, uint64(v), 0, "")
-	s.decision = v // recorded already, unless a test broke that rule
 	return nil
 }
 
@@ -257,7 +249,7 @@ func (s *Session) Start() error {
 	if err := s.ready("start"); err != nil {
 		return err
 	}
-	if (s.gpuDone == nil || s.npuDone == nil) && !(broken == runWithOneAccepted && (s.gpuDone != nil || s.npuDone != nil)) {
+	if s.gpuDone == nil || s.npuDone == nil {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
 	return s.decide("start", StartupRun)
@@ -270,9 +262,6 @@ func (s *Session) Abort() error {
 	defer s.mu.Unlock()
 	if err := s.startup.stale("abort"); err != nil {
 		return err
-	}
-	if broken == abortAfterRun && s.decision == StartupRun && s.outcome == 0 && !s.poisoned {
-		s.decision = 0 // forgotten: the ABORT below overwrites RUN
 	}
 	return s.decide("abort", StartupAbort)
 }
@@ -362,9 +351,6 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	s.mu.Unlock()
 	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, gpuDone, timeout)
 	left := max(timeout-(f.Now()-start), 0)
-	if broken == fullSecondJoin {
-		left = timeout
-	}
 	// Always attempt both joins, even when the first one failed.
 	npuOK, npuErr := s.join(ctx, ParticipantNPU, npuDone, left)
 	s.mu.Lock()
@@ -373,7 +359,7 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 		err = npuErr
 	}
 	for _, e := range []error{gpuErr, npuErr} {
-		if e != nil && !isContextError(e) && broken != skipParticipantPoison {
+		if e != nil && !isContextError(e) {
 			s.poison("a participant failed: " + e.Error())
 		}
 	}
@@ -476,23 +462,20 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		return s.outcome
 	}
 	s.emit(evCloseBegin, uint64(max(timeout, 0)), 0, "")
-	if s.decision == 0 && !s.poisoned && broken != skipCloseAbort {
+	if s.decision == 0 && !s.poisoned {
 		_ = s.decide("close", StartupAbort)
 	}
 	retired := s.retired
 	interruptedBefore, waited := errors.Is(ctx.Err(), context.Canceled), time.Duration(0)
-	if !retired && s.decision != 0 && broken != skipCloseJoin {
+	if !retired && s.decision != 0 {
 		start := s.startup.fabric.Now()
 		retired, _ = s.wait(ctx, max(timeout, 0))
 		waited = s.startup.fabric.Now() - start
 	}
 	bufs := s.buffers()
-	if (!retired || s.poisoned) && !(broken == releaseUnretired && !s.poisoned) {
+	if !retired || s.poisoned {
 		s.outcome = Quarantined
 		held := []*devices.Device{s.startup.gpu, s.startup.npu}
-		if broken == quarantineWithoutNPU {
-			held = held[:1]
-		}
 		// The buffers are not stale (checked above): the quarantine holds them.
 		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), held, bufs)
 		s.emit(evClose, 1, 0, "")

@@ -56,9 +56,6 @@ func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startu
 			if fam.Command != devices.PM4 && fam.Command != devices.AQL && fam.Command != devices.XDNA {
 				continue
 			}
-			if fam.Command == devices.XDNA && broken == skipNPURelease {
-				continue
-			}
 			p, err := s.line.PrepareHostRelease(d, fam, 0, memory.LineBytes)
 			if err != nil {
 				_ = s.line.Release()
