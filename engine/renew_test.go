@@ -44,7 +44,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 		"Abort":                 old.Abort(),
 		"IsComplete":            completeErr,
 		"Wait":                  waitErr,
-		"newSessionOf":            lineErr,
+		"newSessionOf":          lineErr,
 		"Dispatch of its NPU":   dispatchErr,
 		"HostStore to its line": old.startup.line.HostStore(0, 1),
 	} {
