@@ -16,18 +16,19 @@ func (v *verdicts) violate(inv int, session uint64, msg string) Violation {
 }
 
 // records keeps a checker's record of type T for each open key (a session,
-// an invocation, a quarantine), in slices: few are open at once, and a
-// record forgotten leaves its storage, its lists' room included, to the
-// next one. Its owner, the checker, resets a record it adds.
+// an invocation, a quarantine), in slices indexed by key: a record
+// forgotten leaves its storage, its lists' room included, to the next one.
+// Its owner, the checker, resets a record it adds.
 type records[T any] struct {
 	keys []uint64
 	recs []*T
-	n    int // the first n are open
+	n    int            // the first n are open
+	at   map[uint64]int // where each open key is
 }
 
 // get is the record of key, or nil.
 func (r *records[T]) get(key uint64) *T {
-	if i := slices.Index(r.keys[:r.n], key); i >= 0 {
+	if i, ok := r.at[key]; ok {
 		return r.recs[i]
 	}
 	return nil
@@ -39,7 +40,10 @@ func (r *records[T]) add(key uint64) *T {
 	if r.n == len(r.recs) {
 		r.keys, r.recs = append(r.keys, 0), append(r.recs, new(T))
 	}
-	r.keys[r.n] = key
+	if r.at == nil {
+		r.at = map[uint64]int{}
+	}
+	r.keys[r.n], r.at[key] = key, r.n
 	r.n++
 	return r.recs[r.n-1]
 }
@@ -56,13 +60,15 @@ func (r *records[T]) of(key uint64, fresh func(*T)) *T {
 
 // remove closes key's record, if open.
 func (r *records[T]) remove(key uint64) {
-	i := slices.Index(r.keys[:r.n], key)
-	if i < 0 {
+	i, ok := r.at[key]
+	if !ok {
 		return
 	}
 	last := r.n - 1
 	r.keys[i], r.keys[last] = r.keys[last], r.keys[i]
 	r.recs[i], r.recs[last] = r.recs[last], r.recs[i]
+	r.at[r.keys[i]] = i
+	delete(r.at, key)
 	r.n--
 }
 
@@ -80,7 +86,10 @@ func (r *records[T]) lowest(match func(*T) bool) (uint64, *T) {
 }
 
 // clear closes every record.
-func (r *records[T]) clear() { r.n = 0 }
+func (r *records[T]) clear() {
+	r.n = 0
+	clear(r.at)
+}
 
 // len is how many records are open.
 func (r *records[T]) len() int { return r.n }
