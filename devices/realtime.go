@@ -294,14 +294,7 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
-		var began time.Duration
-		if t.exec.timed {
-			began = t.exec.now()
-			t.log.stepAt(began)
-		} else {
-			t.log.step()
-		}
-		n := inv.prog.Step(&inv.env)
+		n, began := t.burst(inv)
 		ok := true
 		switch n.Kind() {
 		case program.NextWaitWord:
@@ -327,6 +320,35 @@ func (t *deviceThread) run(inv *invocation) {
 		}
 		if n.Kind() != program.NextPoll {
 			polling = pacer{}
+		}
+	}
+}
+
+// burst steps inv's program until it asks for more than to go on at once
+// (a wait, a sleep, a poll, a retirement) or is stopped, and returns what
+// its last step asked for and when that step began (when steps are timed).
+// One memory operation is a step, so that simulated time can interleave
+// the devices at each; in real time nothing comes between two steps of a
+// device that go on at once, and stepping them back to back here keeps the
+// run loop's work (its switch, its pacer, its checks) to once per wait
+// instead of once per memory operation. A sleep of no time is going on at
+// once.
+func (t *deviceThread) burst(inv *invocation) (n Next, began time.Duration) {
+	for {
+		if t.exec.timed {
+			began = t.exec.now()
+			t.log.stepAt(began)
+		} else {
+			t.log.step()
+		}
+		n = inv.prog.Step(&inv.env)
+		switch k := n.Kind(); {
+		case k == program.NextSleep && n.Duration() <= 0:
+		case k != program.NextContinue:
+			return n, began
+		}
+		if inv.stopped.Load() {
+			return n, began
 		}
 	}
 }
