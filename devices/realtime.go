@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
@@ -67,18 +66,17 @@ const (
 
 // deviceThread is one device's goroutine.
 type deviceThread struct {
-	exec     *realTimeExecutor
-	log      *deviceLog // the running program's events
-	queue    chan *invocation
-	wake     chan struct{}
-	sleeping atomic.Bool
+	exec   *realTimeExecutor
+	log    *deviceLog // the running program's events
+	queue  chan *invocation
+	parker *parker // where the device blocks (waitWord, block), and what wakes it
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
 	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
 	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
-		t := &deviceThread{exec: r, log: newDeviceLog(&f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
+		t := &deviceThread{exec: r, log: newDeviceLog(&f.events), queue: make(chan *invocation, 1), parker: newParker()}
 		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()
@@ -100,18 +98,11 @@ func (r *realTimeExecutor) collect() {
 	}
 }
 
+// changed wakes the devices blocked on memory: a store into it came
+// before (parker).
 func (r *realTimeExecutor) changed() {
 	for _, t := range r.devices {
-		t.poke()
-	}
-}
-
-func (t *deviceThread) poke() {
-	if t.sleeping.Load() {
-		select {
-		case t.wake <- struct{}{}:
-		default:
-		}
+		t.parker.unpark()
 	}
 }
 
@@ -214,19 +205,14 @@ func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time
 	}
 }
 
+// stop stops inv and waits for its device's goroutine to finish it, so
+// that nothing runs the program once stop returns. The device sees stopped
+// wherever it is: its polls check it, and a parked device is unparked
+// after it was stored (parker).
 func (r *realTimeExecutor) stop(inv *invocation) {
 	inv.stopped.Store(true)
-	t := r.thread(inv.dev)
-	t.poke()
-	// The device goroutine finishes the invocation; wait for it, so that
-	// nothing runs the program once stop returns.
-	for !inv.comp.done.Load() {
-		select {
-		case <-inv.comp.channel():
-		case <-time.After(time.Millisecond):
-			t.poke()
-		}
-	}
+	r.thread(inv.dev).parker.unpark()
+	<-inv.comp.channel()
 }
 
 func (r *realTimeExecutor) advance(d time.Duration) { time.Sleep(d) }
@@ -422,19 +408,13 @@ func (t *deviceThread) waitWord(inv *invocation, v program.View, off int, old ui
 		}
 	}
 	t.log.flush() // a blocked device's events wait for no one
-	for {
-		t.sleeping.Store(true)
-		if v.Load(off) != old || inv.stopped.Load() {
-			t.sleeping.Store(false)
-			return !inv.stopped.Load()
-		}
-		select {
-		case <-t.wake:
-		case <-t.exec.quit:
+	changed := func() bool { return v.Load(off) != old || inv.stopped.Load() }
+	for !changed() {
+		if t.parker.park(changed, nil, t.exec.quit) == quitting {
 			inv.stopped.Store(true)
 		}
-		t.sleeping.Store(false)
 	}
+	return !inv.stopped.Load()
 }
 
 // sleepUntil waits for the clock to reach at: polling (and, under hybrid,
@@ -476,32 +456,24 @@ func (t *deviceThread) nap(left time.Duration) time.Duration {
 	return 0
 }
 
-// block sleeps until poked, stopped or d passes; false when stopped.
+// block sleeps until stopped or d passes; false when stopped. A change of
+// memory unparks it too, which a sleeping or hung program does not care
+// about: it parks again.
 func (t *deviceThread) block(inv *invocation, d time.Duration) bool {
 	t.log.flush()
-	t.sleeping.Store(true)
-	defer t.sleeping.Store(false)
-	if inv.stopped.Load() {
-		return false
-	}
 	var timeout <-chan time.Time
 	if d != forever {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		timeout = timer.C
 	}
-	for {
-		select {
-		case <-t.wake:
-			// Memory changed; a sleeping or hung program does not care.
-			if inv.stopped.Load() {
-				return false
-			}
-		case <-timeout:
+	for !inv.stopped.Load() {
+		switch t.parker.park(inv.stopped.Load, timeout, t.exec.quit) {
+		case timedOut:
 			return true
-		case <-t.exec.quit:
+		case quitting:
 			inv.stopped.Store(true)
-			return false
 		}
 	}
+	return false
 }
