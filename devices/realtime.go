@@ -37,8 +37,11 @@ type realTimeExecutor struct {
 	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
-	quit    chan struct{}
-	wg      sync.WaitGroup
+	// collectable holds a token once a device handed a batch of events
+	// (deviceLog): a host blocked in wait wakes for it and collects.
+	collectable chan struct{}
+	quit        chan struct{}
+	wg          sync.WaitGroup
 }
 
 const (
@@ -73,10 +76,10 @@ type deviceThread struct {
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
+	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
 	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
-		t := &deviceThread{exec: r, log: newDeviceLog(&f.events), queue: make(chan *invocation, 1), parker: newParker()}
+		t := &deviceThread{exec: r, log: newDeviceLog(&f.events, r.collectable), queue: make(chan *invocation, 1), parker: newParker()}
 		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()
@@ -155,9 +158,9 @@ func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 
 // wait polls the completion by the policy (hybrid for spinFor, or for
 // hostSpinFor where it yields; spin until the timeout or ctx ends), then
-// blocks on it. Between bursts of
-// polls it moves the devices' full batches of events into the stream
-// (deviceLog), work the devices would otherwise do themselves.
+// blocks on it. Between bursts of polls, and when a device hands a batch
+// while it blocks, it moves the devices' full batches of events into the
+// stream (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
 	b := backoff{policy: r.policy, yields: r.yields, budget: min(spinFor, timeout)}
 	if r.yields {
@@ -192,16 +195,20 @@ func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time
 	}
 	timer := time.NewTimer(left)
 	defer timer.Stop()
-	select {
-	case <-c.channel():
-		return true, nil
-	case <-timer.C:
-		return c.done.Load(), nil
-	case <-ctx.Done():
-		if c.done.Load() {
+	for {
+		select {
+		case <-c.channel():
 			return true, nil
+		case <-r.collectable:
+			r.collect()
+		case <-timer.C:
+			return c.done.Load(), nil
+		case <-ctx.Done():
+			if c.done.Load() {
+				return true, nil
+			}
+			return false, ctx.Err()
 		}
-		return false, ctx.Err()
 	}
 }
 
