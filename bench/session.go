@@ -94,20 +94,32 @@ func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
 // whose events share the time it began (devices.Buffer.Publish); the NPU
 // can observe RUN only once its family's release is made.
 func PublicationLatency(f *devices.Fabric) (time.Duration, error) {
+	latency, _, err := publication(f)
+	return latency, err
+}
+
+// publication runs one real-time session and returns its publication
+// latency (PublicationLatency) and how long after the decision the later
+// of its two devices began its program: negative when both were waiting
+// for the decision when it came, positive when the latency includes a
+// device's start (a thread woken by the dispatch, say).
+func publication(f *devices.Fabric) (latency, lateStart time.Duration, err error) {
 	s, _, err := lifecycle(f, exchange.Default())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var decided, observed time.Duration
+	var decided, observed, started time.Duration
 	for _, e := range sessionEvents(f, s.ID()) {
 		switch e.Kind {
 		case engine.EvDecide:
 			decided = e.Time
 		case program.EvObserve:
 			observed = max(observed, e.Time)
+		case devices.EvStart:
+			started = max(started, e.Time)
 		}
 	}
-	return observed - decided, nil
+	return observed - decided, started - decided, nil
 }
 
 // ExchangeRoundTrip runs an exchange of rounds generations with one credit

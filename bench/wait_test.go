@@ -56,21 +56,28 @@ func TestWaitFigures(t *testing.T) {
 }
 
 // BenchmarkPublicationByWait measures publication under each wait policy
-// beside the raw round trip, the median over the sessions. Spin runs only
-// where GOMAXPROCS gives each device and the host a core.
+// beside the raw round trip, the median over the sessions, and in how
+// many sessions a device began its program only after the decision, so
+// that the latency includes its start. Spin runs only where GOMAXPROCS
+// gives each device and the host a core.
 func BenchmarkPublicationByWait(b *testing.B) {
 	for _, w := range devices.WaitPolicies() {
 		b.Run(w.String(), func(b *testing.B) {
 			f := waitFabric(b, w)
 			var total []float64
+			late := 0
 			for range b.N {
-				d, err := PublicationLatency(f)
+				d, start, err := publication(f)
 				if err != nil {
 					b.Fatal(err)
 				}
 				total = append(total, float64(d))
+				if start > 0 {
+					late++
+				}
 			}
 			b.ReportMetric(Summarise(total).Median, "ns/publication-p50")
+			b.ReportMetric(float64(late)/float64(b.N), "late-starts/publication")
 			reportRaw(b)
 		})
 	}

@@ -3,6 +3,7 @@ package devices
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -36,5 +37,25 @@ func BenchmarkRefusedDispatch(b *testing.B) {
 		if _, err := again.Dispatch(); !errors.Is(err, KindBusy) {
 			b.Fatalf("dispatch on an occupied device returned %v, want a busy error", err)
 		}
+	}
+}
+
+// BenchmarkRealTimeStep is the real-time executor's cost of one step that
+// goes on at once, as each memory operation of a program is: one device
+// runs a program of b.N such steps, then retires.
+func BenchmarkRealTimeStep(b *testing.B) {
+	f := mmFabric(b, Config{Mode: RealTime})
+	left := b.N
+	prog := &mmProgram{step: func(program.Env) Next {
+		if left--; left <= 0 {
+			return program.Retire(nil)
+		}
+		return program.Continue()
+	}}
+	pp := mmPrepare(b, f.First(GPU), AQL, prog, 1)
+	b.ResetTimer()
+	c := mmDispatch(b, pp)
+	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+		b.Fatalf("the program did not retire: ok=%v err=%v", ok, err)
 	}
 }

@@ -15,10 +15,11 @@ import (
 // most of what a round trip cost (docs/performance.md).
 //
 // The device alone writes its log, into one of two batches. A full batch
-// is handed over: the host, polling a completion, moves it into the stream
-// (collect) while the device fills the other batch, so a spinning exchange
-// does not pay for the stream's ring, digest and subscribers. When the
-// host is not there to take it, the device moves its batches itself: when
+// is handed over: the host, polling a completion or blocked on one (the
+// handing wakes it), moves it into the stream (collect) while the device
+// fills the other batch, so an exchange does not pay for the stream's
+// ring, digest and subscribers. When the host is not there to take it in
+// time, the device moves its batches itself: when
 // both are full, before it blocks, and before its program retires or is
 // reset, so every event of an invocation is in the stream before its
 // retirement is.
@@ -45,15 +46,20 @@ type deviceLog struct {
 	// from the device.
 	_      cpu.CacheLinePad
 	handed atomic.Pointer[[]Event]
-	_      cpu.CacheLinePad
+	// collectable tells a host blocked in a wait that a batch was handed
+	// (one token, shared by the fabric's devices): it wakes and moves the
+	// batch in, so that a device whose host no longer polls does not
+	// record its own batches on the path its peer waits on.
+	collectable chan<- struct{}
+	_           cpu.CacheLinePad
 }
 
 // logBatch is how many events a batch holds: 64 kB, so that both batches
 // stay inside a core's own cache.
 const logBatch = 1024
 
-func newDeviceLog(s *Stream) *deviceLog {
-	l := &deviceLog{stream: s}
+func newDeviceLog(s *Stream, collectable chan<- struct{}) *deviceLog {
+	l := &deviceLog{stream: s, collectable: collectable}
 	for i := range l.batches {
 		l.batches[i] = make([]Event, 0, logBatch)
 	}
@@ -88,6 +94,10 @@ func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail str
 	l.handed.Store(batch)
 	l.filling ^= 1
 	l.batches[l.filling] = l.batches[l.filling][:0]
+	select {
+	case l.collectable <- struct{}{}:
+	default: // a token is there already, or there is no channel
+	}
 }
 
 // flush moves the handed batch, then the one being filled, into the stream.

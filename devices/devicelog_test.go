@@ -1,7 +1,9 @@
 package devices
 
 import (
+	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,5 +206,50 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 			mmLoad(t, "both lines released at last", nv, 0, 2)
 			mmLoad(t, "both lines released at last", nv, 64, 5)
 		})
+	}
+}
+
+// A host blocked on a completion is woken by the batch a device hands it
+// and moves the batch into the stream, while the device goes on stepping:
+// the device, which neither blocks nor retires, never moves it itself.
+func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
+	f := mmFabric(t, Config{Mode: RealTime, Wait: WaitHybrid})
+	var emit, seen atomic.Bool
+	emitted := false
+	prog := &mmProgram{step: func(env program.Env) Next {
+		switch {
+		case seen.Load():
+			return program.Retire(nil)
+		case emit.Load() && !emitted:
+			emitted = true
+			for i := range logBatch {
+				env.Emit(evTick, uint64(i+1), "")
+			}
+		}
+		return program.Continue()
+	}}
+	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, prog, 7))
+	waited := make(chan error, 1)
+	go func() {
+		ok, err := c.Wait(time.Minute)
+		if err == nil && !ok {
+			err = errors.New("the completion timed out")
+		}
+		waited <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the host has polled its while and blocked
+	emit.Store(true)
+	// The start and the ticks fill the first batch, which is handed; the
+	// last tick waits in the second.
+	events := func() int { return len(f.Events().Events(func(e *Event) bool { return e.A == c.ID() })) }
+	for deadline := time.Now().Add(30 * time.Second); events() < logBatch; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			seen.Store(true)
+			t.Fatalf("%d of the invocation's events reached the stream while the host waited, want the %d of its handed batch: the batch was not collected", events(), logBatch)
+		}
+	}
+	seen.Store(true)
+	if err := <-waited; err != nil {
+		t.Fatal(err)
 	}
 }

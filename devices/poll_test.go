@@ -58,7 +58,7 @@ func testPollerNaps(t *testing.T, w WaitPolicy) {
 	var done atomic.Bool
 	_, c := dispatchPoller(t, f, &done)
 	exec := f.exec.(*realTimeExecutor)
-	for !exec.thread(f.First(GPU)).sleeping.Load() {
+	for !exec.thread(f.First(GPU)).parker.parked.Load() {
 		runtime.Gosched()
 	}
 	done.Store(true)

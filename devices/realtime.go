@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
@@ -38,8 +37,11 @@ type realTimeExecutor struct {
 	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
-	quit    chan struct{}
-	wg      sync.WaitGroup
+	// collectable holds a token once a device handed a batch of events
+	// (deviceLog): a host blocked in wait wakes for it and collects.
+	collectable chan struct{}
+	quit        chan struct{}
+	wg          sync.WaitGroup
 }
 
 const (
@@ -67,18 +69,17 @@ const (
 
 // deviceThread is one device's goroutine.
 type deviceThread struct {
-	exec     *realTimeExecutor
-	log      *deviceLog // the running program's events
-	queue    chan *invocation
-	wake     chan struct{}
-	sleeping atomic.Bool
+	exec   *realTimeExecutor
+	log    *deviceLog // the running program's events
+	queue  chan *invocation
+	parker *parker // where the device blocks (waitWord, block), and what wakes it
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), quit: make(chan struct{})}
+	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
 	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
-		t := &deviceThread{exec: r, log: newDeviceLog(&f.events), queue: make(chan *invocation, 1), wake: make(chan struct{}, 1)}
+		t := &deviceThread{exec: r, log: newDeviceLog(&f.events, r.collectable), queue: make(chan *invocation, 1), parker: newParker()}
 		r.devices = append(r.devices, t)
 		r.wg.Add(1)
 		go t.loop()
@@ -100,18 +101,11 @@ func (r *realTimeExecutor) collect() {
 	}
 }
 
+// changed wakes the devices blocked on memory: a store into it came
+// before (parker).
 func (r *realTimeExecutor) changed() {
 	for _, t := range r.devices {
-		t.poke()
-	}
-}
-
-func (t *deviceThread) poke() {
-	if t.sleeping.Load() {
-		select {
-		case t.wake <- struct{}{}:
-		default:
-		}
+		t.parker.unpark()
 	}
 }
 
@@ -164,9 +158,9 @@ func (b *backoff) burstEnded() bool { return b.polls%pollsPerYield == 0 }
 
 // wait polls the completion by the policy (hybrid for spinFor, or for
 // hostSpinFor where it yields; spin until the timeout or ctx ends), then
-// blocks on it. Between bursts of
-// polls it moves the devices' full batches of events into the stream
-// (deviceLog), work the devices would otherwise do themselves.
+// blocks on it. Between bursts of polls, and when a device hands a batch
+// while it blocks, it moves the devices' full batches of events into the
+// stream (deviceLog), work the devices would otherwise do themselves.
 func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time.Duration) (bool, error) {
 	b := backoff{policy: r.policy, yields: r.yields, budget: min(spinFor, timeout)}
 	if r.yields {
@@ -201,32 +195,31 @@ func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time
 	}
 	timer := time.NewTimer(left)
 	defer timer.Stop()
-	select {
-	case <-c.channel():
-		return true, nil
-	case <-timer.C:
-		return c.done.Load(), nil
-	case <-ctx.Done():
-		if c.done.Load() {
+	for {
+		select {
+		case <-c.channel():
 			return true, nil
+		case <-r.collectable:
+			r.collect()
+		case <-timer.C:
+			return c.done.Load(), nil
+		case <-ctx.Done():
+			if c.done.Load() {
+				return true, nil
+			}
+			return false, ctx.Err()
 		}
-		return false, ctx.Err()
 	}
 }
 
+// stop stops inv and waits for its device's goroutine to finish it, so
+// that nothing runs the program once stop returns. The device sees stopped
+// wherever it is: its polls check it, and a parked device is unparked
+// after it was stored (parker).
 func (r *realTimeExecutor) stop(inv *invocation) {
 	inv.stopped.Store(true)
-	t := r.thread(inv.dev)
-	t.poke()
-	// The device goroutine finishes the invocation; wait for it, so that
-	// nothing runs the program once stop returns.
-	for !inv.comp.done.Load() {
-		select {
-		case <-inv.comp.channel():
-		case <-time.After(time.Millisecond):
-			t.poke()
-		}
-	}
+	r.thread(inv.dev).parker.unpark()
+	<-inv.comp.channel()
 }
 
 func (r *realTimeExecutor) advance(d time.Duration) { time.Sleep(d) }
@@ -294,14 +287,7 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
-		var began time.Duration
-		if t.exec.timed {
-			began = t.exec.now()
-			t.log.stepAt(began)
-		} else {
-			t.log.step()
-		}
-		n := inv.prog.Step(&inv.env)
+		n, began := t.burst(inv)
 		ok := true
 		switch n.Kind() {
 		case program.NextWaitWord:
@@ -327,6 +313,35 @@ func (t *deviceThread) run(inv *invocation) {
 		}
 		if n.Kind() != program.NextPoll {
 			polling = pacer{}
+		}
+	}
+}
+
+// burst steps inv's program until it asks for more than to go on at once
+// (a wait, a sleep, a poll, a retirement) or is stopped, and returns what
+// its last step asked for and when that step began (when steps are timed).
+// One memory operation is a step, so that simulated time can interleave
+// the devices at each; in real time nothing comes between two steps of a
+// device that go on at once, and stepping them back to back here keeps the
+// run loop's work (its switch, its pacer, its checks) to once per wait
+// instead of once per memory operation. A sleep of no time is going on at
+// once.
+func (t *deviceThread) burst(inv *invocation) (n Next, began time.Duration) {
+	for {
+		if t.exec.timed {
+			began = t.exec.now()
+			t.log.stepAt(began)
+		} else {
+			t.log.step()
+		}
+		n = inv.prog.Step(&inv.env)
+		switch k := n.Kind(); {
+		case k == program.NextSleep && n.Duration() <= 0:
+		case k != program.NextContinue:
+			return n, began
+		}
+		if inv.stopped.Load() {
+			return n, began
 		}
 	}
 }
@@ -400,19 +415,13 @@ func (t *deviceThread) waitWord(inv *invocation, v program.View, off int, old ui
 		}
 	}
 	t.log.flush() // a blocked device's events wait for no one
-	for {
-		t.sleeping.Store(true)
-		if v.Load(off) != old || inv.stopped.Load() {
-			t.sleeping.Store(false)
-			return !inv.stopped.Load()
-		}
-		select {
-		case <-t.wake:
-		case <-t.exec.quit:
+	changed := func() bool { return v.Load(off) != old || inv.stopped.Load() }
+	for !changed() {
+		if t.parker.park(changed, nil, t.exec.quit) == quitting {
 			inv.stopped.Store(true)
 		}
-		t.sleeping.Store(false)
 	}
+	return !inv.stopped.Load()
 }
 
 // sleepUntil waits for the clock to reach at: polling (and, under hybrid,
@@ -454,32 +463,24 @@ func (t *deviceThread) nap(left time.Duration) time.Duration {
 	return 0
 }
 
-// block sleeps until poked, stopped or d passes; false when stopped.
+// block sleeps until stopped or d passes; false when stopped. A change of
+// memory unparks it too, which a sleeping or hung program does not care
+// about: it parks again.
 func (t *deviceThread) block(inv *invocation, d time.Duration) bool {
 	t.log.flush()
-	t.sleeping.Store(true)
-	defer t.sleeping.Store(false)
-	if inv.stopped.Load() {
-		return false
-	}
 	var timeout <-chan time.Time
 	if d != forever {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		timeout = timer.C
 	}
-	for {
-		select {
-		case <-t.wake:
-			// Memory changed; a sleeping or hung program does not care.
-			if inv.stopped.Load() {
-				return false
-			}
-		case <-timeout:
+	for !inv.stopped.Load() {
+		switch t.parker.park(inv.stopped.Load, timeout, t.exec.quit) {
+		case timedOut:
 			return true
-		case <-t.exec.quit:
+		case quitting:
 			inv.stopped.Store(true)
-			return false
 		}
 	}
+	return false
 }

@@ -17,7 +17,7 @@ func TestRealTimeBlockedDevicesWakeOnPublication(t *testing.T) {
 	gdone := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &gseen), 1, b))
 	ndone := mmDispatch(t, mmPrepare(t, npu, XDNA, mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &nseen), 1, b))
 	exec := f.exec.(*realTimeExecutor)
-	for !exec.thread(gpu).sleeping.Load() || !exec.thread(npu).sleeping.Load() {
+	for !exec.thread(gpu).parker.parked.Load() || !exec.thread(npu).parker.parked.Load() {
 		runtime.Gosched()
 	}
 	b.HostStore(0, 1)

@@ -17,10 +17,16 @@ type View struct {
 	buffer  *Buffer
 	att     *attachment
 	pending []pendingWrite
-	// The NPU's stores write pending while the GPU reads its own view,
-	// which may have been made just after this one: the pad keeps
-	// them off one cache line, which the two devices would otherwise take
-	// from each other on every store.
+}
+
+// paddedView is a view on cache lines of its own, as a real-time fabric
+// makes them: the NPU's stores write pending while the GPU reads its own
+// view, which may have been made just after this one, and the pad keeps
+// them off one cache line, which the two devices' threads would otherwise
+// take from each other on every store. In simulated time one thread runs
+// every device, and a view needs no pad.
+type paddedView struct {
+	View
 	_ cpu.CacheLinePad
 }
 
@@ -37,6 +43,10 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	a, err := b.attachment(d, family)
 	if err != nil {
 		return nil, err
+	}
+	if b.profile.fabric.mode == RealTime {
+		p := &paddedView{View: View{buffer: b, att: a}}
+		return &p.View, nil
 	}
 	return &View{buffer: b, att: a}, nil
 }

@@ -78,12 +78,40 @@ type Exchange struct {
 type prepared struct {
 	x     Exchange
 	reach [2]*devices.Buffer // the startup line and the payload
-	// Each half writes its state on every step, from its own device's
-	// thread in real time: the pads keep the halves on lines of their own.
-	gpu gpuExchange
-	_   cpu.CacheLinePad
-	npu npuExchange
-	_   cpu.CacheLinePad
+	gpu   gpuExchange
+	npu   npuExchange
+}
+
+// paddedPrepared is a prepared exchange as a real-time fabric runs it: each
+// half writes its state on every step, from its own device's thread, and
+// the pads keep the halves on lines of their own. In simulated time one
+// thread runs both, and they need no pads.
+type paddedPrepared struct {
+	x     Exchange
+	reach [2]*devices.Buffer
+	gpu   gpuExchange
+	_     cpu.CacheLinePad
+	npu   npuExchange
+	_     cpu.CacheLinePad
+}
+
+// parts are where the parts of a prepared exchange live: in a prepared, or
+// in a paddedPrepared on a real-time fabric.
+type parts struct {
+	x     *Exchange
+	reach *[2]*devices.Buffer
+	gpu   *gpuExchange
+	npu   *npuExchange
+}
+
+// newParts makes the storage of an exchange on gpu's fabric.
+func newParts(gpu *devices.Device) parts {
+	if gpu.Fabric().Mode() == devices.RealTime {
+		p := &paddedPrepared{}
+		return parts{&p.x, &p.reach, &p.gpu, &p.npu}
+	}
+	p := &prepared{}
+	return parts{&p.x, &p.reach, &p.gpu, &p.npu}
 }
 
 const resultSize = 16
@@ -134,8 +162,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	if err != nil {
 		return nil, err
 	}
-	r := &prepared{}
-	x := &r.x
+	r := newParts(gpu)
+	x := r.x
 	x.cfg, x.owner, x.slots = cfg, owner, Layout(cfg.SlotBytes)
 	x.results = cfg.Credits * x.slots.Stride
 	payload, err := startup.Profile().Allocate(x.results+cfg.Rounds*resultSize, startup.Budget(), owner)
@@ -143,7 +171,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 		return nil, err
 	}
 	x.payload = payload
-	r.reach = [2]*devices.Buffer{startup, payload}
+	*r.reach = [2]*devices.Buffer{startup, payload}
 	views := func(d *devices.Device, fam devices.QueueFamily) (line, pay *devices.View, err error) {
 		if line, err = startup.View(d, fam); err == nil {
 			pay, err = payload.View(d, fam)
@@ -152,8 +180,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
-		var prog devices.Program = &r.gpu
+		*r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
+		var prog devices.Program = r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
 		}
@@ -165,8 +193,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	nl, np, err := views(npu, nfam)
 	if err == nil {
-		r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}}
-		x.npu, err = npu.Prepare(nfam, &r.npu, owner, r.reach[:]...)
+		*r.npu = npuExchange{half: half{x: x, line: nl, payload: np, observer: program.NewObserver(fault.NPURun)}}
+		x.npu, err = npu.Prepare(nfam, r.npu, owner, r.reach[:]...)
 	}
 	if err != nil {
 		_ = payload.Release()
