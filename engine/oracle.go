@@ -36,8 +36,9 @@ var invariants = [...]string{
 	15: "a fault-free session retires: decided once and published, with no fault and no failure, a Wait given long enough sees every accepted participant retire",
 }
 
-// Violation is a broken invariant with the session's events that led to it:
-// those still in the fabric's event ring, up to the one that broke it.
+// Violation is an invariant that did not hold, with the session's events
+// that led to it: those still in the fabric's event ring, up to the one
+// that went against it.
 type Violation struct {
 	Invariant int
 	Session   uint64
