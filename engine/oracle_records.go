@@ -24,11 +24,16 @@ type records[T any] struct {
 	recs []*T
 	n    int            // the first n are open
 	at   map[uint64]int // where each open key is
+	last int            // where the key found last was: checked against keys before use
 }
 
 // get is the record of key, or nil.
 func (r *records[T]) get(key uint64) *T {
+	if r.last < r.n && r.keys[r.last] == key {
+		return r.recs[r.last] // a session's events come in runs: most ask for the key asked last
+	}
 	if i, ok := r.at[key]; ok {
+		r.last = i
 		return r.recs[i]
 	}
 	return nil
