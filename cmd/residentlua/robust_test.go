@@ -184,8 +184,10 @@ func TestCampaignSecondSignalEndsAtOnce(t *testing.T) {
 		dir := t.TempDir()
 		marker, out := filepath.Join(dir, "started"), filepath.Join(dir, "o.jsonl")
 		writeFile(t, dir, "o.jsonl", "{\"previous\": true}\n")
+		// The command makes the marker, so that the signal comes while the
+		// trial waits on it, never before it started it.
 		script := writeFile(t, dir, "stuck.lua", `function trial(t)
-  if t.index == 3 then io.open("`+marker+`", "w"):close(); os.execute("exec sleep 20 >/dev/null 2>&1") end
+  if t.index == 3 then os.execute("touch '`+marker+`' && exec sleep 20 >/dev/null 2>&1") end
 end`)
 		p := startCommand(t, "campaign", script, "--trials", "10", "--workers", "2", "--out", out)
 		waitForFile(t, p, marker)
