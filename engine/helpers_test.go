@@ -253,6 +253,19 @@ func run(t *testing.T, s *Session) {
 	waitDone(t, s, time.Second)
 }
 
+// quarantinedHungSession runs a one-round session on f whose GPU program
+// hangs, and closes it within a millisecond: quarantined.
+func quarantinedHungSession(t *testing.T, f *devices.Fabric) *Session {
+	t.Helper()
+	setFault(t, f, fault.GPURun, "hang")
+	s := newSession(t, f, roundsConfig(1))
+	start(t, s)
+	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
+		t.Fatalf("outcome %s, want quarantined", out)
+	}
+	return s
+}
+
 // closeAs closes s and checks that it ended as want; what names the
 // close in the message.
 func closeAs(t *testing.T, what string, s *Session, want Outcome) {

@@ -279,12 +279,7 @@ func oracleInvariant12LateDecision(t *testing.T) {
 // The engine built to quarantine with the GPU held alone.
 func oracleInvariant13QuarantineWithoutNPU(t *testing.T) {
 	f, o := newOracleFabric(t)
-	setFault(t, f, fault.GPURun, "hang")
-	s := newSession(t, f, roundsConfig(1))
-	start(t, s)
-	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
-		t.Fatalf("outcome %s, want quarantined", out)
-	}
+	s := quarantinedHungSession(t, f)
 	v := wantViolation(t, o, 13, s.ID(), devices.EvQuarantine)
 	if v.Message != "the quarantine does not hold the NPU (device 2)" {
 		t.Errorf("message %q, want it to name the NPU", v.Message)

@@ -438,11 +438,7 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.GPURun, "hang")
 	s := newSession(t, f, roundsConfig(1))
-	for _, err := range []error{s.SubmitGPU(), s.SubmitNPU(), s.Start()} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	start(t, s)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.WaitContext(ctx, time.Second); !errors.Is(err, context.Canceled) {
@@ -583,12 +579,7 @@ func TestOracleInvariant12UndecidedBeforeADecision(t *testing.T) {
 // released, and nothing ends, before both devices were reset.
 func TestOracleInvariant13KeptUntilBothReset(t *testing.T) {
 	f, o := newOracleFabric(t)
-	setFault(t, f, fault.GPURun, "hang")
-	s := newSession(t, f, roundsConfig(1))
-	start(t, s)
-	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
-		t.Fatalf("outcome %s, want quarantined", out)
-	}
+	quarantinedHungSession(t, f)
 	f.First(devices.GPU).Reset()
 	if len(f.Quarantines()) != 1 {
 		t.Fatal("the quarantine ended with the NPU not reset")
@@ -601,12 +592,7 @@ func TestOracleInvariant13KeptUntilBothReset(t *testing.T) {
 // ended, before its devices were reset; and a dispatch on a held device.
 func TestOracleInvariant13ReleasedBeforeReset(t *testing.T) {
 	f, o := newOracleFabric(t)
-	setFault(t, f, fault.GPURun, "hang")
-	s := newSession(t, f, roundsConfig(1))
-	start(t, s)
-	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
-		t.Fatalf("outcome %s, want quarantined", out)
-	}
+	s := quarantinedHungSession(t, f)
 	line := s.startup.line.ID()
 	f.Events().Emit(devices.HostActor, s.ID(), devices.EvRelease, line, 64, "forged")
 	v := wantViolation(t, o, 13, s.ID(), devices.EvRelease, 5, 8)
