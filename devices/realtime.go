@@ -34,7 +34,7 @@ type realTimeExecutor struct {
 	// wake-up of an idle processor's thread and often a move to another
 	// core, several times a raw round trip.
 	yields  bool
-	timed   bool // the timing profile models some latency: steps read the clock as they begin (run)
+	timed   bool // the timing profile models some latency: devices keep the model's instants (run)
 	epoch   time.Time
 	devices []*deviceThread // by actor - 1
 	// collectable holds a token once a device handed a batch of events
@@ -266,20 +266,31 @@ func (t *deviceThread) loop() {
 
 // run drives one invocation to retirement or reset.
 //
-// A modeled latency (a Sleep, the completion's) starts when the step that
-// asks for it starts, as in simulated time, where a step takes no time: the
-// step's own work is then part of the latency instead of added to it. That
-// takes a clock read a step, a tenth of a spinning exchange's round trip, so
-// it is made only when the timing profile models a latency (timed); under
-// ideal timing the only latencies are faults' delays, and those start when
-// the step that asks for one returns.
+// When the timing profile models some latency (timed), the device keeps
+// the model's clock as simulated time does, where a step takes no time: a
+// burst of steps that go on at once (burst) is one instant, at which all
+// its events are stamped and from which a latency it asks for runs; and a
+// latency ends at its deadline, so the burst after it begins there, not
+// when the device's poll noticed it (woke). So the work of a burst, and
+// the poll's lateness, fall inside the latency that follows instead of
+// adding to it, as they do not exist in simulated time. A burst that
+// follows a wait for memory, a block or a poll begins when the device saw
+// what it waited for: the clock. Under ideal timing the only latencies
+// are faults' delays; no step reads the clock for them (an event reads it
+// once per step), and a delay starts when the step that asks for it
+// returns.
 func (t *deviceThread) run(inv *invocation) {
 	inv.log = t.log
 	if !t.sleepUntil(inv, inv.startAt) {
 		t.stopped(inv)
 		return
 	}
-	t.log.step()
+	timed := t.exec.timed
+	var at time.Duration // the instant of the next burst, when timed
+	if timed {
+		at = t.woke(inv.startAt)
+	}
+	t.stamp(at)
 	inv.env.Emit(EvStart, 0, "")
 	var polling pacer
 	for {
@@ -287,20 +298,26 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
-		n, began := t.burst(inv)
+		n := t.burst(inv, at)
 		ok := true
 		switch n.Kind() {
 		case program.NextWaitWord:
 			v, off, old := n.Word()
 			ok = t.waitWord(inv, v, off, old)
 		case program.NextSleep:
-			ok = t.sleep(inv, began, n.Duration())
+			ok = t.sleep(inv, at, n.Duration())
+			if ok && timed {
+				at = t.woke(deadline(at, n.Duration()))
+			}
 		case program.NextHang:
 			ok = t.block(inv, forever)
 		case program.NextPoll:
 			ok = polling.pace(t, inv)
 		case program.NextRetire:
-			if t.sleep(inv, began, t.exec.fabric.timing.Completion) {
+			// The program's events go to the stream while its
+			// completion's latency runs, not after it.
+			t.log.flush()
+			if t.sleep(inv, at, t.exec.fabric.timing.Completion) {
 				t.retire(inv, n.Err())
 			} else {
 				t.stopped(inv)
@@ -311,37 +328,69 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
+		if timed && n.Kind() != program.NextSleep {
+			at = t.exec.now()
+		}
 		if n.Kind() != program.NextPoll {
 			polling = pacer{}
 		}
 	}
 }
 
+// wakeSlack is how late after a latency's deadline a device may notice
+// that it passed and still take the deadline as the instant it woke: the
+// lateness of a poll and of the clock read it makes. A device that woke
+// later than that was held up (by the scheduler, say), and what follows
+// begins when it woke, so that the hold-up counts and the device never
+// catches up on the model's latencies by skipping them.
+const wakeSlack = time.Microsecond
+
+// woke is the instant a timed device resumes at after a latency whose
+// deadline it has reached (resumeAt).
+func (t *deviceThread) woke(deadline time.Duration) time.Duration {
+	return resumeAt(deadline, t.exec.now())
+}
+
+// resumeAt is the instant a device that noticed at now that a latency's
+// deadline passed resumes at: the deadline, unless it noticed more than
+// wakeSlack late.
+func resumeAt(deadline, now time.Duration) time.Duration {
+	if now-deadline > wakeSlack {
+		return now
+	}
+	return deadline
+}
+
+// stamp begins a step: at is its instant when the device is timed;
+// otherwise its first event reads the clock.
+func (t *deviceThread) stamp(at time.Duration) {
+	if t.exec.timed {
+		t.log.stepAt(at)
+	} else {
+		t.log.step()
+	}
+}
+
 // burst steps inv's program until it asks for more than to go on at once
 // (a wait, a sleep, a poll, a retirement) or is stopped, and returns what
-// its last step asked for and when that step began (when steps are timed).
-// One memory operation is a step, so that simulated time can interleave
-// the devices at each; in real time nothing comes between two steps of a
-// device that go on at once, and stepping them back to back here keeps the
-// run loop's work (its switch, its pacer, its checks) to once per wait
-// instead of once per memory operation. A sleep of no time is going on at
-// once.
-func (t *deviceThread) burst(inv *invocation) (n Next, began time.Duration) {
+// its last step asked for. One memory operation is a step, so that
+// simulated time can interleave the devices at each; in real time nothing
+// comes between two steps of a device that go on at once, and stepping
+// them back to back here keeps the run loop's work (its switch, its pacer,
+// its checks) to once per wait instead of once per memory operation. A
+// sleep of no time is going on at once. Every step of a burst begins at
+// at, when the device is timed (run).
+func (t *deviceThread) burst(inv *invocation, at time.Duration) program.Next {
 	for {
-		if t.exec.timed {
-			began = t.exec.now()
-			t.log.stepAt(began)
-		} else {
-			t.log.step()
-		}
-		n = inv.prog.Step(&inv.env)
+		t.stamp(at)
+		n := inv.prog.Step(&inv.env)
 		switch k := n.Kind(); {
 		case k == program.NextSleep && n.Duration() <= 0:
 		case k != program.NextContinue:
-			return n, began
+			return n
 		}
 		if inv.stopped.Load() {
-			return n, began
+			return n
 		}
 	}
 }
@@ -359,17 +408,17 @@ func (t *deviceThread) retire(inv *invocation, err error) {
 	inv.comp.finish(err)
 }
 
-// sleep lets d pass from the start of the step that asked for it (began),
-// or from now when steps are not timed; false when the invocation was
-// stopped.
-func (t *deviceThread) sleep(inv *invocation, began, d time.Duration) bool {
+// sleep lets d pass from at, the instant of the burst that asked for it,
+// when the device is timed, or from now otherwise; false when the
+// invocation was stopped.
+func (t *deviceThread) sleep(inv *invocation, at, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
 	if !t.exec.timed {
-		began = t.exec.now()
+		at = t.exec.now()
 	}
-	return t.sleepUntil(inv, deadline(began, d))
+	return t.sleepUntil(inv, deadline(at, d))
 }
 
 // Naps of a program that keeps polling without progress.
