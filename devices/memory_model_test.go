@@ -778,6 +778,58 @@ func TestMemoryPlainStoresArePublishedByALaterStore(t *testing.T) {
 	mmHost(t, "a non-coherent plain store after Drain", b, 192, 7)
 }
 
+// A non-coherent view's drain writes its plain stores plainly and the rest
+// with Store, in the order they were made, so a drained Store publishes the
+// plain stores before it as a coherent one does: a reader on another
+// goroutine that loads a generation reads all of its data (and the race
+// detector sees no race). A word stored with Store and then StorePlain
+// before one drain keeps Store's ordering.
+func TestMemoryDrainedPlainStoresArePublishedByTheDrainedStore(t *testing.T) {
+	_, gpu, npu, b := mmShared(t, Config{}, 256)
+	writer, reader := mmView(t, b, npu, XDNA), mmView(t, b, gpu, AQL)
+	const gens, words, ack, mixed = 5_000, 14, 128, 60
+	data := func(g uint32, i int) uint32 { return g<<8 | uint32(i) }
+	found := make(chan string, 1)
+	go func() {
+		for g := uint32(1); g <= gens; g++ {
+			for reader.Load(0) != g {
+				runtime.Gosched()
+			}
+			for i := 1; i <= words; i++ {
+				if v := reader.Load(4 * i); v != data(g, i) {
+					found <- fmt.Sprintf("generation %d: word %d reads %#x, want %#x", g, i, v, data(g, i))
+					return
+				}
+			}
+			reader.Store(ack, g)
+		}
+		found <- ""
+	}()
+	for g := uint32(1); g <= gens; g++ {
+		for i := 1; i <= words; i++ {
+			writer.StorePlain(4*i, data(g, i))
+		}
+		writer.Store(0, g)
+		if n := writer.Drain(); n != words+1 {
+			t.Fatalf("generation %d: Drain wrote %d words, want %d", g, n, words+1)
+		}
+		for writer.Load(ack) != g {
+			runtime.Gosched()
+			if len(found) > 0 {
+				break
+			}
+		}
+	}
+	if problem := <-found; problem != "" {
+		t.Fatal(problem)
+	}
+	writer.Store(mixed, 1)
+	writer.StorePlain(mixed, 2)
+	if len(writer.pending) != 1 || writer.pending[0].plain || writer.pending[0].val != 2 {
+		t.Fatalf("a word stored with Store, then StorePlain, is pending as %+v; want one ordered store of 2", writer.pending)
+	}
+}
+
 // The same in both executors: an NPU program's store reaches the GPU only
 // when the program drains it.
 func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {

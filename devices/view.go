@@ -13,10 +13,18 @@ import (
 // stored into since the last host release for this family: those read as
 // they were then. Its stores stay in the device (its reads see them) until
 // Drain writes them back to memory.
+//
+// A view keeps what its loads and stores need (the buffer's memory, whether
+// the family is coherent, the fabric's executor) itself, so that a program
+// polling a word reads no line of the Buffer or of a coherent family's
+// attachment, which share lines with the lock the host takes to store.
 type View struct {
-	buffer  *Buffer
-	att     *attachment
-	pending []pendingWrite
+	buffer   *Buffer
+	region   *memory.Region
+	coherent bool
+	exec     executor
+	att      *attachment
+	pending  []pendingWrite
 }
 
 // paddedView is a view on cache lines of its own, as a real-time fabric
@@ -30,9 +38,12 @@ type paddedView struct {
 	_ cpu.CacheLinePad
 }
 
+// pendingWrite is a store a non-coherent view keeps until its drain;
+// plain when every store to the word since the last drain was (StorePlain).
 type pendingWrite struct {
-	off int
-	val uint32
+	off   int
+	val   uint32
+	plain bool
 }
 
 // View returns a view of b for family of d, for one program.
@@ -44,23 +55,24 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := View{buffer: b, region: b.region, coherent: a.coherent, exec: b.profile.fabric.exec, att: a}
 	if b.profile.fabric.mode == RealTime {
-		p := &paddedView{View: View{buffer: b, att: a}}
+		p := &paddedView{View: v}
 		return &p.View, nil
 	}
-	return &View{buffer: b, att: a}, nil
+	return &v, nil
 }
 
 // Buffer is the viewed buffer.
 func (v *View) Buffer() *Buffer { return v.buffer }
 
 // Coherent reports whether the view sees memory coherently.
-func (v *View) Coherent() bool { return v.att.coherent }
+func (v *View) Coherent() bool { return v.coherent }
 
 // Load reads the word at byte offset off as this family sees it.
 func (v *View) Load(off int) uint32 {
-	if v.att.coherent {
-		return v.buffer.region.Load(off)
+	if v.coherent {
+		return v.region.Load(off)
 	}
 	for i := len(v.pending) - 1; i >= 0; i-- {
 		if v.pending[i].off == off {
@@ -72,7 +84,7 @@ func (v *View) Load(off int) uint32 {
 	// since the family's last release is never returned. Loading the word
 	// first, even while the line is hidden, means a poller whose line is
 	// released already holds the word and misses on the mark alone.
-	val := v.buffer.region.Load(off)
+	val := v.region.Load(off)
 	if st := v.att.stale.Load(); st != nil && st.lines[off/memory.LineBytes].Load() {
 		return st.words[off/4].Load()
 	}
@@ -81,35 +93,41 @@ func (v *View) Load(off int) uint32 {
 
 // Store writes the word at off: at once when coherent, at the next Drain otherwise.
 func (v *View) Store(off int, val uint32) {
-	if v.att.coherent {
-		v.buffer.region.Store(off, val)
-		v.buffer.profile.fabric.exec.changed()
+	if v.coherent {
+		v.region.Store(off, val)
+		v.exec.changed()
 		return
 	}
+	v.keep(off, val, false)
+}
+
+// keep keeps a store of a non-coherent view until its drain.
+func (v *View) keep(off int, val uint32, plain bool) {
 	for i := range v.pending {
-		if v.pending[i].off == off {
-			v.pending[i].val = val
+		if p := &v.pending[i]; p.off == off {
+			p.val, p.plain = val, p.plain && plain
 			return
 		}
 	}
-	v.pending = append(v.pending, pendingWrite{off, val})
+	v.pending = append(v.pending, pendingWrite{off, val, plain})
 }
 
 // StorePlain writes the word at off as Store does, but with no ordering of
 // its own and, when coherent, no doorbell: another program may read it only
 // after it has loaded a later Store of this program, such as the generation
 // word that publishes a slot's data (memory.Region.StorePlain). A
-// non-coherent view keeps it pending, as any store.
+// non-coherent view keeps it pending, as any store, and its drain writes
+// it with a plain store too.
 func (v *View) StorePlain(off int, val uint32) {
-	if v.att.coherent {
-		v.buffer.region.StorePlain(off, val)
+	if v.coherent {
+		v.region.StorePlain(off, val)
 		return
 	}
-	v.Store(off, val)
+	v.keep(off, val, true)
 }
 
 // Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
-func (v *View) Flip(off int, mask uint32) { v.buffer.region.Xor(off, mask) }
+func (v *View) Flip(off int, mask uint32) { v.region.Xor(off, mask) }
 
 // Drain writes the view's pending stores back to memory, in the order they
 // were made, and returns how many words it wrote.
@@ -119,10 +137,14 @@ func (v *View) Drain() int {
 		return 0
 	}
 	for _, p := range v.pending {
-		v.buffer.region.Store(p.off, p.val)
+		if p.plain {
+			v.region.StorePlain(p.off, p.val)
+		} else {
+			v.region.Store(p.off, p.val)
+		}
 	}
 	v.pending = v.pending[:0]
-	v.buffer.profile.fabric.exec.changed()
+	v.exec.changed()
 	return n
 }
 
@@ -131,4 +153,4 @@ func (v *View) Drain() int {
 func (v *View) Discard() { v.pending = v.pending[:0] }
 
 // Size is the buffer's size in bytes (whole lines).
-func (v *View) Size() int { return v.buffer.region.Len() }
+func (v *View) Size() int { return v.region.Len() }
