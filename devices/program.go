@@ -51,5 +51,9 @@ func (e *env) Ring() { e.inv.dev.fabric.exec.changed() }
 // ResetError is the error of this invocation stopped by a device reset.
 func (e *env) ResetError() error { return errReset(e.inv) }
 
+// Interleaved is true in simulated time, where the executor may step
+// another program between two steps of this one.
+func (e *env) Interleaved() bool { return e.inv.dev.fabric.mode == Simulated }
+
 // DeviceName is the name of the device running the program.
 func (e *env) DeviceName() string { return e.inv.dev.name }

@@ -381,12 +381,16 @@ func (t *deviceThread) stamp(at time.Duration) {
 // sleep of no time is going on at once. Every step of a burst begins at
 // at, when the device is timed (run).
 func (t *deviceThread) burst(inv *invocation, at time.Duration) program.Next {
+	timed := t.exec.timed
+	if timed {
+		t.log.stepAt(at) // the whole burst is one instant
+	}
 	for {
-		t.stamp(at)
+		if !timed {
+			t.log.step()
+		}
 		n := inv.prog.Step(&inv.env)
-		switch k := n.Kind(); {
-		case k == program.NextSleep && n.Duration() <= 0:
-		case k != program.NextContinue:
+		if !n.GoesOn() {
 			return n
 		}
 		if inv.stopped.Load() {

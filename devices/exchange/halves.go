@@ -59,6 +59,12 @@ type half struct {
 	g        int    // the generation being worked on, from 1
 	word     uint32 // what the last load of the payload returned
 	at       int    // the payload offset that load read
+	// Read from the environment at the first step, so that no step on
+	// the exchange's path asks for them again: how long the device takes
+	// to see the startup word change, and whether a Step may go on through
+	// the steps that go on at once (not Env.Interleaved).
+	latency time.Duration
+	onward  bool
 }
 
 // loadDecision stops at a load of the startup word.
@@ -128,26 +134,35 @@ func (h *half) wait() program.Next {
 	return program.WaitWord(h.payload, h.at, h.word)
 }
 
-// startStep does the part of a step that both halves do alike: the
-// program's first step, and the effects of the operations on the startup
-// word. done is true when next is the step's answer.
-func (h *half) startStep(env program.Env, latency time.Duration) (next program.Next, done bool) {
+// decisionStep is a step at one of the operations on the startup word,
+// which both halves do alike: the program's first step, the load of the
+// decision and the wait for it, and the observation's latency.
+func (h *half) decisionStep(env program.Env) program.Next {
 	switch h.op {
 	case opStart:
-		return h.loadDecision(), true
+		return h.loadDecision()
 	case opLoadDecision, opWaitDecision:
 		if next, stop := h.readDecision(env); stop {
 			h.op = opObserveFault
-			return next, true
+			return next
 		}
-		return h.afterDecision(latency), true
-	case opObserveFault:
-		return h.afterDecision(latency), true
-	case opLoad, opWait:
-		h.word = h.payload.Load(h.at)
 	}
-	return program.Next{}, false
+	return h.afterDecision(h.latency)
 }
+
+// begin reads what a half keeps of its environment (half.latency,
+// half.onward) at its first step.
+func (h *half) begin(env program.Env, latency time.Duration) {
+	h.latency, h.onward = latency, !env.Interleaved()
+}
+
+// Where the executor interleaves no other program between a half's steps
+// (program.Env.Interleaved is false: real time), a Step goes on through
+// the steps that go on at once (program.Next.GoesOn) without returning to
+// the executor for each: the steps on the exchange's path cost a loop
+// round, not a call. It returns after a step that emitted an event (an
+// observation, a round's events, a fault that fired), so that the events
+// of each step keep that step's time.
 
 // gpuExchange is the GPU half: produce each generation into a free slot.
 // The halves keep no buffers of their own that they write as they go (a
@@ -158,47 +173,60 @@ type gpuExchange struct {
 	half
 }
 
-// Step runs the GPU half one step.
+// Step runs the GPU half one step, or on through the steps that go on
+// at once where the executor does not interleave.
 func (p *gpuExchange) Step(env program.Env) program.Next {
-	if next, done := p.startStep(env, env.Timing().HostToGPU); done {
-		return next
-	}
 	x := p.x
-	switch p.op {
-	case opObserve:
-		next, run := p.observe(env)
-		if !run {
+	for {
+		var next program.Next
+		switch p.op {
+		case opStart, opLoadDecision, opWaitDecision, opObserveFault:
+			if p.op == opStart {
+				p.begin(env, env.Timing().HostToGPU)
+			}
+			if next = p.decisionStep(env); p.op == opObserveFault {
+				return next // a run fault fired
+			}
+		case opObserve:
+			next, run := p.observe(env)
+			if !run {
+				return next
+			}
+			return p.round(env)
+		case opRoundDelay:
+			next = p.afterRoundFault()
+		case opLoad, opWait: // the credit word
+			p.word = p.payload.Load(p.at)
+			next = p.afterCredit()
+		case opWrite:
+			base := x.dataOff(x.slot(p.g))
+			for i := range x.words() {
+				p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
+			}
+			if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
+				p.op = opFlip
+				return program.Continue()
+			}
+			next = p.storeGen()
+		case opFlip:
+			i := p.g % x.words()
+			p.payload.Flip(x.dataOff(x.slot(p.g))+4*i, 1<<(p.g%32))
+			next = p.storeGen()
+		case opStoreGen:
+			p.payload.Store(x.genOff(x.slot(p.g)), uint32(p.g))
+			env.Emit(EvPayloadWrite, uint64(p.g), "")
+			if p.g == x.cfg.Rounds {
+				return program.Retire(nil)
+			}
+			p.g++
+			return p.round(env)
+		default:
+			return program.Retire(errors.New("GPU exchange stepped after it retired"))
+		}
+		if !p.onward || !next.GoesOn() {
 			return next
 		}
-		return p.round(env)
-	case opRoundDelay:
-		return p.afterRoundFault()
-	case opLoad, opWait: // the credit word
-		return p.afterCredit()
-	case opWrite:
-		base := x.dataOff(x.slot(p.g))
-		for i := range x.words() {
-			p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
-		}
-		if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
-			p.op = opFlip
-			return program.Continue()
-		}
-		return p.storeGen()
-	case opFlip:
-		i := p.g % x.words()
-		p.payload.Flip(x.dataOff(x.slot(p.g))+4*i, 1<<(p.g%32))
-		return p.storeGen()
-	case opStoreGen:
-		p.payload.Store(x.genOff(x.slot(p.g)), uint32(p.g))
-		env.Emit(EvPayloadWrite, uint64(p.g), "")
-		if p.g == x.cfg.Rounds {
-			return program.Retire(nil)
-		}
-		p.g++
-		return p.round(env)
 	}
-	return program.Retire(errors.New("GPU exchange stepped after it retired"))
 }
 
 // round begins generation p.g: its run fault, then its credit.
@@ -250,77 +278,88 @@ type npuExchange struct {
 	drained  int // words the last drain wrote, -1 when the fault skipped it
 }
 
-// Step runs the NPU half one step.
+// Step runs the NPU half one step, or on through the steps that go on
+// at once where the executor does not interleave.
 func (p *npuExchange) Step(env program.Env) program.Next {
-	dma := env.Timing().NPUDMALine
-	if next, done := p.startStep(env, dma); done {
-		return next
-	}
 	x := p.x
-	slot := x.slot(p.g)
-	switch p.op {
-	case opObserve:
-		next, run := p.observe(env)
-		if !run {
+	for {
+		var next program.Next
+		switch p.op {
+		case opStart, opLoadDecision, opWaitDecision, opObserveFault:
+			if p.op == opStart {
+				p.begin(env, env.Timing().NPUDMALine) // a line's DMA: also the unit of the slot's and the drain's
+			}
+			if next = p.decisionStep(env); p.op == opObserveFault {
+				return next // a run fault fired
+			}
+		case opObserve:
+			next, run := p.observe(env)
+			if !run {
+				return next
+			}
+			return p.round(env)
+		case opRoundDelay:
+			next = p.load(x.genOff(x.slot(p.g)))
+		case opLoad, opWait: // the generation word
+			gen := p.payload.Load(p.at)
+			p.word = gen
+			if gen < uint32(p.g) {
+				return p.wait()
+			}
+			if gen > uint32(p.g) {
+				return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, x.slot(p.g), p.g))
+			}
+			// DMA in the lines that hold the generation word and the slot.
+			p.op = opDMAIn
+			next = program.Sleep(mulDuration(p.latency, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
+		case opDMAIn:
+			p.op = opRead
+			next = program.Continue()
+		case opRead:
+			base := x.dataOff(x.slot(p.g))
+			h := uint32(checksumStart)
+			for i := range x.words() {
+				h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
+			}
+			p.sum = h
+			p.consumed++
+			p.op, p.at = opLoadCount, x.resultOff(p.g)+4
+			next = program.Continue()
+		case opLoadCount:
+			p.word = p.payload.Load(p.at)
+			p.op = opWriteResult
+			next = program.Continue()
+		case opWriteResult:
+			res := x.resultOff(p.g)
+			p.payload.StorePlain(res, p.consumed)
+			p.payload.StorePlain(res+4, p.word+1)
+			p.payload.StorePlain(res+8, p.sum)
+			p.op = opStoreCredit
+			next = program.Continue()
+		case opStoreCredit:
+			p.payload.Store(x.ackOff(x.slot(p.g)), uint32(p.g))
+			if env.Fault(fault.NPUDrain).Action == fault.Skip {
+				p.drained = -1
+				return p.roundEnd(env)
+			}
+			p.op = opDrain
+			next = program.Continue()
+		case opDrain:
+			p.drained = p.payload.Drain()
+			return p.roundEnd(env)
+		case opDiscard:
+			p.payload.Discard() // what was not drained is lost with the device's cache
+			return program.Retire(nil)
+		case opDrainDelay:
+			p.g++
+			next = p.round(env)
+		default:
+			return program.Retire(errors.New("NPU exchange stepped after it retired"))
+		}
+		if !p.onward || !next.GoesOn() {
 			return next
 		}
-		return p.round(env)
-	case opRoundDelay:
-		return p.load(x.genOff(slot))
-	case opLoad, opWait: // the generation word
-		gen := p.word
-		if gen < uint32(p.g) {
-			return p.wait()
-		}
-		if gen > uint32(p.g) {
-			return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, slot, p.g))
-		}
-		// DMA in the lines that hold the generation word and the slot.
-		p.op = opDMAIn
-		return program.Sleep(mulDuration(dma, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
-	case opDMAIn:
-		p.op = opRead
-		return program.Continue()
-	case opRead:
-		base := x.dataOff(slot)
-		h := uint32(checksumStart)
-		for i := range x.words() {
-			h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
-		}
-		p.sum = h
-		p.consumed++
-		p.op, p.at = opLoadCount, x.resultOff(p.g)+4
-		return program.Continue()
-	case opLoadCount:
-		p.word = p.payload.Load(p.at)
-		p.op = opWriteResult
-		return program.Continue()
-	case opWriteResult:
-		res := x.resultOff(p.g)
-		p.payload.StorePlain(res, p.consumed)
-		p.payload.StorePlain(res+4, p.word+1)
-		p.payload.StorePlain(res+8, p.sum)
-		p.op = opStoreCredit
-		return program.Continue()
-	case opStoreCredit:
-		p.payload.Store(x.ackOff(slot), uint32(p.g))
-		if env.Fault(fault.NPUDrain).Action == fault.Skip {
-			p.drained = -1
-			return p.roundEnd(env, dma)
-		}
-		p.op = opDrain
-		return program.Continue()
-	case opDrain:
-		p.drained = p.payload.Drain()
-		return p.roundEnd(env, dma)
-	case opDiscard:
-		p.payload.Discard() // what was not drained is lost with the device's cache
-		return program.Retire(nil)
-	case opDrainDelay:
-		p.g++
-		return p.round(env)
 	}
-	return program.Retire(errors.New("NPU exchange stepped after it retired"))
 }
 
 // round begins generation p.g: its run fault, then the generation word.
@@ -334,7 +373,7 @@ func (p *npuExchange) round(env program.Env) program.Next {
 // roundEnd reports the round, whose drain handed the credit back (so
 // recording never delays the GPU), then stops at the last round's discard
 // or at the DMA of the drained lines.
-func (p *npuExchange) roundEnd(env program.Env, dma time.Duration) program.Next {
+func (p *npuExchange) roundEnd(env program.Env) program.Next {
 	env.Emit(EvPayloadRead, uint64(p.g), "")
 	env.Emit(EvCredit, uint64(p.g), "")
 	lines := 0
@@ -347,7 +386,7 @@ func (p *npuExchange) roundEnd(env program.Env, dma time.Duration) program.Next 
 		return program.Continue()
 	}
 	p.op = opDrainDelay
-	return program.Sleep(mulDuration(dma, lines))
+	return program.Sleep(mulDuration(p.latency, lines))
 }
 
 // mulDuration multiplies a non-negative duration by a non-negative count,

@@ -94,6 +94,15 @@ type Env interface {
 	// DeviceName is the name of the device running the program, such as
 	// "gpu0", for its messages.
 	DeviceName() string
+	// Interleaved reports whether the executor may run another program's
+	// steps between two steps of this one: in simulated time it may, at
+	// every memory operation (the seeded schedule, the model checker);
+	// in real time a device runs the steps that go on at once back to
+	// back. Where it does not, a program may go on within one Step through
+	// steps that go on at once (Next.GoesOn), saving a return to the
+	// executor for each; it should return after a step that emitted an
+	// event, since a Step's events share the time of its first.
+	Interleaved() bool
 }
 
 // View is how one program reaches one buffer through the queue family it
@@ -187,6 +196,12 @@ func (n Next) Word() (v View, off int, old uint32) { return n.view, n.off, n.old
 
 // Duration is how long a Sleep lasts.
 func (n Next) Duration() time.Duration { return n.d }
+
+// GoesOn reports whether the program asks to step again at once: Continue,
+// or a Sleep of no time.
+func (n Next) GoesOn() bool {
+	return n.kind == NextContinue || n.kind == NextSleep && n.d <= 0
+}
 
 // Err is a Retire's error: nil for a clean retirement.
 func (n Next) Err() error { return n.err }
