@@ -59,9 +59,9 @@ type half struct {
 	g        int    // the generation being worked on, from 1
 	word     uint32 // what the last load of the payload returned
 	at       int    // the payload offset that load read
-	// Read from the environment at the first step, so that no step on
-	// the exchange's path asks for them again: how long the device takes
-	// to see the startup word change, and whether a Step may go on through
+	// Kept from the first step (prologue), so that no step on the
+	// exchange's path asks for them again: how long the device takes to
+	// see the startup word change, and whether a Step may go on through
 	// the steps that go on at once (not Env.Interleaved).
 	latency time.Duration
 	onward  bool
@@ -134,26 +134,32 @@ func (h *half) wait() program.Next {
 	return program.WaitWord(h.payload, h.at, h.word)
 }
 
-// decisionStep is a step at one of the operations on the startup word,
-// which both halves do alike: the program's first step, the load of the
-// decision and the wait for it, and the observation's latency.
-func (h *half) decisionStep(env program.Env) program.Next {
+// prologue is a step at an operation before the rounds, which both halves
+// do alike: the first step, the decision's load and wait, the
+// observation's latency and the observation, after which round begins the
+// half's first round on RUN. latency is how long the device takes to see
+// the startup word change; the first step keeps it, and whether the
+// executor interleaves, in the half. stop says that the Step returns next
+// whatever it is: the step emitted an event (the observation, a run fault
+// that fired).
+func (h *half) prologue(env program.Env, latency time.Duration, round func(program.Env) program.Next) (next program.Next, stop bool) {
 	switch h.op {
 	case opStart:
-		return h.loadDecision()
+		h.latency, h.onward = latency, !env.Interleaved()
+		return h.loadDecision(), false
 	case opLoadDecision, opWaitDecision:
 		if next, stop := h.readDecision(env); stop {
 			h.op = opObserveFault
-			return next
+			return next, true
 		}
+	case opObserve:
+		next, run := h.observe(env)
+		if run {
+			next = round(env)
+		}
+		return next, true
 	}
-	return h.afterDecision(h.latency)
-}
-
-// begin reads what a half keeps of its environment (half.latency,
-// half.onward) at its first step.
-func (h *half) begin(env program.Env, latency time.Duration) {
-	h.latency, h.onward = latency, !env.Interleaved()
+	return h.afterDecision(h.latency), false
 }
 
 // Where the executor interleaves no other program between a half's steps
@@ -180,19 +186,11 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 	for {
 		var next program.Next
 		switch p.op {
-		case opStart, opLoadDecision, opWaitDecision, opObserveFault:
-			if p.op == opStart {
-				p.begin(env, env.Timing().HostToGPU)
-			}
-			if next = p.decisionStep(env); p.op == opObserveFault {
-				return next // a run fault fired
-			}
-		case opObserve:
-			next, run := p.observe(env)
-			if !run {
+		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
+			var stop bool
+			if next, stop = p.prologue(env, env.Timing().HostToGPU, p.round); stop {
 				return next
 			}
-			return p.round(env)
 		case opRoundDelay:
 			next = p.afterRoundFault()
 		case opLoad, opWait: // the credit word
@@ -285,19 +283,12 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 	for {
 		var next program.Next
 		switch p.op {
-		case opStart, opLoadDecision, opWaitDecision, opObserveFault:
-			if p.op == opStart {
-				p.begin(env, env.Timing().NPUDMALine) // a line's DMA: also the unit of the slot's and the drain's
-			}
-			if next = p.decisionStep(env); p.op == opObserveFault {
-				return next // a run fault fired
-			}
-		case opObserve:
-			next, run := p.observe(env)
-			if !run {
+		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
+			// A line's DMA is also the unit of the slot's and the drain's.
+			var stop bool
+			if next, stop = p.prologue(env, env.Timing().NPUDMALine, p.round); stop {
 				return next
 			}
-			return p.round(env)
 		case opRoundDelay:
 			next = p.load(x.genOff(x.slot(p.g)))
 		case opLoad, opWait: // the generation word
