@@ -56,9 +56,16 @@ func (p *napper) Step(env program.Env) Next {
 // exactly on the model's time, except under WaitBlock, whose timers fire
 // up to a timerSlack late and so always begin the next burst when they do.
 func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
-	const rounds, nap = 200, 20 * time.Microsecond
+	const nap = 20 * time.Microsecond
 	for _, w := range WaitPolicies() {
 		t.Run(w.String(), func(t *testing.T) {
+			// Many rounds where a round is a nap (20 ms in all), so that
+			// a loaded machine still wakes some within wakeSlack; under
+			// block a round is a timer's millisecond, and fewer suffice.
+			rounds := 1000
+			if w == WaitBlock {
+				rounds = 50
+			}
 			f := mmFabric(t, Config{Mode: RealTime, Wait: w, Timing: Timing{Completion: time.Microsecond}})
 			c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &napper{rounds: rounds, nap: nap}, 7))
 			if ok, err := c.Wait(time.Minute); !ok || err != nil {
