@@ -381,20 +381,14 @@ func (t *deviceThread) stamp(at time.Duration) {
 // sleep of no time is going on at once. Every step of a burst begins at
 // at, when the device is timed (run).
 func (t *deviceThread) burst(inv *invocation, at time.Duration) program.Next {
-	timed := t.exec.timed
-	if timed {
-		t.log.stepAt(at) // the whole burst is one instant
-	}
+	t.stamp(at)
 	for {
-		if !timed {
-			t.log.step()
-		}
 		n := inv.prog.Step(&inv.env)
-		if !n.GoesOn() {
+		if !n.GoesOn() || inv.stopped.Load() {
 			return n
 		}
-		if inv.stopped.Load() {
-			return n
+		if !t.exec.timed { // a timed burst is one instant
+			t.log.step()
 		}
 	}
 }

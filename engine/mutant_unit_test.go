@@ -80,9 +80,7 @@ func TestMutantUnit(t *testing.T) {
 func oracleInvariant2EngineStartsEarly(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, "SubmitGPU", s.SubmitGPU())
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start with the NPU not submitted, on the mutant: %v, want it to go through", err)
 	}
@@ -98,9 +96,7 @@ func oracleInvariant3EngineSkipsAbort(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.NPUDispatch, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, "SubmitGPU", s.SubmitGPU())
 	if err := s.SubmitNPU(); !errors.Is(err, devices.KindDevice) {
 		t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 	}
@@ -178,9 +174,7 @@ func oracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 func oracleInvariant10CloseWithoutAbort(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, "SubmitGPU", s.SubmitGPU())
 	s.CloseWithin(t.Context(), time.Millisecond)
 	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
 	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, evCloseBegin) {
@@ -292,12 +286,8 @@ func oracleInvariant14SecondInvocation(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s1 := newSession(t, f, roundsConfig(1))
 	s2 := newSession(t, f, roundsConfig(1))
-	if err := s1.SubmitGPU(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s2.SubmitGPU(); err != nil {
-		t.Fatalf("a second GPU dispatch with the rule broken: %v, want it admitted", err)
-	}
+	noErr(t, "SubmitGPU", s1.SubmitGPU())
+	noErr(t, "a second GPU dispatch with the rule broken, which should admit it", s2.SubmitGPU())
 	v := wantViolation(t, o, 14, s2.ID(), devices.EvDispatch)
 	if !strings.Contains(v.Message, fmt.Sprintf("of session %d had not retired there", s1.ID())) {
 		t.Errorf("message %q should name the first session", v.Message)
