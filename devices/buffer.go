@@ -150,7 +150,7 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) er
 	if f.simulated() == nil {
 		events = f.events.beginBatch()
 		defer events.endBatch()
-		if len(pubs) <= 64 {
+		if len(pubs) <= atOnce {
 			return b.publishAtOnce(&events, cause, off, v, pubs)
 		}
 	}
@@ -164,28 +164,37 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) er
 	return nil
 }
 
-// publishAtOnce is Publish in real time. Its releases are decided (their
-// fault site hit, their events recorded) before the store, and when every
-// non-coherent family will see the stored line released in this very step,
-// the store is made visible to all at once: hiding the line from a family
-// and showing it again within one host step changes nothing a device can
-// tell, and costs the device that waits for the release a second cache line
-// to take from the host (the line's mark) after the first (the word).
-// Where a release will not land (a fault skips it or fails it), the line is
-// hidden as HostStore hides it.
+// atOnce is how many publications publishAtOnce takes: a startup line has
+// three (PM4, AQL, XDNA); more go the general way.
+const atOnce = 8
+
+// publishAtOnce is Publish in real time, where the devices waiting for the
+// store run on threads of their own, and the host's work between the
+// decision and the store is on their path:
+//   - The releases' fault sites are hit before the store, which must know
+//     whether every release lands; their events, which take the step's
+//     instant as every event of it does, are recorded after the store.
+//   - When every non-coherent family will see the stored line released in
+//     this very step, the store is made visible to all at once: hiding the
+//     line from a family and showing it again within one host step changes
+//     nothing a device can tell, and would cost the device that waits for
+//     the release a second cache line to take from the host (the line's
+//     mark) after the first (the word).
+//   - Where a release will not land (a fault skips it or fails it), the
+//     line is hidden as HostStore hides it.
 func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint32, pubs []*Publication) error {
 	f := b.profile.fabric
 	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
-	f.landPending()
-	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	var fired [atOnce]fault.Fired
+	hit := len(pubs)   // the releases whose site was hit: up to the first that failed
 	var landing uint64 // bit i: pubs[i] lands
-	var err error
 	for i, p := range pubs {
-		var lands bool
-		if lands, err = p.decide(events); err != nil {
+		fired[i] = p.hit()
+		if fired[i].Action == fault.Error {
+			hit = i + 1
 			break
 		}
-		if lands {
+		if fired[i].Action != fault.Skip {
 			landing |= 1 << i
 		}
 	}
@@ -197,9 +206,13 @@ func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint3
 	b.region.Store(off, v)
 	b.hostMu.Unlock()
 	f.exec.changed()
-	for i, p := range pubs {
-		if landing&(1<<i) != 0 {
+	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	var err error
+	for i, p := range pubs[:hit] {
+		if lands, e := p.record(events, fired[i]); lands {
 			p.land()
+		} else if e != nil {
+			err = e
 		}
 	}
 	return err
@@ -241,21 +254,43 @@ func (b *Buffer) hostStore(off int, v uint32, events *hostEvents) {
 	f.exec.changed()
 }
 
-// Zero stores zero into every word as the host. It fails only on a stale
+// Zero stores zero into every word as the host. A line that holds zeros
+// already is not stored into: it stays as the non-coherent families see it
+// (shown, or hidden since an earlier host store). A host store into it
+// would change no word, yet hide the line, and the device that waits on
+// the line would take its mark from the host when a release shows it
+// again, a second cache line after the word: a session's startup line,
+// made zeroed, reaches the NPU with its RUN alone. It fails only on a stale
 // buffer (KindStale), storing nothing.
 func (b *Buffer) Zero() error {
 	if err := b.staleError("zero"); err != nil {
 		return err
 	}
-	b.profile.fabric.landPending()
+	f := b.profile.fabric
+	f.landPending()
 	b.hostMu.Lock()
-	b.hideFromNonCoherent(0, b.region.Len()/memory.LineBytes)
-	for off := 0; off < b.region.Len(); off += 4 {
-		b.region.Store(off, 0)
+	for line := range b.region.Len() / memory.LineBytes {
+		if b.zeroLine(line) {
+			continue
+		}
+		b.hideFromNonCoherent(line, line+1)
+		for off := line * memory.LineBytes; off < (line+1)*memory.LineBytes; off += 4 {
+			b.region.Store(off, 0)
+		}
 	}
 	b.hostMu.Unlock()
 	b.profile.fabric.exec.changed()
 	return nil
+}
+
+// zeroLine reports whether every word of line holds zero.
+func (b *Buffer) zeroLine(line int) bool {
+	for off := line * memory.LineBytes; off < (line+1)*memory.LineBytes; off += 4 {
+		if b.region.Load(off) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hideFromNonCoherent snapshots lines [lo, hi) for every non-coherent family
@@ -447,10 +482,22 @@ func (p *Publication) execute(events *hostEvents) error {
 // site and records the release: lands reports whether it is to land, err
 // the error of a release the fault failed.
 func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
-	b := p.buffer
-	f := b.profile.fabric
+	return p.record(events, p.hit())
+}
+
+// hit lands an earlier release in flight, then hits the release's fault
+// site.
+func (p *Publication) hit() fault.Fired {
+	f := p.buffer.profile.fabric
 	f.landPending()
-	fired := f.hitFaultTo(events, HostActor, b.owner, fault.HostPublish)
+	return f.faults.Hit(fault.HostPublish)
+}
+
+// record records the release, whose fault site fired fired: lands reports
+// whether it is to land, err the error of a release the fault failed.
+func (p *Publication) record(events *hostEvents, fired fault.Fired) (lands bool, err error) {
+	b := p.buffer
+	recordFault(events, HostActor, b.owner, fault.HostPublish, fired)
 	switch fired.Action {
 	case fault.Error:
 		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
@@ -465,14 +512,24 @@ func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
 
 // land un-hides the publication's lines for its family: the release's
 // effect on what the family sees.
+// A line already shown is not stored again: its mark's cache line stays
+// with the devices that read it at every load.
 func (p *Publication) land() {
 	b := p.buffer
-	if st := p.att.stale.Load(); st != nil {
-		b.hostMu.Lock()
-		for line := p.lo; line < p.hi; line++ {
-			st.lines[line].Store(false)
-		}
-		b.hostMu.Unlock()
+	st := p.att.stale.Load()
+	if st == nil {
+		return
 	}
-	b.profile.fabric.exec.changed()
+	shown := false
+	b.hostMu.Lock()
+	for line := p.lo; line < p.hi; line++ {
+		if st.lines[line].Load() {
+			st.lines[line].Store(false)
+			shown = true
+		}
+	}
+	b.hostMu.Unlock()
+	if shown {
+		b.profile.fabric.exec.changed()
+	}
 }

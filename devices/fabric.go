@@ -98,18 +98,25 @@ type Config struct {
 // Fabric holds the devices, the memory and its budget, the clock, the fault
 // plane and the event stream. It is safe for concurrent use.
 type Fabric struct {
-	mu sync.Mutex
-	// generation counts the fabric's renewals (Renew): what was made on it
-	// keeps the generation it was made in, and is stale once they differ.
-	generation  atomic.Uint64
+	// What real-time devices read as they run (the clock's executor, the
+	// timing profile, the mode): written only as the fabric is made or
+	// renewed, and on lines of its own, apart from what the host writes as
+	// sessions come and go, so that a device's first step after the host
+	// submitted or started takes no line from the host.
+	_           cpu.CacheLinePad
 	mode        Mode
 	wait        WaitPolicy
 	seed        uint64
 	timing      Timing
 	fineGrained bool
-	closed      bool
 	devices     []*Device
 	exec        executor
+	_           cpu.CacheLinePad
+	mu          sync.Mutex
+	// generation counts the fabric's renewals (Renew): what was made on it
+	// keeps the generation it was made in, and is stale once they differ.
+	generation  atomic.Uint64
+	closed      bool
 	arena       *memory.Arena // what buffers of host profiles other than pinned are carved from
 	ids         atomic.Uint64 // buffers and invocations
 	owners      atomic.Uint64 // owners: sessions
@@ -490,16 +497,16 @@ func (f *Fabric) landPending() {
 
 // hitFault evaluates a fault site and, when something fires, records it as an event.
 func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
-	return f.hitFaultTo(&hostEvents{stream: &f.events}, actor, session, site)
+	fired := f.faults.Hit(site)
+	recordFault(&hostEvents{stream: &f.events}, actor, session, site, fired)
+	return fired
 }
 
-// hitFaultTo is hitFault, its event going to events.
-func (f *Fabric) hitFaultTo(events *hostEvents, actor Actor, session uint64, site fault.Site) fault.Fired {
-	fired := f.faults.Hit(site)
+// recordFault records what fired at site as an event, when something did.
+func recordFault(events *hostEvents, actor Actor, session uint64, site fault.Site, fired fault.Fired) {
 	if fired.Action != fault.None {
 		events.emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
 	}
-	return fired
 }
 
 // faultDetail names site and action without allocating for the common pairs.

@@ -629,6 +629,33 @@ func TestMemoryLinesNeverStoredByHostAreReadDirectly(t *testing.T) {
 	mmLoad(t, "GPU store after Zero, after a release", nv, 0, 24)
 }
 
+// Zero stores into the lines that hold a non-zero word: a line of zeros
+// is not stored into, so it stays as the NPU sees it, while a line it
+// zeroes is hidden until a release, in real time as in simulated time.
+func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
+	for _, mode := range []Mode{Simulated, RealTime} {
+		t.Run(mode.String(), func(t *testing.T) {
+			f := mmFabric(t, Config{Mode: mode})
+			gpu, npu := f.First(GPU), f.First(NPU)
+			b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+			gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
+			b.HostStore(64, 5)
+			mmRelease(t, b, npu, XDNA, 0, 128) // the NPU sees both lines: zeros, then 5
+
+			b.Zero()
+			mmHost(t, "line 1 after Zero", b, 64, 0)
+			gv.Store(0, 9)
+			mmLoad(t, "GPU store into line 0, which held zeros at Zero", nv, 0, 9)
+			gv.Store(68, 11)
+			mmLoad(t, "line 1, which Zero stored into, before a release", nv, 64, 5)
+			mmLoad(t, "GPU store into line 1 before a release", nv, 68, 0)
+			mmRelease(t, b, npu, XDNA, 64, 128)
+			mmLoad(t, "line 1 after a release", nv, 64, 0)
+			mmLoad(t, "GPU store into line 1 after a release", nv, 68, 11)
+		})
+	}
+}
+
 // "So the seed's publications matter: skip one and the NPU never sees RUN;
 // fail one and ...": host.publish=skip makes Execute succeed without the
 // release, error makes it fail with KindPublish; either way the NPU stays
