@@ -137,15 +137,16 @@ func (h *half) wait() program.Next {
 // prologue is a step at an operation before the rounds, which both halves
 // do alike: the first step, the decision's load and wait, the
 // observation's latency and the observation, after which round begins the
-// half's first round on RUN. latency is how long the device takes to see
-// the startup word change; the first step keeps it, and whether the
-// executor interleaves, in the half. stop says that the Step returns next
-// whatever it is: the step emitted an event (the observation, a run fault
-// that fired).
-func (h *half) prologue(env program.Env, latency time.Duration, round func(program.Env) program.Next) (next program.Next, stop bool) {
+// half's first round on RUN. latency picks, from the timing profile, how
+// long the device takes to see the startup word change; the first step
+// keeps it, and whether the executor interleaves, in the half, so that no
+// later step reads the fabric for them (the host writes lines near them as
+// it submits and starts). stop says that the Step returns next whatever it
+// is: the step emitted an event (the observation, a run fault that fired).
+func (h *half) prologue(env program.Env, latency func(program.Timing) time.Duration, round func(program.Env) program.Next) (next program.Next, stop bool) {
 	switch h.op {
 	case opStart:
-		h.latency, h.onward = latency, !env.Interleaved()
+		h.latency, h.onward = latency(env.Timing()), !env.Interleaved()
 		return h.loadDecision(), false
 	case opLoadDecision, opWaitDecision:
 		if next, stop := h.readDecision(env); stop {
@@ -161,6 +162,14 @@ func (h *half) prologue(env program.Env, latency time.Duration, round func(progr
 	}
 	return h.afterDecision(h.latency), false
 }
+
+// gpuLatency is the GPU half's latency (half.latency): the host's stores
+// reach the GPU in HostToGPU.
+func gpuLatency(t program.Timing) time.Duration { return t.HostToGPU }
+
+// npuLatency is the NPU half's: a line's DMA, which is also the unit of
+// the slot's and the drain's.
+func npuLatency(t program.Timing) time.Duration { return t.NPUDMALine }
 
 // Where the executor interleaves no other program between a half's steps
 // (program.Env.Interleaved is false: real time), a Step goes on through
@@ -188,7 +197,7 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
 			var stop bool
-			if next, stop = p.prologue(env, env.Timing().HostToGPU, p.round); stop {
+			if next, stop = p.prologue(env, gpuLatency, p.round); stop {
 				return next
 			}
 		case opRoundDelay:
@@ -284,9 +293,8 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 		var next program.Next
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
-			// A line's DMA is also the unit of the slot's and the drain's.
 			var stop bool
-			if next, stop = p.prologue(env, env.Timing().NPUDMALine, p.round); stop {
+			if next, stop = p.prologue(env, npuLatency, p.round); stop {
 				return next
 			}
 		case opRoundDelay:
