@@ -61,6 +61,14 @@ const (
 	// pollsPerYield is how many polls a waiter makes back to back (a
 	// fraction of a microsecond) before it yields its processor.
 	pollsPerYield = 32
+	// pollsPerClock is how many polls a waiter that does not yield makes
+	// between two reads of the clock for its budget: a few microseconds,
+	// nothing beside a budget of spinFor. A clock read costs as much as
+	// several polls (50 ns on the H200's virtual host), and a wait that
+	// ends sooner, as a peer's answer in an exchange does, reads none:
+	// read every pollsPerYield polls, it cost the hybrid exchange a tenth
+	// of its speed there.
+	pollsPerClock = 512
 	// timerSlack is how late a Go timer may fire: the runtime's poller
 	// sleeps in whole milliseconds. sleepUntil polls for the last part of
 	// a sleep, so a modeled latency ends on time.
@@ -110,9 +118,11 @@ func (r *realTimeExecutor) changed() {
 }
 
 // backoff paces a polling loop by a wait policy. Under WaitHybrid it
-// polls pollsPerYield times back to back, then yields the processor, until
-// budget has passed since the first yield; under WaitSpin it polls without
-// yielding until budget has passed (never, for a budget of forever); under
+// polls until budget has passed since its first clock read: where it
+// yields, pollsPerYield times back to back between yields of the
+// processor, reading the clock at each yield; otherwise reading the clock
+// every pollsPerClock polls. Under WaitSpin it polls without yielding
+// until budget has passed (never, for a budget of forever); under
 // WaitBlock it does not poll.
 type backoff struct {
 	policy WaitPolicy
@@ -138,11 +148,15 @@ func (b *backoff) next() bool {
 		return false
 	}
 	b.polls++
-	if b.polls%pollsPerYield != 0 || b.budget == forever {
+	every := pollsPerClock
+	if b.yields {
+		every = pollsPerYield
+	}
+	if b.polls%every != 0 || b.budget == forever {
 		return true
 	}
-	if b.polls == pollsPerYield {
-		b.start = time.Now() // a wait that ends in the first burst reads no clock
+	if b.polls == every {
+		b.start = time.Now() // a wait that ends before reads no clock
 	} else if time.Since(b.start) > b.budget {
 		return false
 	}

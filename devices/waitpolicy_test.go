@@ -83,7 +83,9 @@ func TestSpinNeedsACorePerParticipant(t *testing.T) {
 }
 
 // How each policy paces a poll: block never polls, spin with no budget
-// polls on and on, hybrid with none stops after its first burst.
+// polls on and on, hybrid with none stops at its second clock read: after
+// two bursts and a yield where it yields, after twice pollsPerClock polls
+// otherwise.
 func TestBackoffByPolicy(t *testing.T) {
 	block := backoff{policy: WaitBlock, budget: time.Hour}
 	if block.next() {
@@ -95,13 +97,18 @@ func TestBackoffByPolicy(t *testing.T) {
 			t.Fatalf("spin stopped polling after %d polls; want it to poll while the wait lasts", i)
 		}
 	}
-	hybrid := backoff{policy: WaitHybrid}
-	polls := 1
-	for hybrid.next() {
-		polls++
-	}
-	if polls != 2*pollsPerYield {
-		t.Errorf("hybrid with no budget made %d polls, want %d (one burst, one yield, one more burst)", polls, 2*pollsPerYield)
+	for _, tc := range []struct {
+		yields bool
+		want   int
+	}{{true, 2 * pollsPerYield}, {false, 2 * pollsPerClock}} {
+		hybrid := backoff{policy: WaitHybrid, yields: tc.yields}
+		polls := 1
+		for hybrid.next() {
+			polls++
+		}
+		if polls != tc.want {
+			t.Errorf("hybrid (yields %v) with no budget made %d polls, want %d", tc.yields, polls, tc.want)
+		}
 	}
 }
 
