@@ -186,12 +186,12 @@ func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint3
 	f := b.profile.fabric
 	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
 	var fired [atOnce]fault.Fired
-	hit := len(pubs)   // the releases whose site was hit: up to the first that failed
+	hits := len(pubs)  // the releases whose site was hit: up to the first that failed
 	var landing uint64 // bit i: pubs[i] lands
 	for i, p := range pubs {
 		fired[i] = p.hit()
 		if fired[i].Action == fault.Error {
-			hit = i + 1
+			hits = i + 1
 			break
 		}
 		if fired[i].Action != fault.Skip {
@@ -208,7 +208,7 @@ func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint3
 	f.exec.changed()
 	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
 	var err error
-	for i, p := range pubs[:hit] {
+	for i, p := range pubs[:hits] {
 		if lands, e := p.record(events, fired[i]); lands {
 			p.land()
 		} else if e != nil {
@@ -279,7 +279,7 @@ func (b *Buffer) Zero() error {
 		}
 	}
 	b.hostMu.Unlock()
-	b.profile.fabric.exec.changed()
+	f.exec.changed()
 	return nil
 }
 
@@ -511,9 +511,9 @@ func (p *Publication) record(events *hostEvents, fired fault.Fired) (lands bool,
 }
 
 // land un-hides the publication's lines for its family: the release's
-// effect on what the family sees.
-// A line already shown is not stored again: its mark's cache line stays
-// with the devices that read it at every load.
+// effect on what the family sees. A line already shown is not stored
+// again, so that its mark's cache line stays with the devices that read it
+// at every load.
 func (p *Publication) land() {
 	b := p.buffer
 	st := p.att.stale.Load()
