@@ -59,7 +59,8 @@ const (
 	// completion comes.
 	hostSpinFor = 20 * time.Microsecond
 	// pollsPerYield is how many polls a waiter makes back to back (a
-	// fraction of a microsecond) before it yields its processor.
+	// fraction of a microsecond) before it yields its processor; a power of
+	// two.
 	pollsPerYield = 32
 	// pollsPerClock is how many polls a waiter that does not yield makes
 	// between two reads of the clock for its budget: a few microseconds,
@@ -68,7 +69,7 @@ const (
 	// ends sooner, as a peer's answer in an exchange does, reads none:
 	// read every pollsPerYield polls, it cost the hybrid exchange a tenth
 	// of its speed there.
-	pollsPerClock = 512
+	pollsPerClock = 512 // a power of two, as pollsPerYield (next masks by them)
 	// timerSlack is how late a Go timer may fire: the runtime's poller
 	// sleeps in whole milliseconds. sleepUntil polls for the last part of
 	// a sleep, so a modeled latency ends on time.
@@ -148,14 +149,15 @@ func (b *backoff) next() bool {
 		return false
 	}
 	b.polls++
-	every := pollsPerClock
+	// Both periods are powers of two: a mask, not a division, on every poll.
+	mask := pollsPerClock - 1
 	if b.yields {
-		every = pollsPerYield
+		mask = pollsPerYield - 1
 	}
-	if b.polls%every != 0 || b.budget == forever {
+	if b.polls&mask != 0 || b.budget == forever {
 		return true
 	}
-	if b.polls == every {
+	if b.polls == mask+1 {
 		b.start = time.Now() // a wait that ends before reads no clock
 	} else if time.Since(b.start) > b.budget {
 		return false
