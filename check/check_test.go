@@ -306,7 +306,7 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 	var waited error
 	cancelled := 0
 	rep := check.Check(ctx, func(h *check.Host) {
-		h.Fabric().Events().Subscribe(func(e devices.Event) {
+		h.Fabric().Events().Subscribe(func(e *devices.Event) {
 			switch {
 			case e.Kind == engine.EvWait:
 				cancel()

@@ -213,7 +213,7 @@ func (r *run) hostOp(text string) {
 // observe mixes the host's own events into its history: what the engine's
 // host side did and saw (a join that timed out, a publication that failed)
 // decides what it does next, as the scenario's choices do.
-func (r *run) observe(e devices.Event) {
+func (r *run) observe(e *devices.Event) {
 	if e.Actor != devices.HostActor {
 		return
 	}

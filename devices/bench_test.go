@@ -13,7 +13,7 @@ import (
 func BenchmarkEmit(b *testing.B) {
 	f := mmFabric(b, Config{Mode: Simulated, Seed: 1, EventCapacity: 64})
 	seen := 0
-	cancel := f.Events().Subscribe(func(Event) { seen++ })
+	cancel := f.Events().Subscribe(func(*Event) { seen++ })
 	defer cancel()
 	b.ReportAllocs()
 	for range b.N {

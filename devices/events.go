@@ -97,7 +97,7 @@ type Stream struct {
 }
 
 type subscription struct {
-	fn     func(Event)
+	fn     func(*Event)
 	stream *Stream
 }
 
@@ -199,14 +199,17 @@ func (s *Stream) recordLocked(events []Event) {
 func (s *Stream) add(e Event) {
 	s.seq++
 	e.Seq = s.seq
+	var kept *Event // the ring's copy, which subscribers are lent
 	if len(s.ring) < s.limit {
 		s.ring = append(s.ring, e)
+		kept = &s.ring[len(s.ring)-1]
 	} else {
-		s.ring[(s.seq-1)%uint64(s.limit)] = e
+		kept = &s.ring[(s.seq-1)%uint64(s.limit)]
+		*kept = e
 	}
-	s.hash(&e)
+	s.hash(kept)
 	for _, sub := range s.subs {
-		sub.fn(e)
+		sub.fn(kept)
 	}
 }
 
@@ -248,8 +251,10 @@ func (s *Stream) hash(e *Event) {
 
 // Subscribe calls fn with every later event, in order, on the emitting
 // goroutine and under the stream's lock: fn must be quick and must not emit.
-// The returned function ends the subscription.
-func (s *Stream) Subscribe(fn func(Event)) (cancel func()) {
+// The event is lent for the call: fn copies what it keeps, and changes
+// nothing (an event is about a hundred bytes, and every subscriber gets
+// every event). The returned function ends the subscription.
+func (s *Stream) Subscribe(fn func(*Event)) (cancel func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sub := &subscription{fn: fn, stream: s}

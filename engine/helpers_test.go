@@ -161,7 +161,7 @@ type counterKey struct {
 
 func newEventCounter(f *devices.Fabric) *eventCounter {
 	c := &eventCounter{n: map[counterKey]int{}}
-	c.cancel = f.Events().Subscribe(func(e devices.Event) {
+	c.cancel = f.Events().Subscribe(func(e *devices.Event) {
 		c.mu.Lock()
 		c.n[counterKey{e.Session, e.Kind}]++
 		c.mu.Unlock()

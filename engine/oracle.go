@@ -67,8 +67,8 @@ type Oracle struct {
 	mu         sync.Mutex
 	fabric     *devices.Fabric // nil for a transcript's oracle (testdata/oracle)
 	cancel     func()
-	generation uint64              // the fabric's when the oracle began watching it (devices.Fabric.Renew)
-	observer   func(devices.Event) // observe, bound once: a renewal subscribes it again
+	generation uint64               // the fabric's when the oracle began watching it (devices.Fabric.Renew)
+	observer   func(*devices.Event) // observe, bound once: a renewal subscribes it again
 
 	open      records[openSession] // sessions watched: from the startup event until close
 	verdicts  verdicts
@@ -224,19 +224,19 @@ func (o *Oracle) tracked() int {
 // made). Protocol events of other sessions (made before the oracle, or
 // closed) go to none. The order of the checkers is the order in which one
 // event's violations are reported.
-func (o *Oracle) observe(e devices.Event) {
+func (o *Oracle) observe(e *devices.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.verdicts.seen = e.Seq
-	s := o.session(&e)
+	s := o.session(e)
 	open := s != nil
 	if !open && e.Kind.Category() == devices.CategoryProtocol {
 		return
 	}
-	o.budget.observe(&e, open)
-	o.decisions.observe(&e, open)
-	o.lifecycle.observe(&e, open)
-	o.reach.observe(&e, open)
+	o.budget.observe(e, open)
+	o.decisions.observe(e, open)
+	o.lifecycle.observe(e, open)
+	o.reach.observe(e, open)
 	switch {
 	case !open:
 	case e.Kind == evCloseBegin:

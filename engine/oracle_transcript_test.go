@@ -116,7 +116,7 @@ func replay(transcript string) (string, error) {
 		}
 		seq++
 		e.Seq = seq
-		o.observe(e)
+		o.observe(&e)
 	}
 	var out strings.Builder
 	for _, v := range o.Violations() {

@@ -820,7 +820,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel as soon as the GPU's join has returned its error.
-	stop := f.Events().Subscribe(func(e devices.Event) {
+	stop := f.Events().Subscribe(func(e *devices.Event) {
 		if e.Session == s.ID() && e.Kind == EvJoin && e.A == uint64(ParticipantGPU) {
 			cancel()
 		}

@@ -179,10 +179,10 @@ type hostEvents struct {
 
 func recordHostEvents(t *testing.T, f *devices.Fabric, session uint64) *hostEvents {
 	r := &hostEvents{}
-	t.Cleanup(f.Events().Subscribe(func(e devices.Event) {
+	t.Cleanup(f.Events().Subscribe(func(e *devices.Event) {
 		if e.Actor == devices.HostActor && e.Session == session {
 			r.mu.Lock()
-			r.evs = append(r.evs, e)
+			r.evs = append(r.evs, *e)
 			r.mu.Unlock()
 		}
 	}))

@@ -237,7 +237,7 @@ end
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := 0
 	_, err := check.Replay(ctx, sc.Run, "r2c2f0:", func(f *devices.Fabric) {
-		f.Events().Subscribe(func(e devices.Event) {
+		f.Events().Subscribe(func(e *devices.Event) {
 			switch {
 			case e.Kind == engine.EvWait:
 				cancel()

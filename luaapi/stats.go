@@ -81,7 +81,7 @@ type recorder struct {
 	lines         map[uint64]*timeline
 	freeTimelines []*timeline // timelines of forgotten sessions, reused for the next ones
 	cancel        func()
-	observe       func(devices.Event) // observeEvent, bound once
+	observe       func(*devices.Event) // observeEvent, bound once
 }
 
 type stamp struct {
@@ -175,13 +175,8 @@ func (r *recorder) forgetLocked(id uint64) {
 	}
 }
 
-func (r *recorder) observeEvent(e devices.Event) {
-	if e.Session == 0 {
-		return
-	}
-	switch e.Kind {
-	case engine.EvSubmit, engine.EvDecide, program.EvObserve, devices.EvRetire, kernel.EvObserve, kernel.EvRetire:
-	default:
+func (r *recorder) observeEvent(e *devices.Event) {
+	if e.Session == 0 || !recorded(e) {
 		return
 	}
 	r.mu.Lock()
@@ -196,6 +191,28 @@ func (r *recorder) observeEvent(e devices.Event) {
 		}
 		r.lines[e.Session] = t
 	}
+	t.mark(e)
+}
+
+// recorded reports whether e is one of the steps a timeline keeps. Every
+// event of every session comes here, so the host's are told apart first:
+// they are matched against the engine's kinds, which are constants and so
+// cost a few instructions each, and only a device's against the device
+// kinds.
+func recorded(e *devices.Event) bool {
+	if e.Actor == devices.HostActor {
+		return e.Kind == engine.EvSubmit || e.Kind == engine.EvDecide
+	}
+	switch e.Kind {
+	case program.EvObserve, devices.EvRetire, kernel.EvObserve, kernel.EvRetire:
+		return true
+	}
+	return false
+}
+
+// mark records the step e, one that recorded keeps, unless the timeline
+// has it already.
+func (t *timeline) mark(e *devices.Event) {
 	switch e.Kind {
 	case engine.EvSubmit:
 		if e.B == 0 && e.A < 2 {

@@ -59,7 +59,7 @@ func (r *traceRecorder) attach(f *devices.Fabric) {
 		tracks = append(tracks, d.Name())
 	}
 	tf := r.begin(fmt.Sprintf("%s, seed %d", f.Mode(), f.Seed()), tracks)
-	f.Events().Subscribe(func(e devices.Event) { r.record(tf, e) })
+	f.Events().Subscribe(func(e *devices.Event) { r.record(tf, *e) })
 }
 
 // begin gives a new fabric its pid and writes the metadata naming its

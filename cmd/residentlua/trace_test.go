@@ -286,7 +286,7 @@ func TestTraceHoldsEveryEvent(t *testing.T) {
 			rec.attach(f)
 			i := len(streams)
 			streams = append(streams, nil)
-			f.Events().Subscribe(func(e devices.Event) { streams[i] = append(streams[i], e) })
+			f.Events().Subscribe(func(e *devices.Event) { streams[i] = append(streams[i], *e) })
 			tracks := []string{"host"}
 			for _, d := range f.Devices() {
 				tracks = append(tracks, d.Name())

@@ -173,14 +173,14 @@ type trial struct {
 	res      *Result         // written in place: own, or RunInto's caller's
 	own      Result          // Run's result, which it returns by value
 	gpu, npu *devices.Device
-	accepted map[uint64][2]bool  // participants accepted, by session
-	text     []byte              // the host operations' lines, one after another
-	ends     []int               // where each line of text ends
-	open     []*sessionPlan      // the sessions open
-	closed   []*sessionPlan      // plans of closed sessions, reused for the next ones
-	term     []byte              // a fault chain being drawn
-	counter  func(devices.Event) // count, bound once
-	devs     []*devices.Device   // the fabric's devices
+	accepted map[uint64][2]bool   // participants accepted, by session
+	text     []byte               // the host operations' lines, one after another
+	ends     []int                // where each line of text ends
+	open     []*sessionPlan       // the sessions open
+	closed   []*sessionPlan       // plans of closed sessions, reused for the next ones
+	term     []byte               // a fault chain being drawn
+	counter  func(*devices.Event) // count, bound once
+	devs     []*devices.Device    // the fabric's devices
 }
 
 // workspaces keeps the state of finished trials for the next Run.
@@ -485,7 +485,7 @@ func (t *trial) run() {
 }
 
 // count notes faults and protocol paths as events go by.
-func (t *trial) count(e devices.Event) {
+func (t *trial) count(e *devices.Event) {
 	switch e.Kind {
 	case devices.EvFault:
 		t.res.Fired[e.Detail]++
