@@ -120,7 +120,8 @@ func (b *Buffer) HostStore(off int, v uint32) error {
 // (HostStore), then executes pubs in order (Execute), and returns the first
 // publication's error, leaving the rest unexecuted: the seed's
 // publish(decision). cause is what made the host publish, such as the
-// engine's decision; the stream sets its Seq and Time.
+// engine's decision; the stream sets its Seq and Time, and Publish returns
+// that time (unset when it failed before recording cause).
 //
 // A publication is one step of the host, and its events, cause first,
 // share the instant it began, as every event of a step does in simulated
@@ -136,13 +137,13 @@ func (b *Buffer) HostStore(off int, v uint32) error {
 //
 // On a stale buffer, or with a stale publication, it does nothing and
 // fails with KindStale.
-func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) error {
+func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) (Stamp, error) {
 	if err := b.staleError("publish"); err != nil {
-		return err
+		return Stamp{}, err
 	}
 	for _, p := range pubs {
 		if err := p.buffer.staleError("publish"); err != nil {
-			return err
+			return Stamp{}, err
 		}
 	}
 	f := b.profile.fabric
@@ -151,26 +152,27 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) er
 		events = f.events.beginBatch()
 		defer events.endBatch()
 		if len(pubs) <= atOnce {
-			return b.publishAtOnce(&events, cause, off, v, pubs)
+			at := Stamp{At: events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
+			return at, b.publishAtOnce(&events, off, v, pubs)
 		}
 	}
-	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
+	at := Stamp{At: events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
 	b.hostStore(off, v, &events)
 	for _, p := range pubs {
 		if err := p.execute(&events); err != nil {
-			return err
+			return at, err
 		}
 	}
-	return nil
+	return at, nil
 }
 
 // atOnce is how many publications publishAtOnce takes: a startup line has
 // three (PM4, AQL, XDNA); more go the general way.
 const atOnce = 8
 
-// publishAtOnce is Publish in real time, where the devices waiting for the
-// store run on threads of their own, and the host's work between the
-// decision and the store is on their path:
+// publishAtOnce is Publish in real time, once its cause is recorded,
+// where the devices waiting for the store run on threads of their own, and
+// the host's work between the decision and the store is on their path:
 //   - The releases' fault sites are hit before the store, which must know
 //     whether every release lands; their events, which take the step's
 //     instant as every event of it does, are recorded after the store.
@@ -182,9 +184,8 @@ const atOnce = 8
 //     mark) after the first (the word).
 //   - Where a release will not land (a fault skips it or fails it), the
 //     line is hidden as HostStore hides it.
-func (b *Buffer) publishAtOnce(events *hostEvents, cause Event, off int, v uint32, pubs []*Publication) error {
+func (b *Buffer) publishAtOnce(events *hostEvents, off int, v uint32, pubs []*Publication) error {
 	f := b.profile.fabric
-	events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail)
 	var fired [atOnce]fault.Fired
 	hits := len(pubs)  // the releases whose site was hit: up to the first that failed
 	var landing uint64 // bit i: pubs[i] lands

@@ -86,19 +86,21 @@ func (l *deviceLog) step() { l.stamped = false }
 func (l *deviceLog) stepAt(at time.Duration) { l.at, l.stamped = at, true }
 
 // add adds an event of inv, stamped with the step's time, to the batch
-// being filled, handing the batch over when it is full.
-func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) {
+// being filled, handing the batch over when it is full. It returns the
+// event's time.
+func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) time.Duration {
 	if !l.stamped {
 		l.at, l.stamped = inv.dev.fabric.exec.now(), true
 	}
+	at := l.at
 	batch := &l.batches[l.filling]
-	*batch = append(*batch, Event{Time: l.at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail})
+	*batch = append(*batch, Event{Time: at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail})
 	if len(*batch) < logBatch {
-		return
+		return at
 	}
 	if l.handed.Load() != nil { // the other batch is still waiting: both go now
 		l.flush()
-		return
+		return at
 	}
 	l.handed.Store(batch)
 	l.filling ^= 1
@@ -107,6 +109,7 @@ func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail str
 	case l.collectable <- struct{}{}:
 	default: // a token is there already, or there is no channel
 	}
+	return at
 }
 
 // flush moves the handed batch, then the one being filled, into the stream.

@@ -144,7 +144,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := f.Events().Count()
-			err := b.Publish(Event{Actor: HostActor, Kind: evCause}, 0, 5, pubs)
+			at, err := b.Publish(Event{Actor: HostActor, Kind: evCause}, 0, 5, pubs)
 			mmKind(t, "Publish", err, KindPublish)
 			var kinds []EventKind
 			events := f.Events().Events(func(e *Event) bool { return e.Seq > before })
@@ -153,6 +153,9 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 				if e.Time != events[0].Time {
 					t.Errorf("%s at %v, the publication began at %v", e.Kind, e.Time, events[0].Time)
 				}
+			}
+			if len(events) == 0 || !at.Set || events[0].Time != at.At {
+				t.Errorf("Publish returned %v, want the time of its cause's event (events %v)", at, events)
 			}
 			want := []EventKind{evCause, EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
 			if !slices.Equal(kinds, want) {
@@ -180,27 +183,27 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 				return []*Publication{p}
 			}
 			cause := Event{Actor: HostActor, Kind: evCause}
-			if err := b.Publish(cause, 0, 1, release(0, 64)); err != nil {
+			if err := publishErr(b.Publish(cause, 0, 1, release(0, 64))); err != nil {
 				t.Fatal(err)
 			}
 			mmLoad(t, "a store whose line was released", nv, 0, 1)
-			if err := b.Publish(cause, 0, 2, release(64, 128)); err != nil {
+			if err := publishErr(b.Publish(cause, 0, 2, release(64, 128))); err != nil {
 				t.Fatal(err)
 			}
 			mmLoad(t, "a store beside a release of another line", nv, 0, 1)
 			if err := f.Faults().Set(fault.HostPublish, "1*skip"); err != nil {
 				t.Fatal(err)
 			}
-			if err := b.Publish(cause, 64, 3, release(64, 128)); err != nil {
+			if err := publishErr(b.Publish(cause, 64, 3, release(64, 128))); err != nil {
 				t.Fatal(err)
 			}
 			mmLoad(t, "a store whose release was skipped", nv, 64, 0)
 			if err := f.Faults().Set(fault.HostPublish, "1*error(bus)"); err != nil {
 				t.Fatal(err)
 			}
-			mmKind(t, "a failed release", b.Publish(cause, 64, 4, release(64, 128)), KindPublish)
+			mmKind(t, "a failed release", publishErr(b.Publish(cause, 64, 4, release(64, 128))), KindPublish)
 			mmLoad(t, "a store whose release failed", nv, 64, 0)
-			if err := b.Publish(cause, 64, 5, release(0, 128)); err != nil {
+			if err := publishErr(b.Publish(cause, 64, 5, release(0, 128))); err != nil {
 				t.Fatal(err)
 			}
 			mmLoad(t, "both lines released at last", nv, 0, 2)
@@ -253,3 +256,6 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// publishErr is the error of a Publish, for checks of its error alone.
+func publishErr(_ Stamp, err error) error { return err }

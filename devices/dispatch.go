@@ -219,13 +219,18 @@ type invocation struct {
 }
 
 // emit records an event of the running program: into the device's log in
-// real time, into the stream in simulated time.
+// real time, into the stream in simulated time. The first observation of
+// the decision is kept for Completion.Steps.
 func (inv *invocation) emit(kind EventKind, a, b uint64, detail string) {
+	var at time.Duration
 	if inv.log == nil {
-		inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, a, b, detail)
-		return
+		at = inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, a, b, detail)
+	} else {
+		at = inv.log.add(inv, kind, a, b, detail)
 	}
-	inv.log.add(inv, kind, a, b, detail)
+	if kind == program.EvObserve {
+		inv.comp.observed.Mark(at)
+	}
 }
 
 // tellStopped tells a program that a reset stopped it, once it will step no
@@ -253,10 +258,12 @@ type dispatched struct {
 
 // Completion reports when an invocation retires, like an HSA signal.
 type Completion struct {
-	made made
-	inv  *invocation
-	done atomic.Bool
-	err  error // set before done
+	made      made
+	inv       *invocation
+	done      atomic.Bool
+	err       error         // set before done
+	retiredAt time.Duration // set before done
+	observed  StampCell     // the program's first observation (invocation.emit)
 
 	once sync.Once
 	ch   chan struct{} // closed when done; made on first use by a real-time waiter
@@ -307,6 +314,17 @@ func (c *Completion) WaitContext(ctx context.Context, timeout time.Duration) (bo
 // ID is the invocation's id in events.
 func (c *Completion) ID() uint64 { return c.inv.id }
 
+// Steps says when the invocation's program observed the decision and when
+// it retired, at the times of the events that say so. It may be called
+// from any goroutine, while the program runs too.
+func (c *Completion) Steps() Steps {
+	st := Steps{Observed: c.observed.Load()}
+	if c.done.Load() {
+		st.Retired, st.Err = Stamp{At: c.retiredAt, Set: true}, c.err
+	}
+	return st
+}
+
 func (c *Completion) channel() chan struct{} {
 	c.once.Do(func() { c.ch = make(chan struct{}) })
 	return c.ch
@@ -333,7 +351,7 @@ func (c *Completion) finish(err error) {
 	if err != nil {
 		status, detail = 1, err.Error()
 	}
-	f.events.Emit(inv.dev.actor, inv.owner, EvRetire, inv.id, status, detail)
+	c.retiredAt = f.events.Emit(inv.dev.actor, inv.owner, EvRetire, inv.id, status, detail)
 	c.err = err
 	c.done.Store(true)
 	c.once.Do(func() { c.ch = closedChannel })

@@ -125,15 +125,17 @@ func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) 
 }
 
 // Emit stamps the event with its sequence number and time, records it and
-// hands it to the subscribers before returning.
-func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
+// hands it to the subscribers before returning. It returns the event's
+// time.
+func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.emitLocked(actor, session, kind, a, b, detail)
+	return s.emitLocked(actor, session, kind, a, b, detail)
 }
 
-// emitFunc emits an event; inside atomically it is emitLocked.
-type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, detail string)
+// emitFunc emits an event and returns its time; inside atomically it is
+// emitLocked.
+type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration
 
 // atomically runs fn under the stream's lock, handing it the way to emit
 // there. What fn changes together with the events it emits is seen by
@@ -146,8 +148,10 @@ func (s *Stream) atomically(fn func(emit emitFunc)) {
 	fn(s.emit)
 }
 
-func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
-	s.add(Event{Time: s.clock(), Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
+func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
+	at := s.clock()
+	s.add(Event{Time: at, Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
+	return at
 }
 
 // hostEvents is where the host's events of one operation go: into the
@@ -177,13 +181,13 @@ func (h *hostEvents) endBatch() {
 	clear(s.held) // the room keeps no details alive
 }
 
-func (h *hostEvents) emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) {
+func (h *hostEvents) emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
 	s := h.stream
 	if !h.batch {
-		s.Emit(actor, session, kind, a, b, detail)
-		return
+		return s.Emit(actor, session, kind, a, b, detail)
 	}
 	s.held = append(s.held, Event{Time: h.at, Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
+	return h.at
 }
 
 // recordLocked adds events that were stamped when they happened (a

@@ -76,11 +76,13 @@ type Session struct {
 	npuDone       *devices.Completion
 	decision      Decision // StartupWait until decided; recorded before publishing
 	poisoned      bool
-	retired       bool    // a Wait saw both participants retire
-	outcome       Outcome // set by Close
-	poisonedBy    string  // why it was poisoned
-	checked       bool    // the programs' checks ran, after a RUN session retired
-	checkErr      error   // the first check that failed
+	retired       bool             // a Wait saw both participants retire
+	outcome       Outcome          // set by Close
+	poisonedBy    string           // why it was poisoned
+	checked       bool             // the programs' checks ran, after a RUN session retired
+	checkErr      error            // the first check that failed
+	accepted      [2]devices.Stamp // by Participant: when its dispatch was accepted
+	decided       devices.Stamp    // when the decision was recorded
 }
 
 // newSessionOf makes a session of startup and two prepared programs: gpu on a
@@ -151,8 +153,8 @@ func (s *Session) GPU() *devices.Prepared { return s.gpu }
 // NPU is the session's prepared NPU program.
 func (s *Session) NPU() *devices.Prepared { return s.npu }
 
-func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) {
-	s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
+func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) time.Duration {
+	return s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
 }
 
 // ready refuses once the session is poisoned or decided.
@@ -211,7 +213,7 @@ func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done
 		return err
 	}
 	*done = c
-	s.emit(EvSubmit, uint64(who), 0, "")
+	s.accepted[who] = devices.Stamp{At: s.emit(EvSubmit, uint64(who), 0, ""), Set: true}
 	return nil
 }
 
@@ -223,7 +225,9 @@ func (s *Session) decide(op string, v Decision) error {
 	}
 	s.decision = v
 	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
-	if err := s.startup.publish(decided, uint32(v)); err != nil {
+	var err error
+	s.decided, err = s.startup.publish(decided, uint32(v))
+	if err != nil {
 		s.poison("publication failed: " + err.Error())
 		s.emit(evPublished, uint64(v), 1, err.Error())
 		return err
@@ -588,6 +592,29 @@ func (s *Session) Decision() Decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.decision
+}
+
+// Timeline is when a session's steps happened, at the times of the events
+// that say so: each participant's dispatch accepted, the decision
+// recorded, and what each program did (devices.Completion.Steps). A step
+// that has not happened is unset.
+type Timeline struct {
+	Accepted [2]devices.Stamp // by Participant
+	Decided  devices.Stamp
+	Programs [2]devices.Steps // by Participant; unset for one never accepted
+}
+
+// Timeline reports the session's steps so far, from any goroutine.
+func (s *Session) Timeline() Timeline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := Timeline{Accepted: s.accepted, Decided: s.decided}
+	for who, c := range [...]*devices.Completion{s.gpuDone, s.npuDone} {
+		if c != nil {
+			t.Programs[who] = c.Steps()
+		}
+	}
+	return t
 }
 
 // Checked reports the programs' own checks (program.Checker), which run

@@ -95,7 +95,8 @@ func (s *startupLine) stale(op string) error {
 
 // publish records decided, stores the decision (release) and executes
 // every publication in order, as one host step (devices.Buffer.Publish);
-// the first failure is returned and the rest are not executed.
-func (s *startupLine) publish(decided devices.Event, decision uint32) error {
+// the first failure is returned and the rest are not executed. at is when
+// decided was recorded.
+func (s *startupLine) publish(decided devices.Event, decision uint32) (at devices.Stamp, err error) {
 	return s.line.Publish(decided, 0, decision, s.publications)
 }

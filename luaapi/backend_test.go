@@ -8,7 +8,6 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
@@ -49,24 +48,16 @@ func TestFabricWithARegisteredBackend(t *testing.T) {
 	}
 }
 
-// The kernel's own clock readings, which a real GPU's events carry, reach
-// the GPU's stats; a simulated GPU's stats have none.
+// A kernel's own clock readings (kernel.Clocked) reach its participant's
+// stats; the other participant's stats have none.
 func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
-	f, err := devices.NewFabric(simConfig())
-	if err != nil {
-		t.Fatal(err)
+	var line timeline
+	line.kernels[0] = kernelTimes{
+		observed: devices.Stamp{At: 3 * time.Microsecond, Set: true},
+		retired:  devices.Stamp{At: 40 * time.Microsecond, Set: true},
 	}
-	defer f.Close()
-	r := newRecorder()
-	r.attach(f)
-	defer r.stop()
-	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	const session = 9
-	f.Events().Emit(gpu.Actor(), session, kernel.EvObserve, 1, uint64(3*time.Microsecond), "")
-	f.Events().Emit(gpu.Actor(), session, kernel.EvRetire, 1, uint64(40*time.Microsecond), "")
 	var st SessionStats
-	line := r.timeline(session)
-	line.fill(gpu.Actor(), npu.Actor(), &st)
+	line.fill(&st)
 	if st.GPU.KernelObserved == nil || *st.GPU.KernelObserved != 3e-6 || st.GPU.KernelRetired == nil || *st.GPU.KernelRetired != 40e-6 {
 		t.Errorf("GPU stats %+v, want the kernel observed at 3µs and retired at 40µs", st.GPU)
 	}
@@ -114,9 +105,8 @@ func TestPayloadCorruptIsRefusedOnARealGPU(t *testing.T) {
 	h.run(`resident.fault("payload.corrupt", "off"); resident.fault("gpu.run", "hang")`)
 }
 
-// The recorder a replaced fabric leaves is reused by the next one, which
-// must not see its timelines: a session of the new fabric with the id of
-// one of the old has only its own steps recorded.
+// A session of a new fabric with the id of one of the fabric it replaced
+// has only its own steps recorded.
 func TestNextFabricsSessionsStartWithNoSteps(t *testing.T) {
 	h := newHarness(t, Options{Config: simConfig(), Globals: true})
 	h.run(`local s = startup{}; s:submit_gpu(); s:submit_npu(); s:start(); s:wait(1); first = s:stats().id; s:close()

@@ -109,7 +109,6 @@ type Module struct {
 	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
 	finished       finishedStats       // the stats of sessions the module no longer tracks
 	pastViolations []engine.Violation  // found on fabrics since replaced
-	spareRec       *recorder           // the recorder of the fabric let go last, for the next one
 	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
@@ -139,7 +138,6 @@ type fabricState struct {
 	own    bool // made by the module: it closes the fabric when done with it
 	timing string
 	oracle *engine.Oracle
-	rec    *recorder
 }
 
 // Open opens the module in L: it gives the state Lua 5.1's behaviour
@@ -293,7 +291,7 @@ func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric,
 }
 
 // adopt makes f the current fabric: it reports a fabric it made, attaches
-// an oracle and the session recorder, and tells OnFabric.
+// an oracle, and tells OnFabric.
 func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 	fs := &fabricState{f: f, own: own, timing: timingLabel(f.Timing())}
 	if own && (m.fabricsMade == 1 || m.opts.ReportEveryFabric) {
@@ -304,11 +302,6 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
 	fs.oracle = engine.NewOracle(f)
-	fs.rec, m.spareRec = m.spareRec, nil
-	if fs.rec == nil {
-		fs.rec = newRecorder()
-	}
-	fs.rec.attach(f)
 	m.fab = fs
 	if m.opts.OnFabric != nil {
 		m.opts.OnFabric(f)
@@ -329,8 +322,6 @@ func (m *Module) retire() {
 	_ = fs.oracle.CheckSettled()
 	m.pastViolations = append(m.pastViolations, fs.oracle.Violations()...)
 	fs.oracle.Stop()
-	fs.rec.stop()
-	m.spareRec = fs.rec // its sessions are frozen: none reads it again
 	if fs.own {
 		fs.f.Close()
 	}

@@ -34,16 +34,14 @@ type sessionInfo struct {
 	programs *programSession // the user's programs, nil for the built-in exchange
 	gpuName  string
 	npuName  string
-	gpuActor devices.Actor
-	npuActor devices.Actor
 
 	frozen   bool   // the session retired or its fabric was replaced: rec holds its record
 	rec      record // its record once frozen
 	released bool   // it was quarantined, and resets released the quarantine
 }
 
-// record is what a session's stats are made of: the engine's view of it and
-// the recorder's timeline. A frozen session keeps it by value.
+// record is what a session's stats are made of: the engine's view of it
+// and its timeline. A frozen session keeps it by value.
 type record struct {
 	state        engine.State
 	decision     engine.Decision
@@ -59,7 +57,7 @@ func (s *session) record() record {
 	if s.frozen {
 		return s.rec
 	}
-	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: s.fab.rec.timeline(s.id)}
+	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: timelineOf(s.eng)}
 	if x := exchange.Of(s.eng.NPU()); x != nil {
 		r.verification, r.verified = x.Verification()
 	}
@@ -105,7 +103,6 @@ func (s *session) freeze() {
 	}
 	s.rec, s.frozen = s.record(), true
 	s.eng = nil
-	s.fab.rec.forget(s.id)
 }
 
 // quarantineReason is the label of the session's quarantine, if it has one.
@@ -166,7 +163,7 @@ func (i *sessionInfo) statsOf(r *record, state string) SessionStats {
 		st.Verification = &Verification{OK: v.OK, Rounds: v.Rounds, Verified: v.Verified, Problem: v.Problem}
 		st.Bytes = int64(v.Verified) * int64(i.cfg.SlotBytes)
 	}
-	r.line.fill(i.gpuActor, i.npuActor, &st)
+	r.line.fill(&st)
 	return st
 }
 
@@ -335,7 +332,7 @@ func (m *Module) newSession(L *lua.LState, eng *engine.Session, fs *fabricState)
 	s := &session{
 		sessionInfo: &sessionInfo{
 			id: eng.ID(), seed: fs.f.Seed(),
-			gpuName: gpu.Name(), npuName: npu.Name(), gpuActor: gpu.Actor(), npuActor: npu.Actor(),
+			gpuName: gpu.Name(), npuName: npu.Name(),
 		},
 		m: m, eng: eng, fab: fs,
 	}

@@ -1,12 +1,8 @@
 package luaapi
 
 import (
-	"sync"
-	"time"
-
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/kernel"
-	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 )
 
@@ -69,201 +65,55 @@ type Verification struct {
 	Problem  string `json:"problem,omitempty"`
 }
 
-// recorder keeps, for every session of one fabric, the times of the steps
-// that SessionStats reports, as the events go by: the fabric's event ring is
-// bounded, and a long exchange would push them out of it.
-//
-// When its fabric is let go the module keeps it for the next fabric
-// (attach), with its map and timelines, so that a campaign's trials do not
-// make them anew.
-type recorder struct {
-	mu            sync.Mutex
-	lines         map[uint64]*timeline
-	freeTimelines []*timeline // timelines of forgotten sessions, reused for the next ones
-	cancel        func()
-	observe       func(*devices.Event) // observeEvent, bound once
+// timeline is when a session's steps happened: the engine's record of them
+// (engine.Timeline) and, on a real GPU, each kernel's own times. The
+// engine and the devices stamp each step as its event is emitted, so a
+// timeline needs nothing of the fabric's bounded event ring.
+type timeline struct {
+	engine.Timeline                // its programs' errors taken out, into errs
+	errs            [2]string      // by participant: the error its program retired with
+	kernels         [2]kernelTimes // by participant
 }
 
-type stamp struct {
-	at  time.Duration
-	set bool
+// kernelTimes are a kernel's own times (kernel.Clocked).
+type kernelTimes struct {
+	observed, retired devices.Stamp
 }
 
-func (s *stamp) mark(at time.Duration) {
-	if !s.set {
-		s.at, s.set = at, true
+// timelineOf reads the timeline of eng's session so far. A frozen
+// session keeps it, so it keeps the programs' errors as text only: an
+// error can hold on to much (a Lua program's, to its state).
+func timelineOf(eng *engine.Session) timeline {
+	t := timeline{Timeline: eng.Timeline()}
+	for i := range t.Programs {
+		if err := t.Programs[i].Err; err != nil {
+			t.errs[i], t.Programs[i].Err = err.Error(), nil
+		}
+	}
+	for i, p := range [...]*devices.Prepared{eng.GPU(), eng.NPU()} {
+		if k, ok := p.Program().(kernel.Clocked); ok {
+			t.kernels[i].observed, t.kernels[i].retired = k.KernelTimes()
+		}
+	}
+	return t
+}
+
+// fill writes the timeline's times into st.
+func (t *timeline) fill(st *SessionStats) {
+	st.Decided = stampSeconds(t.Decided)
+	for i, d := range [...]*DeviceStats{&st.GPU, &st.NPU} {
+		steps := &t.Programs[i]
+		d.Accepted = stampSeconds(t.Accepted[i])
+		d.Observed, d.Retired, d.Error = stampSeconds(steps.Observed), stampSeconds(steps.Retired), t.errs[i]
+		d.KernelObserved, d.KernelRetired = stampSeconds(t.kernels[i].observed), stampSeconds(t.kernels[i].retired)
 	}
 }
 
-func (s stamp) seconds() *float64 {
-	if !s.set {
+// stampSeconds is a step's time in seconds, nil when it has not happened.
+func stampSeconds(s devices.Stamp) *float64 {
+	if !s.Set {
 		return nil
 	}
-	v := s.at.Seconds()
+	v := s.At.Seconds()
 	return &v
-}
-
-// timeline is one session's recorded steps. A session involves two
-// devices, so their lines are found by actor in a small array, not a map.
-type timeline struct {
-	accepted [2]stamp // by participant
-	decided  stamp
-	devices  [2]deviceLine
-}
-
-// deviceLine is one device's steps in a session.
-type deviceLine struct {
-	actor                         devices.Actor // 0 while unused
-	observed, retired             stamp
-	kernelObserved, kernelRetired stamp
-	err                           string
-}
-
-// line returns the device line of actor, claiming a free one; nil when
-// more than two devices took part.
-func (t *timeline) line(actor devices.Actor) *deviceLine {
-	for i := range t.devices {
-		d := &t.devices[i]
-		if d.actor == actor || d.actor == 0 {
-			d.actor = actor
-			return d
-		}
-	}
-	return nil
-}
-
-// find returns the device line of actor, or nil.
-func (t *timeline) find(actor devices.Actor) *deviceLine {
-	for i := range t.devices {
-		if t.devices[i].actor == actor {
-			return &t.devices[i]
-		}
-	}
-	return nil
-}
-
-func newRecorder() *recorder {
-	r := &recorder{lines: map[uint64]*timeline{}}
-	r.observe = r.observeEvent
-	return r
-}
-
-// attach starts recording f's sessions, forgetting those of the fabric it
-// recorded before, if any.
-func (r *recorder) attach(f *devices.Fabric) {
-	r.mu.Lock()
-	for id := range r.lines {
-		r.forgetLocked(id)
-	}
-	r.mu.Unlock()
-	r.cancel = f.Events().Subscribe(r.observe)
-}
-
-func (r *recorder) stop() { r.cancel() }
-
-// forget drops the timeline of session id, whose stats were kept.
-func (r *recorder) forget(id uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.forgetLocked(id)
-}
-
-func (r *recorder) forgetLocked(id uint64) {
-	if t := r.lines[id]; t != nil {
-		r.freeTimelines = append(r.freeTimelines, t)
-		delete(r.lines, id)
-	}
-}
-
-func (r *recorder) observeEvent(e *devices.Event) {
-	if e.Session == 0 || !recorded(e) {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t := r.lines[e.Session]
-	if t == nil {
-		if n := len(r.freeTimelines); n > 0 {
-			t, r.freeTimelines = r.freeTimelines[n-1], r.freeTimelines[:n-1]
-			*t = timeline{}
-		} else {
-			t = &timeline{}
-		}
-		r.lines[e.Session] = t
-	}
-	t.mark(e)
-}
-
-// recorded reports whether e is one of the steps a timeline keeps. Every
-// event of every session comes here, so the host's are told apart first:
-// they are matched against the engine's kinds, which are constants and so
-// cost a few instructions each, and only a device's against the device
-// kinds.
-func recorded(e *devices.Event) bool {
-	if e.Actor == devices.HostActor {
-		return e.Kind == engine.EvSubmit || e.Kind == engine.EvDecide
-	}
-	switch e.Kind {
-	case program.EvObserve, devices.EvRetire, kernel.EvObserve, kernel.EvRetire:
-		return true
-	}
-	return false
-}
-
-// mark records the step e, one that recorded keeps, unless the timeline
-// has it already.
-func (t *timeline) mark(e *devices.Event) {
-	switch e.Kind {
-	case engine.EvSubmit:
-		if e.B == 0 && e.A < 2 {
-			t.accepted[e.A].mark(e.Time)
-		}
-		return
-	case engine.EvDecide:
-		t.decided.mark(e.Time)
-		return
-	}
-	d := t.line(e.Actor)
-	if d == nil {
-		return
-	}
-	switch e.Kind {
-	case program.EvObserve:
-		d.observed.mark(e.Time)
-	case devices.EvRetire:
-		d.retired.mark(e.Time)
-		if e.B != 0 && d.err == "" {
-			d.err = e.Detail
-		}
-	case kernel.EvObserve:
-		d.kernelObserved.mark(time.Duration(e.B))
-	case kernel.EvRetire:
-		d.kernelRetired.mark(time.Duration(e.B))
-	}
-}
-
-// timeline returns a copy of session id's timeline; an empty one when
-// nothing was recorded.
-func (r *recorder) timeline(id uint64) timeline {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t := r.lines[id]; t != nil {
-		return *t
-	}
-	return timeline{}
-}
-
-// fill writes the recorded times into st; gpu and npu are the session's
-// devices.
-func (t *timeline) fill(gpu, npu devices.Actor, st *SessionStats) {
-	st.Decided = t.decided.seconds()
-	for i, d := range []*DeviceStats{&st.GPU, &st.NPU} {
-		d.Accepted = t.accepted[i].seconds()
-		line := t.find([]devices.Actor{gpu, npu}[i])
-		if line == nil {
-			continue
-		}
-		d.Observed, d.Retired, d.Error = line.observed.seconds(), line.retired.seconds(), line.err
-		d.KernelObserved, d.KernelRetired = line.kernelObserved.seconds(), line.kernelRetired.seconds()
-	}
 }

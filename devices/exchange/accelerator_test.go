@@ -190,10 +190,19 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	for _, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
-		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })); n != 1 {
-			t.Errorf("%d %s events from the GPU, want 1", n, kind)
+	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
+	for i, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
+		events := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
+		if len(events) != 1 {
+			t.Errorf("%d %s events from the GPU, want 1", len(events), kind)
+			continue
 		}
+		if i > 0 {
+			clock[i-1] = devices.Stamp{At: time.Duration(events[0].B), Set: true}
+		}
+	}
+	if observed, retired := s.GPU().Program().(kernel.Clocked).KernelTimes(); observed != clock[0] || retired != clock[1] {
+		t.Errorf("the kernel's times %v and %v, want those of its events, %v and %v", observed, retired, clock[0], clock[1])
 	}
 	if out := s.Close(); out != engine.Retired {
 		t.Errorf("Close = %v", out)

@@ -92,11 +92,15 @@ type kernelExchange struct {
 	gens     []uint32 // the generation word of each slot, as last seen
 	observed bool
 	polls    uint32
+	clock    kernel.Clock
 }
 
 // faultCheckEvery is how many status reads pass between asking the driver
 // whether the kernel failed (a driver call costs more than a read).
 const faultCheckEvery = 1 << 12
+
+// KernelTimes is the kernel's own times (kernel.Clocked).
+func (p *kernelExchange) KernelTimes() (observed, retired devices.Stamp) { return p.clock.Times() }
 
 // Step watches the kernel, which Dispatch launched. It polls (Poll) while
 // nothing changes, so the executor paces it.
@@ -107,9 +111,11 @@ func (p *kernelExchange) Step(env program.Env) devices.Next {
 		p.observed, progress = true, true
 		env.Emit(program.EvObserve, uint64(st.Observed), "")
 		env.Emit(kernel.EvObserve, uint64(st.ObservedAt), "")
+		p.clock.Observed(st.ObservedAt)
 	}
 	if st.Done != KernelRunning {
 		env.Emit(kernel.EvRetire, uint64(st.RetiredAt), "")
+		p.clock.Retired(st.RetiredAt)
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {

@@ -104,6 +104,32 @@ var (
 	EvRetire  = devices.DefineEvent("kernel.retire", devices.CategoryDevice)  // A: invocation, B: fabric time in ns when the kernel retired
 )
 
+// Clocked is a program whose kernel keeps its own times: both programs
+// that run kernels on a real GPU (a user's and the built-in exchange's).
+type Clocked interface {
+	// KernelTimes is when the kernel saw the decision and when it retired,
+	// by its clock aligned with the fabric's (the B of EvObserve and
+	// EvRetire); unset until it reported them.
+	KernelTimes() (observed, retired devices.Stamp)
+}
+
+// Clock keeps a kernel's own times for Clocked. A program keeps one and
+// marks each time as it emits its event.
+type Clock struct {
+	observed, retired devices.StampCell
+}
+
+// Observed marks when the kernel saw the decision.
+func (c *Clock) Observed(at time.Duration) { c.observed.Mark(at) }
+
+// Retired marks when the kernel retired.
+func (c *Clock) Retired(at time.Duration) { c.retired.Mark(at) }
+
+// Times returns the times marked.
+func (c *Clock) Times() (observed, retired devices.Stamp) {
+	return c.observed.Load(), c.retired.Load()
+}
+
 // Program is a user's kernel as a session's GPU program: a program.Starter
 // whose Start launches the kernel and whose steps watch its status, report
 // its observation and retire when it ends. It rings the doorbell on every
@@ -117,6 +143,7 @@ type Program struct {
 	running Running
 	seen    bool
 	polls   uint32
+	clock   Clock
 }
 
 // faultCheckEvery is how many status reads pass between asking the driver
@@ -155,6 +182,9 @@ func (p *Program) Start(env program.Env) error {
 	return nil
 }
 
+// KernelTimes is the kernel's own times (Clocked).
+func (p *Program) KernelTimes() (observed, retired devices.Stamp) { return p.clock.Times() }
+
 // Step watches the kernel. It polls (Poll) while nothing changes, so the
 // executor paces it; every faultCheckEvery polls it asks the driver
 // whether the kernel returned without writing its ending, or failed.
@@ -165,9 +195,11 @@ func (p *Program) Step(env program.Env) program.Next {
 		p.seen = true
 		env.Emit(program.EvObserve, uint64(st.Observed), "")
 		env.Emit(EvObserve, uint64(st.ObservedAt), "")
+		p.clock.Observed(st.ObservedAt)
 	}
 	if st.Done != DoneRunning {
 		env.Emit(EvRetire, uint64(st.RetiredAt), "")
+		p.clock.Retired(st.RetiredAt)
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {

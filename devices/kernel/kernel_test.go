@@ -14,9 +14,10 @@ import (
 // fakeModule launches fakeKernels: a kernel that observes after a few
 // status reads and ends after a few more, as its script says.
 type fakeModule struct {
-	err    error
-	block  kernel.Block
-	script fakeKernel
+	err     error
+	block   kernel.Block
+	script  fakeKernel
+	program *kernel.Program // the program run made of it
 }
 
 func (m *fakeModule) Launch(b kernel.Block) (kernel.Running, error) {
@@ -75,6 +76,7 @@ func run(t *testing.T, m *fakeModule, term string) (error, []devices.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.program = p
 	prep, err := gpu.Prepare(fam, p, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +112,13 @@ func TestKernelProgram(t *testing.T) {
 		}
 		if m.block.Owner != 7 || len(m.block.Values) != 1 || m.block.Mode != kernel.ModeRun {
 			t.Errorf("launched with %+v", m.block)
+		}
+		observed, retired := m.program.KernelTimes()
+		if want := (devices.Stamp{At: 3, Set: true}); observed != want {
+			t.Errorf("the kernel's observation %+v, want its clock's %+v", observed, want)
+		}
+		if want := (devices.Stamp{At: 6, Set: true}); retired != want {
+			t.Errorf("the kernel's retirement %+v, want its clock's %+v", retired, want)
 		}
 	})
 	t.Run("crash", func(t *testing.T) {
