@@ -147,16 +147,16 @@ func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) (S
 		}
 	}
 	f := b.profile.fabric
+	realTime := f.simulated() == nil
 	events := hostEvents{stream: &f.events}
-	if f.simulated() == nil {
+	if realTime {
 		events = f.events.beginBatch()
 		defer events.endBatch()
-		if len(pubs) <= atOnce {
-			at := Stamp{At: events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
-			return at, b.publishAtOnce(&events, off, v, pubs)
-		}
 	}
 	at := Stamp{At: events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
+	if realTime && len(pubs) <= atOnce {
+		return at, b.publishAtOnce(&events, off, v, pubs)
+	}
 	b.hostStore(off, v, &events)
 	for _, p := range pubs {
 		if err := p.execute(&events); err != nil {
@@ -464,7 +464,7 @@ func (p *Publication) Execute() error {
 
 // execute is Execute, its events going to events.
 func (p *Publication) execute(events *hostEvents) error {
-	lands, err := p.decide(events)
+	lands, err := p.record(events, p.hit())
 	if !lands {
 		return err
 	}
@@ -477,13 +477,6 @@ func (p *Publication) execute(events *hostEvents) error {
 	}
 	p.land()
 	return nil
-}
-
-// decide lands an earlier release in flight, then hits the release's fault
-// site and records the release: lands reports whether it is to land, err
-// the error of a release the fault failed.
-func (p *Publication) decide(events *hostEvents) (lands bool, err error) {
-	return p.record(events, p.hit())
 }
 
 // hit lands an earlier release in flight, then hits the release's fault

@@ -81,7 +81,7 @@ type Session struct {
 	poisonedBy    string           // why it was poisoned
 	checked       bool             // the programs' checks ran, after a RUN session retired
 	checkErr      error            // the first check that failed
-	accepted      [2]devices.Stamp // by Participant: when its dispatch was accepted
+	acceptedAt    [2]time.Duration // by Participant: when its dispatch was accepted (its done is set)
 	decided       devices.Stamp    // when the decision was recorded
 }
 
@@ -213,7 +213,7 @@ func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done
 		return err
 	}
 	*done = c
-	s.accepted[who] = devices.Stamp{At: s.emit(EvSubmit, uint64(who), 0, ""), Set: true}
+	s.acceptedAt[who] = s.emit(EvSubmit, uint64(who), 0, "")
 	return nil
 }
 
@@ -608,9 +608,10 @@ type Timeline struct {
 func (s *Session) Timeline() Timeline {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := Timeline{Accepted: s.accepted, Decided: s.decided}
+	t := Timeline{Decided: s.decided}
 	for who, c := range [...]*devices.Completion{s.gpuDone, s.npuDone} {
 		if c != nil {
+			t.Accepted[who] = devices.Stamp{At: s.acceptedAt[who], Set: true}
 			t.Programs[who] = c.Steps()
 		}
 	}
