@@ -90,7 +90,6 @@ type kernelExchange struct {
 	kernel   Kernel
 	crash    string   // the crash fault's message, when it fired
 	gens     []uint32 // the generation word of each slot, as last seen
-	observed bool
 	polls    uint32
 	clock    kernel.Clock
 }
@@ -107,15 +106,11 @@ func (p *kernelExchange) KernelTimes() (observed, retired devices.Stamp) { retur
 func (p *kernelExchange) Step(env program.Env) devices.Next {
 	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
-	if st.Observed != program.StartupWait && !p.observed {
-		p.observed, progress = true, true
-		env.Emit(program.EvObserve, uint64(st.Observed), "")
-		env.Emit(kernel.EvObserve, uint64(st.ObservedAt), "")
-		p.clock.Observed(st.ObservedAt)
+	if st.Observed != program.StartupWait && p.clock.Observe(env, st.Observed, st.ObservedAt) {
+		progress = true
 	}
 	if st.Done != KernelRunning {
-		env.Emit(kernel.EvRetire, uint64(st.RetiredAt), "")
-		p.clock.Retired(st.RetiredAt)
+		p.clock.Retire(env, st.RetiredAt)
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {

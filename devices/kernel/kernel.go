@@ -113,19 +113,32 @@ type Clocked interface {
 	KernelTimes() (observed, retired devices.Stamp)
 }
 
-// Clock keeps a kernel's own times for Clocked. A program keeps one and
-// marks each time as it emits its event.
+// Clock reports a kernel's own times as events and keeps them for
+// Clocked. A program keeps one and hands it what the kernel's status says.
 type Clock struct {
 	observed, retired devices.StampCell
 }
 
-// Observed marks when the kernel saw the decision.
-func (c *Clock) Observed(at time.Duration) { c.observed.Mark(at) }
+// Observe reports, the first time only, that the kernel saw decision at
+// its time at: the program's observation, then the kernel's (EvObserve).
+// It returns whether it reported.
+func (c *Clock) Observe(env program.Env, decision uint32, at time.Duration) bool {
+	if c.observed.Load().Set {
+		return false
+	}
+	env.Emit(program.EvObserve, uint64(decision), "")
+	env.Emit(EvObserve, uint64(at), "")
+	c.observed.Mark(at)
+	return true
+}
 
-// Retired marks when the kernel retired.
-func (c *Clock) Retired(at time.Duration) { c.retired.Mark(at) }
+// Retire reports that the kernel retired at its time at (EvRetire).
+func (c *Clock) Retire(env program.Env, at time.Duration) {
+	env.Emit(EvRetire, uint64(at), "")
+	c.retired.Mark(at)
+}
 
-// Times returns the times marked.
+// Times returns the times reported, unset until they were.
 func (c *Clock) Times() (observed, retired devices.Stamp) {
 	return c.observed.Load(), c.retired.Load()
 }
@@ -141,7 +154,6 @@ type Program struct {
 	block   Block
 	crash   string // the crash fault's message, when it fired
 	running Running
-	seen    bool
 	polls   uint32
 	clock   Clock
 }
@@ -191,15 +203,11 @@ func (p *Program) KernelTimes() (observed, retired devices.Stamp) { return p.clo
 func (p *Program) Step(env program.Env) program.Next {
 	env.Ring()
 	st := p.running.Status()
-	if st.Observed != program.StartupWait && !p.seen {
-		p.seen = true
-		env.Emit(program.EvObserve, uint64(st.Observed), "")
-		env.Emit(EvObserve, uint64(st.ObservedAt), "")
-		p.clock.Observed(st.ObservedAt)
+	if st.Observed != program.StartupWait {
+		p.clock.Observe(env, st.Observed, st.ObservedAt)
 	}
 	if st.Done != DoneRunning {
-		env.Emit(EvRetire, uint64(st.RetiredAt), "")
-		p.clock.Retired(st.RetiredAt)
+		p.clock.Retire(env, st.RetiredAt)
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
