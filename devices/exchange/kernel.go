@@ -106,7 +106,7 @@ func (p *kernelExchange) KernelTimes() (observed, retired devices.Stamp) { retur
 func (p *kernelExchange) Step(env program.Env) devices.Next {
 	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
-	if st.Observed != program.StartupWait && p.clock.Observe(env, st.Observed, st.ObservedAt) {
+	if p.clock.Observe(env, st.Observed, st.ObservedAt) {
 		progress = true
 	}
 	if st.Done != KernelRunning {

@@ -119,11 +119,11 @@ type Clock struct {
 	observed, retired devices.StampCell
 }
 
-// Observe reports, the first time only, that the kernel saw decision at
-// its time at: the program's observation, then the kernel's (EvObserve).
-// It returns whether it reported.
+// Observe reports, the first time decision is no longer WAIT, that the
+// kernel saw it at its time at: the program's observation, then the
+// kernel's (EvObserve). It returns whether it reported.
 func (c *Clock) Observe(env program.Env, decision uint32, at time.Duration) bool {
-	if c.observed.Load().Set {
+	if decision == program.StartupWait || c.observed.Load().Set {
 		return false
 	}
 	env.Emit(program.EvObserve, uint64(decision), "")
@@ -203,9 +203,7 @@ func (p *Program) KernelTimes() (observed, retired devices.Stamp) { return p.clo
 func (p *Program) Step(env program.Env) program.Next {
 	env.Ring()
 	st := p.running.Status()
-	if st.Observed != program.StartupWait {
-		p.clock.Observe(env, st.Observed, st.ObservedAt)
-	}
+	p.clock.Observe(env, st.Observed, st.ObservedAt)
 	if st.Done != DoneRunning {
 		p.clock.Retire(env, st.RetiredAt)
 		return program.Retire(p.ending(env, st))
