@@ -4,13 +4,21 @@
 // column (the value with its p10, p90 and n, and the baseline). See
 // docs/performance.md.
 //
-//	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-only GROUPS] [-repeat N] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-only GROUPS] [-repeat N] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE] [-force]
 //
 // -wait runs the real-time publication and exchange figures under that
 // wait policy (devices.WaitPolicy), or under each of them with -wait all.
 // -only measures the named groups of figures alone (bench.Groups), and
 // -repeat N runs the table N times in a row and prints each figure's
 // median run with how many runs met its goal (bench.Combine).
+//
+// The files of -json, -cpuprofile and -memprofile are checked before
+// anything runs, and written whole or not at all (internal/resultfile):
+// none may be a directory, a Lua script or another of them, and an
+// existing file must look like what its option writes unless -force. A
+// first Ctrl-C or SIGTERM lets the run in progress end, then prints and
+// writes what the runs done measured and exits with 128 plus the signal's
+// number; a second ends the command at once.
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
 // participant instead (docs/cuda.md); -gpu takes any backend the command
@@ -24,13 +32,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/residentlua/residentlua/bench"
 	"github.com/residentlua/residentlua/devices"
 	_ "github.com/residentlua/residentlua/devices/cuda" // registers the "cuda" backend
+	"github.com/residentlua/residentlua/internal/resultfile"
 )
 
 func main() {
@@ -42,6 +54,7 @@ func main() {
 	wait := flag.String("wait", "", "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each; default hybrid), and of the simulated NPU and the host beside a real GPU (one policy; default spin where there is a core for each, else hybrid)")
 	only := flag.String("only", "", "measure only these comma-separated `groups` of figures: "+strings.Join(bench.Groups(), ", ")+" (the raw round trip is always measured)")
 	repeats := flag.Int("repeat", 1, "run the table `N` times, one run after another, and print each figure's median run and how many runs met its goal")
+	force := flag.Bool("force", false, "let -json, -cpuprofile and -memprofile replace an existing file that does not look like one they write")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
 	flag.Parse()
 	waits, err := parseWaits(*wait)
@@ -62,8 +75,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "residentbench: -repeat: %d runs; give 1 or more\n", *repeats)
 		os.Exit(2)
 	}
+	outputs := resultfile.Checks{Outputs: []resultfile.File{
+		{Option: "-json", Path: *jsonPath, Kind: resultfile.JSONArray},
+		{Option: "-cpuprofile", Path: *cpuProfile, Kind: resultfile.Profile},
+		{Option: "-memprofile", Path: *memProfile, Kind: resultfile.Profile},
+	}, Force: *force, ForceOption: "-force"}
+	if err := outputs.Check(); err != nil {
+		fmt.Fprintln(os.Stderr, "residentbench:", err)
+		os.Exit(2)
+	}
+	stopped := stopOnSignal()
 	if *repeats > 1 {
-		measure = repeated(measure, *repeats)
+		measure = repeated(measure, *repeats, func() bool { _, ok := stopped(); return ok })
 	}
 	write := writeNarrow
 	if *wide {
@@ -76,6 +99,29 @@ func main() {
 	if err := run(os.Stdout, measure, write, o, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)
 		os.Exit(1)
+	}
+	if s, ok := stopped(); ok {
+		os.Exit(128 + int(s))
+	}
+}
+
+// stopOnSignal catches SIGINT and SIGTERM. The first lets the run in
+// progress end, after which stopped reports it and a -repeat stops with the
+// runs done; a second ends the command at once, once the result files being
+// written are complete.
+func stopOnSignal() (stopped func() (syscall.Signal, bool)) {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	var first atomic.Int32
+	go func() {
+		s := (<-signals).(syscall.Signal)
+		first.Store(int32(s))
+		fmt.Fprintf(os.Stderr, "residentbench: %v: stopping after the run in progress, keeping the runs done (again to stop now)\n", s)
+		resultfile.EndNow((<-signals).(syscall.Signal))
+	}()
+	return func() (syscall.Signal, bool) {
+		s := syscall.Signal(first.Load())
+		return s, s != 0
 	}
 }
 
@@ -96,17 +142,22 @@ func parseWaits(name string) ([]devices.WaitPolicy, error) {
 }
 
 // repeated measures the table n times in a row and combines the runs
-// (bench.Combine); an error ends it with the runs made so far.
-func repeated(measure func(bench.Options) ([]bench.Figure, error), n int) func(bench.Options) ([]bench.Figure, error) {
+// (bench.Combine), saying on standard error as each run ends; an error, or
+// stopped once a run has ended, ends it with the runs made so far.
+func repeated(measure func(bench.Options) ([]bench.Figure, error), n int, stopped func() bool) func(bench.Options) ([]bench.Figure, error) {
 	return func(o bench.Options) ([]bench.Figure, error) {
 		var tables [][]bench.Figure
-		for range n {
+		for i := range n {
 			figures, err := measure(o)
 			if len(figures) > 0 {
 				tables = append(tables, figures)
 			}
 			if err != nil {
 				return bench.Combine(tables), err
+			}
+			fmt.Fprintf(os.Stderr, "residentbench: run %d of %d done\n", i+1, n)
+			if stopped() {
+				break
 			}
 		}
 		return bench.Combine(tables), nil
@@ -127,46 +178,67 @@ func waitNames(waits []devices.WaitPolicy) string {
 
 // run measures the figures and writes their table to out (none when no
 // figure was measured, so a backend that cannot open leaves no empty
-// header before its error), then the files asked for.
+// header before its error), then the files asked for: -json with whatever
+// was measured, even when a later run failed.
 func run(out io.Writer, measure func(bench.Options) ([]bench.Figure, error), write func(io.Writer, []bench.Figure) error, o bench.Options, jsonPath, cpuProfile, memProfile string) error {
+	var cpu *resultfile.Output
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
+		var err error
+		if cpu, err = resultfile.Create(cpuProfile); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Discard()
+			return fmt.Errorf("-cpuprofile: %w", err)
 		}
-		defer pprof.StopCPUProfile()
 	}
 	fmt.Fprintf(out, "residentbench: %d cores (GOMAXPROCS), %d CPUs, %s/%s, short=%v, wait=%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, o.Short, waitNames(o.Wait))
 	figures, err := measure(o)
+	release := resultfile.Hold() // a second signal waits for the files
+	defer release()
+	keep := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	if cpu != nil {
+		pprof.StopCPUProfile()
+		if e := cpu.Commit(); e != nil {
+			keep(fmt.Errorf("-cpuprofile: %w", e))
+		}
+	}
 	if len(figures) > 0 {
-		if werr := write(out, figures); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if jsonPath != "" {
-		data, err := json.MarshalIndent(figures, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(jsonPath, append(data, '\n'), 0o644); err != nil {
-			return err
+		keep(write(out, figures))
+		if jsonPath != "" {
+			keep(writeJSON(jsonPath, figures))
 		}
 	}
 	if memProfile != "" {
-		f, err := os.Create(memProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		runtime.GC()
-		return pprof.WriteHeapProfile(f)
+		keep(writeHeapProfile(memProfile))
+	}
+	return err
+}
+
+// writeJSON writes the figures to path as a JSON array (-json).
+func writeJSON(path string, figures []bench.Figure) error {
+	data, err := json.MarshalIndent(figures, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := resultfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	}); err != nil {
+		return fmt.Errorf("-json: %w", err)
+	}
+	return nil
+}
+
+// writeHeapProfile writes the heap profile to path (-memprofile).
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	if err := resultfile.Write(path, pprof.WriteHeapProfile); err != nil {
+		return fmt.Errorf("-memprofile: %w", err)
 	}
 	return nil
 }

@@ -110,7 +110,8 @@ func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
 			{Name: "real-time sessions (rounds 1, ideal)", Unit: "sessions/s", Value: bench.Sample{Median: 1000 * r}, Goal: "report"},
 		}, nil
 	}
-	figures, err := repeated(measure, 5)(bench.Options{})
+	never := func() bool { return false }
+	figures, err := repeated(measure, 5, never)(bench.Options{})
 	if err != nil || len(figures) != 2 {
 		t.Fatalf("repeated = %v, %v", figures, err)
 	}
@@ -144,8 +145,16 @@ func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
 		}
 		return measure(o)
 	}
-	figures, err = repeated(failing, 5)(bench.Options{})
+	figures, err = repeated(failing, 5, never)(bench.Options{})
 	if err == nil || len(figures) != 2 || len(figures[0].Runs) != 2 {
 		t.Errorf("a failing third run gave %v, %v; want its error with the two runs before it", figures, err)
+	}
+
+	// Stopped (a first Ctrl-C) ends the repeats after the run in progress,
+	// with the runs done.
+	run = 0
+	figures, err = repeated(measure, 5, func() bool { return run == 3 })(bench.Options{})
+	if err != nil || len(figures) != 2 || len(figures[0].Runs) != 3 || run != 3 {
+		t.Errorf("stopped after the third run: %v, %v after %d runs; want three runs and no error", figures, err, run)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
@@ -268,12 +269,13 @@ func (o *campaignOptions) checkOutputs() error {
 			return &usageError{fmt.Sprintf("--plot %s", strings.TrimPrefix(err.Error(), "plot: "))}
 		}
 	}
-	return outputChecks{
-		outputs: []outputFile{{"--out", o.outPath, jsonLines}, {"--summary", o.summaryPath, jsonObject},
-			{"--plot", o.plotPath, picture}, {"--trace", o.tracePath, jsonObject}},
-		inputs: append([]string{o.script}, o.merge...),
-		force:  o.force,
-	}.check()
+	return resultfile.Checks{
+		Outputs: []resultfile.File{{Option: "--out", Path: o.outPath, Kind: resultfile.JSONLines}, {Option: "--summary", Path: o.summaryPath, Kind: resultfile.JSONObject},
+			{Option: "--plot", Path: o.plotPath, Kind: resultfile.Picture}, {Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}},
+		Inputs:      append([]string{o.script}, o.merge...),
+		Force:       o.force,
+		ForceOption: "--force",
+	}.Check()
 }
 
 // runCampaign is residentlua campaign; it returns the exit status.
@@ -287,7 +289,7 @@ func runCampaign(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
-		if _, usage := err.(*usageError); usage {
+		if isUsage(err) {
 			fmt.Fprint(os.Stderr, campaignUsage)
 		}
 		return campaignIncomplete
@@ -376,7 +378,7 @@ func (o *campaignOptions) runTrials() int {
 // writeResults writes --out, --summary and --plot, a signal waiting until
 // they are written; it returns campaignIncomplete when one could not be.
 func (o *campaignOptions) writeResults(sum *campaign.Summary, out *jsonlFile) int {
-	release := pending.hold()
+	release := resultfile.Hold()
 	defer release()
 	status := campaignPassed
 	if out != nil {
@@ -399,7 +401,7 @@ func (o *campaignOptions) writeResults(sum *campaign.Summary, out *jsonlFile) in
 // pipe, a full disk) is an error: nothing else says what the run found.
 func printText(text string) error {
 	if _, err := io.WriteString(os.Stdout, text); err != nil {
-		return fmt.Errorf("cannot print the summary on standard output: %v (the files named by the options are written)", unwrapPathError(err))
+		return fmt.Errorf("cannot print the summary on standard output: %v (the files named by the options are written)", resultfile.Cause(err))
 	}
 	return nil
 }
@@ -418,7 +420,7 @@ func writeSummary(path string, s *campaign.Summary) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(path, func(w io.Writer) error {
+	return resultfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
@@ -446,7 +448,7 @@ func (o *campaignOptions) runReplay() int {
 	}
 	status := campaignPassed
 	if rec != nil {
-		release := pending.hold()
+		release := resultfile.Hold()
 		if err := rec.write(); err != nil {
 			status = complain(fmt.Errorf("--trace: %w", err))
 		}
@@ -477,7 +479,7 @@ func (o *campaignOptions) runMerge() int {
 	for _, path := range o.merge {
 		f, err := os.Open(path)
 		if err != nil {
-			return complain(fmt.Errorf("campaign merge: %s: %v", path, unwrapPathError(err)))
+			return complain(fmt.Errorf("campaign merge: %s: %v", path, resultfile.Cause(err)))
 		}
 		s, err := campaign.Decode(bufio.NewReader(f))
 		f.Close()
@@ -492,7 +494,7 @@ func (o *campaignOptions) runMerge() int {
 		}
 	}
 	status := campaignPassed
-	release := pending.hold()
+	release := resultfile.Hold()
 	if o.summaryPath != "" {
 		if err := writeSummary(o.summaryPath, merged); err != nil {
 			status = complain(fmt.Errorf("--summary: %w", err))
@@ -544,7 +546,7 @@ func drawPlots(path string, s *campaign.Summary) bool {
 	}
 	paths := campaignplot.Paths(s, path)
 	for _, name := range slices.Sorted(maps.Keys(paths)) {
-		err := writePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
+		err := resultfile.WritePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
 		if err != nil {
 			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))
 			return false
@@ -557,13 +559,13 @@ func drawPlots(path string, s *campaign.Summary) bool {
 // jsonlFile streams one JSON line per trial into a result file, completed
 // by commit.
 type jsonlFile struct {
-	f   *output
+	f   *resultfile.Output
 	w   *bufio.Writer
 	err error // the first write error
 }
 
 func createJSONL(path string) (*jsonlFile, error) {
-	f, err := createOutput(path)
+	f, err := resultfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -592,16 +594,16 @@ func (j *jsonlFile) commit() error {
 	f := j.f
 	j.f = nil
 	if err != nil {
-		f.discard()
-		return unwrapPathError(err)
+		f.Discard()
+		return resultfile.Cause(err)
 	}
-	return f.commit()
+	return f.Commit()
 }
 
 // abandon gives the file up unless commit completed it.
 func (j *jsonlFile) abandon() {
 	if j.f != nil {
-		j.f.discard()
+		j.f.Discard()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
 )
@@ -148,11 +149,11 @@ func (o *checkOptions) set(name, value string) error {
 func runCheck(args []string) int {
 	o, err := parseCheckArgs(args)
 	if err == nil && !o.help {
-		err = outputChecks{outputs: []outputFile{{"--trace", o.tracePath, jsonObject}}, inputs: []string{o.scenario}, force: o.force}.check()
+		err = resultfile.Checks{Outputs: []resultfile.File{{Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}}, Inputs: []string{o.scenario}, Force: o.force, ForceOption: "--force"}.Check()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
-		if _, usage := err.(*usageError); usage {
+		if isUsage(err) {
 			fmt.Fprint(os.Stderr, checkUsage)
 		}
 		return checkFailed
@@ -186,7 +187,7 @@ func runCheck(args []string) int {
 	}
 	closeScenario()
 	if stdout.err != nil {
-		status = complainStatus(fmt.Errorf("cannot print the report on standard output: %v", unwrapPathError(stdout.err)), checkFailed)
+		status = complainStatus(fmt.Errorf("cannot print the report on standard output: %v", resultfile.Cause(stdout.err)), checkFailed)
 	}
 	if intr.disarm(); intr.wasTerminated() {
 		return exitTerminated
@@ -316,7 +317,7 @@ func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, s
 		}
 	}
 	if rec != nil {
-		release := pending.hold()
+		release := resultfile.Hold()
 		if err := rec.write(); err != nil {
 			status = complainStatus(fmt.Errorf("--trace: %w", err), checkFailed)
 		}

@@ -325,33 +325,6 @@ func TestStatsFile(t *testing.T) {
 	}
 }
 
-func TestResultFileReplacedWhole(t *testing.T) {
-	// A write that fails half-way leaves the previous file as it was, and
-	// no temporary file behind.
-	dir := t.TempDir()
-	path := filepath.Join(dir, "stats.json")
-	writeFile(t, dir, "stats.json", "[\"previous\"]\n")
-	err := writeOutput(path, func(w io.Writer) error {
-		io.WriteString(w, "[truncat")
-		return errors.New("no space left on device")
-	})
-	if err == nil || !strings.Contains(err.Error(), "no space left") {
-		t.Fatalf("write error %v", err)
-	}
-	if data, _ := os.ReadFile(path); string(data) != "[\"previous\"]\n" {
-		t.Errorf("the previous file became %q", data)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("files left in the directory: %v", entries)
-	}
-	if err := writeOutput(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if data, _ := os.ReadFile(path); string(data) != "new\n" {
-		t.Errorf("the file after a good write is %q", data)
-	}
-}
-
 func TestRunSeedDerivesEveryFabric(t *testing.T) {
 	// Each fabric of a run gets its own seed, derived from the run's, so
 	// that --seed replays the whole run; one fabric line unless --verbose.

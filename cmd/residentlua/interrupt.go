@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/residentlua/residentlua/internal/resultfile"
 )
 
 // interrupter turns Ctrl-C (SIGINT) and SIGTERM into the cancellation of
@@ -21,7 +23,7 @@ import (
 // finishes the run through onIdleTerm. A first SIGTERM with nothing to
 // cancel lets the run end at its next step; one more signal of either kind
 // ends the process at once. Ending at once waits for the result files being
-// written (pending.hold) and removes the temporary files of the others, so
+// written (resultfile.Hold) and removes the temporary files of the others, so
 // that no partial file is left, then ends by the signal.
 type interrupter struct {
 	mu          sync.Mutex
@@ -78,7 +80,7 @@ func (in *interrupter) hit(s os.Signal) {
 		in.mu.Unlock() // the REPL ignores Ctrl-C, or the run ends at its next step (terminated)
 	default:
 		in.mu.Unlock()
-		endNow(s.(syscall.Signal))
+		resultfile.EndNow(s.(syscall.Signal))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 )
@@ -70,6 +71,14 @@ type usageError struct{ msg string }
 
 // Error is the mistake, without the usage text.
 func (e *usageError) Error() string { return e.msg }
+
+// isUsage reports whether err is a command-line mistake, reported with the
+// usage text: a usageError, or a result file the command line must not name.
+func isUsage(err error) bool {
+	var u *usageError
+	var r *resultfile.Refusal
+	return errors.As(err, &u) || errors.As(err, &r)
+}
 
 // parseArgs reads args (args[0] is the interpreter's name) the way lua.c
 // does: single-dash options may carry their argument attached (-e'print(1)',

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
@@ -54,7 +55,7 @@ func run(args []string) int {
 	}
 	if err := opts.checkOutputs(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
-		if _, usage := err.(*usageError); usage {
+		if isUsage(err) {
 			fmt.Fprint(os.Stderr, usageText)
 		}
 		return 1
@@ -290,7 +291,7 @@ func (c *command) finish() error {
 	c.L.RemoveContext()
 	c.closeSessions()
 	var errs []error
-	release := pending.hold() // a signal now waits for the files
+	release := resultfile.Hold() // a signal now waits for the files
 	if c.trace != nil {
 		if err := c.trace.write(); err != nil {
 			errs = append(errs, fmt.Errorf("--trace: %w", err))
@@ -343,4 +344,19 @@ func sessionList(ids []uint64) string {
 		return "session " + words[0]
 	}
 	return "sessions " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// checkOutputs checks --trace and --stats before anything runs, against
+// each other and the script they must not replace.
+func (o *options) checkOutputs() error {
+	var inputs []string
+	if o.hasScript() {
+		inputs = append(inputs, o.args[o.script])
+	}
+	return resultfile.Checks{
+		Outputs:     []resultfile.File{{Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}, {Option: "--stats", Path: o.statsPath, Kind: resultfile.JSONArray}},
+		Inputs:      inputs,
+		Force:       o.force,
+		ForceOption: "--force",
+	}.Check()
 }

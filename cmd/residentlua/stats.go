@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/luaapi"
 )
 
@@ -13,7 +14,7 @@ func writeStats(path string, stats []luaapi.SessionStats) error {
 	if stats == nil {
 		stats = []luaapi.SessionStats{}
 	}
-	return writeOutput(path, func(w io.Writer) error {
+	return resultfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(stats)

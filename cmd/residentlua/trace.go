@@ -17,6 +17,7 @@ import (
 	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/internal/resultfile"
 )
 
 // traceRecorder writes every event of every fabric the module makes as a
@@ -154,13 +155,13 @@ func (r *traceRecorder) writer() *bufio.Writer {
 // names), opened at the first write.
 type traceSink struct {
 	path string
-	file *output
+	file *resultfile.Output
 }
 
 // Write writes p to the file, making it first if need be.
 func (s *traceSink) Write(p []byte) (int, error) {
 	if s.file == nil {
-		f, err := createOutput(s.path)
+		f, err := resultfile.Create(s.path)
 		if err != nil {
 			return 0, err
 		}
@@ -177,11 +178,11 @@ func (s *traceSink) commit(err error) error {
 	}
 	if err != nil {
 		if s.file != nil {
-			s.file.discard()
+			s.file.Discard()
 		}
-		return unwrapPathError(err)
+		return resultfile.Cause(err)
 	}
-	return s.file.commit()
+	return s.file.Commit()
 }
 
 // traceEvent is one entry of traceEvents. Timestamps and durations are in

@@ -1,4 +1,6 @@
-package main
+// Package resultfile writes the files a command's options name for its
+// results, and checks them before the command runs.
+package resultfile
 
 import (
 	"bufio"
@@ -18,10 +20,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Result files are every file a command writes for its options (--trace,
-// --stats, --out, --summary, --plot). They are checked before anything
-// runs, so that an hour's run does not end unable to write, or writing
-// over the script it ran:
+// Result files are every file a command writes for its options
+// (residentlua's --trace, --stats, --out, --summary, --plot, residentbench's
+// -json and profiles). They are checked before anything runs, so that an
+// hour's run does not end unable to write, or writing over the script it
+// ran:
 //
 //   - a file name, not something that looks like an option, and not a
 //     directory;
@@ -29,7 +32,8 @@ import (
 //     another result file, or a file a --plot may draw (c.svg draws c.svg
 //     or c_NAME.svg);
 //   - an existing file must look like the kind the option writes (JSON for
-//     --stats, a picture for --plot, never a .lua file), unless --force.
+//     --stats, a picture for --plot, a profile for -cpuprofile, never a
+//     .lua file), unless the command is told to force it.
 //
 // A regular file (or a new one) is written to a temporary file beside it,
 // renamed over it once complete, so that it is always the previous file or
@@ -37,64 +41,56 @@ import (
 // and the link stays. A device, a FIFO or an inherited descriptor
 // (/dev/stdout, /dev/stderr, /dev/fd/N) is written in place.
 
-// checkOutputs checks --trace and --stats before anything runs, against
-// each other and the script they must not replace.
-func (o *options) checkOutputs() error {
-	var inputs []string
-	if o.hasScript() {
-		inputs = append(inputs, o.args[o.script])
-	}
-	return outputChecks{
-		outputs: []outputFile{{"--trace", o.tracePath, jsonObject}, {"--stats", o.statsPath, jsonArray}},
-		inputs:  inputs,
-		force:   o.force,
-	}.check()
-}
-
-// outputKind is what a result file holds, for refusing to replace a file
+// Kind is what a result file holds, for refusing to replace a file
 // of another kind.
-type outputKind int
+type Kind int
 
+// The kinds of result file.
 const (
-	jsonObject outputKind = iota + 1 // --summary, --trace
-	jsonArray                        // --stats
-	jsonLines                        // --out
-	picture                          // --plot: SVG or PNG, by the extension
+	JSONObject Kind = iota + 1 // a JSON object: --summary, --trace
+	JSONArray                  // a JSON array: --stats, -json
+	JSONLines                  // JSON lines: --out
+	Picture                    // SVG or PNG, by the extension: --plot
+	Profile                    // a gzipped pprof profile: -cpuprofile, -memprofile
 )
 
 // describe names the kind for a message.
-func (k outputKind) describe() string {
-	return map[outputKind]string{jsonObject: "JSON", jsonArray: "a JSON array", jsonLines: "JSON lines", picture: "a picture"}[k]
+func (k Kind) describe() string {
+	return map[Kind]string{JSONObject: "JSON", JSONArray: "a JSON array", JSONLines: "JSON lines", Picture: "a picture", Profile: "a pprof profile"}[k]
 }
 
-// outputFile is a result file an option names ("" when the option is not
+// File is a result file an option names ("" when the option is not
 // given) and what it holds.
-type outputFile struct {
-	option, path string
-	kind         outputKind
+type File struct {
+	Option, Path string
+	Kind         Kind
 }
 
-// outputChecks is what a command's result files are checked against.
-type outputChecks struct {
-	outputs []outputFile
-	inputs  []string // the files the command reads
-	force   bool     // --force: replace an existing file of another kind
+// Checks is what a command's result files are checked against.
+type Checks struct {
+	Outputs []File
+	Inputs  []string // the files the command reads
+	Force   bool     // replace an existing file of another kind
+	// ForceOption is the option that sets Force, which a refusal to
+	// replace a file names ("--force").
+	ForceOption string
 }
 
-// check checks every result file, as the comment above says.
-func (c outputChecks) check() error {
+// Check checks every result file, as the package's comment says. A file
+// the command line must not name is a *Refusal.
+func (c Checks) Check() error {
 	type named struct {
 		what string // "--out" or "the script"
 		dest destination
 	}
 	var all []named
-	for _, in := range c.inputs {
+	for _, in := range c.Inputs {
 		if in != "" && in != "-" {
 			all = append(all, named{"the input " + in, resolve(in)})
 		}
 	}
-	for _, f := range c.outputs {
-		if f.path == "" {
+	for _, f := range c.Outputs {
+		if f.Path == "" {
 			continue
 		}
 		d, err := checkOutputPath(f)
@@ -103,27 +99,34 @@ func (c outputChecks) check() error {
 		}
 		for _, o := range all {
 			if same(o.dest, d) {
-				return &usageError{fmt.Sprintf("%s %s is the same file as %s: give %s a file of its own", f.option, f.path, o.what, f.option)}
+				return &Refusal{fmt.Sprintf("%s %s is the same file as %s: give %s a file of its own", f.Option, f.Path, o.what, f.Option)}
 			}
 		}
-		if err := d.checkKind(f, c.force); err != nil {
+		if err := d.checkKind(f, c.Force, c.ForceOption); err != nil {
 			return err
 		}
-		all = append(all, named{f.option, d})
+		all = append(all, named{f.Option, d})
 	}
-	for _, f := range c.outputs {
-		if f.path == "" || f.kind != picture {
+	for _, f := range c.Outputs {
+		if f.Path == "" || f.Kind != Picture {
 			continue
 		}
-		d := resolve(f.path)
+		d := resolve(f.Path)
 		for _, o := range all {
-			if o.what != f.option && d.mayDraw(o.dest) {
-				return &usageError{fmt.Sprintf("%s %s may draw %s (a picture per measurement is named %s), which is %s: give them other names", f.option, f.path, o.dest.path, d.derived("NAME"), o.what)}
+			if o.what != f.Option && d.mayDraw(o.dest) {
+				return &Refusal{fmt.Sprintf("%s %s may draw %s (a picture per measurement is named %s), which is %s: give them other names", f.Option, f.Path, o.dest.path, d.derived("NAME"), o.what)}
 			}
 		}
 	}
 	return nil
 }
+
+// Refusal is a result file the command line must not name: its message
+// says why and what to give instead.
+type Refusal struct{ msg string }
+
+// Error is the refusal's message.
+func (r *Refusal) Error() string { return r.msg }
 
 // destination is where a result file's bytes go.
 type destination struct {
@@ -236,33 +239,33 @@ func (d destination) mayDraw(o destination) bool {
 
 // checkOutputPath checks one result file's path and returns its
 // destination.
-func checkOutputPath(f outputFile) (destination, error) {
-	if strings.HasPrefix(f.path, "-") {
-		return destination{}, &usageError{fmt.Sprintf("%s %q: give a file name (this looks like an option)", f.option, f.path)}
+func checkOutputPath(f File) (destination, error) {
+	if strings.HasPrefix(f.Path, "-") {
+		return destination{}, &Refusal{fmt.Sprintf("%s %q: give a file name (this looks like an option)", f.Option, f.Path)}
 	}
-	d := resolve(f.path)
+	d := resolve(f.Path)
 	switch {
 	case d.fd >= 0:
 		if _, err := unix.FcntlInt(uintptr(d.fd), unix.F_GETFL, 0); err != nil {
-			return d, fmt.Errorf("%s %s: descriptor %d is not open", f.option, f.path, d.fd)
+			return d, fmt.Errorf("%s %s: descriptor %d is not open", f.Option, f.Path, d.fd)
 		}
 		return d, nil
 	case d.info != nil && d.info.IsDir():
-		return d, fmt.Errorf("%s %s: is a directory; give a file name", f.option, f.path)
+		return d, fmt.Errorf("%s %s: is a directory; give a file name", f.Option, f.Path)
 	case d.inPlace():
 		if err := unix.Access(d.target, unix.W_OK); err != nil {
-			return d, fmt.Errorf("%s %s: cannot write %s (%v)", f.option, f.path, d.target, err)
+			return d, fmt.Errorf("%s %s: cannot write %s (%v)", f.Option, f.Path, d.target, err)
 		}
 		return d, nil
 	}
 	dir := filepath.Dir(d.target)
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		return d, fmt.Errorf("%s %s: the directory %s does not exist; create it first", f.option, f.path, dir)
+		return d, fmt.Errorf("%s %s: the directory %s does not exist; create it first", f.Option, f.Path, dir)
 	}
 	probe, err := os.CreateTemp(dir, ".residentlua-probe-*")
 	if err != nil {
-		return d, fmt.Errorf("%s %s: cannot write in %s (%v)", f.option, f.path, dir, unwrapPathError(err))
+		return d, fmt.Errorf("%s %s: cannot write in %s (%v)", f.Option, f.Path, dir, Cause(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -272,14 +275,14 @@ func checkOutputPath(f outputFile) (destination, error) {
 // checkKind refuses, unless force, to replace an existing regular file
 // that does not look like what f's option writes: a Lua script, or a file
 // whose first bytes are not of that kind. An empty file may be replaced.
-func (d destination) checkKind(f outputFile, force bool) error {
+func (d destination) checkKind(f File, force bool, forceOption string) error {
 	if force || d.info == nil || !d.info.Mode().IsRegular() || d.info.Size() == 0 {
 		return nil
 	}
 	head := make([]byte, 512)
 	file, err := os.Open(d.target)
 	if err != nil {
-		return fmt.Errorf("%s %s: cannot read the file it would replace (%v)", f.option, f.path, unwrapPathError(err))
+		return fmt.Errorf("%s %s: cannot read the file it would replace (%v)", f.Option, f.Path, Cause(err))
 	}
 	n, _ := io.ReadFull(file, head)
 	file.Close()
@@ -287,23 +290,25 @@ func (d destination) checkKind(f outputFile, force bool) error {
 	var why string
 	if strings.EqualFold(filepath.Ext(d.target), ".lua") {
 		why = "is a Lua script, not"
-	} else if !looksLike(f.kind, d.target, head) {
+	} else if !looksLike(f.Kind, d.target, head) {
 		why = "does not look like"
 	}
 	if why == "" {
 		return nil
 	}
-	return &usageError{fmt.Sprintf("%s %s: the file exists and %s what %s writes (%s); give another name, or --force to replace it", f.option, f.path, why, f.option, f.kind.describe())}
+	return &Refusal{fmt.Sprintf("%s %s: the file exists and %s what %s writes (%s); give another name, or %s to replace it", f.Option, f.Path, why, f.Option, f.Kind.describe(), forceOption)}
 }
 
 // looksLike reports whether head, the first bytes of the file at path,
 // could be of kind.
-func looksLike(kind outputKind, path string, head []byte) bool {
+func looksLike(kind Kind, path string, head []byte) bool {
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch kind {
-	case jsonObject, jsonLines:
+	case Profile:
+		return bytes.HasPrefix(head, []byte("\x1f\x8b"))
+	case JSONObject, JSONLines:
 		return bytes.HasPrefix(head, []byte("{"))
-	case jsonArray:
+	case JSONArray:
 		return bytes.HasPrefix(head, []byte("["))
 	}
 	if strings.EqualFold(filepath.Ext(path), ".png") {
@@ -312,46 +317,46 @@ func looksLike(kind outputKind, path string, head []byte) bool {
 	return bytes.HasPrefix(head, []byte("<?xml")) || bytes.HasPrefix(head, []byte("<svg"))
 }
 
-// output is a result file being written: to a temporary file beside its
+// Output is a result file being written: to a temporary file beside its
 // target, renamed over the target by commit, or in place.
-type output struct {
+type Output struct {
 	dest destination
 	file *os.File
 	tmp  bool // file is a temporary file (registered in pending)
 }
 
-// createOutput opens the result file path for writing.
-func createOutput(path string) (*output, error) {
+// Create opens the result file path for writing.
+func Create(path string) (*Output, error) {
 	d := resolve(path)
 	switch {
 	case d.fd >= 0:
-		return &output{dest: d, file: os.NewFile(uintptr(d.fd), path)}, nil
+		return &Output{dest: d, file: os.NewFile(uintptr(d.fd), path)}, nil
 	case d.inPlace():
 		f, err := os.OpenFile(d.target, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, unwrapPathError(err)
+			return nil, Cause(err)
 		}
-		return &output{dest: d, file: f}, nil
+		return &Output{dest: d, file: f}, nil
 	}
 	f, err := pending.create(filepath.Dir(d.target), "."+filepath.Base(d.target)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	return &output{dest: d, file: f, tmp: true}, nil
+	return &Output{dest: d, file: f, tmp: true}, nil
 }
 
 // Write writes to the file.
-func (o *output) Write(p []byte) (int, error) { return o.file.Write(p) }
+func (o *Output) Write(p []byte) (int, error) { return o.file.Write(p) }
 
-// commit completes the file: a temporary file is synced, closed and
+// Commit completes the file: a temporary file is synced, closed and
 // renamed over the target (and removed when that fails, the target left as
 // it was); a file written in place is closed.
-func (o *output) commit() error {
+func (o *Output) Commit() error {
 	if !o.tmp {
 		if o.dest.fd >= 0 {
 			return nil // an inherited descriptor stays open
 		}
-		return unwrapPathError(o.file.Close())
+		return Cause(o.file.Close())
 	}
 	err := o.file.Sync()
 	if cerr := o.file.Close(); err == nil {
@@ -379,12 +384,12 @@ func (d destination) replaceWith(tmp string, err error) error {
 		os.Remove(tmp)
 	}
 	pending.forget(tmp)
-	return unwrapPathError(err)
+	return Cause(err)
 }
 
-// discard gives up the file: a temporary file is removed, the target left
+// Discard gives up the file: a temporary file is removed, the target left
 // as it was.
-func (o *output) discard() {
+func (o *Output) Discard() {
 	if o.tmp {
 		o.file.Close()
 		os.Remove(o.file.Name())
@@ -394,10 +399,9 @@ func (o *output) discard() {
 	}
 }
 
-// writeOutput writes a result file with write, as createOutput and commit
-// do.
-func writeOutput(path string, write func(w io.Writer) error) error {
-	f, err := createOutput(path)
+// Write writes a result file with write, as Create and Commit do.
+func Write(path string, write func(w io.Writer) error) error {
+	f, err := Create(path)
 	if err != nil {
 		return err
 	}
@@ -407,17 +411,17 @@ func writeOutput(path string, write func(w io.Writer) error) error {
 		err = buf.Flush()
 	}
 	if err != nil {
-		f.discard()
-		return unwrapPathError(err)
+		f.Discard()
+		return Cause(err)
 	}
-	return f.commit()
+	return f.Commit()
 }
 
-// writePicture draws a picture for a result file path: draw writes it to
+// WritePicture draws a picture for a result file path: draw writes it to
 // the file it is given (whose extension is path's), a temporary file that
 // then takes path's place as a result file's temporary file does, or whose
 // bytes are copied to a descriptor, device or FIFO.
-func writePicture(path string, draw func(file string) error) error {
+func WritePicture(path string, draw func(file string) error) error {
 	d := resolve(path)
 	dir := filepath.Dir(d.target)
 	if d.inPlace() {
@@ -440,18 +444,18 @@ func writePicture(path string, draw func(file string) error) error {
 	}
 	b, err := os.ReadFile(tmp.Name())
 	if err != nil {
-		return unwrapPathError(err)
+		return Cause(err)
 	}
-	return writeOutput(path, func(w io.Writer) error {
+	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
 }
 
-// unwrapPathError drops the operation and path of an *os.PathError, which
-// the messages above already name, keeping what went wrong ("permission
-// denied", "no space left on device").
-func unwrapPathError(err error) error {
+// Cause is err without the operation and path of an *os.PathError, which
+// a message that names the file already gives: what went wrong
+// ("permission denied", "no space left on device").
+func Cause(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -479,7 +483,7 @@ func (p *tempFiles) create(dir, pattern string) (*os.File, error) {
 	defer p.mu.Unlock()
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return nil, unwrapPathError(err)
+		return nil, Cause(err)
 	}
 	p.files[f.Name()] = true
 	return f, nil
@@ -492,11 +496,11 @@ func (p *tempFiles) forget(name string) {
 	p.mu.Unlock()
 }
 
-// hold marks the result files being written until release is called: an
-// abandon waits for it.
-func (p *tempFiles) hold() (release func()) {
-	p.writing.RLock()
-	return p.writing.RUnlock
+// Hold marks the result files being written until release is called: an
+// EndNow waits for it.
+func Hold() (release func()) {
+	pending.writing.RLock()
+	return pending.writing.RUnlock
 }
 
 // abandon waits for the result files being written, then removes every
@@ -511,10 +515,10 @@ func (p *tempFiles) abandon() {
 	}
 }
 
-// endNow ends the process at once by signal s, as though it had not been
+// EndNow ends the process at once by signal s, as though it had not been
 // caught, once the result files being written are complete and every
 // temporary file removed.
-func endNow(s syscall.Signal) {
+func EndNow(s syscall.Signal) {
 	pending.abandon()
 	signal.Reset(s)
 	syscall.Kill(os.Getpid(), s)
