@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -188,5 +187,12 @@ func fenced(t *testing.T, text, lang string) string {
 	return body
 }
 
-// goCommand is the go command of the toolchain running the test.
-func goCommand() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
+// goCommand is the go command of the toolchain running the test, which go
+// test puts first on the test's PATH.
+func goCommand() string {
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return "go"
+	}
+	return path
+}
