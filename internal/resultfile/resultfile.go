@@ -1,26 +1,7 @@
 // Package resultfile writes the files a command's options name for its
 // results, and checks them before the command runs.
-package resultfile
-
-import (
-	"bufio"
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
-)
-
-// Result files are every file a command writes for its options
+//
+// Result files are the files a command writes for its options
 // (residentlua's --trace, --stats, --out, --summary, --plot, residentbench's
 // -json and profiles). They are checked before anything runs, so that an
 // hour's run does not end unable to write, or writing over the script it
@@ -40,6 +21,25 @@ import (
 // the whole new one. A symlink is written through: its target is replaced,
 // and the link stays. A device, a FIFO or an inherited descriptor
 // (/dev/stdout, /dev/stderr, /dev/fd/N) is written in place.
+package resultfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // Kind is what a result file holds, for refusing to replace a file
 // of another kind.
