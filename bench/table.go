@@ -65,6 +65,13 @@ var groups = []group{
 	{"sessions", one(sessionsFigure)},
 }
 
+// Validate reports an error naming a group in o.Only that is not a
+// group, so that a command can refuse it before it measures anything.
+func (o Options) Validate() error {
+	_, err := o.selected()
+	return err
+}
+
 // selected reports which groups o.Only asks for, or an error naming one
 // that is not a group.
 func (o Options) selected() (map[string]bool, error) {

@@ -8,7 +8,8 @@
 //
 // -wait runs the real-time publication and exchange figures under that
 // wait policy (devices.WaitPolicy), or under each of them with -wait all.
-// -only measures the named groups of figures alone (bench.Groups), and
+// -only measures the named groups of the simulated GPU's figures alone
+// (bench.Groups; a real GPU's table is measured whole), and
 // -repeat N runs the table N times in a row and prints each figure's
 // median run with how many runs met its goal (bench.Combine).
 //
@@ -52,7 +53,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` at the end")
 	wait := flag.String("wait", "", "wait `policy` of the real-time publication and exchange figures of the -gpu sim table (spin, hybrid, block, or all for a pair of figures under each; default hybrid), and of the simulated NPU and the host beside a real GPU (one policy; default spin where there is a core for each, else hybrid)")
-	only := flag.String("only", "", "measure only these comma-separated `groups` of figures: "+strings.Join(bench.Groups(), ", ")+" (the raw round trip is always measured)")
+	only := flag.String("only", "", "measure only these comma-separated `groups` of figures of the -gpu sim table: "+strings.Join(bench.Groups(), ", ")+" (the raw round trip is always measured)")
 	repeats := flag.Int("repeat", 1, "run the table `N` times, one run after another, and print each figure's median run and how many runs met its goal")
 	force := flag.Bool("force", false, "let -json, -cpuprofile and -memprofile replace an existing file that does not look like one they write")
 	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
@@ -62,10 +63,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "residentbench: -wait:", err)
 		os.Exit(2)
 	}
+	o := bench.Options{Short: *short, Wait: waits}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
+	if err := o.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "residentbench: -only:", err)
+		os.Exit(2)
+	}
 	measure := bench.Run
 	if *gpu != devices.SimBackend {
 		if err := devices.CheckBackend(*gpu); err != nil {
 			fmt.Fprintln(os.Stderr, "residentbench: -gpu:", err)
+			os.Exit(2)
+		}
+		if len(o.Only) > 0 {
+			fmt.Fprintf(os.Stderr, "residentbench: -only picks groups of the simulated GPU's table; -gpu %s measures its table whole, so leave -only out\n", *gpu)
 			os.Exit(2)
 		}
 		backend := *gpu
@@ -91,10 +104,6 @@ func main() {
 	write := writeNarrow
 	if *wide {
 		write = writeWide
-	}
-	o := bench.Options{Short: *short, Wait: waits}
-	if *only != "" {
-		o.Only = strings.Split(*only, ",")
 	}
 	if err := run(os.Stdout, measure, write, o, *jsonPath, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "residentbench:", err)

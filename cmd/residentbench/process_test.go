@@ -38,9 +38,10 @@ func exitCode(t *testing.T, err error) int {
 	return 0
 }
 
-func TestResultFilesCheckedBeforeTheRun(t *testing.T) {
-	// A result file the command must not write is refused before anything
-	// is measured, and the file it names is left as it was.
+func TestMistakesRefusedBeforeTheRun(t *testing.T) {
+	// A group that does not exist, or a result file the command must not
+	// write, is refused before anything is measured, and the file it names
+	// is left as it was.
 	binary := buildCommand(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "sweep.lua")
@@ -55,6 +56,8 @@ func TestResultFilesCheckedBeforeTheRun(t *testing.T) {
 		{[]string{"-cpuprofile", script}, "residentbench: -cpuprofile " + script + ": the file exists and is a Lua script, not what -cpuprofile writes (a pprof profile)"},
 		{[]string{"-json", dir}, "residentbench: -json " + dir + ": is a directory; give a file name"},
 		{[]string{"-json", filepath.Join(dir, "t.json"), "-memprofile", filepath.Join(dir, "t.json")}, "is the same file as -json"},
+		{[]string{"-only", "wait,speed"}, `residentbench: -only: invalid: no group of figures is named "speed"; the groups are wait, lua,`},
+		{[]string{"-gpu", "cuda"}, "residentbench: -only picks groups of the simulated GPU's table; -gpu cuda measures its table whole, so leave -only out"},
 	} {
 		cmd := exec.Command(binary, append([]string{"-short", "-only", "wait"}, c.args...)...)
 		var stdout, stderr bytes.Buffer
