@@ -81,6 +81,10 @@ func main() {
 			fmt.Fprintf(os.Stderr, "residentbench: -only picks groups of the simulated GPU's table; -gpu %s measures its table whole, so leave -only out\n", *gpu)
 			os.Exit(2)
 		}
+		if len(waits) > 1 {
+			fmt.Fprintf(os.Stderr, "residentbench: -wait all: -gpu %s measures under one wait policy at a time; give spin, hybrid or block\n", *gpu)
+			os.Exit(2)
+		}
 		backend := *gpu
 		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
