@@ -60,37 +60,30 @@ func main() {
 	flag.Parse()
 	waits, err := parseWaits(*wait)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "residentbench: -wait:", err)
-		os.Exit(2)
+		refuse("-wait: %v", err)
 	}
 	o := bench.Options{Short: *short, Wait: waits}
 	if *only != "" {
 		o.Only = strings.Split(*only, ",")
 	}
 	if err := o.Validate(); err != nil {
-		fmt.Fprintln(os.Stderr, "residentbench: -only:", err)
-		os.Exit(2)
+		refuse("-only: %v", err)
 	}
 	measure := bench.Run
 	if *gpu != devices.SimBackend {
-		if err := devices.CheckBackend(*gpu); err != nil {
-			fmt.Fprintln(os.Stderr, "residentbench: -gpu:", err)
-			os.Exit(2)
-		}
-		if len(o.Only) > 0 {
-			fmt.Fprintf(os.Stderr, "residentbench: -only picks groups of the simulated GPU's table; -gpu %s measures its table whole, so leave -only out\n", *gpu)
-			os.Exit(2)
-		}
-		if len(waits) > 1 {
-			fmt.Fprintf(os.Stderr, "residentbench: -wait all: -gpu %s measures under one wait policy at a time; give spin, hybrid or block\n", *gpu)
-			os.Exit(2)
+		switch err := devices.CheckBackend(*gpu); {
+		case err != nil:
+			refuse("-gpu: %v", err)
+		case len(o.Only) > 0:
+			refuse("-only picks groups of the simulated GPU's table; -gpu %s measures its table whole, so leave -only out", *gpu)
+		case len(waits) > 1:
+			refuse("-wait all: -gpu %s measures under one wait policy at a time; give spin, hybrid or block", *gpu)
 		}
 		backend := *gpu
 		measure = func(o bench.Options) ([]bench.Figure, error) { return bench.RunBackend(o, backend) }
 	}
 	if *repeats < 1 {
-		fmt.Fprintf(os.Stderr, "residentbench: -repeat: %d runs; give 1 or more\n", *repeats)
-		os.Exit(2)
+		refuse("-repeat: %d runs; give 1 or more", *repeats)
 	}
 	outputs := resultfile.Checks{Outputs: []resultfile.File{
 		{Option: "-json", Path: *jsonPath, Kind: resultfile.JSONArray},
@@ -98,8 +91,7 @@ func main() {
 		{Option: "-memprofile", Path: *memProfile, Kind: resultfile.Profile},
 	}, Force: *force, ForceOption: "-force"}
 	if err := outputs.Check(); err != nil {
-		fmt.Fprintln(os.Stderr, "residentbench:", err)
-		os.Exit(2)
+		refuse("%v", err)
 	}
 	stopped := stopOnSignal()
 	if *repeats > 1 {
@@ -116,6 +108,13 @@ func main() {
 	if s, ok := stopped(); ok {
 		os.Exit(128 + int(s))
 	}
+}
+
+// refuse reports a mistake of the command line, found before anything
+// runs, and exits with status 2.
+func refuse(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "residentbench: "+format+"\n", a...)
+	os.Exit(2)
 }
 
 // stopOnSignal catches SIGINT and SIGTERM. The first lets the run in
