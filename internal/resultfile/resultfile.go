@@ -102,7 +102,7 @@ func (c Checks) Check() error {
 				return &Refusal{fmt.Sprintf("%s %s is the same file as %s: give %s a file of its own", f.Option, f.Path, o.what, f.Option)}
 			}
 		}
-		if err := d.checkKind(f, c.Force, c.ForceOption); err != nil {
+		if err := d.checkKind(f, c); err != nil {
 			return err
 		}
 		all = append(all, named{f.Option, d})
@@ -272,11 +272,11 @@ func checkOutputPath(f File) (destination, error) {
 	return d, nil
 }
 
-// checkKind refuses, unless force, to replace an existing regular file
+// checkKind refuses, unless c forces it, to replace an existing regular file
 // that does not look like what f's option writes: a Lua script, or a file
 // whose first bytes are not of that kind. An empty file may be replaced.
-func (d destination) checkKind(f File, force bool, forceOption string) error {
-	if force || d.info == nil || !d.info.Mode().IsRegular() || d.info.Size() == 0 {
+func (d destination) checkKind(f File, c Checks) error {
+	if c.Force || d.info == nil || !d.info.Mode().IsRegular() || d.info.Size() == 0 {
 		return nil
 	}
 	head := make([]byte, 512)
@@ -296,7 +296,7 @@ func (d destination) checkKind(f File, force bool, forceOption string) error {
 	if why == "" {
 		return nil
 	}
-	return &Refusal{fmt.Sprintf("%s %s: the file exists and %s what %s writes (%s); give another name, or %s to replace it", f.Option, f.Path, why, f.Option, f.Kind.describe(), forceOption)}
+	return &Refusal{fmt.Sprintf("%s %s: the file exists and %s what %s writes (%s); give another name, or %s to replace it", f.Option, f.Path, why, f.Option, f.Kind.describe(), c.ForceOption)}
 }
 
 // looksLike reports whether head, the first bytes of the file at path,
