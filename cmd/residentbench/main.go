@@ -95,7 +95,7 @@ func main() {
 	}
 	stopped := stopOnSignal()
 	if *repeats > 1 {
-		measure = repeated(measure, *repeats, func() bool { _, ok := stopped(); return ok })
+		measure = repeated(measure, *repeats, func() bool { _, ok := stopped(); return ok }, os.Stderr)
 	}
 	write := writeNarrow
 	if *wide {
@@ -154,9 +154,9 @@ func parseWaits(name string) ([]devices.WaitPolicy, error) {
 }
 
 // repeated measures the table n times in a row and combines the runs
-// (bench.Combine), saying on standard error as each run ends; an error, or
+// (bench.Combine), saying on progress as each run ends; an error, or
 // stopped once a run has ended, ends it with the runs made so far.
-func repeated(measure func(bench.Options) ([]bench.Figure, error), n int, stopped func() bool) func(bench.Options) ([]bench.Figure, error) {
+func repeated(measure func(bench.Options) ([]bench.Figure, error), n int, stopped func() bool, progress io.Writer) func(bench.Options) ([]bench.Figure, error) {
 	return func(o bench.Options) ([]bench.Figure, error) {
 		var tables [][]bench.Figure
 		for i := range n {
@@ -167,7 +167,7 @@ func repeated(measure func(bench.Options) ([]bench.Figure, error), n int, stoppe
 			if err != nil {
 				return bench.Combine(tables), err
 			}
-			fmt.Fprintf(os.Stderr, "residentbench: run %d of %d done\n", i+1, n)
+			fmt.Fprintf(progress, "residentbench: run %d of %d done\n", i+1, n)
 			if stopped() {
 				break
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
 		}, nil
 	}
 	never := func() bool { return false }
-	figures, err := repeated(measure, 5, never)(bench.Options{})
+	figures, err := repeated(measure, 5, never, io.Discard)(bench.Options{})
 	if err != nil || len(figures) != 2 {
 		t.Fatalf("repeated = %v, %v", figures, err)
 	}
@@ -145,7 +146,7 @@ func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
 		}
 		return measure(o)
 	}
-	figures, err = repeated(failing, 5, never)(bench.Options{})
+	figures, err = repeated(failing, 5, never, io.Discard)(bench.Options{})
 	if err == nil || len(figures) != 2 || len(figures[0].Runs) != 2 {
 		t.Errorf("a failing third run gave %v, %v; want its error with the two runs before it", figures, err)
 	}
@@ -153,7 +154,7 @@ func TestRepeatedKeepsEachFiguresMedianRun(t *testing.T) {
 	// Stopped (a first Ctrl-C) ends the repeats after the run in progress,
 	// with the runs done.
 	run = 0
-	figures, err = repeated(measure, 5, func() bool { return run == 3 })(bench.Options{})
+	figures, err = repeated(measure, 5, func() bool { return run == 3 }, io.Discard)(bench.Options{})
 	if err != nil || len(figures) != 2 || len(figures[0].Runs) != 3 || run != 3 {
 		t.Errorf("stopped after the third run: %v, %v after %d runs; want three runs and no error", figures, err, run)
 	}
