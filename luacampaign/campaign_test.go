@@ -6,9 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
@@ -78,9 +77,15 @@ function trial(t) local f = io.open(%q, "a"); f:write("trial\n"); f:close() end`
 // trials, but for the few it interrupted (one per worker at most).
 func TestCancelWithoutOnTrial(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var once sync.Once
+	// Stopped once trials run on both workers: no trial's fabric is made
+	// before every worker has loaded the script, and a stop while one is
+	// still loading ends the run with an error instead (a wall-clock
+	// delay from the first fabric raced the loading on a busy machine).
+	var fabrics atomic.Int32
 	s, err := campaign.Run(ctx, campaign.Config{Trials: 100000, Workers: 2, Runners: Script("../campaign/testdata/trial.lua", Options{OnFabric: func(*devices.Fabric) {
-		once.Do(func() { time.AfterFunc(50*time.Millisecond, cancel) })
+		if fabrics.Add(1) == 40 {
+			cancel()
+		}
 	}})})
 	if err != nil {
 		t.Fatal(err)
