@@ -503,8 +503,16 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 			if ok, err := c.Wait(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
-			if prog.steps.Load() == 0 {
-				t.Fatal("the program never ran")
+			// On a busy machine the device's thread may not have run in
+			// that time: wait for its first step, then give it as long
+			// again to see the store.
+			for deadline := time.Now().Add(mmSoon); prog.steps.Load() == 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the program never ran")
+				}
+			}
+			if ok, err := c.Wait(mmNever); ok || err != nil {
+				t.Fatalf("Wait before the release, once the program ran = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
 			mmRelease(t, b, npu, XDNA, 0, 4)
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
