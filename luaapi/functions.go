@@ -380,7 +380,7 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 func (m *Module) listSessions(L *lua.LState) int {
 	t := L.NewTable()
 	for _, s := range m.openSessions() {
-		t.Append(s.ud)
+		t.Append(&s.ud)
 	}
 	L.Push(t)
 	return 1

@@ -202,7 +202,7 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue
 	} else {
 		s.programs.gpu = "kernel " + gk.entry
 	}
-	L.Push(s.ud)
+	L.Push(&s.ud)
 	return 1
 }
 

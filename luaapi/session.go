@@ -13,11 +13,13 @@ import (
 	"github.com/residentlua/residentlua/engine"
 )
 
-// session is what a session userdata holds.
+// session is what a session userdata holds. It carries the userdata
+// itself, so that a session and its Lua value are one allocation: scripts
+// open sessions by the thousand.
 type session struct {
 	*sessionInfo
 	m  *Module
-	ud *lua.LUserData
+	ud lua.LUserData // its Value is the session
 
 	eng *engine.Session // nil once frozen
 	fab *fabricState    // the fabric the session was made on
@@ -52,17 +54,16 @@ type record struct {
 	line         timeline
 }
 
-// record reads the session's record, live or frozen.
-func (s *session) record() record {
-	if s.frozen {
-		return s.rec
-	}
-	r := record{state: s.eng.State(), decision: s.eng.Decision(), line: timelineOf(s.eng)}
+// readRecord reads the live session's record into r, in place: a record
+// is some hundreds of bytes, and every session's is read as it closes.
+func (s *session) readRecord(r *record) {
+	*r = record{}
+	r.state, r.decision = s.eng.State(), s.eng.Decision()
+	r.line.read(s.eng)
 	if x := exchange.Of(s.eng.NPU()); x != nil {
 		r.verification, r.verified = x.Verification()
 	}
 	r.checkErr, r.checked = s.eng.Checked()
-	return r
 }
 
 // open reports whether the session can still be driven.
@@ -101,7 +102,8 @@ func (s *session) freeze() {
 	if s.frozen {
 		return
 	}
-	s.rec, s.frozen = s.record(), true
+	s.readRecord(&s.rec)
+	s.frozen = true
 	s.eng = nil
 }
 
@@ -123,7 +125,8 @@ func (s *session) stats() SessionStats {
 	if s.frozen {
 		return s.sessionInfo.stats()
 	}
-	r := s.record()
+	var r record
+	s.readRecord(&r)
 	return s.sessionInfo.statsOf(&r, s.state())
 }
 
@@ -291,7 +294,7 @@ func (m *Module) startup(L *lua.LState) int {
 	}
 	s := m.newSession(L, eng, fs)
 	s.cfg = cfg
-	L.Push(s.ud)
+	L.Push(&s.ud)
 	return 1
 }
 
@@ -336,9 +339,8 @@ func (m *Module) newSession(L *lua.LState, eng *engine.Session, fs *fabricState)
 		},
 		m: m, eng: eng, fab: fs,
 	}
-	s.ud = L.NewUserData()
-	s.ud.Value = s
-	L.SetMetatable(s.ud, m.sessionMeta)
+	// What L.NewUserData and L.SetMetatable would make, in place.
+	s.ud = lua.LUserData{Value: s, Env: L.Env, Metatable: m.sessionMeta}
 	m.tracked[s.id] = s
 	return s
 }

@@ -80,11 +80,11 @@ type kernelTimes struct {
 	observed, retired devices.Stamp
 }
 
-// timelineOf reads the timeline of eng's session so far. A frozen
+// read reads the timeline of eng's session so far into zero t. A frozen
 // session keeps it, so it keeps the programs' errors as text only: an
 // error can hold on to much (a Lua program's, to its state).
-func timelineOf(eng *engine.Session) timeline {
-	t := timeline{Timeline: eng.Timeline()}
+func (t *timeline) read(eng *engine.Session) {
+	t.Timeline = eng.Timeline()
 	for i := range t.Programs {
 		if err := t.Programs[i].Err; err != nil {
 			t.errs[i], t.Programs[i].Err = err.Error(), nil
@@ -95,7 +95,6 @@ func timelineOf(eng *engine.Session) timeline {
 			t.kernels[i].observed, t.kernels[i].retired = k.KernelTimes()
 		}
 	}
-	return t
 }
 
 // fill writes the timeline's times into st.
