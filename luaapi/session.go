@@ -183,36 +183,74 @@ func (s *session) String() string {
 // methods, by name: those luamodule.SessionFields lists.
 var sessionFields = map[string]func(*session) lua.LValue{
 	"id":    func(s *session) lua.LValue { return lua.LNumber(s.id) },
-	"state": func(s *session) lua.LValue { return lua.LString(s.state()) },
+	"state": (*session).stateValue,
+}
+
+// stateValues are the state names as Lua values, by engine.State, and
+// releasedValue stateReleased: made once, as a string made into a Lua
+// value is an allocation, and scripts may poll s.state.
+var (
+	stateValues              = makeStateValues()
+	releasedValue lua.LValue = lua.LString(stateReleased)
+)
+
+func makeStateValues() []lua.LValue {
+	var vs []lua.LValue
+	for st := engine.StateUndecided; !strings.HasPrefix(st.String(), "state("); st++ {
+		vs = append(vs, lua.LString(st.String()))
+	}
+	return vs
+}
+
+// stateValue is s.state: the session's state name, as state gives it.
+func (s *session) stateValue() lua.LValue {
+	st := s.rec.state
+	switch {
+	case !s.frozen:
+		st = s.eng.State()
+	case s.released:
+		return releasedValue
+	}
+	if i := int(st) - int(engine.StateUndecided); i >= 0 && i < len(stateValues) {
+		return stateValues[i]
+	}
+	return lua.LString(st.String())
 }
 
 // newSessionMeta makes the session userdata's metatable: its fields, and
 // its methods, the module functions luamodule marks Method. The
 // metamethods change nothing, so they work after Close too.
 func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
-	index := L.NewTable()
+	methods := map[string]lua.LValue{}
 	for _, f := range functions {
 		if f.Method {
-			index.RawSetString(f.Name, m.table.RawGetString(f.Name))
+			methods[f.Name] = m.table.RawGetString(f.Name)
 		}
 	}
 	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString("resident.session"))
-	// A method, the common case, is found before the fields' map is read.
-	mt.RawSetString("__index", L.NewFunction(guard("__index", func(L *lua.LState) int {
+	field := guard("__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
 		key, _ := L.Get(2).(lua.LString)
-		if method := index.RawGetString(string(key)); method != lua.LNil {
-			L.Push(method)
-			return 1
-		}
 		if get, ok := sessionFields[string(key)]; ok {
 			L.Push(get(s))
 			return 1
 		}
 		L.Push(lua.LNil)
 		return 1
-	})))
+	})
+	// A method, the common case, is found first, with one map read and
+	// without the guard: nothing on its path can panic. Scripts look up a
+	// method at every call of one.
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if key, ok := L.Get(2).(lua.LString); ok {
+			if method, ok := methods[string(key)]; ok && m.sessionOf(L.Get(1)) != nil {
+				L.Push(method)
+				return 1
+			}
+		}
+		return field(L)
+	}))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
 		raiseString(L, "a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
@@ -238,10 +276,16 @@ func (m *Module) checkSession(L *lua.LState, n int, name string) *session {
 // session is closed.
 func (m *Module) live(L *lua.LState, name string) (*session, *engine.Session) {
 	s := m.checkSession(L, 1, name)
+	return s, m.opened(L, s, name)
+}
+
+// opened returns the engine session behind s, raising busy when the
+// session is closed.
+func (m *Module) opened(L *lua.LState, s *session, name string) *engine.Session {
 	if !s.open() {
 		m.raise(L, devices.Errorf(devices.KindBusy, name, "session %d is closed", s.id))
 	}
-	return s, s.eng
+	return s.eng
 }
 
 // ctxOf is the state's context, or a background one.
@@ -360,7 +404,7 @@ func (m *Module) act(name string, verb func(*engine.Session) error) lua.LGFuncti
 func (m *Module) wait(L *lua.LState) int {
 	s := m.checkSession(L, 1, "wait")
 	d := m.checkSeconds(L, 2, "wait", "wait", "the wait timeout")
-	_, eng := m.live(L, "wait")
+	eng := m.opened(L, s, "wait")
 	ctx := ctxOf(L)
 	ok, err := eng.WaitContext(ctx, d)
 	if err != nil {
