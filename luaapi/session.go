@@ -196,7 +196,7 @@ var (
 
 func makeStateValues() []lua.LValue {
 	var vs []lua.LValue
-	for st := engine.StateUndecided; !strings.HasPrefix(st.String(), "state("); st++ {
+	for st := engine.StateUndecided; st <= engine.StateQuarantined; st++ {
 		vs = append(vs, lua.LString(st.String()))
 	}
 	return vs
