@@ -55,3 +55,19 @@ func TestQuarantinedMemoryIsNeverReused(t *testing.T) {
 	}
 	mmCharged(t, f, 0, 0)
 }
+
+// A real-time fabric's devices are threads on other cores, so its arena
+// zeroes what it carves again without keeping the lines in the host's
+// caches; a simulated fabric's devices run on the host's thread, so its
+// arena keeps them there. A renewal to the other mode changes the arena.
+func TestRealTimeFabricsCarveFromAnEvictingArena(t *testing.T) {
+	f := mmFabric(t, Config{Mode: Simulated})
+	for _, mode := range []Mode{Simulated, RealTime, RealTime, Simulated} {
+		if err := f.Renew(Config{Mode: mode}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.arena.Evicts(), mode == RealTime; got != want {
+			t.Errorf("fabric renewed in %v: arena evicts %v, want %v", mode, got, want)
+		}
+	}
+}

@@ -325,7 +325,13 @@ func (f *Fabric) renewMemory(limit int64) {
 	clear(f.quarantines)
 	f.quarantines = f.quarantines[:0]
 	f.lingering.Store(0)
-	if f.arena == nil || !f.arena.Empty() {
+	// In real time the devices are threads on other cores, which write
+	// much of what the host carves before the host reads it again.
+	switch evicts := f.mode == RealTime; {
+	case f.arena != nil && f.arena.Empty() && f.arena.Evicts() == evicts:
+	case evicts:
+		f.arena = memory.NewEvictingArena()
+	default:
 		f.arena = memory.NewArena()
 	}
 }

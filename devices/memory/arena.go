@@ -44,6 +44,9 @@ type Arena struct {
 	source func(size int) (*Region, error)
 	spare  []*chunk // a source arena's empty chunks
 	out    int      // a source arena's regions not given back
+	// evicts says to zero carved blocks without keeping their lines in
+	// the carving core's caches (NewEvictingArena).
+	evicts bool
 }
 
 // chunk is one mapping of ChunkBytes, or (lent set) the lender of a foreign
@@ -64,6 +67,29 @@ type chunk struct {
 
 // NewArena makes an empty arena.
 func NewArena() *Arena { return &Arena{} }
+
+// NewEvictingArena makes an empty arena for memory that threads on other
+// cores write first, as a real-time fabric's devices do. It zeroes the
+// blocks it carves again with stores that leave no copy of their lines in
+// the carving core's caches (non-temporal stores, on amd64): the first
+// store of a device into each line then takes it from memory, instead of
+// waiting for the carving core to give up the copy that zeroing left there.
+// An exchange's NPU writes a new result line every four rounds, each of
+// which the host had just zeroed (docs/performance.md).
+func NewEvictingArena() *Arena { return &Arena{evicts: true} }
+
+// Evicts reports whether the arena was made by NewEvictingArena.
+func (a *Arena) Evicts() bool { return a.evicts }
+
+// zero zeroes b, a carved block's bytes that may be non-zero: whole lines
+// from a line boundary.
+func (a *Arena) zero(b []byte) {
+	if a.evicts {
+		zeroEvicting(b)
+		return
+	}
+	clear(b)
+}
 
 // NewArenaOf makes an empty arena that carves regions lent by source, which
 // it asks for ChunkBytes at a time, and for a region of its own when one is
@@ -217,7 +243,7 @@ func (ch *chunk) carve(c, size int, r *Region) bool {
 		ch.used += block
 	}
 	if off < ch.dirty {
-		clear(ch.bytes[off:min(off+size, ch.dirty)])
+		ch.arena.zero(ch.bytes[off:min(off+size, ch.dirty)])
 	}
 	ch.live++
 	*r = Region{bytes: ch.bytes[off : off+size : off+size], home: ch}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -72,7 +73,14 @@ func TestArenaCarvesSmallRegionsFromOneMapping(t *testing.T) {
 // region never given back (quarantined memory) is never carved again, and
 // keeps its chunk mapped.
 func TestArenaReusesGivenBackBlocksZeroedAndNeverKeptOnes(t *testing.T) {
-	a := NewArena()
+	for _, newArena := range []func() *Arena{NewArena, NewEvictingArena} {
+		a := newArena()
+		t.Run(fmt.Sprintf("evicts=%v", a.Evicts()), func(t *testing.T) { testReuseZeroed(t, a) })
+	}
+}
+
+func testReuseZeroed(t *testing.T, a *Arena) {
+	t.Helper()
 	kept := mustAlloc(t, a, 64)
 	kept.Store(0, 0xfeed)
 	r := mustAlloc(t, a, 100)
@@ -346,5 +354,38 @@ func TestSourceArenaRefusesABadSource(t *testing.T) {
 	}
 	if _, err := a.Alloc(MaxCarved + 1); err == nil || !strings.Contains(err.Error(), "foreign") {
 		t.Fatalf("a big Alloc from a source of mappings = %v; want an error naming foreign regions", err)
+	}
+}
+
+// Either arena zeroes every word of a block it carves again, whatever its
+// size: an evicting one with its own stores, line by line. A region kept
+// throughout keeps the chunk with the arena.
+func TestArenasZeroEveryWordOfAReusedBlock(t *testing.T) {
+	for _, newArena := range []func() *Arena{NewArena, NewEvictingArena} {
+		a := newArena()
+		kept := mustAlloc(t, a, 64)
+		defer kept.Unmap()
+		for _, size := range []int{64, 128, 4096, 100_000, MaxCarved} {
+			t.Run(fmt.Sprintf("evicts=%v/%d", a.Evicts(), size), func(t *testing.T) {
+				r := mustAlloc(t, a, size)
+				addr := r.Addr(0)
+				for off := 0; off < r.Len(); off += 4 {
+					r.Store(off, 0xffff_ffff)
+				}
+				if err := r.Unmap(); err != nil {
+					t.Fatal(err)
+				}
+				again := mustAlloc(t, a, size)
+				defer again.Unmap()
+				if again.Addr(0) != addr {
+					t.Fatalf("the block given back (at %#x) was not carved again (got %#x)", addr, again.Addr(0))
+				}
+				for off := 0; off < again.Len(); off += 4 {
+					if v := again.Load(off); v != 0 {
+						t.Fatalf("word %d of %d bytes carved again is %#x, want 0", off, again.Len(), v)
+					}
+				}
+			})
+		}
 	}
 }
