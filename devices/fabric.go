@@ -329,6 +329,7 @@ func (f *Fabric) renewMemory(limit int64) {
 	// much of what the host carves before the host reads it again.
 	switch evicts := f.mode == RealTime; {
 	case f.arena != nil && f.arena.Empty() && f.arena.Evicts() == evicts:
+		// the arena it has will do
 	case evicts:
 		f.arena = memory.NewEvictingArena()
 	default:

@@ -186,35 +186,26 @@ var sessionFields = map[string]func(*session) lua.LValue{
 	"state": (*session).stateValue,
 }
 
-// stateValues are the state names as Lua values, by engine.State, and
-// releasedValue stateReleased: made once, as a string made into a Lua
-// value is an allocation, and scripts may poll s.state.
-var (
-	stateValues              = makeStateValues()
-	releasedValue lua.LValue = lua.LString(stateReleased)
-)
+// stateValues are the names state gives, made into Lua values once: a
+// string made into a Lua value is an allocation, and scripts may poll
+// s.state.
+var stateValues = makeStateValues()
 
-func makeStateValues() []lua.LValue {
-	var vs []lua.LValue
+func makeStateValues() map[string]lua.LValue {
+	vs := map[string]lua.LValue{stateReleased: lua.LString(stateReleased)}
 	for st := engine.StateUndecided; st <= engine.StateQuarantined; st++ {
-		vs = append(vs, lua.LString(st.String()))
+		vs[st.String()] = lua.LString(st.String())
 	}
 	return vs
 }
 
-// stateValue is s.state: the session's state name, as state gives it.
+// stateValue is s.state: the session's state name (state).
 func (s *session) stateValue() lua.LValue {
-	st := s.rec.state
-	switch {
-	case !s.frozen:
-		st = s.eng.State()
-	case s.released:
-		return releasedValue
+	name := s.state()
+	if v, ok := stateValues[name]; ok {
+		return v
 	}
-	if i := int(st) - int(engine.StateUndecided); i >= 0 && i < len(stateValues) {
-		return stateValues[i]
-	}
-	return lua.LString(st.String())
+	return lua.LString(name)
 }
 
 // newSessionMeta makes the session userdata's metatable: its fields, and
