@@ -220,28 +220,21 @@ func (m *Module) newSessionMeta(L *lua.LState) *lua.LTable {
 	}
 	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString("resident.session"))
-	field := guard("__index", func(L *lua.LState) int {
+	// A method, the common case, is found before the fields' map is read.
+	mt.RawSetString("__index", L.NewFunction(guard("__index", func(L *lua.LState) int {
 		s := m.checkSession(L, 1, "__index")
 		key, _ := L.Get(2).(lua.LString)
+		if method, ok := methods[string(key)]; ok {
+			L.Push(method)
+			return 1
+		}
 		if get, ok := sessionFields[string(key)]; ok {
 			L.Push(get(s))
 			return 1
 		}
 		L.Push(lua.LNil)
 		return 1
-	})
-	// A method, the common case, is found first, with one map read and
-	// without the guard: nothing on its path can panic. Scripts look up a
-	// method at every call of one.
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		if key, ok := L.Get(2).(lua.LString); ok {
-			if method, ok := methods[string(key)]; ok && m.sessionOf(L.Get(1)) != nil {
-				L.Push(method)
-				return 1
-			}
-		}
-		return field(L)
-	}))
+	})))
 	mt.RawSetString("__newindex", L.NewFunction(guard("__newindex", func(L *lua.LState) int {
 		raiseString(L, "a session's fields are read-only; cannot set '%s'", L.Get(2).String())
 		return 0
