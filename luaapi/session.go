@@ -186,23 +186,31 @@ var sessionFields = map[string]func(*session) lua.LValue{
 	"state": (*session).stateValue,
 }
 
-// stateValues are the names state gives, made into Lua values once: a
-// string made into a Lua value is an allocation, and scripts may poll
-// s.state.
-var stateValues = makeStateValues()
+// stateValue is s.state: the session's state name (state).
+func (s *session) stateValue() lua.LValue { return nameValue(s.state()) }
 
-func makeStateValues() map[string]lua.LValue {
-	vs := map[string]lua.LValue{stateReleased: lua.LString(stateReleased)}
+// namesAsValues are the names a session's state and close's outcome take,
+// made into Lua values once: a string made into a Lua value is an
+// allocation, and scripts close sessions by the thousand and may poll
+// s.state.
+var namesAsValues = makeNamesAsValues()
+
+func makeNamesAsValues() map[string]lua.LValue {
+	names := []string{stateReleased, engine.Retired.String(), engine.Quarantined.String()}
 	for st := engine.StateUndecided; st <= engine.StateQuarantined; st++ {
-		vs[st.String()] = lua.LString(st.String())
+		names = append(names, st.String())
+	}
+	vs := map[string]lua.LValue{}
+	for _, name := range names {
+		vs[name] = lua.LString(name)
 	}
 	return vs
 }
 
-// stateValue is s.state: the session's state name (state).
-func (s *session) stateValue() lua.LValue {
-	name := s.state()
-	if v, ok := stateValues[name]; ok {
+// nameValue is name as a Lua value: the one made once, for the names in
+// namesAsValues.
+func nameValue(name string) lua.LValue {
+	if v, ok := namesAsValues[name]; ok {
 		return v
 	}
 	return lua.LString(name)
@@ -419,7 +427,7 @@ func (m *Module) close(L *lua.LState) int {
 		d = m.checkSeconds(L, 2, "close", "close", "the close timeout")
 	}
 	if s.eng == nil { // the module no longer tracks it
-		L.Push(lua.LString(s.closedOutcome()))
+		L.Push(nameValue(s.closedOutcome()))
 		return 1
 	}
 	ctx := ctxOf(L)
@@ -432,24 +440,8 @@ func (m *Module) close(L *lua.LState) int {
 		// caller asked for was interrupted, as a wait's is.
 		raiseString(L, "close on session %d interrupted; it is quarantined (%s): reset its devices to release it", s.id, s.quarantineReason())
 	}
-	L.Push(outcomeValue(out))
+	L.Push(nameValue(out.String()))
 	return 1
-}
-
-// retiredValue and quarantinedValue are the outcomes close returns, made
-// once: a string made into a Lua value is an allocation, and scripts close
-// sessions by the thousand.
-var retiredValue, quarantinedValue lua.LValue = lua.LString(engine.Retired.String()), lua.LString(engine.Quarantined.String())
-
-// outcomeValue is out as close returns it.
-func outcomeValue(out engine.Outcome) lua.LValue {
-	switch out {
-	case engine.Retired:
-		return retiredValue
-	case engine.Quarantined:
-		return quarantinedValue
-	}
-	return lua.LString(out.String())
 }
 
 // closedOutcome names how a session the module no longer tracks ended:
