@@ -31,6 +31,36 @@ func BenchmarkExchangeSteps(b *testing.B) {
 	}
 }
 
+// BenchmarkHalvesOwnWork is the two halves' own work for a round of the
+// exchange that the benchmark table's round trip runs (one credit, 8-byte
+// slots, 5,000 rounds), as a real-time fabric's devices run them: both
+// halves stepped by hand on one thread, so that no line moves between
+// cores and no event is recorded. What a round of the table takes beyond
+// its raw round trip is this work on the path between the cores, and the
+// cost of the lines that do move (docs/performance.md).
+func BenchmarkHalvesOwnWork(b *testing.B) {
+	const rounds = 5000
+	cfg := Config{Rounds: rounds, Credits: 1, SlotBytes: 8, GPUQueue: devices.AQL}
+	f := fabricByHand(b, devices.RealTime)
+	var elapsed time.Duration
+	n := 0
+	for ; n < b.N; n += rounds {
+		x := preparedByHand(b, f, cfg)
+		start := time.Now()
+		stepHalves(b, x, &stepEnv{}, nil)
+		elapsed += time.Since(start)
+		if v := x.Verify(); !v.OK {
+			b.Fatalf("the exchange did not verify: %s", v.Problem)
+		}
+		for buf := range x.GPU().Reach() {
+			if err := buf.Release(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(n), "ns/round")
+}
+
 // runningExchange is a long exchange past its dispatch, on a fabric of its
 // own.
 type runningExchange struct {

@@ -27,38 +27,62 @@ func (e *stepEnv) DeviceName() string                     { return "test" }
 func (e *stepEnv) Interleaved() bool                      { return e.interleaved }
 
 // stepByHand prepares an exchange of cfg on a simulated fabric, publishes
-// RUN, and steps both halves by hand in env until both retire, stepping a
-// half that waits for a word only once the word changed. It returns how
-// many Steps that took, what each Step that went on through several steps
-// answered, and the exchange's verification.
+// RUN, and steps both halves by hand in env until both retire (stepHalves).
+// It returns how many Steps that took, what each Step that went on through
+// several steps answered, and the exchange's verification.
 func stepByHand(t *testing.T, cfg Config, env *stepEnv) (steps int, answers []program.Next, v Verification) {
 	t.Helper()
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
+	x := preparedByHand(t, fabricByHand(t, devices.Simulated), cfg)
+	steps = stepHalves(t, x, env, func(n program.Next) { answers = append(answers, n) })
+	return steps, answers, x.Verify()
+}
+
+// fabricByHand is a fabric of mode for stepping halves by hand, closed
+// when tb ends.
+func fabricByHand(tb testing.TB, mode devices.Mode) *devices.Fabric {
+	tb.Helper()
+	f, err := devices.NewFabric(devices.Config{Mode: mode, Seed: 1})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer f.Close()
+	tb.Cleanup(func() { f.Close() })
+	return f
+}
+
+// preparedByHand prepares an exchange of cfg on f and publishes RUN to
+// both halves, which nothing dispatches: the caller steps them.
+func preparedByHand(tb testing.TB, f *devices.Fabric, cfg Config) *Exchange {
+	tb.Helper()
 	g, n := f.First(devices.GPU), f.First(devices.NPU)
 	profiles, err := f.AllocationProfiles([]*devices.Device{g, n}, true)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	line, err := profiles[0].Allocate(64, nil, 1)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	x, err := Prepare(line, g, n, cfg, 1)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	release, err := line.PrepareHostRelease(n, slices.Collect(n.Families())[0], 0, 64)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	line.HostStore(0, program.StartupRun)
 	if err := release.Execute(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return x
+}
+
+// stepHalves steps both halves of x in env until both retire, stepping a
+// half that waits for a word only once the word changed, and returns how
+// many Steps that took. answered, unless nil, is given what each Step that
+// emitted no event answered.
+func stepHalves(tb testing.TB, x *Exchange, env *stepEnv, answered func(program.Next)) (steps int) {
+	tb.Helper()
 	halves := []devices.Program{x.GPU().Program(), x.NPU().Program()}
 	var next [2]program.Next
 	var retired [2]bool
@@ -76,21 +100,21 @@ func stepByHand(t *testing.T, cfg Config, env *stepEnv) (steps int, answers []pr
 			env.events = 0
 			next[i] = h.Step(env)
 			steps, stepped = steps+1, true
-			if env.events == 0 {
-				answers = append(answers, next[i])
+			if env.events == 0 && answered != nil {
+				answered(next[i])
 			}
 			if next[i].Kind() == program.NextRetire {
 				if err := next[i].Err(); err != nil {
-					t.Fatalf("half %d retired with %v", i, err)
+					tb.Fatalf("half %d retired with %v", i, err)
 				}
 				retired[i] = true
 			}
 		}
 		if !stepped {
-			t.Fatal("both halves wait for words that do not change")
+			tb.Fatal("both halves wait for words that do not change")
 		}
 	}
-	return steps, answers, x.Verify()
+	return steps
 }
 
 // Where the executor does not interleave (real time), each half goes on
