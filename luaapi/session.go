@@ -54,10 +54,10 @@ type record struct {
 	line         timeline
 }
 
-// readRecord reads the live session's record into r, in place: a record
-// is some hundreds of bytes, and every session's is read as it closes.
+// readRecord reads the live session's record into r, a zero record, in
+// place: a record is some hundreds of bytes, and every session's is read
+// as it closes.
 func (s *session) readRecord(r *record) {
-	*r = record{}
 	r.state, r.decision = s.eng.State(), s.eng.Decision()
 	r.line.read(s.eng)
 	if x := exchange.Of(s.eng.NPU()); x != nil {
