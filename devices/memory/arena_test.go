@@ -73,11 +73,14 @@ func TestArenaCarvesSmallRegionsFromOneMapping(t *testing.T) {
 // region never given back (quarantined memory) is never carved again, and
 // keeps its chunk mapped.
 func TestArenaReusesGivenBackBlocksZeroedAndNeverKeptOnes(t *testing.T) {
-	for _, newArena := range []func() *Arena{NewArena, NewEvictingArena} {
+	for _, newArena := range arenaKinds {
 		a := newArena()
 		t.Run(fmt.Sprintf("evicts=%v", a.Evicts()), func(t *testing.T) { testReuseZeroed(t, a) })
 	}
 }
+
+// arenaKinds makes each kind of arena that carves its own mappings.
+var arenaKinds = []func() *Arena{NewArena, NewEvictingArena}
 
 func testReuseZeroed(t *testing.T, a *Arena) {
 	t.Helper()
@@ -361,7 +364,7 @@ func TestSourceArenaRefusesABadSource(t *testing.T) {
 // size: an evicting one with its own stores, line by line. A region kept
 // throughout keeps the chunk with the arena.
 func TestArenasZeroEveryWordOfAReusedBlock(t *testing.T) {
-	for _, newArena := range []func() *Arena{NewArena, NewEvictingArena} {
+	for _, newArena := range arenaKinds {
 		a := newArena()
 		kept := mustAlloc(t, a, 64)
 		defer kept.Unmap()

@@ -9,7 +9,7 @@ func zeroEvicting(b []byte) {
 	zeroNonTemporal(unsafe.Pointer(unsafe.SliceData(b)), len(b)/LineBytes)
 }
 
-// zeroNonTemporal stores zeros into lines whole lines from p.
+// zeroNonTemporal stores zeros into the lines whole cache lines from p.
 //
 //go:noescape
 func zeroNonTemporal(p unsafe.Pointer, lines int)
