@@ -2,10 +2,14 @@ package devices
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -259,3 +263,54 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 
 // publishErr is the error of a Publish, for checks of its error alone.
 func publishErr(_ Stamp, err error) error { return err }
+
+// A real-time fabric writes the memory its devices' events go to before
+// any device runs: its stream's ring at full capacity, and each device
+// log's two batches. Memory fresh from the system is not there until its
+// first write to each page faults, and each such fault would stall a device
+// in its rounds. A simulated fabric grows its ring as events come.
+func TestRealTimeEventMemoryIsWrittenBeforeDevicesRun(t *testing.T) {
+	f, err := NewFabric(Config{Mode: RealTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, want := cap(f.events.ring), 1<<16; got != want {
+		t.Fatalf("a real-time fabric's ring holds %d events before any came, want its capacity, %d", got, want)
+	}
+	check := func(what string, events []Event) {
+		if in, of := residentPages(t, events); in != of {
+			t.Errorf("%d of the %d pages of %s are in memory before any event came, want all", in, of, what)
+		}
+	}
+	check("the ring", f.events.ring[:cap(f.events.ring)])
+	for _, d := range f.exec.(*realTimeExecutor).devices {
+		for _, b := range d.log.batches {
+			check("a device's batch", b[:cap(b)])
+		}
+	}
+	sim, err := NewFabric(Config{Mode: Simulated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	if sim.events.ring != nil {
+		t.Errorf("a simulated fabric's ring holds %d events before any came, want it made as they come", cap(sim.events.ring))
+	}
+}
+
+// residentPages counts the pages that hold events and are in memory.
+func residentPages(t *testing.T, events []Event) (in, of int) {
+	t.Helper()
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(events))) &^ (page - 1)
+	end := uintptr(unsafe.Pointer(unsafe.SliceData(events))) + uintptr(len(events))*unsafe.Sizeof(Event{})
+	vec := make([]byte, (end-start+page-1)/page)
+	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, start, end-start, uintptr(unsafe.Pointer(unsafe.SliceData(vec)))); errno != 0 {
+		t.Fatal(errno)
+	}
+	for _, v := range vec {
+		in += int(v & 1)
+	}
+	return in, len(vec)
+}

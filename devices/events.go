@@ -103,8 +103,13 @@ type subscription struct {
 
 // init readies the stream, new or of a renewed fabric, to keep capacity
 // events (in buffer when it is large enough, else in the ring it has when
-// that is), with no event and no subscriber.
-func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) {
+// that is), with no event and no subscriber. whole says to make a ring of
+// the full capacity now, its memory written once, where the stream would
+// otherwise grow it as events come: in real time it grows while devices
+// run, and each growth copies the ring under the lock a device's log may
+// wait for, makes garbage whose collection stops the devices, and leaves
+// new pages whose first writes fault (docs/performance.md).
+func (s *Stream) init(capacity int, buffer []Event, whole bool, clock func() time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.limit, s.seq, s.digest, s.clock = capacity, 0, fnvOffset, clock
@@ -118,6 +123,10 @@ func (s *Stream) init(capacity int, buffer []Event, clock func() time.Duration) 
 		s.ring = buffer[:0]
 	case cap(s.ring) >= capacity:
 		clear(s.ring) // the ring keeps no details alive
+		s.ring = s.ring[:0]
+	case whole:
+		s.ring = make([]Event, capacity)
+		clear(s.ring) // fresh from the system, the memory is not written yet
 		s.ring = s.ring[:0]
 	default:
 		s.ring = nil

@@ -312,7 +312,7 @@ func (f *Fabric) build(cfg Config) error {
 	f.owners.Store(0)
 	f.renewMemory(cfg.Budget)
 	f.faults.Reseed(cfg.Seed)
-	f.events.init(cfg.EventCapacity, cfg.EventBuffer, f.startExecutor(cfg))
+	f.events.init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
 	return f.attachAccelerators()
 }
 

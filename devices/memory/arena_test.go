@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // drainPool unmaps every chunk the pool keeps (that this goroutine's
@@ -391,4 +393,51 @@ func TestArenasZeroEveryWordOfAReusedBlock(t *testing.T) {
 			})
 		}
 	}
+}
+
+// An evicting arena writes the bytes it hands out from a fresh mapping, so
+// that the thread that allocates, not a device in its rounds, takes the
+// page faults of their first writes; a plain arena leaves a fresh mapping
+// unwritten, and its first writes fault.
+func TestAnEvictingArenaTakesAFreshMappingsPageFaults(t *testing.T) {
+	runtime.LockOSThread() // the faults counted are this thread's
+	defer runtime.UnlockOSThread()
+	drainPool(t) // the next chunk is a fresh mapping
+	a := NewEvictingArena()
+	for _, c := range []struct {
+		what   string
+		region *Region
+		faults bool
+	}{
+		{"a region carved from a fresh mapping", mustAlloc(t, a, 64<<10), false},
+		{"a mapping of its own", mustAlloc(t, a, MaxCarved+1), false},
+		{"a plain arena's mapping of its own", mustAlloc(t, NewArena(), MaxCarved+1), true},
+	} {
+		pages := c.region.Len() / pageBytes
+		faults := faultsWriting(t, c.region)
+		// The race detector's shadow memory may fault a page or two.
+		if c.faults && faults < pages/2 || !c.faults && faults > pages/8 {
+			t.Errorf("%s: writing a word into each of its %d pages took %d page faults, want them taken already: %v", c.what, pages, faults, !c.faults)
+		}
+		if err := c.region.Unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// faultsWriting writes a word into every page of r and returns how many
+// page faults this thread took meanwhile.
+func faultsWriting(t *testing.T, r *Region) int {
+	t.Helper()
+	var before, after unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &before); err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < r.Len(); off += pageBytes {
+		r.Store(off, 1)
+	}
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &after); err != nil {
+		t.Fatal(err)
+	}
+	return int(after.Minflt - before.Minflt)
 }
