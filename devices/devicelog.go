@@ -70,11 +70,7 @@ const logBatch = 4096
 func newDeviceLog(s *Stream, collectable chan<- struct{}) *deviceLog {
 	l := &deviceLog{stream: s, collectable: collectable}
 	for i := range l.batches {
-		// Written once here, so that the device's first events into each
-		// page of a batch fresh from the system do not fault in its rounds.
-		b := make([]Event, logBatch)
-		clear(b)
-		l.batches[i] = b[:0]
+		l.batches[i] = writtenEvents(logBatch)
 	}
 	return l
 }

@@ -125,12 +125,20 @@ func (s *Stream) init(capacity int, buffer []Event, whole bool, clock func() tim
 		clear(s.ring) // the ring keeps no details alive
 		s.ring = s.ring[:0]
 	case whole:
-		s.ring = make([]Event, capacity)
-		clear(s.ring) // fresh from the system, the memory is not written yet
-		s.ring = s.ring[:0]
+		s.ring = writtenEvents(capacity)
 	default:
 		s.ring = nil
 	}
+}
+
+// writtenEvents is an empty slice with room for n events whose memory has
+// been written once. Memory fresh from the system, which make leaves as it
+// is, is not there until the first write into each page faults: a real-time
+// device writing events must not take those faults in its rounds.
+func writtenEvents(n int) []Event {
+	b := make([]Event, n)
+	clear(b)
+	return b[:0]
 }
 
 // Emit stamps the event with its sequence number and time, records it and
