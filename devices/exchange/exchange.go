@@ -264,7 +264,6 @@ func (x *Exchange) genOff(slot int) int  { return slot * x.slots.Stride }
 func (x *Exchange) ackOff(slot int) int  { return slot*x.slots.Stride + x.slots.Credit }
 func (x *Exchange) dataOff(slot int) int { return slot*x.slots.Stride + x.slots.Data }
 func (x *Exchange) resultOff(g int) int  { return x.results + (g-1)*resultSize }
-func (x *Exchange) slot(g int) int       { return (g - 1) % x.cfg.Credits }
 func (x *Exchange) words() int           { return x.cfg.SlotBytes / 4 }
 
 // Pattern is word i of generation g of session owner: what the GPU half

@@ -57,6 +57,7 @@ type half struct {
 	op       op
 	seen     uint32 // what was read of the decision
 	g        int    // the generation being worked on, from 1
+	slot     int    // g's slot, kept as g advances: no division on a round's path
 	word     uint32 // what the last load of the payload returned
 	at       int    // the payload offset that load read
 	// Kept from the first step (prologue), so that no step on the
@@ -99,7 +100,7 @@ func (h *half) observe(env program.Env) (next program.Next, run bool) {
 	case program.StartupAbort:
 		return program.Retire(nil), false
 	case program.StartupRun:
-		h.g = 1
+		h.g, h.slot = 1, 0
 		return program.Next{}, true
 	}
 	return program.Retire(fmt.Errorf("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", env.DeviceName(), h.seen)), false
@@ -122,10 +123,12 @@ func (h *half) roundFault(env program.Env, site fault.Site) (next program.Next, 
 	return program.Next{}, false
 }
 
-// load stops at a load of the payload word at off.
-func (h *half) load(off int) program.Next {
-	h.op, h.at = opLoad, off
-	return program.Continue()
+// nextGeneration moves on to the next generation and its slot.
+func (h *half) nextGeneration() {
+	h.g++
+	if h.slot++; h.slot == h.x.cfg.Credits {
+		h.slot = 0
+	}
 }
 
 // wait stops at a wait for the payload word at h.at to change from h.word.
@@ -189,24 +192,29 @@ type gpuExchange struct {
 }
 
 // Step runs the GPU half one step, or on through the steps that go on
-// at once where the executor does not interleave.
+// at once where the executor does not interleave. A case that goes on
+// sets the next operation and leaves the switch, so that the operations
+// between a peer's store and this half's own make no Next.
 func (p *gpuExchange) Step(env program.Env) program.Next {
 	x := p.x
 	for {
-		var next program.Next
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
-			var stop bool
-			if next, stop = p.prologue(env, gpuLatency, p.round); stop {
+			next, stop := p.prologue(env, gpuLatency, p.round)
+			if stop || !p.onward || !next.GoesOn() {
 				return next
 			}
+			continue
 		case opRoundDelay:
-			next = p.afterRoundFault()
+			p.afterRoundFault()
 		case opLoad, opWait: // the credit word
 			p.word = p.payload.Load(p.at)
-			next = p.afterCredit()
+			if need := uint32(p.g - x.cfg.Credits); p.word < need {
+				return p.wait()
+			}
+			p.op = opWrite
 		case opWrite:
-			base := x.dataOff(x.slot(p.g))
+			base := x.dataOff(p.slot)
 			for i := range x.words() {
 				p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
 			}
@@ -214,24 +222,27 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 				p.op = opFlip
 				return program.Continue()
 			}
-			next = p.storeGen()
+			p.op = opStoreGen
 		case opFlip:
 			i := p.g % x.words()
-			p.payload.Flip(x.dataOff(x.slot(p.g))+4*i, 1<<(p.g%32))
-			next = p.storeGen()
+			p.payload.Flip(x.dataOff(p.slot)+4*i, 1<<(p.g%32))
+			p.op = opStoreGen
 		case opStoreGen:
-			p.payload.Store(x.genOff(x.slot(p.g)), uint32(p.g))
+			// The store that publishes the generation: the data needs no
+			// order of its own, since the NPU loads this word before it
+			// reads the slot.
+			p.payload.Store(x.genOff(p.slot), uint32(p.g))
 			env.Emit(EvPayloadWrite, uint64(p.g), "")
 			if p.g == x.cfg.Rounds {
 				return program.Retire(nil)
 			}
-			p.g++
+			p.nextGeneration()
 			return p.round(env)
 		default:
 			return program.Retire(errors.New("GPU exchange stepped after it retired"))
 		}
-		if !p.onward || !next.GoesOn() {
-			return next
+		if !p.onward {
+			return program.Continue()
 		}
 	}
 }
@@ -241,39 +252,18 @@ func (p *gpuExchange) round(env program.Env) program.Next {
 	if next, stop := p.roundFault(env, fault.GPURun); stop {
 		return next
 	}
-	return p.afterRoundFault()
+	p.afterRoundFault()
+	return program.Continue()
 }
 
-// afterRoundFault loads the slot's credit when the ring has gone round,
-// or goes on to write the slot.
-func (p *gpuExchange) afterRoundFault() program.Next {
-	x := p.x
-	if p.g > x.cfg.Credits {
-		return p.load(x.ackOff(x.slot(p.g)))
+// afterRoundFault goes on to load the slot's credit when the ring has
+// gone round, or to write the slot.
+func (p *gpuExchange) afterRoundFault() {
+	if p.g > p.x.cfg.Credits {
+		p.op, p.at = opLoad, p.x.ackOff(p.slot)
+		return
 	}
-	return p.write()
-}
-
-// afterCredit waits while the slot's credit is short, then writes the slot.
-func (p *gpuExchange) afterCredit() program.Next {
-	if need := uint32(p.g - p.x.cfg.Credits); p.word < need {
-		return p.wait()
-	}
-	return p.write()
-}
-
-// write stops at the stores of the generation's words.
-func (p *gpuExchange) write() program.Next {
 	p.op = opWrite
-	return program.Continue()
-}
-
-// storeGen stops at the store that publishes the generation: the data
-// needs no order of its own, since the NPU loads this word before it reads
-// the slot.
-func (p *gpuExchange) storeGen() program.Next {
-	p.op = opStoreGen
-	return program.Continue()
 }
 
 // npuExchange is the NPU half: consume each generation, checksum it, write
@@ -282,23 +272,24 @@ type npuExchange struct {
 	half
 	consumed uint32
 	sum      uint32
-	drained  int // words the last drain wrote, -1 when the fault skipped it
+	drained  int           // words the last drain wrote, -1 when the fault skipped it
+	slotDMA  time.Duration // how long the DMA of a slot's lines takes (begin)
 }
 
 // Step runs the NPU half one step, or on through the steps that go on
-// at once where the executor does not interleave.
+// at once where the executor does not interleave, as the GPU half's does.
 func (p *npuExchange) Step(env program.Env) program.Next {
 	x := p.x
 	for {
-		var next program.Next
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
-			var stop bool
-			if next, stop = p.prologue(env, npuLatency, p.round); stop {
+			next, stop := p.prologue(env, npuLatency, p.begin)
+			if stop || !p.onward || !next.GoesOn() {
 				return next
 			}
+			continue
 		case opRoundDelay:
-			next = p.load(x.genOff(x.slot(p.g)))
+			p.op, p.at = opLoad, x.genOff(p.slot)
 		case opLoad, opWait: // the generation word
 			gen := p.payload.Load(p.at)
 			p.word = gen
@@ -306,16 +297,17 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 				return p.wait()
 			}
 			if gen > uint32(p.g) {
-				return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, x.slot(p.g), p.g))
+				return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, p.slot, p.g))
 			}
 			// DMA in the lines that hold the generation word and the slot.
 			p.op = opDMAIn
-			next = program.Sleep(mulDuration(p.latency, memory.RoundUp(x.slots.Data+x.cfg.SlotBytes)/memory.LineBytes))
+			if p.slotDMA > 0 || !p.onward {
+				return program.Sleep(p.slotDMA)
+			}
 		case opDMAIn:
 			p.op = opRead
-			next = program.Continue()
 		case opRead:
-			base := x.dataOff(x.slot(p.g))
+			base := x.dataOff(p.slot)
 			h := uint32(checksumStart)
 			for i := range x.words() {
 				h = (h ^ p.payload.Load(base+4*i)) * checksumPrime
@@ -323,26 +315,22 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			p.sum = h
 			p.consumed++
 			p.op, p.at = opLoadCount, x.resultOff(p.g)+4
-			next = program.Continue()
 		case opLoadCount:
 			p.word = p.payload.Load(p.at)
 			p.op = opWriteResult
-			next = program.Continue()
 		case opWriteResult:
 			res := x.resultOff(p.g)
 			p.payload.StorePlain(res, p.consumed)
 			p.payload.StorePlain(res+4, p.word+1)
 			p.payload.StorePlain(res+8, p.sum)
 			p.op = opStoreCredit
-			next = program.Continue()
 		case opStoreCredit:
-			p.payload.Store(x.ackOff(x.slot(p.g)), uint32(p.g))
+			p.payload.Store(x.ackOff(p.slot), uint32(p.g))
 			if env.Fault(fault.NPUDrain).Action == fault.Skip {
 				p.drained = -1
 				return p.roundEnd(env)
 			}
 			p.op = opDrain
-			next = program.Continue()
 		case opDrain:
 			p.drained = p.payload.Drain()
 			return p.roundEnd(env)
@@ -350,15 +338,26 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			p.payload.Discard() // what was not drained is lost with the device's cache
 			return program.Retire(nil)
 		case opDrainDelay:
-			p.g++
-			next = p.round(env)
+			p.nextGeneration()
+			if next, stop := p.roundFault(env, fault.NPURun); stop {
+				return next
+			}
+			p.op, p.at = opLoad, x.genOff(p.slot)
 		default:
 			return program.Retire(errors.New("NPU exchange stepped after it retired"))
 		}
-		if !p.onward || !next.GoesOn() {
-			return next
+		if !p.onward {
+			return program.Continue()
 		}
 	}
+}
+
+// begin begins the first round, once the half knows its latency: the
+// DMA of a slot's lines, the same in every round, is reckoned here rather
+// than on each round's path.
+func (p *npuExchange) begin(env program.Env) program.Next {
+	p.slotDMA = mulDuration(p.latency, memory.RoundUp(p.x.slots.Data+p.x.cfg.SlotBytes)/memory.LineBytes)
+	return p.round(env)
 }
 
 // round begins generation p.g: its run fault, then the generation word.
@@ -366,7 +365,8 @@ func (p *npuExchange) round(env program.Env) program.Next {
 	if next, stop := p.roundFault(env, fault.NPURun); stop {
 		return next
 	}
-	return p.load(p.x.genOff(p.x.slot(p.g)))
+	p.op, p.at = opLoad, p.x.genOff(p.slot)
+	return program.Continue()
 }
 
 // roundEnd reports the round, whose drain handed the credit back (so

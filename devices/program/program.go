@@ -155,11 +155,10 @@ const (
 // read it through its methods.
 type Next struct {
 	kind NextKind
-	view View
-	off  int
-	old  uint32
-	d    time.Duration
-	err  error
+	old  uint32 // WaitWord's
+	view View   // WaitWord's
+	arg  int64  // WaitWord's offset, or Sleep's duration
+	err  error  // Retire's
 }
 
 // Continue asks to be stepped again at once.
@@ -168,11 +167,11 @@ func Continue() Next { return Next{kind: NextContinue} }
 // WaitWord asks to be stepped again once the word at off, as v sees it, no
 // longer holds old.
 func WaitWord(v View, off int, old uint32) Next {
-	return Next{kind: NextWaitWord, view: v, off: off, old: old}
+	return Next{kind: NextWaitWord, view: v, arg: int64(off), old: old}
 }
 
 // Sleep asks to be stepped again after d of the fabric's time.
-func Sleep(d time.Duration) Next { return Next{kind: NextSleep, d: d} }
+func Sleep(d time.Duration) Next { return Next{kind: NextSleep, arg: int64(d)} }
 
 // Poll asks to be stepped again soon, after a step that found nothing new
 // in memory whose writes no view announces (a real device's status block,
@@ -192,15 +191,15 @@ func (n Next) Kind() NextKind { return n.kind }
 
 // Word is the word a WaitWord waits on: the view, the offset and the value
 // it waits to change from.
-func (n Next) Word() (v View, off int, old uint32) { return n.view, n.off, n.old }
+func (n Next) Word() (v View, off int, old uint32) { return n.view, int(n.arg), n.old }
 
 // Duration is how long a Sleep lasts.
-func (n Next) Duration() time.Duration { return n.d }
+func (n Next) Duration() time.Duration { return time.Duration(n.arg) }
 
 // GoesOn reports whether the program asks to step again at once: Continue,
 // or a Sleep of no time.
 func (n Next) GoesOn() bool {
-	return n.kind == NextContinue || n.kind == NextSleep && n.d <= 0
+	return n.kind == NextContinue || n.kind == NextSleep && n.arg <= 0
 }
 
 // Err is a Retire's error: nil for a clean retirement.
