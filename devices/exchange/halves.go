@@ -339,10 +339,10 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			return program.Retire(nil)
 		case opDrainDelay:
 			p.nextGeneration()
-			if next, stop := p.roundFault(env, fault.NPURun); stop {
+			if next := p.round(env); !p.onward || !next.GoesOn() {
 				return next
 			}
-			p.op, p.at = opLoad, x.genOff(p.slot)
+			continue
 		default:
 			return program.Retire(errors.New("NPU exchange stepped after it retired"))
 		}
