@@ -123,6 +123,11 @@ func (h *half) roundFault(env program.Env, site fault.Site) (next program.Next, 
 	return program.Next{}, false
 }
 
+// returns reports whether a Step returns next to the executor rather
+// than going on to the step it asks for: where the executor interleaves,
+// or when next waits, sleeps or retires.
+func (h *half) returns(next program.Next) bool { return !h.onward || !next.GoesOn() }
+
 // nextGeneration moves on to the next generation and its slot.
 func (h *half) nextGeneration() {
 	h.g++
@@ -201,7 +206,7 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
 			next, stop := p.prologue(env, gpuLatency, p.round)
-			if stop || !p.onward || !next.GoesOn() {
+			if stop || p.returns(next) {
 				return next
 			}
 			continue
@@ -284,12 +289,12 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
 			next, stop := p.prologue(env, npuLatency, p.begin)
-			if stop || !p.onward || !next.GoesOn() {
+			if stop || p.returns(next) {
 				return next
 			}
 			continue
 		case opRoundDelay:
-			p.op, p.at = opLoad, x.genOff(p.slot)
+			p.afterRoundFault()
 		case opLoad, opWait: // the generation word
 			gen := p.payload.Load(p.at)
 			p.word = gen
@@ -339,7 +344,7 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			return program.Retire(nil)
 		case opDrainDelay:
 			p.nextGeneration()
-			if next := p.round(env); !p.onward || !next.GoesOn() {
+			if next := p.round(env); p.returns(next) {
 				return next
 			}
 			continue
@@ -365,9 +370,12 @@ func (p *npuExchange) round(env program.Env) program.Next {
 	if next, stop := p.roundFault(env, fault.NPURun); stop {
 		return next
 	}
-	p.op, p.at = opLoad, p.x.genOff(p.slot)
+	p.afterRoundFault()
 	return program.Continue()
 }
+
+// afterRoundFault goes on to load the generation word.
+func (p *npuExchange) afterRoundFault() { p.op, p.at = opLoad, p.x.genOff(p.slot) }
 
 // roundEnd reports the round, whose drain handed the credit back (so
 // recording never delays the GPU), then stops at the last round's discard
