@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine/trial"
 )
 
-// Builtin runs the built-in trial: engine/trial's randomized protocol trial
+// Builtin runs the built-in trial: campaign/trial's randomized protocol trial
 // (three sessions of up to 8 rounds, up to three random faults, random host
 // operations, checked by the oracle), on a simulated fabric with the
 // trial's seed. onFabric, when not nil, is called with each trial's fabric
@@ -29,7 +29,7 @@ func (b builtinRunners) NewRunner(context.Context, uint64) (Runner, error) {
 // trial is one of built-in trials.
 func (builtinRunners) Describe(*Summary) error { return nil }
 
-// builtinRunner runs engine/trial's randomized protocol trial.
+// builtinRunner runs campaign/trial's randomized protocol trial.
 type builtinRunner struct {
 	onFabric func(*devices.Fabric)
 	report   bool // write each trial's report (a replay; a campaign needs none, and it costs)

@@ -18,7 +18,7 @@ func TestLinksNeitherLuaNorPlotting(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if len(deps) < 10 || !strings.Contains(string(out), "github.com/residentlua/residentlua/engine/trial\n") {
+	if len(deps) < 10 || !strings.Contains(string(out), "github.com/residentlua/residentlua/campaign/trial\n") {
 		t.Fatalf("go list -deps listed %d packages, not this package's dependencies:\n%s", len(deps), out)
 	}
 	for _, dep := range deps {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // sessionTrial is a trial written in Go: one session on a simulated fabric

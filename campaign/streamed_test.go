@@ -5,7 +5,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/residentlua/residentlua/engine/trial"
+	"github.com/residentlua/residentlua/campaign/trial"
 )
 
 // TestStreamedTrialsKeepTheirCounts checks that the trials OnTrial gets

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // builtinFaults are the faults the built-in scenario arms, one per run at

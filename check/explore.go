@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // Bounds bound the search. The zero value of every field means its default.

@@ -12,8 +12,8 @@ import (
 // reset and closed; everything else (the NPU, publications, completions,
 // quarantine) stays the fabric's. What a backend runs on the hardware is
 // offered through optional interfaces that the program using it asserts on
-// the accelerator (devices/exchange asserts its kernel launch,
-// exchange.Launcher). devices/cuda is one. A fabric with an accelerator
+// the accelerator (programs/exchange asserts its kernel launch,
+// exchange.Launcher). backends/cuda is one. A fabric with an accelerator
 // runs in real time.
 type Accelerator interface {
 	// Describe names the hardware, such as "cuda: NVIDIA H200 (sm_90)".

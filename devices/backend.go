@@ -11,7 +11,7 @@ import (
 
 // Backend opens the real hardware behind a fabric's GPU. A hardware package
 // registers one under a name when it is imported, as a database/sql driver
-// does (devices/cuda registers "cuda"), and NewFabricWith finds it by that
+// does (backends/cuda registers "cuda"), and NewFabricWith finds it by that
 // name; a program that does not import the package does not link it.
 type Backend interface {
 	// Open readies the hardware for one fabric, which closes it. Closing

@@ -16,7 +16,7 @@
 //
 // A GPU may be real hardware behind the narrow Accelerator interface. A
 // hardware package registers a Backend under a name when it is imported
-// (RegisterBackend, as a database/sql driver does; devices/cuda registers
+// (RegisterBackend, as a database/sql driver does; backends/cuda registers
 // "cuda"), and NewFabricWith makes a fabric whose first GPU is the named
 // backend's: the commands import the backends they ship, and a program that
 // imports none links none. What a backend cannot do it says through

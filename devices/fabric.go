@@ -53,7 +53,7 @@ type DeviceConfig struct {
 	Name     string // defaults to kind and index, "gpu0"
 	Kind     DeviceKind
 	Families []Command // queue families in ordinal order
-	// Accelerator, for a GPU, is real hardware behind it (devices/cuda),
+	// Accelerator, for a GPU, is real hardware behind it (backends/cuda),
 	// which programs may run on; nil simulates it. The fabric closes it.
 	Accelerator Accelerator
 }

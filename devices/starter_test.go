@@ -1,6 +1,6 @@
 package devices
 
-// Tests of the hooks a program in another package uses (devices/exchange is
+// Tests of the hooks a program in another package uses (programs/exchange is
 // one): Starter, Prepared.Program and Env.ResetError.
 
 import (

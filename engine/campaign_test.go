@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/engine/trial"
 )
 
 var (

@@ -5,7 +5,7 @@
 // still reach quarantined when teardown fails.
 //
 // Open makes a Session of two programs, which a Programs function prepares
-// on the session's startup line (package devices/exchange has the built-in
+// on the session's startup line (package programs/exchange has the built-in
 // exchange's). A Session drives the devices itself, synchronously: SubmitGPU and
 // SubmitNPU dispatch a prepared program (on a real GPU, a kernel launch),
 // Start and Abort publish the decision through the startup line's

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // TestExchangeVerifiesAcrossShapes runs the exchange for rounds 1, 7 and

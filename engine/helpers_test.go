@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // simSeed is the seed of newFabric's and newSimFabric's fabrics unless the

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/engine"
-	"github.com/residentlua/residentlua/engine/trial"
 	"github.com/residentlua/residentlua/luaapi"
 )
 

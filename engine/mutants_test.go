@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/check"
-	"github.com/residentlua/residentlua/engine/trial"
 )
 
 // A mutant is a copy of the engine, or of the devices under it, that

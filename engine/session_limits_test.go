@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // Opening sessions until one is refused ends with the budget's error, not a

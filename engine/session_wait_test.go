@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // sessionLargeExchange runs every step at virtual time 0 with ideal timing

@@ -14,10 +14,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/internal/luamodule"
 	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 func TestLifecycle(t *testing.T) {

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
-// The tests register fake hardware backends, as devices/cuda registers
+// The tests register fake hardware backends, as backends/cuda registers
 // "cuda" when a program imports it: luaapi itself links none.
 func init() {
 	devices.RegisterBackend("fake", fakeBackend{})

@@ -8,9 +8,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/luaprogram"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // kernelValue is what a kernel userdata (resident.kernel) holds: a user's

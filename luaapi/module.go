@@ -32,7 +32,7 @@ type Options struct {
 	// GPUBackend is the GPU of every fabric the module makes unless a script
 	// says otherwise: "" or "sim" for the simulated one, or the name of a
 	// hardware backend the program links (devices.NewFabricWith), such as
-	// "cuda" for a real NVIDIA GPU, which a blank import of devices/cuda
+	// "cuda" for a real NVIDIA GPU, which a blank import of backends/cuda
 	// registers (real time only).
 	GPUBackend string
 	// Stdout receives print and reports; default os.Stdout.

@@ -13,9 +13,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/luaprogram"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // programValue is what a program userdata (resident.program) holds.

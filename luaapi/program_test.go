@@ -13,25 +13,25 @@ import (
 
 // exchangeProgramsScript makes a session of the exchange's Lua programs.
 const exchangeProgramsScript = `
-	local gpu = resident.program{file = "../programs/exchange_gpu.lua"}
-	local npu = resident.program{file = "../programs/exchange_npu.lua"}
+	local gpu = resident.program{file = "../programs/exchange/exchange_gpu.lua"}
+	local npu = resident.program{file = "../programs/exchange/exchange_npu.lua"}
 `
 
 func TestProgramsRunTheExchange(t *testing.T) {
 	h := sim(t)
 	h.run(exchangeProgramsScript + `
 		s = startup{gpu = gpu, npu = npu, queue = "pm4", args = {rounds = 6, credits = 2, slot_bytes = 64}}
-		assert(tostring(gpu) == "program ../programs/exchange_gpu.lua", tostring(gpu))
-		assert(gpu.name == "../programs/exchange_gpu.lua")
+		assert(tostring(gpu) == "program ../programs/exchange/exchange_gpu.lua", tostring(gpu))
+		assert(gpu.name == "../programs/exchange/exchange_gpu.lua")
 		s:submit_gpu(); s:submit_npu(); s:start()
 		assert(s:wait(1), "the Lua exchange did not retire")
 		st = s:stats()
 		assert(s:close() == "retired")
 	`)
-	if got := h.str("s"); got != "session 1 (closed, pm4, programs ../programs/exchange_gpu.lua and ../programs/exchange_npu.lua)" {
+	if got := h.str("s"); got != "session 1 (closed, pm4, programs ../programs/exchange/exchange_gpu.lua and ../programs/exchange/exchange_npu.lua)" {
 		t.Errorf("tostring(s) = %q", got)
 	}
-	if got := h.str("st.check.ok") + " " + h.str("st.programs.npu") + " " + h.str("st.gpu_queue"); got != "true ../programs/exchange_npu.lua pm4" {
+	if got := h.str("st.check.ok") + " " + h.str("st.programs.npu") + " " + h.str("st.gpu_queue"); got != "true ../programs/exchange/exchange_npu.lua pm4" {
 		t.Errorf("stats: check.ok, programs.npu, gpu_queue = %q", got)
 	}
 	if got := h.str("#s:events()"); got == "0" {
@@ -42,8 +42,8 @@ func TestProgramsRunTheExchange(t *testing.T) {
 func TestProgramsOfAnotherShape(t *testing.T) {
 	h := sim(t)
 	h.run(`
-		local gpu = resident.program{file = "../programs/stream_gpu.lua"}
-		local npu = resident.program{file = "../programs/stream_npu.lua"}
+		local gpu = resident.program{file = "../programs/stream/stream_gpu.lua"}
+		local npu = resident.program{file = "../programs/stream/stream_npu.lua"}
 		s = startup{gpu = gpu, npu = npu, args = {chunks = 9, words = 20}}
 		s:submit_npu(); s:submit_gpu(); s:start()
 		assert(s:wait(1))
@@ -86,7 +86,7 @@ func TestBadProgramsFailClearlyAndLeaveTheFabricUsable(t *testing.T) {
 			h := sim(t)
 			h.L.SetGlobal("body", lua.LString(c.body))
 			h.run(`
-				local gpu = resident.program{file = "../programs/exchange_gpu.lua"}
+				local gpu = resident.program{file = "../programs/exchange/exchange_gpu.lua"}
 				local bad = resident.program{name = "bad.lua", source = "return function(p)\n" .. body .. "\nend", instructions = 100000}
 				s = startup{gpu = gpu, npu = bad, args = {rounds = 1, credits = 1, slot_bytes = 8}, buffers = {payload = 4096}}
 				s:submit_gpu(); s:submit_npu(); s:start()
@@ -132,7 +132,7 @@ func TestBadProgramFiles(t *testing.T) {
 func TestStartupWithProgramsRefusesWhatItCannotRun(t *testing.T) {
 	h := sim(t)
 	h.run(exchangeProgramsScript)
-	h.run(`gpu = resident.program{file = "../programs/exchange_gpu.lua"}; npu = resident.program{file = "../programs/exchange_npu.lua"}`)
+	h.run(`gpu = resident.program{file = "../programs/exchange/exchange_gpu.lua"}; npu = resident.program{file = "../programs/exchange/exchange_npu.lua"}`)
 	cases := []struct{ code, want string }{
 		{`startup{gpu = gpu, npu = npu, rounds = 3, args = {rounds = 3, credits = 1, slot_bytes = 8}}`, "rounds, credits and slot_bytes shape the built-in exchange"},
 		{`startup{gpu = gpu, args = {rounds = 3, credits = 1, slot_bytes = 8}}`, "field 'npu': program expected, got nil"},
@@ -140,7 +140,7 @@ func TestStartupWithProgramsRefusesWhatItCannotRun(t *testing.T) {
 		{`startup{gpu = gpu, npu = npu, args = {rounds = 1, credits = 1, slot_bytes = 8}, buffers = {payload = "2GiB"}}`, "buffers.payload: a buffer holds 1 byte to 1GiB"},
 		{`startup{gpu = gpu, npu = npu, args = {rounds = 1, credits = 1, slot_bytes = 8, f = print}}`, "args.f is a function"},
 		{`startup{gpu = gpu, npu = npu, queue = "xdna", args = {rounds = 1, credits = 1, slot_bytes = 8}}`, `queue: the GPU's queue kind must be "aql" or "pm4"`},
-		{`startup{gpu = gpu, npu = npu}`, "exchange_gpu.lua: buffers: ../programs/exchange_gpu.lua:18: attempt to index local 'a' (a nil value)"},
+		{`startup{gpu = gpu, npu = npu}`, "exchange_gpu.lua: buffers: ../programs/exchange/exchange_gpu.lua:18: attempt to index local 'a' (a nil value)"},
 	}
 	for _, c := range cases {
 		if got := h.fails(c.code); !strings.Contains(got, c.want) {
@@ -158,8 +158,8 @@ func TestStartupWithProgramsRefusesWhatItCannotRun(t *testing.T) {
 func TestProgramsFaultSitesOfTheirOwn(t *testing.T) {
 	h := sim(t)
 	h.run(`
-		local gpu = resident.program{file = "../programs/stream_gpu.lua"}
-		local npu = resident.program{file = "../programs/stream_npu.lua"}
+		local gpu = resident.program{file = "../programs/stream/stream_gpu.lua"}
+		local npu = resident.program{file = "../programs/stream/stream_npu.lua"}
 		resident.fault("stream.drop", "1*off->1*skip")
 		s = startup{gpu = gpu, npu = npu, args = {chunks = 4, words = 8}}
 		s:submit_gpu(); s:submit_npu(); s:start()

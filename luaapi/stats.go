@@ -2,8 +2,8 @@ package luaapi
 
 import (
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // SessionStats is what one session did: its shape, how far it got, when each

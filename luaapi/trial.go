@@ -7,16 +7,16 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/engine/trial"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/luaprogram"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
-// mode=, gpu=, npu=}: one randomized protocol trial (package engine/trial,
+// mode=, gpu=, npu=}: one randomized protocol trial (package campaign/trial,
 // the harness of the engine's campaign tests) on a fabric of its own,
 // checked by its own oracle; it returns what the trial found. With gpu and
 // npu programs, its sessions run them in place of the built-in exchange,

@@ -8,22 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/engine"
-	"github.com/residentlua/residentlua/engine/trial"
 	"github.com/residentlua/residentlua/luaprogram"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // luaExchange loads the exchange's two Lua programs.
 func luaExchange(t testing.TB) (gpu, npu *luaprogram.Program) {
 	t.Helper()
 	opts := luaprogram.Options{Stdout: io.Discard}
-	gpu, err := luaprogram.Load("../programs/exchange_gpu.lua", opts)
+	gpu, err := luaprogram.Load("../programs/exchange/exchange_gpu.lua", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	npu, err = luaprogram.Load("../programs/exchange_npu.lua", opts)
+	npu, err = luaprogram.Load("../programs/exchange/exchange_npu.lua", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLuaExchangeWritesTheGoExchangesWords(t *testing.T) {
 	}
 }
 
-// BenchmarkTrial is one randomized trial (engine/trial: three sessions,
+// BenchmarkTrial is one randomized trial (campaign/trial: three sessions,
 // random faults, random host operations) of the built-in exchange, and of
 // the same trial with its Lua programs, with slots of up to 8 bytes (where
 // the hosting of the programs is the most of a Lua trial's cost) and of up

@@ -9,8 +9,8 @@
 -- A trial fails when the trial's oracle finds a violation or the harness a
 -- problem; its replay command reruns it alone.
 
-local gpu = resident.program{file = "programs/exchange_gpu.lua"}
-local npu = resident.program{file = "programs/exchange_npu.lua"}
+local gpu = resident.program{file = "programs/exchange/exchange_gpu.lua"}
+local npu = resident.program{file = "programs/exchange/exchange_npu.lua"}
 
 function trial(t)
 	local r = resident.trial{seed = t.seed, gpu = gpu, npu = npu}

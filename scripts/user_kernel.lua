@@ -3,9 +3,9 @@
 --
 --   residentlua scripts/user_kernel.lua [rounds]
 --
--- programs/exchange_gpu.ptx (built from exchange_gpu.cu, docs/cuda.md)
+-- programs/exchange/exchange_gpu.ptx (built from exchange_gpu.cu, docs/cuda.md)
 -- plays the GPU half of the exchange as a resident kernel that polls the
--- startup line in pinned host memory; programs/exchange_npu.lua, the NPU
+-- startup line in pinned host memory; programs/exchange/exchange_npu.lua, the NPU
 -- half, runs beside it in real time and checks every generation. Then the
 -- kernel is made to hang: its session is quarantined, and resetting both
 -- devices releases it.
@@ -24,8 +24,8 @@ if not ok then
 end
 print("gpu          " .. f.gpu)
 
-local k = resident.kernel{ptx = "programs/exchange_gpu.ptx", entry = "exchange_gpu", args = {"rounds", "credits", "slot_bytes"}}
-local npu = resident.program{file = "programs/exchange_npu.lua"}
+local k = resident.kernel{ptx = "programs/exchange/exchange_gpu.ptx", entry = "exchange_gpu", args = {"rounds", "credits", "slot_bytes"}}
+local npu = resident.program{file = "programs/exchange/exchange_npu.lua"}
 print("kernel       " .. tostring(k))
 
 local function exchange(n)

@@ -23,7 +23,7 @@
 //
 // With -gpu cuda it measures the figures of a real NVIDIA GPU as the GPU
 // participant instead (docs/cuda.md); -gpu takes any backend the command
-// links, and it links devices/cuda. There -wait (one policy) is how the
+// links, and it links backends/cuda. There -wait (one policy) is how the
 // simulated NPU and the host wait beside the real GPU.
 package main
 
@@ -40,9 +40,9 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/residentlua/residentlua/bench"
+	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" backend
 	"github.com/residentlua/residentlua/devices"
-	_ "github.com/residentlua/residentlua/devices/cuda" // registers the "cuda" backend
+	"github.com/residentlua/residentlua/internal/bench"
 	"github.com/residentlua/residentlua/internal/resultfile"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/residentlua/residentlua/bench"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/bench"
 )
 
 func TestParseWaits(t *testing.T) {

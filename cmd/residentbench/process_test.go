@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/residentlua/residentlua/bench"
+	"github.com/residentlua/residentlua/internal/bench"
 )
 
 // buildCommand builds residentbench into a temporary directory.

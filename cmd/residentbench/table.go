@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/residentlua/residentlua/bench"
+	"github.com/residentlua/residentlua/internal/bench"
 )
 
 // tableWidth is the most columns the default table takes.

@@ -18,9 +18,9 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // checkRun runs residentlua check with args.
@@ -296,8 +296,8 @@ func TestCheckFromScriptInterrupted(t *testing.T) {
 // misuse (how sessions share the devices does not depend on the programs).
 var (
 	programBounds = []string{"--rounds", "2", "--credits", "1", "--faults", "0", "--preemptions", "1", "--sessions", "1", "--misuse", "off"}
-	goodPrograms  = "programs/exchange_gpu.lua,programs/exchange_npu.lua"
-	badPrograms   = "programs/exchange_gpu.lua,programs/exchange_npu_early_credit.lua"
+	goodPrograms  = "programs/exchange/exchange_gpu.lua,programs/exchange/exchange_npu.lua"
+	badPrograms   = "programs/exchange/exchange_gpu.lua,programs/exchange/exchange_npu_early_credit.lua"
 )
 
 // TestCheckFindsABrokenProgram checks the exchange's Lua text and a broken
@@ -308,7 +308,7 @@ var (
 func TestCheckFindsABrokenProgram(t *testing.T) {
 	good := checkRun(t, append([]string{"--programs", goodPrograms}, programBounds...)...)
 	good.wantCode(t, 0)
-	contains(t, "stdout", good.stdout, "check: the built-in scenario with programs/exchange_gpu.lua and programs/exchange_npu.lua", "bounded space exhausted", "no invariant broken")
+	contains(t, "stdout", good.stdout, "check: the built-in scenario with programs/exchange/exchange_gpu.lua and programs/exchange/exchange_npu.lua", "bounded space exhausted", "no invariant broken")
 
 	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
 	bad.wantCode(t, 1)
@@ -322,8 +322,8 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	contains(t, "stdout", replay.stdout, "replay "+m[1]+" of the built-in scenario with", "invariant 7 (", "generation 1 has checksum")
 
 	for _, c := range []struct{ args, want string }{
-		{"--programs programs/exchange_gpu.lua", `--programs "programs/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
-		{"--programs no.lua,programs/exchange_npu.lua", "cannot read program no.lua"},
+		{"--programs programs/exchange/exchange_gpu.lua", `--programs "programs/exchange/exchange_gpu.lua": give the GPU program's file and the NPU program's`},
+		{"--programs no.lua,programs/exchange/exchange_npu.lua", "cannot read program no.lua"},
 		{"luaapi/testdata/scenario.lua --programs " + goodPrograms, "--programs goes with the built-in scenario"},
 	} {
 		r := checkRun(t, strings.Fields(c.args)...)
@@ -521,7 +521,7 @@ func TestCheckScenarioFromStdin(t *testing.T) {
 func TestCheckScenarioOfPrograms(t *testing.T) {
 	dir := t.TempDir()
 	scenario := func(npu string) string {
-		return writeFile(t, dir, "s_"+filepath.Base(npu), `local gpu = resident.program{file = "programs/exchange_gpu.lua"}
+		return writeFile(t, dir, "s_"+filepath.Base(npu), `local gpu = resident.program{file = "programs/exchange/exchange_gpu.lua"}
 local npu = resident.program{file = "`+npu+`"}
 function scenario(c)
   local s = startup{gpu = gpu, npu = npu, args = {rounds = c.rounds, credits = c.credits, slot_bytes = 64}}
@@ -534,10 +534,10 @@ function scenario(c)
 end
 `)
 	}
-	good := checkRun(t, append([]string{scenario("programs/exchange_npu.lua")}, programBounds...)...)
+	good := checkRun(t, append([]string{scenario("programs/exchange/exchange_npu.lua")}, programBounds...)...)
 	good.wantCode(t, 0)
 	contains(t, "stdout", good.stdout, "bounded space exhausted", "no invariant broken")
-	bad := checkRun(t, append([]string{scenario("programs/exchange_npu_early_credit.lua")}, programBounds...)...)
+	bad := checkRun(t, append([]string{scenario("programs/exchange/exchange_npu_early_credit.lua")}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "generation 1 has checksum", "shortest schedule found",
 		"resident.startup{args = {credits = 1, rounds = 2, slot_bytes = 64}, gpu = resident.program, npu = resident.program} = s1")

@@ -13,7 +13,7 @@ package main
 import (
 	"os"
 
-	_ "github.com/residentlua/residentlua/devices/cuda" // registers the "cuda" GPU backend that --gpu cuda names
+	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" GPU backend that --gpu cuda names
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/residentlua/residentlua/devices/cuda"
+	"github.com/residentlua/residentlua/backends/cuda"
 )
 
 // scriptCase is how one file of examples/ or scripts/ is run and what its
@@ -151,7 +151,7 @@ var scriptCases = map[string]scriptCase{
 			args: []string{"1000"},
 			stdout: []string{
 				"gpu          cuda: ",
-				"kernel       kernel exchange_gpu (programs/exchange_gpu.ptx)",
+				"kernel       kernel exchange_gpu (programs/exchange/exchange_gpu.ptx)",
 				"  wait       both retired: true",
 				"  check      true",
 				"  close      retired",

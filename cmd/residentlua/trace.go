@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
-	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/internal/resultfile"
+	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // traceRecorder writes every event of every fabric the module makes as a

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/exchange"
-	"github.com/residentlua/residentlua/devices/kernel"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
-	"github.com/residentlua/residentlua/engine/trial"
+	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // chromeEvent is one trace event as a viewer reads it.

@@ -1,0 +1,779 @@
+// Package trial runs randomized trials of the resident-session protocol: a
+// fresh fabric per trial, random faults at random sites, and a few exchange
+// sessions driven by random host operations, checked by the engine's
+// invariant oracle and by the contract checks the oracle does not make. In
+// simulated time a trial is a function of its seed, so a failing one is
+// replayed alone. It is a client of package engine, using only its exported
+// API: the built-in campaign's trial (package campaign), resident.trial in
+// Lua, the engine's campaign tests and the benchmarks run it.
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
+)
+
+// Config says how to run one randomized trial: a fabric (simulated unless
+// Mode says otherwise) made with Seed, an engine.Oracle attached to it,
+// random fault chains at random sites, and a few resident sessions driven
+// by random host operations in a random interleaving. The zero value of
+// every field but Seed means its default.
+type Config struct {
+	// Seed drives the fabric (its scheduler and fault plane) and every host
+	// choice of the trial; in simulated time the same seed replays the same
+	// trial event for event. Zero is taken as 1.
+	Seed uint64
+	// Sessions is how many sessions the trial opens, one after another, with
+	// at most two open at once. Default 3.
+	Sessions int
+	// Rounds is the most generations of an exchange; each session draws from
+	// 1 to Rounds. Default 8.
+	Rounds int
+	// Credits is the most ring slots of an exchange; each session draws from
+	// 1 to Credits. Default 4.
+	Credits int
+	// SlotBytes is the most bytes of a slot; each session draws a multiple
+	// of 8 from 8 to SlotBytes. Default 256.
+	SlotBytes int
+	// MaxFaults is the most fault sites armed; each trial arms from 0 to
+	// MaxFaults distinct sites. Default 3; negative arms none.
+	MaxFaults int
+	// Mode is the executor: Simulated (the default) replays a seed event for
+	// event; RealTime runs the devices on their own threads, so the same
+	// seed arms the same faults but the interleaving, and so the events and
+	// the host operations that depend on them, differ from run to run. In
+	// real time every wait, close and pause is capped at RealTimeCap, to
+	// keep hung trials short.
+	Mode devices.Mode
+	// OnFabric, when set, is called with the trial's fabric before anything
+	// happens on it (to subscribe a trace recorder, say).
+	OnFabric func(*devices.Fabric)
+	// NoOps leaves Result.Ops empty: the host operations are made, and their
+	// errors counted, as ever, but their lines are not kept. A campaign that
+	// reads only how trials ended sets it; the lines were most of what a
+	// trial allocated.
+	NoOps bool
+	// Programs, when set, prepares each session's programs for the
+	// exchange shape the trial drew: a harness that runs another text of
+	// the exchange (its Lua programs, say) sets it. Nil is
+	// exchange.Programs.
+	Programs func(exchange.Config) engine.Programs
+}
+
+// RealTimeCap bounds every timeout and pause of a real-time trial.
+const RealTimeCap = 2 * time.Millisecond
+
+func (c Config) withDefaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Sessions <= 0 {
+		c.Sessions = 3
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 8
+	}
+	c.Rounds = min(c.Rounds, exchange.MaxRounds)
+	if c.Credits <= 0 {
+		c.Credits = 4
+	}
+	c.Credits = min(c.Credits, exchange.MaxCredits)
+	if c.SlotBytes < 8 {
+		c.SlotBytes = 256
+	}
+	c.SlotBytes = min(c.SlotBytes, exchange.MaxSlotBytes)
+	if c.Mode == 0 {
+		c.Mode = devices.Simulated
+	}
+	if c.MaxFaults == 0 {
+		c.MaxFaults = 3
+	}
+	c.MaxFaults = min(c.MaxFaults, len(fault.Sites()))
+	return c
+}
+
+// livenessWait is how long a Wait must be for the oracle to require that
+// it see a fault-free session retire (engine.Oracle.Liveness): the longest
+// timeout trials draw, engine.DefaultCloseTimeout, when the largest
+// exchange the trial may draw needs a tenth of it at most on the published
+// timing (per round, a DMA of every line of a slot and two more, with room
+// to spare); 0, not checked, for larger exchanges.
+func (c Config) livenessWait() time.Duration {
+	lines := (c.SlotBytes + 63) / 64
+	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
+	if need > engine.DefaultCloseTimeout/10 {
+		return 0
+	}
+	return engine.DefaultCloseTimeout
+}
+
+// Run runs one randomized trial and reports what happened. It makes a
+// fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
+// an engine.Oracle, arms random fault chains at random sites (drawn, like
+// every other choice, from a PCG generator seeded with cfg.Seed), draws a
+// tight memory budget one time in four, and opens cfg.Sessions exchange
+// sessions of random shapes on the default GPU and NPU. Each session gets a
+// random plan of host operations (submit the GPU and the NPU in a random
+// order, sometimes one of them not at all or twice, Start or Abort or
+// neither, Waits and IsComplete with random timeouts, sometimes a device
+// reset or letting time pass, then Close with a random timeout); the plans
+// of up to two open sessions are interleaved at random. The oracle checks
+// liveness too (engine.Oracle.Liveness): a Wait or close of 10 s must see
+// a fault-free session retire, for exchanges no larger than a tenth of
+// that needs. At the end it resets every device, checks that every session
+// ended retired or quarantined, that nothing is left charged, quarantined
+// or occupied, and runs engine.Oracle.CheckSettled.
+func Run(cfg Config) Result {
+	t := workspaces.Get().(*trial)
+	t.start(cfg.withDefaults(), &t.own)
+	t.run()
+	t.finish()
+	res := t.own
+	t.own = Result{} // the caller's now
+	workspaces.Put(t)
+	return res
+}
+
+// RunInto is Run with the result written into res, whose maps and slices
+// it clears and reuses instead of making new ones: a caller that reads each
+// result before running the next trial into the same res (a campaign's
+// worker) allocates little more than the trial's fabric and sessions.
+// Everything res held before is overwritten or cleared.
+func RunInto(cfg Config, res *Result) {
+	t := workspaces.Get().(*trial)
+	t.start(cfg.withDefaults(), res)
+	t.run()
+	t.finish()
+	workspaces.Put(t)
+}
+
+// trial is the state of one Run. What it holds besides the Result (the
+// generator, the text of the host operations, the plans) is reused by the
+// next Run, through workspaces, so that a campaign's trials allocate
+// little more than their results.
+type trial struct {
+	cfg      Config
+	pcg      rand.PCG
+	rng      *rand.Rand      // draws from pcg
+	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
+	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
+	watcher  *engine.Oracle  // the owned fabric's oracle, renewed with it
+	oracle   *engine.Oracle  // the trial's oracle: watcher, or a new one on a fabric OnFabric sees
+	res      *Result         // written in place: own, or RunInto's caller's
+	own      Result          // Run's result, which it returns by value
+	gpu, npu *devices.Device
+	accepted map[uint64][2]bool   // participants accepted, by session
+	text     []byte               // the host operations' lines, one after another
+	ends     []int                // where each line of text ends
+	open     []*sessionPlan       // the sessions open
+	closed   []*sessionPlan       // plans of closed sessions, reused for the next ones
+	term     []byte               // a fault chain being drawn
+	counter  func(*devices.Event) // count, bound once
+	devs     []*devices.Device    // the fabric's devices
+}
+
+// workspaces keeps the state of finished trials for the next Run.
+var workspaces = sync.Pool{New: func() any {
+	t := &trial{accepted: map[uint64][2]bool{}}
+	t.rng = rand.New(&t.pcg)
+	t.counter = t.count
+	return t
+}}
+
+// start readies t for a trial of cfg, into res.
+func (t *trial) start(cfg Config, res *Result) {
+	t.cfg = cfg
+	t.pcg.Seed(cfg.Seed, 0x7419a1c0ffee)
+	res.reset(cfg.Seed)
+	t.res = res
+	clear(t.accepted)
+	t.text, t.ends = t.text[:0], t.ends[:0]
+}
+
+// finish gives the result its Ops, cut from one string (unless NoOps), and
+// lets go of what the next trial must not see.
+func (t *trial) finish() {
+	if len(t.ends) > 0 && !t.cfg.NoOps {
+		text := string(t.text)
+		ops := t.res.Ops[:0]
+		if cap(ops) < len(t.ends) {
+			ops = make([]string, 0, len(t.ends))
+		}
+		from := 0
+		for _, end := range t.ends {
+			ops, from = append(ops, text[from:end]), end
+		}
+		t.res.Ops = ops
+	}
+	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = nil, nil, nil, nil, nil, nil
+	for _, p := range t.open {
+		t.recycle(p)
+	}
+	t.open = t.open[:0]
+}
+
+// hostOp is one host operation of a session's plan.
+type hostOp struct {
+	kind opKind
+	d    time.Duration // timeout of Wait and Close; time to pass for Advance
+	dev  int           // device to reset: 0 GPU, 1 NPU
+}
+
+type opKind uint8
+
+const (
+	opSubmitGPU opKind = iota
+	opSubmitNPU
+	opStart
+	opAbort
+	opWait
+	opIsComplete
+	opAdvance
+	opReset
+	opClose
+)
+
+// sessionPlan is a session and the host operations left to make on it.
+type sessionPlan struct {
+	index int // in res.Sessions
+	s     *engine.Session
+	ops   []hostOp // what is left of drawn
+	drawn []hostOp // every operation drawn, kept for the plan's next session
+	// submitted counts accepted submits by participant, to check that a
+	// second submit is Busy.
+	submitted [2]bool
+}
+
+// timeouts are the timeouts waits and closes draw from.
+var timeouts = []time.Duration{0, time.Microsecond, 20 * time.Microsecond, 200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, engine.DefaultCloseTimeout}
+
+func (t *trial) timeout() time.Duration {
+	d := timeouts[t.rng.IntN(len(timeouts))]
+	if t.cfg.Mode == devices.RealTime {
+		d = min(d, RealTimeCap)
+	}
+	return d
+}
+
+func (t *trial) chance(p float64) bool { return t.rng.Float64() < p }
+
+func (t *trial) problem(format string, args ...any) {
+	t.res.Problems = append(t.res.Problems, fmt.Sprintf(format, args...))
+}
+
+// The host operations' lines are written straight into t.text, without
+// fmt, as fmt.Sprintf("%10v "+format, t.f.Now(), args...) would write
+// them: begin writes the time, the put methods what follows, end closes
+// the line.
+
+// begin starts a line with the fabric's time, right-aligned in ten
+// characters (runes, as fmt counts them: "µs" is one wide).
+func (t *trial) begin() {
+	now := t.f.Now().String()
+	for range 10 - utf8.RuneCountInString(now) {
+		t.text = append(t.text, ' ')
+	}
+	t.text = append(t.text, now...)
+	t.text = append(t.text, ' ')
+}
+
+// end closes the line begun last.
+func (t *trial) end() { t.ends = append(t.ends, len(t.text)) }
+
+// logLine writes a whole line of the given parts.
+func (t *trial) logLine(parts ...string) {
+	t.begin()
+	for _, p := range parts {
+		t.put(p)
+	}
+	t.end()
+}
+
+// logSession writes a line about session id: "s<id>", then the parts.
+func (t *trial) logSession(id uint64, parts ...string) {
+	t.begin()
+	t.putSession(id)
+	for _, p := range parts {
+		t.put(p)
+	}
+	t.end()
+}
+
+// logCall writes the line of a host call on session id: "s<id> <call>: ",
+// then the value the call returned when it returns one, then what err
+// says ("ok" when nil).
+func (t *trial) logCall(id uint64, call string, err error, value ...bool) {
+	t.begin()
+	t.putSession(id)
+	t.put(" ")
+	t.put(call)
+	t.put(": ")
+	for _, v := range value {
+		t.putBool(v)
+		t.put(" ")
+	}
+	t.putResult(err)
+	t.end()
+}
+
+func (t *trial) put(s string) { t.text = append(t.text, s...) }
+
+func (t *trial) putInt(n int) { t.text = strconv.AppendInt(t.text, int64(n), 10) }
+
+func (t *trial) putBool(b bool) { t.text = strconv.AppendBool(t.text, b) }
+
+// putSession writes a session's name, "s" and its id.
+func (t *trial) putSession(id uint64) {
+	t.text = append(t.text, 's')
+	t.text = strconv.AppendUint(t.text, id, 10)
+}
+
+// putCount writes "1 noun" or "n nouns".
+func (t *trial) putCount(n int, noun string) {
+	t.putInt(n)
+	t.put(" ")
+	t.put(noun)
+	if n != 1 {
+		t.put("s")
+	}
+}
+
+// putShape writes an exchange's shape.
+func (t *trial) putShape(x exchange.Config) {
+	t.putCount(x.Rounds, "round")
+	t.put(", ")
+	t.putCount(x.Credits, "credit")
+	t.put(", ")
+	t.putInt(x.SlotBytes)
+	t.put("-byte slots on ")
+	t.put(x.GPUQueue.String())
+}
+
+// putResult writes what an operation returned ("ok" or the error's text)
+// and counts its error's kind.
+func (t *trial) putResult(err error) {
+	if err == nil {
+		t.put("ok")
+		return
+	}
+	if e, ok := err.(*devices.Error); ok { // As without its allocation, and Error() without its concatenation
+		t.res.ErrorKinds[e.Kind.String()]++
+		t.put(e.Kind.String())
+		t.put(": ")
+		t.put(e.Message)
+		return
+	}
+	kind := "other"
+	var de *devices.Error
+	if errors.As(err, &de) {
+		kind = de.Kind.String()
+	}
+	t.res.ErrorKinds[kind]++
+	t.put(err.Error())
+}
+
+// ringSize is how many events a trial's fabric keeps: enough for the
+// oracle's reports of a trial's sessions.
+const ringSize = 256
+
+// fabric makes the trial's fabric from cfg. A trial whose OnFabric hook
+// sees the fabric gets a new one, which the hook may keep. Otherwise the
+// workspace owns one fabric and renews it (devices.Fabric.Renew) for each
+// trial, keeping its storage (the event ring, the executor's lists):
+// nothing the last trial made on it, nor anything it returned, can act on
+// the renewed fabric.
+func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
+	if t.cfg.OnFabric != nil {
+		return devices.NewFabric(cfg)
+	}
+	if t.owned != nil {
+		if err := t.owned.Renew(cfg); err != nil {
+			return nil, err
+		}
+		return t.owned, nil
+	}
+	f, err := devices.NewFabric(cfg)
+	if err == nil {
+		t.owned = f
+	}
+	return f, err
+}
+
+// oracleOf returns an oracle watching f: for the workspace's own fabric,
+// its own oracle, renewed with the fabric, so that none of the last
+// trial's state or violations carries over; a new one otherwise.
+func (t *trial) oracleOf(f *devices.Fabric) *engine.Oracle {
+	switch {
+	case f != t.owned:
+		return engine.NewOracle(f)
+	case t.watcher == nil:
+		t.watcher = engine.NewOracle(f)
+	default:
+		if err := t.watcher.Renew(); err != nil {
+			t.problem("renewing the oracle: %v", err)
+			return nil
+		}
+	}
+	return t.watcher
+}
+
+func (t *trial) run() {
+	budget := int64(0) // the default
+	if t.chance(0.25) {
+		budget = int64(1024 + 64*t.rng.IntN(64)) // tight: overlapping sessions run out
+	}
+	timing := devices.IdealTiming()
+	if t.chance(0.5) {
+		timing = devices.PublishedTiming()
+	}
+	f, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
+	if err != nil {
+		t.problem("making the fabric: %v", err)
+		return
+	}
+	t.f = f
+	defer f.Close() // an owned fabric is renewed by the next trial
+	if t.cfg.OnFabric != nil {
+		t.cfg.OnFabric(f)
+	}
+	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
+	t.devs = f.Devices()
+	if t.oracle = t.oracleOf(f); t.oracle == nil {
+		return
+	}
+	t.oracle.Liveness(t.cfg.livenessWait())
+	defer t.oracle.Stop()
+	cancel := f.Events().Subscribe(t.counter)
+	defer cancel()
+
+	t.armFaults()
+
+	opened := 0
+	for opened < t.cfg.Sessions || len(t.open) > 0 {
+		if opened < t.cfg.Sessions && (len(t.open) == 0 || (len(t.open) < 2 && t.chance(0.3))) {
+			if len(t.open) == 0 && opened > 0 && t.chance(0.3) {
+				t.resetDevices()
+			}
+			opened++
+			if p := t.openSession(); p != nil {
+				t.open = append(t.open, p)
+			}
+			continue
+		}
+		i := t.rng.IntN(len(t.open))
+		p := t.open[i]
+		t.step(p)
+		if len(p.ops) == 0 {
+			t.open = slices.Delete(t.open, i, i+1)
+			t.recycle(p)
+		}
+	}
+
+	t.resetDevices()
+	t.settle()
+}
+
+// count notes faults and protocol paths as events go by.
+func (t *trial) count(e *devices.Event) {
+	switch e.Kind {
+	case devices.EvFault:
+		t.res.Fired[e.Detail]++
+	case engine.EvSubmit:
+		acc := t.accepted[e.Session]
+		if e.B == 0 {
+			acc[e.A] = true
+		} else if acc[1-e.A] {
+			t.res.Paths["reject after peer accepted"]++
+		}
+		t.accepted[e.Session] = acc
+	case engine.EvPoison:
+		t.res.Paths["poisoned"]++
+	case engine.EvCheck:
+		if e.B == 0 {
+			t.res.Paths["check passed"]++
+		} else {
+			t.res.Paths["check failed"]++
+		}
+	case devices.EvQuarantineEnd:
+		t.res.Paths["quarantine released"]++
+	}
+}
+
+// armFaults sets random chains at random distinct sites.
+func (t *trial) armFaults() {
+	sites := fault.Sites()
+	t.rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
+	n := 0
+	if t.cfg.MaxFaults > 0 {
+		n = t.rng.IntN(t.cfg.MaxFaults + 1)
+	}
+	for _, site := range sites[:n] {
+		armed := t.faultTerm(site) // "site=chain"
+		term := armed[len(site.String())+1:]
+		if err := t.f.Faults().Set(site, term); err != nil {
+			t.problem("arming %s=%s: %v", site, term, err)
+			continue
+		}
+		t.res.Faults = append(t.res.Faults, armed)
+	}
+}
+
+// termPrefixes are what faultTerm puts before an action.
+var termPrefixes = [...]string{"", "50%", "20%", "1*", "2*", "30%1*", "1*off->1*", "2*off->", "3*off->40%"}
+
+// faultTerm draws a chain for site: one of its actions, with a probability,
+// a count, or an `off` term before it. It returns "site=chain".
+func (t *trial) faultTerm(site fault.Site) string {
+	actions := site.Actions()
+	a := actions[t.rng.IntN(len(actions))]
+	action := append(t.term[:0], a.String()...)
+	switch a {
+	case fault.Delay:
+		action = append(action, '(')
+		action = strconv.AppendInt(action, int64(1+t.rng.IntN(100)), 10)
+		action = append(action, "us)"...)
+	case fault.Error, fault.Crash:
+		if t.chance(0.5) {
+			action = append(action, "(trial)"...)
+		}
+	}
+	t.term = action
+	return site.String() + "=" + termPrefixes[t.rng.IntN(len(termPrefixes))] + string(action)
+}
+
+// openSession makes a session with a random exchange and draws its plan.
+func (t *trial) openSession() *sessionPlan {
+	x := exchange.Config{
+		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
+		Credits:   1 + t.rng.IntN(t.cfg.Credits),
+		SlotBytes: 8 * (1 + t.rng.IntN(t.cfg.SlotBytes/8)),
+		GPUQueue:  devices.AQL,
+	}
+	if t.chance(0.5) {
+		x.GPUQueue = devices.PM4
+	}
+	programs := engine.Programs(exchange.Programs(x))
+	if t.cfg.Programs != nil {
+		programs = t.cfg.Programs(x)
+	}
+	s, err := engine.Open(t.gpu, t.npu, programs)
+	ts := Session{Exchange: x}
+	if cap(t.res.Sessions) == 0 {
+		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
+	}
+	if err != nil {
+		ts.Err = err.Error()
+		t.res.Sessions = append(t.res.Sessions, ts)
+		t.begin()
+		t.put("new session ")
+		t.putShape(x)
+		t.put(": ")
+		t.putResult(err)
+		t.end()
+		return nil
+	}
+	ts.ID = s.ID()
+	t.res.Sessions = append(t.res.Sessions, ts)
+	t.begin()
+	t.putSession(s.ID())
+	t.put(" new: ")
+	t.putShape(x)
+	t.end()
+	var p *sessionPlan
+	if n := len(t.closed); n > 0 {
+		p, t.closed = t.closed[n-1], t.closed[:n-1]
+	} else {
+		p = &sessionPlan{}
+	}
+	p.index, p.s, p.submitted = len(t.res.Sessions)-1, s, [2]bool{}
+	p.drawn = t.plan(p.drawn[:0])
+	p.ops = p.drawn
+	return p
+}
+
+// recycle keeps a closed session's plan for a later session.
+func (t *trial) recycle(p *sessionPlan) {
+	p.s, p.ops = nil, nil
+	t.closed = append(t.closed, p)
+}
+
+// plan draws the host operations of one session, appending them to ops.
+func (t *trial) plan(ops []hostOp) []hostOp {
+	submits := [2]hostOp{{kind: opSubmitGPU}, {kind: opSubmitNPU}}
+	t.rng.Shuffle(2, func(i, j int) { submits[i], submits[j] = submits[j], submits[i] })
+	for _, s := range submits {
+		if t.chance(0.9) {
+			ops = append(ops, s)
+		}
+		if t.chance(0.05) {
+			ops = append(ops, s) // a second submit must be Busy
+		}
+	}
+	if t.chance(0.1) {
+		// Start or Wait too early, somewhere among the submits.
+		early := hostOp{kind: opStart}
+		if t.chance(0.5) {
+			early = hostOp{kind: opWait, d: t.timeout()}
+		}
+		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), early)
+	}
+	if t.chance(0.2) {
+		ops = append(ops, hostOp{kind: opAdvance, d: t.timeout() / 10})
+	}
+	switch r := t.rng.Float64(); {
+	case r < 0.7:
+		ops = append(ops, hostOp{kind: opStart})
+	case r < 0.9:
+		ops = append(ops, hostOp{kind: opAbort})
+	}
+	for range t.rng.IntN(4) {
+		switch r := t.rng.Float64(); {
+		case r < 0.6:
+			ops = append(ops, hostOp{kind: opWait, d: t.timeout()})
+		case r < 0.75:
+			ops = append(ops, hostOp{kind: opIsComplete})
+		case r < 0.9:
+			ops = append(ops, hostOp{kind: opAdvance, d: t.timeout() / 10})
+		default:
+			ops = append(ops, hostOp{kind: opAbort}) // after a decision: Busy
+		}
+	}
+	if t.chance(0.05) {
+		ops = slices.Insert(ops, t.rng.IntN(len(ops)+1), hostOp{kind: opReset, dev: t.rng.IntN(2)})
+	}
+	return append(ops, hostOp{kind: opClose, d: t.timeout()})
+}
+
+// step makes the next operation of p.
+func (t *trial) step(p *sessionPlan) {
+	op := p.ops[0]
+	p.ops = p.ops[1:]
+	s := p.s
+	id := s.ID()
+	switch op.kind {
+	case opSubmitGPU, opSubmitNPU:
+		who, name, submit := engine.ParticipantGPU, "submit_gpu", s.SubmitGPU
+		if op.kind == opSubmitNPU {
+			who, name, submit = engine.ParticipantNPU, "submit_npu", s.SubmitNPU
+		}
+		again := p.submitted[who]
+		err := submit()
+		t.logCall(id, name, err)
+		if err == nil {
+			p.submitted[who] = true
+		}
+		if again && !errors.Is(err, devices.KindBusy) {
+			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
+		}
+	case opStart:
+		both := p.submitted[0] && p.submitted[1]
+		err := s.Start()
+		t.logCall(id, "start", err)
+		if err == nil && !both {
+			t.problem("session %d: Start succeeded with GPU accepted=%v and NPU accepted=%v", id, p.submitted[0], p.submitted[1])
+		}
+	case opAbort:
+		t.logCall(id, "abort", s.Abort())
+	case opWait:
+		undecided := s.Decision() == 0
+		ok, err := s.Wait(op.d)
+		t.logCall(id, "wait("+op.d.String()+")", err, ok)
+		if undecided && !errors.Is(err, devices.KindBusy) {
+			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
+		}
+	case opIsComplete:
+		done, err := s.IsComplete()
+		t.logCall(id, "is_complete", err, done)
+	case opAdvance:
+		t.f.Advance(op.d)
+		t.logLine("advance ", op.d.String())
+	case opReset:
+		d := t.gpu
+		if op.dev == 1 {
+			d = t.npu
+		}
+		d.Reset()
+		t.logLine("reset ", d.Name())
+	case opClose:
+		t.close(p, op.d)
+	}
+}
+
+// close closes p's session and checks how it ended.
+func (t *trial) close(p *sessionPlan, timeout time.Duration) {
+	s := p.s
+	out := s.CloseWithin(context.Background(), timeout)
+	t.logSession(s.ID(), " close(", timeout.String(), "): ", out.String())
+	ts := &t.res.Sessions[p.index]
+	ts.Outcome, ts.Decision = out, s.Decision()
+	problem, checked := s.Checked()
+	ts.Verified = checked && problem == nil
+	if out == engine.Retired && ts.Decision == engine.StartupRun && !checked {
+		t.problem("session %d retired after RUN but its programs were never checked", s.ID())
+	}
+	switch out {
+	case engine.Retired:
+		if st := s.State(); st != engine.StateClosed {
+			t.problem("session %d closed retired but its state is %s", s.ID(), st)
+		}
+	case engine.Quarantined:
+		if st := s.State(); st != engine.StateQuarantined {
+			t.problem("session %d closed quarantined but its state is %s", s.ID(), st)
+		}
+		if !t.f.Quarantining(s.ID()) {
+			t.problem("session %d closed quarantined but the fabric lists no quarantine for it", s.ID())
+		}
+	default:
+		t.problem("session %d: Close returned %s, want retired or quarantined", s.ID(), out)
+	}
+}
+
+// resetDevices resets every device, which releases every quarantine.
+func (t *trial) resetDevices() {
+	for _, d := range t.devs {
+		d.Reset()
+	}
+	t.logLine("reset every device")
+}
+
+// settle checks that the trial left nothing behind.
+func (t *trial) settle() {
+	r := t.res
+	r.Settled = true
+	for _, s := range r.Sessions {
+		if s.ID != 0 && s.Outcome != engine.Retired && s.Outcome != engine.Quarantined {
+			r.Settled = false
+			t.problem("session %d was not closed", s.ID)
+		}
+	}
+	if qs := t.f.Quarantines(); len(qs) > 0 {
+		r.Settled = false
+		t.problem("%d quarantines remain after every device was reset", len(qs))
+	}
+	for _, d := range t.devs {
+		if d.Occupied() {
+			r.Settled = false
+			t.problem("%s is occupied after it was reset", d.Name())
+		}
+	}
+	r.Budget = t.f.Budget().State()
+	if r.Budget.Charged != 0 || r.Budget.Quarantined != 0 {
+		r.Settled = false
+		t.problem("after every session closed and every device was reset, %d bytes are charged (%d quarantined)", r.Budget.Charged, r.Budget.Quarantined)
+	}
+	_ = t.oracle.CheckSettled()
+	r.Violations = t.oracle.Violations()
+	r.Events, r.Digest, r.Elapsed = t.f.Events().Count(), t.f.Events().Digest(), t.f.Now()
+}

@@ -1,0 +1,304 @@
+package exchange_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
+)
+
+// fakeGPU is an Accelerator whose "kernel" is a goroutine following
+// backends/cuda/kernels.cu over plain mapped memory, so that the fabric's side
+// of a real-hardware backend (pinned profile, launch at dispatch, status
+// watching, doorbell, reset and teardown) is tested without a GPU.
+type fakeGPU struct {
+	launchErr error // returned by Launch when set
+	mu        sync.Mutex
+	resetErr  error // returned by Reset when set
+	resets    atomic.Int32
+	closed    atomic.Bool
+	stop      atomic.Bool
+	kernels   sync.WaitGroup
+}
+
+func (g *fakeGPU) Describe() string                     { return "fake: test GPU" }
+func (g *fakeGPU) Attach(func() time.Duration) error    { return nil }
+func (g *fakeGPU) Map(size int) (*memory.Region, error) { return memory.Map(size) }
+func (g *fakeGPU) Close() error                         { g.closed.Store(true); g.Reset(); return nil }
+
+// Reset stops the kernels, unless it is set to fail: then, like hardware
+// whose teardown failed, it leaves them running.
+func (g *fakeGPU) Reset() error {
+	g.resets.Add(1)
+	g.mu.Lock()
+	err := g.resetErr
+	g.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	g.stop.Store(true)
+	g.kernels.Wait()
+	g.stop.Store(false)
+	return nil
+}
+
+func (g *fakeGPU) setResetErr(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resetErr = err
+}
+
+type fakeKernel struct {
+	observed, done atomic.Uint32
+}
+
+func (k *fakeKernel) Status() exchange.KernelStatus {
+	return exchange.KernelStatus{Observed: k.observed.Load(), Done: exchange.KernelDone(k.done.Load())}
+}
+func (k *fakeKernel) Fault() error { return nil }
+
+func (g *fakeGPU) Launch(l exchange.KernelLaunch) (exchange.Kernel, error) {
+	if g.launchErr != nil {
+		return nil, g.launchErr
+	}
+	k := &fakeKernel{}
+	g.kernels.Add(1)
+	go func() {
+		defer g.kernels.Done()
+		k.done.Store(uint32(g.run(l, k)))
+	}()
+	return k, nil
+}
+
+// run is the kernel: poll the startup word, then produce every generation.
+func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDone {
+	wait := func(ready func() bool) bool {
+		for !ready() {
+			if g.stop.Load() {
+				return false
+			}
+			runtime.Gosched()
+		}
+		return true
+	}
+	if l.Mode == exchange.KernelHang {
+		wait(func() bool { return false })
+		return exchange.KernelStopped
+	}
+	var seen uint32
+	if !wait(func() bool {
+		seen = l.Startup.Load(0)
+		return seen == program.StartupRun || (seen == program.StartupAbort && l.Mode != exchange.KernelIgnoreAbort)
+	}) {
+		return exchange.KernelStopped
+	}
+	k.observed.Store(seen)
+	if seen == program.StartupAbort {
+		return exchange.KernelOK
+	}
+	cfg := l.Config
+	for gen := 1; gen <= cfg.Rounds; gen++ {
+		base := (gen - 1) % cfg.Credits * l.Slots.Stride
+		need := uint32(gen - cfg.Credits)
+		if gen > cfg.Credits && !wait(func() bool { return l.Payload.Load(base+l.Slots.Credit) >= need }) {
+			return exchange.KernelStopped
+		}
+		for i := 0; i < cfg.SlotBytes/4; i++ {
+			l.Payload.Store(base+l.Slots.Data+4*i, exchange.Pattern(l.Owner, gen, i))
+		}
+		l.Payload.Store(base, uint32(gen))
+	}
+	return exchange.KernelOK
+}
+
+func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
+	t.Helper()
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = g
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := engine.NewOracle(f)
+	t.Cleanup(func() {
+		o.Stop()
+		f.Close()
+		for _, v := range o.Violations() {
+			t.Errorf("oracle: %v", v)
+		}
+	})
+	return f
+}
+
+func fakeSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *engine.Session {
+	t.Helper()
+	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fakeStarted submits both programs and publishes RUN.
+func fakeStarted(t *testing.T, s *engine.Session) {
+	t.Helper()
+	for _, step := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The session runs with the GPU half on the accelerator: memory comes from
+// the pinned profile (GPU coherent, NPU not), the kernel's observation and
+// retirement become events, and the exchange verifies.
+func TestAcceleratedGPURunsTheExchange(t *testing.T) {
+	f := fakeFabric(t, &fakeGPU{})
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	var line *devices.Buffer // the startup line, as Open hands it to the programs
+	prepare := exchange.Programs(exchange.Config{Rounds: 50, Credits: 2, SlotBytes: 64, GPUQueue: devices.AQL})
+	s, err := engine.Open(gpu, npu, func(l *devices.Buffer, g, n *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+		line = l
+		return prepare(l, g, n, owner)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aql, _ := gpu.Family(devices.AQL)
+	xdna, _ := npu.Family(devices.XDNA)
+	gc, _ := line.Coherent(gpu, aql)
+	nc, _ := line.Coherent(npu, xdna)
+	if line.Profile().Kind() != devices.Pinned || !gc || nc {
+		t.Errorf("startup line from %s, GPU coherent %v, NPU coherent %v; want pinned, true, false", line.Profile().Kind(), gc, nc)
+	}
+	fakeStarted(t, s)
+	if ok, err := s.Wait(time.Minute); !ok || err != nil {
+		t.Fatalf("Wait = %v, %v", ok, err)
+	}
+	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
+		t.Fatalf("verification: %s", v.Problem)
+	}
+	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
+	for i, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
+		events := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
+		if len(events) != 1 {
+			t.Errorf("%d %s events from the GPU, want 1", len(events), kind)
+			continue
+		}
+		if i > 0 {
+			clock[i-1] = devices.Stamp{At: time.Duration(events[0].B), Set: true}
+		}
+	}
+	if observed, retired := s.GPU().Program().(kernel.Clocked).KernelTimes(); observed != clock[0] || retired != clock[1] {
+		t.Errorf("the kernel's times %v and %v, want those of its events, %v and %v", observed, retired, clock[0], clock[1])
+	}
+	if out := s.Close(); out != engine.Retired {
+		t.Errorf("Close = %v", out)
+	}
+}
+
+// A launch the hardware refuses is a rejected dispatch.
+func TestAFailedLaunchRejectsTheDispatch(t *testing.T) {
+	f := fakeFabric(t, &fakeGPU{launchErr: errors.New("out of streams")})
+	s := fakeSession(t, f, exchange.Default())
+	err := s.SubmitGPU()
+	if !errors.Is(err, devices.KindDevice) || !strings.Contains(err.Error(), "could not launch the kernel: out of streams") {
+		t.Fatalf("SubmitGPU = %v, want the launch failure as a device error", err)
+	}
+	if out := s.Close(); out != engine.Retired {
+		t.Errorf("Close = %v", out)
+	}
+}
+
+// A hung kernel is quarantined; resetting the GPU tears the hardware down,
+// and once both devices are reset the memory is released. While teardown
+// fails, the GPU stays held and the memory stays quarantined.
+func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing.T) {
+	g := &fakeGPU{}
+	f := fakeFabric(t, g)
+	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
+	if err := f.Faults().Set(fault.GPURun, "hang"); err != nil {
+		t.Fatal(err)
+	}
+	s := fakeSession(t, f, exchange.Default())
+	fakeStarted(t, s)
+	if out := s.CloseWithin(context.Background(), 50*time.Millisecond); out != engine.Quarantined {
+		t.Fatalf("Close = %v, want quarantined", out)
+	}
+	npu.Reset()
+	g.setResetErr(errors.New("context destroy failed"))
+	gpu.Reset()
+	failed := f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvReset && e.B == 1 })
+	if len(failed) != 1 || failed[0].Detail != "context destroy failed" {
+		t.Fatalf("reset events with a failed teardown: %v, want one saying why", failed)
+	}
+	if !gpu.Occupied() || len(f.Quarantines()) != 1 {
+		t.Fatalf("after a failed teardown: GPU occupied %v, quarantines %d; want held and kept", gpu.Occupied(), len(f.Quarantines()))
+	}
+	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
+		t.Fatalf("the GPU's invocation retired %d times after a failed teardown; it must stay, with its reach", n)
+	}
+	g.setResetErr(nil)
+	gpu.Reset()
+	if gpu.Occupied() || len(f.Quarantines()) != 0 || g.resets.Load() != 2 {
+		t.Fatalf("after a good teardown: GPU occupied %v, quarantines %d, resets %d; want free, none, 2", gpu.Occupied(), len(f.Quarantines()), g.resets.Load())
+	}
+}
+
+func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  devices.Config
+		want string
+	}{
+		{"simulated", devices.Config{Mode: devices.Simulated, Devices: []devices.DeviceConfig{{Kind: devices.GPU, Families: []devices.Command{devices.AQL}, Accelerator: &fakeGPU{}}}},
+			"gpu0 is real hardware (fake: test GPU), which runs in real time; use the realtime mode"},
+		{"on an NPU", devices.Config{Devices: []devices.DeviceConfig{{Kind: devices.NPU, Families: []devices.Command{devices.XDNA}, Accelerator: &fakeGPU{}}}},
+			"device npu0 is an npu; only a GPU can have an accelerator"},
+	} {
+		if _, err := devices.NewFabric(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: NewFabric = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// An accelerator that cannot launch the exchange's kernel (it is no
+// exchange.Launcher) cannot run the exchange: preparing it is refused, and
+// nothing stays charged.
+func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
+	devs := devices.DefaultDevices()
+	devs[0].Accelerator = struct{ devices.Accelerator }{&fakeGPU{}} // hides Launch
+	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
+	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, devices.KindUnsupported) || err.Error() != want {
+		t.Errorf("NewExchangeSession = %v, want %q", err, want)
+	}
+	if st := f.Budget().State(); st.Charged != 0 {
+		t.Errorf("%d bytes stay charged after the refusal", st.Charged)
+	}
+}
+
+func TestClosingTheFabricClosesTheAccelerator(t *testing.T) {
+	g := &fakeGPU{}
+	f := fakeFabric(t, g)
+	f.Close()
+	if !g.closed.Load() {
+		t.Error("the accelerator was not closed with its fabric")
+	}
+}
