@@ -208,9 +208,6 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	return out, nil
 }
 
-// HasCheck reports whether the program checks its own results.
-func (p *Program) HasCheck() bool { return p.hasCheck }
-
 // isName reports whether s is a buffer's name: a letter or _, then
 // letters, digits and _, 32 at most.
 func isName(s string) bool {
