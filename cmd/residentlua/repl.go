@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -127,28 +126,7 @@ func (c *command) remember(in lineReader, lines []string) {
 func (c *command) sameCode(a, b string) bool {
 	fa, errA := c.load(a)
 	fb, errB := c.load(b)
-	return errA == nil && errB == nil && sameProto(fa.Proto, fb.Proto)
-}
-
-// sameProto compares two compiled functions, leaving out line numbers.
-func sameProto(a, b *lua.FunctionProto) bool {
-	if a.NumUpvalues != b.NumUpvalues || a.NumParameters != b.NumParameters || a.IsVarArg != b.IsVarArg ||
-		!slices.Equal(a.Code, b.Code) || len(a.Constants) != len(b.Constants) || len(a.FunctionPrototypes) != len(b.FunctionPrototypes) {
-		return false
-	}
-	for i, k := range a.Constants {
-		// A userdata constant is lua51's own (a concatenation's site, which
-		// holds its line): its kind is what matters.
-		if k.Type() != b.Constants[i].Type() || k.Type() != lua.LTUserData && k.String() != b.Constants[i].String() {
-			return false
-		}
-	}
-	for i, p := range a.FunctionPrototypes {
-		if !sameProto(p, b.FunctionPrototypes[i]) {
-			return false
-		}
-	}
-	return true
+	return errA == nil && errB == nil && lua51.SameCode(fa.Proto, fb.Proto)
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints
