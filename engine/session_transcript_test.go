@@ -40,14 +40,20 @@ type transcriptKit struct {
 	stop     func()
 	sessions []*Session
 
+	shown string // the verdicts the transcript showed last
+
 	mu     sync.Mutex
 	events []devices.Event
 }
 
-// end closes what the transcript left open, as a test's cleanup does.
+// end closes what the transcript left open, as a test's cleanup does. A
+// violation the transcript did not show with verdicts fails it.
 func (k *transcriptKit) end() {
 	if k.f == nil {
 		return
+	}
+	if got := k.verdicts(); got != k.shown {
+		k.t.Errorf("the oracle found what the transcript does not show:\n%s", got)
 	}
 	k.stop()
 	k.o.Stop()
@@ -87,7 +93,8 @@ func (k *transcriptKit) run(t *testing.T, d *datadriven.TestData) string {
 	case "open":
 		return k.open(t, d)
 	case "verdicts":
-		return k.verdicts()
+		k.shown = k.verdicts()
+		return k.shown
 	case "quarantines":
 		var out []string
 		for _, q := range k.f.Quarantines() {
@@ -97,6 +104,9 @@ func (k *transcriptKit) run(t *testing.T, d *datadriven.TestData) string {
 			return "none"
 		}
 		return strings.Join(out, "\n")
+	case "budget":
+		st := k.f.Budget().State()
+		return fmt.Sprintf("charged %d quarantined %d", st.Charged, st.Quarantined)
 	case "reset":
 		kind := devices.GPU
 		if arg(t, d, 0) == "npu" {
@@ -135,6 +145,17 @@ func (k *transcriptKit) run(t *testing.T, d *datadriven.TestData) string {
 		return s.CloseWithin(t.Context(), within).String()
 	case "state":
 		return s.State().String()
+	case "decision":
+		return s.Decision().String()
+	case "verified":
+		v, ok := exchange.Of(s.NPU()).Verification()
+		if !ok {
+			return "not verified"
+		}
+		if !v.OK {
+			return fmt.Sprintf("%d of %d rounds verified: %s", v.Verified, v.Rounds, v.Problem)
+		}
+		return fmt.Sprintf("%d of %d rounds verified", v.Verified, v.Rounds)
 	}
 	d.Fatalf(t, "unknown command %q", d.Cmd)
 	return ""
@@ -162,7 +183,7 @@ func (k *transcriptKit) fabric(t *testing.T, d *datadriven.TestData) string {
 	if err != nil {
 		return result(err)
 	}
-	k.f, k.o = f, NewOracle(f)
+	k.f, k.o, k.shown = f, NewOracle(f), "no violation"
 	k.stop = f.Events().Subscribe(func(e *devices.Event) {
 		k.mu.Lock()
 		k.events = append(k.events, *e)
