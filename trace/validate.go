@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -450,7 +451,7 @@ func bit(b bool) uint64 {
 // String writes the report as the command prints it.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d events, %d sessions in %s\n", r.Events, r.Sessions, strings.Join(r.Files, ", "))
+	fmt.Fprintf(&b, "%d events, %s in %s\n", r.Events, plural(r.Sessions, "session"), strings.Join(r.Files, ", "))
 	for _, viol := range r.Violations {
 		fmt.Fprintf(&b, "\nVIOLATED invariant %d: %s\n", viol.Invariant, viol.Text)
 		if viol.File != "" {
@@ -492,4 +493,12 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "\nTRUNCATED: %v; every line before it was checked\n", r.Truncated)
 	}
 	return b.String()
+}
+
+// plural is "1 session" or "n sessions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
