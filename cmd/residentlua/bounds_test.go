@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestEndlessInputsAreRefusedWithTheLimit checks that an input with no end
+// (/dev/zero) is read only up to its kind's limit, and ends the command
+// with an error that says the limit and what to do, not in running out
+// of memory.
+func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
+	const lua = "larger than 4 MiB, the limit on a Lua source (keep large data out of the source: read it from a file with io.open)"
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"/dev/zero"}, 1, "residentlua: cannot read /dev/zero: it is " + lua},
+		{[]string{"campaign", "/dev/zero"}, 2, "residentlua: campaign: cannot read the trial script /dev/zero: it is " + lua},
+		{[]string{"check", "/dev/zero"}, 2, "residentlua: cannot read /dev/zero: it is " + lua},
+		{[]string{"campaign", "merge", "/dev/zero"}, 2, "/dev/zero: it is larger than 64 MiB, the limit on a campaign summary"},
+		{[]string{"-e", `resident.program{file = "/dev/zero"}`}, 1, "cannot read program /dev/zero: it is " + lua},
+		{[]string{"-e", `resident.kernel{ptx = "/dev/zero", entry = "k"}`}, 1, "cannot read PTX /dev/zero: it is larger than 16 MiB, the limit on a PTX module"},
+	}
+	for _, c := range cases {
+		r := runCmd(t, "", "", c.args...)
+		r.wantCode(t, c.code)
+		contains(t, "stderr", r.stderr, c.want)
+	}
+}
+
+// TestEndlessStandardInputIsRefused checks the same of a chunk read from
+// standard input.
+func TestEndlessStandardInputIsRefused(t *testing.T) {
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	for _, args := range [][]string{{"-"}, {"campaign", "-"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep)
+		cmd.Stdin = zero
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err == nil {
+			t.Errorf("%v with /dev/zero as standard input succeeded", args)
+		}
+		contains(t, "stderr", errb.String(), "stdin: it is larger than 4 MiB, the limit on a Lua source")
+	}
+}
