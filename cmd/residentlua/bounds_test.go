@@ -2,9 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // TestEndlessInputsAreRefusedWithTheLimit checks that an input with no end
@@ -50,5 +56,30 @@ func TestEndlessStandardInputIsRefused(t *testing.T) {
 			t.Errorf("%v with /dev/zero as standard input succeeded", args)
 		}
 		contains(t, "stderr", errb.String(), "stdin: it is larger than 4 MiB, the limit on a Lua source")
+	}
+}
+
+// TestWorkersAreCappedByMemory checks that --workers is refused, before
+// anything runs, past what the memory budget holds at workerMemory a
+// worker or past workerCap, with the count and the reason; and that the
+// default fits.
+func TestWorkersAreCappedByMemory(t *testing.T) {
+	r := campaignRun(t, nil, "--workers", "20000", "--trials", "1")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: --workers 20000: ", "give at most ")
+	most := maxWorkers()
+	if most < 1 || most > workerCap || int64(most) > max(1, lua51.DefaultMemoryLimit()/workerMemory) {
+		t.Fatalf("maxWorkers() = %d with a memory budget of %d bytes", most, lua51.DefaultMemoryLimit())
+	}
+	if n, err := workerCount(strconv.Itoa(most)); err != nil || n != most {
+		t.Errorf("workerCount(%d) = %d, %v", most, n, err)
+	}
+	_, err := workerCount(strconv.Itoa(most + 1))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--workers %d: ", most+1)) || !strings.Contains(err.Error(), fmt.Sprintf("give at most %d", most)) {
+		t.Errorf("workerCount(%d) = %v", most+1, err)
+	}
+	o, err := parseCampaignArgs([]string{"x.lua"})
+	if err != nil || o.cfg.Workers != min(runtime.NumCPU(), most) {
+		t.Errorf("default workers = %d, %v; want %d", o.cfg.Workers, err, min(runtime.NumCPU(), most))
 	}
 }
