@@ -176,3 +176,40 @@ func TestBackPressure(t *testing.T) {
 		t.Errorf("the run did not finish once the first trial returned: %d trials, %v", s.Trials, s.Outcomes)
 	}
 }
+
+// TestLongMessagesAreBounded checks that a campaign keeps at most
+// MaxMessage bytes of a trial's message, saying how long it was, whether
+// the trial returned it as an error or failed with it, and that a replay
+// keeps it whole.
+func TestLongMessagesAreBounded(t *testing.T) {
+	long := strings.Repeat("é", 300_000) // 600,000 bytes, cut at a character's start
+	runners := campaign.Func("long", func(ctx context.Context, tr *campaign.Trial) error {
+		if tr.Index%2 == 0 {
+			return fmt.Errorf("boom %s", long)
+		}
+		tr.Failed, tr.Message = true, "failed "+long
+		return nil
+	})
+	var streamed []campaign.Trial
+	s, _ := run(t, campaign.Config{Trials: 4, Workers: 2, Seed: 1, Runners: runners, OnTrial: func(tr campaign.Trial) { streamed = append(streamed, tr) }})
+	if len(s.Failures) != 4 || len(streamed) != 4 {
+		t.Fatalf("%d failures, %d streamed trials, want 4 of each", len(s.Failures), len(streamed))
+	}
+	for i, f := range s.Failures {
+		whole := "boom " + long
+		if f.Seed%2 == 0 { // index odd
+			whole = "failed " + long
+		}
+		for what, msg := range map[string]string{"summary": f.Message, "streamed": streamed[i].Message} {
+			head, tail, ok := strings.Cut(msg, "\n... (cut to ")
+			if !ok || len(head) > campaign.MaxMessage || len(head) < campaign.MaxMessage-1 || !strings.HasPrefix(whole, head) ||
+				tail != fmt.Sprintf("%d of its %d bytes; the trial's replay prints it whole)", len(head), len(whole)) {
+				t.Errorf("%s message of seed %d (%d bytes) is not the message cut with its length: ...%q", what, f.Seed, len(msg), msg[max(0, len(msg)-120):])
+			}
+		}
+	}
+	tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 4, Seed: 1, Runners: runners}, 1)
+	if err != nil || tr.Message != "boom "+long || !strings.HasPrefix(tr.Report, tr.Message) {
+		t.Errorf("replay kept %d bytes of the message, %v; want the %d bytes whole", len(tr.Message), err, len("boom "+long))
+	}
+}

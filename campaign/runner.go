@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // A Runner runs trials one at a time: each worker of a campaign has one of
@@ -114,6 +115,26 @@ func (w *worker) trial(t *Trial) {
 	if err := w.r.Run(ctx, t); err != nil {
 		w.failed(ctx, t, err)
 	}
+	if !w.replay {
+		t.Message, t.Report = bounded(t.Message), bounded(t.Report)
+	}
+}
+
+// MaxMessage is the most bytes of a trial's message (and report) a
+// campaign keeps; a replay of the trial keeps them whole.
+const MaxMessage = 4096
+
+// bounded is s cut to MaxMessage bytes, at a character's start, with what
+// it was cut from.
+func bounded(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n... (cut to %d of its %d bytes; the trial's replay prints it whole)", s[:cut], cut, len(s))
 }
 
 // failed records t, whose runner returned err: stopped when ctx ended (the

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/residentlua/residentlua/internal/input"
 )
 
 // command is the name the replay commands of failures start with.
@@ -344,7 +346,7 @@ func (s *Summary) JSON() ([]byte, error) {
 // not have written (validate): the error says "not a campaign summary" and
 // why, on one line.
 func Decode(r io.Reader) (*Summary, error) {
-	b, err := io.ReadAll(r)
+	b, err := input.ReadAll(r, input.Summary)
 	if err != nil {
 		return nil, err
 	}

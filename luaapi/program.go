@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -52,7 +53,7 @@ func (m *Module) program(L *lua.LState) int {
 		if m.opts.Sandbox {
 			m.invalid(L, name, "this state has no file access (its host sandboxed it); give the program's text as source")
 		}
-		b, err := os.ReadFile(path)
+		b, err := input.ReadFile(path, input.LuaSource)
 		if err != nil {
 			m.invalid(L, name, "cannot read program %s: %s", path, strings.TrimPrefix(err.Error(), "open "+path+": "))
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/residentlua/residentlua/internal/input"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -46,7 +48,7 @@ type Program struct {
 
 // Load reads a program from the file at path.
 func Load(path string, opts Options) (*Program, error) {
-	text, err := os.ReadFile(path)
+	text, err := input.ReadFile(path, input.LuaSource)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
 	}

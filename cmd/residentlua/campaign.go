@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
 	"github.com/residentlua/residentlua/plot/campaignplot"
@@ -53,7 +55,8 @@ const campaignUsage = `usage: residentlua campaign [SCRIPT] [options]
 Runs N seeded trials (trial i with seed S+i) of the built-in protocol
 trial, or of SCRIPT's function trial(t), and prints their summary.
   --trials N          trials of the campaign (default 1000)
-  --workers W         trials run at once (default: the number of cores)
+  --workers W         trials run at once (default: the number of cores), at
+                      most 1024 and what memory allows (8 MiB a worker)
   --seed S            seed of trial 0 (default 1)
   --trial-timeout D   wall time a script's trial may take, such as 90s or
                       10m (default 60s; 0: no limit); one that takes longer
@@ -94,6 +97,9 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 		return nil, err
 	}
 	o.help, o.script = help, script
+	if o.cfg.Workers == 0 {
+		o.cfg.Workers = min(runtime.NumCPU(), maxWorkers())
+	}
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
@@ -148,7 +154,7 @@ func (o *campaignOptions) set(name, value string) error {
 	case "trials":
 		o.cfg.Trials, err = positive(name, value)
 	case "workers":
-		o.cfg.Workers, err = positive(name, value)
+		o.cfg.Workers, err = workerCount(value)
 	case "shards":
 		o.shards, err = positive(name, value)
 	case "seed":
@@ -178,6 +184,38 @@ func positive(name, value string) (int, error) {
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 1 {
 		return 0, &usageError{fmt.Sprintf("--%s %q: give a whole number from 1", name, value)}
+	}
+	return n, nil
+}
+
+// workerMemory is the memory a worker is given room for: its Lua state with
+// the script loaded, its fabric's event ring and its summary (about 5.5 MB
+// measured with scripts/campaign.lua), with room to spare.
+const workerMemory = 8 << 20
+
+// workerCap is the most workers a campaign runs, however much memory
+// there is.
+const workerCap = 1024
+
+// maxWorkers is the most workers whose memory fits in the memory budget
+// (lua51.DefaultMemoryLimit: half the machine's memory, less under ulimit),
+// and at most workerCap.
+func maxWorkers() int {
+	return int(min(workerCap, max(1, lua51.DefaultMemoryLimit()/workerMemory)))
+}
+
+// workerCount reads --workers, refusing more workers than maxWorkers.
+func workerCount(value string) (int, error) {
+	n, err := positive("workers", value)
+	if err != nil {
+		return 0, err
+	}
+	if most := maxWorkers(); n > most {
+		why := fmt.Sprintf("each worker needs room for about %d MiB, and the memory budget of %d MiB (half the machine's memory, less under ulimit) holds %d", workerMemory>>20, lua51.DefaultMemoryLimit()>>20, most)
+		if most == workerCap {
+			why = fmt.Sprintf("a campaign runs at most %d workers", workerCap)
+		}
+		return 0, &usageError{fmt.Sprintf("--workers %d: %s; give at most %d (more workers than cores run no faster)", n, why, most)}
 	}
 	return n, nil
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -237,7 +238,7 @@ func (c *command) runScript() error {
 
 // runStdin reads standard input to its end and runs it as a chunk named stdin.
 func (c *command) runStdin(args []lua.LValue) error {
-	src, err := io.ReadAll(os.Stdin)
+	src, err := input.ReadAll(os.Stdin, input.LuaSource)
 	if err != nil {
 		return fmt.Errorf("cannot read stdin: %w", err)
 	}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/residentlua/residentlua/lua51"
+)
+
+// TestEndlessInputsAreRefusedWithTheLimit checks that an input with no end
+// (/dev/zero) is read only up to its kind's limit, and ends the command
+// with an error that says the limit and what to do, not in running out
+// of memory.
+func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
+	const lua = "larger than 4 MiB, the limit on a Lua source (keep large data out of the source: read it from a file with io.open)"
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"/dev/zero"}, 1, "residentlua: cannot read /dev/zero: it is " + lua},
+		{[]string{"campaign", "/dev/zero"}, 2, "residentlua: campaign: cannot read the trial script /dev/zero: it is " + lua},
+		{[]string{"check", "/dev/zero"}, 2, "residentlua: cannot read /dev/zero: it is " + lua},
+		{[]string{"campaign", "merge", "/dev/zero"}, 2, "/dev/zero: it is larger than 64 MiB, the limit on a campaign summary"},
+		{[]string{"-e", `resident.program{file = "/dev/zero"}`}, 1, "cannot read program /dev/zero: it is " + lua},
+		{[]string{"-e", `resident.kernel{ptx = "/dev/zero", entry = "k"}`}, 1, "cannot read PTX /dev/zero: it is larger than 16 MiB, the limit on a PTX module"},
+	}
+	for _, c := range cases {
+		r := runCmd(t, "", "", c.args...)
+		r.wantCode(t, c.code)
+		contains(t, "stderr", r.stderr, c.want)
+	}
+}
+
+// TestEndlessStandardInputIsRefused checks the same of a chunk read from
+// standard input.
+func TestEndlessStandardInputIsRefused(t *testing.T) {
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	for _, args := range [][]string{{"-"}, {"campaign", "-"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep)
+		cmd.Stdin = zero
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err == nil {
+			t.Errorf("%v with /dev/zero as standard input succeeded", args)
+		}
+		contains(t, "stderr", errb.String(), "stdin: it is larger than 4 MiB, the limit on a Lua source")
+	}
+}
+
+// TestWorkersAreCappedByMemory checks that --workers is refused, before
+// anything runs, past what the memory budget holds at workerMemory a
+// worker or past workerCap, with the count and the reason; and that the
+// default fits.
+func TestWorkersAreCappedByMemory(t *testing.T) {
+	r := campaignRun(t, nil, "--workers", "20000", "--trials", "1")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: --workers 20000: ", "give at most ")
+	most := maxWorkers()
+	if most < 1 || most > workerCap || int64(most) > max(1, lua51.DefaultMemoryLimit()/workerMemory) {
+		t.Fatalf("maxWorkers() = %d with a memory budget of %d bytes", most, lua51.DefaultMemoryLimit())
+	}
+	if n, err := workerCount(strconv.Itoa(most)); err != nil || n != most {
+		t.Errorf("workerCount(%d) = %d, %v", most, n, err)
+	}
+	_, err := workerCount(strconv.Itoa(most + 1))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--workers %d: ", most+1)) || !strings.Contains(err.Error(), fmt.Sprintf("give at most %d", most)) {
+		t.Errorf("workerCount(%d) = %v", most+1, err)
+	}
+	o, err := parseCampaignArgs([]string{"x.lua"})
+	if err != nil || o.cfg.Workers != min(runtime.NumCPU(), most) {
+		t.Errorf("default workers = %d, %v; want %d", o.cfg.Workers, err, min(runtime.NumCPU(), most))
+	}
+}
