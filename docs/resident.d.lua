@@ -304,6 +304,12 @@ function resident.trial(opts) end
 ---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
+---Checks traces, recorded runs of any implementation of the session (docs/traces.md), against the oracle's invariants and returns what it found.
+---@param file string
+---@param ... string more traces, merged by time
+---@return {ok: boolean, events: integer, sessions: integer, checked: integer[], not_checked: {invariant: integer, why: string}[], violations: {invariant: integer, text: string, message: string, session: integer, file: string, line: integer, event: string, count: integer, events: string[]}[], truncated?: string, report: string}
+function resident.validate(file, ...) end
+
 ---What a check scenario's function scenario(c) gets from the model checker (docs/checking.md); the scenario drives sessions with this module's functions.
 ---@class resident.CheckScenario
 ---@field choose fun(n: integer, what?: string): integer a host-side choice from 0 to n-1, which the checker varies from run to run; what says what is chosen, in a counterexample

@@ -284,7 +284,11 @@ func (v *validator) violated(viol engine.Violation, s *source, raw string, line 
 		r.Violations[i-1].Count++
 		return
 	}
-	found := Violation{Invariant: viol.Invariant, Text: engine.Invariant(viol.Invariant), Message: viol.Message,
+	msg := viol.Message
+	if v.deadline && viol.Invariant == 11 { // the oracle was given the joins' deadlines as their times
+		msg = strings.Replace(msg, " join ended at ", " join's deadline was ", 1)
+	}
+	found := Violation{Invariant: viol.Invariant, Text: engine.Invariant(viol.Invariant), Message: msg,
 		Session: viol.Session, Line: line, Event: raw, Count: 1}
 	if s != nil {
 		found.File = s.name
