@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -36,7 +37,7 @@ func (m *Module) program(L *lua.LState) int {
 	const name = "program"
 	t := fields(L, 1, name, false, "file", "source", "name", "instructions")
 	file, source := field(t, "file"), field(t, "source")
-	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions}
+	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions, MemoryLimit: lua51.MemoryLimit(L)}
 	if v := field(t, "instructions"); v != lua.LNil {
 		n, ok := v.(lua.LNumber)
 		if !ok || float64(n) != math.Trunc(float64(n)) || n < 1000 || n > maxInstructions {

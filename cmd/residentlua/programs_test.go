@@ -103,3 +103,32 @@ func TestProgramMemoryOperationInACallback(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// runProgramScript runs a session whose GPU program's text is the script's
+// argument and prints what wait raised (its first line) and what close
+// said.
+const runProgramScript = `local src = ...
+local gpu = resident.program{source = src, name = "gpu"}
+local npu = resident.program{source = "return function(p) while p:load(p.startup, 0) == p.WAIT do end end", name = "npu"}
+local s = resident.startup{gpu = gpu, npu = npu}
+s:submit_gpu(); s:submit_npu(); s:start()
+local ok, err = pcall(s.wait, s, 5)
+print(ok, (tostring(err):gsub("\n.*", "")))
+print(s:close())
+`
+
+// A program's state has the host's --memory-limit: a string or a table past
+// it fails the program with Lua's "not enough memory", as it would fail the
+// host's script.
+func TestProgramMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "run.lua", runProgramScript)
+	for _, src := range []string{
+		`return function(p) local s = string.rep("a", 600 * 2^20) end`,
+		`return function(p) local t = {} for i = 1, 1e9 do t[i] = i if i % 100000 == 0 then p:load(p.startup, 0) end end end`,
+	} {
+		r := runCmd(t, dir, "", "--mode", "sim", "--memory-limit", "96MiB", script, src)
+		r.wantCode(t, 0)
+		contains(t, src, r.stdout, "false\tdevice: not enough memory", "quarantined")
+	}
+}
