@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -82,4 +83,30 @@ func TestWorkersAreCappedByMemory(t *testing.T) {
 	if err != nil || o.cfg.Workers != min(runtime.NumCPU(), most) {
 		t.Errorf("default workers = %d, %v; want %d", o.cfg.Workers, err, min(runtime.NumCPU(), most))
 	}
+}
+
+// TestMergeRefusesShardsThatReadDifferentProgramFiles checks that merge
+// compares the program files a script read, not only the script's bytes:
+// shards whose program file changed between them are refused, naming the
+// file, and shards that read the same file merge.
+func TestMergeRefusesShardsThatReadDifferentProgramFiles(t *testing.T) {
+	dir := t.TempDir()
+	program := string(readFile(t, filepath.Join(repoRoot, "programs/exchange/exchange_gpu.lua")))
+	writeFile(t, dir, "gpu.lua", program)
+	writeFile(t, dir, "s.lua", "local gpu = resident.program{file = \"gpu.lua\"}\nfunction trial(t) end\n")
+	shard := func(k string) string {
+		t.Helper()
+		r := runCmd(t, dir, "", "campaign", "s.lua", "--trials", "10", "--shard", k+"/3", "--summary", k+".json")
+		r.wantCode(t, 0)
+		return k + ".json"
+	}
+	a, b := shard("0"), shard("1")
+	writeFile(t, dir, "gpu.lua", program+"-- changed\n")
+	c := shard("2")
+	r := runCmd(t, dir, "", "campaign", "merge", a, b)
+	r.wantCode(t, 2) // incomplete, but merged
+	contains(t, "stderr", r.stderr, "shard 2 of 3 missing")
+	r = runCmd(t, dir, "", "campaign", "merge", a, b, c)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: campaign merge: 2.json: campaign: cannot merge different campaigns", `their scripts read different files "gpu.lua" (by the SHA-256 of their bytes)`)
 }
