@@ -9,8 +9,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -109,4 +112,39 @@ func TestMergeRefusesShardsThatReadDifferentProgramFiles(t *testing.T) {
 	r = runCmd(t, dir, "", "campaign", "merge", a, b, c)
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "residentlua: campaign merge: 2.json: campaign: cannot merge different campaigns", `their scripts read different files "gpu.lua" (by the SHA-256 of their bytes)`)
+}
+
+// TestSignalDuringMergePlotStopsBetweenPictures checks that SIGTERM or
+// Ctrl-C while merge draws its pictures stops it after the picture being
+// drawn: no temporary file left, the summary written, the message saying
+// how many pictures were drawn, and the exit status a campaign's.
+func TestSignalDuringMergePlotStopsBetweenPictures(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "many.lua", `function trial(t) for i = 1, 200 do t.record(string.format("m%03d", i), t.random() * 1e-3) end end`)
+	shard := filepath.Join(dir, "shard.json")
+	runCmd(t, dir, "", "campaign", script, "--trials", "10", "--summary", shard).wantCode(t, 0)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		out := t.TempDir()
+		merged := filepath.Join(out, "merged.json")
+		p := startCommand(t, "campaign", "merge", shard, "--summary", merged, "--plot", filepath.Join(out, "p.svg"))
+		waitForFile(t, p, filepath.Join(out, "p_m001.svg"))
+		p.cmd.Process.Signal(c.sig)
+		code, _ := p.wait(t, 60*time.Second)
+		if code != c.code {
+			t.Fatalf("%v: exit status %d, want %d; stderr:\n%s", c.sig, code, c.code, p.stderr.String())
+		}
+		noTemporaryFiles(t, out)
+		pictures, _ := filepath.Glob(filepath.Join(out, "p_*.svg"))
+		contains(t, "stderr", p.stderr.String(), fmt.Sprintf("residentlua: --plot: interrupted: drew %d of 200 pictures; ", len(pictures)),
+			"residentlua: campaign merge: interrupted: the merge of 1 summary is printed and written to "+merged)
+		if len(pictures) == 200 {
+			t.Errorf("%v: every picture was drawn after the signal", c.sig)
+		}
+		if _, err := campaign.Decode(bytes.NewReader(readFile(t, merged))); err != nil {
+			t.Errorf("%v: the merged summary: %v", c.sig, err)
+		}
+	}
 }
