@@ -148,3 +148,15 @@ func TestSignalDuringMergePlotStopsBetweenPictures(t *testing.T) {
 		}
 	}
 }
+
+// TestTrialTimeoutIsBoundedAsDurationsAre checks that --trial-timeout
+// takes at most 1e9 seconds, the bound of every duration the Lua API takes.
+func TestTrialTimeoutIsBoundedAsDurationsAre(t *testing.T) {
+	if _, err := parseCampaignArgs([]string{"--trial-timeout", "277777h", "x.lua"}); err != nil { // just under 1e9 s
+		t.Errorf("--trial-timeout 277777h: %v", err)
+	}
+	_, err := parseCampaignArgs([]string{"--trial-timeout", "277778h", "x.lua"})
+	if err == nil || err.Error() != `--trial-timeout "277778h": give at most 1e9 seconds (about 31 years), or 0 for no limit` {
+		t.Errorf("--trial-timeout 277778h: %v", err)
+	}
+}

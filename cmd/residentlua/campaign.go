@@ -230,6 +230,10 @@ func seedValue(name, value string) (uint64, error) {
 	return n, nil
 }
 
+// maxTrialTimeout bounds --trial-timeout as the Lua API bounds every
+// duration: about 31 years.
+const maxTrialTimeout = 1e9 * time.Second
+
 // setTrialTimeout reads --trial-timeout: a Go duration, 0 for no limit.
 func (o *campaignOptions) setTrialTimeout(value string) error {
 	d, err := time.ParseDuration(value)
@@ -238,6 +242,9 @@ func (o *campaignOptions) setTrialTimeout(value string) error {
 	}
 	if err != nil || d < 0 {
 		return &usageError{fmt.Sprintf("--trial-timeout %q: give a duration such as 90s or 10m, or 0 for no limit", value)}
+	}
+	if d > maxTrialTimeout {
+		return &usageError{fmt.Sprintf("--trial-timeout %q: give at most 1e9 seconds (about 31 years), or 0 for no limit", value)}
 	}
 	o.cfg.TrialTimeout = d
 	if d == 0 {
