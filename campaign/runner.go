@@ -36,9 +36,11 @@ type Runners interface {
 	// an error returned once it has ended is reported as that stop.
 	NewRunner(ctx context.Context, seed uint64) (Runner, error)
 	// Describe sets the fields of s that say what the trials are, once
-	// the workers' runners are made: Func for a trial written in Go;
-	// Script, ScriptSHA256 and TrialFabricSHA256 for a trial script; none
-	// for the built-in trial. An error means that no trial can run.
+	// the workers' runners are made and again once the trials have run:
+	// Func for a trial written in Go; Script, ScriptSHA256,
+	// TrialFabricSHA256 and FilesSHA256 (the files read so far) for a
+	// trial script; none for the built-in trial. An error means that no
+	// trial can run.
 	Describe(s *Summary) error
 }
 

@@ -344,6 +344,9 @@ func (m *Module) durationOption(L *lua.LState, key string, v lua.LValue) time.Du
 		if err != nil || d < 0 {
 			m.invalid(L, "fabric", "%s: %q is not a duration; give seconds as a number or a duration like \"5us\"", key, string(v))
 		}
+		if d > maxSeconds*time.Second {
+			m.invalid(L, "fabric", "%s must be at most 1e9 seconds (about 31 years), got %q", key, string(v))
+		}
 		return d
 	}
 	fieldError(L, 1, "fabric", key, "number expected, got "+valueTypeName(v))

@@ -61,6 +61,9 @@ func (m *Module) kernelFn(L *lua.LState) int {
 	if err != nil {
 		m.invalid(L, name, "cannot read PTX %s: %s", k.path, strings.TrimPrefix(err.Error(), "open "+k.path+": "))
 	}
+	if m.opts.OnRead != nil {
+		m.opts.OnRead(k.path, ptx)
+	}
 	k.ptx = ptx
 	fs := m.currentOrRaise(L)
 	if err := k.load(fs); err != nil {

@@ -72,6 +72,11 @@ type Options struct {
 	// results must follow from their seeds alone, such as a campaign's
 	// trials.
 	SimulatedOnly bool
+	// OnRead, when set, is called with each file a program or a kernel is
+	// read from (resident.program{file = ...}, resident.kernel{ptx = ...}),
+	// by the path the script gave, and its bytes: a campaign records
+	// their digests, so that shards that read different files do not merge.
+	OnRead func(path string, content []byte)
 
 	// onOperation, when set, is called after each call of a module
 	// function that acts on the fabric or on a session (startup, the

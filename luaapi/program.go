@@ -58,6 +58,9 @@ func (m *Module) program(L *lua.LState) int {
 		if err != nil {
 			m.invalid(L, name, "cannot read program %s: %s", path, strings.TrimPrefix(err.Error(), "open "+path+": "))
 		}
+		if m.opts.OnRead != nil {
+			m.opts.OnRead(path, b)
+		}
 		chunkname, text = "@"+path, string(b)
 		if field(t, "name") != lua.LNil {
 			argError(L, 1, name, "name goes with source; a file's program is named by its path")

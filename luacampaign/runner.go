@@ -50,8 +50,9 @@ type luaRunner struct {
 // time only, print to opts.Stdout, the fabric reports discarded, os.exit
 // an error), runs the script in it, finds its trial function and checks
 // its trial_fabric by making a fabric with it. ctx stops the script's top
-// level, which runs as the first trial's seed.
-func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*luaRunner, error) {
+// level, which runs as the first trial's seed. onRead is called with each
+// file the state reads a program or kernel from.
+func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onRead func(path string, content []byte)) (*luaRunner, error) {
 	L := lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: opts.Stdout, ExitRefused: exitRefused})
 	m, err := luaapi.Open(L, luaapi.Options{
 		Config: devices.Config{Mode: devices.Simulated, Seed: seed,
@@ -67,6 +68,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*l
 		StatsLimit:    -1,
 		OnFabric:      opts.OnFabric,
 		SimulatedOnly: true,
+		OnRead:        onRead,
 	})
 	if err != nil {
 		L.Close()

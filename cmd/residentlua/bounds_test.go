@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -81,5 +85,78 @@ func TestWorkersAreCappedByMemory(t *testing.T) {
 	o, err := parseCampaignArgs([]string{"x.lua"})
 	if err != nil || o.cfg.Workers != min(runtime.NumCPU(), most) {
 		t.Errorf("default workers = %d, %v; want %d", o.cfg.Workers, err, min(runtime.NumCPU(), most))
+	}
+}
+
+// TestMergeRefusesShardsThatReadDifferentProgramFiles checks that merge
+// compares the program files a script read, not only the script's bytes:
+// shards whose program file changed between them are refused, naming the
+// file, and shards that read the same file merge.
+func TestMergeRefusesShardsThatReadDifferentProgramFiles(t *testing.T) {
+	dir := t.TempDir()
+	program := string(readFile(t, filepath.Join(repoRoot, "programs/exchange/exchange_gpu.lua")))
+	writeFile(t, dir, "gpu.lua", program)
+	writeFile(t, dir, "s.lua", "local gpu = resident.program{file = \"gpu.lua\"}\nfunction trial(t) end\n")
+	shard := func(k string) string {
+		t.Helper()
+		r := runCmd(t, dir, "", "campaign", "s.lua", "--trials", "10", "--shard", k+"/3", "--summary", k+".json")
+		r.wantCode(t, 0)
+		return k + ".json"
+	}
+	a, b := shard("0"), shard("1")
+	writeFile(t, dir, "gpu.lua", program+"-- changed\n")
+	c := shard("2")
+	r := runCmd(t, dir, "", "campaign", "merge", a, b)
+	r.wantCode(t, 2) // incomplete, but merged
+	contains(t, "stderr", r.stderr, "shard 2 of 3 missing")
+	r = runCmd(t, dir, "", "campaign", "merge", a, b, c)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: campaign merge: 2.json: campaign: cannot merge different campaigns", `their scripts read different files "gpu.lua" (by the SHA-256 of their bytes)`)
+}
+
+// TestSignalDuringMergePlotStopsBetweenPictures checks that SIGTERM or
+// Ctrl-C while merge draws its pictures stops it after the picture being
+// drawn: no temporary file left, the summary written, the message saying
+// how many pictures were drawn, and the exit status a campaign's.
+func TestSignalDuringMergePlotStopsBetweenPictures(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "many.lua", `function trial(t) for i = 1, 200 do t.record(string.format("m%03d", i), t.random() * 1e-3) end end`)
+	shard := filepath.Join(dir, "shard.json")
+	runCmd(t, dir, "", "campaign", script, "--trials", "10", "--summary", shard).wantCode(t, 0)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		out := t.TempDir()
+		merged := filepath.Join(out, "merged.json")
+		p := startCommand(t, "campaign", "merge", shard, "--summary", merged, "--plot", filepath.Join(out, "p.svg"))
+		waitForFile(t, p, filepath.Join(out, "p_m001.svg"))
+		p.cmd.Process.Signal(c.sig)
+		code, _ := p.wait(t, 60*time.Second)
+		if code != c.code {
+			t.Fatalf("%v: exit status %d, want %d; stderr:\n%s", c.sig, code, c.code, p.stderr.String())
+		}
+		noTemporaryFiles(t, out)
+		pictures, _ := filepath.Glob(filepath.Join(out, "p_*.svg"))
+		contains(t, "stderr", p.stderr.String(), fmt.Sprintf("residentlua: --plot: interrupted: drew %d of 200 pictures; ", len(pictures)),
+			"residentlua: campaign merge: interrupted: the merge of 1 summary is printed and written to "+merged)
+		if len(pictures) == 200 {
+			t.Errorf("%v: every picture was drawn after the signal", c.sig)
+		}
+		if _, err := campaign.Decode(bytes.NewReader(readFile(t, merged))); err != nil {
+			t.Errorf("%v: the merged summary: %v", c.sig, err)
+		}
+	}
+}
+
+// TestTrialTimeoutIsBoundedAsDurationsAre checks that --trial-timeout
+// takes at most 1e9 seconds, the bound of every duration the Lua API takes.
+func TestTrialTimeoutIsBoundedAsDurationsAre(t *testing.T) {
+	if _, err := parseCampaignArgs([]string{"--trial-timeout", "277777h", "x.lua"}); err != nil { // just under 1e9 s
+		t.Errorf("--trial-timeout 277777h: %v", err)
+	}
+	_, err := parseCampaignArgs([]string{"--trial-timeout", "277778h", "x.lua"})
+	if err == nil || err.Error() != `--trial-timeout "277778h": give at most 1e9 seconds (about 31 years), or 0 for no limit` {
+		t.Errorf("--trial-timeout 277778h: %v", err)
 	}
 }

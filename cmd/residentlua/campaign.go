@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -229,6 +230,10 @@ func seedValue(name, value string) (uint64, error) {
 	return n, nil
 }
 
+// maxTrialTimeout bounds --trial-timeout as the Lua API bounds every
+// duration: about 31 years.
+const maxTrialTimeout = 1e9 * time.Second
+
 // setTrialTimeout reads --trial-timeout: a Go duration, 0 for no limit.
 func (o *campaignOptions) setTrialTimeout(value string) error {
 	d, err := time.ParseDuration(value)
@@ -237,6 +242,9 @@ func (o *campaignOptions) setTrialTimeout(value string) error {
 	}
 	if err != nil || d < 0 {
 		return &usageError{fmt.Sprintf("--trial-timeout %q: give a duration such as 90s or 10m, or 0 for no limit", value)}
+	}
+	if d > maxTrialTimeout {
+		return &usageError{fmt.Sprintf("--trial-timeout %q: give at most 1e9 seconds (about 31 years), or 0 for no limit", value)}
 	}
 	o.cfg.TrialTimeout = d
 	if d == 0 {
@@ -429,7 +437,7 @@ func (o *campaignOptions) writeResults(sum *campaign.Summary, out *jsonlFile) in
 			status = complain(fmt.Errorf("--summary: %w", err))
 		}
 	}
-	if o.plotPath != "" && !drawPlots(o.plotPath, sum) {
+	if o.plotPath != "" && !drawPlots(context.Background(), o.plotPath, sum) {
 		status = campaignIncomplete
 	}
 	return status
@@ -511,7 +519,13 @@ func (o *campaignOptions) runReplay() int {
 // runMerge merges summary files, writes the result with --summary and
 // --plot, and prints it. The status is 1 when the merged campaign has
 // failures, and 2 when it is not complete: a shard missing, or stopped.
+// The first Ctrl-C (or SIGTERM) stops the pictures after the one being
+// drawn: the summary is written and printed, what was drawn said, and the
+// status is 130 (143); a second ends the process at once, leaving no
+// partial file.
 func (o *campaignOptions) runMerge() int {
+	intr := newInterrupter()
+	ctx := intr.arm()
 	merged := &campaign.Summary{}
 	var stopped []string
 	for _, path := range o.merge {
@@ -533,17 +547,25 @@ func (o *campaignOptions) runMerge() int {
 	}
 	status := campaignPassed
 	release := resultfile.Hold()
+	written := ""
 	if o.summaryPath != "" {
 		if err := writeSummary(o.summaryPath, merged); err != nil {
 			status = complain(fmt.Errorf("--summary: %w", err))
+		} else {
+			written = " and written to " + o.summaryPath
 		}
 	}
-	if o.plotPath != "" && !drawPlots(o.plotPath, merged) {
+	if o.plotPath != "" && !drawPlots(ctx, o.plotPath, merged) {
 		status = campaignIncomplete
 	}
 	release()
+	interrupted := intr.disarm()
 	if err := printText(merged.Text()); err != nil {
 		status = complain(err)
+	}
+	if interrupted {
+		fmt.Fprintf(os.Stderr, "%s: campaign merge: interrupted: the merge of %s is printed%s\n", progName, plural(len(o.merge), "summary", "summaries"), written)
+		return intr.interruptedStatus()
 	}
 	var incomplete []string
 	if sh := merged.Shard; sh != nil {
@@ -576,14 +598,20 @@ func shardsOf(s *campaign.Summary) string {
 }
 
 // drawPlots draws the summary's measurements for --plot and names the
-// files drawn on standard error; it reports whether all went well.
-func drawPlots(path string, s *campaign.Summary) bool {
+// files drawn on standard error; it reports whether all went well. Once
+// ctx ends it draws no more, and says how many it drew.
+func drawPlots(ctx context.Context, path string, s *campaign.Summary) bool {
 	if len(s.Measurements) == 0 {
 		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
 		return true
 	}
 	paths := campaignplot.Paths(s, path)
-	for _, name := range slices.Sorted(maps.Keys(paths)) {
+	names := slices.Sorted(maps.Keys(paths))
+	for i, name := range names {
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "%s: --plot: interrupted: drew %d of %d pictures; %s and the %d after it were not drawn\n", progName, i, len(names), paths[name], len(names)-i-1)
+			return false
+		}
 		err := resultfile.WritePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
 		if err != nil {
 			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))
