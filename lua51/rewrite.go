@@ -33,11 +33,11 @@ const operatorsName = "(operators)"
 type opKind uint8
 
 const (
-	opConcat opKind = iota + 1 // a .. b .. c
-	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
-	opLen                      // #a
-	opAppend                   // t[#t + 1] = v, with a v that has no effects
-	opForBound                 // a numeric for's initial value, limit or step
+	opConcat   opKind = iota + 1 // a .. b .. c
+	opArith                      // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
+	opLen                        // #a
+	opAppend                     // t[#t + 1] = v, with a v that has no effects
+	opForBound                   // a numeric for's initial value, limit or step
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
