@@ -87,25 +87,44 @@ type sessionLog struct {
 	line     uint64 // the startup line's buffer
 	closing  bool
 	opened   string // file:line of its open
-	lines    []string
+	lines    []logLine
 	next     int // where the next line goes once lines is full
 	earlier  int
 	waitAt   uint64 // the time of its Wait now ending
 	deadline uint64 // the latest deadline of that Wait's joins
 }
 
-func (s *sessionLog) add(l string) {
+// logLine is one line of a session's log: its room is kept when the log
+// is used for another session.
+type logLine struct {
+	file string
+	line int
+	raw  []byte
+}
+
+func (l *logLine) String() string { return l.file + ":" + strconv.Itoa(l.line) + ": " + string(l.raw) }
+
+func (s *sessionLog) add(file string, line int, raw []byte) {
+	var l *logLine
 	if len(s.lines) < keep {
-		s.lines = append(s.lines, l)
-		return
+		s.lines = s.lines[:len(s.lines)+1]
+		l = &s.lines[len(s.lines)-1]
+	} else {
+		l = &s.lines[s.next]
+		s.next = (s.next + 1) % keep
+		s.earlier++
 	}
-	s.lines[s.next] = l
-	s.next = (s.next + 1) % keep
-	s.earlier++
+	l.file, l.line, l.raw = file, line, append(l.raw[:0], raw...)
 }
 
 func (s *sessionLog) ordered() []string {
-	return append(append([]string(nil), s.lines[s.next:]...), s.lines[:s.next]...)
+	var out []string
+	for _, part := range [][]logLine{s.lines[s.next:], s.lines[:s.next]} {
+		for i := range part {
+			out = append(out, part[i].String())
+		}
+	}
+	return out
 }
 
 // source is one trace being merged: its decoder and its next event.
@@ -191,7 +210,7 @@ func Validate(inputs ...Input) (*Report, error) {
 		if err := v.oracle.Settle(); err != nil {
 			var ev engine.Violation
 			if errors.As(err, &ev) {
-				v.violated(ev, nil, "", 0, "")
+				v.violated(ev, nil, 0)
 			}
 		}
 	}
@@ -229,7 +248,6 @@ func (v *validator) wanted(n int) bool {
 // check feeds s's head event to the oracle.
 func (v *validator) check(s *source) error {
 	e, line := &s.head, s.dec.Line()
-	where := fmt.Sprintf("%s:%d", s.name, line)
 	bad := func(field, format string, args ...any) error {
 		return &FormatError{File: s.name, Line: line, Field: field, Expected: fmt.Sprintf(format, args...)}
 	}
@@ -242,17 +260,16 @@ func (v *validator) check(s *source) error {
 		if n := len(v.free); n > 0 {
 			log, v.free = v.free[n-1], v.free[:n-1]
 		} else {
-			log = &sessionLog{}
+			log = &sessionLog{lines: make([]logLine, 0, keep)}
 		}
-		*log = sessionLog{line: *e.Line, opened: where, lines: log.lines[:0]}
+		*log = sessionLog{line: *e.Line, opened: s.name + ":" + strconv.Itoa(line), lines: log.lines[:0]}
 		v.sessions[e.Session] = log
 		v.report.Sessions++
 	case spec.session && log == nil:
 		return bad("session", "an open session: session %d was never opened, or is closed (%s after its close, or before its open)", e.Session, e.Kind)
 	}
-	raw := string(s.dec.Raw())
 	if log != nil {
-		log.add(where + ": " + raw)
+		log.add(s.name, line, s.dec.Raw())
 	}
 	out, err := v.translate(e, log)
 	if err != nil {
@@ -261,7 +278,7 @@ func (v *validator) check(s *source) error {
 	v.report.Events++
 	for i := range out {
 		for _, viol := range v.oracle.Observe(&out[i]) {
-			v.violated(viol, s, raw, line, where)
+			v.violated(viol, s, line)
 		}
 	}
 	if log != nil {
@@ -278,7 +295,7 @@ func (v *validator) check(s *source) error {
 
 // violated records the first violation of each invariant, with its
 // session's lines, and counts the rest.
-func (v *validator) violated(viol engine.Violation, s *source, raw string, line int, where string) {
+func (v *validator) violated(viol engine.Violation, s *source, line int) {
 	r := v.report
 	if i := v.found[viol.Invariant]; i > 0 {
 		r.Violations[i-1].Count++
@@ -289,14 +306,15 @@ func (v *validator) violated(viol engine.Violation, s *source, raw string, line 
 		msg = strings.Replace(msg, " join ended at ", " join's deadline was ", 1)
 	}
 	found := Violation{Invariant: viol.Invariant, Text: engine.Invariant(viol.Invariant), Message: msg,
-		Session: viol.Session, Line: line, Event: raw, Count: 1}
+		Session: viol.Session, Line: line, Count: 1}
 	if s != nil {
-		found.File = s.name
+		found.File, found.Event = s.name, string(s.dec.Raw())
 	}
 	if log := v.sessions[viol.Session]; log != nil && viol.Session != 0 {
 		found.Events, found.Earlier = log.ordered(), log.earlier
 	} else if s != nil {
-		found.Events = []string{where + ": " + raw}
+		l := logLine{file: s.name, line: line, raw: s.dec.Raw()}
+		found.Events = []string{l.String()}
 	}
 	r.Violations = append(r.Violations, found)
 	v.found[viol.Invariant] = len(r.Violations)

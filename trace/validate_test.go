@@ -17,11 +17,16 @@ func header() string {
 // time t0, with ids offset by id (session id, line id+10, payload id+11,
 // invocations id*10+1 and id*10+2).
 func cleanSession(id, t0 uint64) []string {
-	s, line, pay, g, n := id, id*100+10, id*100+11, id*10+1, id*10+2
 	gpu, npu := "gpu", "npu"
 	if id > 1 { // sessions at once run on devices of their own
 		gpu, npu = fmt.Sprint("gpu", id), fmt.Sprint("npu", id)
 	}
+	return cleanSessionOn(id, t0, gpu, npu)
+}
+
+// cleanSessionOn is cleanSession on the devices gpu and npu.
+func cleanSessionOn(id, t0 uint64, gpu, npu string) []string {
+	s, line, pay, g, n := id, id*100+10, id*100+11, id*10+1, id*10+2
 	ev := func(t uint64, actor, kind, fields string) string {
 		if actor == "gpu" {
 			actor = gpu
