@@ -20,7 +20,9 @@ import (
 // the two are checked alike. It sees every kind. Each fabric's ids
 // (sessions, buffers, invocations) are moved to a range of their own, its
 // devices get names of their own, and its times follow the trace's so far,
-// so fabrics used one after another make one valid trace. Make one with
+// so fabrics used one after another make one valid trace. A fabric
+// attached again once renewed (devices.Fabric.Renew) keeps its devices'
+// names. Make one with
 // NewRecorder; Attach each fabric before its first session; Close at the
 // end.
 type Recorder struct {
@@ -31,15 +33,16 @@ type Recorder struct {
 	header  bool      // written
 	exact   bool      // the header's clock
 	fabrics []*fabricTrace
-	named   map[devices.DeviceKind]int // devices named so far, by kind
-	last    map[string]uint64          // each actor's last time written
+	named   map[devices.DeviceKind]int   // devices named so far, by kind
+	devices map[*devices.Fabric][]string // each fabric's actors' names: a renewed fabric keeps them
+	last    map[string]uint64            // each actor's last time written
 	err     error
 }
 
 // NewRecorder writes a trace to w.
 func NewRecorder(w io.Writer) *Recorder {
 	out := bufio.NewWriterSize(w, 64<<10)
-	return &Recorder{out: out, enc: json.NewEncoder(out), start: time.Now(), named: map[devices.DeviceKind]int{}, last: map[string]uint64{}}
+	return &Recorder{out: out, enc: json.NewEncoder(out), start: time.Now(), named: map[devices.DeviceKind]int{}, devices: map[*devices.Fabric][]string{}, last: map[string]uint64{}}
 }
 
 // fabricTrace is what the recorder keeps of one attached fabric.
@@ -83,7 +86,13 @@ func (r *Recorder) Attach(f *devices.Fabric) {
 	} else {
 		ft.base = uint64(time.Since(r.start))
 	}
+	ft.names = r.devices[f]
+	if ft.names != nil {
+		f.Events().Subscribe(ft.observe)
+		return
+	}
 	ft.names = []string{"host"}
+	defer func() { r.devices[f] = ft.names }()
 	for _, d := range f.Devices() {
 		kind := "gpu"
 		if d.Kind() == devices.NPU {
