@@ -261,3 +261,26 @@ func TestFilesMergeByTime(t *testing.T) {
 		t.Fatalf("interleaved: %v\n%s", err, r)
 	}
 }
+
+// A trace may name any number of devices, as long as at most 255 are in
+// use at once: an idle device's number goes to the next.
+func TestManyDevicesOneAfterAnother(t *testing.T) {
+	lines := []string{header()}
+	for id := uint64(1); id <= 300; id++ {
+		lines = append(lines, cleanSessionOn(id, id*100, fmt.Sprint("gpu", id), fmt.Sprint("npu", id))...)
+	}
+	r, err := validateText(t, joinLines(lines...))
+	if err != nil || !r.OK() || r.Sessions != 300 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	// 128 sessions at once hold 256 devices: one too many.
+	lines = []string{header()}
+	for id := uint64(1); id <= 128; id++ {
+		lines = append(lines, cleanSessionOn(id, id*10, fmt.Sprint("gpu", id), fmt.Sprint("npu", id))[:4]...)
+	}
+	_, err = validateText(t, joinLines(lines...))
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Expected, "at most 255 devices in use at once") {
+		t.Fatalf("256 devices in use at once: %v", err)
+	}
+}

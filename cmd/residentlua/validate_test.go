@@ -86,3 +86,18 @@ func TestTrialsEventsValidate(t *testing.T) {
 		contains(t, "stdout", r.stdout, "held        13:")
 	}
 }
+
+// residentlua campaign --events writes the trials of every worker as one
+// trace that validates clean.
+func TestCampaignEvents(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "campaign.jsonl")
+	r := runCmd(t, dir, "", "campaign", "--trials", "200", "--workers", "3", "--events", events)
+	r.wantCode(t, 0)
+	r = runCmd(t, dir, "", "validate", events)
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "held        14:")
+	r = runCmd(t, dir, "", "campaign", "--replay", "3", "--events", events)
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "--events does not go with --replay")
+}
