@@ -258,8 +258,8 @@ func jsonType(t string) string {
 // actorPattern is what an actor may be called.
 var actorPattern = regexp.MustCompile(`^(host|gpu[0-9]*|npu[0-9]*)$`)
 
-// IsDevice reports whether actor names a device.
-func IsDevice(actor string) bool { return actor != "host" && actorPattern.MatchString(actor) }
+// isDevice reports whether actor names a device.
+func isDevice(actor string) bool { return actor != "host" && actorPattern.MatchString(actor) }
 
 // actorOK reports whether actor may name an actor, remembering those seen.
 func (d *Decoder) actorOK(actor string) bool {
@@ -339,14 +339,14 @@ func (d *Decoder) checkFields(e *Event, spec kindSpec) *FormatError {
 		return d.errorf("result", "one of %s for %s (got %q)", quoteAll(spec.results), e.Kind, e.Result)
 	}
 	for _, dev := range e.Devices {
-		if !IsDevice(dev) {
+		if !isDevice(dev) {
 			return d.errorf("devices", `a device ("gpu", "npu", "gpu1", ...) (got %q)`, dev)
 		}
 	}
-	if e.GPU != "" && (!IsDevice(e.GPU) || !strings.HasPrefix(e.GPU, "gpu")) {
+	if e.GPU != "" && (!isDevice(e.GPU) || !strings.HasPrefix(e.GPU, "gpu")) {
 		return d.errorf("gpu", "a GPU (\"gpu\", \"gpu1\", ...) (got %q)", e.GPU)
 	}
-	if e.NPU != "" && (!IsDevice(e.NPU) || !strings.HasPrefix(e.NPU, "npu")) {
+	if e.NPU != "" && (!isDevice(e.NPU) || !strings.HasPrefix(e.NPU, "npu")) {
 		return d.errorf("npu", "an NPU (\"npu\", \"npu1\", ...) (got %q)", e.NPU)
 	}
 	if e.Kind == "join" && d.header.Deadlines && e.Deadline == nil {

@@ -45,6 +45,7 @@ type Recorder struct {
 	queue   []*fabricTrace // those whose events are kept until their turn
 	last    map[string]uint64
 	written uint64 // the latest time written
+	closed  bool   // later events are not written
 	err     error
 }
 
@@ -78,6 +79,9 @@ type fabricTrace struct {
 func (r *Recorder) Attach(f *devices.Fabric) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	exact := f.Mode() == devices.Simulated
 	if !r.header {
 		r.header, r.exact = true, exact
@@ -161,7 +165,7 @@ func (r *Recorder) promote() {
 }
 
 // Close writes every event kept, then what is buffered, and returns the
-// first error the recorder met.
+// first error the recorder met; events after it are not written.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -171,6 +175,7 @@ func (r *Recorder) Close() error {
 	}
 	r.active = nil
 	r.promote()
+	r.closed = true
 	r.fail(r.out.Flush())
 	return r.err
 }
@@ -272,8 +277,8 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 	r := ft.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if ft.ended {
-		return // a renewed fabric's subscription ends with the renewal: nothing comes
+	if ft.ended || r.closed {
+		return // a renewed fabric's subscription ends with the renewal; a closed recorder writes nothing
 	}
 	if d := ft.dispatch; d != nil && !(e.Kind == devices.EvReach && ft.id(e.A) == *d.Invocation) {
 		ft.flushDispatch()
