@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,7 +121,7 @@ func (d *Decoder) decodeHeader(raw []byte) *FormatError {
 	if json.Unmarshal(raw, &magic) == nil && magic.Trace != Magic {
 		return d.errorf("trace", "%q: the first line is the header, saying this is a residentlua trace", Magic)
 	}
-	if err := strictUnmarshal(raw, &d.header); err != nil {
+	if err := strictUnmarshal(raw, &d.header, headerField); err != nil {
 		return d.jsonError(err, "the header line, a JSON object {\"trace\":\"residentlua\",\"version\":1,\"kinds\":[...]}")
 	}
 	h := &d.header
@@ -145,18 +144,69 @@ func (d *Decoder) decodeHeader(raw []byte) *FormatError {
 	return nil
 }
 
-// strictUnmarshal decodes one JSON value into v, refusing fields v does not
-// have and anything after the value.
-func strictUnmarshal(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+// strictUnmarshal decodes one JSON object into v, refusing fields that
+// known does not name (json.Unmarshal would ignore them).
+func strictUnmarshal(raw []byte, v any, known func(string) bool) error {
+	if err := json.Unmarshal(raw, v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return errors.New("more after the JSON object")
+	if k, ok := unknownKey(raw, known); ok {
+		return fmt.Errorf("json: unknown field %q", k)
 	}
 	return nil
+}
+
+// unknownKey is the first key of the JSON object raw (valid JSON) that
+// known does not name.
+func unknownKey(raw []byte, known func(string) bool) (string, bool) {
+	depth, expectKey := 0, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '{':
+			depth++
+			expectKey = depth == 1
+		case '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			start := i + 1
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+			if expectKey {
+				expectKey = false
+				if key := raw[start:i]; !known(string(key)) {
+					return string(key), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// eventField reports whether an event has the field name.
+func eventField(name string) bool {
+	switch name {
+	case "time", "actor", "session", "kind", "line", "gpu", "npu", "participant", "result", "decision", "value",
+		"buffer", "bytes", "private", "invocation", "reach", "timeout", "deadline", "retired", "devices",
+		"buffers", "site", "own", "why":
+		return true
+	}
+	return false
+}
+
+// headerField reports whether a header has the field name.
+func headerField(name string) bool {
+	switch name {
+	case "trace", "version", "clock", "kinds", "recorder", "deadlines":
+		return true
+	}
+	return false
 }
 
 var unknownField = regexp.MustCompile(`^json: unknown field "(.*)"$`)
@@ -208,8 +258,16 @@ func jsonType(t string) string {
 // actorPattern is what an actor may be called.
 var actorPattern = regexp.MustCompile(`^(host|gpu[0-9]*|npu[0-9]*)$`)
 
-// IsDevice reports whether actor names a device.
-func IsDevice(actor string) bool { return actor != "host" && actorPattern.MatchString(actor) }
+// isDevice reports whether actor names a device.
+func isDevice(actor string) bool { return actor != "host" && actorPattern.MatchString(actor) }
+
+// actorOK reports whether actor may name an actor, remembering those seen.
+func (d *Decoder) actorOK(actor string) bool {
+	if _, seen := d.last[actor]; seen {
+		return true
+	}
+	return actorPattern.MatchString(actor)
+}
 
 // Next reads the next event into e (zeroed first). At the end of the
 // trace it returns io.EOF. A line that is not an event is a *FormatError;
@@ -231,7 +289,7 @@ func (d *Decoder) Next(e *Event) error {
 
 func (d *Decoder) decodeEvent(raw []byte, e *Event) *FormatError {
 	*e = Event{}
-	if err := strictUnmarshal(raw, e); err != nil {
+	if err := strictUnmarshal(raw, e, eventField); err != nil {
 		return d.jsonError(err, "an event, a JSON object with time, actor, kind and the kind's fields")
 	}
 	if e.Time == nil {
@@ -247,7 +305,7 @@ func (d *Decoder) decodeEvent(raw []byte, e *Event) *FormatError {
 	if !d.kinds[e.Kind] {
 		return d.errorf("kind", "a kind the header declares: %q is not in its kinds, so no invariant could be judged by it", e.Kind)
 	}
-	if !actorPattern.MatchString(e.Actor) {
+	if !d.actorOK(e.Actor) {
 		return d.errorf("actor", `"host" or a device ("gpu", "npu", "gpu1", ...) (got %q)`, e.Actor)
 	}
 	switch {
@@ -280,31 +338,21 @@ func (d *Decoder) checkFields(e *Event, spec kindSpec) *FormatError {
 	if e.Result != "" && !slices.Contains(spec.results, e.Result) {
 		return d.errorf("result", "one of %s for %s (got %q)", quoteAll(spec.results), e.Kind, e.Result)
 	}
-	for _, dev := range append([]string{e.GPU, e.NPU}, e.Devices...) {
-		if dev != "" && !IsDevice(dev) {
-			return d.errorf(deviceField(e, dev), `a device ("gpu", "npu", "gpu1", ...) (got %q)`, dev)
+	for _, dev := range e.Devices {
+		if !isDevice(dev) {
+			return d.errorf("devices", `a device ("gpu", "npu", "gpu1", ...) (got %q)`, dev)
 		}
 	}
-	if e.GPU != "" && !strings.HasPrefix(e.GPU, "gpu") {
+	if e.GPU != "" && (!isDevice(e.GPU) || !strings.HasPrefix(e.GPU, "gpu")) {
 		return d.errorf("gpu", "a GPU (\"gpu\", \"gpu1\", ...) (got %q)", e.GPU)
 	}
-	if e.NPU != "" && !strings.HasPrefix(e.NPU, "npu") {
+	if e.NPU != "" && (!isDevice(e.NPU) || !strings.HasPrefix(e.NPU, "npu")) {
 		return d.errorf("npu", "an NPU (\"npu\", \"npu1\", ...) (got %q)", e.NPU)
 	}
 	if e.Kind == "join" && d.header.Deadlines && e.Deadline == nil {
 		return d.errorf("deadline", "the join's deadline in ns: the header says every join carries one")
 	}
 	return nil
-}
-
-func deviceField(e *Event, dev string) string {
-	switch dev {
-	case e.GPU:
-		return "gpu"
-	case e.NPU:
-		return "npu"
-	}
-	return "devices"
 }
 
 func quoteAll(words []string) string {

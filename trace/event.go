@@ -147,7 +147,7 @@ var kinds = map[string]kindSpec{
 	"close.begin":    {by: byHost, session: true, need: []string{"timeout"}},
 	"close":          {by: byHost, session: true, need: []string{"result"}, results: []string{"retired", "quarantined"}},
 	"alloc":          {by: byHost, need: []string{"buffer", "bytes"}},
-	"release":        {by: byHost, need: []string{"buffer", "bytes"}},
+	"release":        {by: byHost, need: []string{"buffer", "bytes"}, results: []string{"ok", "refused"}},
 	"quarantine":     {by: byHost, need: []string{"session", "bytes"}},
 	"quarantine.end": {by: byAny, need: []string{"session", "bytes"}},
 	"fault":          {by: byAny, need: []string{"site"}},

@@ -17,12 +17,19 @@ import (
 
 // Recorder writes the sessions of the fabrics attached to it as one trace:
 // residentlua's own runs in the format other implementations record, so
-// the two are checked alike. It sees every kind. Each fabric's ids
-// (sessions, buffers, invocations) are moved to a range of their own, its
-// devices get names of their own, and its times follow the trace's so far,
-// so fabrics used one after another make one valid trace. Make one with
-// NewRecorder; Attach each fabric before its first session; Close at the
-// end.
+// the two are checked alike. It sees every kind. Each attachment's ids
+// (sessions, buffers, invocations) are moved to a range of their own, each
+// fabric's devices get names of their own (kept when the fabric is renewed
+// and attached again), and times are moved so that each actor's go on
+// from where they were. Make one with NewRecorder; Attach each fabric
+// before its first session; Close at the end.
+//
+// Simulated fabrics used at once (a campaign's workers) have clocks of
+// their own, which no merge by time can put together: the recorder writes
+// one fabric's events at a time, keeping the others' until the one being
+// written has no session open, and moves each run of events after
+// everything written before it. Real-time fabrics share the wall clock,
+// and are written as their events come.
 type Recorder struct {
 	mu      sync.Mutex
 	out     *bufio.Writer
@@ -30,27 +37,37 @@ type Recorder struct {
 	start   time.Time // when the recorder was made: a real-time fabric's times are since then
 	header  bool      // written
 	exact   bool      // the header's clock
-	fabrics []*fabricTrace
-	named   map[devices.DeviceKind]int // devices named so far, by kind
-	last    map[string]uint64          // each actor's last time written
+	next    uint64    // attachments so far: each gets its own range of ids
+	named   map[devices.DeviceKind]int
+	names   map[*devices.Fabric][]string // each fabric's actors' names
+	current map[*devices.Fabric]*fabricTrace
+	active  *fabricTrace   // the one whose events are written as they come (simulated time)
+	queue   []*fabricTrace // those whose events are kept until their turn
+	last    map[string]uint64
+	written uint64 // the latest time written
+	closed  bool   // later events are not written
 	err     error
 }
 
 // NewRecorder writes a trace to w.
 func NewRecorder(w io.Writer) *Recorder {
 	out := bufio.NewWriterSize(w, 64<<10)
-	return &Recorder{out: out, enc: json.NewEncoder(out), start: time.Now(), named: map[devices.DeviceKind]int{}, last: map[string]uint64{}}
+	return &Recorder{out: out, enc: json.NewEncoder(out), start: time.Now(), named: map[devices.DeviceKind]int{},
+		names: map[*devices.Fabric][]string{}, current: map[*devices.Fabric]*fabricTrace{}, last: map[string]uint64{}}
 }
 
-// fabricTrace is what the recorder keeps of one attached fabric.
+// fabricTrace is what the recorder keeps of one attachment of a fabric.
 type fabricTrace struct {
 	r        *Recorder
-	f        *devices.Fabric
 	ids      uint64 // added to every id of the fabric
 	base     uint64 // added to every time of the fabric
+	rebase   bool   // base is set again at the next event written
 	names    []string
-	dispatch *Event // a dispatch whose reach events are still coming
-	held     Event  // a quarantine being gathered from its hold and keep events
+	open     int     // sessions opened and not closed
+	kept     []Event // events waiting for the fabric's turn
+	ended    bool    // the fabric was attached again: no event comes after kept
+	dispatch *Event  // a dispatch whose reach events are still coming
+	held     Event   // a quarantine being gathered from its hold and keep events
 	holding  bool
 	ev       Event
 }
@@ -62,6 +79,9 @@ type fabricTrace struct {
 func (r *Recorder) Attach(f *devices.Fabric) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	exact := f.Mode() == devices.Simulated
 	if !r.header {
 		r.header, r.exact = true, exact
@@ -74,16 +94,37 @@ func (r *Recorder) Attach(f *devices.Fabric) {
 		r.fail(errors.New("trace: a trace has one clock, and fabrics in simulated and in real time were attached; record each mode in a trace of its own"))
 		return
 	}
-	ft := &fabricTrace{r: r, f: f, ids: uint64(len(r.fabrics)) << 40}
-	r.fabrics = append(r.fabrics, ft)
-	if exact {
-		for _, t := range r.last {
-			ft.base = max(ft.base, t)
+	if old := r.current[f]; old != nil { // renewed: the old attachment's events are all in
+		old.flushDispatch()
+		old.ended = true
+		if r.active == old {
+			r.active = nil
 		}
-	} else {
-		ft.base = uint64(time.Since(r.start))
 	}
-	ft.names = []string{"host"}
+	ft := &fabricTrace{r: r, ids: r.next << 40, names: r.names[f], rebase: true}
+	r.next++
+	if !exact {
+		ft.base, ft.rebase = uint64(time.Since(r.start)), false
+	}
+	if ft.names == nil {
+		ft.names = r.deviceNames(f)
+		r.names[f] = ft.names
+	}
+	r.current[f] = ft
+	if exact {
+		r.queue = append(r.queue, ft)
+		if a := r.active; a != nil && a.open == 0 {
+			r.yield()
+		}
+		r.promote()
+	}
+	f.Events().Subscribe(ft.observe)
+}
+
+// deviceNames names f's actors: the host, then each device by its kind,
+// numbered after the first of the kind the recorder named.
+func (r *Recorder) deviceNames(f *devices.Fabric) []string {
+	names := []string{"host"}
 	for _, d := range f.Devices() {
 		kind := "gpu"
 		if d.Kind() == devices.NPU {
@@ -94,22 +135,47 @@ func (r *Recorder) Attach(f *devices.Fabric) {
 		if n > 0 {
 			kind += strconv.Itoa(n)
 		}
-		ft.names = append(ft.names, kind)
+		names = append(names, kind)
 	}
-	f.Events().Subscribe(ft.observe)
+	return names
 }
 
-// Close writes what is buffered, and returns the first error the
-// recorder met.
+// yield sends the active fabric to the back of the queue.
+func (r *Recorder) yield() {
+	a := r.active
+	r.active = nil
+	a.rebase = true
+	r.queue = append(r.queue, a)
+}
+
+// promote makes the first fabric of the queue the active one, writing what
+// it kept; one that ended gives its turn on once written.
+func (r *Recorder) promote() {
+	for r.active == nil && len(r.queue) > 0 {
+		ft := r.queue[0]
+		r.queue = r.queue[1:]
+		for i := range ft.kept {
+			r.writeEvent(ft, &ft.kept[i])
+		}
+		ft.kept = ft.kept[:0]
+		if !ft.ended {
+			r.active = ft
+		}
+	}
+}
+
+// Close writes every event kept, then what is buffered, and returns the
+// first error the recorder met; events after it are not written.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, ft := range r.fabrics {
-		if d := ft.dispatch; d != nil {
-			ft.dispatch = nil
-			ft.emit(d)
-		}
+	for _, ft := range r.current {
+		ft.flushDispatch()
+		ft.ended = true
 	}
+	r.active = nil
+	r.promote()
+	r.closed = true
 	r.fail(r.out.Flush())
 	return r.err
 }
@@ -123,6 +189,46 @@ func (r *Recorder) fail(err error) {
 func (r *Recorder) write(v any) {
 	if r.err == nil {
 		r.fail(r.enc.Encode(v))
+	}
+}
+
+// writeEvent writes ev, whose time is its fabric's, on the trace's clock,
+// each actor's times kept in order: in real time a batch's events take the
+// time it began, which may be before an event of the same actor that
+// entered the stream first.
+func (r *Recorder) writeEvent(ft *fabricTrace, ev *Event) {
+	t := *ev.Time
+	if ft.rebase {
+		ft.rebase = false
+		if r.written > t {
+			ft.base = max(ft.base, r.written-t)
+		}
+	}
+	t += ft.base
+	if last, ok := r.last[ev.Actor]; ok && t < last {
+		t = last
+	}
+	r.last[ev.Actor] = t
+	r.written = max(r.written, t)
+	ev.Time = &t
+	r.write(ev)
+}
+
+// emit writes ev now, or keeps a copy until ft's turn.
+func (ft *fabricTrace) emit(ev *Event) {
+	r := ft.r
+	if !r.exact || r.active == ft {
+		r.writeEvent(ft, ev)
+		return
+	}
+	ft.kept = append(ft.kept, *ev)
+}
+
+// flushDispatch emits the dispatch whose reach events were being gathered.
+func (ft *fabricTrace) flushDispatch() {
+	if d := ft.dispatch; d != nil {
+		ft.dispatch = nil
+		ft.emit(d)
 	}
 }
 
@@ -171,16 +277,19 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 	r := ft.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if d := ft.dispatch; d != nil && !(e.Kind == devices.EvReach && ft.id(e.A) == *d.Invocation) {
-		ft.dispatch = nil
-		ft.emit(d)
+	if ft.ended || r.closed {
+		return // a renewed fabric's subscription ends with the renewal; a closed recorder writes nothing
 	}
-	t := ft.base + uint64(e.Time)
+	if d := ft.dispatch; d != nil && !(e.Kind == devices.EvReach && ft.id(e.A) == *d.Invocation) {
+		ft.flushDispatch()
+	}
+	t := uint64(e.Time)
 	ev := &ft.ev
 	*ev = Event{Time: &t, Actor: ft.actor(e.Actor), Session: ft.id(e.Session), Why: e.Detail}
 	switch e.Kind {
 	case "startup":
 		ev.Kind, ev.Line, ev.Why = "open", ft.ptr(e.B), ""
+		ft.open++
 	case "session":
 		ev.Kind, ev.GPU, ev.NPU = "session", ft.actor(devices.Actor(e.A)), ft.actor(devices.Actor(e.B))
 	case engine.EvSubmit:
@@ -229,8 +338,11 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		ev.Kind, ev.Timeout = "close.begin", num(e.A)
 	case "close":
 		ev.Kind, ev.Result = "close", result(e.A, "retired", "quarantined")
+		ft.open--
 	case devices.EvAlloc, devices.EvRelease:
 		ev.Kind, ev.Buffer, ev.Bytes, ev.Private, ev.Why = string(e.Kind), ft.ptr(e.A), num(e.B), e.Detail == devices.PrivateBudget, ""
+	case devices.EvReleaseRefused:
+		ev.Kind, ev.Buffer, ev.Bytes, ev.Result = "release", ft.ptr(e.A), num(e.B), "refused"
 	case devices.EvHold, devices.EvKeep:
 		if !ft.holding {
 			ft.held, ft.holding = Event{}, true
@@ -260,16 +372,8 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		ev.Kind, ev.Invocation, ev.Why = "touch", ft.ptr(e.A), ""
 	}
 	ft.emit(ev)
-}
-
-// emit writes ev, each actor's times kept in order: in real time a
-// batch's events take the time it began, which may be before an event of
-// the same actor that entered the stream first.
-func (ft *fabricTrace) emit(ev *Event) {
-	r := ft.r
-	if last, ok := r.last[ev.Actor]; ok && *ev.Time < last {
-		*ev.Time = last
+	if r.active == ft && ft.open == 0 && len(r.queue) > 0 && ev.Kind == "close" {
+		r.yield() // between sessions: another fabric's turn
+		r.promote()
 	}
-	r.last[ev.Actor] = *ev.Time
-	r.write(ev)
 }

@@ -2,10 +2,12 @@ package trace_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"slices"
 	"testing"
 
+	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/trace"
 )
@@ -62,4 +64,26 @@ func TestOwnTrialsValidateClean(t *testing.T) {
 		events += r.Events
 	}
 	t.Logf("%d trials, %d events validated", n, events)
+}
+
+// A campaign's workers run trials at once, each on a simulated fabric with
+// a clock of its own; recorded into one trace, their sessions come one
+// fabric at a time, and the trace validates clean.
+func TestCampaignOfManyWorkersValidates(t *testing.T) {
+	var buf bytes.Buffer
+	rec := trace.NewRecorder(&buf)
+	sum, err := campaign.Run(context.Background(), campaign.Config{Trials: 100, Workers: 4, Seed: 7, Runners: campaign.Builtin(rec.Attach)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.Validate(trace.Input{Name: "campaign.jsonl", R: bytes.NewReader(buf.Bytes())})
+	if err != nil {
+		t.Fatalf("%v (%d trials)", err, sum.Trials)
+	}
+	if !r.OK() || r.Sessions < 60 {
+		t.Fatalf("%d sessions:\n%s", r.Sessions, r)
+	}
 }

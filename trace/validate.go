@@ -87,25 +87,45 @@ type sessionLog struct {
 	line     uint64 // the startup line's buffer
 	closing  bool
 	opened   string // file:line of its open
-	lines    []string
+	lines    []logLine
 	next     int // where the next line goes once lines is full
 	earlier  int
-	waitAt   uint64 // the time of its Wait now ending
-	deadline uint64 // the latest deadline of that Wait's joins
+	waitAt   uint64    // the time of its Wait now ending
+	deadline uint64    // the latest deadline of that Wait's joins
+	devices  [2]string // its programs' devices, from its session event
 }
 
-func (s *sessionLog) add(l string) {
+// logLine is one line of a session's log: its room is kept when the log
+// is used for another session.
+type logLine struct {
+	file string
+	line int
+	raw  []byte
+}
+
+func (l *logLine) String() string { return l.file + ":" + strconv.Itoa(l.line) + ": " + string(l.raw) }
+
+func (s *sessionLog) add(file string, line int, raw []byte) {
+	var l *logLine
 	if len(s.lines) < keep {
-		s.lines = append(s.lines, l)
-		return
+		s.lines = s.lines[:len(s.lines)+1]
+		l = &s.lines[len(s.lines)-1]
+	} else {
+		l = &s.lines[s.next]
+		s.next = (s.next + 1) % keep
+		s.earlier++
 	}
-	s.lines[s.next] = l
-	s.next = (s.next + 1) % keep
-	s.earlier++
+	l.file, l.line, l.raw = file, line, append(l.raw[:0], raw...)
 }
 
 func (s *sessionLog) ordered() []string {
-	return append(append([]string(nil), s.lines[s.next:]...), s.lines[:s.next]...)
+	var out []string
+	for _, part := range [][]logLine{s.lines[s.next:], s.lines[:s.next]} {
+		for i := range part {
+			out = append(out, part[i].String())
+		}
+	}
+	return out
 }
 
 // source is one trace being merged: its decoder and its next event.
@@ -118,14 +138,16 @@ type source struct {
 
 // validator feeds the merged events to the engine's oracle.
 type validator struct {
-	oracle   *engine.Transcript
-	deadline bool // joins are checked by their deadlines, not their times
-	actors   map[string]devices.Actor
-	sessions map[uint64]*sessionLog
-	free     []*sessionLog
-	found    [Invariants + 1]int // index+1 in report.Violations
-	report   *Report
-	out      []devices.Event
+	oracle      *engine.Transcript
+	deadline    bool                  // joins are checked by their deadlines, not their times
+	devices     map[string]*deviceUse // by name: the devices named and not recycled
+	invocations map[uint64]string     // each outstanding invocation's device
+	numbered    int                   // actor numbers given out, from 1
+	sessions    map[uint64]*sessionLog
+	free        []*sessionLog
+	found       [Invariants + 1]int // index+1 in report.Violations
+	report      *Report
+	out         []devices.Event
 }
 
 // Validate checks the traces, merged by time (a file's own order kept),
@@ -159,11 +181,12 @@ func Validate(inputs ...Input) (*Report, error) {
 	}
 	r.Checked, r.Unchecked = coverage(declared, exact || deadlines)
 	v := &validator{
-		oracle:   engine.NewTranscript(exact || deadlines),
-		deadline: !exact && deadlines,
-		actors:   map[string]devices.Actor{"host": devices.HostActor},
-		sessions: map[uint64]*sessionLog{},
-		report:   r,
+		oracle:      engine.NewTranscript(exact || deadlines),
+		deadline:    !exact && deadlines,
+		devices:     map[string]*deviceUse{},
+		invocations: map[uint64]string{},
+		sessions:    map[uint64]*sessionLog{},
+		report:      r,
 	}
 	for _, s := range srcs {
 		if err := v.advance(s); err != nil {
@@ -191,7 +214,7 @@ func Validate(inputs ...Input) (*Report, error) {
 		if err := v.oracle.Settle(); err != nil {
 			var ev engine.Violation
 			if errors.As(err, &ev) {
-				v.violated(ev, nil, "", 0, "")
+				v.violated(ev, nil, 0)
 			}
 		}
 	}
@@ -229,7 +252,6 @@ func (v *validator) wanted(n int) bool {
 // check feeds s's head event to the oracle.
 func (v *validator) check(s *source) error {
 	e, line := &s.head, s.dec.Line()
-	where := fmt.Sprintf("%s:%d", s.name, line)
 	bad := func(field, format string, args ...any) error {
 		return &FormatError{File: s.name, Line: line, Field: field, Expected: fmt.Sprintf(format, args...)}
 	}
@@ -242,35 +264,34 @@ func (v *validator) check(s *source) error {
 		if n := len(v.free); n > 0 {
 			log, v.free = v.free[n-1], v.free[:n-1]
 		} else {
-			log = &sessionLog{}
+			log = &sessionLog{lines: make([]logLine, 0, keep)}
 		}
-		*log = sessionLog{line: *e.Line, opened: where, lines: log.lines[:0]}
+		*log = sessionLog{line: *e.Line, opened: s.name + ":" + strconv.Itoa(line), lines: log.lines[:0]}
 		v.sessions[e.Session] = log
 		v.report.Sessions++
 	case spec.session && log == nil:
 		return bad("session", "an open session: session %d was never opened, or is closed (%s after its close, or before its open)", e.Session, e.Kind)
 	}
-	raw := string(s.dec.Raw())
 	if log != nil {
-		log.add(where + ": " + raw)
+		log.add(s.name, line, s.dec.Raw())
 	}
 	out, err := v.translate(e, log)
 	if err != nil {
 		return bad("actor", "%v", err)
 	}
 	v.report.Events++
+	v.use(e, log)
 	for i := range out {
 		for _, viol := range v.oracle.Observe(&out[i]) {
-			v.violated(viol, s, raw, line, where)
+			v.violated(viol, s, line)
 		}
 	}
 	if log != nil {
 		switch {
 		case e.Kind == "close.begin":
 			log.closing = true
-		case e.Kind == "close", e.Kind == "release" && *e.Buffer == log.line && !log.closing:
-			delete(v.sessions, e.Session)
-			v.free = append(v.free, log)
+		case e.Kind == "close", e.Kind == "release" && e.Result != "refused" && *e.Buffer == log.line && !log.closing:
+			v.forget(e.Session, log)
 		}
 	}
 	return nil
@@ -278,7 +299,7 @@ func (v *validator) check(s *source) error {
 
 // violated records the first violation of each invariant, with its
 // session's lines, and counts the rest.
-func (v *validator) violated(viol engine.Violation, s *source, raw string, line int, where string) {
+func (v *validator) violated(viol engine.Violation, s *source, line int) {
 	r := v.report
 	if i := v.found[viol.Invariant]; i > 0 {
 		r.Violations[i-1].Count++
@@ -289,31 +310,110 @@ func (v *validator) violated(viol engine.Violation, s *source, raw string, line 
 		msg = strings.Replace(msg, " join ended at ", " join's deadline was ", 1)
 	}
 	found := Violation{Invariant: viol.Invariant, Text: engine.Invariant(viol.Invariant), Message: msg,
-		Session: viol.Session, Line: line, Event: raw, Count: 1}
+		Session: viol.Session, Line: line, Count: 1}
 	if s != nil {
-		found.File = s.name
+		found.File, found.Event = s.name, string(s.dec.Raw())
 	}
 	if log := v.sessions[viol.Session]; log != nil && viol.Session != 0 {
 		found.Events, found.Earlier = log.ordered(), log.earlier
 	} else if s != nil {
-		found.Events = []string{where + ": " + raw}
+		l := logLine{file: s.name, line: line, raw: s.dec.Raw()}
+		found.Events = []string{l.String()}
 	}
 	r.Violations = append(r.Violations, found)
 	v.found[viol.Invariant] = len(r.Violations)
 }
 
-// actor is the oracle's actor of a trace's actor, numbered in the order
-// first seen.
+// deviceUse is what the validator knows of a device's use: while none of
+// it is left, its actor number may go to another device.
+type deviceUse struct {
+	actor    devices.Actor
+	running  int  // invocations outstanding
+	held     bool // a quarantine holds it until it is reset
+	sessions int  // open sessions of its programs
+	born     int  // the event that named it: not recycled for another device of the same event
+}
+
+func (d *deviceUse) idle() bool { return d.running == 0 && !d.held && d.sessions == 0 }
+
+// actor is the oracle's actor of a trace's actor. Devices are numbered in
+// the order first seen; the oracle's numbers stop at 255, so past them a
+// device that is idle (nothing outstanding on it, no quarantine holding it,
+// no open session's program on it) gives its number to the new one: a
+// trace may name any number of devices, 255 of them in use at once.
 func (v *validator) actor(name string) (devices.Actor, error) {
-	if a, ok := v.actors[name]; ok {
-		return a, nil
+	if name == "host" {
+		return devices.HostActor, nil
 	}
-	if len(v.actors) > 255 {
-		return 0, fmt.Errorf("at most 255 devices in the traces together; %q is one more", name)
+	if d, ok := v.devices[name]; ok {
+		return d.actor, nil
 	}
-	a := devices.Actor(len(v.actors))
-	v.actors[name] = a
+	var a devices.Actor
+	if v.numbered < 255 {
+		v.numbered++
+		a = devices.Actor(v.numbered)
+	} else {
+		for old, d := range v.devices {
+			if d.idle() && d.born != v.report.Events {
+				a = d.actor
+				delete(v.devices, old)
+				break
+			}
+		}
+		if a == 0 {
+			return 0, fmt.Errorf("at most 255 devices in use at once in the traces together; %q is one more", name)
+		}
+	}
+	v.devices[name] = &deviceUse{actor: a, born: v.report.Events}
 	return a, nil
+}
+
+// use follows what the event does to its devices' use (each named by
+// translate, just before).
+func (v *validator) use(e *Event, log *sessionLog) {
+	dev := func(name string) *deviceUse {
+		if d := v.devices[name]; d != nil {
+			return d
+		}
+		return &deviceUse{} // not reached: translate named it
+	}
+	switch e.Kind {
+	case "dispatch":
+		dev(e.Actor).running++
+		v.invocations[*e.Invocation] = e.Actor
+	case "retire", "reset":
+		if e.Invocation != nil {
+			if name, ok := v.invocations[*e.Invocation]; ok {
+				delete(v.invocations, *e.Invocation)
+				if d := v.devices[name]; d != nil {
+					d.running--
+				}
+			}
+		}
+		if e.Kind == "reset" && e.Result == "ok" {
+			dev(e.Actor).held = false
+		}
+	case "quarantine":
+		for _, name := range e.Devices {
+			dev(name).held = true
+		}
+	case "session":
+		log.devices = [2]string{e.GPU, e.NPU}
+		for _, name := range log.devices {
+			dev(name).sessions++
+		}
+	}
+}
+
+// forget ends the validator's record of a session.
+func (v *validator) forget(session uint64, log *sessionLog) {
+	for _, name := range log.devices {
+		if d := v.devices[name]; d != nil && name != "" {
+			d.sessions--
+		}
+	}
+	delete(v.sessions, session)
+	v.free = append(v.free, log)
 }
 
 var participants = map[string]uint64{"gpu": uint64(engine.ParticipantGPU), "npu": uint64(engine.ParticipantNPU)}
@@ -407,7 +507,10 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 			base.Detail = devices.PrivateBudget
 		}
 		kind := devices.EvAlloc
-		if e.Kind == "release" {
+		switch {
+		case e.Kind == "release" && e.Result == "refused":
+			kind = devices.EvReleaseRefused
+		case e.Kind == "release":
 			kind = devices.EvRelease
 		}
 		add(kind, *e.Buffer, *e.Bytes)

@@ -17,11 +17,16 @@ func header() string {
 // time t0, with ids offset by id (session id, line id+10, payload id+11,
 // invocations id*10+1 and id*10+2).
 func cleanSession(id, t0 uint64) []string {
-	s, line, pay, g, n := id, id*100+10, id*100+11, id*10+1, id*10+2
 	gpu, npu := "gpu", "npu"
 	if id > 1 { // sessions at once run on devices of their own
 		gpu, npu = fmt.Sprint("gpu", id), fmt.Sprint("npu", id)
 	}
+	return cleanSessionOn(id, t0, gpu, npu)
+}
+
+// cleanSessionOn is cleanSession on the devices gpu and npu.
+func cleanSessionOn(id, t0 uint64, gpu, npu string) []string {
+	s, line, pay, g, n := id, id*100+10, id*100+11, id*10+1, id*10+2
 	ev := func(t uint64, actor, kind, fields string) string {
 		if actor == "gpu" {
 			actor = gpu
@@ -254,5 +259,28 @@ func TestFilesMergeByTime(t *testing.T) {
 	r, err = validateText(t, joinLines(append([]string{header()}, mixed...)...))
 	if err != nil || !r.OK() || r.Sessions != 2 {
 		t.Fatalf("interleaved: %v\n%s", err, r)
+	}
+}
+
+// A trace may name any number of devices, as long as at most 255 are in
+// use at once: an idle device's number goes to the next.
+func TestManyDevicesOneAfterAnother(t *testing.T) {
+	lines := []string{header()}
+	for id := uint64(1); id <= 300; id++ {
+		lines = append(lines, cleanSessionOn(id, id*100, fmt.Sprint("gpu", id), fmt.Sprint("npu", id))...)
+	}
+	r, err := validateText(t, joinLines(lines...))
+	if err != nil || !r.OK() || r.Sessions != 300 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	// 128 sessions at once hold 256 devices: one too many.
+	lines = []string{header()}
+	for id := uint64(1); id <= 128; id++ {
+		lines = append(lines, cleanSessionOn(id, id*10, fmt.Sprint("gpu", id), fmt.Sprint("npu", id))[:4]...)
+	}
+	_, err = validateText(t, joinLines(lines...))
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Expected, "at most 255 devices in use at once") {
+		t.Fatalf("256 devices in use at once: %v", err)
 	}
 }

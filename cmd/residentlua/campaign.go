@@ -41,6 +41,7 @@ type campaignOptions struct {
 	summaryPath string // --summary: the Summary's JSON
 	plotPath    string // --plot: the measurements' pictures
 	tracePath   string // --trace, with --replay
+	eventsPath  string // --events: every trial's sessions as one trace
 	replay      uint64 // --replay SEED; 0 for none
 	shardAuto   bool   // --shard auto: the shard from a Slurm job array's variables
 	shards      int    // --shards N (the shard from JOB_COMPLETION_INDEX)
@@ -71,6 +72,8 @@ trial, or of SCRIPT's function trial(t), and prints their summary.
                       like them (a .lua file, say)
   --replay SEED       run the trial of that seed alone, with its report
   --trace FILE        with --replay: write the trial's timeline
+  --events FILE       write every trial's sessions as one trace (JSON
+                      Lines), which residentlua validate checks
   --shard K/N         run the trials whose index is K mod N
   --shard auto        the shard of this task of a Slurm job array
                       ($SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT)
@@ -84,7 +87,7 @@ after SIGTERM). See docs/campaigns.md.
 // campaignValued lists campaign's options: true for those that take a value.
 var campaignValued = map[string]bool{
 	"trials": true, "workers": true, "seed": true, "trial-timeout": true, "out": true, "summary": true,
-	"plot": true, "replay": true, "trace": true, "shard": true, "shards": true, "force": false,
+	"plot": true, "replay": true, "trace": true, "events": true, "shard": true, "shards": true, "force": false,
 }
 
 // parseCampaignArgs reads the words after "campaign".
@@ -109,7 +112,7 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 			switch name {
 			case "plot":
 				return nil, &usageError{"--plot draws a campaign's measurements; a replay of one trial has none to draw"}
-			case "out", "summary", "shard", "shards", "workers":
+			case "out", "summary", "shard", "shards", "workers", "events":
 				return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: a replay runs one trial and prints its report (--trace writes its timeline)", name)}
 			}
 		}
@@ -174,6 +177,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.plotPath = value
 	case "trace":
 		o.tracePath = value
+	case "events":
+		o.eventsPath = value
 	case "force":
 		o.force = true
 	}
@@ -317,7 +322,8 @@ func (o *campaignOptions) checkOutputs() error {
 	}
 	return resultfile.Checks{
 		Outputs: []resultfile.File{{Option: "--out", Path: o.outPath, Kind: resultfile.JSONLines}, {Option: "--summary", Path: o.summaryPath, Kind: resultfile.JSONObject},
-			{Option: "--plot", Path: o.plotPath, Kind: resultfile.Picture}, {Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}},
+			{Option: "--plot", Path: o.plotPath, Kind: resultfile.Picture}, {Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject},
+			{Option: "--events", Path: o.eventsPath, Kind: resultfile.JSONLines}},
 		Inputs:      append([]string{o.script}, o.merge...),
 		Force:       o.force,
 		ForceOption: "--force",
@@ -385,7 +391,14 @@ func (o *campaignOptions) runTrials() int {
 		// worker keeps its own summary.
 		o.cfg.OnTrial = out.add
 	}
-	o.cfg.Runners = o.runners(luacampaign.Options{})
+	var events *eventsFile
+	if o.eventsPath != "" {
+		var err error
+		if events, err = newEventsFile(o.eventsPath); err != nil {
+			return complain(fmt.Errorf("--events: %w", err))
+		}
+	}
+	o.cfg.Runners = o.runners(luacampaign.Options{OnFabric: events.hook()})
 	prog := newProgress(o.cfg, isTerminal(os.Stderr))
 	o.cfg.Progress = &prog.counts
 	intr := newInterrupter()
@@ -398,6 +411,13 @@ func (o *campaignOptions) runTrials() int {
 	}
 	elapsed := time.Since(start)
 	status := o.writeResults(sum, out)
+	if events != nil {
+		release := resultfile.Hold()
+		if err := events.write(); err != nil {
+			status = complain(fmt.Errorf("--events: %w", err))
+		}
+		release()
+	}
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(os.Stderr, "%s: warning: %s\n", progName, w)
 	}

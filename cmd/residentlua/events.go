@@ -28,6 +28,14 @@ func newEventsFile(path string) (*eventsFile, error) {
 // attach records f's sessions too.
 func (e *eventsFile) attach(f *devices.Fabric) { e.rec.Attach(f) }
 
+// hook is attach, or nil without --events.
+func (e *eventsFile) hook() func(*devices.Fabric) {
+	if e == nil {
+		return nil
+	}
+	return e.attach
+}
+
 // write completes the file.
 func (e *eventsFile) write() error {
 	err := e.rec.Close()
