@@ -172,3 +172,30 @@ func TestCheckingDocs(t *testing.T) {
 		t.Fatalf("%s has no Lua example with its output", path)
 	}
 }
+
+// TestCheckPairOfOwn checks a pair of one's own through resident.check:
+// without the arguments its buffers need, no session is made and the call
+// raises the programs' error rather than returning a pass; with them, it
+// explores, and the report counts the runs that decided RUN and retired.
+// A replay string of the pair carries its digest and replays only with it.
+func TestCheckPairOfOwn(t *testing.T) {
+	h := sim(t)
+	h.run(`g = resident.program{file = "../examples/ring/ring_gpu.lua"}
+n = resident.program{file = "../examples/ring/ring_npu.lua"}`)
+	msg := h.fails(`resident.check{programs = {g, n}, faults = 0, sessions = 1, misuse = false, preemptions = 0}`)
+	for _, want := range []string{"no schedule made a session", "ring_gpu.lua: buffers: ", "field 'slots' (a nil value)", "the programs never ran"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q: %s", want, msg)
+		}
+	}
+	h.run(`r = resident.check{programs = {g, n}, args = {slots = 1, msgs = 2, words = 1}, faults = 0, sessions = 1, misuse = false, preemptions = 0}`)
+	if h.eval("r.ok and r.exhausted and r.decided > 0 and r.retired > 0 and r.made >= r.decided") != lua.LTrue {
+		t.Errorf("report:\n%s", h.str("r.report"))
+	}
+	if msg := h.fails(`resident.check{programs = {g, n}, args = {slots = 1}, rounds = 2}`); !strings.Contains(msg, "the built-in exchange's arguments") {
+		t.Errorf("rounds with args: %s", msg)
+	}
+	if msg := h.fails(`resident.check{args = {slots = 1}}`); !strings.Contains(msg, "goes with programs") {
+		t.Errorf("args without programs: %s", msg)
+	}
+}
