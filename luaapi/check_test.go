@@ -71,7 +71,7 @@ func TestCheckReplay(t *testing.T) {
 // prints, a replay shows them.
 func TestCheckScenarioScript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.lua")
-	script := "function scenario(c)\n  local s = startup{}\n  if c.choose(2) == 0 then pcall(s.start, s) else s:abort() end\n  print('closed', s:close(1))\n  c.reset()\nend\n"
+	script := "function scenario(c)\n  local s = startup{}\n  s:submit_gpu(); s:submit_npu()\n  if c.choose(2) == 0 then pcall(s.start, s) else s:abort() end\n  print('closed', s:close(1))\n  c.reset()\nend\n"
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestCheckBadArguments(t *testing.T) {
 	h := sim(t)
 	for code, want := range map[string]string{
 		`resident.check(3)`:                                  "bad argument #1 to 'check' (table expected, got number)",
-		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
+		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, programs, args, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
 		`resident.check{sessions = 4}`:                       "bad argument #1 to 'check' (field 'sessions': sessions must be a whole number from 1 to 3, got 4)",
 		`resident.check{misuse = 2}`:                         "bad argument #1 to 'check' (field 'misuse': misuse must be 0 (off) or 1 (on), got 2)",
 		`resident.check{misuse = "on"}`:                      "bad argument #1 to 'check' (field 'misuse': true, false, 1 or 0 expected, got string)",
