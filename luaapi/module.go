@@ -307,6 +307,11 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
 	fs.oracle = engine.NewOracle(f)
+	// Every session the module watches owes the seed's obligations: a
+	// fault-free session decided once retires within a close's default
+	// join (invariant 15), after ABORT as after RUN, so a program that
+	// polls for ever is a violation, not a quiet quarantine.
+	fs.oracle.Liveness(engine.DefaultCloseTimeout)
 	m.fab = fs
 	if m.opts.OnFabric != nil {
 		m.opts.OnFabric(f)

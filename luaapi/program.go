@@ -223,6 +223,23 @@ func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program, args map[
 	return newExchangeShapes(gpu, npu, args).programs(ctx)
 }
 
+// PairOf prepares sessions of gpu and npu with args, their own arguments
+// (numbers, strings and booleans by name), the GPU program on the built-in
+// exchange's default queue: how the model checker's built-in scenario
+// runs a pair of one's own (residentlua check --programs G,N --args ...).
+// When the programs' buffers declaration fails, every session's making
+// fails with its error. ctx ends the programs' Lua code.
+func PairOf(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]any) engine.Programs {
+	pair, err := pairOf(gpu, npu, luaprogram.Scalars(args), nil)
+	if err != nil {
+		return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
+			return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
+		}
+	}
+	pair.Queue, pair.Context = exchange.Default().GPUQueue, ctx
+	return pair.Programs
+}
+
 // exchangeShapes prepares sessions of a pair shaped like the built-in
 // exchange, and keeps the pair of buffers and arguments it made for each
 // shape: a campaign's trials and the checker's schedules ask for the same

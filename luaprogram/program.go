@@ -90,6 +90,9 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 // given to its source.
 func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
 
+// Text is the program's source text, for a digest of what a tool ran.
+func (p *Program) Text() string { return p.text }
+
 // take returns an idle machine, or a new one, whose Lua code ends only by
 // its budget until its user gives it a context of its own.
 func (p *Program) take() (*machine, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,8 +63,9 @@ found that breaks each invariant broken.
                     place of the built-in exchange, giving each session the
                     exchange's shape as args (rounds, credits, slot_bytes)
   --args K=V,...    with --programs: the pair's own arguments (numbers,
-                    true, false or strings), added to the shape's and
-                    taking the place of those they name
+                    true, false or strings); the pair then runs with
+                    these alone, and --rounds and --credits, the built-in
+                    exchange's, do not apply
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
@@ -90,6 +90,11 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 	o.help, o.scenario = help, scenario
 	if o.args != nil && o.programs == nil {
 		return nil, &usageError{"--args goes with --programs: they are the arguments of that pair (the built-in exchange takes --rounds and --credits)"}
+	}
+	for _, name := range o.given {
+		if o.args != nil && (name == "rounds" || name == "credits") {
+			return nil, &usageError{fmt.Sprintf("--%s is the built-in exchange's argument, not a bound of a pair of one's own: give it in --args (--args %s=N,...) if the pair takes it", name, name)}
+		}
 	}
 	if o.tracePath != "" && o.replay == "" {
 		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
@@ -232,9 +237,6 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
-		if err := o.identifyPair(); err != nil {
-			return nil, nil, err
-		}
 		gpu, err := luaprogram.Load(o.programs[0], opts)
 		if err != nil {
 			return nil, nil, err
@@ -244,7 +246,12 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 			gpu.Close()
 			return nil, nil, err
 		}
-		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, o.args)), func() { gpu.Close(); npu.Close() }, nil
+		closePair := func() { gpu.Close(); npu.Close() }
+		o.pair = luaapi.PairIdentity(gpu, npu, o.args)
+		if o.args != nil {
+			return check.BuiltinOf(o.pair.Name, luaapi.PairOf(ctx, gpu, npu, o.args)), closePair, nil
+		}
+		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, nil)), closePair, nil
 	}
 	if o.scenario == "" {
 		return check.Builtin, func() {}, nil
@@ -259,31 +266,12 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 	return sc.Run, func() {}, nil
 }
 
-// identifyPair names the pair of --programs and digests its texts and
-// arguments, for the replay strings.
-func (o *checkOptions) identifyPair() error {
-	parts := make([]string, 0, 3)
-	for _, path := range o.programs {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("--programs: cannot read %s: %v", path, resultfile.Cause(err))
-		}
-		parts = append(parts, string(b))
-	}
-	words := argWords(o.args)
-	o.pair = check.Pair{Name: filepath.Base(o.programs[0]) + "," + filepath.Base(o.programs[1]), Digest: check.PairDigest(append(parts, words)...)}
-	if words != "" {
-		o.pair.Name += " with " + words
-	}
-	return nil
-}
-
 // scenarioName says which scenario is checked, for the report.
 func (o *checkOptions) scenarioName() string {
 	if o.scenario == "" && o.programs != nil {
 		name := "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
 		if o.args != nil {
-			name += ", args " + argWords(o.args)
+			name += ", args " + luaapi.ArgsWords(o.args)
 		}
 		return name
 	}

@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-
-	"maps"
 )
 
 // argName is what a program argument given on the command line may be
@@ -45,13 +42,4 @@ func parseArgValue(option, item string, dst map[string]any) error {
 		dst[k] = v
 	}
 	return nil
-}
-
-// argWords is args as "k=v" in name order, for a report.
-func argWords(args map[string]any) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, args[k]))
-	}
-	return strings.Join(parts, ",")
 }
