@@ -159,9 +159,12 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 	}
 	in.pending, in.next = pendingOp{}, program.Next{}
 	m.run = in
-	err := m.resumeThread(results)
+	err := m.resumeThread(in.env, results)
 	m.run = nil
 	switch {
+	case err != nil && stopping(in.env):
+		m.th = nil
+		return in.end(program.Retire(in.env.ResetError()), true)
 	case err != nil:
 		msg := m.budgetText(err, m.errorText(err)) + traceback(m.th)
 		m.th = nil
