@@ -232,3 +232,27 @@ func TestCampaignStopsATrialInALongLibraryCall(t *testing.T) {
 	contains(t, "--out", string(readFile(t, out)), `"index":1,"seed":2,"outcome":"interrupted"`)
 	contains(t, "summary file", string(readFile(t, sum)), `"trials": `)
 }
+
+// Under ulimit -v 2000000 and the default budget, a table that a script or
+// a program fills, one doubling of its array after another, ends in Lua's
+// "not enough memory", never in Go's fatal out of memory: the budget's
+// checks leave room in the address space for the next doubling.
+func TestTablesFilledUnderAnAddressSpaceLimit(t *testing.T) {
+	bin, err := plainBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := writeFile(t, dir, "run.lua", runProgramScript)
+	for _, args := range [][]string{
+		{"-e", `local t = {} for i = 1, 1e9 do t[i] = i end`},
+		{"--mode", "sim", script, `return function(p) local t = {} for i = 1, 1e9 do t[i] = i if i % 100000 == 0 then p:load(p.startup, 0) end end end`},
+	} {
+		cmd := exec.Command("/bin/sh", append([]string{"-c", `ulimit -v 2000000 && exec "$0" "$@"`, bin}, args...)...)
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "not enough memory") || strings.Contains(string(out), "fatal error") {
+			t.Errorf("%q: want not enough memory, got:\n%.2000s", args, out)
+		}
+	}
+}
