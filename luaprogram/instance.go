@@ -166,7 +166,11 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 		m.th = nil
 		return in.end(program.Retire(in.env.ResetError()), true)
 	case err != nil:
-		msg := m.budgetText(err, m.errorText(err)) + traceback(m.th)
+		text := m.errorText(err)
+		if text == callstackOverflow {
+			text = "stack overflow" // Lua 5.1's words
+		}
+		msg := truncateMessage(m.budgetText(err, text)) + traceback(m.th)
 		m.th = nil
 		return in.end(program.Retire(errors.New(msg)), true)
 	case in.misuse != "":

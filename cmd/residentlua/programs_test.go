@@ -256,3 +256,32 @@ func TestTablesFilledUnderAnAddressSpaceLimit(t *testing.T) {
 		}
 	}
 }
+
+// What a run keeps of a program's failure is bounded: a stack overflow's
+// traceback shows the first 12 levels and the last 10, saying how many it
+// left out, and a long message is cut, saying how long it was.
+func TestProgramFailuresAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "fail.lua", `local src = ...
+local gpu = resident.program{source = src, name = "gpu"}
+local npu = resident.program{source = "return function(p) while p:load(p.startup, 0) == p.WAIT do end end", name = "npu"}
+local s = resident.startup{gpu = gpu, npu = npu}
+s:submit_gpu(); s:submit_npu(); s:start()
+local ok, err = pcall(s.wait, s, 5)
+io.write(tostring(err))
+`)
+	r := runCmd(t, dir, "", "--mode", "sim", script, `local function f(n) return 1 + f(n + 1) end return function(p) f(1) end`)
+	r.wantCode(t, 0)
+	contains(t, "stack overflow", r.stdout, "device: stack overflow\nstack traceback:\n\tgpu:1: in function 'f'\n", "\t...\t(skipping ", " levels)\n\tgpu:1: in function 'f'\n")
+	if n := strings.Count(r.stdout, "\n"); n > 25 {
+		t.Errorf("the traceback has %d lines, want at most 25:\n%.3000s", n, r.stdout)
+	}
+	r = runCmd(t, dir, "", "--mode", "sim", script, `return function(p) error(string.rep("x", 1e6)) end`)
+	r.wantCode(t, 0)
+	if !strings.Contains(r.stdout, "xxx ... (a message of 1000007 bytes, cut to its first 4096)") {
+		t.Errorf("the long message is not cut as it should be: %.200s ... %.200s", r.stdout, r.stdout[max(len(r.stdout)-200, 0):])
+	}
+	if len(r.stdout) > 5000 {
+		t.Errorf("the message has %d bytes, want it cut", len(r.stdout))
+	}
+}
