@@ -168,14 +168,28 @@ func (c *threadContext) tick() {
 		return
 	}
 	m.schedule()
-	m.stopIfOver(L)
+	m.stopIfOver(L, 0)
 	m.memory.check(L, 0)
 }
 
-// stopIfOver raises the error of a call past its instruction budget.
-func (m *monitor) stopIfOver(L *lua.LState) {
+// stopIfOver raises the error of a call past its instruction budget, at
+// the position of the function level levels up (0 for the running one).
+func (m *monitor) stopIfOver(L *lua.LState, level int) {
 	if m.budgeted && m.executed >= m.budgetEnd {
-		L.Error(lua.LString(Where(L, 0)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.budgetSize)), 0)
+		L.Error(lua.LString(Where(L, level)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.budgetSize)), 0)
+	}
+}
+
+// bytesPerInstruction is how many bytes of a string a library function
+// builds count as one instruction (chargeBytes): copying them costs about
+// what the interpreter's instruction does.
+const bytesPerInstruction = 64
+
+// chargeBytes charges the building of a string of n bytes to L's universe
+// (charge), before it is built.
+func chargeBytes(L *lua.LState, n int) {
+	if n >= bytesPerInstruction {
+		monitorOf(L).charge(L, int64(n/bytesPerInstruction))
 	}
 }
 
@@ -193,7 +207,7 @@ func (m *monitor) charge(L *lua.LState, n int64) {
 		return
 	}
 	m.schedule()
-	m.stopIfOver(L)
+	m.stopIfOver(L, 1) // the library function's caller, as luaL_error says
 	if m.host != nil {
 		if err := m.host.Err(); err != nil {
 			// What the interpreter raises when the context ends.

@@ -378,6 +378,7 @@ func strRep(L *lua.LState) int {
 		return 1
 	}
 	reserveProduct(L, n, len(s))
+	chargeBytes(L, n*len(s))
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
 }

@@ -105,8 +105,9 @@ type Module struct {
 	programMeta *lua.LTable
 	kernelMeta  *lua.LTable
 
-	programs map[string]*luaprogram.Program             // compiled by resident.program, by their text
-	shapes   map[[2]*luaprogram.Program]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	programs     map[string]*luaprogram.Program             // compiled by resident.program, by their text
+	programOrder []string                                   // the keys of programs, the one used last last
+	shapes       map[[2]*luaprogram.Program]*exchangeShapes // the pairs resident.trial ran, with their shapes
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run

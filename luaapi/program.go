@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -82,11 +83,20 @@ func (m *Module) program(L *lua.LState) int {
 	return 1
 }
 
-// compile returns the program of text, compiled once per module and kept,
-// so that a campaign worker's trials reuse its Lua states.
+// maxPrograms is how many compiled programs a module keeps for reuse: each
+// holds Lua states of a few hundred KB, and a script that makes a program
+// of a new text in every trial would otherwise keep them all.
+const maxPrograms = 64
+
+// compile returns the program of text, compiled once per module and kept
+// (the maxPrograms used last), so that a campaign worker's trials reuse its
+// Lua states. A program dropped from the cache lives on while the script
+// holds it.
 func (m *Module) compile(chunkname, text string, opts luaprogram.Options) (*luaprogram.Program, error) {
-	key := chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()
+	sum := sha256.Sum256([]byte(chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()))
+	key := string(sum[:])
 	if p, ok := m.programs[key]; ok {
+		m.programOrder = append(slices.DeleteFunc(m.programOrder, func(k string) bool { return k == key }), key)
 		return p, nil
 	}
 	p, err := luaprogram.Compile(chunkname, text, opts)
@@ -96,7 +106,12 @@ func (m *Module) compile(chunkname, text string, opts luaprogram.Options) (*luap
 	if m.programs == nil {
 		m.programs = map[string]*luaprogram.Program{}
 	}
+	if len(m.programOrder) >= maxPrograms {
+		delete(m.programs, m.programOrder[0])
+		m.programOrder = slices.Delete(m.programOrder, 0, 1)
+	}
 	m.programs[key] = p
+	m.programOrder = append(m.programOrder, key)
 	return p, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -34,10 +35,11 @@ func (m *machine) pcall(nargs, nret int) error {
 	return lua51.PCallBudget(m.L, nargs, nret, m.prog.opts.Instructions)
 }
 
-// resume resumes the machine's thread under the program's instruction
-// budget and the machine's context.
-func (m *machine) resumeThread(args []lua.LValue) error {
-	_, _, err := lua51.ResumeBudget(m.L.Context(), m.L, m.th, m.tramp, m.prog.opts.Instructions, args...)
+// resumeThread resumes the machine's thread for a step in env, under the
+// program's instruction budget and the machine's context.
+func (m *machine) resumeThread(env program.Env, args []lua.LValue) error {
+	ctx := stepContextOf(m.L.Context(), env)
+	_, _, err := lua51.ResumeBudget(ctx, m.L, m.th, m.tramp, m.prog.opts.Instructions, args...)
 	return err
 }
 
@@ -60,4 +62,49 @@ func (m *machine) budgetText(err error, text string) string {
 // memory operation.
 func budgetMessage(limit int64) string {
 	return "the program ran " + strconv.FormatInt(limit, 10) + " Lua instructions without a memory operation; a device program's steps are short: put a memory operation (p:load, p:wait, p:delay, ...) in every loop, or raise the program's instructions limit"
+}
+
+// stepContext is the context of one step's Lua code: the invocation's,
+// ended too once a device reset is stopping the invocation, which a device
+// whose Env tells (program.Stopping) says at every instruction.
+type stepContext struct {
+	context.Context
+	env program.Stopping
+}
+
+// errStopped is the error of Lua code stopped by a reset of its device.
+var errStopped = errors.New("the device was reset while the program ran")
+
+// Done is closed once the step must stop.
+func (c stepContext) Done() <-chan struct{} {
+	if c.env.Stopping() {
+		return closed
+	}
+	return c.Context.Done()
+}
+
+// Err says why the step stopped.
+func (c stepContext) Err() error {
+	if c.env.Stopping() {
+		return errStopped
+	}
+	return c.Context.Err()
+}
+
+// stopping reports whether a device reset is stopping the invocation env
+// runs.
+func stopping(env program.Env) bool {
+	s, ok := env.(program.Stopping)
+	return ok && s.Stopping()
+}
+
+// closed is a channel that is always closed.
+var closed = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// stepContextOf is the context of a step run in env under ctx.
+func stepContextOf(ctx context.Context, env program.Env) context.Context {
+	if s, ok := env.(program.Stopping); ok {
+		return stepContext{Context: ctx, env: s}
+	}
+	return ctx
 }

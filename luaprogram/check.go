@@ -42,7 +42,7 @@ func (in *Instance) check() error {
 	if msg == lua.LNil {
 		return errors.New(in.prog.Name() + ": the check found the results wrong (it gave no message)")
 	}
-	return errors.New(lua.LVAsString(msg))
+	return errors.New(truncateMessage(lua.LVAsString(msg)))
 }
 
 // newCheck makes a check's c for in: its fields, and c:load and c:read,

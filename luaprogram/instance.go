@@ -161,11 +161,18 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 	}
 	in.pending, in.next = pendingOp{}, program.Next{}
 	m.run = in
-	err := m.resumeThread(results)
+	err := m.resumeThread(in.env, results)
 	m.run = nil
 	switch {
+	case err != nil && stopping(in.env):
+		m.th = nil
+		return in.end(program.Retire(in.env.ResetError()), true)
 	case err != nil:
-		msg := m.budgetText(err, m.errorText(err)) + traceback(m.th)
+		text := m.errorText(err)
+		if text == callstackOverflow {
+			text = "stack overflow" // Lua 5.1's words
+		}
+		msg := truncateMessage(m.budgetText(err, text)) + traceback(m.th)
 		m.th = nil
 		return in.end(program.Retire(errors.New(msg)), true)
 	case in.misuse != "":

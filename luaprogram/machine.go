@@ -156,10 +156,11 @@ func (m *machine) call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error
 func describe(L *lua.LState, err error) string {
 	var api *lua.ApiError
 	if errors.As(err, &api) {
+		msg := truncateMessage(lua51.ToString(L, api.Object))
 		if api.StackTrace == "" {
-			return lua51.ToString(L, api.Object)
+			return msg
 		}
-		return lua51.ToString(L, api.Object) + "\n" + api.StackTrace
+		return msg + "\n" + api.StackTrace
 	}
 	return err.Error()
 }
@@ -189,7 +190,7 @@ func (m *machine) errorText(err error) string {
 // traceback lists the Lua frames of th, a thread that stopped at an error,
 // innermost first, as Lua's stack traceback does (the trampoline left out).
 func traceback(th *lua.LState) string {
-	var b strings.Builder
+	var lines []string
 	for level := 0; ; level++ {
 		dbg, ok := th.GetStack(level)
 		if !ok {
@@ -213,12 +214,12 @@ func traceback(th *lua.LState) string {
 		if dbg.What == "G" && dbg.Name != "" {
 			what = "in function '" + dbg.Name + "'"
 		}
-		b.WriteString("\n\t" + where + ": " + what)
+		lines = append(lines, "\t"+where+": "+what)
 	}
-	if b.Len() == 0 {
+	if len(lines) == 0 {
 		return ""
 	}
-	return "\nstack traceback:" + b.String()
+	return "\nstack traceback:\n" + strings.Join(elideLevels(lines), "\n")
 }
 
 // finished is the trampoline's: the invocation's function returned.

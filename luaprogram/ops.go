@@ -351,7 +351,7 @@ func (m *machine) retire(L *lua.LState) int {
 	case *lua.LNilType:
 		return m.stop(L, in, pendingOp{}, program.Retire(nil))
 	case lua.LString:
-		return m.stop(L, in, pendingOp{}, program.Retire(errors.New(string(v))))
+		return m.stop(L, in, pendingOp{}, program.Retire(errors.New(truncateMessage(string(v)))))
 	}
 	L.RaiseError("p:retire: give nothing to retire cleanly, or a message to retire with an error; got %s", L.Get(2).Type())
 	return 0
