@@ -160,3 +160,18 @@ func TestTrialTimeoutIsBoundedAsDurationsAre(t *testing.T) {
 		t.Errorf("--trial-timeout 277778h: %v", err)
 	}
 }
+
+// TestToStringReturningATableSaysSo checks that an error value whose
+// __tostring returns a table gives a message saying so, at the command
+// and in a campaign's failure, rather than an empty one.
+func TestToStringReturningATableSaysSo(t *testing.T) {
+	const want = "(error object is a table value whose __tostring returned a table value, not a string)"
+	raise := `error(setmetatable({}, {__tostring = function() return {} end}))`
+	r := runCmd(t, "", "", "-e", raise)
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "residentlua: "+want+"\n")
+	script := writeFile(t, t.TempDir(), "t.lua", "function trial(t) "+raise+" end\n")
+	r = campaignRun(t, nil, script, "--trials", "1")
+	r.wantCode(t, 1)
+	contains(t, "stdout", r.stdout, "FAIL seed 1 (error): "+want+"\n")
+}
