@@ -175,3 +175,16 @@ func TestToStringReturningATableSaysSo(t *testing.T) {
 	r.wantCode(t, 1)
 	contains(t, "stdout", r.stdout, "FAIL seed 1 (error): "+want+"\n")
 }
+
+// TestSlowTopLevelSaysNoTrialRan checks that a trial script whose top
+// level runs past --trial-timeout is stopped with a message that says the
+// top level, not a trial, ran too long.
+func TestSlowTopLevelSaysNoTrialRan(t *testing.T) {
+	script := writeFile(t, t.TempDir(), "slow.lua", "local x = 0 while true do x = x + 1 end\nfunction trial(t) end\n")
+	r := campaignRun(t, nil, script, "--trials", "3", "--trial-timeout", "1s")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: the trials' runner (a script's top level) ran past the time limit of 1s of wall time (--trial-timeout) before any trial ran, and was stopped")
+	if strings.Contains(r.stderr, "the trial ran past") {
+		t.Errorf("the message blames a trial, though none ran:\n%s", r.stderr)
+	}
+}
