@@ -53,8 +53,9 @@ func TestTrialTimeout(t *testing.T) {
 			(s.Script != "") != strings.Contains(f.Replay, "--replay 11") {
 			t.Errorf("%s: failure %+v", kind, f)
 		}
-		// The limit bounds the making of the runner too (loading the
-		// script), which a loaded machine may slow past a short one.
+		// A second of wall time: loading a script on a loaded machine under
+		// the race detector takes a good part of 100ms, which a limit must
+		// leave to the trial.
 		tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 6, Seed: 10, Runners: hang, TrialTimeout: time.Second}, 11)
 		if err != nil || tr.Outcome != campaign.OutcomeTimeout || !strings.HasPrefix(tr.Report, tr.Message+"\n") {
 			t.Errorf("%s: replay of the trial that runs past its limit: %+v, %v", kind, tr, err)

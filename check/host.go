@@ -125,6 +125,7 @@ func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
 	name := "s" + strconv.Itoa(h.made+1)
 	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
 	if err != nil {
+		h.run.noteError(name, err)
 		return nil, err
 	}
 	h.made++

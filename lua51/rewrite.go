@@ -52,9 +52,10 @@ type site struct {
 // without a name.
 type operandNames []string
 
-// compileChunk parses src, rewrites its operations and compiles it as a
-// main chunk called id. A chunk whose main function has no room for the
-// hidden local (200 locals already) is compiled as it is.
+// compileChunk parses src, rewrites its operations and assignments and
+// compiles it as a main chunk called id. A chunk that the rewrite leaves
+// without room (a function with 200 registers already in use) is compiled
+// as it is.
 func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
@@ -63,14 +64,22 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(nil, chunk)
-	if len(tr.sites) > 0 {
-		if fn, err := compileRewritten(L, chunk, id, tr.sites); err == nil {
-			return fn, nil
-		}
-		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
-			return nil, err
-		}
-		(&transformer{gotoName: gotoName}).function(nil, chunk)
+	fn, err := compileTransformed(L, chunk, id, tr.sites)
+	if err == nil || !tr.changed {
+		return fn, err
+	}
+	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
+		return nil, err
+	}
+	(&transformer{gotoName: gotoName}).function(nil, chunk)
+	return compileTransformed(L, chunk, id, nil)
+}
+
+// compileTransformed compiles a transformed chunk, with the hidden local
+// when its operations call it.
+func compileTransformed(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+	if len(sites) > 0 {
+		return compileRewritten(L, chunk, id, sites)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
@@ -132,6 +141,7 @@ type transformer struct {
 	gotoName string
 	sc       *scope
 	sites    []site
+	changed  bool // a site or an assignment was rewritten
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -170,6 +180,10 @@ func (t *transformer) stmts(stmts []ast.Stmt) {
 		if a, ok := s.(*ast.AssignStmt); ok && t.rewrite {
 			if call := t.appendCall(a); call != nil {
 				stmts[i] = call
+				continue
+			}
+			if block := t.assignment(a); block != nil {
+				stmts[i] = block
 				continue
 			}
 		}
@@ -425,6 +439,7 @@ func (t *transformer) call(e ast.Expr, op opKind, operands ...ast.Expr) ast.Expr
 	// function read as 0.
 	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.sites) + 1)}
 	t.sites = append(t.sites, site{op: op, names: names})
+	t.changed = true
 	fn := &ast.IdentExpr{Value: operatorsName}
 	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
 	// Lua 5.1 gives an operation the line its last operand ends on.

@@ -37,6 +37,7 @@ var bodies = map[string]body{
 	"now":          {call: (*Module).now},
 	"trial":        {call: (*Module).trialFn},
 	"check":        {call: (*Module).checkFn},
+	"validate":     {call: (*Module).validateFn},
 	"program":      {call: (*Module).program},
 	"kernel":       {call: (*Module).kernelFn},
 	"startup":      {call: (*Module).startup},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -36,7 +37,7 @@ func (m *Module) program(L *lua.LState) int {
 	const name = "program"
 	t := fields(L, 1, name, false, "file", "source", "name", "instructions")
 	file, source := field(t, "file"), field(t, "source")
-	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions}
+	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions, MemoryLimit: lua51.MemoryLimit(L)}
 	if v := field(t, "instructions"); v != lua.LNil {
 		n, ok := v.(lua.LNumber)
 		if !ok || float64(n) != math.Trunc(float64(n)) || n < 1000 || n > maxInstructions {
@@ -215,9 +216,11 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue
 // slot_bytes =} of the exchange's shape, and the GPU program its queue.
 // It is how the randomized trial (resident.trial) and the model checker's
 // built-in scenario (residentlua check --programs) run a user's pair in
-// place of the exchange. ctx ends the programs' Lua code.
-func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
-	return newExchangeShapes(gpu, npu).programs(ctx)
+// place of the exchange. args, when not empty, are the pair's own
+// arguments (numbers, strings and booleans by name), added to the shape's
+// and taking the place of those they name. ctx ends the programs' Lua code.
+func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]any) func(exchange.Config) engine.Programs {
+	return newExchangeShapes(gpu, npu, args).programs(ctx)
 }
 
 // exchangeShapes prepares sessions of a pair shaped like the built-in
@@ -227,6 +230,7 @@ func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exch
 // declarations and parses their sizes.
 type exchangeShapes struct {
 	gpu, npu *luaprogram.Program
+	args     map[string]any // the pair's own arguments, over the shape's
 	mu       sync.Mutex
 	pairs    map[exchangeShape]luaprogram.Pair
 }
@@ -238,8 +242,8 @@ type exchangeShape struct{ rounds, credits, slotBytes int }
 // shapes of a randomized trial.
 const maxShapes = 4096
 
-func newExchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
-	return &exchangeShapes{gpu: gpu, npu: npu, pairs: map[exchangeShape]luaprogram.Pair{}}
+func newExchangeShapes(gpu, npu *luaprogram.Program, args map[string]any) *exchangeShapes {
+	return &exchangeShapes{gpu: gpu, npu: npu, args: args, pairs: map[exchangeShape]luaprogram.Pair{}}
 }
 
 // programs prepares the sessions of each shape; ctx ends their Lua code.
@@ -264,8 +268,11 @@ func (s *exchangeShapes) pair(k exchangeShape) (luaprogram.Pair, error) {
 	if pair, ok := s.pairs[k]; ok {
 		return pair, nil
 	}
-	args := luaprogram.Numbers(map[string]float64{"rounds": float64(k.rounds), "credits": float64(k.credits), "slot_bytes": float64(k.slotBytes)})
-	pair, err := pairOf(s.gpu, s.npu, args, nil)
+	named := map[string]any{"rounds": float64(k.rounds), "credits": float64(k.credits), "slot_bytes": float64(k.slotBytes)}
+	for name, v := range s.args {
+		named[name] = v
+	}
+	pair, err := pairOf(s.gpu, s.npu, luaprogram.Scalars(named), nil)
 	if err != nil {
 		return pair, err
 	}

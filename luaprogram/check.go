@@ -7,7 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/lua51"
 )
 
 // check runs the program's check, check(c, args), on the host once the
@@ -22,7 +21,7 @@ func (in *Instance) check() error {
 		return err
 	}
 	defer in.prog.give(m)
-	m.budget.parent = in.cfg.Context
+	m.setContext(in.cfg.Context)
 	if m.host.check == nil {
 		return nil
 	}
@@ -32,9 +31,8 @@ func (in *Instance) check() error {
 	m.L.Push(m.host.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
-	m.budget.refill()
-	if err := lua51.PCall(m.L, 2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), describe(m.L, err))
+	if err := m.pcall(2, 2); err != nil {
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, describe(m.L, err)))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)

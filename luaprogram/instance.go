@@ -135,7 +135,7 @@ func (in *Instance) begin() program.Next {
 		return program.Retire(err)
 	}
 	in.m = m
-	m.budget.parent = in.cfg.Context
+	m.setContext(in.cfg.Context)
 	m.reseed(in.cfg.Seed)
 	s, err := m.spec()
 	if err != nil {
@@ -155,17 +155,15 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 		if cancel != nil {
 			cancel()
 		}
-		th.SetContext(&m.budget)
 		m.th = th
 	}
 	in.pending, in.next = pendingOp{}, program.Next{}
 	m.run = in
-	m.budget.refill()
-	_, err, _ := m.L.Resume(m.th, m.tramp, results...)
+	err := m.resumeThread(results)
 	m.run = nil
 	switch {
 	case err != nil:
-		msg := m.errorText(err) + traceback(m.th)
+		msg := m.budgetText(err, m.errorText(err)) + traceback(m.th)
 		m.th = nil
 		return in.end(program.Retire(errors.New(msg)), true)
 	case in.misuse != "":

@@ -1,7 +1,6 @@
 package luaprogram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +22,6 @@ type machine struct {
 	// first environment (they compute from their arguments alone).
 	host    spec
 	envMeta *lua.LTable // every environment's metatable: reads fall through to the globals as made
-	budget  instructionBudget
 
 	// The thread runs the trampoline: it calls an invocation's function,
 	// then yields in finished until the next one. It is nil when it died
@@ -61,7 +59,7 @@ while true do
 end`
 
 func (p *Program) newMachine() (*machine, error) {
-	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout})
+	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout, MemoryLimit: p.opts.MemoryLimit})
 	for _, name := range removedGlobals {
 		L.SetGlobal(name, lua.LNil)
 	}
@@ -94,8 +92,7 @@ func (p *Program) newMachine() (*machine, error) {
 	env.RawSetString("finished", L.NewFunction(m.finished))
 	tramp.Env = env
 	m.tramp = tramp
-	m.budget = instructionBudget{parent: context.Background(), limit: p.opts.Instructions}
-	L.SetContext(&m.budget)
+	m.setContext(nil)
 	m.initMethods()
 	m.initCheck()
 	if m.host, err = m.spec(); err != nil {
@@ -143,13 +140,12 @@ func (m *machine) chunkIn(env *lua.LTable) *lua.LFunction {
 // an error carries its traceback. fn may not yield: the memory operations
 // refuse to run outside an invocation.
 func (m *machine) call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
-	m.budget.refill()
 	m.L.Push(fn)
 	for _, a := range args {
 		m.L.Push(a)
 	}
-	if err := lua51.PCall(m.L, len(args), 1); err != nil {
-		return nil, errors.New(describe(m.L, err))
+	if err := m.pcall(len(args), 1); err != nil {
+		return nil, errors.New(m.budgetText(err, describe(m.L, err)))
 	}
 	res := m.L.Get(-1)
 	m.L.Pop(1)
@@ -178,12 +174,11 @@ func (m *machine) errorText(err error) string {
 	if s, ok := api.Object.(lua.LString); ok {
 		return string(s)
 	}
-	m.budget.refill()
 	m.L.Push(m.L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(lua51.ToString(L, api.Object)))
 		return 1
 	}))
-	if lua51.PCall(m.L, 0, 1) != nil {
+	if m.pcall(0, 1) != nil {
 		return "(an error value that tostring cannot describe: a " + api.Object.Type().String() + ")"
 	}
 	text := lua.LVAsString(m.L.Get(-1))

@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // handle is a buffer handle a program holds: p.startup or one of
@@ -164,6 +165,10 @@ func (m *machine) current(L *lua.LState, name string) *Instance {
 func (m *machine) stop(L *lua.LState, in *Instance, op pendingOp, next program.Next) int {
 	if L != m.th {
 		in.misuse = "p:" + opNames[op.kind] + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
+		L.RaiseError("%s", in.misuse)
+	}
+	if !lua51.CanYield(L) {
+		in.misuse = "p:" + opNames[op.kind] + " was called inside a function that Lua's library or a metamethod called (an iterator of a generic for, a callback of string.gsub or table.sort, __index, __add, __tostring, __concat, ...); a memory operation yields to the device, which it cannot do from there: call memory operations in the program's own code, and hand their results to such functions"
 		L.RaiseError("%s", in.misuse)
 	}
 	in.pending, in.next = op, next

@@ -1,7 +1,6 @@
 package luaprogram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +25,11 @@ type Options struct {
 	// between two memory operations (and a check or a buffers function in
 	// all); 0 means DefaultInstructions.
 	Instructions int64
+	// MemoryLimit is the memory budget of the program's Lua states, as
+	// lua51.Options.MemoryLimit: past it a program's Lua code fails with
+	// "not enough memory". 0 means lua51.DefaultMemoryLimit(); a host
+	// gives its own state's (lua51.MemoryLimit).
+	MemoryLimit int64
 }
 
 // Program is a device program written in Lua: a chunk compiled once, and
@@ -94,7 +98,7 @@ func (p *Program) take() (*machine, error) {
 		m := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		m.budget.parent = context.Background() // not a context of an earlier user's, maybe ended
+		m.setContext(nil) // not a context of an earlier user's, maybe ended
 		return m, nil
 	}
 	p.mu.Unlock()
@@ -209,9 +213,6 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
-
-// HasCheck reports whether the program checks its own results.
-func (p *Program) HasCheck() bool { return p.hasCheck }
 
 // isName reports whether s is a buffer's name: a letter or _, then
 // letters, digits and _, 32 at most.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,14 +20,16 @@ import (
 
 // checkOptions is the command line of residentlua check.
 type checkOptions struct {
-	scenario  string       // SCENARIO.lua; empty for the built-in scenario
-	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
-	noPrune   bool         // --no-prune: explore without state hashing
-	given     []string     // the bounds given, as flags, to refuse them with --replay
-	replay    string       // --replay STR
-	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
-	tracePath string       // --trace, with --replay
-	force     bool         // --force: --trace may replace a file that does not look like a trace
+	scenario  string         // SCENARIO.lua; empty for the built-in scenario
+	bounds    check.Bounds   // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
+	noPrune   bool           // --no-prune: explore without state hashing
+	given     []string       // the bounds given, as flags, to refuse them with --replay
+	replay    string         // --replay STR
+	programs  []string       // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
+	args      map[string]any // --args k=v,...: the pair's own arguments
+	pair      check.Pair     // the pair's name and digest, for the replay strings
+	tracePath string         // --trace, with --replay
+	force     bool           // --force: --trace may replace a file that does not look like a trace
 	help      bool
 }
 
@@ -60,6 +63,9 @@ found that breaks each invariant broken.
                     program N (files of Lua programs, docs/programs.md) in
                     place of the built-in exchange, giving each session the
                     exchange's shape as args (rounds, credits, slot_bytes)
+  --args K=V,...    with --programs: the pair's own arguments (numbers,
+                    true, false or strings), added to the shape's and
+                    taking the place of those they name
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
@@ -73,7 +79,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false, "no-prune": false}
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "args": true, "force": false, "no-prune": false}
 	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
@@ -82,6 +88,9 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 		return nil, err
 	}
 	o.help, o.scenario = help, scenario
+	if o.args != nil && o.programs == nil {
+		return nil, &usageError{"--args goes with --programs: they are the arguments of that pair (the built-in exchange takes --rounds and --credits)"}
+	}
 	if o.tracePath != "" && o.replay == "" {
 		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
 	}
@@ -112,6 +121,11 @@ func (o *checkOptions) set(name, value string) error {
 			return &usageError{fmt.Sprintf("--programs %q: give the GPU program's file and the NPU program's, as gpu.lua,npu.lua", value)}
 		}
 		return nil
+	case "args":
+		if o.args == nil {
+			o.args = map[string]any{}
+		}
+		return parseArgValues("--args", value, o.args)
 	case "force":
 		o.force = true
 		return nil
@@ -218,6 +232,9 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
+		if err := o.identifyPair(); err != nil {
+			return nil, nil, err
+		}
 		gpu, err := luaprogram.Load(o.programs[0], opts)
 		if err != nil {
 			return nil, nil, err
@@ -227,7 +244,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 			gpu.Close()
 			return nil, nil, err
 		}
-		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
+		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, o.args)), func() { gpu.Close(); npu.Close() }, nil
 	}
 	if o.scenario == "" {
 		return check.Builtin, func() {}, nil
@@ -242,10 +259,33 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 	return sc.Run, func() {}, nil
 }
 
+// identifyPair names the pair of --programs and digests its texts and
+// arguments, for the replay strings.
+func (o *checkOptions) identifyPair() error {
+	parts := make([]string, 0, 3)
+	for _, path := range o.programs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("--programs: cannot read %s: %v", path, resultfile.Cause(err))
+		}
+		parts = append(parts, string(b))
+	}
+	words := argWords(o.args)
+	o.pair = check.Pair{Name: filepath.Base(o.programs[0]) + "," + filepath.Base(o.programs[1]), Digest: check.PairDigest(append(parts, words)...)}
+	if words != "" {
+		o.pair.Name += " with " + words
+	}
+	return nil
+}
+
 // scenarioName says which scenario is checked, for the report.
 func (o *checkOptions) scenarioName() string {
 	if o.scenario == "" && o.programs != nil {
-		return "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+		name := "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+		if o.args != nil {
+			name += ", args " + argWords(o.args)
+		}
+		return name
 	}
 	if o.scenario == "" {
 		return "the built-in scenario"
@@ -257,7 +297,7 @@ func (o *checkOptions) scenarioName() string {
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
-	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune})
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair})
 	intr.disarm()
 	prog.stop()
 	return o.report(&rep, stdout)
@@ -273,6 +313,9 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 		return checkFailed
 	case !rep.OK():
 		return checkBroken
+	case rep.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: %s\n", progName, rep.Vacuous())
+		return checkFailed
 	case rep.ScenarioErrors > 0:
 		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %s, not explored further; fix it and check again\n", progName, plural(rep.ScenarioErrors, "run", "runs"))
 		return checkFailed
@@ -294,7 +337,7 @@ func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, s
 		rec = newTraceRecorder(o.tracePath)
 		onFabric = rec.attach
 	}
-	r, err := check.Replay(ctx, scenario, o.replay, onFabric)
+	r, err := check.ReplayPair(ctx, scenario, o.pair, o.replay, onFabric)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return complainStatus(err, checkBroken) // stopped before the end

@@ -203,28 +203,7 @@ func (c *command) remember(in lineReader, lines []string, compiled *lua.LFunctio
 // constants of a.
 func (c *command) sameCode(a *lua.LFunction, b string) bool {
 	fb, err := c.load(b)
-	return err == nil && sameProto(a.Proto, fb.Proto)
-}
-
-// sameProto compares two compiled functions, leaving out line numbers.
-func sameProto(a, b *lua.FunctionProto) bool {
-	if a.NumUpvalues != b.NumUpvalues || a.NumParameters != b.NumParameters || a.IsVarArg != b.IsVarArg ||
-		!slices.Equal(a.Code, b.Code) || len(a.Constants) != len(b.Constants) || len(a.FunctionPrototypes) != len(b.FunctionPrototypes) {
-		return false
-	}
-	for i, k := range a.Constants {
-		// A userdata constant is lua51's own (a concatenation's site, which
-		// holds its line): its kind is what matters.
-		if k.Type() != b.Constants[i].Type() || k.Type() != lua.LTUserData && k.String() != b.Constants[i].String() {
-			return false
-		}
-	}
-	for i, p := range a.FunctionPrototypes {
-		if !sameProto(p, b.FunctionPrototypes[i]) {
-			return false
-		}
-	}
-	return true
+	return err == nil && lua51.SameCode(a.Proto, fb.Proto)
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints

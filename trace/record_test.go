@@ -1,0 +1,65 @@
+package trace_test
+
+import (
+	"bytes"
+	"flag"
+	"slices"
+	"testing"
+
+	"github.com/residentlua/residentlua/campaign/trial"
+	"github.com/residentlua/residentlua/trace"
+)
+
+var roundTrips = flag.Int("trace.trials", 300, "seeded campaign trials whose traces TestOwnTrialsValidateClean validates (the acceptance bar is 3000)")
+
+// record runs the campaign's trial of seed with a Recorder attached and
+// returns its trace.
+func record(t *testing.T, cfg trial.Config) ([]byte, trial.Result) {
+	t.Helper()
+	var buf bytes.Buffer
+	rec := trace.NewRecorder(&buf)
+	cfg.OnFabric = rec.Attach
+	res := trial.Run(cfg)
+	if err := rec.Close(); err != nil {
+		t.Fatalf("seed %d: %v", cfg.Seed, err)
+	}
+	return buf.Bytes(), res
+}
+
+// The traces of residentlua's own randomized trials (random faults, random
+// host operations) validate, and the validator finds what the live oracle
+// found: nothing, in a correct engine.
+func TestOwnTrialsValidateClean(t *testing.T) {
+	n := *roundTrips
+	if testing.Short() {
+		n = 30
+	}
+	events := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		text, res := record(t, trial.Config{Seed: seed})
+		r, err := trace.Validate(trace.Input{Name: "trial.jsonl", R: bytes.NewReader(text)})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		var live []int
+		for _, v := range res.Violations {
+			if v.Invariant != 15 && !slices.Contains(live, v.Invariant) {
+				live = append(live, v.Invariant)
+			}
+		}
+		var got []int
+		for _, v := range r.Violations {
+			got = append(got, v.Invariant)
+		}
+		slices.Sort(live)
+		slices.Sort(got)
+		if !slices.Equal(live, got) || !r.OK() && len(live) == 0 {
+			t.Fatalf("seed %d: the live oracle broke %v, the trace's validation %v:\n%s", seed, live, got, r)
+		}
+		if len(r.Checked) != 14 {
+			t.Fatalf("seed %d: a simulated trace of every kind checked %v, want all but 15", seed, r.Checked)
+		}
+		events += r.Events
+	}
+	t.Logf("%d trials, %d events validated", n, events)
+}
