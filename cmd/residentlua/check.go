@@ -13,6 +13,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/input"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
@@ -264,7 +265,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 func (o *checkOptions) identifyPair() error {
 	parts := make([]string, 0, 3)
 	for _, path := range o.programs {
-		b, err := os.ReadFile(path)
+		b, err := input.ReadFile(path, input.LuaSource)
 		if err != nil {
 			return fmt.Errorf("--programs: cannot read %s: %v", path, resultfile.Cause(err))
 		}
