@@ -108,7 +108,7 @@ func (slowRunners) Describe(*campaign.Summary) error { return nil }
 // as a trial is: its error says it ran past the limit.
 func TestRunnerMadeUnderTheTimeLimit(t *testing.T) {
 	_, err := campaign.Run(context.Background(), campaign.Config{Trials: 2, Workers: 2, Runners: slowRunners{}, TrialTimeout: 50 * time.Millisecond})
-	if err == nil || err.Error() != "the trial ran past its time limit of 50ms of wall time (--trial-timeout) and was stopped" {
+	if err == nil || err.Error() != "the trials' runner (a script's top level) ran past the time limit of 50ms of wall time (--trial-timeout) before any trial ran, and was stopped: a script's top level should only define things; or give a longer --trial-timeout" {
 		t.Errorf("a runner that takes too long to make: %v", err)
 	}
 }

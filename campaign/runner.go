@@ -87,10 +87,14 @@ func newWorker(ctx context.Context, cfg Config, names *nameSet) (*worker, error)
 	return w, nil
 }
 
-// stopped is err, or, when ctx ended, the error that says why it did.
+// stopped is the error of making the runner, err, or, when ctx ended, the
+// error that says why it did: no trial had begun.
 func (w *worker) stopped(ctx context.Context, err error) error {
-	if how := stoppedBy(ctx); how != "" {
-		return errors.New(w.stopMessage(how))
+	switch stoppedBy(ctx) {
+	case OutcomeTimeout:
+		return fmt.Errorf("the trials' runner (a script's top level) ran past the time limit of %v of wall time (--trial-timeout) before any trial ran, and was stopped: a script's top level should only define things; or give a longer --trial-timeout", w.timeout)
+	case OutcomeInterrupted:
+		return errors.New("the run was stopped (Ctrl-C or SIGTERM) while the trials' runner was made (a script's top level ran), before any trial ran")
 	}
 	return err
 }

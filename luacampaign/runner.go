@@ -415,24 +415,5 @@ func errorMessage(L *lua.LState, err error) string {
 	if !ok {
 		return err.Error()
 	}
-	switch v := api.Object.(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return lua51.NumberToString(v)
-	}
-	if L.GetMetaField(api.Object, "__tostring") != lua.LNil {
-		fn := L.NewFunction(func(L *lua.LState) int {
-			L.Push(lua.LString(lua51.ToString(L, L.Get(1))))
-			return 1
-		})
-		L.Push(fn)
-		L.Push(api.Object)
-		if lua51.PCall(L, 1, 1) == nil {
-			s := L.Get(-1)
-			L.Pop(1)
-			return lua.LVAsString(s)
-		}
-	}
-	return fmt.Sprintf("(error object is a %s value)", api.Object.Type())
+	return lua51.Message(L, api.Object)
 }

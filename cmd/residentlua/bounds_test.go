@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,7 @@ func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
 		{[]string{"/dev/zero"}, 1, "residentlua: cannot read /dev/zero: it is " + lua},
 		{[]string{"campaign", "/dev/zero"}, 2, "residentlua: campaign: cannot read the trial script /dev/zero: it is " + lua},
 		{[]string{"check", "/dev/zero"}, 2, "residentlua: cannot read /dev/zero: it is " + lua},
+		{[]string{"check", "--programs", "/dev/zero,programs/stream/stream_npu.lua"}, 2, "residentlua: --programs: cannot read /dev/zero: it is " + lua},
 		{[]string{"campaign", "merge", "/dev/zero"}, 2, "/dev/zero: it is larger than 64 MiB, the limit on a campaign summary"},
 		{[]string{"-e", `resident.program{file = "/dev/zero"}`}, 1, "cannot read program /dev/zero: it is " + lua},
 		{[]string{"-e", `resident.kernel{ptx = "/dev/zero", entry = "k"}`}, 1, "cannot read PTX /dev/zero: it is larger than 16 MiB, the limit on a PTX module"},
@@ -158,5 +160,101 @@ func TestTrialTimeoutIsBoundedAsDurationsAre(t *testing.T) {
 	_, err := parseCampaignArgs([]string{"--trial-timeout", "277778h", "x.lua"})
 	if err == nil || err.Error() != `--trial-timeout "277778h": give at most 1e9 seconds (about 31 years), or 0 for no limit` {
 		t.Errorf("--trial-timeout 277778h: %v", err)
+	}
+}
+
+// TestToStringReturningATableSaysSo checks that an error value whose
+// __tostring returns a table gives a message saying so, at the command
+// and in a campaign's failure, rather than an empty one.
+func TestToStringReturningATableSaysSo(t *testing.T) {
+	const want = "(error object is a table value whose __tostring returned a table value, not a string)"
+	raise := `error(setmetatable({}, {__tostring = function() return {} end}))`
+	r := runCmd(t, "", "", "-e", raise)
+	r.wantCode(t, 1)
+	contains(t, "stderr", r.stderr, "residentlua: "+want+"\n")
+	script := writeFile(t, t.TempDir(), "t.lua", "function trial(t) "+raise+" end\n")
+	r = campaignRun(t, nil, script, "--trials", "1")
+	r.wantCode(t, 1)
+	contains(t, "stdout", r.stdout, "FAIL seed 1 (error): "+want+"\n")
+}
+
+// TestSlowTopLevelSaysNoTrialRan checks that a trial script whose top
+// level runs past --trial-timeout is stopped with a message that says the
+// top level, not a trial, ran too long.
+func TestSlowTopLevelSaysNoTrialRan(t *testing.T) {
+	script := writeFile(t, t.TempDir(), "slow.lua", "local x = 0 while true do x = x + 1 end\nfunction trial(t) end\n")
+	r := campaignRun(t, nil, script, "--trials", "3", "--trial-timeout", "1s")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "residentlua: the trials' runner (a script's top level) ran past the time limit of 1s of wall time (--trial-timeout) before any trial ran, and was stopped")
+	if strings.Contains(r.stderr, "the trial ran past") {
+		t.Errorf("the message blames a trial, though none ran:\n%s", r.stderr)
+	}
+}
+
+// TestREPLPastedLongChunk checks that a long chunk pasted into the REPL
+// (a table of 8,000 lines) runs as one chunk, and that lines read past a
+// syntax error found late (inside an open table or function) are read
+// again as the next chunks, so the errors come as lua5.1 -i gives them.
+func TestREPLPastedLongChunk(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t = {\n")
+	for i := range 8000 {
+		fmt.Fprintf(&b, "  %d,\n", i)
+	}
+	b.WriteString("}\nprint('count', #t, t[8000])\n")
+	b.WriteString("u = {\n 1 2,\n 3,\n}\nfunction f()\n  local x = 1\n  x = = 2\n  return x\nend\nprint('after')\n")
+	r := runCmd(t, "", b.String(), "-i")
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "count\t8000\t7999\n", "after\n")
+	var errs []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "stdin:") {
+			errs = append(errs, l)
+		}
+	}
+	want := []string{ // as lua5.1 -i gives them
+		"stdin:2: '}' expected (to close '{' at line 1) near '2'",
+		"stdin:1: unexpected symbol near '3'",
+		"stdin:1: unexpected symbol near '}'",
+		"stdin:3: unexpected symbol near '='",
+		"stdin:1: '<eof>' expected near 'end'",
+	}
+	if !slices.Equal(errs, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestContinuationFollowsBlocksAndStrings checks when the REPL's
+// continuation says a chunk may be complete.
+func TestContinuationFollowsBlocksAndStrings(t *testing.T) {
+	cases := []struct {
+		lines []string
+		may   bool
+	}{
+		{[]string{"x = 1"}, true},
+		{[]string{"t = {"}, false},
+		{[]string{"t = {", "1, 2,", "}"}, true},
+		{[]string{"for i = 1, 3 do", "print(i)"}, false},
+		{[]string{"for i = 1, 3 do", "print(i)", "end"}, true},
+		{[]string{"while x do if y then z() elseif w then v() else u() end"}, false},
+		{[]string{"while x do if y then z() elseif w then v() else u() end end"}, true},
+		{[]string{"repeat", "x = x + 1", "until x > 3"}, true},
+		{[]string{"f = function(a)", "return a end"}, true},
+		{[]string{"s = [[", "end {", "]]"}, true},
+		{[]string{"s = [==[", "]]", "]=]"}, false},
+		{[]string{"--[[ do", "end ]] x = {"}, false},
+		{[]string{"x = 1 -- do {"}, true},
+		{[]string{`s = "do \`, `end {"`}, true},
+		{[]string{`s = 'a "{'`}, true},
+		{[]string{"x = t[ [[a]] ] + 0x1e"}, true},
+	}
+	for _, c := range cases {
+		cont := newContinuation()
+		for _, l := range c.lines {
+			cont.add(l)
+		}
+		if got := cont.mayBeComplete(); got != c.may {
+			t.Errorf("%q: mayBeComplete = %v, want %v", c.lines, got, c.may)
+		}
 	}
 }
