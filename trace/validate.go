@@ -233,7 +233,9 @@ func (v *validator) advance(s *source) error {
 		return nil
 	case errors.As(err, &fe) && fe.Truncated:
 		s.done = true
-		v.report.Truncated = fe
+		if v.report.Truncated == nil { // the first file's that is
+			v.report.Truncated = fe
+		}
 		return nil
 	}
 	return err
