@@ -23,20 +23,24 @@ func (m *Module) validateFn(L *lua.LState) int {
 	if m.opts.Sandbox {
 		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "a trace is a file, which this sandboxed state may not read"))
 	}
-	inputs := make([]trace.Input, 0, n)
-	for i := 1; i <= n; i++ {
-		path, ok := L.Get(i).(lua.LString)
+	paths := make([]string, n)
+	for i := range paths {
+		path, ok := L.Get(i + 1).(lua.LString)
 		if !ok {
-			argError(L, i, name, "string expected, got "+valueTypeName(L.Get(i)))
+			argError(L, i+1, name, "string expected, got "+valueTypeName(L.Get(i+1)))
 		}
-		f, err := os.Open(string(path))
+		paths[i] = string(path)
+	}
+	inputs := make([]trace.Input, 0, n)
+	for _, path := range paths {
+		f, err := os.Open(path)
 		if err != nil {
 			for _, in := range inputs {
 				_ = in.R.(*os.File).Close()
 			}
 			m.invalid(L, name, "%v", err)
 		}
-		inputs = append(inputs, trace.Input{Name: string(path), R: f})
+		inputs = append(inputs, trace.Input{Name: path, R: f})
 	}
 	r, err := trace.Validate(inputs...)
 	for _, in := range inputs {

@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -141,5 +142,23 @@ func TestCImplementationIsValidated(t *testing.T) {
 				t.Errorf("exit code %d, want 1", ExitCode)
 			}
 		})
+	}
+}
+
+// An event longer than RLT_LINE_BYTES is dropped, not cut into a broken
+// line: the events around it are written, and rlt_close says one was lost.
+func TestCRecorderDropsAnOverlongEvent(t *testing.T) {
+	bin := compileC(t, "drop")
+	path := filepath.Join(t.TempDir(), "drop.jsonl")
+	if b, err := exec.Command(bin, path).CombinedOutput(); err != nil {
+		t.Fatalf("drop: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.Validate(trace.Input{Name: "drop.jsonl", R: bytes.NewReader(data)})
+	if err != nil || r.Events != 2 {
+		t.Fatalf("%v: %d events, want the 2 around the dropped one\n%s", err, r.Events, data)
 	}
 }

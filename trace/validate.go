@@ -42,8 +42,8 @@ type Report struct {
 	Checked    []int
 	Unchecked  []Unchecked
 	Violations []Violation // the first of each invariant broken, by invariant
-	// Truncated is the last line of a file that ends mid-line, if any:
-	// everything before it was checked.
+	// Truncated is the last line of the first file that ends mid-line,
+	// if any: everything before it was checked.
 	Truncated *FormatError
 }
 
@@ -90,8 +90,7 @@ type sessionLog struct {
 	lines    []logLine
 	next     int // where the next line goes once lines is full
 	earlier  int
-	waitAt   uint64    // the time of its Wait now ending
-	deadline uint64    // the latest deadline of that Wait's joins
+	deadline uint64    // the latest deadline of the joins of its Wait now ending
 	devices  [2]string // its programs' devices, from its session event
 }
 
@@ -233,7 +232,9 @@ func (v *validator) advance(s *source) error {
 		return nil
 	case errors.As(err, &fe) && fe.Truncated:
 		s.done = true
-		v.report.Truncated = fe
+		if v.report.Truncated == nil { // the first file's that is
+			v.report.Truncated = fe
+		}
 		return nil
 	}
 	return err
@@ -482,7 +483,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 		add(devices.EvReset, value(e.Invocation), failed(e.Result))
 	case "wait":
 		add(engine.EvWait, *e.Timeout, 0)
-		log.waitAt, log.deadline = *e.Time, *e.Time
+		log.deadline = *e.Time
 	case "wait.undecided":
 		add(evUndecided, 0, 0)
 	case "join":

@@ -97,6 +97,12 @@ func TestCampaignEvents(t *testing.T) {
 	r = runCmd(t, dir, "", "validate", events)
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "held        14:")
+	// A trial script's trials, each driving its sessions from Lua.
+	script := filepath.Join(repoRoot, "scripts", "program_campaign.lua")
+	r = runCmd(t, "", "", "campaign", script, "--trials", "40", "--workers", "2", "--events", events)
+	r.wantCode(t, 0)
+	r = runCmd(t, dir, "", "validate", events)
+	r.wantCode(t, 0)
 	r = runCmd(t, dir, "", "campaign", "--replay", "3", "--events", events)
 	r.wantCode(t, 2)
 	contains(t, "stderr", r.stderr, "--events does not go with --replay")

@@ -196,17 +196,17 @@ int rlt_record(rlt_recorder *r, const char *actor, uint64_t session, const char 
 	rlt_slot *s = &ring->slots[h % RLT_RING_EVENTS];
 	atomic_store(&ring->busy, 1); /* sequentially consistent: before the clock is read */
 	uint64_t t = rlt_now();
-	int n = snprintf(s->line, sizeof s->line, "{\"time\":%llu,\"actor\":\"%s\"", (unsigned long long)t, actor);
-	if (session && n >= 0 && (size_t)n < sizeof s->line)
-		n += snprintf(s->line + n, sizeof s->line - n, ",\"session\":%llu", (unsigned long long)session);
-	if (n >= 0 && (size_t)n < sizeof s->line)
-		n += snprintf(s->line + n, sizeof s->line - n, ",\"kind\":\"%s\"", kind);
+	int n = session ? snprintf(s->line, sizeof s->line, "{\"time\":%llu,\"actor\":\"%s\",\"session\":%llu,\"kind\":\"%s\"",
+				(unsigned long long)t, actor, (unsigned long long)session, kind)
+			: snprintf(s->line, sizeof s->line, "{\"time\":%llu,\"actor\":\"%s\",\"kind\":\"%s\"",
+				(unsigned long long)t, actor, kind);
 	if (fields && *fields && n >= 0 && (size_t)n < sizeof s->line - 1) {
 		s->line[n++] = ',';
 		va_list ap;
 		va_start(ap, fields);
-		n += vsnprintf(s->line + n, sizeof s->line - n, fields, ap);
+		int m = vsnprintf(s->line + n, sizeof s->line - n, fields, ap);
 		va_end(ap);
+		n = m < 0 ? -1 : n + m;
 	}
 	if (n < 0 || (size_t)n + 2 >= sizeof s->line) {
 		atomic_store_explicit(&ring->busy, 0, memory_order_release);

@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
 		perror(argv[1]);
 		return 1;
 	}
-	static char names[64][8];
+	static char names[64][16];
 	pthread_t th[64];
 	for (int i = 0; i < threads && i < 64; i++) {
 		snprintf(names[i], sizeof names[i], "gpu%d", i);
