@@ -38,6 +38,7 @@ const (
 	opLen                        // #a
 	opAppend                     // t[#t + 1] = v, with a v that has no effects
 	opForBound                   // a numeric for's initial value, limit or step
+	opTable                      // a constructor of more than constructorBatch items
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -46,6 +47,7 @@ type site struct {
 	op       opKind
 	names    operandNames
 	operator string
+	sizes    []int // an opTable's number of items in each part
 }
 
 // operandNames describes the operands of one chain for error messages:
@@ -359,6 +361,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = t.expr(f.Value)
 		}
+		return t.constructor(e)
 	case *ast.NumberExpr:
 		// gopher-lua's compiler reads a literal with Go's rules: 010 as
 		// octal, 1e309 and 0xffffffffffffffffff as nan. Lua 5.1 reads it
