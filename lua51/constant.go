@@ -71,8 +71,8 @@ func (t *transformer) ifStmt(s *ast.IfStmt) ast.Stmt {
 	s.Condition = t.expr(s.Condition)
 	constant, value := truth(s.Condition)
 	if !constant {
-		t.block(s.Then)
-		t.block(s.Else)
+		t.block(s.Then, s.LastLine())
+		t.block(s.Else, s.LastLine())
 		return s
 	}
 	stmts := s.Else
@@ -82,6 +82,6 @@ func (t *transformer) ifStmt(s *ast.IfStmt) ast.Stmt {
 	block := &ast.DoBlockStmt{Stmts: stmts}
 	block.SetLine(s.Line())
 	block.SetLastLine(s.LastLine())
-	t.block(stmts)
+	t.block(stmts, s.LastLine())
 	return block
 }

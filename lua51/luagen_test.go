@@ -400,7 +400,7 @@ func (g *gen) errorValue() string {
 	case 1:
 		return ""
 	case 2:
-		return g.expr(kindNum, 1)
+		return g.numz(1)
 	case 3:
 		return g.expr(kindStr, 1) + ", 0"
 	case 4:
@@ -586,7 +586,11 @@ func (g *gen) word() string {
 	return []string{"alpha", "beta", "x", "", "Hello World", "a1b2", " 3 ", "10", "0x10", "1e1", "nan", "-0"}[g.r.IntN(12)]
 }
 
-var numLiterals = []string{"0", "1", "2", "3", "-1", "10", "0.5", "1e3", "2^53", "7", "-2.5", "1/3", "100"}
+// numLiterals are the number literals of expressions. None is negative,
+// and unary minus applies to variables only: a constant expression that Lua
+// 5.1 folds to -0 (0 * -1) becomes the constant of every later 0 of its
+// function there (see docs/lua.md).
+var numLiterals = []string{"0", "1", "2", "3", "10", "0.5", "1e3", "2^53", "7", "1/3", "100"}
 
 // expr is an expression of kind k; deeper expressions are simpler.
 func (g *gen) expr(k valueKind, depth int) string {
@@ -609,11 +613,14 @@ func (g *gen) expr(k valueKind, depth int) string {
 			case "/":
 				// A constant divisor: a zero from arithmetic has no sign here
 				// (see docs/lua.md), so dividing by one could give inf for -inf.
-				return "(" + g.expr(kindNum, depth+1) + " / " + []string{"2", "-4", "0.5", "3"}[g.r.IntN(4)] + ")"
+				return "(" + g.expr(kindNum, depth+1) + " / " + []string{"2", "4", "0.5", "3"}[g.r.IntN(4)] + ")"
 			}
 			return "(" + g.expr(kindNum, depth+1) + " " + op + " " + g.expr(kindNum, depth+1) + ")"
 		case 3:
-			return "(- " + g.expr(kindNum, depth+1) + ")"
+			if vs := g.vars(kindNum, false); len(vs) > 0 {
+				return "(- " + g.pick(vs).name + ")"
+			}
+			return "(" + numLiterals[g.r.IntN(len(numLiterals))] + " - 1)"
 		case 4:
 			return "#" + g.expr(kindStr, depth+1)
 		case 5:
