@@ -64,6 +64,12 @@ func (t *transformer) assignment(a *ast.AssignStmt) ast.Stmt {
 		values[i] = h.name("(v" + strconv.Itoa(i+1) + ")")
 	}
 	h.exprs = append(h.exprs, a.Rhs...)
+	end := a.Line() // the parser gives an assignment no last line
+	for _, e := range a.Rhs {
+		end = max(end, e.Line(), e.LastLine())
+	}
+	t.sc.enter(end, h.names...) // the block the compiler puts them in
+	t.sc.leave()
 	local := &ast.LocalAssignStmt{Names: h.names, Exprs: h.exprs}
 	local.SetLine(a.Line())
 	local.SetLastLine(a.LastLine())

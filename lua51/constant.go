@@ -14,7 +14,8 @@ import "github.com/yuin/gopher-lua/ast"
 // becomes what it evaluates to. What is left has no constant to fold.
 
 // truth is whether e is a constant, and then whether it is true: nil and
-// false are false; true, numbers and strings are true.
+// false are false; true, numbers (arithmetic of numerals included) and
+// strings are true.
 func truth(e ast.Expr) (constant, value bool) {
 	switch e.(type) {
 	case *ast.NilExpr, *ast.FalseExpr:
@@ -22,7 +23,10 @@ func truth(e ast.Expr) (constant, value bool) {
 	case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr:
 		return true, true
 	}
-	return false, false
+	// Arithmetic of numerals that Lua 5.1 folds (- 0, 2 * 3) is a number
+	// constant there too; left to gopher-lua, a -0 it folds would become
+	// the function's constant for every later 0.
+	return isNumeral(e), true
 }
 
 // foldLogical is e, an and or or whose operands are already transformed,
@@ -67,8 +71,8 @@ func (t *transformer) ifStmt(s *ast.IfStmt) ast.Stmt {
 	s.Condition = t.expr(s.Condition)
 	constant, value := truth(s.Condition)
 	if !constant {
-		t.block(s.Then)
-		t.block(s.Else)
+		t.block(s.Then, s.LastLine())
+		t.block(s.Else, s.LastLine())
 		return s
 	}
 	stmts := s.Else
@@ -78,6 +82,6 @@ func (t *transformer) ifStmt(s *ast.IfStmt) ast.Stmt {
 	block := &ast.DoBlockStmt{Stmts: stmts}
 	block.SetLine(s.Line())
 	block.SetLastLine(s.LastLine())
-	t.block(stmts)
+	t.block(stmts, s.LastLine())
 	return block
 }

@@ -44,6 +44,7 @@ const prelude = `g1, g2, gs = 1, 2, "g"
 T = {a = 3, b = 4, s = "t"}
 local function S(v)
   local t = type(v)
+  if v == 0 then return "0" end
   if t == "table" and getmetatable(v) and getmetatable(v).__tostring then return tostring(v) end
   if t == "table" or t == "function" or t == "thread" or t == "userdata" then return t end
   return tostring(v)
@@ -399,7 +400,7 @@ func (g *gen) errorValue() string {
 	case 1:
 		return ""
 	case 2:
-		return g.expr(kindNum, 1)
+		return g.numz(1)
 	case 3:
 		return g.expr(kindStr, 1) + ", 0"
 	case 4:
@@ -437,15 +438,15 @@ func (g *gen) tableLib() {
 	t := g.fresh("t")
 	items := make([]string, 1+g.r.IntN(5))
 	for i := range items {
-		items[i] = g.expr(kindNum, 2)
+		items[i] = g.numz(2)
 	}
 	g.line("local " + t + " = {" + strings.Join(items, ", ") + "}")
 	for range 1 + g.r.IntN(4) {
 		switch g.r.IntN(6) {
 		case 0:
-			g.line("table.insert(" + t + ", " + g.expr(kindNum, 1) + ")")
+			g.line("table.insert(" + t + ", " + g.numz(1) + ")")
 		case 1:
-			g.line("table.insert(" + t + ", 1, " + g.expr(kindNum, 1) + ")")
+			g.line("table.insert(" + t + ", 1, " + g.numz(1) + ")")
 		case 2:
 			g.line("P(table.remove(" + t + "), #" + t + ")")
 		case 3:
@@ -453,7 +454,7 @@ func (g *gen) tableLib() {
 		case 4:
 			g.line("table.sort(" + t + ", function(x, y) return x > y end)")
 		case 5:
-			g.line(t + "[#" + t + " + 1] = " + g.expr(kindNum, 1))
+			g.line(t + "[#" + t + " + 1] = " + g.numz(1))
 		}
 	}
 	g.line("P(#" + t + ", table.concat(" + t + ", \",\"), unpack(" + t + "))")
@@ -471,8 +472,8 @@ func (g *gen) metatables() {
 	g.line(mt + ".__call = function(self, a) return self.v * 2, a end")
 	g.line(mt + ".__tostring = function(self) return \"obj\" .. self.v end")
 	g.line(mt + ".__unm = function(self) return -self.v end")
-	g.line("local " + o + " = setmetatable({v = " + g.expr(kindNum, 1) + "}, " + mt + ")")
-	g.line("local " + o + "b = setmetatable({v = " + g.expr(kindNum, 1) + "}, " + mt + ")")
+	g.line("local " + o + " = setmetatable({v = " + g.numz(1) + "}, " + mt + ")")
+	g.line("local " + o + "b = setmetatable({v = " + g.numz(1) + "}, " + mt + ")")
 	g.line("P(" + o + " + 1, 2 + " + o + ", " + o + " + " + o + "b, " + o + " == " + o + "b, " + o + " < " + o + "b, " + o + " <= " + o + "b)")
 	g.line("P(" + o + ".name, " + o + " .. \"x\", " + o + "(" + g.expr(kindAny, 1) + "), tostring(" + o + "), -" + o + ")")
 	g.line("P(rawget(" + o + ", \"name\"), rawequal(" + o + ", " + o + "b), getmetatable(" + o + ") == " + mt + ")")
@@ -490,7 +491,7 @@ func (g *gen) coroutine() {
 	}
 	g.line("P(" + strings.Join(args, ", ") + ")")
 	c2 := g.fresh("co")
-	g.line("local " + c2 + " = coroutine.create(function(x) local y = coroutine.yield(x * 2) error(\"boom \" .. y) end)")
+	g.line("local " + c2 + " = coroutine.create(function(x) local y = coroutine.yield((x or 0) * 2) error(\"boom \" .. y) end)")
 	g.line("P(coroutine.resume(" + c2 + ", " + g.expr(kindNum, 1) + "))")
 	g.line("P(coroutine.resume(" + c2 + ", " + g.expr(kindStr, 1) + "))")
 	g.line("P(coroutine.status(" + c2 + "), coroutine.resume(" + c2 + "))")
@@ -515,7 +516,7 @@ func (g *gen) varargs() {
 	g.line("local function " + f + "(...)")
 	g.line("  local a, b = ...")
 	g.line("  local t = {...}")
-	g.line("  return select(\"#\", ...), a, b, #t, ...")
+	g.line("  return select(\"#\", ...), a, b, t[1], ...")
 	g.line("end")
 	args := make([]string, g.r.IntN(4))
 	for i := range args {
@@ -542,7 +543,7 @@ func (g *gen) strings() {
 	s := g.expr(kindStr, 1)
 	switch g.r.IntN(7) {
 	case 0:
-		g.line("P(string.format(\"%d|%5.2f|%s|%q|%x|%g\", " + g.expr(kindNum, 1) + ", " + g.expr(kindNum, 1) + ", " + s + ", " + s + ", 255, " + g.expr(kindNum, 1) + "))")
+		g.line("P(string.format(\"%d|%5.2f|%s|%q|%x|%g\", " + g.expr(kindNum, 1) + ", " + g.numz(1) + ", " + s + ", " + s + ", 255, " + g.numz(1) + "))")
 	case 1:
 		g.line("P(string.gsub(" + s + ", \"(%w)(%w*)\", \"%2%1\"))")
 	case 2:
@@ -567,11 +568,29 @@ func (g *gen) tailCall() {
 	g.line("P(" + f + "(" + strconv.Itoa(g.r.IntN(50)) + ", " + g.expr(kindNum, 1) + "))")
 }
 
+// num0 is a string or a number plus 0, so that a zero is never -0 (a zero
+// from arithmetic has no sign here, see docs/lua.md).
+func (g *gen) num0(depth int) string {
+	if g.r.IntN(2) == 0 {
+		return g.expr(kindStr, depth)
+	}
+	return g.numz(depth)
+}
+
+// numz is a number expression plus 0, which is never -0.
+func (g *gen) numz(depth int) string {
+	return "(" + g.expr(kindNum, depth) + " + 0)"
+}
+
 func (g *gen) word() string {
 	return []string{"alpha", "beta", "x", "", "Hello World", "a1b2", " 3 ", "10", "0x10", "1e1", "nan", "-0"}[g.r.IntN(12)]
 }
 
-var numLiterals = []string{"0", "1", "2", "3", "-1", "10", "0.5", "-0", "1e3", "2^53", "7", "-2.5", "1/3", "100", "(-0)"}
+// numLiterals are the number literals of expressions. None is negative,
+// and unary minus applies to variables only: a constant expression that Lua
+// 5.1 folds to -0 (0 * -1) becomes the constant of every later 0 of its
+// function there (see docs/lua.md).
+var numLiterals = []string{"0", "1", "2", "3", "10", "0.5", "1e3", "2^53", "7", "1/3", "100"}
 
 // expr is an expression of kind k; deeper expressions are simpler.
 func (g *gen) expr(k valueKind, depth int) string {
@@ -588,12 +607,20 @@ func (g *gen) expr(k valueKind, depth int) string {
 		switch g.r.IntN(12) {
 		case 0, 1, 2:
 			op := []string{"+", "-", "*", "/", "%", "^"}[g.r.IntN(6)]
-			if op == "^" {
-				return "(" + g.expr(kindNum, depth+1) + " ^ " + []string{"2", "0.5", "-1", "3"}[g.r.IntN(4)] + ")"
+			switch op {
+			case "^":
+				return "(" + g.expr(kindNum, depth+1) + " ^ " + []string{"2", "0.5", "3"}[g.r.IntN(3)] + ")"
+			case "/":
+				// A constant divisor: a zero from arithmetic has no sign here
+				// (see docs/lua.md), so dividing by one could give inf for -inf.
+				return "(" + g.expr(kindNum, depth+1) + " / " + []string{"2", "4", "0.5", "3"}[g.r.IntN(4)] + ")"
 			}
 			return "(" + g.expr(kindNum, depth+1) + " " + op + " " + g.expr(kindNum, depth+1) + ")"
 		case 3:
-			return "(- " + g.expr(kindNum, depth+1) + ")"
+			if vs := g.vars(kindNum, false); len(vs) > 0 {
+				return "(- " + g.pick(vs).name + ")"
+			}
+			return "(" + numLiterals[g.r.IntN(len(numLiterals))] + " - 1)"
 		case 4:
 			return "#" + g.expr(kindStr, depth+1)
 		case 5:
@@ -621,9 +648,9 @@ func (g *gen) expr(k valueKind, depth int) string {
 		}
 		switch g.r.IntN(6) {
 		case 0, 1:
-			return "(" + g.expr(kindStr, depth+1) + " .. " + g.expr(valueKind(g.r.IntN(2)), depth+1) + ")"
+			return "(" + g.expr(kindStr, depth+1) + " .. " + g.num0(depth+1) + ")"
 		case 2:
-			return "tostring(" + g.expr(kindNum, depth+1) + ")"
+			return "tostring(" + g.expr(kindNum, depth+1) + " + 0)"
 		case 3:
 			return "string.sub(" + g.expr(kindStr, depth+1) + ", " + []string{"1", "2", "-3", "0"}[g.r.IntN(4)] + ")"
 		case 4:

@@ -41,6 +41,8 @@ func (o *operators) call(L *lua.LState) int {
 		return 0
 	case opForBound:
 		L.Push(forBound(L.Get(2)))
+	case opTable:
+		L.Push(buildTable(L, s))
 	}
 	return 1
 }

@@ -38,6 +38,7 @@ const (
 	opLen                        // #a
 	opAppend                     // t[#t + 1] = v, with a v that has no effects
 	opForBound                   // a numeric for's initial value, limit or step
+	opTable                      // a constructor of more than constructorBatch items
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -46,6 +47,7 @@ type site struct {
 	op       opKind
 	names    operandNames
 	operator string
+	sizes    []int // an opTable's number of items in each part
 }
 
 // operandNames describes the operands of one chain for error messages:
@@ -64,16 +66,24 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 		return nil, err
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
-	tr.function(nil, chunk)
+	tr.function(0, mainChunk, nil, chunk)
 	fn, err := compileTransformed(L, chunk, id, tr.sites)
+	if err == nil {
+		fixLocalEnds(fn.Proto, tr.locals)
+	}
 	if err == nil || !tr.changed {
 		return fn, err
 	}
 	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 		return nil, err
 	}
-	(&transformer{gotoName: gotoName}).function(nil, chunk)
-	return compileTransformed(L, chunk, id, nil)
+	tr = &transformer{gotoName: gotoName}
+	tr.function(0, mainChunk, nil, chunk)
+	fn, err = compileTransformed(L, chunk, id, nil)
+	if err == nil {
+		fixLocalEnds(fn.Proto, tr.locals)
+	}
+	return fn, err
 }
 
 // compileTransformed compiles a transformed chunk, with the hidden local
@@ -110,14 +120,46 @@ func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) 
 }
 
 // scope is one function being walked: its blocks of local names, inner
-// last, and the function around it.
+// last, with the last line of each, the function around it, and the
+// function's locals as the compiler registers them.
 type scope struct {
 	blocks [][]string
+	ends   []int
+	loops  []int // for a for loop's block, the line of its loop instruction
 	outer  *scope
+	locals *localEnds
 }
 
+// declare declares names in the innermost block.
 func (s *scope) declare(names ...string) {
 	s.blocks[len(s.blocks)-1] = append(s.blocks[len(s.blocks)-1], names...)
+	for _, name := range names {
+		s.locals.add(name, s.ends[len(s.ends)-1], s.loops[len(s.loops)-1])
+	}
+}
+
+// enter opens a block that ends on line end, with names declared in it;
+// an end of 0 (the parser gives no last line to an elseif) is that of the
+// block around it.
+func (s *scope) enter(end int, names ...string) { s.enterLoop(end, 0, names...) }
+
+// enterLoop is enter for the block of a for loop whose loop instruction
+// has line loop.
+func (s *scope) enterLoop(end, loop int, names ...string) {
+	if end <= 0 && len(s.ends) > 0 {
+		end = s.ends[len(s.ends)-1]
+	}
+	s.blocks = append(s.blocks, nil)
+	s.ends = append(s.ends, end)
+	s.loops = append(s.loops, loop)
+	s.declare(names...)
+}
+
+// leave closes the innermost block.
+func (s *scope) leave() {
+	s.blocks = s.blocks[:len(s.blocks)-1]
+	s.ends = s.ends[:len(s.ends)-1]
+	s.loops = s.loops[:len(s.loops)-1]
 }
 
 func (s *scope) has(name string) bool {
@@ -142,7 +184,8 @@ type transformer struct {
 	gotoName string
 	sc       *scope
 	sites    []site
-	changed  bool // a site or an assignment was rewritten
+	changed  bool         // a site or an assignment was rewritten
+	locals   []*localEnds // each function's locals, the main chunk's first
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -161,19 +204,24 @@ func (t *transformer) restoreGotos(names []string) {
 	}
 }
 
-// function walks a function's body with its parameters declared.
-func (t *transformer) function(params []string, body []ast.Stmt) {
-	t.sc = &scope{blocks: [][]string{params}, outer: t.sc}
+// function walks a function's body, defined from line to lastLine (0 and
+// mainChunk for the main chunk), with its parameters declared.
+func (t *transformer) function(line, lastLine int, params []string, body []ast.Stmt) {
+	locals := &localEnds{line: line, lastLine: lastLine}
+	t.locals = append(t.locals, locals)
+	t.sc = &scope{outer: t.sc, locals: locals}
+	t.sc.enter(lastLine, params...)
 	t.stmts(body)
 	t.sc = t.sc.outer
 }
 
-// block walks stmts in a block of their own; declare names the block's
-// locals that are declared before its statements (loop variables).
-func (t *transformer) block(stmts []ast.Stmt, declare ...string) {
-	t.sc.blocks = append(t.sc.blocks, declare)
+// block walks stmts in a block of their own that ends on line end; declare
+// names the block's locals that are declared before its statements (loop
+// variables).
+func (t *transformer) block(stmts []ast.Stmt, end int, declare ...string) {
+	t.sc.enter(end, declare...)
 	t.stmts(stmts)
-	t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
+	t.sc.leave()
 }
 
 func (t *transformer) stmts(stmts []ast.Stmt) {
@@ -289,22 +337,24 @@ func (t *transformer) stmt(s ast.Stmt) {
 	case *ast.FuncCallStmt:
 		s.Expr = t.expr(s.Expr)
 	case *ast.DoBlockStmt:
-		t.block(s.Stmts)
+		t.block(s.Stmts, s.LastLine())
 	case *ast.WhileStmt:
 		s.Condition = t.expr(s.Condition)
-		t.block(s.Stmts)
+		t.block(s.Stmts, s.LastLine())
 	case *ast.RepeatStmt:
-		t.sc.blocks = append(t.sc.blocks, nil)
+		t.sc.enter(s.LastLine())
 		t.stmts(s.Stmts)
 		s.Condition = t.expr(s.Condition)
-		t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
+		t.sc.leave()
 	case *ast.NumberForStmt:
 		t.restoreGoto(&s.Name)
 		s.Init, s.Limit = t.forBound(s.Init), t.forBound(s.Limit)
 		if s.Step != nil {
 			s.Step = t.forBound(s.Step)
 		}
-		t.block(s.Stmts, s.Name)
+		t.sc.enterLoop(s.LastLine(), s.Line(), "(for index)", "(for limit)", "(for step)", s.Name)
+		t.stmts(s.Stmts)
+		t.sc.leave()
 	case *ast.GenericForStmt:
 		// Lua 5.1 gives the loop's calls of its iterator (TFORLOOP) the
 		// line where the expressions after 'in' start; gopher-lua gives
@@ -312,7 +362,9 @@ func (t *transformer) stmt(s ast.Stmt) {
 		s.SetLine(s.Exprs[0].Line())
 		t.restoreGotos(s.Names)
 		t.exprs(s.Exprs)
-		t.block(s.Stmts, s.Names...)
+		t.sc.enterLoop(s.LastLine(), s.Line(), append([]string{"(for generator)", "(for state)", "(for control)"}, s.Names...)...)
+		t.stmts(s.Stmts)
+		t.sc.leave()
 	case *ast.FuncDefStmt:
 		t.restoreGoto(&s.Name.Method)
 		if s.Name.Func != nil {
@@ -343,7 +395,10 @@ func (t *transformer) functionExpr(f *ast.FunctionExpr, method bool) {
 	if method {
 		params = append([]string{"self"}, params...)
 	}
-	t.function(params, f.Stmts)
+	if f.ParList.HasVargs {
+		params = append(params, "arg") // gopher-lua's compiler declares it, as Lua 5.1's LUA_COMPAT_VARARG
+	}
+	t.function(f.Line(), f.LastLine(), params, f.Stmts)
 }
 
 func (t *transformer) expr(e ast.Expr) ast.Expr {
@@ -359,6 +414,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = t.expr(f.Value)
 		}
+		return t.constructor(e)
 	case *ast.NumberExpr:
 		// gopher-lua's compiler reads a literal with Go's rules: 010 as
 		// octal, 1e309 and 0xffffffffffffffffff as nan. Lua 5.1 reads it

@@ -175,7 +175,9 @@ func (c *command) report(err error) bool {
 	if err == nil {
 		return true
 	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	if ce, ok := err.(*chunkError); !ok || !ce.silent {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	}
 	return false
 }
 

@@ -41,3 +41,6 @@ for _, v in ipairs({5, 6}) do
   n = n + a
 end
 print("or", n)
+-- a folded -0 does not become the constant of a later 0
+local neg = (- 0) and "kept" or "lost"
+print("negative zero", neg, "10" .. (0 + 0), (tonumber("10" .. 0) or 0) + 0)
