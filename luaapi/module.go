@@ -101,7 +101,7 @@ type Module struct {
 	kernelMeta  *lua.LTable
 
 	programs map[string]*luaprogram.Program             // compiled by resident.program, by their text
-	shapes   map[[2]*luaprogram.Program]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	shapes   map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
