@@ -100,7 +100,7 @@ type Module struct {
 	programMeta *lua.LTable
 	kernelMeta  *lua.LTable
 
-	programs map[string]*luaprogram.Program             // compiled by resident.program, by their text
+	programs map[string]*luaprogram.Program // compiled by resident.program, by their text
 	shapes   map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
 
 	fab            *fabricState        // the current fabric, nil until first use
