@@ -282,7 +282,9 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 		if rep.Exhausted {
 			cx = x.shortest(ctx, inv, cx)
 		}
-		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
+		if d := x.describe(cx); d.Violation.Invariant != 0 {
+			rep.Counterexamples = append(rep.Counterexamples, d)
+		}
 	}
 	if rep.Nondeterministic = x.diverged; rep.Nondeterministic != "" { // perhaps found by a search for the shortest
 		rep.Exhausted = false
@@ -334,6 +336,8 @@ type found struct {
 	invariant int
 	values    []int
 	length    int
+	points    []point // how the run met its choices, which the run that describes it must meet again
+	message   string  // the violation's message in that run
 }
 
 // search explores depth first and returns the shortest violating run found
@@ -356,7 +360,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
-					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen}
+					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen, points: slices.Clone(r.points[:len(r.values())]), message: messageOf(r.violations, inv)}
 				}
 			}
 		}
@@ -397,6 +401,16 @@ func (x *explorer) count(r *run) {
 	if r.firstErr != "" && x.firstErr == "" {
 		x.firstErr = r.firstErr + " (replay " + x.replayString(r.values()) + ")"
 	}
+}
+
+// messageOf is the message of the violation of inv among vs ("" if none).
+func messageOf(vs []engine.Violation, inv int) string {
+	for _, v := range vs {
+		if v.Invariant == inv {
+			return v.Message
+		}
+	}
+	return ""
 }
 
 // shortest finds a shortest run that breaks invariant inv, by searching
