@@ -67,6 +67,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*l
 		StatsLimit:    -1,
 		OnFabric:      opts.OnFabric,
 		SimulatedOnly: true,
+		ScriptDir:     s.dir(),
 	})
 	if err != nil {
 		L.Close()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // script is a trial script, read once for every worker of a run (so that a
@@ -18,6 +19,15 @@ type script struct {
 	chunk  string // the chunk's name: "@path", or "=stdin"
 	source []byte // what is compiled: the bytes read, less a first line starting with "#"
 	digest string // the SHA-256 of the bytes read, in hex
+}
+
+// dir is the script's folder, where its programs' files are looked for
+// first; "" for standard input.
+func (s *script) dir() string {
+	if s.path == "-" {
+		return ""
+	}
+	return filepath.Dir(s.path)
 }
 
 // readScript reads the trial script at path ("-": standard input).

@@ -248,3 +248,34 @@ print(#found, table.concat(found, " "))
 		})
 	}
 }
+
+// TestProgramsBesideTheScript runs a script, and a campaign of a trial
+// script, that name their programs' files relative to their own folder,
+// from another folder: the files are found beside the script.
+func TestProgramsBesideTheScript(t *testing.T) {
+	files := map[string]string{}
+	for _, f := range []string{"ring_gpu.lua", "ring_npu.lua"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ring", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = string(b)
+	}
+	body := `local g = resident.program{file = "ring_gpu.lua"}
+local n = resident.program{file = "ring_npu.lua"}
+local function one()
+	local s = resident.startup{gpu = g, npu = n, args = {slots = 2, msgs = 3, words = 2}}
+	s:submit_gpu(); s:submit_npu(); s:start()
+	return s:wait(1), s:close()
+end
+`
+	files["run.lua"] = body + "print(one())\n"
+	files["trial.lua"] = body + "function trial(t) local ok, out = one(); if not ok then t.fail(out) end end\n"
+	dir := writeFiles(t, files)
+	r := runCmdEnv(t, "", "", nil, "--mode", "sim", filepath.Join(dir, "run.lua"))
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "true\tretired")
+	c := runCmdEnv(t, "", "", nil, "campaign", filepath.Join(dir, "trial.lua"), "--trials", "20")
+	c.wantCode(t, 0)
+	contains(t, "stdout", c.stdout, "20  ok")
+}
