@@ -22,7 +22,8 @@
 ---@alias resident.State "undecided"|"running"|"aborted"|"retired"|"poisoned"|"closed"|"quarantined"
 ---@alias resident.Outcome "retired"|"quarantined"
 ---@alias resident.ErrorKind "busy"|"unsupported"|"device"|"publish"|"budget"|"invalid"
----@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"
+---The runtime's fault sites, or a site a program declares (its sites = {...}: lower-case words joined by dots).
+---@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"|string
 
 ---A protocol error, as raised by the module and returned by pcall. tostring(err) is "<kind>: <message>".
 ---@class resident.Error
@@ -295,13 +296,13 @@ function resident.now() end
 function resident.seed() end
 
 ---Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found.
----@param opts? {seed?: integer, sessions?: integer, rounds?: integer, credits?: integer, faults?: integer, mode?: "sim"|"realtime"}
+---@param opts? {seed?: integer, sessions?: integer, rounds?: integer, credits?: integer, faults?: integer, mode?: "sim"|"realtime", gpu?: resident.Program, npu?: resident.Program, args?: table<string, number|string|boolean>}
 ---@return {ok: boolean, seed: integer, settled: boolean, events: integer, digest: string, elapsed: number, outcomes: table<string, integer>, faults: string[], fired: table<string, integer>, violations: {invariant: integer, session: integer, message: string}[], problems: string[], report: string}
 function resident.trial(opts) end
 
 ---Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule.
----@param opts? {scenario?: string, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, sessions?: integer, misuse?: boolean|integer, prune?: boolean, replay?: string}
----@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
+---@param opts? {scenario?: string, programs?: {[1]: resident.Program, [2]: resident.Program}, args?: table<string, number|string|boolean>, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, sessions?: integer, misuse?: boolean|integer, prune?: boolean, replay?: string}
+---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, made: integer, decided: integer, retired: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
 ---What a check scenario's function scenario(c) gets from the model checker (docs/checking.md); the scenario drives sessions with this module's functions.
@@ -313,6 +314,58 @@ function resident.check(opts) end
 ---@field faults integer the faults bound (0: none)
 ---@field sessions integer the sessions bound: how many sessions the built-in scenario may make that share the devices
 ---@field misuse boolean the misuse bound: whether the built-in scenario also makes host calls out of order
+
+---A device buffer as a program reaches it: p.startup, or one of p.buffers (docs/programs.md).
+---@class resident.ProgramBuffer
+---@field name string the buffer's name ("startup" for the startup line)
+---@field size integer its size in bytes
+
+---What a program's run(p, args) gets (docs/programs.md): its memory operations each stop the program, one step of the model.
+---@class resident.ProgramContext
+---@field startup resident.ProgramBuffer the startup line: word 0 is the decision
+---@field buffers table<string, resident.ProgramBuffer> the buffers the programs declared, by name
+---@field args table the session's args
+---@field device string the device's name, such as "gpu0"
+---@field kind "gpu"|"npu"
+---@field queue "aql"|"pm4"|"xdna"
+---@field owner integer the session's id
+---@field timing table<string, number> the fabric's timing figures in seconds
+---@field WAIT integer
+---@field RUN integer
+---@field ABORT integer
+---@field load fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer): integer reads a word (rules 1, 3)
+---@field wait fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, old: integer): integer waits until the word is not old, then reads it
+---@field store fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, v: integer) a release store: publishes this program's plain stores before it
+---@field store_plain fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, v: integer) a store with no ordering and no wake-up (rule 8)
+---@field read fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, n: integer, into?: integer[]): integer[] reads n words in one step
+---@field write fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, words: integer[]) plain stores of the words in one step
+---@field drain fun(self: resident.ProgramContext, buf: resident.ProgramBuffer): integer writes the view's pending stores to memory
+---@field discard fun(self: resident.ProgramContext, buf: resident.ProgramBuffer) forgets the pending stores
+---@field flip fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, mask: integer) XORs mask into the word in memory
+---@field delay fun(self: resident.ProgramContext, seconds: number) lets modelled time pass
+---@field hang fun(self: resident.ProgramContext) stops the program for good
+---@field retire fun(self: resident.ProgramContext, message?: string) ends the program, with a device error when a message is given
+---@field fault fun(self: resident.ProgramContext, site: resident.Site): string?, any hits a fault site: nil, or the action and its argument
+---@field event fun(self: resident.ProgramContext, name: string, value?: integer, detail?: string) records an event of the invocation
+---@field now fun(self: resident.ProgramContext): number the fabric's clock
+
+---What a program's check(c, args) gets, once its session retired under RUN: reads of the buffers as the host sees them.
+---@class resident.CheckContext
+---@field startup resident.ProgramBuffer
+---@field buffers table<string, resident.ProgramBuffer>
+---@field args table
+---@field owner integer
+---@field load fun(self: resident.CheckContext, buf: resident.ProgramBuffer, off: integer): integer
+---@field read fun(self: resident.CheckContext, buf: resident.ProgramBuffer, off: integer, n: integer): integer[]
+
+---What a campaign's trial(t) gets (docs/campaigns.md).
+---@class resident.Trial
+---@field seed integer the trial's seed
+---@field index integer the trial's index in the campaign, from 0
+---@field fabric table the fabric's description
+---@field random fun(m?: integer, n?: integer): number math.random, seeded with the trial's seed
+---@field record fun(name: string, value: number) records a measurement
+---@field fail fun(message: string) fails the trial
 
 ---What resident.plot draws, and where.
 ---@class resident.PlotOptions
