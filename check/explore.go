@@ -201,6 +201,9 @@ type Report struct {
 	// retired: how much of the space the programs reached. A search in
 	// which no run decided RUN proved nothing of the programs (Vacuous).
 	Made, Decided, Retired int
+	// Pair is the pair checked (Options.Pair); empty for a scenario of no
+	// pair of one's own.
+	Pair Pair
 	// FirstError is the first error of making a session (a program's
 	// buffers declaration that failed, say), with its replay string; empty
 	// when every session was made.
@@ -231,24 +234,22 @@ type Report struct {
 // OK reports whether no invariant broke.
 func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 
-// Vacuous says why the search proved nothing of the programs, when no
-// run decided a session RUN: no session was made (the programs' first
-// error, when one was refused), or none was started. It is empty when a
-// run decided RUN, or when the search found a violation or stopped before
-// the end.
+// Vacuous says why a search of a pair of one's own (Options.Pair) proved
+// nothing of the programs, when no run decided a session RUN: no session
+// was made (the programs' first error, when one was refused), or none was
+// started. It is empty when a run decided RUN, when the search found a
+// violation, stopped before the end or met errors of the scenario itself,
+// and for a scenario of no pair: a scenario script may make no session.
 func (r *Report) Vacuous() string {
-	if r.Decided > 0 || !r.OK() || !r.Exhausted || r.Schedules == 0 {
+	if r.Pair.Digest == "" || r.Decided > 0 || !r.OK() || !r.Exhausted || r.Schedules == 0 || r.ScenarioErrors > 0 {
 		return ""
 	}
 	why := "no schedule decided a session RUN"
 	if r.Made == 0 {
 		why = "no schedule made a session"
 	}
-	switch {
-	case r.FirstError != "":
+	if r.FirstError != "" {
 		why += "; the first error: " + r.FirstError
-	case r.ScenarioError != "":
-		why += "; the scenario's first error: " + r.ScenarioError
 	}
 	return why + ": the programs never ran, so the search proved nothing of them"
 }
@@ -269,7 +270,7 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 		x.maxStates = DefaultMaxStates
 	}
 	x.seen = map[uint64][]budget{}
-	rep := Report{Bounds: x.bounds, NoPrune: opts.NoPrune}
+	rep := Report{Bounds: x.bounds, NoPrune: opts.NoPrune, Pair: opts.Pair}
 	found := x.search(ctx, 0)
 	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
 	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
@@ -281,7 +282,9 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 		if rep.Exhausted {
 			cx = x.shortest(ctx, inv, cx)
 		}
-		rep.Counterexamples = append(rep.Counterexamples, x.describe(cx))
+		if d := x.describe(cx); d.Violation.Invariant != 0 {
+			rep.Counterexamples = append(rep.Counterexamples, d)
+		}
 	}
 	if rep.Nondeterministic = x.diverged; rep.Nondeterministic != "" { // perhaps found by a search for the shortest
 		rep.Exhausted = false
@@ -333,6 +336,8 @@ type found struct {
 	invariant int
 	values    []int
 	length    int
+	points    []point // how the run met its choices, which the run that describes it must meet again
+	message   string  // the violation's message in that run
 }
 
 // search explores depth first and returns the shortest violating run found
@@ -355,7 +360,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 		if r.violationLen >= 0 && (x.bounds.Length == 0 || r.violationLen <= x.bounds.Length) {
 			for _, inv := range r.broken {
 				if f, ok := out[inv]; (!ok || r.violationLen < f.length) && (target == 0 || inv == target) {
-					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen}
+					out[inv] = found{invariant: inv, values: r.values(), length: r.violationLen, points: slices.Clone(r.points[:len(r.values())]), message: messageOf(r.violations, inv)}
 				}
 			}
 		}
@@ -396,6 +401,16 @@ func (x *explorer) count(r *run) {
 	if r.firstErr != "" && x.firstErr == "" {
 		x.firstErr = r.firstErr + " (replay " + x.replayString(r.values()) + ")"
 	}
+}
+
+// messageOf is the message of the violation of inv among vs ("" if none).
+func messageOf(vs []engine.Violation, inv int) string {
+	for _, v := range vs {
+		if v.Invariant == inv {
+			return v.Message
+		}
+	}
+	return ""
 }
 
 // shortest finds a shortest run that breaks invariant inv, by searching

@@ -100,11 +100,31 @@ func (r *Report) String() string {
 	return b.String()
 }
 
-// describe reruns a violating run in words.
+// describe reruns a violating run in words. A rerun that leaves the path
+// of the run it describes (its choices met otherwise), or that does not
+// break the invariant, shows the scenario or its programs not
+// deterministic: that is noted (explorer.diverged), and the
+// counterexample returned has no violation.
 func (x *explorer) describe(f found) Counterexample {
 	x.target = f.invariant
-	r := x.execute(context.Background(), pointsOf(f.values), true)
+	prefix := f.points
+	if prefix == nil {
+		prefix = pointsOf(f.values)
+	}
+	r := x.execute(context.Background(), prefix, true)
 	cx := Counterexample{Invariant: f.invariant, Replay: x.replayString(f.values)}
+	switch {
+	case r.diverged != nil:
+		if x.diverged == "" {
+			x.diverged = r.diverged.words(cx.Replay)
+		}
+		return Counterexample{}
+	case messageOf(r.violations, f.invariant) == "":
+		if x.diverged == "" {
+			x.diverged = fmt.Sprintf("the programs or the scenario are not deterministic: the schedule %s broke invariant %d in the search (%s), and the same choices, met the same way, broke nothing when rerun; the first difference is the violation itself (a program that reads a clock, collectgarbage(\"count\") or memory of an earlier run, say)", cx.Replay, f.invariant, f.message)
+		}
+		return Counterexample{}
+	}
 	n := len(r.trace)
 	if r.violationLen >= 0 && r.violationStep >= 0 {
 		n = r.violationStep

@@ -242,6 +242,7 @@ func (f *Fabric) HashState(h *StateHash) {
 		h.AddString(p.label)
 	}
 	f.faults.HashState(h.Add)
+	s.plain.hash(h)
 	st := f.budget.State()
 	h.Add(uint64(st.Charged))
 	h.Add(uint64(st.Quarantined))

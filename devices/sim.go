@@ -35,6 +35,8 @@ type simExecutor struct {
 	running  bool
 	runUntil time.Duration
 	awaited  *Completion
+
+	plain plainWords // the plain stores no release store published yet (rule 8)
 }
 
 // init readies the executor, new or of a renewed fabric, for f at time
@@ -58,6 +60,7 @@ func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
 	clear(s.ready[:cap(s.ready)])
 	clear(s.landings[:cap(s.landings)])
 	s.active, s.ready, s.landings = s.active[:0], s.ready[:0], s.landings[:0]
+	s.plain.reset()
 	s.inFlight.Store(0)
 	s.last, s.running, s.runUntil, s.awaited = nil, false, 0, nil
 }
@@ -136,7 +139,7 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 			case program.NextContinue:
 				s.ready = append(s.ready, inv)
 			case program.NextWaitWord:
-				if v, off, old := inv.next.Word(); v.Load(off) != old {
+				if v, off, old := inv.next.Word(); s.wakes(v, off, old, inv.dev) {
 					s.ready = append(s.ready, inv)
 				}
 			case program.NextSleep, program.NextRetire:
@@ -216,8 +219,21 @@ func (s *simExecutor) landPending() {
 	s.landAll()
 }
 
+// wakes reports whether a program of dev waiting for the word at off of v
+// to change from old is woken: the word changed, and not by a plain store
+// of another program that no release store published yet, which on the
+// hardware rings no doorbell (rule 8).
+func (s *simExecutor) wakes(v program.View, off int, old uint32, dev *Device) bool {
+	dv, ok := v.(*View)
+	if !ok {
+		return v.Load(off) != old
+	}
+	return dv.load(off) != old && !s.plain.hidden(dv.buffer, off, dev)
+}
+
 func (s *simExecutor) step(inv *invocation) {
 	if inv.next.Kind() == program.NextRetire {
+		s.plain.publish(inv.dev) // a completion is a release
 		s.remove(inv)
 		inv.comp.finish(inv.next.Err())
 		return

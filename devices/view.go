@@ -25,6 +25,7 @@ type View struct {
 	exec     executor
 	att      *attachment
 	pending  []pendingWrite
+	plain    *plainWords // in simulated time, the plain stores not yet published (rule 8); nil in real time
 }
 
 // paddedView is a view on cache lines of its own, as a real-time fabric
@@ -56,6 +57,9 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 		return nil, err
 	}
 	v := View{buffer: b, region: b.region, coherent: a.coherent, exec: b.profile.fabric.exec, att: a}
+	if s := b.profile.fabric.simulated(); s != nil {
+		v.plain = &s.plain
+	}
 	if b.profile.fabric.mode == RealTime {
 		p := &paddedView{View: v}
 		return &p.View, nil
@@ -71,6 +75,15 @@ func (v *View) Coherent() bool { return v.coherent }
 
 // Load reads the word at byte offset off as this family sees it.
 func (v *View) Load(off int) uint32 {
+	if v.plain != nil {
+		v.plain.read(v.buffer, off, v.att.device)
+	}
+	return v.load(off)
+}
+
+// load is Load without the check of rule 8: what a waiter's wake-up looks
+// at, which is no read of the program's.
+func (v *View) load(off int) uint32 {
 	if v.coherent {
 		return v.region.Load(off)
 	}
@@ -94,6 +107,9 @@ func (v *View) Load(off int) uint32 {
 // Store writes the word at off: at once when coherent, at the next Drain otherwise.
 func (v *View) Store(off int, val uint32) {
 	if v.coherent {
+		if v.plain != nil {
+			v.plain.publish(v.att.device)
+		}
 		v.region.Store(off, val)
 		v.exec.changed()
 		return
@@ -120,6 +136,9 @@ func (v *View) keep(off int, val uint32, plain bool) {
 // it with a plain store too.
 func (v *View) StorePlain(off int, val uint32) {
 	if v.coherent {
+		if v.plain != nil {
+			v.plain.wrote(v.buffer, off, v.att.device)
+		}
 		v.region.StorePlain(off, val)
 		return
 	}

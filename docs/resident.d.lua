@@ -22,7 +22,8 @@
 ---@alias resident.State "undecided"|"running"|"aborted"|"retired"|"poisoned"|"closed"|"quarantined"
 ---@alias resident.Outcome "retired"|"quarantined"
 ---@alias resident.ErrorKind "busy"|"unsupported"|"device"|"publish"|"budget"|"invalid"|"stale"
----@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"|string the built-in sites, or a site a program declared (lower-case words joined by dots)
+---The runtime's fault sites, or a site a program declares (its sites = {...}: lower-case words joined by dots).
+---@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"|string
 
 ---A protocol error, as raised by the module and returned by pcall. tostring(err) is "<kind>: <message>".
 ---@class resident.Error
@@ -295,13 +296,13 @@ function resident.now() end
 function resident.seed() end
 
 ---Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found.
----@param opts? {seed?: integer, sessions?: integer, rounds?: integer, credits?: integer, faults?: integer, mode?: "sim"|"realtime"}
+---@param opts? {seed?: integer, sessions?: integer, rounds?: integer, credits?: integer, faults?: integer, mode?: "sim"|"realtime", gpu?: resident.Program, npu?: resident.Program, args?: table<string, number|string|boolean>}
 ---@return {ok: boolean, seed: integer, settled: boolean, events: integer, digest: string, elapsed: number, outcomes: table<string, integer>, faults: string[], fired: table<string, integer>, violations: {invariant: integer, session: integer, message: string}[], problems: string[], report: string}
 function resident.trial(opts) end
 
 ---Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule.
----@param opts? {scenario?: string, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, sessions?: integer, misuse?: boolean|integer, prune?: boolean, replay?: string}
----@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
+---@param opts? {scenario?: string, programs?: {[1]: resident.Program, [2]: resident.Program}, args?: table<string, number|string|boolean>, rounds?: integer, credits?: integer, faults?: integer, preemptions?: integer, steps?: integer, sessions?: integer, misuse?: boolean|integer, prune?: boolean, replay?: string}
+---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, made: integer, decided: integer, retired: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
 ---Checks traces, recorded runs of any implementation of the session (docs/traces.md), against the oracle's invariants and returns what it found.
@@ -365,12 +366,12 @@ function ProgramHandle:load(buf, off) end
 ---@param old integer
 ---@return integer
 function ProgramHandle:wait(buf, off, old) end
----Writes the word with release ordering.
+---Writes the word with release ordering: publishes this program's plain stores before it, and wakes waiters.
 ---@param buf resident.ProgramBuffer
 ---@param off integer
 ---@param v integer
 function ProgramHandle:store(buf, off, v) end
----Writes the word with no ordering of its own: another program reads it only after it loaded a later store of this program.
+---Writes the word with no ordering of its own and wakes no waiter: another program reads it only after it loaded a later store of this program (rule 8).
 ---@param buf resident.ProgramBuffer
 ---@param off integer
 ---@param v integer

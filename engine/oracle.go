@@ -34,6 +34,7 @@ var invariants = [...]string{
 	13: "a quarantine holds both of the session's devices and every buffer its programs could reach, until a reset of each device releases them",
 	14: "at most one invocation is outstanding on a device",
 	15: "a fault-free session retires: decided once and published, with no fault and no failure, a Wait given long enough sees every accepted participant retire",
+	16: "a program reads a word another program wrote with a plain store only once a later release store of the writer published it (the memory model's rule 8; simulated time)",
 }
 
 // Violation is an invariant that did not hold, with the session's events
@@ -237,6 +238,9 @@ func (o *Oracle) observe(e *devices.Event) {
 	o.decisions.observe(e, open)
 	o.lifecycle.observe(e, open)
 	o.reach.observe(e, open)
+	if open && e.Kind == devices.EvPlainRead {
+		o.verdicts.violate(16, e.Session, e.Detail)
+	}
 	switch {
 	case !open:
 	case e.Kind == evCloseBegin:

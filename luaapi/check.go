@@ -132,29 +132,8 @@ func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Sc
 	if gpu == nil || npu == nil {
 		fieldError(L, 1, name, "programs", "give {GPU, NPU}: the GPU program and the NPU program, each made by resident.program")
 	}
-	var args map[string]any
-	if at := field(t, "args"); at != lua.LNil {
-		tt, ok := at.(*lua.LTable)
-		if !ok {
-			fieldError(L, 1, name, "args", "table of the pair's arguments by name expected, got "+valueTypeName(at))
-		}
-		args = map[string]any{}
-		tt.ForEach(func(k, v lua.LValue) {
-			ks, ok := k.(lua.LString)
-			if !ok {
-				fieldError(L, 1, name, "args", "an argument's name must be a string, got "+k.String())
-			}
-			switch v := v.(type) {
-			case lua.LNumber:
-				args[string(ks)] = float64(v)
-			case lua.LString:
-				args[string(ks)] = string(v)
-			case lua.LBool:
-				args[string(ks)] = bool(v)
-			default:
-				fieldError(L, 1, name, "args", "argument "+string(ks)+" must be a number, a string or a boolean, got "+valueTypeName(v))
-			}
-		})
+	args := scalarArgs(L, t, name)
+	if args != nil {
 		if given == "rounds" || given == "credits" || field(t, "rounds") != lua.LNil || field(t, "credits") != lua.LNil {
 			fieldError(L, 1, name, "rounds", "rounds and credits are the built-in exchange's arguments, not bounds of a pair of one's own: give them in args if the pair takes them")
 		}
@@ -164,6 +143,38 @@ func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Sc
 		return check.BuiltinWith(ExchangeShaped(ctxOf(L), gpu.prog, npu.prog, nil)), pair
 	}
 	return check.BuiltinOf(pair.Name, PairOf(ctxOf(L), gpu.prog, npu.prog, args)), pair
+}
+
+// scalarArgs reads field args of table t, argument 1 of function name: a
+// pair's own arguments, numbers, strings and booleans by name; nil when
+// not given.
+func scalarArgs(L *lua.LState, t *lua.LTable, name string) map[string]any {
+	at := field(t, "args")
+	if at == lua.LNil {
+		return nil
+	}
+	tt, ok := at.(*lua.LTable)
+	if !ok {
+		fieldError(L, 1, name, "args", "table of the pair's arguments by name expected, got "+valueTypeName(at))
+	}
+	args := map[string]any{}
+	tt.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			fieldError(L, 1, name, "args", "an argument's name must be a string, got "+k.String())
+		}
+		switch v := v.(type) {
+		case lua.LNumber:
+			args[string(ks)] = float64(v)
+		case lua.LString:
+			args[string(ks)] = string(v)
+		case lua.LBool:
+			args[string(ks)] = bool(v)
+		default:
+			fieldError(L, 1, name, "args", "argument "+string(ks)+" must be a number, a string or a boolean, got "+valueTypeName(v))
+		}
+	})
+	return args
 }
 
 // PairIdentity is what the checker's replay strings record of gpu and npu

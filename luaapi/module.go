@@ -47,6 +47,11 @@ type Options struct {
 	// Sandbox removes os, io, dofile and loadfile from the state, and
 	// require of files (require "resident" still works).
 	Sandbox bool
+	// ScriptDir is the folder of the script the module runs, when it runs
+	// one from a file: a relative file of resident.program{file =} is
+	// looked for there first, then in the working directory, so that a
+	// script that names its programs beside it runs from any folder.
+	ScriptDir string
 	// OnFabric is called with every fabric the module makes or is given,
 	// before any session uses it (to subscribe a trace recorder, say).
 	OnFabric func(*devices.Fabric)
@@ -105,9 +110,9 @@ type Module struct {
 	programMeta *lua.LTable
 	kernelMeta  *lua.LTable
 
-	programs     map[string]*luaprogram.Program             // compiled by resident.program, by their text
-	programOrder []string                                   // the keys of programs, the one used last last
-	shapes       map[[2]*luaprogram.Program]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	programs     map[string]*luaprogram.Program // compiled by resident.program, by their text
+	programOrder []string                       // the keys of programs, the one used last last
+	shapes       map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run

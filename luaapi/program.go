@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -55,6 +57,7 @@ func (m *Module) program(L *lua.LState) int {
 		if m.opts.Sandbox {
 			m.invalid(L, name, "this state has no file access (its host sandboxed it); give the program's text as source")
 		}
+		path = m.scriptRelative(path)
 		b, err := input.ReadFile(path, input.LuaSource)
 		if err != nil {
 			m.invalid(L, name, "cannot read program %s: %s", path, strings.TrimPrefix(err.Error(), "open "+path+": "))
@@ -81,6 +84,20 @@ func (m *Module) program(L *lua.LState) int {
 	L.SetMetatable(ud, m.programMeta)
 	L.Push(ud)
 	return 1
+}
+
+// scriptRelative is path as resident.program finds it: a relative path
+// that names a file in the script's folder (Options.ScriptDir) is that
+// file; any other is as given, from the working directory.
+func (m *Module) scriptRelative(path string) string {
+	if m.opts.ScriptDir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	beside := filepath.Join(m.opts.ScriptDir, path)
+	if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() {
+		return beside
+	}
+	return path
 }
 
 // maxPrograms is how many compiled programs a module keeps for reuse: each

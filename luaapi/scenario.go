@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/residentlua/residentlua/internal/input"
@@ -107,6 +108,9 @@ func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Modul
 		L.SetContext(ctx)
 	}
 	opts.Config.Seed, opts.Globals, opts.Stderr = 1, true, io.Discard
+	if sc.path != "-" {
+		opts.ScriptDir = filepath.Dir(sc.path)
+	}
 	m, err := Open(L, opts)
 	if err != nil {
 		L.Close()

@@ -24,7 +24,7 @@ import (
 // Options.OnFabric sees the trial's fabric too.
 func (m *Module) trialFn(L *lua.LState) int {
 	const name = "trial"
-	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode", "gpu", "npu")
+	t := fields(L, 1, name, true, "seed", "sessions", "rounds", "credits", "faults", "mode", "gpu", "npu", "args")
 	// Each number is checked as startup checks its own: a value out of range
 	// is an invalid error, never a default taken in silence, nor a size
 	// that could exhaust memory.
@@ -64,16 +64,18 @@ func (m *Module) trialFn(L *lua.LState) int {
 		if g == nil || n == nil {
 			argError(L, 1, name, "gpu and npu go together, each a program (resident.program)")
 		}
-		cfg.Programs = m.exchangeShapes(g.prog, n.prog).programs(ctxOf(L))
+		cfg.Programs = m.exchangeShapes(g.prog, n.prog, scalarArgs(L, t, name)).programs(ctxOf(L))
+	} else if field(t, "args") != lua.LNil {
+		fieldError(L, 1, name, "args", "goes with gpu and npu: they are the arguments of that pair")
 	}
 	L.Push(trialTable(L, trial.Run(cfg)))
 	return 1
 }
 
-// exchangeShapes is the exchangeShapes of gpu and npu, kept for the
-// script's next trials of the pair (a few pairs: a script's are few).
-func (m *Module) exchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
-	key := [2]*luaprogram.Program{gpu, npu}
+// exchangeShapes is the exchangeShapes of gpu and npu with args, kept for
+// the script's next trials of the pair (a few pairs: a script's are few).
+func (m *Module) exchangeShapes(gpu, npu *luaprogram.Program, args map[string]any) *exchangeShapes {
+	key := shapedPair{gpu, npu, ArgsWords(args)}
 	if s, ok := m.shapes[key]; ok {
 		return s
 	}
@@ -81,11 +83,17 @@ func (m *Module) exchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
 		clear(m.shapes)
 	}
 	if m.shapes == nil {
-		m.shapes = map[[2]*luaprogram.Program]*exchangeShapes{}
+		m.shapes = map[shapedPair]*exchangeShapes{}
 	}
-	s := newExchangeShapes(gpu, npu, nil)
+	s := newExchangeShapes(gpu, npu, args)
 	m.shapes[key] = s
 	return s
+}
+
+// shapedPair is a pair with its own arguments, in words.
+type shapedPair struct {
+	gpu, npu *luaprogram.Program
+	args     string
 }
 
 // maxShapedPairs bounds the pairs whose shapes a module keeps.

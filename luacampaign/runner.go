@@ -69,6 +69,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 		OnFabric:      opts.OnFabric,
 		SimulatedOnly: true,
 		OnRead:        onRead,
+		ScriptDir:     s.dir(),
 	})
 	if err != nil {
 		L.Close()

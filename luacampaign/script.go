@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/residentlua/residentlua/internal/input"
 )
@@ -19,6 +20,15 @@ type script struct {
 	chunk  string // the chunk's name: "@path", or "=stdin"
 	source []byte // what is compiled: the bytes read, less a first line starting with "#"
 	digest string // the SHA-256 of the bytes read, in hex
+}
+
+// dir is the script's folder, where its programs' files are looked for
+// first; "" for standard input.
+func (s *script) dir() string {
+	if s.path == "-" {
+		return ""
+	}
+	return filepath.Dir(s.path)
 }
 
 // readScript reads the trial script at path ("-": standard input).

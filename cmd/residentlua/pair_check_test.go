@@ -120,3 +120,162 @@ func TestCheckReplayOfAnotherPair(t *testing.T) {
 	same := checkRun(t, "--programs", pair, "--replay", m[1])
 	contains(t, "stdout", same.stdout, "replay "+m[1])
 }
+
+// ringVariants are examples/ring's pair and its broken variants, each with
+// the invariants that may name what is wrong: the flag written before the
+// data, the credit returned before the slot is read, ABORT read as "not
+// yet", and the flag raised by a plain store.
+var ringVariants = []struct {
+	name, gpuOld, gpuNew, npuOld, npuNew string
+	invariants                           []string
+}{
+	{name: "correct"},
+	{name: "flag_first", gpuOld: "p:write(data, s * a.words * 4, words)\n\t\t\tp:store(flags, 4 * s, m)", gpuNew: "p:store(flags, 4 * s, m)\n\t\t\tp:write(data, s * a.words * 4, words)", invariants: []string{"invariant 7 (", "invariant 16 ("}},
+	{name: "early_credit", npuOld: "p:read(data, s * a.words * 4, a.words, words)\n\t\t\tp:store(flags, 128 + 4 * s, m)\n\t\t\tp:drain(flags)", npuNew: "p:store(flags, 128 + 4 * s, m)\n\t\t\tp:drain(flags)\n\t\t\tp:read(data, s * a.words * 4, a.words, words)", invariants: []string{"invariant 7 (", "invariant 16 ("}},
+	{name: "abort_wait", npuOld: "while seen == p.WAIT do seen = p:wait(line, 0, seen) end\n\t\tp:event(\"observe\", seen)\n\t\tif seen ~= p.RUN then return end", npuNew: "while seen ~= p.RUN do seen = p:wait(line, 0, seen) end\n\t\tp:event(\"observe\", seen)", invariants: []string{"invariant 15 ("}},
+	{name: "plain_flag", gpuOld: "p:store(flags, 4 * s, m)", gpuNew: "p:store_plain(flags, 4 * s, m)", invariants: []string{"invariant 15 (", "invariant 16 ("}},
+}
+
+// writeRingVariant writes the ring pair's variant into dir, as gpu.lua and
+// npu.lua, and returns their paths.
+func writeRingVariant(t *testing.T, dir string, i int) (gpu, npu string) {
+	t.Helper()
+	v := ringVariants[i]
+	files := map[string]string{}
+	for _, f := range []struct{ src, dst, old, new string }{{"ring_gpu.lua", "gpu.lua", v.gpuOld, v.gpuNew}, {"ring_npu.lua", "npu.lua", v.npuOld, v.npuNew}} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ring", f.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if f.old != "" {
+			if !strings.Contains(text, f.old) {
+				t.Fatalf("%s lacks %q", f.src, f.old)
+			}
+			text = strings.Replace(text, f.old, f.new, 1)
+		}
+		files[f.dst] = text
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "gpu.lua"), filepath.Join(dir, "npu.lua")
+}
+
+// namesOne reports whether out names one of the invariants.
+func namesOne(out string, invariants []string) bool {
+	for _, inv := range invariants {
+		if strings.Contains(out, inv) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRingVariantsCaught checks the ring pair and its four broken variants
+// with each tool that judges programs: residentlua check (one session, no
+// fault, no misuse), whose counterexample's replay reproduces it; a script
+// campaign of 3,000 trials under published timing; and resident.trial.
+// Each broken variant is caught, named by an invariant; the correct pair
+// passes all three.
+func TestRingVariantsCaught(t *testing.T) {
+	for i, v := range ringVariants {
+		t.Run(v.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gpu, npu := writeRingVariant(t, dir, i)
+			args := "slots=2,msgs=3,words=2"
+
+			c := checkRun(t, "--programs", gpu+","+npu, "--args", args, "--faults", "0", "--sessions", "1", "--misuse", "off", "--preemptions", "1")
+			if v.invariants == nil {
+				c.wantCode(t, 0)
+			} else {
+				c.wantCode(t, 1)
+				if !namesOne(c.stdout, v.invariants) {
+					t.Errorf("check names none of %v:\n%s", v.invariants, c.stdout)
+				}
+				m := regexp.MustCompile(`replay: (r[0-9a-z]+:[0-9.]*)`).FindStringSubmatch(c.stdout)
+				if m == nil {
+					t.Fatalf("no replay string:\n%s", c.stdout)
+				}
+				r := checkRun(t, "--programs", gpu+","+npu, "--args", args, "--replay", m[1])
+				r.wantCode(t, 1)
+				if !namesOne(r.stdout, v.invariants) {
+					t.Errorf("the replay names none of %v:\n%s", v.invariants, r.stdout)
+				}
+			}
+
+			script := writeFile(t, dir, "trial.lua", `local gpu = resident.program{file = "`+gpu+`"}
+local npu = resident.program{file = "`+npu+`"}
+function trial(t)
+	resident.fabric{mode = "sim", seed = t.seed, timing = "published"}
+	local s = resident.startup{gpu = gpu, npu = npu, args = {slots = 2, msgs = 3, words = 2}}
+	if t.random() < 0.5 then s:submit_gpu(); s:submit_npu() else s:submit_npu(); s:submit_gpu() end
+	if t.random() < 0.8 then s:start() else s:abort() end
+	s:wait(t.random() < 0.5 and 0.001 or 1)
+	s:close()
+end
+`)
+			camp := runCmdEnv(t, "", "", nil, "campaign", script, "--trials", "3000", "--workers", "2")
+			if v.invariants == nil {
+				camp.wantCode(t, 0)
+			} else {
+				camp.wantCode(t, 1)
+				if !namesOne(camp.stdout+camp.stderr, v.invariants) {
+					t.Errorf("the campaign names none of %v:\n%s", v.invariants, camp.stdout)
+				}
+			}
+
+			trials := writeFile(t, dir, "trials.lua", `local gpu = resident.program{file = "`+gpu+`"}
+local npu = resident.program{file = "`+npu+`"}
+local found = {}
+for seed = 1, 200 do
+	local r = resident.trial{seed = seed, gpu = gpu, npu = npu, args = {slots = 2, msgs = 3, words = 2}}
+	for _, v in ipairs(r.violations) do found[#found + 1] = "invariant " .. v.invariant .. " (" end
+end
+print(#found, table.concat(found, " "))
+`)
+			tr := runCmdEnv(t, "", "", nil, "--mode", "sim", trials)
+			tr.wantCode(t, 0)
+			if v.invariants == nil {
+				if !strings.HasPrefix(tr.stdout, "0\t") {
+					t.Errorf("resident.trial found violations of the correct pair: %s", tr.stdout)
+				}
+			} else if !namesOne(tr.stdout, v.invariants) {
+				t.Errorf("resident.trial names none of %v: %s", v.invariants, tr.stdout)
+			}
+		})
+	}
+}
+
+// TestProgramsBesideTheScript runs a script, and a campaign of a trial
+// script, that name their programs' files relative to their own folder,
+// from another folder: the files are found beside the script.
+func TestProgramsBesideTheScript(t *testing.T) {
+	files := map[string]string{}
+	for _, f := range []string{"ring_gpu.lua", "ring_npu.lua"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ring", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = string(b)
+	}
+	body := `local g = resident.program{file = "ring_gpu.lua"}
+local n = resident.program{file = "ring_npu.lua"}
+local function one()
+	local s = resident.startup{gpu = g, npu = n, args = {slots = 2, msgs = 3, words = 2}}
+	s:submit_gpu(); s:submit_npu(); s:start()
+	return s:wait(1), s:close()
+end
+`
+	files["run.lua"] = body + "print(one())\n"
+	files["trial.lua"] = body + "function trial(t) local ok, out = one(); if not ok then t.fail(out) end end\n"
+	dir := writeFiles(t, files)
+	r := runCmdEnv(t, "", "", nil, "--mode", "sim", filepath.Join(dir, "run.lua"))
+	r.wantCode(t, 0)
+	contains(t, "stdout", r.stdout, "true\tretired")
+	c := runCmdEnv(t, "", "", nil, "campaign", filepath.Join(dir, "trial.lua"), "--trials", "20")
+	c.wantCode(t, 0)
+	contains(t, "stdout", c.stdout, "20  ok")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +114,9 @@ func newCommand(opts *options) (*command, error) {
 	}
 	if opts.statsPath != "" {
 		lopts.StatsLimit = math.MaxInt
+	}
+	if opts.script >= 0 && opts.script < len(opts.args) && opts.args[opts.script] != "-" {
+		lopts.ScriptDir = filepath.Dir(opts.args[opts.script])
 	}
 	if opts.tracePath != "" {
 		c.trace = newTraceRecorder(opts.tracePath)
