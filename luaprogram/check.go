@@ -25,10 +25,17 @@ func (in *Instance) check() error {
 	if m.host.check == nil {
 		return nil
 	}
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return err
+	}
+	if s.check == nil {
+		return errors.New(in.prog.Name() + ": the chunk returned a check when it was made, and none this time; a program's chunk must return the same table each time it runs")
+	}
 	m.checking = in
 	defer func() { m.checking = nil }()
 	c := m.newCheck(in)
-	m.L.Push(m.host.check)
+	m.L.Push(s.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
 	if err := m.pcall(2, 2); err != nil {

@@ -168,7 +168,11 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 		return nil, err
 	}
 	defer p.give(m)
-	decl := m.host.buffers
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return nil, err
+	}
+	decl := s.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
 		res, err := m.call(fn, args.lua(m.L))
 		if err != nil {

@@ -285,3 +285,30 @@ io.write(tostring(err))
 		t.Errorf("the message has %d bytes, want it cut", len(r.stdout))
 	}
 }
+
+// Invocations are isolated: a program that writes through getfenv(0), the
+// metatable of _G, the string library and the strings' metatable, and p,
+// and looks for the runtime's frames (getfenv(2)), is seen by no later
+// invocation. A campaign of it prints the same summary for 1, 2 and 4
+// workers, failing only the trials whose program breaks itself, and the
+// replay of one reproduces its failure.
+func TestCampaignOfTamperingProgramsIsTheSameForAnyWorkers(t *testing.T) {
+	const script = "cmd/residentlua/testdata/tamper.lua"
+	var first string
+	for _, workers := range []string{"1", "2", "4"} {
+		r := campaignRun(t, nil, script, "--trials", "60", "--seed", "1", "--workers", workers)
+		r.wantCode(t, 1)
+		if first == "" {
+			first = r.stdout
+			contains(t, "summary", r.stdout, "50  ok", "10  failed", "failures: 10", "FAIL seed 4 (failed): pmeta: device: tamper:20: attempt to call")
+			if strings.Contains(r.stdout, "leaked") {
+				t.Errorf("an invocation saw what an earlier one did:\n%s", r.stdout)
+			}
+		} else if r.stdout != first {
+			t.Errorf("%s workers print another summary than 1:\n%s\n---\n%s", workers, r.stdout, first)
+		}
+	}
+	r := campaignRun(t, nil, script, "--trials", "60", "--seed", "1", "--replay", "4")
+	r.wantCode(t, 1)
+	contains(t, "replay", r.stdout, "pmeta: device: tamper:20: attempt to call")
+}
