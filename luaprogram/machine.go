@@ -243,6 +243,9 @@ func traceback(th *lua.LState) string {
 		switch {
 		case dbg.What == "G":
 			where, what = "[C]", "in a Go function"
+		case isBottom(th, level):
+			// The program's function, which gopher-lua calls the
+			// thread's main chunk; Lua 5.1 names it by its place.
 		case dbg.Name != "":
 			what = "in function '" + dbg.Name + "'"
 		case dbg.What == "main":
@@ -257,4 +260,11 @@ func traceback(th *lua.LState) string {
 		return ""
 	}
 	return "\nstack traceback:\n" + strings.Join(elideLevels(lines), "\n")
+}
+
+// isBottom reports whether level is the bottom of th's stack: the
+// program's function.
+func isBottom(th *lua.LState, level int) bool {
+	_, more := th.GetStack(level + 1)
+	return !more
 }

@@ -165,12 +165,19 @@ func (m *machine) current(L *lua.LState, name string) *Instance {
 // does first, next what the step waits for. It yields to the device's
 // executor, which resumes it with the operation's results.
 func (m *machine) stop(L *lua.LState, in *Instance, op pendingOp, next program.Next) int {
+	name := opNames[op.kind]
+	switch next.Kind() {
+	case program.NextRetire:
+		name = "retire"
+	case program.NextHang:
+		name = "hang"
+	}
 	if L != m.th {
-		in.misuse = "p:" + opNames[op.kind] + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
+		in.misuse = "p:" + name + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
 		L.RaiseError("%s", in.misuse)
 	}
 	if !lua51.CanYield(L) {
-		in.misuse = "p:" + opNames[op.kind] + " was called inside a function that Lua's library or a metamethod called (an iterator of a generic for, a callback of string.gsub or table.sort, __index, __add, __tostring, __concat, ...); a memory operation yields to the device, which it cannot do from there: call memory operations in the program's own code, and hand their results to such functions"
+		in.misuse = "p:" + name + " was called inside a function that Lua's library or a metamethod called (an iterator of a generic for, a callback of string.gsub or table.sort, __index, __add, __tostring, __concat, ...); a memory operation yields to the device, which it cannot do from there: call memory operations in the program's own code, and hand their results to such functions"
 		L.RaiseError("%s", in.misuse)
 	}
 	in.pending, in.next = op, next
