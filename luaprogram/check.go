@@ -39,7 +39,7 @@ func (in *Instance) check() error {
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
 	if err := m.pcall(2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, describe(m.L, err)))
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, m.describe(err)))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)
@@ -48,6 +48,9 @@ func (in *Instance) check() error {
 	}
 	if msg == lua.LNil {
 		return errors.New(in.prog.Name() + ": the check found the results wrong (it gave no message)")
+	}
+	if t := msg.Type(); t != lua.LTString && t != lua.LTNumber {
+		return fmt.Errorf("%s: the check found the results wrong (its message is a %s, not a string)", in.prog.Name(), t)
 	}
 	return errors.New(truncateMessage(lua.LVAsString(msg)))
 }

@@ -182,24 +182,25 @@ func (m *machine) call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error
 		m.L.Push(a)
 	}
 	if err := m.pcall(len(args), 1); err != nil {
-		return nil, errors.New(m.budgetText(err, describe(m.L, err)))
+		return nil, errors.New(m.budgetText(err, m.describe(err)))
 	}
 	res := m.L.Get(-1)
 	m.L.Pop(1)
 	return res, nil
 }
 
-// describe is an error of lua51.PCall as its message and traceback.
-func describe(L *lua.LState, err error) string {
+// describe is an error of lua51.PCall as its message, cut to maxMessage,
+// and traceback.
+func (m *machine) describe(err error) string {
 	var api *lua.ApiError
-	if errors.As(err, &api) {
-		msg := truncateMessage(lua51.ToString(L, api.Object))
-		if api.StackTrace == "" {
-			return msg
-		}
-		return msg + "\n" + api.StackTrace
+	if !errors.As(err, &api) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := truncateMessage(m.errorText(err))
+	if api.StackTrace == "" {
+		return msg
+	}
+	return msg + "\n" + api.StackTrace
 }
 
 // errorText is a Lua error's message, as tostring gives it (under the
@@ -212,12 +213,22 @@ func (m *machine) errorText(err error) string {
 	if s, ok := api.Object.(lua.LString); ok {
 		return string(s)
 	}
+	cannot := "(an error value that tostring cannot describe: a " + api.Object.Type().String()
 	m.L.Push(m.L.NewFunction(func(L *lua.LState) int {
+		if fn := L.GetMetaField(api.Object, "__tostring"); fn != lua.LNil {
+			L.Push(fn)
+			L.Push(api.Object)
+			L.Call(1, 1)
+			if t := L.Get(-1).Type(); t != lua.LTString && t != lua.LTNumber {
+				L.Push(lua.LString(cannot + " whose __tostring gave a " + t.String() + ")"))
+			}
+			return 1
+		}
 		L.Push(lua.LString(lua51.ToString(L, api.Object)))
 		return 1
 	}))
 	if m.pcall(0, 1) != nil {
-		return "(an error value that tostring cannot describe: a " + api.Object.Type().String() + ")"
+		return cannot + ")"
 	}
 	text := lua.LVAsString(m.L.Get(-1))
 	m.L.Pop(1)

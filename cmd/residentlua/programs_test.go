@@ -284,6 +284,11 @@ io.write(tostring(err))
 	if len(r.stdout) > 5000 {
 		t.Errorf("the message has %d bytes, want it cut", len(r.stdout))
 	}
+	// An error value tostring cannot make a string of is said so, not as
+	// an empty message.
+	r = runCmd(t, dir, "", "--mode", "sim", script, `return function(p) error(setmetatable({}, {__tostring = function() return {} end})) end`)
+	r.wantCode(t, 0)
+	contains(t, "error object", r.stdout, "device: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
 }
 
 // Invocations are isolated: a program that writes through getfenv(0), the
