@@ -354,6 +354,9 @@ func (m *machine) fault(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("p:fault: %v", err)
 	}
+	if !builtinSites[site] && !m.prog.sites[site] {
+		L.RaiseError("p:fault: %s is a site another program declared; declare it in this program's sites (sites = {%q}) to hit it", site, site.String())
+	}
 	fired := in.env.Fault(site)
 	in.mix(uint64(fired.Action))
 	switch fired.Action {
@@ -374,6 +377,15 @@ func (m *machine) fault(L *lua.LState) int {
 	L.Push(lua.LString(fired.Action.String()))
 	return 1
 }
+
+// builtinSites are the runtime's fault sites, which every program may hit.
+var builtinSites = func() map[fault.Site]bool {
+	set := map[fault.Site]bool{}
+	for _, s := range fault.Sites() {
+		set[s] = true
+	}
+	return set
+}()
 
 // maxDetail bounds an event's detail.
 const maxDetail = 200

@@ -41,7 +41,8 @@ type Program struct {
 	text      string
 	opts      Options
 
-	hasCheck bool // the chunk returns a check
+	hasCheck bool                // the chunk returns a check
+	sites    map[fault.Site]bool // the sites of its own it declared
 
 	mu       sync.Mutex
 	idle     []*machine
@@ -74,11 +75,14 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.hasCheck = m.host.check != nil
+	p.sites = map[fault.Site]bool{}
 	for _, name := range m.host.sites {
-		if _, err := fault.DefineSite(name); err != nil {
+		site, err := fault.DefineSite(name)
+		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
 		}
+		p.sites[site] = true
 	}
 	p.idle = append(p.idle, m)
 	return p, nil

@@ -317,3 +317,19 @@ func TestCampaignOfTamperingProgramsIsTheSameForAnyWorkers(t *testing.T) {
 	r.wantCode(t, 1)
 	contains(t, "replay", r.stdout, "pmeta: device: tamper:20: attempt to call")
 }
+
+// A program hits the runtime's sites and its own, never a site only another
+// program declared.
+func TestProgramHitsOnlyItsOwnSites(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "site.lua", `local other = resident.program{source = 'return {sites = {"mine.drop"}, run = function(p) end}', name = "other"}
+local gpu = resident.program{source = 'return function(p) p:fault("gpu.run") p:fault("mine.drop") end', name = "gpu"}
+local npu = resident.program{source = "return function(p) while p:load(p.startup, 0) == p.WAIT do end end", name = "npu"}
+local s = resident.startup{gpu = gpu, npu = npu}
+s:submit_gpu(); s:submit_npu(); s:start()
+local ok, err = pcall(s.wait, s, 1)
+print(ok, (tostring(err):gsub("\n.*", "")))
+`)
+	r := runCmd(t, dir, "", "--mode", "sim", script)
+	contains(t, "stdout", r.stdout, `false	device: gpu:1: p:fault: mine.drop is a site another program declared; declare it in this program's sites (sites = {"mine.drop"}) to hit it`)
+}
