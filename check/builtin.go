@@ -51,7 +51,7 @@ var builtinFaults = []struct {
 // charged.
 func Builtin(h *Host) {
 	b := h.Bounds()
-	setups := builtinSetups(b)
+	setups := builtinSetups(b, h.pairName != "")
 	s := setups.at(h.ChooseLabelled("the setup", setups.n(), setups.label))
 	if s.fault >= 0 {
 		f := builtinFaults[s.fault]
@@ -93,6 +93,20 @@ func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
 	}
 }
 
+// BuiltinOf is the built-in scenario with a pair of one's own and its
+// own arguments, prepare, in place of the built-in exchange: named name in
+// the counterexamples. Rounds and credits are the exchange's arguments, not
+// this pair's, so they shape nothing here: each setup is a fault (or none),
+// and the plans are those of the smallest exchange (racing closes and
+// shared sessions included).
+func BuiltinOf(name string, prepare engine.Programs) Scenario {
+	return func(h *Host) {
+		h.programs = func(exchange.Config) engine.Programs { return prepare }
+		h.pairName = name
+		Builtin(h)
+	}
+}
+
 // setup is the built-in scenario's first choice: a fault (an index of
 // builtinFaults, or -1) and the exchange's size.
 type setup struct{ fault, rounds, credits int }
@@ -101,12 +115,18 @@ type setup struct{ fault, rounds, credits int }
 // choice numbers them: no fault or each fault, then rounds, then credits.
 // They are counted rather than listed, as there may be a billion (a
 // million rounds by 64 credits by 14).
-type setupSpace struct{ faults, rounds, credits int }
+type setupSpace struct {
+	faults, rounds, credits int
+	fixed                   bool // a pair of one's own with its own arguments (BuiltinOf)
+}
 
-func builtinSetups(b Bounds) setupSpace {
+func builtinSetups(b Bounds, fixed bool) setupSpace {
 	faults := 0
 	if b.Faults > 0 {
 		faults = len(builtinFaults)
+	}
+	if fixed {
+		return setupSpace{faults: faults + 1, rounds: 1, credits: 1, fixed: true}
 	}
 	return setupSpace{faults: faults + 1, rounds: b.Rounds, credits: b.Credits}
 }
@@ -125,6 +145,9 @@ func (s setupSpace) label(i int) string {
 	f := "no fault"
 	if u.fault >= 0 {
 		f = "fault " + builtinFaults[u.fault].Site.String() + " 50%1*" + builtinFaults[u.fault].Term
+	}
+	if s.fixed {
+		return f + ", the pair's own arguments"
 	}
 	return f + ", rounds " + strconv.Itoa(u.rounds) + ", credits " + strconv.Itoa(u.credits)
 }

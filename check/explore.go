@@ -2,6 +2,8 @@ package check
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,6 +142,29 @@ type Options struct {
 	// the search finds the same violations and the same final outcomes,
 	// more slowly; Report.States is then 0.
 	NoPrune bool
+	// Pair names the programs the scenario runs when they are not the
+	// built-in exchange: its digest goes into every replay string, so
+	// that a replay on another pair is refused.
+	Pair Pair
+}
+
+// Pair is what a replay string records of the programs that made it: a
+// digest of their texts and arguments (PairDigest), and a name for
+// messages ("fill_gpu.lua,sum_npu.lua chunks=2").
+type Pair struct {
+	Name   string
+	Digest string
+}
+
+// PairDigest is the digest of a pair that a replay string records: of
+// parts (the programs' texts, then their arguments in a fixed order), 8
+// hexadecimal digits.
+func PairDigest(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
 }
 
 // LongEnough is how long a wait of a scenario (a close's join included)
@@ -171,6 +196,15 @@ type Report struct {
 	States    int // distinct states the main search hashed
 	Pruned    int // runs cut short because they reached a state already explored
 	Truncated int // runs that reached the step bound: exploring them further needs more Steps
+	// Made, Decided and Retired count the runs in which a session was
+	// made, in which a session was decided RUN, and in which a RUN session
+	// retired: how much of the space the programs reached. A search in
+	// which no run decided RUN proved nothing of the programs (Vacuous).
+	Made, Decided, Retired int
+	// FirstError is the first error of making a session (a program's
+	// buffers declaration that failed, say), with its replay string; empty
+	// when every session was made.
+	FirstError string
 	// ScenarioErrors counts the runs in which the scenario itself failed (a
 	// Lua error); ScenarioError is the first one's message and Replay
 	// string.
@@ -197,6 +231,28 @@ type Report struct {
 // OK reports whether no invariant broke.
 func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 
+// Vacuous says why the search proved nothing of the programs, when no
+// run decided a session RUN: no session was made (the programs' first
+// error, when one was refused), or none was started. It is empty when a
+// run decided RUN, or when the search found a violation or stopped before
+// the end.
+func (r *Report) Vacuous() string {
+	if r.Decided > 0 || !r.OK() || !r.Exhausted || r.Schedules == 0 {
+		return ""
+	}
+	why := "no schedule decided a session RUN"
+	if r.Made == 0 {
+		why = "no schedule made a session"
+	}
+	switch {
+	case r.FirstError != "":
+		why += "; the first error: " + r.FirstError
+	case r.ScenarioError != "":
+		why += "; the scenario's first error: " + r.ScenarioError
+	}
+	return why + ": the programs never ran, so the search proved nothing of them"
+}
+
 // Check explores every schedule of scenario within the bounds, CHESS style:
 // it reruns the scenario on a fresh simulated fabric for each sequence of
 // choices (host choices and the fabric's), depth first, pruning a run once
@@ -208,7 +264,7 @@ func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 // it finds the scenario not deterministic (Report.Nondeterministic).
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
-	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates}
+	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates, pair: opts.Pair}
 	if x.maxStates <= 0 {
 		x.maxStates = DefaultMaxStates
 	}
@@ -232,6 +288,7 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	}
 	rep.Schedules = x.schedules
 	rep.ScenarioErrors, rep.ScenarioError = x.scenarioErrors, x.scenarioError
+	rep.Made, rep.Decided, rep.Retired, rep.FirstError = x.made, x.decided, x.retired, x.firstErr
 	rep.Elapsed = time.Since(start)
 	return rep
 }
@@ -254,6 +311,11 @@ type explorer struct {
 	scenarioErrors int
 	scenarioError  string
 	diverged       string // the words of the first nondeterminism found
+	made           int    // runs in which a session was made (Report.Made)
+	decided        int    // runs in which a session was decided RUN
+	retired        int    // runs in which a RUN session retired
+	firstErr       string // the first error of making a session, with its replay
+	pair           Pair   // the programs, whose digest the replay strings carry
 	target         int    // the invariant a search for the shortest counterexample seeks; 0: any
 	onFabric       func(*devices.Fabric)
 }
@@ -297,6 +359,7 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 				}
 			}
 		}
+		x.count(r)
 		if r.failed != "" {
 			x.scenarioErrors++
 			if x.scenarioError == "" {
@@ -313,6 +376,26 @@ func (x *explorer) search(ctx context.Context, target int) map[int]found {
 		}
 	}
 	return out
+}
+
+// count adds how far run r's sessions came to the search's figures; only
+// the main search's runs count.
+func (x *explorer) count(r *run) {
+	if x.target != 0 {
+		return
+	}
+	made, decided, retired := r.reach()
+	for _, c := range [...]struct {
+		ok bool
+		n  *int
+	}{{made, &x.made}, {decided, &x.decided}, {retired, &x.retired}} {
+		if c.ok {
+			*c.n++
+		}
+	}
+	if r.firstErr != "" && x.firstErr == "" {
+		x.firstErr = r.firstErr + " (replay " + x.replayString(r.values()) + ")"
+	}
 }
 
 // shortest finds a shortest run that breaks invariant inv, by searching

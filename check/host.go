@@ -38,7 +38,8 @@ type Host struct {
 	sessions []*engine.Session // every session made in the run, whose state the checker hashes
 	made     int               // sessions NewSession made, which names them s1, s2, ...
 	bounds   Bounds
-	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith)
+	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith, BuiltinOf)
+	pairName string                                // the pair of BuiltinOf, which its sessions are named by
 }
 
 // Fabric is the run's fabric (simulated, its choices made by the checker).
@@ -123,8 +124,13 @@ func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
 	}
 	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), programs)
 	name := "s" + strconv.Itoa(h.made+1)
-	h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
+	if h.pairName != "" {
+		h.op(name+" = session of "+h.pairName, errWords(err))
+	} else {
+		h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
+	}
 	if err != nil {
+		h.run.noteError(name, err)
 		return nil, err
 	}
 	h.made++

@@ -77,6 +77,8 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "%s, %s, %d pruned, %d at the step bound; bounded space %s in %v\n",
 		plural(r.Schedules, "schedule", "schedules"), plural(r.States, "distinct state", "distinct states"), r.Pruned, r.Truncated, state, r.Elapsed.Round(1e6))
+	fmt.Fprintf(&b, "the programs reached: a session made in %s, decided RUN in %d, a RUN session retired in %d\n",
+		plural(r.Made, "schedule", "schedules"), r.Decided, r.Retired)
 	if r.StatesFull {
 		fmt.Fprintf(&b, "the search remembered %s, its most, and no more after: it pruned less from then on\n", plural(r.States, "distinct state", "distinct states"))
 	}
@@ -86,7 +88,10 @@ func (r *Report) String() string {
 	if r.Nondeterministic != "" {
 		b.WriteString(r.Nondeterministic + "\n")
 	}
-	if r.OK() {
+	switch v := r.Vacuous(); {
+	case v != "":
+		b.WriteString("nothing checked: " + v + "\n")
+	case r.OK():
 		b.WriteString("no invariant broken\n")
 	}
 	for _, c := range r.Counterexamples {
@@ -147,18 +152,37 @@ func (x *explorer) replayString(values []int) string {
 	if x.bounds.Misuse <= 0 {
 		head += "m0"
 	}
+	if x.pair.Digest != "" {
+		head += "p" + x.pair.Digest
+	}
 	return head + ":" + strings.Join(parts, ".")
 }
 
 // replayHead is the bounds of a replay string:
-// r<rounds>c<credits>f<faults>[s<sessions>][m<misuse>].
-var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?$`)
+// r<rounds>c<credits>f<faults>[s<sessions>][m<misuse>][p<digest>].
+var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?(?:p([0-9a-f]{8}))?$`)
 
 // ParseReplay reads a replay string into the bounds it fixes (Rounds,
 // Credits, Faults, and Sessions and Misuse when it gives them), each in the
 // range Bounds.Set allows, and its choices: what a tool that keeps the
 // counterexamples a report printed reads back.
 func ParseReplay(s string) (Bounds, []int, error) {
+	b, _, values, err := parseReplay(s)
+	return b, values, err
+}
+
+// parseReplay is ParseReplay, with the digest of the pair that made the
+// replay string ("" for the built-in exchange's).
+func parseReplay(s string) (Bounds, string, []int, error) {
+	b, values, err := parseReplayBounds(s)
+	if err != nil {
+		return b, "", nil, err
+	}
+	head, _, _ := strings.Cut(s, ":")
+	return b, replayHead.FindStringSubmatch(head)[6], values, nil
+}
+
+func parseReplayBounds(s string) (Bounds, []int, error) {
 	var b Bounds
 	head, tail, ok := strings.Cut(s, ":")
 	if !ok {
@@ -201,11 +225,20 @@ func ParseReplay(s string) (Bounds, []int, error) {
 // before the scenario starts (to record a trace). The run sees ctx
 // (Host.Context): when ctx ends first, the replay is an error.
 func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
-	b, values, err := ParseReplay(replay)
+	return ReplayPair(ctx, scenario, Pair{}, replay, onFabric)
+}
+
+// ReplayPair is Replay of a scenario that runs pair (Options.Pair): a
+// replay string that another pair made is refused, naming both.
+func ReplayPair(ctx context.Context, scenario Scenario, pair Pair, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
+	b, digest, values, err := parseReplay(replay)
 	if err != nil {
 		return nil, err
 	}
-	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric}
+	if digest != pair.Digest {
+		return nil, fmt.Errorf("replay %q was made by %s, not by %s; replay it with the programs and arguments that printed it", replay, pairWords(digest, ""), pairWords(pair.Digest, pair.Name))
+	}
+	x := &explorer{scenario: scenario, bounds: b.withDefaults(), onFabric: onFabric, pair: pair}
 	r := x.execute(ctx, pointsOf(values), true)
 	switch {
 	case ctx.Err() != nil:
@@ -216,6 +249,18 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 		return nil, fmt.Errorf("replay %q has %s but the scenario made only %d; replay it with the scenario that printed it", replay, plural(len(values), "choice", "choices"), len(r.points))
 	}
 	return &Replayed{Steps: r.trace, Violations: r.violations}, nil
+}
+
+// pairWords names a pair in a refusal: the built-in exchange when digest
+// is empty, else its name (when known) and digest.
+func pairWords(digest, name string) string {
+	switch {
+	case digest == "":
+		return "no programs of one's own (the built-in exchange, or a scenario script's)"
+	case name == "":
+		return "the programs whose digest is " + digest
+	}
+	return name + " (digest " + digest + ")"
 }
 
 // Replayed is one replayed schedule.

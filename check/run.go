@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
@@ -35,6 +36,33 @@ type run struct {
 	badChoice     int             // the first replayed choice out of range; -1 if none
 	failed        string          // the scenario's own error, if it failed
 	diverged      *nondeterminism // the replay of the prefix met a choice the earlier run did not
+	firstErr      string          // the first error of making a session, in words
+}
+
+// noteError keeps the first error of making a session (name is the
+// session's name): what a search that made none reports.
+func (r *run) noteError(name string, err error) {
+	if r.firstErr == "" {
+		msg, _, _ := strings.Cut(err.Error(), "\n") // not a traceback: the report says where
+		r.firstErr = name + ": " + msg
+	}
+}
+
+// reach is how far the run's sessions came: whether one was made, one
+// decided RUN, and a RUN session retired (a Wait saw both programs retire,
+// or its close released its memory).
+func (r *run) reach() (made, decided, retired bool) {
+	for _, s := range r.host.sessions {
+		made = true
+		if s.Decision() != engine.StartupRun {
+			continue
+		}
+		decided = true
+		if st := s.State(); st == engine.StateRetired || st == engine.StateClosed {
+			retired = true
+		}
+	}
+	return made, decided, retired
 }
 
 // point is one choice point of a run: how many alternatives, which was

@@ -33,10 +33,11 @@ const operatorsName = "(operators)"
 type opKind uint8
 
 const (
-	opConcat opKind = iota + 1 // a .. b .. c
-	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
-	opLen                      // #a
-	opAppend                   // t[#t + 1] = v, with a v that has no effects
+	opConcat   opKind = iota + 1 // a .. b .. c
+	opArith                      // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
+	opLen                        // #a
+	opAppend                     // t[#t + 1] = v, with a v that has no effects
+	opForBound                   // a numeric for's initial value, limit or step
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -52,9 +53,10 @@ type site struct {
 // without a name.
 type operandNames []string
 
-// compileChunk parses src, rewrites its operations and compiles it as a
-// main chunk called id. A chunk whose main function has no room for the
-// hidden local (200 locals already) is compiled as it is.
+// compileChunk parses src, rewrites its operations and assignments and
+// compiles it as a main chunk called id. A chunk that the rewrite leaves
+// without room (a function with 200 registers already in use) is compiled
+// as it is.
 func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
@@ -63,14 +65,22 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(nil, chunk)
-	if len(tr.sites) > 0 {
-		if fn, err := compileRewritten(L, chunk, id, tr.sites); err == nil {
-			return fn, nil
-		}
-		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
-			return nil, err
-		}
-		(&transformer{gotoName: gotoName}).function(nil, chunk)
+	fn, err := compileTransformed(L, chunk, id, tr.sites)
+	if err == nil || !tr.changed {
+		return fn, err
+	}
+	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
+		return nil, err
+	}
+	(&transformer{gotoName: gotoName}).function(nil, chunk)
+	return compileTransformed(L, chunk, id, nil)
+}
+
+// compileTransformed compiles a transformed chunk, with the hidden local
+// when its operations call it.
+func compileTransformed(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+	if len(sites) > 0 {
+		return compileRewritten(L, chunk, id, sites)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
@@ -132,6 +142,7 @@ type transformer struct {
 	gotoName string
 	sc       *scope
 	sites    []site
+	changed  bool // a site or an assignment was rewritten
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -167,9 +178,24 @@ func (t *transformer) block(stmts []ast.Stmt, declare ...string) {
 
 func (t *transformer) stmts(stmts []ast.Stmt) {
 	for i, s := range stmts {
+		if s, ok := s.(*ast.IfStmt); ok {
+			stmts[i] = t.ifStmt(s)
+			continue
+		}
+		if f, ok := s.(*ast.GenericForStmt); ok && breaks(f.Stmts) {
+			t.restoreGotos(f.Names)
+			stmts[i] = genericFor(f)
+			t.stmt(stmts[i])
+			t.changed = true
+			continue
+		}
 		if a, ok := s.(*ast.AssignStmt); ok && t.rewrite {
 			if call := t.appendCall(a); call != nil {
 				stmts[i] = call
+				continue
+			}
+			if block := t.assignment(a); block != nil {
+				stmts[i] = block
 				continue
 			}
 		}
@@ -272,15 +298,11 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.stmts(s.Stmts)
 		s.Condition = t.expr(s.Condition)
 		t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
-	case *ast.IfStmt:
-		s.Condition = t.expr(s.Condition)
-		t.block(s.Then)
-		t.block(s.Else)
 	case *ast.NumberForStmt:
 		t.restoreGoto(&s.Name)
-		s.Init, s.Limit = t.expr(s.Init), t.expr(s.Limit)
+		s.Init, s.Limit = t.forBound(s.Init), t.forBound(s.Limit)
 		if s.Step != nil {
-			s.Step = t.expr(s.Step)
+			s.Step = t.forBound(s.Step)
 		}
 		t.block(s.Stmts, s.Name)
 	case *ast.GenericForStmt:
@@ -359,6 +381,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		t.exprs(e.Args)
 	case *ast.LogicalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+		return foldLogical(e)
 	case *ast.RelationalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 	case *ast.ArithmeticOpExpr:
@@ -372,6 +395,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		e.Expr = t.expr(e.Expr)
 	case *ast.UnaryNotOpExpr:
 		e.Expr = t.expr(e.Expr)
+		return foldNot(e)
 	case *ast.UnaryLenOpExpr:
 		e.Expr = t.expr(e.Expr)
 		if t.rewrite {
@@ -381,6 +405,25 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		t.functionExpr(e, false)
 	}
 	return e
+}
+
+// forBound is e, a numeric for's initial value, limit or step, as a call
+// of the hidden function that converts a numeric string, as Lua 5.1 does;
+// e itself when it can only be a number (a numeral, arithmetic, a length).
+func (t *transformer) forBound(e ast.Expr) ast.Expr {
+	e = t.expr(e)
+	if !t.rewrite {
+		return e
+	}
+	switch e := e.(type) {
+	case *ast.NumberExpr, *ast.ArithmeticOpExpr, *ast.UnaryMinusOpExpr:
+		return e
+	case *ast.FuncCallExpr:
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == operatorsName {
+			return e // an operation the hidden function does: %, ^, #
+		}
+	}
+	return t.call(e, opForBound, e)
 }
 
 // chain rewrites a..b..c into (operators)(id, a, b, c), or leaves it when
@@ -425,6 +468,7 @@ func (t *transformer) call(e ast.Expr, op opKind, operands ...ast.Expr) ast.Expr
 	// function read as 0.
 	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.sites) + 1)}
 	t.sites = append(t.sites, site{op: op, names: names})
+	t.changed = true
 	fn := &ast.IdentExpr{Value: operatorsName}
 	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
 	// Lua 5.1 gives an operation the line its last operand ends on.

@@ -2,9 +2,16 @@ package luaapi
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/luaprogram"
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
@@ -21,7 +28,7 @@ import (
 // how far it came.
 func (m *Module) checkFn(L *lua.LState) int {
 	const name = "check"
-	known := append(append([]string{"scenario", "replay"}, check.BoundNames()...), "prune")
+	known := append(append([]string{"scenario", "replay", "programs", "args"}, check.BoundNames()...), "prune")
 	t := fields(L, 1, name, true, known...)
 	var bounds check.Bounds
 	var given string
@@ -66,6 +73,15 @@ func (m *Module) checkFn(L *lua.LState) int {
 	}
 	ctx := ctxOf(L)
 	scenario := check.Scenario(check.Builtin)
+	var pair check.Pair
+	if field(t, "programs") != lua.LNil {
+		if path != "" {
+			fieldError(L, 1, name, "programs", "goes with the built-in scenario; a scenario script makes its sessions of programs itself")
+		}
+		scenario, pair = m.checkPair(L, t, given)
+	} else if field(t, "args") != lua.LNil {
+		fieldError(L, 1, name, "args", "goes with programs: they are the arguments of that pair")
+	}
 	if path != "" {
 		// A search runs the script thousands of times: its prints show in
 		// a replay only.
@@ -79,23 +95,96 @@ func (m *Module) checkFn(L *lua.LState) int {
 		}
 	}
 	if replay != "" {
-		r, err := check.Replay(ctx, scenario, replay, m.opts.OnFabric)
+		r, err := check.ReplayPair(ctx, scenario, pair, replay, m.opts.OnFabric)
 		if err != nil {
 			m.invalid(L, name, "%s", err.Error())
 		}
 		L.Push(replayedTable(L, r))
 		return 1
 	}
-	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds, NoPrune: noPrune})
+	rep := check.Check(ctx, scenario, check.Options{Bounds: bounds, NoPrune: noPrune, Pair: pair})
 	switch {
 	case rep.Nondeterministic != "":
 		raiseString(L, "resident.check: %s", rep.Nondeterministic)
+	case rep.Vacuous() != "":
+		raiseString(L, "resident.check: %s", rep.Vacuous())
 	case !rep.Exhausted:
 		raiseString(L, "resident.check interrupted before the end of the bounded space (schedules explored: %d, distinct states: %d, invariants found broken by then: %d)",
 			rep.Schedules, rep.States, len(rep.Counterexamples))
 	}
 	L.Push(reportTable(L, &rep))
 	return 1
+}
+
+// checkPair reads resident.check's programs = {GPU, NPU} (two programs of
+// resident.program) and args = {k = v, ...} (numbers, strings and
+// booleans): the built-in scenario with that pair, and the pair's name and
+// digest for the replay strings. With args, the pair runs with those
+// alone, and the exchange's rounds and credits (given, the last bound
+// given) are refused; without, it is shaped like the exchange.
+func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Scenario, check.Pair) {
+	const name = "check"
+	pt, ok := field(t, "programs").(*lua.LTable)
+	var gpu, npu *programValue
+	if ok && pt.Len() == 2 {
+		gpu, npu = m.asProgram(pt.RawGetInt(1)), m.asProgram(pt.RawGetInt(2))
+	}
+	if gpu == nil || npu == nil {
+		fieldError(L, 1, name, "programs", "give {GPU, NPU}: the GPU program and the NPU program, each made by resident.program")
+	}
+	var args map[string]any
+	if at := field(t, "args"); at != lua.LNil {
+		tt, ok := at.(*lua.LTable)
+		if !ok {
+			fieldError(L, 1, name, "args", "table of the pair's arguments by name expected, got "+valueTypeName(at))
+		}
+		args = map[string]any{}
+		tt.ForEach(func(k, v lua.LValue) {
+			ks, ok := k.(lua.LString)
+			if !ok {
+				fieldError(L, 1, name, "args", "an argument's name must be a string, got "+k.String())
+			}
+			switch v := v.(type) {
+			case lua.LNumber:
+				args[string(ks)] = float64(v)
+			case lua.LString:
+				args[string(ks)] = string(v)
+			case lua.LBool:
+				args[string(ks)] = bool(v)
+			default:
+				fieldError(L, 1, name, "args", "argument "+string(ks)+" must be a number, a string or a boolean, got "+valueTypeName(v))
+			}
+		})
+		if given == "rounds" || given == "credits" || field(t, "rounds") != lua.LNil || field(t, "credits") != lua.LNil {
+			fieldError(L, 1, name, "rounds", "rounds and credits are the built-in exchange's arguments, not bounds of a pair of one's own: give them in args if the pair takes them")
+		}
+	}
+	pair := PairIdentity(gpu.prog, npu.prog, args)
+	if args == nil {
+		return check.BuiltinWith(ExchangeShaped(ctxOf(L), gpu.prog, npu.prog, nil)), pair
+	}
+	return check.BuiltinOf(pair.Name, PairOf(ctxOf(L), gpu.prog, npu.prog, args)), pair
+}
+
+// PairIdentity is what the checker's replay strings record of gpu and npu
+// with args: their names, and a digest of their texts and arguments.
+func PairIdentity(gpu, npu *luaprogram.Program, args map[string]any) check.Pair {
+	words := ArgsWords(args)
+	pair := check.Pair{Name: filepath.Base(gpu.Name()) + "," + filepath.Base(npu.Name()), Digest: check.PairDigest(gpu.Text(), npu.Text(), words)}
+	if words != "" {
+		pair.Name += " with " + words
+	}
+	return pair
+}
+
+// ArgsWords is args as "k=v" in name order: what a pair's name and digest
+// say of its arguments.
+func ArgsWords(args map[string]any) string {
+	parts := make([]string, 0, len(args))
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, args[k]))
+	}
+	return strings.Join(parts, ",")
 }
 
 // loadScenario loads a scenario script (LoadScenario) as a check.Scenario.
@@ -127,6 +216,9 @@ func reportTable(L *lua.LState, r *check.Report) *lua.LTable {
 	t.RawSetString("exhausted", lua.LBool(r.Exhausted))
 	t.RawSetString("elapsed", seconds(r.Elapsed))
 	t.RawSetString("scenario_errors", lua.LNumber(r.ScenarioErrors))
+	t.RawSetString("made", lua.LNumber(r.Made))
+	t.RawSetString("decided", lua.LNumber(r.Decided))
+	t.RawSetString("retired", lua.LNumber(r.Retired))
 	if r.ScenarioError != "" {
 		t.RawSetString("scenario_error", lua.LString(r.ScenarioError))
 	}

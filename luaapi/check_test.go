@@ -71,7 +71,7 @@ func TestCheckReplay(t *testing.T) {
 // prints, a replay shows them.
 func TestCheckScenarioScript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.lua")
-	script := "function scenario(c)\n  local s = startup{}\n  if c.choose(2) == 0 then pcall(s.start, s) else s:abort() end\n  print('closed', s:close(1))\n  c.reset()\nend\n"
+	script := "function scenario(c)\n  local s = startup{}\n  s:submit_gpu(); s:submit_npu()\n  if c.choose(2) == 0 then pcall(s.start, s) else s:abort() end\n  print('closed', s:close(1))\n  c.reset()\nend\n"
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestCheckBadArguments(t *testing.T) {
 	h := sim(t)
 	for code, want := range map[string]string{
 		`resident.check(3)`:                                  "bad argument #1 to 'check' (table expected, got number)",
-		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
+		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, programs, args, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
 		`resident.check{sessions = 4}`:                       "bad argument #1 to 'check' (field 'sessions': sessions must be a whole number from 1 to 3, got 4)",
 		`resident.check{misuse = 2}`:                         "bad argument #1 to 'check' (field 'misuse': misuse must be 0 (off) or 1 (on), got 2)",
 		`resident.check{misuse = "on"}`:                      "bad argument #1 to 'check' (field 'misuse': true, false, 1 or 0 expected, got string)",
@@ -170,5 +170,32 @@ func TestCheckingDocs(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatalf("%s has no Lua example with its output", path)
+	}
+}
+
+// TestCheckPairOfOwn checks a pair of one's own through resident.check:
+// without the arguments its buffers need, no session is made and the call
+// raises the programs' error rather than returning a pass; with them, it
+// explores, and the report counts the runs that decided RUN and retired.
+// A replay string of the pair carries its digest and replays only with it.
+func TestCheckPairOfOwn(t *testing.T) {
+	h := sim(t)
+	h.run(`g = resident.program{file = "../examples/ring/ring_gpu.lua"}
+n = resident.program{file = "../examples/ring/ring_npu.lua"}`)
+	msg := h.fails(`resident.check{programs = {g, n}, faults = 0, sessions = 1, misuse = false, preemptions = 0}`)
+	for _, want := range []string{"no schedule made a session", "ring_gpu.lua: buffers: ", "field 'slots' (a nil value)", "the programs never ran"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q: %s", want, msg)
+		}
+	}
+	h.run(`r = resident.check{programs = {g, n}, args = {slots = 1, msgs = 2, words = 1}, faults = 0, sessions = 1, misuse = false, preemptions = 0}`)
+	if h.eval("r.ok and r.exhausted and r.decided > 0 and r.retired > 0 and r.made >= r.decided") != lua.LTrue {
+		t.Errorf("report:\n%s", h.str("r.report"))
+	}
+	if msg := h.fails(`resident.check{programs = {g, n}, args = {slots = 1}, rounds = 2}`); !strings.Contains(msg, "the built-in exchange's arguments") {
+		t.Errorf("rounds with args: %s", msg)
+	}
+	if msg := h.fails(`resident.check{args = {slots = 1}}`); !strings.Contains(msg, "goes with programs") {
+		t.Errorf("args without programs: %s", msg)
 	}
 }

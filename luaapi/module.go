@@ -72,6 +72,11 @@ type Options struct {
 	// results must follow from their seeds alone, such as a campaign's
 	// trials.
 	SimulatedOnly bool
+	// OnRead, when set, is called with each file a program or a kernel is
+	// read from (resident.program{file = ...}, resident.kernel{ptx = ...}),
+	// by the path the script gave, and its bytes: a campaign records
+	// their digests, so that shards that read different files do not merge.
+	OnRead func(path string, content []byte)
 
 	// onOperation, when set, is called after each call of a module
 	// function that acts on the fabric or on a session (startup, the
@@ -303,6 +308,11 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
 	fs.oracle = engine.NewOracle(f)
+	// Every session the module watches owes the seed's obligations: a
+	// fault-free session decided once retires within a close's default
+	// join (invariant 15), after ABORT as after RUN, so a program that
+	// polls for ever is a violation, not a quiet quarantine.
+	fs.oracle.Liveness(engine.DefaultCloseTimeout)
 	m.fab = fs
 	if m.opts.OnFabric != nil {
 		m.opts.OnFabric(f)

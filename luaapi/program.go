@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -54,9 +55,12 @@ func (m *Module) program(L *lua.LState) int {
 		if m.opts.Sandbox {
 			m.invalid(L, name, "this state has no file access (its host sandboxed it); give the program's text as source")
 		}
-		b, err := os.ReadFile(path)
+		b, err := input.ReadFile(path, input.LuaSource)
 		if err != nil {
 			m.invalid(L, name, "cannot read program %s: %s", path, strings.TrimPrefix(err.Error(), "open "+path+": "))
+		}
+		if m.opts.OnRead != nil {
+			m.opts.OnRead(path, b)
 		}
 		chunkname, text = "@"+path, string(b)
 		if field(t, "name") != lua.LNil {
@@ -227,9 +231,28 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue
 // slot_bytes =} of the exchange's shape, and the GPU program its queue.
 // It is how the randomized trial (resident.trial) and the model checker's
 // built-in scenario (residentlua check --programs) run a user's pair in
-// place of the exchange. ctx ends the programs' Lua code.
-func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exchange.Config) engine.Programs {
-	return newExchangeShapes(gpu, npu).programs(ctx)
+// place of the exchange. args, when not empty, are the pair's own
+// arguments (numbers, strings and booleans by name), added to the shape's
+// and taking the place of those they name. ctx ends the programs' Lua code.
+func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]any) func(exchange.Config) engine.Programs {
+	return newExchangeShapes(gpu, npu, args).programs(ctx)
+}
+
+// PairOf prepares sessions of gpu and npu with args, their own arguments
+// (numbers, strings and booleans by name), the GPU program on the built-in
+// exchange's default queue: how the model checker's built-in scenario
+// runs a pair of one's own (residentlua check --programs G,N --args ...).
+// When the programs' buffers declaration fails, every session's making
+// fails with its error. ctx ends the programs' Lua code.
+func PairOf(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]any) engine.Programs {
+	pair, err := pairOf(gpu, npu, luaprogram.Scalars(args), nil)
+	if err != nil {
+		return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
+			return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
+		}
+	}
+	pair.Queue, pair.Context = exchange.Default().GPUQueue, ctx
+	return pair.Programs
 }
 
 // exchangeShapes prepares sessions of a pair shaped like the built-in
@@ -239,6 +262,7 @@ func ExchangeShaped(ctx context.Context, gpu, npu *luaprogram.Program) func(exch
 // declarations and parses their sizes.
 type exchangeShapes struct {
 	gpu, npu *luaprogram.Program
+	args     map[string]any // the pair's own arguments, over the shape's
 	mu       sync.Mutex
 	pairs    map[exchangeShape]luaprogram.Pair
 }
@@ -250,8 +274,8 @@ type exchangeShape struct{ rounds, credits, slotBytes int }
 // shapes of a randomized trial.
 const maxShapes = 4096
 
-func newExchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
-	return &exchangeShapes{gpu: gpu, npu: npu, pairs: map[exchangeShape]luaprogram.Pair{}}
+func newExchangeShapes(gpu, npu *luaprogram.Program, args map[string]any) *exchangeShapes {
+	return &exchangeShapes{gpu: gpu, npu: npu, args: args, pairs: map[exchangeShape]luaprogram.Pair{}}
 }
 
 // programs prepares the sessions of each shape; ctx ends their Lua code.
@@ -276,8 +300,11 @@ func (s *exchangeShapes) pair(k exchangeShape) (luaprogram.Pair, error) {
 	if pair, ok := s.pairs[k]; ok {
 		return pair, nil
 	}
-	args := luaprogram.Numbers(map[string]float64{"rounds": float64(k.rounds), "credits": float64(k.credits), "slot_bytes": float64(k.slotBytes)})
-	pair, err := pairOf(s.gpu, s.npu, args, nil)
+	named := map[string]any{"rounds": float64(k.rounds), "credits": float64(k.credits), "slot_bytes": float64(k.slotBytes)}
+	for name, v := range s.args {
+		named[name] = v
+	}
+	pair, err := pairOf(s.gpu, s.npu, luaprogram.Scalars(named), nil)
 	if err != nil {
 		return pair, err
 	}

@@ -304,6 +304,34 @@ func TestCheckReadsOnlyItsOwnSession(t *testing.T) {
 	}
 }
 
+// TestSpinningProgramLetsTimePass runs, in simulated time, an NPU program
+// that polls a word with p:load that nothing writes, beside a GPU program
+// that hangs: each poll lets time pass, so the host's wait reaches its
+// deadline and returns false rather than stopping the clock for ever.
+func TestSpinningProgramLetsTimePass(t *testing.T) {
+	h := sim(t)
+	h.run(`local g = resident.program{name = "hang_gpu", source = [[return {run = function(p)
+	local s = p:load(p.startup, 0)
+	while s == p.WAIT do s = p:wait(p.startup, 0, s) end
+	if s == p.RUN then p:hang() end
+end}]]}
+local n = resident.program{name = "spin_npu", source = [[return {buffers = {flags = 64}, run = function(p)
+	local s = p:load(p.startup, 0)
+	while s == p.WAIT do s = p:wait(p.startup, 0, s) end
+	if s ~= p.RUN then return end
+	while p:load(p.buffers.flags, 0) == 0 do end
+end}]]}
+s = resident.startup{gpu = g, npu = n}
+s:submit_gpu(); s:submit_npu(); s:start()
+before = resident.now()
+ok = s:wait(1)
+after = resident.now()
+s:close(0)`)
+	if h.eval("ok") != lua.LFalse || h.eval("after - before >= 1") != lua.LTrue {
+		t.Errorf("wait returned %s after %s s of simulated time, want false after 1 s", h.str("tostring(ok)"), h.str("after - before"))
+	}
+}
+
 // The module keeps the programs it compiled for reuse, the maxPrograms used
 // last: a program of a new text in every trial does not keep them all.
 func TestProgramCacheIsBounded(t *testing.T) {

@@ -83,7 +83,7 @@ func (m *Module) exchangeShapes(gpu, npu *luaprogram.Program) *exchangeShapes {
 	if m.shapes == nil {
 		m.shapes = map[[2]*luaprogram.Program]*exchangeShapes{}
 	}
-	s := newExchangeShapes(gpu, npu)
+	s := newExchangeShapes(gpu, npu, nil)
 	m.shapes[key] = s
 	return s
 }

@@ -56,6 +56,8 @@ type Instance struct {
 	ended    bool         // retired: its machine was given back or dropped
 	misuse   string       // a memory operation called where it cannot yield
 	history  uint64       // a hash of every result the program was given
+	last     pendingOp    // the operation the program stopped at before this one
+	polls    int          // loads of one word in a row, less one: a poll loop's
 }
 
 // NewInstance makes an invocation of p with cfg, to be prepared on a

@@ -180,8 +180,29 @@ func (m *machine) stop(L *lua.LState, in *Instance, op pendingOp, next program.N
 		in.misuse = "p:" + name + " was called inside a function that Lua's library or a metamethod called (an iterator of a generic for, a callback of string.gsub or table.sort, __index, __add, __tostring, __concat, ...); a memory operation yields to the device, which it cannot do from there: call memory operations in the program's own code, and hand their results to such functions"
 		L.RaiseError("%s", in.misuse)
 	}
-	in.pending, in.next = op, next
+	in.pending, in.next = op, spinning(in, op, next)
 	return L.Yield()
+}
+
+// spinning is next, or a pause when the program polls: a load of the word
+// its last operation loaded too. In simulated time a step takes no time,
+// so a program that polls a word with p:load for ever would stop the
+// clock, and no deadline would pass; a poll there lets time pass as a
+// real-time device's polling backs off, from a microsecond doubling to a
+// millisecond. Where a device runs its own steps (real time), the clock
+// runs by itself and next is kept.
+func spinning(in *Instance, op pendingOp, next program.Next) program.Next {
+	prev := in.last
+	in.last = pendingOp{kind: op.kind, buf: op.buf, off: op.off}
+	if op.kind != opLoad || prev.kind != opLoad || prev.buf != op.buf || prev.off != op.off {
+		in.polls = 0
+		return next
+	}
+	in.polls++
+	if in.env == nil || !in.env.Interleaved() {
+		return next
+	}
+	return program.Sleep(min(time.Microsecond<<min(in.polls-1, 10), time.Millisecond))
 }
 
 // buffer reads argument n as a buffer handle of in; write says the

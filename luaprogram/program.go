@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/residentlua/residentlua/internal/input"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -51,7 +53,7 @@ type Program struct {
 
 // Load reads a program from the file at path.
 func Load(path string, opts Options) (*Program, error) {
-	text, err := os.ReadFile(path)
+	text, err := input.ReadFile(path, input.LuaSource)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
 	}
@@ -91,6 +93,9 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 // Name is the program's name as messages show it: its file, or the name
 // given to its source.
 func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
+
+// Text is the program's source text, for a digest of what a tool ran.
+func (p *Program) Text() string { return p.text }
 
 // take returns an idle machine, or a new one, whose Lua code ends only by
 // its budget until its user gives it a context of its own.
@@ -219,9 +224,6 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
-
-// HasCheck reports whether the program checks its own results.
-func (p *Program) HasCheck() bool { return p.hasCheck }
 
 // isName reports whether s is a buffer's name: a letter or _, then
 // letters, digits and _, 32 at most.

@@ -193,6 +193,21 @@ func Numbers(named map[string]float64) Args {
 	return Args{root: t}
 }
 
+// Scalars are arguments by name of numbers (float64), strings and
+// booleans, for a host that reads them from a command line; a value of
+// any other type is left out.
+func Scalars(named map[string]any) Args {
+	t := &table{}
+	for k, v := range named {
+		switch v.(type) {
+		case float64, string, bool:
+			t.keys, t.vals = append(t.keys, k), append(t.vals, v)
+		}
+	}
+	t.sort()
+	return Args{root: t}
+}
+
 // Number is the argument named name when it is a number, for a host that
 // hands numbers on (a kernel's values).
 func (a Args) Number(name string) (float64, bool) {

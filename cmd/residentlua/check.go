@@ -19,14 +19,16 @@ import (
 
 // checkOptions is the command line of residentlua check.
 type checkOptions struct {
-	scenario  string       // SCENARIO.lua; empty for the built-in scenario
-	bounds    check.Bounds // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
-	noPrune   bool         // --no-prune: explore without state hashing
-	given     []string     // the bounds given, as flags, to refuse them with --replay
-	replay    string       // --replay STR
-	programs  []string     // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
-	tracePath string       // --trace, with --replay
-	force     bool         // --force: --trace may replace a file that does not look like a trace
+	scenario  string         // SCENARIO.lua; empty for the built-in scenario
+	bounds    check.Bounds   // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
+	noPrune   bool           // --no-prune: explore without state hashing
+	given     []string       // the bounds given, as flags, to refuse them with --replay
+	replay    string         // --replay STR
+	programs  []string       // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
+	args      map[string]any // --args k=v,...: the pair's own arguments
+	pair      check.Pair     // the pair's name and digest, for the replay strings
+	tracePath string         // --trace, with --replay
+	force     bool           // --force: --trace may replace a file that does not look like a trace
 	help      bool
 }
 
@@ -60,6 +62,10 @@ found that breaks each invariant broken.
                     program N (files of Lua programs, docs/programs.md) in
                     place of the built-in exchange, giving each session the
                     exchange's shape as args (rounds, credits, slot_bytes)
+  --args K=V,...    with --programs: the pair's own arguments (numbers,
+                    true, false or strings); the pair then runs with
+                    these alone, and --rounds and --credits, the built-in
+                    exchange's, do not apply
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
@@ -73,7 +79,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "force": false, "no-prune": false}
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "args": true, "force": false, "no-prune": false}
 	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
@@ -82,6 +88,14 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 		return nil, err
 	}
 	o.help, o.scenario = help, scenario
+	if o.args != nil && o.programs == nil {
+		return nil, &usageError{"--args goes with --programs: they are the arguments of that pair (the built-in exchange takes --rounds and --credits)"}
+	}
+	for _, name := range o.given {
+		if o.args != nil && (name == "rounds" || name == "credits") {
+			return nil, &usageError{fmt.Sprintf("--%s is the built-in exchange's argument, not a bound of a pair of one's own: give it in --args (--args %s=N,...) if the pair takes it", name, name)}
+		}
+	}
 	if o.tracePath != "" && o.replay == "" {
 		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
 	}
@@ -112,6 +126,11 @@ func (o *checkOptions) set(name, value string) error {
 			return &usageError{fmt.Sprintf("--programs %q: give the GPU program's file and the NPU program's, as gpu.lua,npu.lua", value)}
 		}
 		return nil
+	case "args":
+		if o.args == nil {
+			o.args = map[string]any{}
+		}
+		return parseArgValues("--args", value, o.args)
 	case "force":
 		o.force = true
 		return nil
@@ -227,7 +246,12 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 			gpu.Close()
 			return nil, nil, err
 		}
-		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu)), func() { gpu.Close(); npu.Close() }, nil
+		closePair := func() { gpu.Close(); npu.Close() }
+		o.pair = luaapi.PairIdentity(gpu, npu, o.args)
+		if o.args != nil {
+			return check.BuiltinOf(o.pair.Name, luaapi.PairOf(ctx, gpu, npu, o.args)), closePair, nil
+		}
+		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, nil)), closePair, nil
 	}
 	if o.scenario == "" {
 		return check.Builtin, func() {}, nil
@@ -245,7 +269,11 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 // scenarioName says which scenario is checked, for the report.
 func (o *checkOptions) scenarioName() string {
 	if o.scenario == "" && o.programs != nil {
-		return "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+		name := "the built-in scenario with " + o.programs[0] + " and " + o.programs[1]
+		if o.args != nil {
+			name += ", args " + luaapi.ArgsWords(o.args)
+		}
+		return name
 	}
 	if o.scenario == "" {
 		return "the built-in scenario"
@@ -257,7 +285,7 @@ func (o *checkOptions) scenarioName() string {
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
-	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune})
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair})
 	intr.disarm()
 	prog.stop()
 	return o.report(&rep, stdout)
@@ -273,6 +301,9 @@ func (o *checkOptions) report(rep *check.Report, stdout io.Writer) int {
 		return checkFailed
 	case !rep.OK():
 		return checkBroken
+	case rep.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: %s\n", progName, rep.Vacuous())
+		return checkFailed
 	case rep.ScenarioErrors > 0:
 		fmt.Fprintf(os.Stderr, "%s: the scenario failed in %s, not explored further; fix it and check again\n", progName, plural(rep.ScenarioErrors, "run", "runs"))
 		return checkFailed
@@ -294,7 +325,7 @@ func (o *checkOptions) runReplay(ctx context.Context, scenario check.Scenario, s
 		rec = newTraceRecorder(o.tracePath)
 		onFabric = rec.attach
 	}
-	r, err := check.Replay(ctx, scenario, o.replay, onFabric)
+	r, err := check.ReplayPair(ctx, scenario, o.pair, o.replay, onFabric)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return complainStatus(err, checkBroken) // stopped before the end

@@ -313,7 +313,7 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
-	m := regexp.MustCompile(`replay: (r2c1f0s1m0:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	m := regexp.MustCompile(`replay: (r2c1f0s1m0p[0-9a-f]{8}:[0-9.]+)`).FindStringSubmatch(bad.stdout)
 	if m == nil {
 		t.Fatalf("no replay string:\n%s", bad.stdout)
 	}

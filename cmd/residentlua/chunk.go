@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -71,20 +70,7 @@ func asChunkError(L *lua.LState, err error) *chunkError {
 	if !errors.As(err, &api) {
 		return &chunkError{msg: err.Error()}
 	}
-	ce := &chunkError{traceback: api.StackTrace}
-	switch v := api.Object.(type) {
-	case lua.LString:
-		ce.msg = string(v)
-	case lua.LNumber:
-		ce.msg = lua51.NumberToString(v)
-	default:
-		ce.msg = fmt.Sprintf("(error object is a %s value)", v.Type())
-		if L.GetMetaField(v, "__tostring") != lua.LNil {
-			if s, ok := tostring(L, v); ok {
-				ce.msg = s
-			}
-		}
-	}
+	ce := &chunkError{traceback: api.StackTrace, msg: lua51.Message(L, api.Object)}
 	// Syntax errors from the parser end with a newline; the message is one line.
 	ce.msg = strings.TrimRight(ce.msg, "\n")
 	return ce
