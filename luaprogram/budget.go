@@ -35,12 +35,12 @@ func (m *machine) pcall(nargs, nret int) error {
 	return lua51.PCallBudget(m.L, nargs, nret, m.prog.opts.Instructions)
 }
 
-// resumeThread resumes the machine's thread for a step in env, under the
-// program's instruction budget and the machine's context.
-func (m *machine) resumeThread(env program.Env, args []lua.LValue) error {
+// resumeThread resumes the machine's thread, which runs fn, for a step in
+// env, under the program's instruction budget and the machine's context.
+func (m *machine) resumeThread(env program.Env, fn *lua.LFunction, args []lua.LValue) (lua.ResumeState, error) {
 	ctx := stepContextOf(m.L.Context(), env)
-	_, _, err := lua51.ResumeBudget(ctx, m.L, m.th, m.tramp, m.prog.opts.Instructions, args...)
-	return err
+	st, _, err := lua51.ResumeBudget(ctx, m.L, m.th, fn, m.prog.opts.Instructions, args...)
+	return st, err
 }
 
 // budgetText is the text of an error of the program's Lua code, text,

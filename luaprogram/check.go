@@ -25,14 +25,21 @@ func (in *Instance) check() error {
 	if m.host.check == nil {
 		return nil
 	}
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return err
+	}
+	if s.check == nil {
+		return errors.New(in.prog.Name() + ": the chunk returned a check when it was made, and none this time; a program's chunk must return the same table each time it runs")
+	}
 	m.checking = in
 	defer func() { m.checking = nil }()
 	c := m.newCheck(in)
-	m.L.Push(m.host.check)
+	m.L.Push(s.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
 	if err := m.pcall(2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, describe(m.L, err)))
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, m.describe(err)))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)
@@ -41,6 +48,9 @@ func (in *Instance) check() error {
 	}
 	if msg == lua.LNil {
 		return errors.New(in.prog.Name() + ": the check found the results wrong (it gave no message)")
+	}
+	if t := msg.Type(); t != lua.LTString && t != lua.LTNumber {
+		return fmt.Errorf("%s: the check found the results wrong (its message is a %s, not a string)", in.prog.Name(), t)
 	}
 	return errors.New(truncateMessage(lua.LVAsString(msg)))
 }

@@ -43,7 +43,8 @@ type Program struct {
 	text      string
 	opts      Options
 
-	hasCheck bool // the chunk returns a check
+	hasCheck bool                // the chunk returns a check
+	sites    map[fault.Site]bool // the sites of its own it declared
 
 	mu       sync.Mutex
 	idle     []*machine
@@ -76,11 +77,14 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.hasCheck = m.host.check != nil
+	p.sites = map[fault.Site]bool{}
 	for _, name := range m.host.sites {
-		if _, err := fault.DefineSite(name); err != nil {
+		site, err := fault.DefineSite(name)
+		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
 		}
+		p.sites[site] = true
 	}
 	p.idle = append(p.idle, m)
 	return p, nil
@@ -173,7 +177,11 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 		return nil, err
 	}
 	defer p.give(m)
-	decl := m.host.buffers
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return nil, err
+	}
+	decl := s.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
 		res, err := m.call(fn, args.lua(m.L))
 		if err != nil {

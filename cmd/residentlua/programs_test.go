@@ -284,4 +284,52 @@ io.write(tostring(err))
 	if len(r.stdout) > 5000 {
 		t.Errorf("the message has %d bytes, want it cut", len(r.stdout))
 	}
+	// An error value tostring cannot make a string of is said so, not as
+	// an empty message.
+	r = runCmd(t, dir, "", "--mode", "sim", script, `return function(p) error(setmetatable({}, {__tostring = function() return {} end})) end`)
+	r.wantCode(t, 0)
+	contains(t, "error object", r.stdout, "device: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
+}
+
+// Invocations are isolated: a program that writes through getfenv(0), the
+// metatable of _G, the string library and the strings' metatable, and p,
+// and looks for the runtime's frames (getfenv(2)), is seen by no later
+// invocation. A campaign of it prints the same summary for 1, 2 and 4
+// workers, failing only the trials whose program breaks itself, and the
+// replay of one reproduces its failure.
+func TestCampaignOfTamperingProgramsIsTheSameForAnyWorkers(t *testing.T) {
+	const script = "cmd/residentlua/testdata/tamper.lua"
+	var first string
+	for _, workers := range []string{"1", "2", "4"} {
+		r := campaignRun(t, nil, script, "--trials", "60", "--seed", "1", "--workers", workers)
+		r.wantCode(t, 1)
+		if first == "" {
+			first = r.stdout
+			contains(t, "summary", r.stdout, "50  ok", "10  failed", "failures: 10", "FAIL seed 4 (failed): pmeta: device: tamper:20: attempt to call")
+			if strings.Contains(r.stdout, "leaked") {
+				t.Errorf("an invocation saw what an earlier one did:\n%s", r.stdout)
+			}
+		} else if r.stdout != first {
+			t.Errorf("%s workers print another summary than 1:\n%s\n---\n%s", workers, r.stdout, first)
+		}
+	}
+	r := campaignRun(t, nil, script, "--trials", "60", "--seed", "1", "--replay", "4")
+	r.wantCode(t, 1)
+	contains(t, "replay", r.stdout, "pmeta: device: tamper:20: attempt to call")
+}
+
+// A program hits the runtime's sites and its own, never a site only another
+// program declared.
+func TestProgramHitsOnlyItsOwnSites(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "site.lua", `local other = resident.program{source = 'return {sites = {"mine.drop"}, run = function(p) end}', name = "other"}
+local gpu = resident.program{source = 'return function(p) p:fault("gpu.run") p:fault("mine.drop") end', name = "gpu"}
+local npu = resident.program{source = "return function(p) while p:load(p.startup, 0) == p.WAIT do end end", name = "npu"}
+local s = resident.startup{gpu = gpu, npu = npu}
+s:submit_gpu(); s:submit_npu(); s:start()
+local ok, err = pcall(s.wait, s, 1)
+print(ok, (tostring(err):gsub("\n.*", "")))
+`)
+	r := runCmd(t, dir, "", "--mode", "sim", script)
+	contains(t, "stdout", r.stdout, `false	device: gpu:1: p:fault: mine.drop is a site another program declared; declare it in this program's sites (sites = {"mine.drop"}) to hit it`)
 }
