@@ -32,7 +32,7 @@ func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
 		{[]string{"/dev/zero"}, 1, "residentlua: cannot read /dev/zero: it is " + lua},
 		{[]string{"campaign", "/dev/zero"}, 2, "residentlua: campaign: cannot read the trial script /dev/zero: it is " + lua},
 		{[]string{"check", "/dev/zero"}, 2, "residentlua: cannot read /dev/zero: it is " + lua},
-		{[]string{"check", "--programs", "/dev/zero,programs/stream/stream_npu.lua"}, 2, "residentlua: --programs: cannot read /dev/zero: it is " + lua},
+		{[]string{"check", "--programs", "/dev/zero,programs/stream/stream_npu.lua"}, 2, "residentlua: cannot read program /dev/zero: it is " + lua},
 		{[]string{"campaign", "merge", "/dev/zero"}, 2, "/dev/zero: it is larger than 64 MiB, the limit on a campaign summary"},
 		{[]string{"-e", `resident.program{file = "/dev/zero"}`}, 1, "cannot read program /dev/zero: it is " + lua},
 		{[]string{"-e", `resident.kernel{ptx = "/dev/zero", entry = "k"}`}, 1, "cannot read PTX /dev/zero: it is larger than 16 MiB, the limit on a PTX module"},
