@@ -17,6 +17,12 @@
 //     call of a hidden function); runtime and argument errors name the
 //     variable or function involved where the debug information allows,
 //     and debug.getinfo gives the chunkname as source;
+//   - chunks are rewritten around gopher-lua's miscompilations before they
+//     are compiled: assignments evaluate every value before they store,
+//     constant conditions are folded first, a generic for that breaks is
+//     compiled as Lua 5.1's while form, a numeric for converts numeric
+//     strings, long table constructors are built in parts, and each
+//     local's debug information ends with its block;
 //   - NewState sets limits like Lua's: a growing data stack and a deep call
 //     stack;
 //   - every thread a script runs on counts its instructions through its

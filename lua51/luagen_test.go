@@ -553,7 +553,7 @@ func (g *gen) strings() {
 	case 4:
 		g.line("P(tonumber(" + s + "), tonumber(\"0x1F\"), tonumber(\" 12 \"), tonumber(\"1e2\"), tonumber(\"z\", 36), tonumber(\"12\", 8), tonumber(\"\"))")
 	case 5:
-		g.line("P(tostring(" + g.expr(kindNum, 1) + "), tostring(nil), tostring(true), " + s + " < \"m\", #" + s + ")")
+		g.line("P(tostring(" + g.numz(1) + "), tostring(nil), tostring(true), " + s + " < \"m\", #" + s + ")")
 	case 6:
 		g.line("P(string.gsub(" + s + ", \"%s\", {a = \"A\", [\" \"] = \"_\"}), string.gsub(\"hello world\", \"o\", function(c) return nil end, 1))")
 	}
