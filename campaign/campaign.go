@@ -289,6 +289,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		})
 	}
 	wg.Wait()
+	if err := sum.describe(cfg.Runners); err != nil { // again, with what the trials read
+		return nil, err
+	}
 	var kept []Trial
 	for _, w := range workers {
 		sum.merge(w.part, true)

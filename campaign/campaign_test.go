@@ -406,3 +406,20 @@ func TestProgressCountsTrialsAndFailures(t *testing.T) {
 		t.Errorf("progress counts %d trials, %d failures; the summary %d, %d", trials, failures, s.Trials, s.Failed())
 	}
 }
+
+// TestTinyMeasurementsPrintShort checks that a measurement far below a
+// nanosecond prints as a short number, so the table stays narrow.
+func TestTinyMeasurementsPrintShort(t *testing.T) {
+	s, _ := run(t, campaign.Config{Trials: 2, Workers: 1, Seed: 1, Runners: campaign.Func("tiny", func(ctx context.Context, tr *campaign.Trial) error {
+		return tr.Record("tiny", 1e-300)
+	})})
+	text := s.Text()
+	if !strings.Contains(text, "1e-291ns") {
+		t.Errorf("the table does not show 1e-300 s as 1e-291ns:\n%s", text)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "  ") && len(line) > 120 {
+			t.Errorf("a table line is %d columns wide: %q", len(line), line[:120])
+		}
+	}
+}

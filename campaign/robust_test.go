@@ -53,7 +53,10 @@ func TestTrialTimeout(t *testing.T) {
 			(s.Script != "") != strings.Contains(f.Replay, "--replay 11") {
 			t.Errorf("%s: failure %+v", kind, f)
 		}
-		tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 6, Seed: 10, Runners: hang, TrialTimeout: 100 * time.Millisecond}, 11)
+		// A second of wall time: loading a script on a loaded machine under
+		// the race detector takes a good part of 100ms, which a limit must
+		// leave to the trial.
+		tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 6, Seed: 10, Runners: hang, TrialTimeout: time.Second}, 11)
 		if err != nil || tr.Outcome != campaign.OutcomeTimeout || !strings.HasPrefix(tr.Report, tr.Message+"\n") {
 			t.Errorf("%s: replay of the trial that runs past its limit: %+v, %v", kind, tr, err)
 		}
@@ -105,7 +108,7 @@ func (slowRunners) Describe(*campaign.Summary) error { return nil }
 // as a trial is: its error says it ran past the limit.
 func TestRunnerMadeUnderTheTimeLimit(t *testing.T) {
 	_, err := campaign.Run(context.Background(), campaign.Config{Trials: 2, Workers: 2, Runners: slowRunners{}, TrialTimeout: 50 * time.Millisecond})
-	if err == nil || err.Error() != "the trial ran past its time limit of 50ms of wall time (--trial-timeout) and was stopped" {
+	if err == nil || err.Error() != "the trials' runner (a script's top level) ran past the time limit of 50ms of wall time (--trial-timeout) before any trial ran, and was stopped: a script's top level should only define things; or give a longer --trial-timeout" {
 		t.Errorf("a runner that takes too long to make: %v", err)
 	}
 }
@@ -171,5 +174,42 @@ func TestBackPressure(t *testing.T) {
 	close(release)
 	if s := <-result; s.Trials != 20000 || s.Outcomes["fine"] != 20000 {
 		t.Errorf("the run did not finish once the first trial returned: %d trials, %v", s.Trials, s.Outcomes)
+	}
+}
+
+// TestLongMessagesAreBounded checks that a campaign keeps at most
+// MaxMessage bytes of a trial's message, saying how long it was, whether
+// the trial returned it as an error or failed with it, and that a replay
+// keeps it whole.
+func TestLongMessagesAreBounded(t *testing.T) {
+	long := strings.Repeat("é", 300_000) // 600,000 bytes, cut at a character's start
+	runners := campaign.Func("long", func(ctx context.Context, tr *campaign.Trial) error {
+		if tr.Index%2 == 0 {
+			return fmt.Errorf("boom %s", long)
+		}
+		tr.Failed, tr.Message = true, "failed "+long
+		return nil
+	})
+	var streamed []campaign.Trial
+	s, _ := run(t, campaign.Config{Trials: 4, Workers: 2, Seed: 1, Runners: runners, OnTrial: func(tr campaign.Trial) { streamed = append(streamed, tr) }})
+	if len(s.Failures) != 4 || len(streamed) != 4 {
+		t.Fatalf("%d failures, %d streamed trials, want 4 of each", len(s.Failures), len(streamed))
+	}
+	for i, f := range s.Failures {
+		whole := "boom " + long
+		if f.Seed%2 == 0 { // index odd
+			whole = "failed " + long
+		}
+		for what, msg := range map[string]string{"summary": f.Message, "streamed": streamed[i].Message} {
+			head, tail, ok := strings.Cut(msg, "\n... (cut to ")
+			if !ok || len(head) > campaign.MaxMessage || len(head) < campaign.MaxMessage-1 || !strings.HasPrefix(whole, head) ||
+				tail != fmt.Sprintf("%d of its %d bytes; the trial's replay prints it whole)", len(head), len(whole)) {
+				t.Errorf("%s message of seed %d (%d bytes) is not the message cut with its length: ...%q", what, f.Seed, len(msg), msg[max(0, len(msg)-120):])
+			}
+		}
+	}
+	tr, err := campaign.Replay(context.Background(), campaign.Config{Trials: 4, Seed: 1, Runners: runners}, 1)
+	if err != nil || tr.Message != "boom "+long || !strings.HasPrefix(tr.Report, tr.Message) {
+		t.Errorf("replay kept %d bytes of the message, %v; want the %d bytes whole", len(tr.Message), err, len("boom "+long))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // A Runner runs trials one at a time: each worker of a campaign has one of
@@ -35,9 +36,11 @@ type Runners interface {
 	// an error returned once it has ended is reported as that stop.
 	NewRunner(ctx context.Context, seed uint64) (Runner, error)
 	// Describe sets the fields of s that say what the trials are, once
-	// the workers' runners are made: Func for a trial written in Go;
-	// Script, ScriptSHA256 and TrialFabricSHA256 for a trial script; none
-	// for the built-in trial. An error means that no trial can run.
+	// the workers' runners are made and again once the trials have run:
+	// Func for a trial written in Go; Script, ScriptSHA256,
+	// TrialFabricSHA256 and FilesSHA256 (the files read so far) for a
+	// trial script; none for the built-in trial. An error means that no
+	// trial can run.
 	Describe(s *Summary) error
 }
 
@@ -84,10 +87,14 @@ func newWorker(ctx context.Context, cfg Config, names *nameSet) (*worker, error)
 	return w, nil
 }
 
-// stopped is err, or, when ctx ended, the error that says why it did.
+// stopped is the error of making the runner, err, or, when ctx ended, the
+// error that says why it did: no trial had begun.
 func (w *worker) stopped(ctx context.Context, err error) error {
-	if how := stoppedBy(ctx); how != "" {
-		return errors.New(w.stopMessage(how))
+	switch stoppedBy(ctx) {
+	case OutcomeTimeout:
+		return fmt.Errorf("the trials' runner (a script's top level) ran past the time limit of %v of wall time (--trial-timeout) before any trial ran, and was stopped: a script's top level should only define things; or give a longer --trial-timeout", w.timeout)
+	case OutcomeInterrupted:
+		return errors.New("the run was stopped (Ctrl-C or SIGTERM) while the trials' runner was made (a script's top level ran), before any trial ran")
 	}
 	return err
 }
@@ -114,6 +121,26 @@ func (w *worker) trial(t *Trial) {
 	if err := w.r.Run(ctx, t); err != nil {
 		w.failed(ctx, t, err)
 	}
+	if !w.replay {
+		t.Message, t.Report = bounded(t.Message), bounded(t.Report)
+	}
+}
+
+// MaxMessage is the most bytes of a trial's message (and report) a
+// campaign keeps; a replay of the trial keeps them whole.
+const MaxMessage = 4096
+
+// bounded is s cut to MaxMessage bytes, at a character's start, with what
+// it was cut from.
+func bounded(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n... (cut to %d of its %d bytes; the trial's replay prints it whole)", s[:cut], cut, len(s))
 }
 
 // failed records t, whose runner returned err: stopped when ctx ended (the

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/residentlua/residentlua/internal/input"
 )
 
 // command is the name the replay commands of failures start with.
@@ -34,6 +37,10 @@ type Summary struct {
 	// the paths.
 	ScriptSHA256      string `json:"script_sha256,omitempty"`
 	TrialFabricSHA256 string `json:"trial_fabric_sha256,omitempty"`
+	// FilesSHA256 is the SHA-256, in hex, of each file the script read a
+	// device program or a kernel from, by the path the script gave; Merge
+	// refuses summaries where one path has two digests.
+	FilesSHA256 map[string]string `json:"files_sha256,omitempty"`
 	// Seed is the campaign's seed S: trial i has seed S+i.
 	Seed uint64 `json:"seed"`
 	// Campaign is N, the number of trials of the whole campaign.
@@ -208,6 +215,11 @@ func Merge(a, b *Summary) (*Summary, error) {
 		}
 	}
 	out := &Summary{Version: a.Version, Script: a.Script, Func: a.Func, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Seed: a.Seed, Campaign: a.Campaign}
+	if files := len(a.FilesSHA256) + len(b.FilesSHA256); files > 0 {
+		out.FilesSHA256 = make(map[string]string, files)
+		maps.Copy(out.FilesSHA256, a.FilesSHA256)
+		maps.Copy(out.FilesSHA256, b.FilesSHA256) // sameCampaign found no path with two digests
+	}
 	out.normalize()
 	shard, err := mergeShards(a, b)
 	if err != nil {
@@ -241,6 +253,8 @@ func sameCampaign(a, b *Summary) error {
 		why = "their trial scripts differ (by the SHA-256 of their bytes)"
 	case a.TrialFabricSHA256 != b.TrialFabricSHA256:
 		why = "their scripts' trial_fabric differ"
+	case differentFile(a.FilesSHA256, b.FilesSHA256) != "":
+		why = fmt.Sprintf("their scripts read different files %s (by the SHA-256 of their bytes)", differentFile(a.FilesSHA256, b.FilesSHA256))
 	case a.Version != b.Version:
 		why = fmt.Sprintf("they were made by different versions (%q and %q), whose trials may differ", a.Version, b.Version)
 	case a.Seed != b.Seed || a.Campaign != b.Campaign:
@@ -249,6 +263,17 @@ func sameCampaign(a, b *Summary) error {
 		return nil
 	}
 	return fmt.Errorf("campaign: cannot merge different campaigns: %s and %s: %s", a.campaignWords(), b.campaignWords(), why)
+}
+
+// differentFile is the first path, in order, that a and b give different
+// digests, quoted, or "".
+func differentFile(a, b map[string]string) string {
+	for _, path := range slices.Sorted(maps.Keys(a)) {
+		if d, ok := b[path]; ok && d != a[path] {
+			return strconv.Quote(path)
+		}
+	}
+	return ""
 }
 
 // sortFailures puts the failures in the order of their seeds, the order a
@@ -344,7 +369,7 @@ func (s *Summary) JSON() ([]byte, error) {
 // not have written (validate): the error says "not a campaign summary" and
 // why, on one line.
 func Decode(r io.Reader) (*Summary, error) {
-	b, err := io.ReadAll(r)
+	b, err := input.ReadAll(r, input.Summary)
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,8 @@ func formatExactTime(v float64) string {
 }
 
 // formatTime shows seconds to 3 significant digits with an SI prefix:
-// 812ns, 1.5µs, 23.4ms, 2s.
+// 812ns, 1.5µs, 23.4ms, 2s; far below a nanosecond, in exponent form
+// (1e-291ns), so a column stays a few characters wide.
 func formatTime(v float64) string {
 	v = round3(v)
 	if v == 0 {
@@ -188,7 +189,7 @@ func formatTime(v float64) string {
 		}
 	}
 	x := round3(v / scale)
-	if math.Abs(x) >= 1e4 {
+	if ax := math.Abs(x); ax >= 1e4 || ax < 1e-3 { // a short number, never hundreds of zeros
 		return strconv.FormatFloat(x, 'g', 3, 64) + unit
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64) + unit

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/residentlua/residentlua/internal/seeds"
 )
@@ -80,6 +81,13 @@ func (s *Summary) validateTrials() error {
 		return errors.New("digests of a script, but no script")
 	case s.Script != "" && (!isDigest(s.ScriptSHA256) || !isDigest(s.TrialFabricSHA256)):
 		return errors.New("a script without the SHA-256 digests of its bytes and its trial_fabric (64 hexadecimal digits each)")
+	case s.Script == "" && s.FilesSHA256 != nil:
+		return errors.New("digests of files a script read, but no script")
+	}
+	for path, d := range s.FilesSHA256 {
+		if path == "" || !utf8.ValidString(path) || !isDigest(d) {
+			return fmt.Errorf("files_sha256 holds %q: %q, not a path a script read and the SHA-256 of its bytes (64 hexadecimal digits)", path, d)
+		}
 	}
 	return CheckName("Go trial", s.Func)
 }

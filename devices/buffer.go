@@ -118,7 +118,7 @@ func (b *Buffer) HostStore(off int, v uint32) error {
 
 // Publish records cause, stores v into the word at off as the host
 // (HostStore), then executes pubs in order (Execute), and returns the first
-// publication's error, leaving the rest unexecuted: the seed's
+// publication's error, leaving the rest unexecuted: the protocol's
 // publish(decision). cause is what made the host publish, such as the
 // engine's decision; the stream sets its Seq and Time, and Publish returns
 // that time (unset when it failed before recording cause).

@@ -55,16 +55,11 @@ type deviceLog struct {
 }
 
 // logBatch is how many events a batch holds: 4096, about 300 kB, so that
-// both batches stay inside a core's own cache (2 MB on the H200's host),
-// and the host has long to take one before the device has filled the
-// other. An exchange's NPU emits three events a round, so it hands a batch
-// every 1365 rounds (about 0.8 ms on that host), and the host has until the
-// next to take it. With 1024-event batches, the host had 0.2 ms, missed it
-// in about one handoff in ten, and the device moved both batches into the
-// stream itself, on the path its peer waits on; after each handoff, the
-// device's first store into each line of the batch the host had read
-// waited for the host's copy of it to be invalidated. Both cost the
-// 2000-round exchange a third of its speed (docs/performance.md).
+// both batches stay inside a core's own cache and the host has long to take
+// one before the device has filled the other; with smaller batches the
+// device moved both into the stream itself, on the path its peer waits on
+// (docs/performance.md, "Why the code is shaped as it is", gives the
+// figures).
 const logBatch = 4096
 
 func newDeviceLog(s *Stream, collectable chan<- struct{}) *deviceLog {

@@ -342,7 +342,8 @@ func (c *Completion) finish(err error) {
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
 		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
 	}
-	if _, ok := err.(*Error); err != nil && !ok {
+	var known *Error
+	if err != nil && !errors.As(err, &known) {
 		// A program's own error (a crash it was told to have, a Lua
 		// error) is its device's failure.
 		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), Err: err}

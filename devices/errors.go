@@ -40,6 +40,17 @@ func (k ErrorKind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
+// ParseErrorKind is the kind whose String is name; ok is false for a name
+// no kind has.
+func ParseErrorKind(name string) (k ErrorKind, ok bool) {
+	for k := range kindNames {
+		if kindNames[k] != "" && kindNames[k] == name {
+			return ErrorKind(k), true
+		}
+	}
+	return 0, false
+}
+
 // Error is the kind's name, as String: a kind is the error that
 // errors.Is matches every error of that kind against.
 func (k ErrorKind) Error() string { return k.String() }

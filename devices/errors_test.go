@@ -74,3 +74,17 @@ func TestErrorTextFollowsFields(t *testing.T) {
 		t.Error("Errorf returned one error twice")
 	}
 }
+
+// Every kind's name parses back to the kind; a name no kind has does not.
+func TestParseErrorKindInvertsString(t *testing.T) {
+	for _, k := range []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid, KindStale} {
+		if got, ok := ParseErrorKind(k.String()); !ok || got != k {
+			t.Errorf("ParseErrorKind(%q) = %v, %v; want %v", k.String(), got, ok, k)
+		}
+	}
+	for _, name := range []string{"", "kind(0)", "Busy", "stale "} {
+		if k, ok := ParseErrorKind(name); ok {
+			t.Errorf("ParseErrorKind(%q) = %v; want no kind", name, k)
+		}
+	}
+}

@@ -51,6 +51,10 @@ func (e *env) Ring() { e.inv.dev.fabric.exec.changed() }
 // ResetError is the error of this invocation stopped by a device reset.
 func (e *env) ResetError() error { return errReset(e.inv) }
 
+// Stopping reports whether a reset is stopping the invocation
+// (program.Stopping).
+func (e *env) Stopping() bool { return e.inv.stopped.Load() }
+
 // Interleaved is true in simulated time, where the executor may step
 // another program between two steps of this one.
 func (e *env) Interleaved() bool { return e.inv.dev.fabric.mode == Simulated }

@@ -65,10 +65,9 @@ const (
 	// pollsPerClock is how many polls a waiter that does not yield makes
 	// between two reads of the clock for its budget: a few microseconds,
 	// nothing beside a budget of spinFor. A clock read costs as much as
-	// several polls (50 ns on the H200's virtual host), and a wait that
-	// ends sooner, as a peer's answer in an exchange does, reads none:
-	// read every pollsPerYield polls, it cost the hybrid exchange a tenth
-	// of its speed there.
+	// several polls, and a wait that ends sooner, as a peer's answer in an
+	// exchange does, reads none (docs/performance.md, "Why the code is
+	// shaped as it is").
 	pollsPerClock = 512 // a power of two, as pollsPerYield (next masks by them)
 	// timerSlack is how late a Go timer may fire: the runtime's poller
 	// sleeps in whole milliseconds. sleepUntil polls for the last part of

@@ -60,8 +60,8 @@ func ParseWaitPolicy(name string) (WaitPolicy, error) {
 
 // usableCores is how many goroutines can run at once: GOMAXPROCS, which
 // defaults to the CPUs the process may use (its affinity and its cgroup's
-// quota). A GOMAXPROCS set above them is taken at its word. Tests replace it.
-var usableCores = func() int { return runtime.GOMAXPROCS(0) }
+// quota). A GOMAXPROCS set above them is taken at its word.
+func usableCores() int { return runtime.GOMAXPROCS(0) }
 
 // checkWait validates the wait policy of a fabric of n devices in mode.
 // Spinning in real time needs a core for each device and one for the

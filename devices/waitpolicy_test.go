@@ -2,18 +2,19 @@ package devices
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// withCores makes NewFabric see n usable cores until the test ends.
+// withCores sets GOMAXPROCS to n until the test ends, so that NewFabric
+// sees n usable cores. No test of this package runs in parallel with it.
 func withCores(t testing.TB, n int) {
 	t.Helper()
-	saved := usableCores
-	usableCores = func() int { return n }
-	t.Cleanup(func() { usableCores = saved })
+	saved := runtime.GOMAXPROCS(n)
+	t.Cleanup(func() { runtime.GOMAXPROCS(saved) })
 }
 
 // spinnable lets a fabric of cfg spin on a machine with fewer cores than

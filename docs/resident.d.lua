@@ -21,7 +21,7 @@
 ---@alias resident.Queue "pm4"|"aql"|"sdma"|"xdna"
 ---@alias resident.State "undecided"|"running"|"aborted"|"retired"|"poisoned"|"closed"|"quarantined"
 ---@alias resident.Outcome "retired"|"quarantined"
----@alias resident.ErrorKind "busy"|"unsupported"|"device"|"publish"|"budget"|"invalid"
+---@alias resident.ErrorKind "busy"|"unsupported"|"device"|"publish"|"budget"|"invalid"|"stale"
 ---The runtime's fault sites, or a site a program declares (its sites = {...}: lower-case words joined by dots).
 ---@alias resident.Site "gpu.dispatch"|"npu.dispatch"|"gpu.run"|"npu.run"|"npu.drain"|"gpu.complete"|"npu.complete"|"host.publish"|"memory.alloc"|"payload.corrupt"|string
 
@@ -305,6 +305,12 @@ function resident.trial(opts) end
 ---@return {ok: boolean, schedules: integer, states: integer, pruned: integer, truncated: integer, made: integer, decided: integer, retired: integer, exhausted: boolean, elapsed: number, scenario_errors: integer, scenario_error?: string, counterexamples: {invariant: integer, violation: string, replay: string, length: integer, steps: string[], events: string[], text: string}[], report: string}|{ok: boolean, steps: string[], violations: {invariant: integer, session: integer, message: string, events: string[]}[]}
 function resident.check(opts) end
 
+---Checks traces, recorded runs of any implementation of the session (docs/traces.md), against the oracle's invariants and returns what it found.
+---@param file string
+---@param ... string more traces, merged by time
+---@return {ok: boolean, events: integer, sessions: integer, checked: integer[], not_checked: {invariant: integer, why: string}[], violations: {invariant: integer, text: string, message: string, session: integer, file: string, line: integer, event: string, count: integer, events: string[]}[], truncated?: string, report: string}
+function resident.validate(file, ...) end
+
 ---What a check scenario's function scenario(c) gets from the model checker (docs/checking.md); the scenario drives sessions with this module's functions.
 ---@class resident.CheckScenario
 ---@field choose fun(n: integer, what?: string): integer a host-side choice from 0 to n-1, which the checker varies from run to run; what says what is chosen, in a counterexample
@@ -314,58 +320,6 @@ function resident.check(opts) end
 ---@field faults integer the faults bound (0: none)
 ---@field sessions integer the sessions bound: how many sessions the built-in scenario may make that share the devices
 ---@field misuse boolean the misuse bound: whether the built-in scenario also makes host calls out of order
-
----A device buffer as a program reaches it: p.startup, or one of p.buffers (docs/programs.md).
----@class resident.ProgramBuffer
----@field name string the buffer's name ("startup" for the startup line)
----@field size integer its size in bytes
-
----What a program's run(p, args) gets (docs/programs.md): its memory operations each stop the program, one step of the model.
----@class resident.ProgramContext
----@field startup resident.ProgramBuffer the startup line: word 0 is the decision
----@field buffers table<string, resident.ProgramBuffer> the buffers the programs declared, by name
----@field args table the session's args
----@field device string the device's name, such as "gpu0"
----@field kind "gpu"|"npu"
----@field queue "aql"|"pm4"|"xdna"
----@field owner integer the session's id
----@field timing table<string, number> the fabric's timing figures in seconds
----@field WAIT integer
----@field RUN integer
----@field ABORT integer
----@field load fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer): integer reads a word (rules 1, 3)
----@field wait fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, old: integer): integer waits until the word is not old, then reads it
----@field store fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, v: integer) a release store: publishes this program's plain stores before it
----@field store_plain fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, v: integer) a store with no ordering and no wake-up (rule 8)
----@field read fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, n: integer, into?: integer[]): integer[] reads n words in one step
----@field write fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, words: integer[]) plain stores of the words in one step
----@field drain fun(self: resident.ProgramContext, buf: resident.ProgramBuffer): integer writes the view's pending stores to memory
----@field discard fun(self: resident.ProgramContext, buf: resident.ProgramBuffer) forgets the pending stores
----@field flip fun(self: resident.ProgramContext, buf: resident.ProgramBuffer, off: integer, mask: integer) XORs mask into the word in memory
----@field delay fun(self: resident.ProgramContext, seconds: number) lets modelled time pass
----@field hang fun(self: resident.ProgramContext) stops the program for good
----@field retire fun(self: resident.ProgramContext, message?: string) ends the program, with a device error when a message is given
----@field fault fun(self: resident.ProgramContext, site: resident.Site): string?, any hits a fault site: nil, or the action and its argument
----@field event fun(self: resident.ProgramContext, name: string, value?: integer, detail?: string) records an event of the invocation
----@field now fun(self: resident.ProgramContext): number the fabric's clock
-
----What a program's check(c, args) gets, once its session retired under RUN: reads of the buffers as the host sees them.
----@class resident.CheckContext
----@field startup resident.ProgramBuffer
----@field buffers table<string, resident.ProgramBuffer>
----@field args table
----@field owner integer
----@field load fun(self: resident.CheckContext, buf: resident.ProgramBuffer, off: integer): integer
----@field read fun(self: resident.CheckContext, buf: resident.ProgramBuffer, off: integer, n: integer): integer[]
-
----What a campaign's trial(t) gets (docs/campaigns.md).
----@class resident.Trial
----@field seed integer the trial's seed
----@field index integer the trial's index in the campaign, from 0
----@field fabric table the fabric's description
----@field random fun(m?: integer, n?: integer): number math.random, seeded with the trial's seed
----@field record fun(name: string, value: number) records a measurement
----@field fail fun(message: string) fails the trial
 
 ---What resident.plot draws, and where.
 ---@class resident.PlotOptions
@@ -381,6 +335,118 @@ function resident.check(opts) end
 ---Draws a script's figures into an SVG or PNG file: each series' distribution as a CDF, or y against x as lines.
 ---@param opts resident.PlotOptions
 function resident.plot(opts) end
+
+---A buffer as a program or a check sees it (docs/programs.md): pass it to the memory operations.
+---@class resident.ProgramBuffer
+---@field name string the buffer's name
+---@field size integer its bytes
+
+---What a program's run(p, args) gets: its view of the session, and one step of the model per memory operation (docs/programs.md).
+---@class resident.ProgramHandle
+---@field startup resident.ProgramBuffer the startup line: word 0 is the decision
+---@field buffers table<string, resident.ProgramBuffer> each buffer the programs declared, by name
+---@field args table the same table as run's args
+---@field device string the device's name ("gpu0")
+---@field kind "gpu"|"npu"
+---@field queue "aql"|"pm4"|"xdna"
+---@field owner integer the session's id, which tags its events
+---@field timing table<string, number> the fabric's timing figures in seconds (host_to_gpu, npu_dma_line, ...)
+---@field WAIT integer the startup word before a decision (0)
+---@field RUN integer the startup word's RUN (1)
+---@field ABORT integer the startup word's ABORT (2)
+local ProgramHandle = {}
+---Reads the word at off (a byte offset, a multiple of 4) as the program's queue family sees it.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@return integer
+function ProgramHandle:load(buf, off) end
+---Waits until the word, as the family sees it, is not old, then reads it.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param old integer
+---@return integer
+function ProgramHandle:wait(buf, off, old) end
+---Writes the word with release ordering: publishes this program's plain stores before it, and wakes waiters.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param v integer
+function ProgramHandle:store(buf, off, v) end
+---Writes the word with no ordering of its own and wakes no waiter: another program reads it only after it loaded a later store of this program (rule 8).
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param v integer
+function ProgramHandle:store_plain(buf, off, v) end
+---Reads n words in one step (a DMA, a vector load), into a table of its own or into.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param n integer
+---@param into? integer[]
+---@return integer[]
+function ProgramHandle:read(buf, off, n, into) end
+---Writes #words words with plain stores in one step.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param words integer[]
+function ProgramHandle:write(buf, off, words) end
+---Writes the view's pending stores to memory, in the order they were first made.
+---@param buf resident.ProgramBuffer
+---@return integer written
+function ProgramHandle:drain(buf) end
+---Forgets the pending stores.
+---@param buf resident.ProgramBuffer
+function ProgramHandle:discard(buf) end
+---XORs mask into the word in memory, with no ordering.
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param mask integer
+function ProgramHandle:flip(buf, off, mask) end
+---Lets modelled time pass.
+---@param seconds number
+function ProgramHandle:delay(seconds) end
+---Stops the program for good: it never retires.
+function ProgramHandle:hang() end
+---Ends the program, with a device error when a message is given.
+---@param message? string
+function ProgramHandle:retire(message) end
+---Hits a fault site: nil, or the action ("hang", "crash", "delay", "skip", "flip", "error", ...) and its argument.
+---@param site resident.Site
+---@return string|nil action
+---@return string|number|nil argument
+function ProgramHandle:fault(site) end
+---Records an event of the invocation: observe and the round kinds by their names, any other name as a note.
+---@param name string
+---@param value? integer
+---@param detail? string
+function ProgramHandle:event(name, value, detail) end
+---The fabric's clock, in seconds.
+---@return number
+function ProgramHandle:now() end
+
+---What a program's check(c, args) gets once the session retired under RUN: reads of the buffers as the host sees them, during the check only.
+---@class resident.CheckHandle
+---@field startup resident.ProgramBuffer
+---@field buffers table<string, resident.ProgramBuffer>
+---@field args table
+---@field owner integer
+local CheckHandle = {}
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@return integer
+function CheckHandle:load(buf, off) end
+---@param buf resident.ProgramBuffer
+---@param off integer
+---@param n integer
+---@return integer[]
+function CheckHandle:read(buf, off, n) end
+
+---What a campaign's trial(t) gets (docs/campaigns.md).
+---@class resident.Trial
+---@field seed integer the trial's seed, the campaign's plus index
+---@field index integer the trial's index in the campaign, from 0
+---@field fabric table the trial's fabric, as resident.fabric() describes it
+---@field random fun(m?: integer, n?: integer): number math.random, seeded with the trial's seed
+---@field record fun(name: string, value: number) a measurement: a number from 0 to 1e9 under a name of at most 64 bytes
+---@field fail fun(msg?: any) the trial fails with msg
 
 -- The command (residentlua) also sets the six verbs as globals.
 

@@ -56,10 +56,10 @@ func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst 
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	ok, err := s.Wait(longWait)
+	ok, err := waitWhileProgressing(s)
 	if !ok || err != nil {
 		logEvents(t, w.f, events(w.f, s.ID()))
-		t.Fatalf("Wait(%v) = %v, %v; want both retired", longWait, ok, err)
+		t.Fatalf("Wait = %v, %v after %v in which the payload did not change; want both retired", ok, err, longWait)
 	}
 	wantState(t, s, StateRetired)
 	if done, err := s.IsComplete(); !done || err != nil {

@@ -698,6 +698,37 @@ func newExchangeSession(gpu, npu *devices.Device, cfg exchange.Config) (*Session
 // exchangeOf is the built-in exchange s runs.
 func exchangeOf(s *Session) *exchange.Exchange { return exchange.Of(s.NPU()) }
 
+// waitWhileProgressing waits for the exchange s to end for as long as it
+// makes progress: in real time on a loaded machine (the spinning wait
+// policy, 1000 rounds, the race detector) it may take longer than
+// longWait, so the wait gives up only after a longWait in which the
+// payload's contents did not change. Events cannot show progress: the
+// devices' events reach the stream in batches of thousands.
+func waitWhileProgressing(s *Session) (bool, error) {
+	payload := exchangeOf(s).Payload()
+	last := payloadWords(payload)
+	for {
+		ok, err := s.Wait(longWait)
+		if ok || err != nil {
+			return ok, err
+		}
+		now := payloadWords(payload)
+		if slices.Equal(now, last) {
+			return ok, err
+		}
+		last = now
+	}
+}
+
+// payloadWords are the words of b as the host loads them.
+func payloadWords(b *devices.Buffer) []uint32 {
+	words := make([]uint32, b.Size()/4)
+	for i := range words {
+		words[i] = b.HostLoad(4 * i)
+	}
+	return words
+}
+
 // verification is what the check of the exchange s runs found, and false
 // before it ran.
 func verification(s *Session) (exchange.Verification, bool) {

@@ -3,6 +3,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/luaapi"
+	"github.com/residentlua/residentlua/trace"
 )
 
 // This file is built only into a mutant's test binary (go test -tags
@@ -60,6 +62,12 @@ func TestMutantCaught(t *testing.T) {
 		}
 		rep.CampaignSeed = first
 	})
+	t.Run("trace", func(t *testing.T) {
+		if rep.CampaignSeed == 0 {
+			t.Fatal("the campaign caught nothing: no trace to validate")
+		}
+		traceCatches(t, rep.CampaignSeed, m.invariant)
+	})
 	t.Run("checker", func(t *testing.T) {
 		rep.Replay = checkerCatches(t, m.invariant)
 	})
@@ -84,6 +92,33 @@ func TestMutantCaught(t *testing.T) {
 	}
 	if err := os.WriteFile(*mutantReportFile, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// traceCatches requires that the trace of the campaign's trial of seed,
+// written as residentlua --events writes it, be caught by the trace
+// validator with the invariant the oracle reported, inv; or, for
+// invariant 15, which no trace can judge, that the validator list it as
+// not checked.
+func traceCatches(t *testing.T, seed uint64, inv int) {
+	var buf bytes.Buffer
+	rec := trace.NewRecorder(&buf)
+	trial.Run(trial.Config{Seed: seed, OnFabric: rec.Attach})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.Validate(trace.Input{Name: "mutant.jsonl", R: &buf})
+	if err != nil {
+		t.Fatalf("the trace of seed %d is not one: %v", seed, err)
+	}
+	if inv == 15 {
+		if !slices.ContainsFunc(r.Unchecked, func(u trace.Unchecked) bool { return u.Invariant == 15 }) {
+			t.Errorf("invariant 15 is not listed as not checked:\n%s", r)
+		}
+		return
+	}
+	if !slices.ContainsFunc(r.Violations, func(v trace.Violation) bool { return v.Invariant == inv }) {
+		t.Errorf("the trace of seed %d, whose trial broke invariant %d, validates without it:\n%s", seed, inv, r)
 	}
 }
 

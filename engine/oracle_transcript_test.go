@@ -14,7 +14,10 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the verdicts of testdata/oracle/*.txt with what the oracle says now")
+// rewriting reports whether the test runs with -rewrite (the flag the
+// datadriven package defines, which TestSessionTranscripts uses too): then
+// transcripts are written with what the code says now.
+func rewriting() bool { return flag.Lookup("rewrite").Value.(flag.Getter).Get().(bool) }
 
 // TestOracleTranscripts feeds the oracle the events of each transcript in
 // testdata/oracle and compares its verdicts with the transcript's. A
@@ -49,7 +52,7 @@ func TestOracleTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			if *rewrite {
+			if rewriting() {
 				if err := os.WriteFile(file, []byte(in+"\n----\n"+got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -1,14 +1,11 @@
 package lua51_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/lua51"
 )
@@ -70,26 +67,12 @@ func runConformanceScript(t *testing.T, script string) string {
 		err = lua51.PCall(L, 0, 0)
 	}
 	if err != nil {
-		status, message = 1, uncaughtMessage(err)+"\n"
+		status = 1
+		if msg, print := lua51.UncaughtMessage(err); print {
+			message = msg + "\n"
+		}
 	}
 	return stdout.String() + message + fmt.Sprintf("exit: %d\n", status)
-}
-
-// uncaughtMessage is the message lua.c prints for an error that ends a
-// script: the error value if it is a string or a number, else "(error object
-// is not a string)".
-func uncaughtMessage(err error) string {
-	var apiErr *lua.ApiError
-	if !errors.As(err, &apiErr) || apiErr.Object == nil {
-		return err.Error()
-	}
-	switch v := apiErr.Object.(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return lua51.NumberToString(v)
-	}
-	return "(error object is not a string)"
 }
 
 // lineDiff shows where got differs from want as one unified-diff hunk: the

@@ -192,3 +192,19 @@ func (c *coroutines) wrap(L *lua.LState) int {
 	}))
 	return 1
 }
+
+// CanYield reports whether L may yield from the Go function Lua called and
+// that calls CanYield, with at most four Go functions of the host between
+// them: L must be the running coroutine, and the yield must not unwind a Go
+// call (a protected call, a metamethod, the iterator of a generic for, a
+// library function's callback such as table.sort's comparator or
+// string.gsub's function), which gopher-lua cannot resume and which
+// corrupts its interpreter. A host's Go function that yields (L.Yield) asks
+// first and raises an error that says so when it may not.
+func CanYield(L *lua.LState) bool {
+	if L != L.G.CurrentThread || L == L.G.MainThread {
+		return false
+	}
+	// runtime.Callers, crossesGoCallAbove, CanYield: the caller is next.
+	return calledInline(L) || !crossesGoCallAbove(3, goStackDepth+4)
+}

@@ -20,8 +20,9 @@
 //   - NewState sets limits like Lua's: a growing data stack and a deep call
 //     stack;
 //   - every thread a script runs on counts its instructions through its
-//     context: debug.sethook, PCallBudget (an instruction budget for a
-//     call) and the memory budget (Options.MemoryLimit: Lua 5.1's catchable
+//     context: debug.sethook, PCallBudget and ResumeBudget (an instruction
+//     budget for a call, or for a step of a host's coroutine) and the memory
+//     budget (Options.MemoryLimit: Lua 5.1's catchable
 //     "not enough memory" instead of Go's fatal out of memory) rest on it.
 //
 // docs/lua.md lists what was changed, why, and what still differs.

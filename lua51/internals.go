@@ -146,6 +146,9 @@ func calledInline(L *lua.LState) bool {
 // is allowed.
 const goStackDepth = 5
 
+// maxGoStackDepth bounds the depth crossesGoCallAbove may be asked for.
+const maxGoStackDepth = 16
+
 // luaPkgPath prefixes the names of gopher-lua's functions on the Go call
 // stack.
 var luaPkgPath = reflect.TypeFor[lua.LState]().PkgPath() + "."
@@ -191,10 +194,18 @@ func frameKind(pc uintptr) int {
 // function calling Lua, the iterator of a generic for) runs a nested loop,
 // which a yield would leave behind and corrupt. Its caller is the Go
 // function coroutine.yield.
-func crossesGoCall() bool {
-	var pcs [goStackDepth]uintptr
+func crossesGoCall() bool { return crossesGoCallAbove(4, goStackDepth) }
+
+// crossesGoCallAbove is crossesGoCall for a caller skip frames above
+// runtime.Callers (which counts as one), looking at most depth frames
+// above those: a Go function Lua called that asks through helpers of its
+// own. Beyond depth it answers true, which refuses a yield that may well
+// have been safe, never the reverse.
+func crossesGoCallAbove(skip, depth int) bool {
+	var buf [maxGoStackDepth]uintptr
+	pcs := buf[:min(depth, maxGoStackDepth)]
 	loops := 0
-	for _, pc := range pcs[:runtime.Callers(3, pcs[:])] {
+	for _, pc := range pcs[:runtime.Callers(skip, pcs)] {
 		switch frameKind(pc) {
 		case loopFrame:
 			loops++

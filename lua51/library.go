@@ -443,7 +443,9 @@ func tableConcat(L *lua.LState) int {
 	i, last := tableRange(L, t, 3)
 	var b []byte
 	g := growth{L: L}
+	m := monitorOf(L)
 	for ; i <= last; i++ {
+		m.charge(L, 1)
 		switch v := t.RawGetInt(i).(type) {
 		case lua.LString:
 			b = append(b, v...)
@@ -586,7 +588,7 @@ func checkFunction(L *lua.LState, n int) *lua.LFunction {
 // part, with Go's sort.
 func tableSort(L *lua.LState) int {
 	t := checkTable(L, 1)
-	s := sorter{L: L, t: t}
+	s := sorter{L: L, t: t, m: monitorOf(L)}
 	if L.Get(2) != lua.LNil {
 		s.comp = checkFunction(L, 2)
 	}
@@ -599,9 +601,11 @@ type sorter struct {
 	L    *lua.LState
 	t    *lua.LTable
 	comp *lua.LFunction
+	m    *monitor // charged a comparison as an instruction
 }
 
 func (s *sorter) less(a, b lua.LValue) bool {
+	s.m.charge(s.L, 1)
 	if s.comp == nil {
 		return s.L.LessThan(a, b)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/residentlua/residentlua/internal/input"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -92,9 +94,9 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 	var err error
 	if path == "" {
 		chunkname, display = "=stdin", "stdin"
-		src, err = io.ReadAll(os.Stdin)
+		src, err = input.ReadAll(os.Stdin, input.LuaSource)
 	} else {
-		src, err = os.ReadFile(path)
+		src, err = input.ReadFile(path, input.LuaSource)
 	}
 	if err != nil {
 		what := "read"

@@ -57,12 +57,52 @@ func (b *memoryBudget) fits(n int64) bool {
 	if n > b.limit {
 		return false
 	}
-	if int64(heapBytes()) <= b.limit-n {
+	if heap := int64(heapBytes()); heap <= b.limit-n && addressSpaceFits(heap, n) {
 		return true
 	}
 	runtime.GC()
 	live := int64(heapBytes())
-	return live <= b.limit-n && live <= b.limit-b.limit/8
+	return live <= b.limit-n && live <= b.limit-b.limit/8 && addressSpaceFits(live, n)
+}
+
+// addressSpaceLimit is the process's address space limit (ulimit -v) in
+// bytes, 0 for none, read once.
+var addressSpaceLimit = sync.OnceValue(func() int64 {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_AS, &r) != nil || r.Cur == unix.RLIM_INFINITY || r.Cur > math.MaxInt64 {
+		return 0
+	}
+	return int64(r.Cur)
+})
+
+// addressSpaceFits reports whether, under an address space limit, the
+// process has room for n more bytes and for the heap of heap bytes to
+// grow by as much again: Go keeps the address space its heap ever took,
+// and a table's array that doubles needs its new size in one piece, so a
+// heap well within the budget can still find no room left to grow. With
+// no such limit it is always true; with one, it reads the process's size
+// (a few microseconds, at each check of the budget).
+func addressSpaceFits(heap, n int64) bool {
+	limit := addressSpaceLimit()
+	if limit == 0 {
+		return true
+	}
+	return processSize()+2*heap+n <= limit
+}
+
+// processSize is the process's virtual size in bytes, as /proc/self/statm
+// says (0 when it can't be read).
+func processSize() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	pages, _, _ := strings.Cut(string(b), " ")
+	n, err := strconv.ParseInt(pages, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n * int64(os.Getpagesize())
 }
 
 // reserve raises Lua 5.1's "not enough memory" in L unless the memory

@@ -39,9 +39,10 @@ type monitor struct {
 	period   int64 // the length of the current countdown
 	executed int64 // instructions run before the current countdown
 
-	budgeted  bool  // a PCallBudget is in progress
-	budgetEnd int64 // the count of instructions at which it stops
-	hooked    int   // threads with a hook that has events
+	budgeted   bool  // a PCallBudget or ResumeBudget is in progress
+	budgetEnd  int64 // the count of instructions at which it stops
+	budgetSize int64 // its size, which its error gives
+	hooked     int   // threads with a hook that has events
 
 	memory     memoryBudget
 	mainThread *scriptThread // the thread of the code the host runs
@@ -167,8 +168,51 @@ func (c *threadContext) tick() {
 		return
 	}
 	m.schedule()
+	m.stopIfOver(L, 0)
+	m.memory.check(L, 0)
+}
+
+// stopIfOver raises the error of a call past its instruction budget, at
+// the position of the function level levels up (0 for the running one).
+func (m *monitor) stopIfOver(L *lua.LState, level int) {
 	if m.budgeted && m.executed >= m.budgetEnd {
-		L.Error(lua.LString(Where(L, 0)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.executed)), 0)
+		L.Error(lua.LString(Where(L, level)+fmt.Sprintf("instruction budget exhausted (%d instructions run)", m.budgetSize)), 0)
+	}
+}
+
+// bytesPerInstruction is how many bytes of a string a library function
+// builds count as one instruction (chargeBytes): copying them costs about
+// what the interpreter's instruction does.
+const bytesPerInstruction = 64
+
+// chargeBytes charges the building of a string of n bytes to L's universe
+// (charge), before it is built.
+func chargeBytes(L *lua.LState, n int) {
+	if n >= bytesPerInstruction {
+		monitorOf(L).charge(L, int64(n/bytesPerInstruction))
+	}
+}
+
+// charge counts the work of a library function called in L's universe (a
+// pattern search, a sort, a string it builds) as n instructions, so that a
+// long Go call is bounded as Lua code is: every checkEvery instructions it
+// stops a call past its instruction budget, stops the host's call whose
+// context ended (Ctrl-C, a time limit), and checks the memory budget. A
+// monitor of nil (a state Install did not set up) counts nothing.
+func (m *monitor) charge(L *lua.LState, n int64) {
+	if m == nil {
+		return
+	}
+	if m.ticks -= n; m.ticks > 0 {
+		return
+	}
+	m.schedule()
+	m.stopIfOver(L, 1) // the library function's caller, as luaL_error says
+	if m.host != nil {
+		if err := m.host.Err(); err != nil {
+			// What the interpreter raises when the context ends.
+			L.RaiseError("%s", err.Error())
+		}
 	}
 	m.memory.check(L, 0)
 }
@@ -273,17 +317,10 @@ func (e *budgetError) Unwrap() []error { return []error{ErrInstructionBudget, e.
 // Go functions is not counted: a budget bounds a loop, not a wait.
 func PCallBudget(L *lua.LState, nargs, nret int, budget int64) error {
 	m := protectorOf(L).monitor
-	budgeted, end := m.budgeted, m.budgetEnd
-	m.budgeted, m.budgetEnd = true, m.now()+max(budget, 0)
-	if budgeted {
-		m.budgetEnd = min(m.budgetEnd, end)
-	}
-	m.schedule()
-	stopAt := m.budgetEnd
+	stopAt, restore := m.startBudget(budget)
 	err := PCall(L, nargs, nret)
 	exhausted := m.now() >= stopAt
-	m.budgeted, m.budgetEnd = budgeted, end
-	m.schedule()
+	restore()
 	if err != nil && exhausted {
 		return &budgetError{budget: budget, err: err}
 	}

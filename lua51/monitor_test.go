@@ -267,3 +267,40 @@ func TestContextOfAnotherUniverseIsAHostContext(t *testing.T) {
 		}
 	}
 }
+
+// The work of library functions counts against a budget: a catastrophic
+// pattern search, a sort of a long list and a long string.rep are stopped
+// at their caller's line.
+func TestPCallBudgetStopsLongLibraryCalls(t *testing.T) {
+	for _, src := range []string{
+		`return string.rep("a", 3000):find(".-.-.-.-b")`,
+		`return string.gsub(string.rep("a", 3000), ".-.-.-b", "")`,
+		"local t = {} for i = 1, 200000 do t[i] = -i end\ntable.sort(t)",
+		"local s = 'x'\nreturn #string.rep(s, 2^27)",
+	} {
+		_, err := budgeted(t, src, 1500000)
+		line := "1"
+		if strings.Contains(src, "\n") {
+			line = "2"
+		}
+		wantBudgetError(t, err, "budget:"+line+": ")
+	}
+}
+
+// The end of the host's context stops a pattern search inside the matcher.
+func TestHostContextStopsAPatternSearch(t *testing.T) {
+	L := NewState(Options{})
+	t.Cleanup(L.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	L.SetContext(ctx)
+	// The search is entered at once: its function is a Go function, which
+	// the interpreter runs without asking the context.
+	L.Push(L.GetField(L.GetGlobal("string"), "find"))
+	L.Push(lua.LString(strings.Repeat("a", 3000)))
+	L.Push(lua.LString(".-.-.-.-b"))
+	err := PCall(L, 2, 1)
+	if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Fatalf("got %v, want the search stopped with %v", err, context.Canceled)
+	}
+}

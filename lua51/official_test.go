@@ -39,7 +39,6 @@ type rewrite struct {
 const (
 	whyOverflowTraceback = "xpcall's handler of a stack overflow runs after the overflowing frames are gone (see whyOverflowPosition), so debug.traceback there does not list them"
 	whyOverflowPosition  = "a stack overflow is \"stack overflow\" without the position Lua 5.1 puts before it: gopher-lua's growing call stack overflows with a Go panic, after which its frames are gone and no function can be called to find the position"
-	whyForString         = "gopher-lua's numeric for refuses string bounds (\"for statement init must be a number\"); Lua 5.1 converts them"
 	whyGCSteps           = "collectgarbage(\"step\") runs a whole cycle of Go's collector and returns true at once, so the number of steps does not depend on the step size"
 	whyGCStop            = "collectgarbage(\"stop\") cannot stop Go's garbage collector, and gcinfo() counts the Go heap of the whole process (every state, the test binary), which falls under 1000 KB only in a small process: the loop may never end, or end, depending on the process"
 	whyWeakTables        = "gopher-lua does not implement weak tables (__mode)"
@@ -56,7 +55,6 @@ var dependsOnProcess = map[string]bool{whyGCStop: true}
 // that line numbers stay) and fails if one is not found or if the file passes
 // with it restored, so that the list cannot go stale.
 var officialDivergences = []rewrite{
-	{"nextvar.lua", `a = 0; for i="10","1","-2" do a=a+1 end; assert(a==5)`, whyForString},
 	{"errors.lua", `local i=1
 while stack[i] ~= l1 do
   assert(stack[i] == l)

@@ -39,8 +39,25 @@ func (o *operators) call(L *lua.LState) int {
 	case opAppend:
 		appendValue(L, s, L.Get(2), L.Get(3))
 		return 0
+	case opForBound:
+		L.Push(forBound(L.Get(2)))
+	case opTable:
+		L.Push(buildTable(L, s))
 	}
 	return 1
+}
+
+// forBound is v, an initial value, limit or step of a numeric for,
+// converted to a number when it is a string that reads as one, as Lua
+// 5.1's loop setup converts it (gopher-lua's takes numbers only); any other
+// value is left for the loop setup to refuse with Lua 5.1's message.
+func forBound(v lua.LValue) lua.LValue {
+	if str, ok := v.(lua.LString); ok {
+		if n, ok := toNumber(str); ok {
+			return n
+		}
+	}
+	return v
 }
 
 // smallNumbers are the numbers 0 to 1023 as Lua values, made once: a Go

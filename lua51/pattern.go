@@ -64,7 +64,26 @@ type matchState struct {
 	pat     string // the pattern, without a leading '^' anchor, cut at its first zero byte
 	level   int    // the number of captures opened so far
 	capture [maxCaptures]capture
+
+	monitor *monitor // L's universe's, which the steps are charged to
+	steps   int      // steps not yet charged
+	depth   int      // nested calls of match
 }
+
+// A pattern search is bounded like Lua code: its steps (a pattern item
+// tried, a byte a repetition or a balance scans) are charged to the
+// universe's monitor as instructions, stepsPerInstruction of them an
+// instruction, so that an instruction budget, the host's Ctrl-C or time
+// limit and the memory budget stop a catastrophic search
+// (string.rep("a", 3000):find(".-.-.-.-b")) as they stop a loop.
+const (
+	stepsPerInstruction = 8
+	chargeSteps         = 1024 // steps between two charges
+	// maxMatchDepth bounds the nesting of match, which a long pattern of
+	// optional items makes deep: past it the search fails with Lua 5.2's
+	// "pattern too complex" rather than growing the Go stack without end.
+	maxMatchDepth = 10000
+)
 
 // newMatchState prepares matching pattern p (an anchor already removed)
 // against src.
@@ -72,7 +91,15 @@ func newMatchState(L *lua.LState, src, p string) matchState {
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		p = p[:i]
 	}
-	return matchState{L: L, src: src, pat: p}
+	return matchState{L: L, src: src, pat: p, monitor: monitorOf(L)}
+}
+
+// step counts n steps of the search, charging them once enough gathered.
+func (ms *matchState) step(n int) {
+	if ms.steps += n; ms.steps >= chargeSteps {
+		ms.monitor.charge(ms.L, int64(ms.steps/stepsPerInstruction))
+		ms.steps %= stepsPerInstruction
+	}
 }
 
 // fail raises a pattern error as luaL_error does.
@@ -239,8 +266,13 @@ func (ms *matchState) at(s int) byte {
 // match matches the pattern from offset p against the subject from offset
 // s and returns the end of the match, or -1.
 func (ms *matchState) match(s, p int) int {
+	if ms.depth++; ms.depth > maxMatchDepth {
+		ms.fail("pattern too complex")
+	}
+	defer func() { ms.depth-- }()
 	pat := ms.pat
 	for p < len(pat) {
+		ms.step(1)
 		switch pat[p] {
 		case '(':
 			if p+1 < len(pat) && pat[p+1] == ')' {
@@ -319,6 +351,7 @@ func (ms *matchState) maxExpand(s, p, ep int) int {
 	for s+i < len(ms.src) && ms.singleMatch(ms.src[s+i], p, ep) {
 		i++
 	}
+	ms.step(i)
 	for ; i >= 0; i-- {
 		if res := ms.match(s+i, ep+1); res >= 0 {
 			return res
@@ -390,6 +423,7 @@ func (ms *matchState) matchBalance(s, p int) int {
 		return -1
 	}
 	depth := 1
+	defer func(from int) { ms.step(s - from) }(s)
 	for s++; s < len(ms.src); s++ {
 		switch ms.src[s] {
 		case close:
@@ -431,6 +465,7 @@ func (ms *matchState) matchCapture(s int, d byte) int {
 	if c.len < 0 || len(ms.src)-s < c.len { // a position capture never matches
 		return -1
 	}
+	ms.step(c.len)
 	if ms.src[s:s+c.len] != ms.src[c.init:c.init+c.len] {
 		return -1
 	}

@@ -188,6 +188,10 @@ func (p *protector) acquire(L *lua.LState, fromHost bool) *helper {
 	// cancel long waits through it, and change it between chunks).
 	p.monitor.enter(L, h.ctx, &h.entry, fromHost)
 	h.caller = L
+	// The protected call runs in the caller's thread as Lua 5.1 sees it,
+	// whose environment getfenv(0) and setfenv(0) read and change: a
+	// pooled helper must not show an earlier caller's.
+	h.L.Env = L.Env
 	p.active = append(p.active, h)
 	return h
 }
@@ -198,6 +202,7 @@ func (p *protector) release(h *helper) {
 	p.active[len(p.active)-1] = nil
 	p.active = p.active[:len(p.active)-1]
 	p.monitor.leave(&h.entry)
+	h.caller.Env = h.L.Env
 	if h.overflow || len(p.idle) >= maxIdle {
 		return
 	}

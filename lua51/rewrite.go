@@ -33,10 +33,12 @@ const operatorsName = "(operators)"
 type opKind uint8
 
 const (
-	opConcat opKind = iota + 1 // a .. b .. c
-	opArith                    // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
-	opLen                      // #a
-	opAppend                   // t[#t + 1] = v, with a v that has no effects
+	opConcat   opKind = iota + 1 // a .. b .. c
+	opArith                      // a % b, a ^ b, and arithmetic of constants Lua 5.1 does not fold
+	opLen                        // #a
+	opAppend                     // t[#t + 1] = v, with a v that has no effects
+	opForBound                   // a numeric for's initial value, limit or step
+	opTable                      // a constructor of more than constructorBatch items
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -45,6 +47,7 @@ type site struct {
 	op       opKind
 	names    operandNames
 	operator string
+	sizes    []int // an opTable's number of items in each part
 }
 
 // operandNames describes the operands of one chain for error messages:
@@ -52,9 +55,10 @@ type site struct {
 // without a name.
 type operandNames []string
 
-// compileChunk parses src, rewrites its operations and compiles it as a
-// main chunk called id. A chunk whose main function has no room for the
-// hidden local (200 locals already) is compiled as it is.
+// compileChunk parses src, rewrites its operations and assignments and
+// compiles it as a main chunk called id. A chunk that the rewrite leaves
+// without room (a function with 200 registers already in use) is compiled
+// as it is.
 func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
@@ -62,15 +66,31 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 		return nil, err
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
-	tr.function(nil, chunk)
-	if len(tr.sites) > 0 {
-		if fn, err := compileRewritten(L, chunk, id, tr.sites); err == nil {
-			return fn, nil
-		}
-		if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
-			return nil, err
-		}
-		(&transformer{gotoName: gotoName}).function(nil, chunk)
+	tr.function(0, mainChunk, nil, chunk)
+	fn, err := compileTransformed(L, chunk, id, tr.sites)
+	if err == nil {
+		fixLocalEnds(fn.Proto, tr.locals)
+	}
+	if err == nil || !tr.changed {
+		return fn, err
+	}
+	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
+		return nil, err
+	}
+	tr = &transformer{gotoName: gotoName}
+	tr.function(0, mainChunk, nil, chunk)
+	fn, err = compileTransformed(L, chunk, id, nil)
+	if err == nil {
+		fixLocalEnds(fn.Proto, tr.locals)
+	}
+	return fn, err
+}
+
+// compileTransformed compiles a transformed chunk, with the hidden local
+// when its operations call it.
+func compileTransformed(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+	if len(sites) > 0 {
+		return compileRewritten(L, chunk, id, sites)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
@@ -100,14 +120,46 @@ func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) 
 }
 
 // scope is one function being walked: its blocks of local names, inner
-// last, and the function around it.
+// last, with the last line of each, the function around it, and the
+// function's locals as the compiler registers them.
 type scope struct {
 	blocks [][]string
+	ends   []int
+	loops  []int // for a for loop's block, the line of its loop instruction
 	outer  *scope
+	locals *localEnds
 }
 
+// declare declares names in the innermost block.
 func (s *scope) declare(names ...string) {
 	s.blocks[len(s.blocks)-1] = append(s.blocks[len(s.blocks)-1], names...)
+	for _, name := range names {
+		s.locals.add(name, s.ends[len(s.ends)-1], s.loops[len(s.loops)-1])
+	}
+}
+
+// enter opens a block that ends on line end, with names declared in it;
+// an end of 0 (the parser gives no last line to an elseif) is that of the
+// block around it.
+func (s *scope) enter(end int, names ...string) { s.enterLoop(end, 0, names...) }
+
+// enterLoop is enter for the block of a for loop whose loop instruction
+// has line loop.
+func (s *scope) enterLoop(end, loop int, names ...string) {
+	if end <= 0 && len(s.ends) > 0 {
+		end = s.ends[len(s.ends)-1]
+	}
+	s.blocks = append(s.blocks, nil)
+	s.ends = append(s.ends, end)
+	s.loops = append(s.loops, loop)
+	s.declare(names...)
+}
+
+// leave closes the innermost block.
+func (s *scope) leave() {
+	s.blocks = s.blocks[:len(s.blocks)-1]
+	s.ends = s.ends[:len(s.ends)-1]
+	s.loops = s.loops[:len(s.loops)-1]
 }
 
 func (s *scope) has(name string) bool {
@@ -132,6 +184,8 @@ type transformer struct {
 	gotoName string
 	sc       *scope
 	sites    []site
+	changed  bool         // a site or an assignment was rewritten
+	locals   []*localEnds // each function's locals, the main chunk's first
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -150,26 +204,46 @@ func (t *transformer) restoreGotos(names []string) {
 	}
 }
 
-// function walks a function's body with its parameters declared.
-func (t *transformer) function(params []string, body []ast.Stmt) {
-	t.sc = &scope{blocks: [][]string{params}, outer: t.sc}
+// function walks a function's body, defined from line to lastLine (0 and
+// mainChunk for the main chunk), with its parameters declared.
+func (t *transformer) function(line, lastLine int, params []string, body []ast.Stmt) {
+	locals := &localEnds{line: line, lastLine: lastLine}
+	t.locals = append(t.locals, locals)
+	t.sc = &scope{outer: t.sc, locals: locals}
+	t.sc.enter(lastLine, params...)
 	t.stmts(body)
 	t.sc = t.sc.outer
 }
 
-// block walks stmts in a block of their own; declare names the block's
-// locals that are declared before its statements (loop variables).
-func (t *transformer) block(stmts []ast.Stmt, declare ...string) {
-	t.sc.blocks = append(t.sc.blocks, declare)
+// block walks stmts in a block of their own that ends on line end; declare
+// names the block's locals that are declared before its statements (loop
+// variables).
+func (t *transformer) block(stmts []ast.Stmt, end int, declare ...string) {
+	t.sc.enter(end, declare...)
 	t.stmts(stmts)
-	t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
+	t.sc.leave()
 }
 
 func (t *transformer) stmts(stmts []ast.Stmt) {
 	for i, s := range stmts {
+		if s, ok := s.(*ast.IfStmt); ok {
+			stmts[i] = t.ifStmt(s)
+			continue
+		}
+		if f, ok := s.(*ast.GenericForStmt); ok && breaks(f.Stmts) {
+			t.restoreGotos(f.Names)
+			stmts[i] = genericFor(f)
+			t.stmt(stmts[i])
+			t.changed = true
+			continue
+		}
 		if a, ok := s.(*ast.AssignStmt); ok && t.rewrite {
 			if call := t.appendCall(a); call != nil {
 				stmts[i] = call
+				continue
+			}
+			if block := t.assignment(a); block != nil {
+				stmts[i] = block
 				continue
 			}
 		}
@@ -263,26 +337,24 @@ func (t *transformer) stmt(s ast.Stmt) {
 	case *ast.FuncCallStmt:
 		s.Expr = t.expr(s.Expr)
 	case *ast.DoBlockStmt:
-		t.block(s.Stmts)
+		t.block(s.Stmts, s.LastLine())
 	case *ast.WhileStmt:
 		s.Condition = t.expr(s.Condition)
-		t.block(s.Stmts)
+		t.block(s.Stmts, s.LastLine())
 	case *ast.RepeatStmt:
-		t.sc.blocks = append(t.sc.blocks, nil)
+		t.sc.enter(s.LastLine())
 		t.stmts(s.Stmts)
 		s.Condition = t.expr(s.Condition)
-		t.sc.blocks = t.sc.blocks[:len(t.sc.blocks)-1]
-	case *ast.IfStmt:
-		s.Condition = t.expr(s.Condition)
-		t.block(s.Then)
-		t.block(s.Else)
+		t.sc.leave()
 	case *ast.NumberForStmt:
 		t.restoreGoto(&s.Name)
-		s.Init, s.Limit = t.expr(s.Init), t.expr(s.Limit)
+		s.Init, s.Limit = t.forBound(s.Init), t.forBound(s.Limit)
 		if s.Step != nil {
-			s.Step = t.expr(s.Step)
+			s.Step = t.forBound(s.Step)
 		}
-		t.block(s.Stmts, s.Name)
+		t.sc.enterLoop(s.LastLine(), s.Line(), "(for index)", "(for limit)", "(for step)", s.Name)
+		t.stmts(s.Stmts)
+		t.sc.leave()
 	case *ast.GenericForStmt:
 		// Lua 5.1 gives the loop's calls of its iterator (TFORLOOP) the
 		// line where the expressions after 'in' start; gopher-lua gives
@@ -290,7 +362,9 @@ func (t *transformer) stmt(s ast.Stmt) {
 		s.SetLine(s.Exprs[0].Line())
 		t.restoreGotos(s.Names)
 		t.exprs(s.Exprs)
-		t.block(s.Stmts, s.Names...)
+		t.sc.enterLoop(s.LastLine(), s.Line(), append([]string{"(for generator)", "(for state)", "(for control)"}, s.Names...)...)
+		t.stmts(s.Stmts)
+		t.sc.leave()
 	case *ast.FuncDefStmt:
 		t.restoreGoto(&s.Name.Method)
 		if s.Name.Func != nil {
@@ -321,7 +395,10 @@ func (t *transformer) functionExpr(f *ast.FunctionExpr, method bool) {
 	if method {
 		params = append([]string{"self"}, params...)
 	}
-	t.function(params, f.Stmts)
+	if f.ParList.HasVargs {
+		params = append(params, "arg") // gopher-lua's compiler declares it, as Lua 5.1's LUA_COMPAT_VARARG
+	}
+	t.function(f.Line(), f.LastLine(), params, f.Stmts)
 }
 
 func (t *transformer) expr(e ast.Expr) ast.Expr {
@@ -337,6 +414,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = t.expr(f.Value)
 		}
+		return t.constructor(e)
 	case *ast.NumberExpr:
 		// gopher-lua's compiler reads a literal with Go's rules: 010 as
 		// octal, 1e309 and 0xffffffffffffffffff as nan. Lua 5.1 reads it
@@ -359,6 +437,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		t.exprs(e.Args)
 	case *ast.LogicalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+		return foldLogical(e)
 	case *ast.RelationalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 	case *ast.ArithmeticOpExpr:
@@ -372,6 +451,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		e.Expr = t.expr(e.Expr)
 	case *ast.UnaryNotOpExpr:
 		e.Expr = t.expr(e.Expr)
+		return foldNot(e)
 	case *ast.UnaryLenOpExpr:
 		e.Expr = t.expr(e.Expr)
 		if t.rewrite {
@@ -381,6 +461,25 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		t.functionExpr(e, false)
 	}
 	return e
+}
+
+// forBound is e, a numeric for's initial value, limit or step, as a call
+// of the hidden function that converts a numeric string, as Lua 5.1 does;
+// e itself when it can only be a number (a numeral, arithmetic, a length).
+func (t *transformer) forBound(e ast.Expr) ast.Expr {
+	e = t.expr(e)
+	if !t.rewrite {
+		return e
+	}
+	switch e := e.(type) {
+	case *ast.NumberExpr, *ast.ArithmeticOpExpr, *ast.UnaryMinusOpExpr:
+		return e
+	case *ast.FuncCallExpr:
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == operatorsName {
+			return e // an operation the hidden function does: %, ^, #
+		}
+	}
+	return t.call(e, opForBound, e)
 }
 
 // chain rewrites a..b..c into (operators)(id, a, b, c), or leaves it when
@@ -425,6 +524,7 @@ func (t *transformer) call(e ast.Expr, op opKind, operands ...ast.Expr) ast.Expr
 	// function read as 0.
 	id := &ast.NumberExpr{Value: strconv.Itoa(len(t.sites) + 1)}
 	t.sites = append(t.sites, site{op: op, names: names})
+	t.changed = true
 	fn := &ast.IdentExpr{Value: operatorsName}
 	call := &ast.FuncCallExpr{Func: fn, Args: append([]ast.Expr{id}, operands...)}
 	// Lua 5.1 gives an operation the line its last operand ends on.

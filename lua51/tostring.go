@@ -62,7 +62,8 @@ func baseToString(L *lua.LState) int {
 
 // NewPrint makes Lua 5.1's print writing to w: each argument goes through
 // the global tostring, as lua5.1's print does, separated by tabs and ended
-// by a newline. The resident module uses it to send print to its Stdout.
+// by a newline; each is written up to a NUL byte, where lua5.1's fputs
+// stops. The resident module uses it to send print to its Stdout.
 func NewPrint(w io.Writer) lua.LGFunction {
 	return func(L *lua.LState) int {
 		n := L.GetTop()
@@ -78,6 +79,9 @@ func NewPrint(w io.Writer) lua.LGFunction {
 			}
 			switch s := s.(type) {
 			case lua.LString:
+				if nul := strings.IndexByte(string(s), 0); nul >= 0 {
+					s = s[:nul]
+				}
 				if len(s) >= largeAllocation {
 					// Written as it is, not copied: as lua5.1's
 					// fputs, it takes no memory.
@@ -378,6 +382,7 @@ func strRep(L *lua.LState) int {
 		return 1
 	}
 	reserveProduct(L, n, len(s))
+	chargeBytes(L, n*len(s))
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
 }

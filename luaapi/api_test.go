@@ -277,6 +277,12 @@ func TestErrorValues(t *testing.T) {
 	if _, ok := ErrorOf(lua.LString("x")); ok {
 		t.Error("a string is not a protocol error")
 	}
+	for k := devices.KindUnsupported; k.String() != fmt.Sprintf("kind(%d)", uint8(k)); k++ {
+		v := h.m.errorValue(h.L, devices.Errorf(k, "op", "what happened"))
+		if e, ok := ErrorOf(v); !ok || e.Kind != k || e.Op != "op" || e.Message != "what happened" {
+			t.Errorf("ErrorOf(the error value of a %v error) = %+v, %v; want the same error", k, e, ok)
+		}
+	}
 }
 
 func TestCloseInCreationOrder(t *testing.T) {

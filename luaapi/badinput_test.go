@@ -53,6 +53,7 @@ func TestBadInput(t *testing.T) {
 		{"huge seconds", `resident.wait(s, 1e300)`, `invalid: the wait timeout must be at most 1e9 seconds (about 31 years), got 1e+300`},
 		{"negative close", `s:close(-0.5)`, `invalid: the close timeout must be zero or more seconds, got -0.5`},
 		{"NaN timing figure", `s:close(); resident.fabric{timing={aql_dispatch=0/0}}`, `invalid: timing.aql_dispatch must be a finite number of seconds, got nan`},
+		{"huge duration string", `s:close(); resident.fabric{timing={completion="999999h"}}`, `invalid: timing.completion must be at most 1e9 seconds (about 31 years), got "999999h"`},
 
 		// Sizes.
 		{"size unit", `resident.startup{slot_bytes="4KB"}`, `invalid: slot_bytes: "4KB" is not a size; ` + sizeHint},

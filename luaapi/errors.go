@@ -55,13 +55,11 @@ func ErrorOf(v any) (e *devices.Error, ok bool) {
 	if mt == nil || mt.RawGetString("__name") != lua.LString(errorTypeName) {
 		return nil, false
 	}
-	kind := lua.LVAsString(t.RawGetString("kind"))
-	for k := devices.KindUnsupported; k <= devices.KindInvalid; k++ {
-		if k.String() == kind {
-			return &devices.Error{Kind: k, Op: lua.LVAsString(t.RawGetString("op")), Message: lua.LVAsString(t.RawGetString("message"))}, true
-		}
+	k, known := devices.ParseErrorKind(lua.LVAsString(t.RawGetString("kind")))
+	if !known {
+		return nil, false
 	}
-	return nil, false
+	return &devices.Error{Kind: k, Op: lua.LVAsString(t.RawGetString("op")), Message: lua.LVAsString(t.RawGetString("message"))}, true
 }
 
 // ErrorString renders a Lua error value as a person reads it: a protocol

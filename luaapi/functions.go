@@ -37,6 +37,7 @@ var bodies = map[string]body{
 	"now":          {call: (*Module).now},
 	"trial":        {call: (*Module).trialFn},
 	"check":        {call: (*Module).checkFn},
+	"validate":     {call: (*Module).validateFn},
 	"program":      {call: (*Module).program},
 	"kernel":       {call: (*Module).kernelFn},
 	"startup":      {call: (*Module).startup},
@@ -342,6 +343,9 @@ func (m *Module) durationOption(L *lua.LState, key string, v lua.LValue) time.Du
 		d, err := time.ParseDuration(string(v))
 		if err != nil || d < 0 {
 			m.invalid(L, "fabric", "%s: %q is not a duration; give seconds as a number or a duration like \"5us\"", key, string(v))
+		}
+		if d > maxSeconds*time.Second {
+			m.invalid(L, "fabric", "%s must be at most 1e9 seconds (about 31 years), got %q", key, string(v))
 		}
 		return d
 	}

@@ -2,8 +2,9 @@ package luaapi
 
 import (
 	"math"
-	"os"
 	"strings"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -56,9 +57,12 @@ func (m *Module) kernelFn(L *lua.LState) int {
 	if m.opts.Sandbox {
 		m.invalid(L, name, "this state has no file access (its host sandboxed it)")
 	}
-	ptx, err := os.ReadFile(k.path)
+	ptx, err := input.ReadFile(k.path, input.PTX)
 	if err != nil {
 		m.invalid(L, name, "cannot read PTX %s: %s", k.path, strings.TrimPrefix(err.Error(), "open "+k.path+": "))
+	}
+	if m.opts.OnRead != nil {
+		m.opts.OnRead(k.path, ptx)
 	}
 	k.ptx = ptx
 	fs := m.currentOrRaise(L)

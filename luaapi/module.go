@@ -77,6 +77,11 @@ type Options struct {
 	// results must follow from their seeds alone, such as a campaign's
 	// trials.
 	SimulatedOnly bool
+	// OnRead, when set, is called with each file a program or a kernel is
+	// read from (resident.program{file = ...}, resident.kernel{ptx = ...}),
+	// by the path the script gave, and its bytes: a campaign records
+	// their digests, so that shards that read different files do not merge.
+	OnRead func(path string, content []byte)
 
 	// onOperation, when set, is called after each call of a module
 	// function that acts on the fabric or on a session (startup, the
@@ -105,8 +110,9 @@ type Module struct {
 	programMeta *lua.LTable
 	kernelMeta  *lua.LTable
 
-	programs map[string]*luaprogram.Program // compiled by resident.program, by their text
-	shapes   map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	programs     map[string]*luaprogram.Program // compiled by resident.program, by their text
+	programOrder []string                       // the keys of programs, the one used last last
+	shapes       map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -11,10 +12,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/residentlua/residentlua/internal/input"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -36,7 +40,7 @@ func (m *Module) program(L *lua.LState) int {
 	const name = "program"
 	t := fields(L, 1, name, false, "file", "source", "name", "instructions")
 	file, source := field(t, "file"), field(t, "source")
-	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions}
+	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions, MemoryLimit: lua51.MemoryLimit(L)}
 	if v := field(t, "instructions"); v != lua.LNil {
 		n, ok := v.(lua.LNumber)
 		if !ok || float64(n) != math.Trunc(float64(n)) || n < 1000 || n > maxInstructions {
@@ -54,9 +58,12 @@ func (m *Module) program(L *lua.LState) int {
 			m.invalid(L, name, "this state has no file access (its host sandboxed it); give the program's text as source")
 		}
 		path = m.scriptRelative(path)
-		b, err := os.ReadFile(path)
+		b, err := input.ReadFile(path, input.LuaSource)
 		if err != nil {
 			m.invalid(L, name, "cannot read program %s: %s", path, strings.TrimPrefix(err.Error(), "open "+path+": "))
+		}
+		if m.opts.OnRead != nil {
+			m.opts.OnRead(path, b)
 		}
 		chunkname, text = "@"+path, string(b)
 		if field(t, "name") != lua.LNil {
@@ -93,11 +100,20 @@ func (m *Module) scriptRelative(path string) string {
 	return path
 }
 
-// compile returns the program of text, compiled once per module and kept,
-// so that a campaign worker's trials reuse its Lua states.
+// maxPrograms is how many compiled programs a module keeps for reuse: each
+// holds Lua states of a few hundred KB, and a script that makes a program
+// of a new text in every trial would otherwise keep them all.
+const maxPrograms = 64
+
+// compile returns the program of text, compiled once per module and kept
+// (the maxPrograms used last), so that a campaign worker's trials reuse its
+// Lua states. A program dropped from the cache lives on while the script
+// holds it.
 func (m *Module) compile(chunkname, text string, opts luaprogram.Options) (*luaprogram.Program, error) {
-	key := chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()
+	sum := sha256.Sum256([]byte(chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()))
+	key := string(sum[:])
 	if p, ok := m.programs[key]; ok {
+		m.programOrder = append(slices.DeleteFunc(m.programOrder, func(k string) bool { return k == key }), key)
 		return p, nil
 	}
 	p, err := luaprogram.Compile(chunkname, text, opts)
@@ -107,7 +123,12 @@ func (m *Module) compile(chunkname, text string, opts luaprogram.Options) (*luap
 	if m.programs == nil {
 		m.programs = map[string]*luaprogram.Program{}
 	}
+	if len(m.programOrder) >= maxPrograms {
+		delete(m.programs, m.programOrder[0])
+		m.programOrder = slices.Delete(m.programOrder, 0, 1)
+	}
 	m.programs[key] = p
+	m.programOrder = append(m.programOrder, key)
 	return p, nil
 }
 

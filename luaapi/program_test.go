@@ -332,6 +332,25 @@ s:close(0)`)
 	}
 }
 
+// The module keeps the programs it compiled for reuse, the maxPrograms used
+// last: a program of a new text in every trial does not keep them all.
+func TestProgramCacheIsBounded(t *testing.T) {
+	h := sim(t)
+	h.run(`first = resident.program{source = "return function(p) end", name = "p0"}
+for i = 1, 100 do
+	resident.program{source = "return function(p) end", name = "p" .. i}
+	if i % 10 == 0 then assert(resident.program{source = "return function(p) end", name = "p0"} ~= nil) end
+end`)
+	if n := len(h.m.programs); n != maxPrograms || len(h.m.programOrder) != maxPrograms {
+		t.Errorf("the module keeps %d programs (%d in order), want %d", n, len(h.m.programOrder), maxPrograms)
+	}
+	// p0, used again and again, is still the one compiled first.
+	prog := func(expr string) any { return h.eval(expr).(*lua.LUserData).Value.(*programValue).prog }
+	if prog(`resident.program{source = "return function(p) end", name = "p0"}`) != prog("first") {
+		t.Error("the program used last was dropped from the cache")
+	}
+}
+
 // ringVariant is examples/ring's program file with old replaced by new
 // (which must occur): a broken variant of the ring pair.
 func ringVariant(t *testing.T, file, old, new string) string {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/residentlua/residentlua/internal/input"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/check"
@@ -58,16 +60,19 @@ func LoadScenario(ctx context.Context, path string, stdout io.Writer) (*Scenario
 	var err error
 	if path == "-" {
 		sc.chunkname = "=stdin"
-		sc.src, err = io.ReadAll(os.Stdin)
+		sc.src, err = input.ReadAll(os.Stdin, input.LuaSource)
 	} else {
-		sc.src, err = os.ReadFile(path)
+		sc.src, err = input.ReadFile(path, input.LuaSource)
 	}
 	if err != nil {
+		what := "open"
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
+		} else {
+			what = "read"
 		}
-		return nil, fmt.Errorf("cannot open %s: %v", path, err)
+		return nil, fmt.Errorf("cannot %s %s: %v", what, path, err)
 	}
 	if bytes.HasPrefix(sc.src, []byte("#")) { // a first line "#!..." is skipped, its newline kept
 		i := bytes.IndexAny(sc.src, "\n\r")

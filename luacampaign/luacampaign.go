@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 
 	"github.com/residentlua/residentlua/campaign"
@@ -60,6 +61,22 @@ type scriptRunners struct {
 	// which every other runner's must equal.
 	fabricDigest string
 	made         bool
+	// files holds the digest of each file the runners' states read a
+	// program or kernel from, by path.
+	files map[string]string
+}
+
+// readFile records the digest of a file a runner's state read.
+func (s *scriptRunners) readFile(path string, content []byte) {
+	d := digest(content)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = map[string]string{}
+	}
+	if _, ok := s.files[path]; !ok {
+		s.files[path] = d
+	}
 }
 
 // script reads the script, once.
@@ -81,7 +98,7 @@ func (s *scriptRunners) NewRunner(ctx context.Context, seed uint64) (campaign.Ru
 	if err != nil {
 		return nil, err
 	}
-	r, err := newLuaRunner(ctx, seed, src, s.opts)
+	r, err := newLuaRunner(ctx, seed, src, s.opts, s.readFile)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +114,8 @@ func (s *scriptRunners) NewRunner(ctx context.Context, seed uint64) (campaign.Ru
 }
 
 // Describe names the trials by the script's path, with the digests of its
-// bytes and of its trial_fabric (none when no runner was made).
+// bytes, of its trial_fabric (none when no runner was made) and of each
+// file its states read a program or kernel from.
 func (s *scriptRunners) Describe(sum *campaign.Summary) error {
 	src, err := s.script()
 	if err != nil {
@@ -106,5 +124,6 @@ func (s *scriptRunners) Describe(sum *campaign.Summary) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sum.Script, sum.ScriptSHA256, sum.TrialFabricSHA256 = s.path, src.digest, s.fabricDigest
+	sum.FilesSHA256 = maps.Clone(s.files)
 	return nil
 }

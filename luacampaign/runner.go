@@ -50,8 +50,9 @@ type luaRunner struct {
 // time only, print to opts.Stdout, the fabric reports discarded, os.exit
 // an error), runs the script in it, finds its trial function and checks
 // its trial_fabric by making a fabric with it. ctx stops the script's top
-// level, which runs as the first trial's seed.
-func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*luaRunner, error) {
+// level, which runs as the first trial's seed. onRead is called with each
+// file the state reads a program or kernel from.
+func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onRead func(path string, content []byte)) (*luaRunner, error) {
 	L := lua51.NewState(lua51.Options{Seed: int64(seed), Stdout: opts.Stdout, ExitRefused: exitRefused})
 	m, err := luaapi.Open(L, luaapi.Options{
 		Config: devices.Config{Mode: devices.Simulated, Seed: seed,
@@ -67,6 +68,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options) (*l
 		StatsLimit:    -1,
 		OnFabric:      opts.OnFabric,
 		SimulatedOnly: true,
+		OnRead:        onRead,
 		ScriptDir:     s.dir(),
 	})
 	if err != nil {
@@ -414,24 +416,5 @@ func errorMessage(L *lua.LState, err error) string {
 	if !ok {
 		return err.Error()
 	}
-	switch v := api.Object.(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return lua51.NumberToString(v)
-	}
-	if L.GetMetaField(api.Object, "__tostring") != lua.LNil {
-		fn := L.NewFunction(func(L *lua.LState) int {
-			L.Push(lua.LString(lua51.ToString(L, L.Get(1))))
-			return 1
-		})
-		L.Push(fn)
-		L.Push(api.Object)
-		if lua51.PCall(L, 1, 1) == nil {
-			s := L.Get(-1)
-			L.Pop(1)
-			return lua.LVAsString(s)
-		}
-	}
-	return fmt.Sprintf("(error object is a %s value)", api.Object.Type())
+	return lua51.Message(L, api.Object)
 }

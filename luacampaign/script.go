@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/residentlua/residentlua/internal/input"
 )
 
 // script is a trial script, read once for every worker of a run (so that a
@@ -37,9 +38,9 @@ func readScript(path string) (*script, error) {
 	var err error
 	if path == "-" {
 		s.chunk = "=stdin"
-		src, err = io.ReadAll(os.Stdin)
+		src, err = input.ReadAll(os.Stdin, input.LuaSource)
 	} else {
-		src, err = os.ReadFile(path)
+		src, err = input.ReadFile(path, input.LuaSource)
 	}
 	if err != nil {
 		var pe *os.PathError

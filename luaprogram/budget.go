@@ -2,66 +2,109 @@ package luaprogram
 
 import (
 	"context"
+	"errors"
 	"strconv"
-	"time"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // DefaultInstructions is how many Lua instructions a program may run
 // between two memory operations before it is stopped: a few tenths of a
 // second of the interpreter, far beyond any step's work, so that a program
 // that loops without a memory operation ends with an error instead of
-// hanging its device.
+// hanging its device. The work of library functions (a pattern search, a
+// sort, a long string built) counts too, so no one call can outlast it.
 const DefaultInstructions = 10_000_000
 
-// instructionBudget is the context of a program's thread: the interpreter
-// asks for its Done channel before every instruction it runs, so counting
-// those calls counts instructions. Once left runs out it answers with a
-// closed channel, and the interpreter raises Err, whose text says what
-// happened. It also ends with parent, the host's context (Ctrl-C).
-type instructionBudget struct {
-	parent context.Context
-	limit  int64
-	left   int64
+// setContext makes ctx the context of the machine's Lua code: its end
+// (the host's Ctrl-C, a trial's time limit) stops the code wherever it is.
+func (m *machine) setContext(ctx context.Context) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m.L.SetContext(ctx)
+}
+
+// pcall is lua51.PCallBudget on the machine's state, under the program's
+// instruction budget and the machine's context.
+func (m *machine) pcall(nargs, nret int) error {
+	return lua51.PCallBudget(m.L, nargs, nret, m.prog.opts.Instructions)
+}
+
+// resumeThread resumes the machine's thread, which runs fn, for a step in
+// env, under the program's instruction budget and the machine's context.
+func (m *machine) resumeThread(env program.Env, fn *lua.LFunction, args []lua.LValue) (lua.ResumeState, error) {
+	ctx := stepContextOf(m.L.Context(), env)
+	st, _, err := lua51.ResumeBudget(ctx, m.L, m.th, fn, m.prog.opts.Instructions, args...)
+	return st, err
+}
+
+// budgetText is the text of an error of the program's Lua code, text,
+// with the instruction budget's error said as a program's.
+func (m *machine) budgetText(err error, text string) string {
+	if !errors.Is(err, lua51.ErrInstructionBudget) {
+		return text
+	}
+	if i := strings.Index(text, "instruction budget exhausted ("); i >= 0 {
+		rest := text[i:]
+		if j := strings.Index(rest, ")"); j >= 0 {
+			return text[:i] + budgetMessage(m.prog.opts.Instructions) + rest[j+1:]
+		}
+	}
+	return text
+}
+
+// budgetMessage says that a program ran limit instructions without a
+// memory operation.
+func budgetMessage(limit int64) string {
+	return "the program ran " + strconv.FormatInt(limit, 10) + " Lua instructions without a memory operation; a device program's steps are short: put a memory operation (p:load, p:wait, p:delay, ...) in every loop, or raise the program's instructions limit"
+}
+
+// stepContext is the context of one step's Lua code: the invocation's,
+// ended too once a device reset is stopping the invocation, which a device
+// whose Env tells (program.Stopping) says at every instruction.
+type stepContext struct {
+	context.Context
+	env program.Stopping
+}
+
+// errStopped is the error of Lua code stopped by a reset of its device.
+var errStopped = errors.New("the device was reset while the program ran")
+
+// Done is closed once the step must stop.
+func (c stepContext) Done() <-chan struct{} {
+	if c.env.Stopping() {
+		return closed
+	}
+	return c.Context.Done()
+}
+
+// Err says why the step stopped.
+func (c stepContext) Err() error {
+	if c.env.Stopping() {
+		return errStopped
+	}
+	return c.Context.Err()
+}
+
+// stopping reports whether a device reset is stopping the invocation env
+// runs.
+func stopping(env program.Env) bool {
+	s, ok := env.(program.Stopping)
+	return ok && s.Stopping()
 }
 
 // closed is a channel that is always closed.
 var closed = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
-func (b *instructionBudget) refill() { b.left = b.limit }
-
-// parentEvery is how many instructions pass between two looks at the
-// parent's Done channel: a program ends within that many instructions of
-// the host's Ctrl-C, and the other instructions pay no channel receive.
-const parentEvery = 1024
-
-// Done is closed once the budget is spent or the parent is done. Between
-// looks at the parent it is nil, which the interpreter's non-blocking
-// receive passes over at once.
-func (b *instructionBudget) Done() <-chan struct{} {
-	if b.left--; b.left < 0 {
-		return closed
+// stepContextOf is the context of a step run in env under ctx.
+func stepContextOf(ctx context.Context, env program.Env) context.Context {
+	if s, ok := env.(program.Stopping); ok {
+		return stepContext{Context: ctx, env: s}
 	}
-	if b.left%parentEvery != 0 {
-		return nil
-	}
-	return b.parent.Done()
-}
-
-// Err says why the program was stopped.
-func (b *instructionBudget) Err() error {
-	if b.left < 0 {
-		return budgetError{b.limit}
-	}
-	return b.parent.Err()
-}
-
-func (b *instructionBudget) Deadline() (deadline time.Time, ok bool) { return b.parent.Deadline() }
-
-func (b *instructionBudget) Value(key any) any { return b.parent.Value(key) }
-
-// budgetError is the error of a program that ran its budget out.
-type budgetError struct{ limit int64 }
-
-func (e budgetError) Error() string {
-	return "the program ran " + strconv.FormatInt(e.limit, 10) + " Lua instructions without a memory operation; a device program's steps are short: put a memory operation (p:load, p:wait, p:delay, ...) in every loop, or raise the program's instructions limit"
+	return ctx
 }

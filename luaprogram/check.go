@@ -7,7 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/lua51"
 )
 
 // check runs the program's check, check(c, args), on the host once the
@@ -22,19 +21,25 @@ func (in *Instance) check() error {
 		return err
 	}
 	defer in.prog.give(m)
-	m.budget.parent = in.cfg.Context
+	m.setContext(in.cfg.Context)
 	if m.host.check == nil {
 		return nil
+	}
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return err
+	}
+	if s.check == nil {
+		return errors.New(in.prog.Name() + ": the chunk returned a check when it was made, and none this time; a program's chunk must return the same table each time it runs")
 	}
 	m.checking = in
 	defer func() { m.checking = nil }()
 	c := m.newCheck(in)
-	m.L.Push(m.host.check)
+	m.L.Push(s.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
-	m.budget.refill()
-	if err := lua51.PCall(m.L, 2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), describe(m.L, err))
+	if err := m.pcall(2, 2); err != nil {
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, m.describe(err)))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)
@@ -44,7 +49,10 @@ func (in *Instance) check() error {
 	if msg == lua.LNil {
 		return errors.New(in.prog.Name() + ": the check found the results wrong (it gave no message)")
 	}
-	return errors.New(lua.LVAsString(msg))
+	if t := msg.Type(); t != lua.LTString && t != lua.LTNumber {
+		return fmt.Errorf("%s: the check found the results wrong (its message is a %s, not a string)", in.prog.Name(), t)
+	}
+	return errors.New(truncateMessage(lua.LVAsString(msg)))
 }
 
 // newCheck makes a check's c for in: its fields, and c:load and c:read,

@@ -47,8 +47,9 @@ type Instance struct {
 	observer program.Observer
 	env      program.Env // during a step
 
-	m        *machine    // the state running it, from its first step
-	p        *lua.LTable // the program's p
+	m        *machine       // the state running it, from its first step
+	run      *lua.LFunction // the program's function, of the chunk run for it
+	p        *lua.LTable    // the program's p
 	pending  pendingOp
 	next     program.Next // what the operation the program stopped at waits for
 	finished bool         // the function returned
@@ -120,7 +121,6 @@ func (in *Instance) Step(env program.Env) program.Next {
 	}
 	res, next, stop := in.effect(env)
 	if stop && next.Kind() == program.NextRetire {
-		in.m.th = nil // stopped inside the operation: it cannot run another invocation
 		return in.end(next, true)
 	}
 	if stop {
@@ -129,7 +129,8 @@ func (in *Instance) Step(env program.Env) program.Next {
 	return in.resume(res)
 }
 
-// begin takes a machine and starts the program's function on it.
+// begin takes a machine and starts the program's function on its thread,
+// whose environment (getfenv(0)) is the invocation's.
 func (in *Instance) begin() program.Next {
 	m, err := in.prog.take()
 	if err != nil {
@@ -137,50 +138,57 @@ func (in *Instance) begin() program.Next {
 		return program.Retire(err)
 	}
 	in.m = m
-	m.budget.parent = in.cfg.Context
+	m.setContext(in.cfg.Context)
 	m.reseed(in.cfg.Seed)
 	s, err := m.spec()
 	if err != nil {
 		return in.end(program.Retire(err), true)
 	}
-	args := in.cfg.Args.lua(m.L)
-	in.p = m.newP(in, args)
-	return in.resume([]lua.LValue{s.run, in.p, args})
-}
-
-// resume resumes the program's thread with results (the operation's
-// results, or the job to start) and returns what it stopped at.
-func (in *Instance) resume(results []lua.LValue) program.Next {
-	m := in.m
 	if m.th == nil {
 		th, cancel := m.L.NewThread()
 		if cancel != nil {
-			cancel()
+			cancel() // the child context NewThread derives is replaced
 		}
-		th.SetContext(&m.budget)
 		m.th = th
 	}
+	// A thread whose function returned is marked dead, its stack empty:
+	// Resume starts the next function on it once it is not.
+	m.th.Dead = false
+	m.th.Env, in.run = s.run.Env, s.run
+	args := in.cfg.Args.lua(m.L)
+	in.p = m.newP(in, args)
+	return in.resume([]lua.LValue{in.p, args})
+}
+
+// resume resumes the program's thread with results (the operation's
+// results, or the function's arguments) and returns what it stopped at.
+func (in *Instance) resume(results []lua.LValue) program.Next {
+	m := in.m
 	in.pending, in.next = pendingOp{}, program.Next{}
 	m.run = in
-	m.budget.refill()
-	_, err, _ := m.L.Resume(m.th, m.tramp, results...)
+	st, err := m.resumeThread(in.env, in.run, results)
 	m.run = nil
 	switch {
+	case err != nil && stopping(in.env):
+		return in.end(program.Retire(in.env.ResetError()), true)
 	case err != nil:
-		msg := m.errorText(err) + traceback(m.th)
-		m.th = nil
+		text := m.errorText(err)
+		if text == callstackOverflow {
+			text = "stack overflow" // Lua 5.1's words
+		}
+		msg := truncateMessage(m.budgetText(err, text)) + traceback(m.th)
 		return in.end(program.Retire(errors.New(msg)), true)
 	case in.misuse != "":
-		m.th = nil
 		return in.end(program.Retire(errors.New(in.misuse)), true)
-	case in.finished:
-		return in.end(program.Retire(nil), true)
+	case st == lua.ResumeOK:
+		// The function returned: the thread's stack is empty, and the
+		// next invocation may start its own function on it.
+		in.ended = true
+		in.prog.give(m)
+		return program.Retire(nil)
 	}
 	switch in.next.Kind() {
 	case program.NextRetire, program.NextHang:
-		// The thread stays stopped inside the program: it cannot run
-		// another invocation.
-		m.th = nil
 		return in.end(in.next, true)
 	}
 	return in.next
@@ -194,14 +202,15 @@ func (in *Instance) Stopped() {
 		in.ended = true
 		return
 	}
-	in.m.th = nil
 	in.end(program.Next{}, true)
 }
 
 // end retires the invocation with next and gives its machine back, when
-// keep says it is fit to run another.
+// keep says it is fit to run another. The thread is dropped: it stopped
+// inside the program, and no later invocation may reach its frames.
 func (in *Instance) end(next program.Next, keep bool) program.Next {
 	in.ended = true
+	in.m.th = nil
 	if keep {
 		in.prog.give(in.m)
 	}

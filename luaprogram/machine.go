@@ -1,7 +1,6 @@
 package luaprogram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,30 +12,39 @@ import (
 
 // machine is one Lua state that runs a program: the compiled chunk, the
 // pristine globals every invocation's environment is copied from, and the
-// thread that runs invocations one after another.
+// thread of the invocation it runs.
 type machine struct {
 	prog  *Program
 	L     *lua.LState
 	chunk *lua.LFunction
-	// host is what the chunk returned when the machine was made: its
-	// buffers declaration and its check, which run on the host in that
-	// first environment (they compute from their arguments alone).
-	host    spec
-	envMeta *lua.LTable // every environment's metatable: reads fall through to the globals as made
-	budget  instructionBudget
+	// host is what the chunk returned when the machine was made: whether
+	// it has a check, and its sites. Its functions are never run: each
+	// call of a check or a buffers declaration runs the chunk afresh.
+	host spec
+	// globals are the state's globals as made, and libraries the
+	// functions of each library table among them: what every
+	// environment is built from, kept where no Lua code reaches them.
+	globals   []field
+	libraries map[string][]field
+	// stringMeta is the strings' metatable, which every value of the
+	// state shares, and stringFields its fields as made: each environment
+	// sets them again, with __index its own copy of string.
+	stringMeta   *lua.LTable
+	stringFields []field
 
-	// The thread runs the trampoline: it calls an invocation's function,
-	// then yields in finished until the next one. It is nil when it died
-	// (an error, or an invocation that did not end cleanly).
-	th    *lua.LState
-	tramp *lua.LFunction
+	// th is the thread invocations run on, one after another: a thread
+	// whose function returned has an empty stack, and the next starts
+	// its own function on it. One stopped inside the program (an error,
+	// a retirement, a hang, a reset) is dropped, so that no invocation
+	// reaches another's frames; nil until the next invocation makes one.
+	th *lua.LState
 
-	run    *Instance                 // the invocation being stepped, if any
-	pMetas map[deviceKey]*lua.LTable // p's metatables (deviceMeta)
-	bufMT  *lua.LTable               // buffer handles' metatable
-	method *lua.LTable               // p's methods
-	none   []lua.LValue              // no results, for a resume
-	one    [1]lua.LValue             // one result, for a resume
+	run    *Instance             // the invocation being stepped, if any
+	pShare map[deviceKey][]field // the fields of p its device's invocations share (deviceFields)
+	bufMT  *lua.LTable           // buffer handles' metatable
+	method []field               // p's methods
+	none   []lua.LValue          // no results, for a resume
+	one    [1]lua.LValue         // one result, for a resume
 	// checking is the invocation whose check runs, which c:load and
 	// c:read (checkLoad, checkRead) read the buffers of.
 	checking             *Instance
@@ -47,34 +55,44 @@ type machine struct {
 	pendingSeed bool
 }
 
+// field is a key of a table and its value.
+type field struct {
+	k, v lua.LValue
+}
+
+// fieldsOf lists t's fields.
+func fieldsOf(t *lua.LTable) []field {
+	var out []field
+	t.ForEach(func(k, v lua.LValue) { out = append(out, field{k, v}) })
+	return out
+}
+
 // removedGlobals are what a program's state leaves out: files, processes,
 // modules, the debug library (whose hooks would replace the budget) and
 // coroutines (a program is straight-line code; its memory operations are
 // its only yields).
 var removedGlobals = []string{"io", "os", "package", "require", "module", "dofile", "loadfile", "debug", "coroutine"}
 
-// trampoline calls each invocation's function on the machine's thread.
-const trampoline = `local run, p, args = ...
-while true do
-	run(p, args)
-	run, p, args = finished()
-end`
-
 func (p *Program) newMachine() (*machine, error) {
-	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout})
+	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout, MemoryLimit: p.opts.MemoryLimit})
 	for _, name := range removedGlobals {
 		L.SetGlobal(name, lua.LNil)
 	}
 	openBit32(L)
-	m := &machine{prog: p, L: L, envMeta: L.NewTable(), pMetas: map[deviceKey]*lua.LTable{}}
+	m := &machine{prog: p, L: L, pShare: map[deviceKey][]field{}, libraries: map[string][]field{}}
 	m.seedLazily()
-	base := L.NewTable()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
-		if k != lua.LString("_G") {
-			base.RawSet(k, v)
+		if k == lua.LString("_G") {
+			return
+		}
+		m.globals = append(m.globals, field{k, v})
+		if lib, ok := v.(*lua.LTable); ok {
+			m.libraries[lua.LVAsString(k)] = fieldsOf(lib)
 		}
 	})
-	m.envMeta.RawSetString("__index", base)
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		m.stringMeta, m.stringFields = mt, fieldsOf(mt)
+	}
 	chunk, err := lua51.LoadString(L, p.text, p.chunkname)
 	if err != nil {
 		L.Close()
@@ -85,17 +103,7 @@ func (p *Program) newMachine() (*machine, error) {
 		return nil, err
 	}
 	m.chunk = chunk
-	tramp, err := lua51.LoadString(L, trampoline, "=trampoline")
-	if err != nil {
-		L.Close()
-		return nil, fmt.Errorf("luaprogram: the trampoline does not compile: %w", err)
-	}
-	env := L.NewTable()
-	env.RawSetString("finished", L.NewFunction(m.finished))
-	tramp.Env = env
-	m.tramp = tramp
-	m.budget = instructionBudget{parent: context.Background(), limit: p.opts.Instructions}
-	L.SetContext(&m.budget)
+	m.setContext(nil)
 	m.initMethods()
 	m.initCheck()
 	if m.host, err = m.spec(); err != nil {
@@ -107,14 +115,40 @@ func (p *Program) newMachine() (*machine, error) {
 
 func (m *machine) close() { m.L.Close() }
 
-// environment makes a fresh environment: an empty table of globals whose
-// reads fall through to the state's globals as made. What one invocation
-// sets is its own; the library tables are shared, and a program must not
-// change them.
+// environment makes a fresh environment: the globals as made, with fresh
+// copies of the library tables, and no metatable. It sets the strings'
+// metatable as made, with __index the environment's string: nothing one
+// invocation writes (to its globals, its libraries, the strings'
+// metatable) is seen by another.
 func (m *machine) environment() *lua.LTable {
-	env := m.L.NewTable()
-	m.L.SetMetatable(env, m.envMeta)
+	L := m.L
+	env := L.CreateTable(0, len(m.globals)+1)
+	for _, g := range m.globals {
+		v := g.v
+		if lib, ok := m.libraries[lua.LVAsString(g.k)]; ok {
+			t := L.CreateTable(0, len(lib))
+			for _, f := range lib {
+				t.RawSet(f.k, f.v)
+			}
+			v = t
+		}
+		env.RawSet(g.k, v)
+	}
 	env.RawSetString("_G", env)
+	if mt := m.stringMeta; mt != nil {
+		var keys []lua.LValue
+		mt.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
+			mt.RawSet(k, lua.LNil)
+		}
+		for _, f := range m.stringFields {
+			mt.RawSet(f.k, f.v)
+		}
+		if s, ok := env.RawGetString("string").(*lua.LTable); ok {
+			mt.RawSetString("__index", s)
+		}
+		mt.Metatable = lua.LNil
+	}
 	return env
 }
 
@@ -143,29 +177,30 @@ func (m *machine) chunkIn(env *lua.LTable) *lua.LFunction {
 // an error carries its traceback. fn may not yield: the memory operations
 // refuse to run outside an invocation.
 func (m *machine) call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
-	m.budget.refill()
 	m.L.Push(fn)
 	for _, a := range args {
 		m.L.Push(a)
 	}
-	if err := lua51.PCall(m.L, len(args), 1); err != nil {
-		return nil, errors.New(describe(m.L, err))
+	if err := m.pcall(len(args), 1); err != nil {
+		return nil, errors.New(m.budgetText(err, m.describe(err)))
 	}
 	res := m.L.Get(-1)
 	m.L.Pop(1)
 	return res, nil
 }
 
-// describe is an error of lua51.PCall as its message and traceback.
-func describe(L *lua.LState, err error) string {
+// describe is an error of lua51.PCall as its message, cut to maxMessage,
+// and traceback.
+func (m *machine) describe(err error) string {
 	var api *lua.ApiError
-	if errors.As(err, &api) {
-		if api.StackTrace == "" {
-			return lua51.ToString(L, api.Object)
-		}
-		return lua51.ToString(L, api.Object) + "\n" + api.StackTrace
+	if !errors.As(err, &api) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := truncateMessage(m.errorText(err))
+	if api.StackTrace == "" {
+		return msg
+	}
+	return msg + "\n" + api.StackTrace
 }
 
 // errorText is a Lua error's message, as tostring gives it (under the
@@ -178,13 +213,22 @@ func (m *machine) errorText(err error) string {
 	if s, ok := api.Object.(lua.LString); ok {
 		return string(s)
 	}
-	m.budget.refill()
+	cannot := "(an error value that tostring cannot describe: a " + api.Object.Type().String()
 	m.L.Push(m.L.NewFunction(func(L *lua.LState) int {
+		if fn := L.GetMetaField(api.Object, "__tostring"); fn != lua.LNil {
+			L.Push(fn)
+			L.Push(api.Object)
+			L.Call(1, 1)
+			if t := L.Get(-1).Type(); t != lua.LTString && t != lua.LTNumber {
+				L.Push(lua.LString(cannot + " whose __tostring gave a " + t.String() + ")"))
+			}
+			return 1
+		}
 		L.Push(lua.LString(lua51.ToString(L, api.Object)))
 		return 1
 	}))
-	if lua51.PCall(m.L, 0, 1) != nil {
-		return "(an error value that tostring cannot describe: a " + api.Object.Type().String() + ")"
+	if m.pcall(0, 1) != nil {
+		return cannot + ")"
 	}
 	text := lua.LVAsString(m.L.Get(-1))
 	m.L.Pop(1)
@@ -192,15 +236,15 @@ func (m *machine) errorText(err error) string {
 }
 
 // traceback lists the Lua frames of th, a thread that stopped at an error,
-// innermost first, as Lua's stack traceback does (the trampoline left out).
+// innermost first, as Lua's stack traceback does.
 func traceback(th *lua.LState) string {
-	var b strings.Builder
+	var lines []string
 	for level := 0; ; level++ {
 		dbg, ok := th.GetStack(level)
 		if !ok {
 			break
 		}
-		if _, err := th.GetInfo("nSl", dbg, lua.LNil); err != nil || dbg.Source == "trampoline" {
+		if _, err := th.GetInfo("nSl", dbg, lua.LNil); err != nil {
 			continue
 		}
 		where, what := dbg.Source, "in function <"+dbg.Source+fmt.Sprintf(":%d>", dbg.LineDefined)
@@ -210,6 +254,9 @@ func traceback(th *lua.LState) string {
 		switch {
 		case dbg.What == "G":
 			where, what = "[C]", "in a Go function"
+		case isBottom(th, level):
+			// The program's function, which gopher-lua calls the
+			// thread's main chunk; Lua 5.1 names it by its place.
 		case dbg.Name != "":
 			what = "in function '" + dbg.Name + "'"
 		case dbg.What == "main":
@@ -218,18 +265,17 @@ func traceback(th *lua.LState) string {
 		if dbg.What == "G" && dbg.Name != "" {
 			what = "in function '" + dbg.Name + "'"
 		}
-		b.WriteString("\n\t" + where + ": " + what)
+		lines = append(lines, "\t"+where+": "+what)
 	}
-	if b.Len() == 0 {
+	if len(lines) == 0 {
 		return ""
 	}
-	return "\nstack traceback:" + b.String()
+	return "\nstack traceback:\n" + strings.Join(elideLevels(lines), "\n")
 }
 
-// finished is the trampoline's: the invocation's function returned.
-func (m *machine) finished(L *lua.LState) int {
-	if m.run != nil {
-		m.run.finished = true
-	}
-	return L.Yield()
+// isBottom reports whether level is the bottom of th's stack: the
+// program's function.
+func isBottom(th *lua.LState, level int) bool {
+	_, more := th.GetStack(level + 1)
+	return !more
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // handle is a buffer handle a program holds: p.startup or one of
@@ -50,9 +51,8 @@ func (m *machine) initMethods() {
 		"event":       m.event,
 		"now":         m.now,
 	}
-	m.method = L.NewTable()
 	for name, fn := range methods {
-		m.method.RawSetString(name, L.NewFunction(fn))
+		m.method = append(m.method, field{lua.LString(name), L.NewFunction(fn)})
 	}
 	m.bufMT = L.NewTable()
 	m.bufMT.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -78,11 +78,14 @@ func (m *machine) initMethods() {
 }
 
 // newP makes the p of an invocation: its own fields (the buffers, the
-// arguments, the session), and, through its metatable, the methods and the
-// fields its device's invocations share.
+// arguments, the session), the methods, and the fields its device's
+// invocations share, copied, so that nothing one invocation writes to its
+// p is seen by another. It has no metatable.
 func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 	L := m.L
-	p := L.CreateTable(0, 4)
+	tm := in.env.Timing()
+	shared := m.deviceFields(in.cfg)
+	p := L.CreateTable(0, 5+len(shared))
 	p.RawSetString("startup", m.newHandle(in, -1))
 	bufs := L.CreateTable(0, len(in.cfg.Buffers))
 	for i, b := range in.cfg.Buffers {
@@ -91,50 +94,50 @@ func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 	p.RawSetString("buffers", bufs)
 	p.RawSetString("args", args)
 	p.RawSetString("owner", lua.LNumber(in.cfg.Owner))
-	L.SetMetatable(p, m.deviceMeta(in.cfg, in.env.Timing()))
+	for _, f := range shared {
+		p.RawSet(f.k, f.v)
+	}
+	timing := L.CreateTable(0, len(program.TimingFigures))
+	for _, name := range program.TimingFigures {
+		d, _ := tm.Figure(name)
+		timing.RawSetString(name, lua.LNumber(d.Seconds()))
+	}
+	p.RawSetString("timing", timing)
 	return p
 }
 
 // deviceKey names what p's shared fields depend on.
 type deviceKey struct {
 	device, kind, queue string
-	timing              program.Timing
 }
 
-// maxDeviceMetas bounds the metatables a machine keeps.
-const maxDeviceMetas = 8
+// maxDeviceFields bounds the lists of shared fields a machine keeps.
+const maxDeviceFields = 8
 
-// deviceMeta is the metatable of the p of invocations on one device, queue
-// and timing: its methods, the device's name, kind and queue, the timing
-// figures in seconds and the startup word's values. It is made once and
-// kept (a few), as a campaign's trials run on fabrics alike.
-func (m *machine) deviceMeta(cfg Config, tm program.Timing) *lua.LTable {
-	key := deviceKey{cfg.Device, cfg.Kind, cfg.Queue, tm}
-	if meta, ok := m.pMetas[key]; ok {
-		return meta
+// deviceFields are the fields of the p of invocations on one device and
+// queue: its methods, the device's name, kind and queue and the startup
+// word's values. They are listed once and kept (a few), as a campaign's
+// trials run on fabrics alike.
+func (m *machine) deviceFields(cfg Config) []field {
+	key := deviceKey{cfg.Device, cfg.Kind, cfg.Queue}
+	if f, ok := m.pShare[key]; ok {
+		return f
 	}
-	L := m.L
-	shared := L.NewTable()
-	m.method.ForEach(shared.RawSet)
-	shared.RawSetString("device", lua.LString(cfg.Device))
-	shared.RawSetString("kind", lua.LString(cfg.Kind))
-	shared.RawSetString("queue", lua.LString(cfg.Queue))
-	shared.RawSetString("WAIT", lua.LNumber(program.StartupWait))
-	shared.RawSetString("RUN", lua.LNumber(program.StartupRun))
-	shared.RawSetString("ABORT", lua.LNumber(program.StartupAbort))
-	timing := L.CreateTable(0, len(program.TimingFigures))
-	for _, name := range program.TimingFigures {
-		d, _ := tm.Figure(name)
-		timing.RawSetString(name, lua.LNumber(d.Seconds()))
+	f := append([]field(nil), m.method...)
+	for _, kv := range []struct {
+		k string
+		v lua.LValue
+	}{
+		{"device", lua.LString(cfg.Device)}, {"kind", lua.LString(cfg.Kind)}, {"queue", lua.LString(cfg.Queue)},
+		{"WAIT", lua.LNumber(program.StartupWait)}, {"RUN", lua.LNumber(program.StartupRun)}, {"ABORT", lua.LNumber(program.StartupAbort)},
+	} {
+		f = append(f, field{lua.LString(kv.k), kv.v})
 	}
-	shared.RawSetString("timing", timing)
-	meta := L.NewTable()
-	meta.RawSetString("__index", shared)
-	if len(m.pMetas) >= maxDeviceMetas {
-		clear(m.pMetas)
+	if len(m.pShare) >= maxDeviceFields {
+		clear(m.pShare)
 	}
-	m.pMetas[key] = meta
-	return meta
+	m.pShare[key] = f
+	return f
 }
 
 // newHandle makes the handle of in's buffer i (-1: the startup line).
@@ -162,8 +165,19 @@ func (m *machine) current(L *lua.LState, name string) *Instance {
 // does first, next what the step waits for. It yields to the device's
 // executor, which resumes it with the operation's results.
 func (m *machine) stop(L *lua.LState, in *Instance, op pendingOp, next program.Next) int {
+	name := opNames[op.kind]
+	switch next.Kind() {
+	case program.NextRetire:
+		name = "retire"
+	case program.NextHang:
+		name = "hang"
+	}
 	if L != m.th {
-		in.misuse = "p:" + opNames[op.kind] + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
+		in.misuse = "p:" + name + " was called inside pcall, xpcall or another protected call; a memory operation yields to the device, which it cannot do from there: call memory operations outside protected calls"
+		L.RaiseError("%s", in.misuse)
+	}
+	if !lua51.CanYield(L) {
+		in.misuse = "p:" + name + " was called inside a function that Lua's library or a metamethod called (an iterator of a generic for, a callback of string.gsub or table.sort, __index, __add, __tostring, __concat, ...); a memory operation yields to the device, which it cannot do from there: call memory operations in the program's own code, and hand their results to such functions"
 		L.RaiseError("%s", in.misuse)
 	}
 	in.pending, in.next = op, spinning(in, op, next)
@@ -346,7 +360,7 @@ func (m *machine) retire(L *lua.LState) int {
 	case *lua.LNilType:
 		return m.stop(L, in, pendingOp{}, program.Retire(nil))
 	case lua.LString:
-		return m.stop(L, in, pendingOp{}, program.Retire(errors.New(string(v))))
+		return m.stop(L, in, pendingOp{}, program.Retire(errors.New(truncateMessage(string(v)))))
 	}
 	L.RaiseError("p:retire: give nothing to retire cleanly, or a message to retire with an error; got %s", L.Get(2).Type())
 	return 0
@@ -360,6 +374,9 @@ func (m *machine) fault(L *lua.LState) int {
 	site, err := fault.ParseSite(L.CheckString(2))
 	if err != nil {
 		L.RaiseError("p:fault: %v", err)
+	}
+	if !builtinSites[site] && !m.prog.sites[site] {
+		L.RaiseError("p:fault: %s is a site another program declared; declare it in this program's sites (sites = {%q}) to hit it", site, site.String())
 	}
 	fired := in.env.Fault(site)
 	in.mix(uint64(fired.Action))
@@ -381,6 +398,15 @@ func (m *machine) fault(L *lua.LState) int {
 	L.Push(lua.LString(fired.Action.String()))
 	return 1
 }
+
+// builtinSites are the runtime's fault sites, which every program may hit.
+var builtinSites = func() map[fault.Site]bool {
+	set := map[fault.Site]bool{}
+	for _, s := range fault.Sites() {
+		set[s] = true
+	}
+	return set
+}()
 
 // maxDetail bounds an event's detail.
 const maxDetail = 200

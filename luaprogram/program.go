@@ -1,7 +1,6 @@
 package luaprogram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -24,6 +25,11 @@ type Options struct {
 	// between two memory operations (and a check or a buffers function in
 	// all); 0 means DefaultInstructions.
 	Instructions int64
+	// MemoryLimit is the memory budget of the program's Lua states, as
+	// lua51.Options.MemoryLimit: past it a program's Lua code fails with
+	// "not enough memory". 0 means lua51.DefaultMemoryLimit(); a host
+	// gives its own state's (lua51.MemoryLimit).
+	MemoryLimit int64
 }
 
 // Program is a device program written in Lua: a chunk compiled once, and
@@ -37,7 +43,8 @@ type Program struct {
 	text      string
 	opts      Options
 
-	hasCheck bool // the chunk returns a check
+	hasCheck bool                // the chunk returns a check
+	sites    map[fault.Site]bool // the sites of its own it declared
 
 	mu       sync.Mutex
 	idle     []*machine
@@ -46,7 +53,7 @@ type Program struct {
 
 // Load reads a program from the file at path.
 func Load(path string, opts Options) (*Program, error) {
-	text, err := os.ReadFile(path)
+	text, err := input.ReadFile(path, input.LuaSource)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
 	}
@@ -70,11 +77,14 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.hasCheck = m.host.check != nil
+	p.sites = map[fault.Site]bool{}
 	for _, name := range m.host.sites {
-		if _, err := fault.DefineSite(name); err != nil {
+		site, err := fault.DefineSite(name)
+		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
 		}
+		p.sites[site] = true
 	}
 	p.idle = append(p.idle, m)
 	return p, nil
@@ -95,7 +105,7 @@ func (p *Program) take() (*machine, error) {
 		m := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		m.budget.parent = context.Background() // not a context of an earlier user's, maybe ended
+		m.setContext(nil) // not a context of an earlier user's, maybe ended
 		return m, nil
 	}
 	p.mu.Unlock()
@@ -167,7 +177,11 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 		return nil, err
 	}
 	defer p.give(m)
-	decl := m.host.buffers
+	s, err := m.spec() // a fresh environment, as an invocation's
+	if err != nil {
+		return nil, err
+	}
+	decl := s.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
 		res, err := m.call(fn, args.lua(m.L))
 		if err != nil {
@@ -210,9 +224,6 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
-
-// HasCheck reports whether the program checks its own results.
-func (p *Program) HasCheck() bool { return p.hasCheck }
 
 // isName reports whether s is a buffer's name: a letter or _, then
 // letters, digits and _, 32 at most.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
 	"github.com/residentlua/residentlua/plot/campaignplot"
@@ -38,6 +41,7 @@ type campaignOptions struct {
 	summaryPath string // --summary: the Summary's JSON
 	plotPath    string // --plot: the measurements' pictures
 	tracePath   string // --trace, with --replay
+	eventsPath  string // --events: every trial's sessions as one trace
 	replay      uint64 // --replay SEED; 0 for none
 	shardAuto   bool   // --shard auto: the shard from a Slurm job array's variables
 	shards      int    // --shards N (the shard from JOB_COMPLETION_INDEX)
@@ -53,7 +57,8 @@ const campaignUsage = `usage: residentlua campaign [SCRIPT] [options]
 Runs N seeded trials (trial i with seed S+i) of the built-in protocol
 trial, or of SCRIPT's function trial(t), and prints their summary.
   --trials N          trials of the campaign (default 1000)
-  --workers W         trials run at once (default: the number of cores)
+  --workers W         trials run at once (default: the number of cores), at
+                      most 1024 and what memory allows (8 MiB a worker)
   --seed S            seed of trial 0 (default 1)
   --trial-timeout D   wall time a script's trial may take, such as 90s or
                       10m (default 60s; 0: no limit); one that takes longer
@@ -67,6 +72,8 @@ trial, or of SCRIPT's function trial(t), and prints their summary.
                       like them (a .lua file, say)
   --replay SEED       run the trial of that seed alone, with its report
   --trace FILE        with --replay: write the trial's timeline
+  --events FILE       write every trial's sessions as one trace (JSON
+                      Lines), which residentlua validate checks
   --shard K/N         run the trials whose index is K mod N
   --shard auto        the shard of this task of a Slurm job array
                       ($SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT)
@@ -80,7 +87,7 @@ after SIGTERM). See docs/campaigns.md.
 // campaignValued lists campaign's options: true for those that take a value.
 var campaignValued = map[string]bool{
 	"trials": true, "workers": true, "seed": true, "trial-timeout": true, "out": true, "summary": true,
-	"plot": true, "replay": true, "trace": true, "shard": true, "shards": true, "force": false,
+	"plot": true, "replay": true, "trace": true, "events": true, "shard": true, "shards": true, "force": false,
 }
 
 // parseCampaignArgs reads the words after "campaign".
@@ -94,6 +101,9 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 		return nil, err
 	}
 	o.help, o.script = help, script
+	if o.cfg.Workers == 0 {
+		o.cfg.Workers = min(runtime.NumCPU(), maxWorkers())
+	}
 	if o.tracePath != "" && o.replay == 0 {
 		return nil, &usageError{"--trace goes with --replay SEED: a campaign's trials are replayed one at a time"}
 	}
@@ -102,7 +112,7 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 			switch name {
 			case "plot":
 				return nil, &usageError{"--plot draws a campaign's measurements; a replay of one trial has none to draw"}
-			case "out", "summary", "shard", "shards", "workers":
+			case "out", "summary", "shard", "shards", "workers", "events":
 				return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: a replay runs one trial and prints its report (--trace writes its timeline)", name)}
 			}
 		}
@@ -148,7 +158,7 @@ func (o *campaignOptions) set(name, value string) error {
 	case "trials":
 		o.cfg.Trials, err = positive(name, value)
 	case "workers":
-		o.cfg.Workers, err = positive(name, value)
+		o.cfg.Workers, err = workerCount(value)
 	case "shards":
 		o.shards, err = positive(name, value)
 	case "seed":
@@ -167,6 +177,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.plotPath = value
 	case "trace":
 		o.tracePath = value
+	case "events":
+		o.eventsPath = value
 	case "force":
 		o.force = true
 	}
@@ -182,6 +194,38 @@ func positive(name, value string) (int, error) {
 	return n, nil
 }
 
+// workerMemory is the memory a worker is given room for: its Lua state with
+// the script loaded, its fabric's event ring and its summary (about 5.5 MB
+// measured with scripts/campaign.lua), with room to spare.
+const workerMemory = 8 << 20
+
+// workerCap is the most workers a campaign runs, however much memory
+// there is.
+const workerCap = 1024
+
+// maxWorkers is the most workers whose memory fits in the memory budget
+// (lua51.DefaultMemoryLimit: half the machine's memory, less under ulimit),
+// and at most workerCap.
+func maxWorkers() int {
+	return int(min(workerCap, max(1, lua51.DefaultMemoryLimit()/workerMemory)))
+}
+
+// workerCount reads --workers, refusing more workers than maxWorkers.
+func workerCount(value string) (int, error) {
+	n, err := positive("workers", value)
+	if err != nil {
+		return 0, err
+	}
+	if most := maxWorkers(); n > most {
+		why := fmt.Sprintf("each worker needs room for about %d MiB, and the memory budget of %d MiB (half the machine's memory, less under ulimit) holds %d", workerMemory>>20, lua51.DefaultMemoryLimit()>>20, most)
+		if most == workerCap {
+			why = fmt.Sprintf("a campaign runs at most %d workers", workerCap)
+		}
+		return 0, &usageError{fmt.Sprintf("--workers %d: %s; give at most %d (more workers than cores run no faster)", n, why, most)}
+	}
+	return n, nil
+}
+
 // seedValue reads a seed, from 1 to 2^53-1.
 func seedValue(name, value string) (uint64, error) {
 	n, err := strconv.ParseUint(value, 10, 64)
@@ -191,6 +235,10 @@ func seedValue(name, value string) (uint64, error) {
 	return n, nil
 }
 
+// maxTrialTimeout bounds --trial-timeout as the Lua API bounds every
+// duration: about 31 years.
+const maxTrialTimeout = 1e9 * time.Second
+
 // setTrialTimeout reads --trial-timeout: a Go duration, 0 for no limit.
 func (o *campaignOptions) setTrialTimeout(value string) error {
 	d, err := time.ParseDuration(value)
@@ -199,6 +247,9 @@ func (o *campaignOptions) setTrialTimeout(value string) error {
 	}
 	if err != nil || d < 0 {
 		return &usageError{fmt.Sprintf("--trial-timeout %q: give a duration such as 90s or 10m, or 0 for no limit", value)}
+	}
+	if d > maxTrialTimeout {
+		return &usageError{fmt.Sprintf("--trial-timeout %q: give at most 1e9 seconds (about 31 years), or 0 for no limit", value)}
 	}
 	o.cfg.TrialTimeout = d
 	if d == 0 {
@@ -271,7 +322,8 @@ func (o *campaignOptions) checkOutputs() error {
 	}
 	return resultfile.Checks{
 		Outputs: []resultfile.File{{Option: "--out", Path: o.outPath, Kind: resultfile.JSONLines}, {Option: "--summary", Path: o.summaryPath, Kind: resultfile.JSONObject},
-			{Option: "--plot", Path: o.plotPath, Kind: resultfile.Picture}, {Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}},
+			{Option: "--plot", Path: o.plotPath, Kind: resultfile.Picture}, {Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject},
+			{Option: "--events", Path: o.eventsPath, Kind: resultfile.JSONLines}},
 		Inputs:      append([]string{o.script}, o.merge...),
 		Force:       o.force,
 		ForceOption: "--force",
@@ -339,7 +391,14 @@ func (o *campaignOptions) runTrials() int {
 		// worker keeps its own summary.
 		o.cfg.OnTrial = out.add
 	}
-	o.cfg.Runners = o.runners(luacampaign.Options{})
+	var events *eventsFile
+	if o.eventsPath != "" {
+		var err error
+		if events, err = newEventsFile(o.eventsPath); err != nil {
+			return complain(fmt.Errorf("--events: %w", err))
+		}
+	}
+	o.cfg.Runners = o.runners(luacampaign.Options{OnFabric: events.hook()})
 	prog := newProgress(o.cfg, isTerminal(os.Stderr))
 	o.cfg.Progress = &prog.counts
 	intr := newInterrupter()
@@ -352,6 +411,13 @@ func (o *campaignOptions) runTrials() int {
 	}
 	elapsed := time.Since(start)
 	status := o.writeResults(sum, out)
+	if events != nil {
+		release := resultfile.Hold()
+		if err := events.write(); err != nil {
+			status = complain(fmt.Errorf("--events: %w", err))
+		}
+		release()
+	}
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(os.Stderr, "%s: warning: %s\n", progName, w)
 	}
@@ -391,7 +457,7 @@ func (o *campaignOptions) writeResults(sum *campaign.Summary, out *jsonlFile) in
 			status = complain(fmt.Errorf("--summary: %w", err))
 		}
 	}
-	if o.plotPath != "" && !drawPlots(o.plotPath, sum) {
+	if o.plotPath != "" && !drawPlots(context.Background(), o.plotPath, sum) {
 		status = campaignIncomplete
 	}
 	return status
@@ -473,7 +539,13 @@ func (o *campaignOptions) runReplay() int {
 // runMerge merges summary files, writes the result with --summary and
 // --plot, and prints it. The status is 1 when the merged campaign has
 // failures, and 2 when it is not complete: a shard missing, or stopped.
+// The first Ctrl-C (or SIGTERM) stops the pictures after the one being
+// drawn: the summary is written and printed, what was drawn said, and the
+// status is 130 (143); a second ends the process at once, leaving no
+// partial file.
 func (o *campaignOptions) runMerge() int {
+	intr := newInterrupter()
+	ctx := intr.arm()
 	merged := &campaign.Summary{}
 	var stopped []string
 	for _, path := range o.merge {
@@ -495,17 +567,25 @@ func (o *campaignOptions) runMerge() int {
 	}
 	status := campaignPassed
 	release := resultfile.Hold()
+	written := ""
 	if o.summaryPath != "" {
 		if err := writeSummary(o.summaryPath, merged); err != nil {
 			status = complain(fmt.Errorf("--summary: %w", err))
+		} else {
+			written = " and written to " + o.summaryPath
 		}
 	}
-	if o.plotPath != "" && !drawPlots(o.plotPath, merged) {
+	if o.plotPath != "" && !drawPlots(ctx, o.plotPath, merged) {
 		status = campaignIncomplete
 	}
 	release()
+	interrupted := intr.disarm()
 	if err := printText(merged.Text()); err != nil {
 		status = complain(err)
+	}
+	if interrupted {
+		fmt.Fprintf(os.Stderr, "%s: campaign merge: interrupted: the merge of %s is printed%s\n", progName, plural(len(o.merge), "summary", "summaries"), written)
+		return intr.interruptedStatus()
 	}
 	var incomplete []string
 	if sh := merged.Shard; sh != nil {
@@ -538,14 +618,20 @@ func shardsOf(s *campaign.Summary) string {
 }
 
 // drawPlots draws the summary's measurements for --plot and names the
-// files drawn on standard error; it reports whether all went well.
-func drawPlots(path string, s *campaign.Summary) bool {
+// files drawn on standard error; it reports whether all went well. Once
+// ctx ends it draws no more, and says how many it drew.
+func drawPlots(ctx context.Context, path string, s *campaign.Summary) bool {
 	if len(s.Measurements) == 0 {
 		fmt.Fprintf(os.Stderr, "%s: --plot: no measurement was recorded, so there is nothing to draw\n", progName)
 		return true
 	}
 	paths := campaignplot.Paths(s, path)
-	for _, name := range slices.Sorted(maps.Keys(paths)) {
+	names := slices.Sorted(maps.Keys(paths))
+	for i, name := range names {
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "%s: --plot: interrupted: drew %d of %d pictures; %s and the %d after it were not drawn\n", progName, i, len(names), paths[name], len(names)-i-1)
+			return false
+		}
 		err := resultfile.WritePicture(paths[name], func(file string) error { return campaignplot.DrawMeasurement(s, name, file) })
 		if err != nil {
 			complain(fmt.Errorf("--plot: %s: %w", paths[name], err))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -16,6 +15,7 @@ import (
 type chunkError struct {
 	msg       string
 	traceback string // "stack traceback:\n\t..." or empty (syntax errors)
+	silent    bool   // error() or error(nil): lua.c prints nothing
 }
 
 // Error is the message, then the traceback on the lines below it.
@@ -64,26 +64,20 @@ func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, err
 }
 
 // asChunkError turns an error of gopher-lua into a chunkError, rendering the
-// error value the way lua.c's message handler does: strings as they are,
-// values with __tostring through it, anything else by its type.
+// error value the way lua.c's message handler does (lua51.UncaughtMessage:
+// strings up to a NUL byte, numbers, "(error object is not a string)",
+// nothing for nil), except that values with __tostring print through it.
 func asChunkError(L *lua.LState, err error) *chunkError {
 	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		return &chunkError{msg: err.Error()}
 	}
 	ce := &chunkError{traceback: api.StackTrace}
-	switch v := api.Object.(type) {
-	case lua.LString:
-		ce.msg = string(v)
-	case lua.LNumber:
-		ce.msg = lua51.NumberToString(v)
-	default:
-		ce.msg = fmt.Sprintf("(error object is a %s value)", v.Type())
-		if L.GetMetaField(v, "__tostring") != lua.LNil {
-			if s, ok := tostring(L, v); ok {
-				ce.msg = s
-			}
-		}
+	var print bool
+	ce.msg, print = lua51.UncaughtMessage(err)
+	ce.silent = !print
+	if v := api.Object; v != nil && L.GetMetaField(v, "__tostring") != lua.LNil {
+		ce.msg = lua51.Message(L, v)
 	}
 	// Syntax errors from the parser end with a newline; the message is one line.
 	ce.msg = strings.TrimRight(ce.msg, "\n")

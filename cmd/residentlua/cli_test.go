@@ -95,7 +95,7 @@ func TestScriptErrors(t *testing.T) {
 		{"fail.lua", []string{"residentlua: fail.lua:2: script failed", "stack traceback:", "fail.lua:2: in function 'inner'", "fail.lua:4: in main chunk"}},
 		{"syntax.lua", []string{"residentlua: syntax.lua:2: ')' expected (to close '(' at line 1) near '<eof>'"}},
 		{"errobj.lua", []string{"residentlua: custom error", "stack traceback:"}},
-		{"errtable.lua", []string{"residentlua: (error object is a table value)"}},
+		{"errtable.lua", []string{"residentlua: (error object is not a string)"}},
 		{"protocol.lua", []string{"residentlua: invalid: ", "no.such.site"}},
 		{"missing.lua", []string{"residentlua: cannot open missing.lua: No such file or directory"}},
 	} {

@@ -5,6 +5,7 @@
 //	residentlua [options] [script [args]]
 //	residentlua campaign [SCRIPT] [--trials N] [--workers W] [--seed S] ...
 //	residentlua check [SCENARIO.lua] [--rounds R] [--credits C] [--faults F] ...
+//	residentlua validate TRACE...
 //
 // Run residentlua --help for the options, and see docs/cli.md and
 // docs/campaigns.md and docs/checking.md.
@@ -17,7 +18,7 @@ import (
 )
 
 func main() {
-	// "campaign" or "check" as the first word is that command, whose
+	// "campaign", "check" or "validate" as the first word is that command, whose
 	// options are its own; anything else is lua.c's command line.
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -27,6 +28,9 @@ func main() {
 		case "check":
 			reportBrokenPipes()
 			os.Exit(runCheck(os.Args[2:]))
+		case "validate":
+			reportBrokenPipes()
+			os.Exit(runValidate(os.Args[2:]))
 		}
 	}
 	os.Exit(run(os.Args))

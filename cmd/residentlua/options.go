@@ -42,6 +42,7 @@ type options struct {
 	seed         uint64 // --seed; 0 for one chosen by the fabric
 	tracePath    string // --trace
 	statsPath    string // --stats
+	eventsPath   string // --events
 	force        bool   // --force: replace a file that does not look like a result file
 	memoryLimit  int64  // --memory-limit in bytes; 0 for lua51's default
 
@@ -153,7 +154,7 @@ func parseArgs(args []string) (*options, error) {
 // longOptionTakesValue reports whether name is a long option of residentlua.
 func longOptionTakesValue(name string) bool {
 	switch name {
-	case "mode", "wait", "seed", "timing", "gpu", "trace", "stats", "memory-limit":
+	case "mode", "wait", "seed", "timing", "gpu", "trace", "stats", "events", "memory-limit":
 		return true
 	}
 	return false
@@ -192,6 +193,8 @@ func (o *options) setLong(name, value string) error {
 		o.tracePath = value
 	case "stats":
 		o.statsPath = value
+	case "events":
+		o.eventsPath = value
 	case "memory-limit":
 		n, err := lua51.ParseMemorySize(value)
 		if err != nil {
@@ -269,7 +272,9 @@ residentlua options (before the script):
                              NVIDIA GPU running a resident kernel (real time only)
   --trace FILE               write a Chrome trace-event JSON timeline of every fabric
   --stats FILE               write every session's stats as a JSON array
-  --force                    let --trace and --stats replace a file that does
+  --events FILE              write every session as a trace (JSON Lines) that
+                             residentlua validate checks (docs/traces.md)
+  --force                    let --trace, --stats and --events replace a file that does
                              not look like one they write (a .lua file, say)
   --memory-limit SIZE        memory budget of the Lua state, such as 512MiB or
                              4GiB (default: half the machine's memory, less
@@ -281,4 +286,6 @@ otherwise standard input is run as a script. See docs/cli.md.
 Fault campaigns on every core: residentlua campaign --help (docs/campaigns.md).
 Model checking, every schedule within bounds: residentlua check --help
 (docs/checking.md).
+Checking recorded runs of other implementations: residentlua validate --help
+(docs/traces.md).
 `

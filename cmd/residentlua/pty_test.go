@@ -27,8 +27,9 @@ type terminal struct {
 	err  error // the command's exit, once done is closed
 }
 
-// expectTimeout bounds every wait for output; generous, for -race.
-const expectTimeout = 30 * time.Second
+// expectTimeout bounds every wait for output: generous, for -race on a
+// loaded machine, where a 3,000-trial campaign took longer than 30 s.
+const expectTimeout = 2 * time.Minute
 
 // startTerminal runs the command with args on a new pseudo-terminal, with
 // its history in historyFile ($RESIDENTLUA_HISTORY; empty for the default

@@ -32,8 +32,9 @@ func (c *command) repl() {
 		in = &plainReader{in: os.Stdin}
 	}
 	c.atFinish(in.close)
+	ahead := &readAhead{lineReader: in}
 	for !c.intr.wasTerminated() {
-		fn, err := c.readChunk(in)
+		fn, err := c.readChunk(ahead)
 		switch {
 		case errors.Is(err, errAborted):
 			continue
@@ -73,27 +74,58 @@ func (c *command) load(src string) (*lua.LFunction, error) {
 // lines are read until they make a complete chunk. A syntax error is
 // reported and gives a nil function. The chunk goes into the history as one
 // entry once it is complete (or a syntax error), as lua.c keeps it.
-func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
+//
+// As lua.c, the chunk ends at the first line after which it compiles or
+// has an error other than at its end. Rather than compile it after every
+// line, which makes a pasted chunk of n lines cost n compiles of up to n
+// lines, it is compiled when a continuation says it may be complete and
+// at every doubling of its lines; when a compile finds it complete (or in
+// error) after lines it did not compile, the first such line is found by
+// halving, and the lines after it are read again as the next chunks.
+func (c *command) readChunk(in *readAhead) (*lua.LFunction, error) {
 	line, err := in.prompt(prompt1)
 	if err != nil {
 		return nil, err
 	}
 	lines := []string{line}
-	defer func() { c.remember(in, lines) }()
-	src := line
+	var compiled *lua.LFunction // the chunk of lines as they were typed, once compiled
+	defer func() { c.remember(in, lines, compiled) }()
+	first := line
 	if expr, ok := strings.CutPrefix(line, "="); ok {
-		src = "return " + expr
+		first = "return " + expr
 	} else if fn, err := c.load("return " + line); err == nil {
 		return fn, nil
 	}
+	chunk := func(n int) (*lua.LFunction, error) {
+		return c.load(strings.Join(append([]string{first}, lines[1:n]...), "\n"))
+	}
+	cont := newContinuation()
+	cont.add(first)
+	incomplete := 0 // the most lines known to make an incomplete chunk
 	for {
-		fn, err := c.load(src)
-		if err == nil {
-			return fn, nil
-		}
-		if !lua51.IsIncomplete(err) {
-			fmt.Fprintln(os.Stderr, asChunkError(c.L, err).msg)
-			return nil, nil
+		if n := len(lines); cont.mayBeComplete() || n&(n-1) == 0 {
+			fn, err := chunk(n)
+			if err == nil || !lua51.IsIncomplete(err) {
+				// A chunk the continuation says may be complete, and
+				// compiles, ends here: had it been complete before,
+				// the continuation would have said so there.
+				if err != nil || !cont.mayBeComplete() {
+					if k := firstEnd(chunk, incomplete, n); k < n {
+						in.unread(lines[k:])
+						lines = lines[:k]
+						fn, err = chunk(k)
+					}
+				}
+				if err != nil {
+					fmt.Fprintln(os.Stderr, asChunkError(c.L, err).msg)
+					return nil, nil
+				}
+				if first == line {
+					compiled = fn
+				}
+				return fn, nil
+			}
+			incomplete = n
 		}
 		more, err := in.prompt(prompt2)
 		if err != nil {
@@ -101,8 +133,53 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 			return nil, err
 		}
 		lines = append(lines, more)
-		src += "\n" + more
+		cont.add(more)
 	}
+}
+
+// firstEnd is the fewest lines, more than incomplete and at most end, that
+// chunk compiles or finds in error other than at its end: the first
+// incomplete lines make an incomplete chunk and the first end do not. The
+// line before end is tried first: it is where a chunk that the
+// continuation followed rightly was incomplete.
+func firstEnd(chunk func(n int) (*lua.LFunction, error), incomplete, end int) int {
+	if end-incomplete > 1 {
+		if _, err := chunk(end - 1); err != nil && lua51.IsIncomplete(err) {
+			return end
+		}
+		end--
+	}
+	for end-incomplete > 1 {
+		mid := incomplete + (end-incomplete)/2
+		if _, err := chunk(mid); err != nil && lua51.IsIncomplete(err) {
+			incomplete = mid
+		} else {
+			end = mid
+		}
+	}
+	return end
+}
+
+// readAhead is a lineReader that gives back first the lines a chunk read
+// past its end, without a prompt: they were shown as they were read.
+type readAhead struct {
+	lineReader
+	pending []string
+}
+
+// prompt shows p and reads a line, or gives the first line read again.
+func (r *readAhead) prompt(p string) (string, error) {
+	if len(r.pending) > 0 {
+		line := r.pending[0]
+		r.pending = r.pending[1:]
+		return line, nil
+	}
+	return r.lineReader.prompt(p)
+}
+
+// unread gives lines back, to be read again before any other.
+func (r *readAhead) unread(lines []string) {
+	r.pending = append(slices.Clone(lines), r.pending...)
 }
 
 // remember puts the lines of a chunk into the history as one entry. The
@@ -110,10 +187,10 @@ func (c *command) readChunk(in lineReader) (*lua.LFunction, error) {
 // where that compiles to the same code; a chunk where it would not (a
 // comment that would swallow the lines after it, a string that spans
 // lines) is kept line by line.
-func (c *command) remember(in lineReader, lines []string) {
-	if len(lines) > 1 {
+func (c *command) remember(in lineReader, lines []string, compiled *lua.LFunction) {
+	if len(lines) > 1 && compiled != nil {
 		joined := strings.Join(lines, " ")
-		if c.sameCode(strings.Join(lines, "\n"), joined) {
+		if c.sameCode(compiled, joined) {
 			lines = []string{joined}
 		}
 	}
@@ -122,33 +199,11 @@ func (c *command) remember(in lineReader, lines []string) {
 	}
 }
 
-// sameCode reports whether the chunks a and b both compile, to the same
-// instructions and constants.
-func (c *command) sameCode(a, b string) bool {
-	fa, errA := c.load(a)
-	fb, errB := c.load(b)
-	return errA == nil && errB == nil && sameProto(fa.Proto, fb.Proto)
-}
-
-// sameProto compares two compiled functions, leaving out line numbers.
-func sameProto(a, b *lua.FunctionProto) bool {
-	if a.NumUpvalues != b.NumUpvalues || a.NumParameters != b.NumParameters || a.IsVarArg != b.IsVarArg ||
-		!slices.Equal(a.Code, b.Code) || len(a.Constants) != len(b.Constants) || len(a.FunctionPrototypes) != len(b.FunctionPrototypes) {
-		return false
-	}
-	for i, k := range a.Constants {
-		// A userdata constant is lua51's own (a concatenation's site, which
-		// holds its line): its kind is what matters.
-		if k.Type() != b.Constants[i].Type() || k.Type() != lua.LTUserData && k.String() != b.Constants[i].String() {
-			return false
-		}
-	}
-	for i, p := range a.FunctionPrototypes {
-		if !sameProto(p, b.FunctionPrototypes[i]) {
-			return false
-		}
-	}
-	return true
+// sameCode reports whether the chunk b compiles to the instructions and
+// constants of a.
+func (c *command) sameCode(a *lua.LFunction, b string) bool {
+	fb, err := c.load(b)
+	return err == nil && lua51.SameCode(a.Proto, fb.Proto)
 }
 
 // evalPrint runs a chunk with the terminal in its normal mode, then prints

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -34,6 +35,7 @@ type command struct {
 	L        *lua.LState
 	module   *luaapi.Module
 	trace    *traceRecorder // nil without --trace
+	events   *eventsFile    // nil without --events
 	intr     *interrupter
 	cleanups []func() // run first by finish, last added first
 	finished bool
@@ -120,6 +122,15 @@ func newCommand(opts *options) (*command, error) {
 		c.trace = newTraceRecorder(opts.tracePath)
 		lopts.OnFabric = c.trace.attach
 	}
+	if opts.eventsPath != "" {
+		ev, err := newEventsFile(opts.eventsPath)
+		if err != nil {
+			c.L.Close()
+			return nil, fmt.Errorf("--events: %w", err)
+		}
+		c.events = ev
+		lopts.OnFabric = chainFabricHooks(lopts.OnFabric, ev.attach)
+	}
 	m, err := luaapi.Open(c.L, lopts)
 	if err != nil {
 		c.L.Close()
@@ -168,7 +179,9 @@ func (c *command) report(err error) bool {
 	if err == nil {
 		return true
 	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	if ce, ok := err.(*chunkError); !ok || !ce.silent {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", progName, err)
+	}
 	return false
 }
 
@@ -231,7 +244,7 @@ func (c *command) runScript() error {
 
 // runStdin reads standard input to its end and runs it as a chunk named stdin.
 func (c *command) runStdin(args []lua.LValue) error {
-	src, err := io.ReadAll(os.Stdin)
+	src, err := input.ReadAll(os.Stdin, input.LuaSource)
 	if err != nil {
 		return fmt.Errorf("cannot read stdin: %w", err)
 	}
@@ -301,6 +314,11 @@ func (c *command) finish() error {
 			errs = append(errs, fmt.Errorf("--trace: %w", err))
 		}
 	}
+	if c.events != nil {
+		if err := c.events.write(); err != nil {
+			errs = append(errs, fmt.Errorf("--events: %w", err))
+		}
+	}
 	if c.opts.statsPath != "" {
 		if err := writeStats(c.opts.statsPath, c.module.Stats()); err != nil {
 			errs = append(errs, fmt.Errorf("--stats: %w", err))
@@ -358,7 +376,8 @@ func (o *options) checkOutputs() error {
 		inputs = append(inputs, o.args[o.script])
 	}
 	return resultfile.Checks{
-		Outputs:     []resultfile.File{{Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}, {Option: "--stats", Path: o.statsPath, Kind: resultfile.JSONArray}},
+		Outputs: []resultfile.File{{Option: "--trace", Path: o.tracePath, Kind: resultfile.JSONObject}, {Option: "--stats", Path: o.statsPath, Kind: resultfile.JSONArray},
+			{Option: "--events", Path: o.eventsPath, Kind: resultfile.JSONLines}},
 		Inputs:      inputs,
 		Force:       o.force,
 		ForceOption: "--force",

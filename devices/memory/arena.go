@@ -80,8 +80,9 @@ func NewArena() *Arena { return &Arena{} }
 // It zeroes what it carves from a fresh mapping too, and every mapping of
 // its own, although their bytes are zero already: the zeroing thread takes
 // the page faults of their first writes. Otherwise a device would take one
-// at the first store into each page, in the middle of its rounds: about
-// 13 µs on the H200's host, where a round takes half a microsecond.
+// at the first store into each page, in the middle of its rounds, each
+// costing many rounds' time (docs/performance.md, "Why the code is shaped as
+// it is").
 func NewEvictingArena() *Arena { return &Arena{evicts: true} }
 
 // Evicts reports whether the arena was made by NewEvictingArena.

@@ -182,12 +182,24 @@ func TestLargeRegionsAreMappingsOfTheirOwn(t *testing.T) {
 // system's limit and what to do, and work again once memory is given back.
 func TestMappingLimitIsAnErrorThatSaysWhatToDo(t *testing.T) {
 	drainPool(t)
-	saved := mapLimit
-	defer func() { mapLimit = saved }()
-	mapLimit = mappings.Load() + 2
 	a := NewArena()
-	small := mustAlloc(t, a, 64)          // a chunk: one mapping
-	large := mustAlloc(t, a, MaxCarved*2) // its own: the second
+	small := mustAlloc(t, a, 64) // a chunk with room left
+	var fillers []*Region
+	defer func() {
+		for _, r := range fillers {
+			_ = r.Unmap()
+		}
+	}()
+	for len(fillers) <= int(mapLimit) { // one page each, never touched
+		r, err := Map(64)
+		if err != nil {
+			break
+		}
+		fillers = append(fillers, r)
+	}
+	if mappings.Load() != mapLimit {
+		t.Fatalf("mapping stopped at %d mappings; want the limit, %d", mappings.Load(), mapLimit)
+	}
 	for _, try := range []func() (*Region, error){
 		func() (*Region, error) { return Map(64) },
 		func() (*Region, error) { return a.Alloc(MaxCarved * 2) },
@@ -201,10 +213,11 @@ func TestMappingLimitIsAnErrorThatSaysWhatToDo(t *testing.T) {
 	if r := mustAlloc(t, a, 64); r.home != small.home { // the chunk has room: no new mapping
 		t.Error("a small region past the limit did not come from the arena's chunk")
 	}
-	if err := large.Unmap(); err != nil {
+	if err := fillers[len(fillers)-1].Unmap(); err != nil {
 		t.Fatal(err)
 	}
-	r := mustAlloc(t, NewArena(), MaxCarved*2)
+	fillers = fillers[:len(fillers)-1]
+	r := mustAlloc(t, NewArena(), MaxCarved*2) // room for one again
 	_ = r.Unmap()
 }
 

@@ -55,8 +55,10 @@ var mappings atomic.Int64
 
 // mapLimit is how many mappings the package may hold: half of the system's
 // vm.max_map_count, leaving the rest to the Go runtime and everything else
-// in the process. Past the system's limit mmap fails for the runtime too,
-// and the process dies; this package refuses first, with an error.
+// in the process, and at most 65,536 (a chunk or a quarantined region each;
+// more is a leak, not a workload). Past the system's limit mmap fails for
+// the runtime too, and the process dies; this package refuses first, with
+// an error.
 var mapLimit = func() int64 {
 	const linuxDefault = 65530
 	n := int64(linuxDefault)
@@ -65,7 +67,7 @@ var mapLimit = func() int64 {
 			n = v
 		}
 	}
-	return n / 2
+	return min(n/2, 1<<16)
 }()
 
 // mmap maps whole pages covering size bytes, counted against mapLimit.

@@ -105,6 +105,14 @@ type Env interface {
 	Interleaved() bool
 }
 
+// Stopping is an Env that tells whether a device reset is stopping the
+// invocation: a program whose step may run long (Lua code of a user's)
+// looks, and ends the step, so that the reset never waits on it.
+type Stopping interface {
+	Env
+	Stopping() bool
+}
+
 // View is how one program reaches one buffer through the queue family it
 // runs on. Each method obeys a rule of docs/memory-model.md: a coherent
 // view (the GPU's) loads and stores memory at once; a non-coherent one

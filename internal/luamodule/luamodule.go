@@ -31,6 +31,8 @@ var functions = []Function{
 		Summary: "Runs one randomized protocol trial (the engine's campaign harness) on a fabric of its own and returns what it found."},
 	{Name: "check",
 		Summary: "Model checking: explores every schedule of the built-in scenario, or of a scenario script, within bounds and returns the shortest counterexample of each invariant broken; with replay, reruns one schedule."},
+	{Name: "validate",
+		Summary: "Checks traces, recorded runs of any implementation of the session (docs/traces.md), against the oracle's invariants and returns what it found."},
 	{Name: "program",
 		Summary: "Makes a device program written in Lua, from a file or a source string, for resident.startup{gpu = ..., npu = ...}."},
 	{Name: "kernel",

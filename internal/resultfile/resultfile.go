@@ -20,7 +20,8 @@
 // renamed over it once complete, so that it is always the previous file or
 // the whole new one. A symlink is written through: its target is replaced,
 // and the link stays. A device, a FIFO or an inherited descriptor
-// (/dev/stdout, /dev/stderr, /dev/fd/N) is written in place.
+// (/dev/stdout, /dev/stderr, /dev/fd/N) is written in place; standard
+// input and a descriptor open only for reading are refused.
 package resultfile
 
 import (
@@ -179,11 +180,14 @@ func resolve(path string) destination {
 }
 
 // descriptor reports whether path names an open descriptor of this
-// process, and which: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N.
+// process, and which: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N.
 // Such a path is the descriptor itself, not the file it was opened on
 // (opened again, a redirection's file would be written from its start).
 func descriptor(path string) (int, bool) {
 	switch path {
+	case "/dev/stdin":
+		return 0, true
 	case "/dev/stdout":
 		return 1, true
 	case "/dev/stderr":
@@ -246,8 +250,14 @@ func checkOutputPath(f File) (destination, error) {
 	d := resolve(f.Path)
 	switch {
 	case d.fd >= 0:
-		if _, err := unix.FcntlInt(uintptr(d.fd), unix.F_GETFL, 0); err != nil {
+		flags, err := unix.FcntlInt(uintptr(d.fd), unix.F_GETFL, 0)
+		switch {
+		case d.fd == 0:
+			return d, &Refusal{fmt.Sprintf("%s %s: that is standard input, which the command reads; give a file, or /dev/stdout", f.Option, f.Path)}
+		case err != nil:
 			return d, fmt.Errorf("%s %s: descriptor %d is not open", f.Option, f.Path, d.fd)
+		case flags&unix.O_ACCMODE == unix.O_RDONLY:
+			return d, &Refusal{fmt.Sprintf("%s %s: descriptor %d is open only for reading; give a file, or a descriptor open for writing", f.Option, f.Path, d.fd)}
 		}
 		return d, nil
 	case d.info != nil && d.info.IsDir():

@@ -2,6 +2,7 @@ package resultfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,5 +94,39 @@ func TestChecksRefuseAnOutputThatIsAnInputOrAnotherOutput(t *testing.T) {
 	err = Checks{Outputs: []File{{Option: "-json", Path: dir, Kind: JSONArray}}}.Check()
 	if err == nil || err.Error() != "-json "+dir+": is a directory; give a file name" {
 		t.Errorf("a directory: %v", err)
+	}
+}
+
+// TestChecksRefuseStandardInputAndReadOnlyDescriptors checks that
+// standard input, by any of its names, and a descriptor open only for
+// reading are refused before anything runs, rather than failing to be
+// written at the end.
+func TestChecksRefuseStandardInputAndReadOnlyDescriptors(t *testing.T) {
+	for _, path := range []string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"} {
+		err := Checks{Outputs: []File{{Option: "--summary", Path: path, Kind: JSONObject}}}.Check()
+		var r *Refusal
+		if !errors.As(err, &r) || err.Error() != "--summary "+path+": that is standard input, which the command reads; give a file, or /dev/stdout" {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	name := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []int{os.O_RDONLY, os.O_WRONLY} {
+		f, err := os.OpenFile(name, flag, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := fmt.Sprintf("/dev/fd/%d", f.Fd())
+		err = Checks{Outputs: []File{{Option: "--summary", Path: path, Kind: JSONObject}}}.Check()
+		f.Close()
+		want := ""
+		if flag == os.O_RDONLY {
+			want = fmt.Sprintf("--summary %s: descriptor %s is open only for reading; give a file, or a descriptor open for writing", path, strings.TrimPrefix(path, "/dev/fd/"))
+		}
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && got != want {
+			t.Errorf("%s open with flags %#x: %v, want %q", path, flag, err, want)
+		}
 	}
 }
