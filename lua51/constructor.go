@@ -26,8 +26,15 @@ import (
 // each function has at most constructorBatch constants to look up and
 // compiling stays linear.
 
-// constructorBatch is the most items one part of a long constructor has.
+// constructorBatch is the most items one part of a long constructor has,
+// unless the constructor has more than constructorBatch*maxParts items.
 const constructorBatch = 1000
+
+// maxParts is the most parts of one constructor: each is an argument of
+// the hidden function's call, and gopher-lua's compiler runs out of
+// registers past about 200 (its error then took minutes to word). A longer
+// constructor has larger parts.
+const maxParts = 100
 
 // constructor is e, a transformed table constructor, or the call that
 // builds it when it is long.
@@ -57,8 +64,9 @@ func (t *transformer) constructor(e *ast.TableExpr) ast.Expr {
 	}
 	var parts []ast.Expr
 	var sizes []int
+	batch := max(constructorBatch, (len(items)+maxParts-1)/maxParts)
 	for len(items) > 0 {
-		n := min(len(items), constructorBatch)
+		n := min(len(items), batch)
 		part := &ast.TableExpr{}
 		for _, item := range items[:n] {
 			part.Fields = append(part.Fields, &ast.Field{Value: item})

@@ -17,3 +17,6 @@ print(t[1], t[2], t[2500], t[2501])
 t = assert(loadstring("local x, f = ... return {" .. string.rep("x, ", 1200) .. "...}"))(1, 2, 3)
 print(#t, t[1], t[1200], t[1201], t[1202], t[1203])
 print(pcall(loadstring(constructor(1500, function(i) return i == 1400 and "x.y" or "1" end))))
+-- Past 100 parts of 1,000 items the parts grow: 250,000 items compile.
+t = assert(loadstring(constructor(250000, tostring)))()
+print(#t, t[1], t[100000], t[250000])
