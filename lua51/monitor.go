@@ -326,3 +326,23 @@ func PCallBudget(L *lua.LState, nargs, nret int, budget int64) error {
 	}
 	return err
 }
+
+// HostContext is the context of the host's call that L's code runs under
+// (the command's Ctrl-C, a trial's time limit), or context.Background when
+// there is none. Unlike L.Context(), which is L's own and counts L's
+// instructions as the interpreter asks it, it may be handed to code that
+// runs on other goroutines: a device program's state, a wait.
+func HostContext(L *lua.LState) context.Context {
+	ctx := L.Context()
+	for {
+		c, ok := ctx.(*threadContext)
+		if !ok {
+			break
+		}
+		ctx = c.m.host
+	}
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}

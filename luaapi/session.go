@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -280,12 +281,11 @@ func (m *Module) opened(L *lua.LState, s *session, name string) *engine.Session 
 	return s.eng
 }
 
-// ctxOf is the state's context, or a background one.
+// ctxOf is the context of the host's call the state's code runs under
+// (lua51.HostContext), which waits and device programs may use from any
+// goroutine.
 func ctxOf(L *lua.LState) context.Context {
-	if ctx := L.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
+	return lua51.HostContext(L)
 }
 
 // interrupted raises the error of a wait stopped by the state's context
