@@ -313,7 +313,7 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
 	fs.oracle = engine.NewOracle(f)
-	// Every session the module watches owes the seed's obligations: a
+	// Every session the module watches owes the protocol's obligations of programs: a
 	// fault-free session decided once retires within a close's default
 	// join (invariant 15), after ABORT as after RUN, so a program that
 	// polls for ever is a violation, not a quiet quarantine.
