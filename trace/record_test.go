@@ -55,7 +55,9 @@ func TestOwnTrialsValidateClean(t *testing.T) {
 		}
 		slices.Sort(live)
 		slices.Sort(got)
-		if !slices.Equal(live, got) || !r.OK() && len(live) == 0 {
+		// A trial whose sessions were never made (an allocation fault) checks
+		// nothing, and its report says so rather than pass.
+		if !slices.Equal(live, got) || !r.OK() && len(live) == 0 && r.Sessions > 0 {
 			t.Fatalf("seed %d: the live oracle broke %v, the trace's validation %v:\n%s", seed, live, got, r)
 		}
 		if len(r.Checked) != 14 {

@@ -48,16 +48,19 @@ type Report struct {
 }
 
 // OK reports whether no invariant was broken and no file was truncated.
-func (r *Report) OK() bool { return len(r.Violations) == 0 && r.Truncated == nil }
+func (r *Report) OK() bool {
+	return len(r.Violations) == 0 && r.Truncated == nil && r.Sessions > 0
+}
 
 // ExitCode is what a command exits with after Validate: 1 when an
 // invariant was broken, 2 when a trace was malformed (err) or truncated,
-// 0 when every invariant checked held.
+// 0 when every invariant checked held. A trace of no session checked
+// nothing: 2, never a pass.
 func ExitCode(r *Report, err error) int {
 	switch {
 	case r != nil && len(r.Violations) > 0:
 		return 1
-	case err != nil, r == nil, r.Truncated != nil:
+	case err != nil, r == nil, r.Truncated != nil, r.Sessions == 0:
 		return 2
 	}
 	return 0
@@ -584,6 +587,10 @@ func (r *Report) String() string {
 	}
 	if len(r.Violations) > 0 {
 		b.WriteString("\n")
+	}
+	if r.Sessions == 0 {
+		b.WriteString("nothing checked: the traces hold no session, so no invariant was tested\n")
+		return b.String()
 	}
 	broken := map[int]bool{}
 	for _, viol := range r.Violations {

@@ -284,3 +284,17 @@ func TestManyDevicesOneAfterAnother(t *testing.T) {
 		t.Fatalf("256 devices in use at once: %v", err)
 	}
 }
+
+// A trace of a header and no session checked nothing: it is not OK, the
+// command exits 2, and the report says so instead of listing invariants as
+// held.
+func TestTraceOfNoSessionChecksNothing(t *testing.T) {
+	header := `{"trace":"residentlua","version":1,"clock":"real","kinds":["open","session","decide","close"],"recorder":"test"}` + "\n"
+	r, err := Validate(Input{Name: "empty.jsonl", R: strings.NewReader(header)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK() || ExitCode(r, err) != 2 || !strings.Contains(r.String(), "nothing checked") || strings.Contains(r.String(), "held") {
+		t.Errorf("a trace of no session: OK=%v exit=%d report:\n%s", r.OK(), ExitCode(r, err), r)
+	}
+}
