@@ -195,6 +195,60 @@ func TestSlowTopLevelSaysNoTrialRan(t *testing.T) {
 	}
 }
 
+// slowCompile is a chunk that gopher-lua's compiler takes minutes over: it
+// looks each new constant up among all the earlier ones, and each of
+// these 250,000 assignments names a new global.
+func slowCompile(extra string) string {
+	var b strings.Builder
+	for i := range 250000 {
+		fmt.Fprintf(&b, "k%d=1\n", i)
+	}
+	return b.String() + extra
+}
+
+// TestLongCompileIsStopped checks that a script whose compile takes
+// minutes is stopped by SIGTERM and, in a campaign, by --trial-timeout,
+// while it compiles: the compile is deaf to both, so the load leaves it.
+func TestLongCompileIsStopped(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "slow.lua", slowCompile(""))
+	mark := filepath.Join(dir, "mark")
+	cmd := exec.Command(binary, "-e", fmt.Sprintf("io.open(%q, 'w'):close()", mark), script)
+	cmd.Env = append(os.Environ(), noExitSleep)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the command never ran its -e")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM) // while the script loads, or just before
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
+			t.Fatalf("exit %v, want status %d; stderr:\n%s", err, exitTerminated, stderr.String())
+		}
+		contains(t, "stderr", stderr.String(), "slow.lua: interrupted")
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not stop the compile")
+	}
+
+	campaignScript := writeFile(t, dir, "slowtrials.lua", slowCompile("function trial(t) t.record('x', 1) end\n"))
+	r := campaignRun(t, nil, campaignScript, "--trials", "2", "--trial-timeout", "1s")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "ran past the time limit of 1s of wall time (--trial-timeout) before any trial ran")
+}
+
 // TestREPLPastedLongChunk checks that a long chunk pasted into the REPL
 // (a table of 8,000 lines) runs as one chunk, and that lines read past a
 // syntax error found late (inside an open table or function) are read

@@ -131,7 +131,7 @@ func TestProgramMemoryLimit(t *testing.T) {
 		`return function(p) local s = string.rep("a", 600 * 2^20) end`,
 		`return function(p) local t = {} for i = 1, 1e9 do t[i] = i if i % 100000 == 0 then p:load(p.startup, 0) end end end`,
 	} {
-		r := runCmd(t, dir, "", "--mode", "sim", "--memory-limit", "96MiB", script, src)
+		r := runCmd(t, dir, "", "--mode", "sim", "--memory-limit", "24MiB", script, src)
 		r.wantCode(t, 0)
 		contains(t, src, r.stdout, "false\tdevice: not enough memory", "quarantined")
 	}
