@@ -1,14 +1,12 @@
 package lua51
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -322,33 +320,5 @@ return table.concat(out, " ")`
 			t.Errorf("chunk %q: got %q, want %q", withConcat+"...", got, want)
 		}
 		L.Close()
-	}
-}
-
-// TestLongCompileStopsWithTheHostContext checks that a load whose compile
-// takes minutes (gopher-lua looks each new constant up among all the
-// earlier ones) returns the host's context's error once it ends.
-func TestLongCompileStopsWithTheHostContext(t *testing.T) {
-	var b strings.Builder
-	for i := range 250000 {
-		fmt.Fprintf(&b, "k%d=1\n", i)
-	}
-	L := NewState(Options{})
-	defer L.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	L.SetContext(ctx)
-	stopped := make(chan error, 1)
-	go func() {
-		_, err := LoadString(L, b.String(), "=slow")
-		stopped <- err
-	}()
-	select {
-	case err := <-stopped:
-		if err == nil || err.Error() != "slow: context deadline exceeded" {
-			t.Errorf("load under a context that ended: %v, want slow: context deadline exceeded", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the load went on after its host's context ended")
 	}
 }
