@@ -45,14 +45,14 @@ func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
 }
 
 // TestEndlessStandardInputIsRefused checks the same of a chunk read from
-// standard input.
+// standard input, by a script, a campaign or the REPL.
 func TestEndlessStandardInputIsRefused(t *testing.T) {
 	zero, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer zero.Close()
-	for _, args := range [][]string{{"-"}, {"campaign", "-"}} {
+	for _, args := range [][]string{{"-"}, {"campaign", "-"}, {"-i"}} {
 		cmd := exec.Command(binary, args...)
 		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep)
 		cmd.Stdin = zero

@@ -161,11 +161,15 @@ func (c *command) main() int {
 	}
 	switch {
 	case c.opts.interactive:
-		c.repl()
+		if !c.repl() {
+			return 1
+		}
 	case !c.opts.hasScript() && !c.opts.hasExec() && !c.opts.version:
 		if isTerminal(os.Stdin) {
 			fmt.Println(versionLine())
-			c.repl()
+			if !c.repl() {
+				return 1
+			}
 		} else if !c.report(c.runStdin(nil)) {
 			return 1
 		}
