@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
 )
 
 // fuzzPrelude runs every generated call under pcall: protocol errors and bad
@@ -55,7 +57,7 @@ var (
 	fuzzPrograms = []string{
 		`"return function(p) end"`,
 		`"return function(p) while p:load(p.startup, 0) == p.WAIT do end end"`,
-		`"return function(p) while true do p:load(p.startup, 0) end end"`,
+		neverRetires[0],
 		`"return function(p) while true do end end"`,
 		`"return function(p) error('boom') end"`,
 		`"return function(p) error(setmetatable({}, {__tostring = function() return {} end})) end"`,
@@ -68,11 +70,17 @@ var (
 		`"return function(p) local ok, e = pcall(getfenv, 2) if ok and type(e) == 'table' and e.finished then e.finished() end end"`,
 		`"return function(p) p.load = nil end"`,
 		`"return function(p) p:retire('early') end"`,
-		`"return function(p) p:hang() end"`,
+		neverRetires[1],
 		`"return function(p) local function f() return 1 + f() end f() end"`,
 		`"return function(p) return string.format(string.rep('%s', 50), unpack({}, 1, 50)) end"`,
 		`"return function(p) p:load( end"`,
 		`"return 1"`,
+	}
+	// neverRetires are the programs that never retire, by design: a session
+	// of them with no fault is one invariant 15 rightly reports.
+	neverRetires = []string{
+		`"return function(p) while true do p:load(p.startup, 0) end end"`,
+		`"return function(p) p:hang() end"`,
 	}
 	fuzzProgramNames   = []string{`"gpu"`, `"npu"`, `"p"`, `nil`}
 	fuzzProgramBudgets = []string{`1000`, `100000`, `0`, `"x"`}
@@ -113,7 +121,7 @@ func fuzzProgram(data []byte) []string {
 		case 6:
 			call = "check(type(resident.is_complete(" + s + ")) == 'boolean')"
 		case 7:
-			call = fmt.Sprintf("local o = %s:close(%s); check(o == 'retired' or o == 'quarantined')", s, pick(fuzzSeconds))
+			call = fmt.Sprintf("local o = %s:close(%s); check(o == 'retired' or o == 'quarantined' or o == 'released')", s, pick(fuzzSeconds))
 		case 8:
 			call = fmt.Sprintf("local st = %s:stats(); check(st.id == %s.id and st.state == %s.state); check(type(%s:events()) == 'table'); check(tostring(%s):find('^session'))", s, s, s, s, s)
 		case 9:
@@ -202,12 +210,20 @@ func runAPIProgram(t *testing.T, data []byte) {
 		if err := L.DoString(line); err != nil {
 			t.Fatalf("call %d: %s\n%v\nprogram:\n%s", i+1, line, err, strings.Join(lines, "\n"))
 		}
-		if v := m.Violations(); len(v) > 0 {
+		if v := unexpected(m.Violations(), lines); len(v) > 0 {
 			t.Fatalf("after call %d (%s): oracle violation: %v\nprogram:\n%s", i+1, line, v[0], strings.Join(lines, "\n"))
 		}
 	}
 	m.Close()
-	if v := m.Violations(); len(v) > 0 {
+	if v := unexpected(m.Violations(), lines); len(v) > 0 {
 		t.Fatalf("after Close: oracle violation: %v\nprogram:\n%s", v[0], strings.Join(lines, "\n"))
 	}
+}
+
+// unexpected leaves out of vs the violations of invariant 15 (a fault-free
+// session retires) when the calls made a program that never retires.
+func unexpected(vs []engine.Violation, lines []string) []engine.Violation {
+	program := strings.Join(lines, "\n")
+	hangs := slices.ContainsFunc(neverRetires, func(src string) bool { return strings.Contains(program, src) })
+	return slices.DeleteFunc(vs, func(v engine.Violation) bool { return hangs && v.Invariant == 15 })
 }
