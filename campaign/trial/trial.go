@@ -261,7 +261,7 @@ func (t *trial) finish() {
 	}
 	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = nil, nil, nil, nil, nil, nil
 	for _, p := range t.open {
-		t.recycle(p)
+		t.keepPlan(p)
 	}
 	t.open = t.open[:0]
 }
@@ -488,7 +488,7 @@ func (t *trial) run() {
 		t.step(p)
 		if len(p.ops) == 0 {
 			t.open = slices.Delete(t.open, i, i+1)
-			t.recycle(p)
+			t.keepPlan(p)
 		}
 	}
 
@@ -614,8 +614,9 @@ func (t *trial) openSession() *sessionPlan {
 	return p
 }
 
-// recycle keeps a closed session's plan for a later session.
-func (t *trial) recycle(p *sessionPlan) {
+// keepPlan keeps a closed session's plan, in the world's storage, for a
+// later session.
+func (t *trial) keepPlan(p *sessionPlan) {
 	p.s, p.ops = nil, nil
 	t.closed = append(t.closed, p)
 }
