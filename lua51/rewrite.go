@@ -442,6 +442,14 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 	case *ast.ArithmeticOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
+		if v, ok := numeral(e); ok && e.Operator == "^" && v > 0 && !math.IsInf(v, 0) {
+			// Lua 5.1 folds it with glibc's pow; gopher-lua would with
+			// Go's math.Pow, which can be a unit in the last place off.
+			n := &ast.NumberExpr{Value: strconv.FormatFloat(v, 'g', -1, 64)}
+			n.SetLine(e.Line())
+			n.SetLastLine(e.LastLine())
+			return n
+		}
 		if t.rewrite && (rewritten(e) || t.namedChain(e.Lhs) || t.namedChain(e.Rhs)) {
 			c := t.call(e, opArith, e.Lhs, e.Rhs)
 			t.sites[len(t.sites)-1].operator = e.Operator
