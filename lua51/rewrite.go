@@ -65,6 +65,9 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	if err != nil {
 		return nil, err
 	}
+	if !rewriteChunks {
+		return compileTransformed(L, chunk, id, nil)
+	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(0, mainChunk, nil, chunk)
 	fn, err := compileTransformed(L, chunk, id, tr.sites)
