@@ -1,7 +1,9 @@
 // Package trial runs randomized trials of the resident-session protocol: a
-// fresh fabric per trial, random faults at random sites, and a few exchange
-// sessions driven by random host operations, checked by the engine's
-// invariant oracle and by the contract checks the oracle does not make. In
+// fabric per trial (a fresh one, or its worker's World renewed, which is
+// the same trial event for event), random faults at random sites, and a
+// few exchange sessions driven by random host operations, checked by the
+// engine's invariant oracle and by the contract checks the oracle does not
+// make. In
 // simulated time a trial is a function of its seed, so a failing one is
 // replayed alone. It is a client of package engine, using only its exported
 // API: the built-in campaign's trial (package campaign), resident.trial in
