@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // TestRunDefaults checks that the zero Config is the campaign's trial: seed
@@ -64,12 +66,29 @@ func TestRenewedWorldIsAFreshWorld(t *testing.T) {
 	w := NewWorld()
 	defer w.Close()
 	var reused Result
-	shapes := []Config{{}, {Sessions: 5, MaxFaults: 1}, {SlotBytes: 8, Rounds: 2}, {MaxFaults: -1, Credits: 1}}
+	// The last shape's sessions forge an allocation the budget never
+	// charged: the oracle finds invariant 8 broken, and finds it as a
+	// fresh one would only when it was renewed with the fabric (its
+	// accounts of the last trial gone, and watching this one's events).
+	forged := func(x exchange.Config) engine.Programs {
+		prepare := exchange.Programs(x)
+		return func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+			gpu.Fabric().Events().Emit(devices.HostActor, owner, devices.EvAlloc, 0, 64, "forged")
+			return prepare(line, gpu, npu, owner)
+		}
+	}
+	shapes := []Config{{}, {Sessions: 5, MaxFaults: 1}, {SlotBytes: 8, Rounds: 2}, {MaxFaults: -1, Credits: 1}, {Programs: forged}}
 	for i, seed := range []uint64{1, 2, 30, 7, 7, 11, 1000, 3, 2999, 12, 5, 64} {
 		cfg := shapes[i%len(shapes)]
 		cfg.Seed = seed
 		want := Run(cfg) // on a fresh world
+		if cfg.Programs != nil && len(want.Violations) == 0 {
+			t.Fatalf("seed %d: the forged allocation broke no invariant", seed)
+		}
 		w.Run(cfg, &reused)
+		if got, want := fmt.Sprint(reused.Violations), fmt.Sprint(want.Violations); got != want {
+			t.Fatalf("seed %d on a renewed world found violations %s; a fresh world: %s", seed, got, want)
+		}
 		if got, wantText := reused.Report(), want.Report(); got != wantText {
 			t.Fatalf("seed %d on a renewed world:\n%s\nwant, as on a fresh world:\n%s", seed, got, wantText)
 		}
