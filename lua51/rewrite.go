@@ -67,7 +67,7 @@ func compileChunk(src []byte, id string) (*compiled, error) {
 		return nil, err
 	}
 	if !rewriteChunks {
-		return compileTransformed(L, chunk, id, nil)
+		return compileTransformed(chunk, id, nil)
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(0, mainChunk, nil, chunk)
