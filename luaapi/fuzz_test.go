@@ -11,7 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // fuzzPrelude runs every generated call under pcall: protocol errors and bad
@@ -222,8 +222,8 @@ func runAPIProgram(t *testing.T, data []byte) {
 
 // unexpected leaves out of vs the violations of invariant 15 (a fault-free
 // session retires) when the calls made a program that never retires.
-func unexpected(vs []engine.Violation, lines []string) []engine.Violation {
+func unexpected(vs []oracle.Violation, lines []string) []oracle.Violation {
 	program := strings.Join(lines, "\n")
 	hangs := slices.ContainsFunc(neverRetires, func(src string) bool { return strings.Contains(program, src) })
-	return slices.DeleteFunc(vs, func(v engine.Violation) bool { return hangs && v.Invariant == 15 })
+	return slices.DeleteFunc(vs, func(v oracle.Violation) bool { return hangs && v.Invariant == 15 })
 }

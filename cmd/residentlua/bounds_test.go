@@ -206,41 +206,53 @@ func slowCompile(extra string) string {
 	return b.String() + extra
 }
 
-// TestLongCompileIsStopped checks that a script whose compile takes
-// minutes is stopped by SIGTERM and, in a campaign, by --trial-timeout,
-// while it compiles: the compile is deaf to both, so the load leaves it.
+// TestLongCompileIsStopped checks that a script, or a device program,
+// whose compile takes minutes is stopped by SIGTERM and, in a campaign, by
+// --trial-timeout, while it compiles: the compile is deaf to both, so the
+// load leaves it.
 func TestLongCompileIsStopped(t *testing.T) {
 	dir := t.TempDir()
 	script := writeFile(t, dir, "slow.lua", slowCompile(""))
+	program := writeFile(t, dir, "slow_gpu.lua", slowCompile("return function(p) end\n"))
 	mark := filepath.Join(dir, "mark")
-	cmd := exec.Command(binary, "-e", fmt.Sprintf("io.open(%q, 'w'):close()", mark), script)
-	cmd.Env = append(os.Environ(), noExitSleep)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(mark); err == nil {
-			break
+	touch := fmt.Sprintf("io.open(%q, 'w'):close()", mark)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", touch, script}, "slow.lua: interrupted"},
+		{[]string{"--mode", "sim", "-e", touch, "-e", fmt.Sprintf("resident.program{file = %q}", program)}, "slow_gpu.lua: interrupted"},
+	} {
+		os.Remove(mark)
+		cmd := exec.Command(binary, tc.args...)
+		cmd.Env = append(os.Environ(), noExitSleep)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(mark); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("the command never ran its -e")
+			}
+		}
+		cmd.Process.Signal(syscall.SIGTERM) // while it compiles, or just before
+		select {
+		case err := <-done:
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
+				t.Fatalf("%v: exit %v, want status %d; stderr:\n%s", tc.args, err, exitTerminated, stderr.String())
+			}
+			contains(t, "stderr", stderr.String(), tc.want)
+		case <-time.After(time.Minute):
 			cmd.Process.Kill()
-			t.Fatal("the command never ran its -e")
+			t.Fatalf("%v: SIGTERM did not stop the compile", tc.args)
 		}
-	}
-	cmd.Process.Signal(syscall.SIGTERM) // while the script loads, or just before
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
-			t.Fatalf("exit %v, want status %d; stderr:\n%s", err, exitTerminated, stderr.String())
-		}
-		contains(t, "stderr", stderr.String(), "slow.lua: interrupted")
-	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("SIGTERM did not stop the compile")
 	}
 
 	campaignScript := writeFile(t, dir, "slowtrials.lua", slowCompile("function trial(t) t.record('x', 1) end\n"))

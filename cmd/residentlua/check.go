@@ -237,11 +237,11 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
-		gpu, err := luaprogram.Load(o.programs[0], opts)
+		gpu, err := luaprogram.Load(ctx, o.programs[0], opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		npu, err := luaprogram.Load(o.programs[1], opts)
+		npu, err := luaprogram.Load(ctx, o.programs[1], opts)
 		if err != nil {
 			gpu.Close()
 			return nil, nil, err
