@@ -328,3 +328,39 @@ func TestContinuationFollowsBlocksAndStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStoppedDescribesWhatItFound checks that a search of a pair of
+// programs that never retire, stopped by SIGTERM, describes the violation
+// it found (invariant 15) by rerunning it: the rerun's programs are not
+// stopped by the signal, so it is not taken for a scenario that is not
+// deterministic.
+func TestCheckStoppedDescribesWhatItFound(t *testing.T) {
+	dir := t.TempDir()
+	spin := "return function(p) while true do p:load(p.startup, 0) end end\n"
+	gpu, npu := writeFile(t, dir, "spin_gpu.lua", spin), writeFile(t, dir, "spin_npu.lua", spin)
+	cmd := exec.Command(binary, "check", "--programs", gpu+","+npu, "--rounds", "1", "--credits", "1", "--faults", "0", "--preemptions", "2", "--sessions", "1", "--misuse", "off")
+	cmd.Env = append(os.Environ(), noExitSleep)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(2 * time.Second) // the search finds the violation in its first hundred schedules
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
+			t.Fatalf("exit %v, want status %d; stderr:\n%s", err, exitTerminated, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not stop the search")
+	}
+	out := stdout.String() + stderr.String()
+	contains(t, "output", out, "not exhausted (stopped)", "invariant 15 (a fault-free session retires", "shortest schedule found")
+	if strings.Contains(out, "not deterministic") {
+		t.Errorf("a stopped search is reported as not deterministic:\n%.2000s", out)
+	}
+}
