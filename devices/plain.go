@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 	"strconv"
 	"sync"
@@ -11,7 +12,7 @@ import (
 // store which no later release store of that program has published yet
 // (the memory model's rule 8), seen in simulated time. A: buffer, B: the
 // word's byte offset; Detail: the reader, the writer and the word.
-var EvPlainRead = DefineEvent("plain.read", CategoryDevice)
+var EvPlainRead = program.DefineEvent("plain.read", program.CategoryDevice)
 
 // plainWords is what simulated time keeps of the memory model's rule 8:
 // the words devices' programs wrote with plain stores that no later

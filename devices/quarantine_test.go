@@ -33,7 +33,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			if err := b.Release(); err == nil || !strings.Contains(err.Error(), "quarantined") {
 				t.Errorf("Release of the kept buffer = %v, want the quarantine refusal", err)
 			}
-			own.HostStore(0, 5) // the program retires
+			own.storeWord(0, 5) // the program retires
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("the program did not retire: %v, %v", ok, err)
 			}

@@ -1,9 +1,8 @@
 package engine
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"strconv"
-
-	"github.com/residentlua/residentlua/devices"
 )
 
 // Protocol event kinds, emitted by the host on the fabric's stream beside the
@@ -13,29 +12,29 @@ import (
 // exported; a reader matches the others by their names, which are their
 // values.
 const (
-	EvSubmit  devices.EventKind = "submit"   // A: Participant, B: 0 accepted, 1 rejected
-	EvDecide  devices.EventKind = "decide"   // A: decision (1 RUN, 2 ABORT), recorded before publishing
-	EvPoison  devices.EventKind = "poison"   // Detail: why
-	EvWait    devices.EventKind = "wait"     // A: timeout in ns
-	EvJoin    devices.EventKind = "join"     // A: Participant, B: JoinResult
-	EvWaitEnd devices.EventKind = "wait.end" // A: 1 when both retired
-	EvCheck   devices.EventKind = "check"    // A: Participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
+	EvSubmit  program.EventKind = "submit"   // A: Participant, B: 0 accepted, 1 rejected
+	EvDecide  program.EventKind = "decide"   // A: decision (1 RUN, 2 ABORT), recorded before publishing
+	EvPoison  program.EventKind = "poison"   // Detail: why
+	EvWait    program.EventKind = "wait"     // A: timeout in ns
+	EvJoin    program.EventKind = "join"     // A: Participant, B: JoinResult
+	EvWaitEnd program.EventKind = "wait.end" // A: 1 when both retired
+	EvCheck   program.EventKind = "check"    // A: Participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
 
-	evStartup      devices.EventKind = "startup"        // A: publications prepared, B: the line's buffer
-	evSession      devices.EventKind = "session"        // A: the GPU's actor, B: the NPU's actor
-	evSubmitReturn devices.EventKind = "submit.return"  // A: Participant, B: 0 ok, 1 error
-	evPublished    devices.EventKind = "published"      // A: decision, B: 0 ok, 1 failed
-	evUndecided    devices.EventKind = "wait.undecided" // a Wait refused: no decision is recorded
-	evCloseBegin   devices.EventKind = "close.begin"    // A: the join's timeout in ns
-	evClose        devices.EventKind = "close"          // A: 0 retired, 1 quarantined
+	evStartup      program.EventKind = "startup"        // A: publications prepared, B: the line's buffer
+	evSession      program.EventKind = "session"        // A: the GPU's actor, B: the NPU's actor
+	evSubmitReturn program.EventKind = "submit.return"  // A: Participant, B: 0 ok, 1 error
+	evPublished    program.EventKind = "published"      // A: decision, B: 0 ok, 1 failed
+	evUndecided    program.EventKind = "wait.undecided" // a Wait refused: no decision is recorded
+	evCloseBegin   program.EventKind = "close.begin"    // A: the join's timeout in ns
+	evClose        program.EventKind = "close"          // A: 0 retired, 1 quarantined
 )
 
 // The kinds are registered once, in the protocol category; registering a
 // name twice panics when the program starts (devices.DefineEvent).
 func init() {
-	for _, k := range [...]devices.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
+	for _, k := range [...]program.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
 		evStartup, evSession, evSubmitReturn, evPublished, evUndecided, evCloseBegin, evClose} {
-		devices.DefineEvent(string(k), devices.CategoryProtocol)
+		program.DefineEvent(string(k), program.CategoryProtocol)
 	}
 }
 

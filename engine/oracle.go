@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"sync"
 	"time"
 
@@ -231,7 +232,7 @@ func (o *Oracle) observe(e *devices.Event) {
 	o.verdicts.seen = e.Seq
 	s := o.session(e)
 	open := s != nil
-	if !open && e.Kind.Category() == devices.CategoryProtocol {
+	if !open && e.Kind.Category() == program.CategoryProtocol {
 		return
 	}
 	o.budget.observe(e, open)

@@ -60,9 +60,9 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := s.startup.line
-	line.HostStore(0, program.StartupRun)
+	line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 	wantNoViolations(t, o)
-	line.HostStore(0, program.StartupAbort)
+	line.Publish(devices.Event{}, 0, program.StartupAbort, nil)
 	wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 }
 
@@ -76,7 +76,7 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
 	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
-	s.startup.line.HostStore(0, program.StartupRun)
+	s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 	v := wantViolation(t, o, 2, s.ID(), EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -166,7 +166,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 // --- invariant 4: after observing ABORT no program touches the payload
 
 func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
-	for _, kind := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
+	for _, kind := range []program.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		if err := s.Abort(); err != nil {
@@ -180,11 +180,11 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		// A wrong GPU participant: it observes ABORT, then writes (or
 		// reads) a generation of the session's payload anyway.
 		prog := &steps{
-			func(env program.Env) devices.Next {
+			func(env program.Env) program.Next {
 				env.Emit(program.EvObserve, uint64(program.StartupAbort), "")
 				return program.Continue()
 			},
-			func(env program.Env) devices.Next {
+			func(env program.Env) program.Next {
 				env.Emit(kind, 1, "")
 				return program.Retire(nil)
 			},
@@ -240,7 +240,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := npu.Prepare(fam, &steps{func(program.Env) devices.Next { return program.Hang() }}, s.ID(), buf)
+	p, err := npu.Prepare(fam, &steps{func(program.Env) program.Next { return program.Hang() }}, s.ID(), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -944,13 +944,13 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.startup.line.HostStore(0, program.StartupRun)
+		s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
-		s.startup.line.HostStore(0, 7)
+		s.startup.line.Publish(devices.Event{}, 0, 7, nil)
 		wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 	})
 }

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,7 +287,7 @@ func (m *Module) deviceOption(L *lua.LState, key string, t *lua.LTable, d *devic
 }
 
 // timingOption reads timing="ideal"|"published"|{profile=, <figure>=seconds...}.
-func (m *Module) timingOption(L *lua.LState, v lua.LValue, base devices.Timing) devices.Timing {
+func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) program.Timing {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		return base

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"io"
 	"os"
 	"slices"
@@ -345,7 +346,7 @@ func (m *Module) retire() {
 }
 
 // timingLabel names a timing profile: ideal, published, or custom.
-func timingLabel(t devices.Timing) string {
+func timingLabel(t program.Timing) string {
 	switch t {
 	case devices.IdealTiming():
 		return "ideal"

@@ -60,10 +60,10 @@ type Instance struct {
 	polls    int          // loads of one word in a row, less one: a poll loop's
 }
 
-// NewInstance makes an invocation of p with cfg, to be prepared on a
+// newInstance makes an invocation of p with cfg, to be prepared on a
 // device. An instance of a program that checks its own results is a
 // program.Checker.
-func (p *Program) NewInstance(cfg Config) program.Program {
+func (p *Program) newInstance(cfg Config) program.Program {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}

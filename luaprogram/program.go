@@ -138,8 +138,8 @@ type Buffer struct {
 	Size any // float64 or string, as the program gave it
 }
 
-// MaxBuffers is how many buffers one session's programs may declare.
-const MaxBuffers = 16
+// maxBuffers is how many buffers one session's programs may declare.
+const maxBuffers = 16
 
 // Buffers runs the program's buffers declaration, a table or a function of
 // args returning one, and lists the buffers it declares, sorted by name.
@@ -218,8 +218,8 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(out) > MaxBuffers {
-		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), MaxBuffers)
+	if len(out) > maxBuffers {
+		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), maxBuffers)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
