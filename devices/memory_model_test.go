@@ -664,10 +664,10 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 	}
 }
 
-// "So the seed's publications matter: skip one and the NPU never sees RUN;
-// fail one and ...": host.publish=skip makes Execute succeed without the
-// release, error makes it fail with KindPublish; either way the NPU stays
-// blind, and an event says which.
+// The protocol's publications matter: skip one and the NPU never sees RUN.
+// host.publish=skip makes a publication succeed without the release, error
+// makes it fail with KindPublish; either way the NPU stays blind, and an
+// event says which.
 func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	f, _, npu, b := mmShared(t, Config{}, 64)
 	nv := mmView(t, b, npu, XDNA)

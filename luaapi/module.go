@@ -421,10 +421,6 @@ func (m *Module) Stats() []SessionStats {
 	return out
 }
 
-// StatsDropped is the number of finished sessions whose stats were not kept
-// because of Options.StatsLimit.
-func (m *Module) StatsDropped() int { return m.finished.dropped }
-
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
 func (m *Module) Violations() []engine.Violation {
