@@ -323,7 +323,7 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 // one that a generic site's fault does not.
 func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 	f, o := newOracleFabric(t)
-	setFault(t, f, fault.PayloadCorrupt, "1*flip")
+	setFault(t, f, exchange.PayloadCorrupt, "1*flip")
 	s := newSession(t, f, roundsConfig(2))
 	run(t, s)
 	if v, ok := verification(s); !ok || v.OK {
@@ -847,8 +847,8 @@ func TestOracleFaultsAreNotViolations(t *testing.T) {
 		chain string
 		want  Outcome
 	}{
-		{fault.PayloadCorrupt, "flip", Retired},
-		{fault.NPUDrain, "2*off->skip", Retired}, // the last round's results are lost
+		{exchange.PayloadCorrupt, "flip", Retired},
+		{exchange.NPUDrain, "2*off->skip", Retired}, // the last round's results are lost
 		{fault.GPUComplete, "error", Quarantined},
 		{fault.NPURun, "crash", Quarantined},
 		{fault.HostPublish, "2*off->error", Quarantined}, // the NPU's release fails

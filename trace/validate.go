@@ -535,7 +535,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	case "fault":
 		site := fault.GPURun // a generic site: it explains no failed check
 		if e.Own {
-			site = fault.PayloadCorrupt
+			site = ^fault.Site(0) // no generic site: a program's own, which explains a failed check
 		}
 		add(devices.EvFault, uint64(site), uint64(fault.Error))
 	}
