@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // startupLine is the resident startup line: a dedicated 64-byte allocation that
@@ -64,7 +65,7 @@ func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startu
 			s.publications = append(s.publications, p)
 		}
 	}
-	f.Events().Emit(devices.HostActor, s.id, evStartup, uint64(len(s.publications)), s.line.ID(), "")
+	f.Events().Emit(devices.HostActor, s.id, oracle.EvStartup, uint64(len(s.publications)), s.line.ID(), "")
 	return s, nil
 }
 

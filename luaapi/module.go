@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
@@ -120,7 +121,7 @@ type Module struct {
 	fabricsMade    uint64              // how many fabrics the module made
 	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
 	finished       finishedStats       // the stats of sessions the module no longer tracks
-	pastViolations []engine.Violation  // found on fabrics since replaced
+	pastViolations []oracle.Violation  // found on fabrics since replaced
 	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
@@ -149,7 +150,7 @@ type fabricState struct {
 	f      *devices.Fabric
 	own    bool // made by the module: it closes the fabric when done with it
 	timing string
-	oracle *engine.Oracle
+	oracle *oracle.Oracle
 }
 
 // Open opens the module in L: it gives the state Lua 5.1's behaviour
@@ -313,7 +314,7 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		}
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
-	fs.oracle = engine.NewOracle(f)
+	fs.oracle = oracle.New(f)
 	// Every session the module watches owes the protocol's obligations of programs: a
 	// fault-free session decided once retires within a close's default
 	// join (invariant 15), after ABORT as after RUN, so a program that
@@ -423,8 +424,8 @@ func (m *Module) Stats() []SessionStats {
 
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
-func (m *Module) Violations() []engine.Violation {
-	out := append([]engine.Violation(nil), m.pastViolations...)
+func (m *Module) Violations() []oracle.Violation {
+	out := append([]oracle.Violation(nil), m.pastViolations...)
 	if m.fab != nil {
 		out = append(out, m.fab.oracle.Violations()...)
 	}

@@ -22,11 +22,12 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // Config says how to run one randomized trial: a fabric (simulated unless
-// Mode says otherwise) made with Seed, an engine.Oracle attached to it,
+// Mode says otherwise) made with Seed, an oracle.Oracle attached to it,
 // random fault chains at random sites, and a few resident sessions driven
 // by random host operations in a random interleaving. The zero value of
 // every field but Seed means its default.
@@ -105,7 +106,7 @@ func (c Config) withDefaults() Config {
 }
 
 // livenessWait is how long a Wait must be for the oracle to require that
-// it see a fault-free session retire (engine.Oracle.Liveness): the longest
+// it see a fault-free session retire (oracle.Oracle.Liveness): the longest
 // timeout trials draw, engine.DefaultCloseTimeout, when the largest
 // exchange the trial may draw needs a tenth of it at most on the published
 // timing (per round, a DMA of every line of a slot and two more, with room
@@ -121,7 +122,7 @@ func (c Config) livenessWait() time.Duration {
 
 // Run runs one randomized trial and reports what happened. It makes a
 // fabric (simulated unless cfg.Mode says otherwise) with cfg.Seed, attaches
-// an engine.Oracle, arms random fault chains at random sites (drawn, like
+// an oracle.Oracle, arms random fault chains at random sites (drawn, like
 // every other choice, from a PCG generator seeded with cfg.Seed), draws a
 // tight memory budget one time in four, and opens cfg.Sessions exchange
 // sessions of random shapes on the default GPU and NPU. Each session gets a
@@ -130,11 +131,11 @@ func (c Config) livenessWait() time.Duration {
 // neither, Waits and IsComplete with random timeouts, sometimes a device
 // reset or letting time pass, then Close with a random timeout); the plans
 // of up to two open sessions are interleaved at random. The oracle checks
-// liveness too (engine.Oracle.Liveness): a Wait or close of 10 s must see
+// liveness too (oracle.Oracle.Liveness): a Wait or close of 10 s must see
 // a fault-free session retire, for exchanges no larger than a tenth of
 // that needs. At the end it resets every device, checks that every session
 // ended retired or quarantined, that nothing is left charged, quarantined
-// or occupied, and runs engine.Oracle.CheckSettled.
+// or occupied, and runs oracle.Oracle.CheckSettled.
 func Run(cfg Config) Result {
 	t := workspaces.Get().(*trial)
 	t.start(cfg.withDefaults(), &t.own)
@@ -169,8 +170,8 @@ type trial struct {
 	rng      *rand.Rand      // draws from pcg
 	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
 	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
-	watcher  *engine.Oracle  // the owned fabric's oracle, renewed with it
-	oracle   *engine.Oracle  // the trial's oracle: watcher, or a new one on a fabric OnFabric sees
+	watcher  *oracle.Oracle  // the owned fabric's oracle, renewed with it
+	oracle   *oracle.Oracle  // the trial's oracle: watcher, or a new one on a fabric OnFabric sees
 	res      *Result         // written in place: own, or RunInto's caller's
 	own      Result          // Run's result, which it returns by value
 	gpu, npu *devices.Device
@@ -414,12 +415,12 @@ func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
 // oracleOf returns an oracle watching f: for the workspace's own fabric,
 // its own oracle, renewed with the fabric, so that none of the last
 // trial's state or violations carries over; a new one otherwise.
-func (t *trial) oracleOf(f *devices.Fabric) *engine.Oracle {
+func (t *trial) oracleOf(f *devices.Fabric) *oracle.Oracle {
 	switch {
 	case f != t.owned:
-		return engine.NewOracle(f)
+		return oracle.New(f)
 	case t.watcher == nil:
-		t.watcher = engine.NewOracle(f)
+		t.watcher = oracle.New(f)
 	default:
 		if err := t.watcher.Renew(); err != nil {
 			t.problem("renewing the oracle: %v", err)
@@ -490,7 +491,7 @@ func (t *trial) count(e *devices.Event) {
 	switch e.Kind {
 	case devices.EvFault:
 		t.res.Fired[e.Detail]++
-	case engine.EvSubmit:
+	case oracle.EvSubmit:
 		acc := t.accepted[e.Session]
 		if e.B == 0 {
 			acc[e.A] = true
@@ -498,9 +499,9 @@ func (t *trial) count(e *devices.Event) {
 			t.res.Paths["reject after peer accepted"]++
 		}
 		t.accepted[e.Session] = acc
-	case engine.EvPoison:
+	case oracle.EvPoison:
 		t.res.Paths["poisoned"]++
-	case engine.EvCheck:
+	case oracle.EvCheck:
 		if e.B == 0 {
 			t.res.Paths["check passed"]++
 		} else {
@@ -672,9 +673,9 @@ func (t *trial) step(p *sessionPlan) {
 	id := s.ID()
 	switch op.kind {
 	case opSubmitGPU, opSubmitNPU:
-		who, name, submit := engine.ParticipantGPU, "submit_gpu", s.SubmitGPU
+		who, name, submit := oracle.ParticipantGPU, "submit_gpu", s.SubmitGPU
 		if op.kind == opSubmitNPU {
-			who, name, submit = engine.ParticipantNPU, "submit_npu", s.SubmitNPU
+			who, name, submit = oracle.ParticipantNPU, "submit_npu", s.SubmitNPU
 		}
 		again := p.submitted[who]
 		err := submit()
@@ -728,7 +729,7 @@ func (t *trial) close(p *sessionPlan, timeout time.Duration) {
 	ts.Outcome, ts.Decision = out, s.Decision()
 	problem, checked := s.Checked()
 	ts.Verified = checked && problem == nil
-	if out == engine.Retired && ts.Decision == engine.StartupRun && !checked {
+	if out == engine.Retired && ts.Decision == oracle.StartupRun && !checked {
 		t.problem("session %d retired after RUN but its programs were never checked", s.ID())
 	}
 	switch out {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // TestRunDefaults checks that the zero Config is the campaign's trial: seed
@@ -40,7 +41,7 @@ func TestRunNoFaults(t *testing.T) {
 // TestStats checks that Stats adds results up and keeps the failed seeds.
 func TestStats(t *testing.T) {
 	ok := Result{Seed: 4, Settled: true, Sessions: []Session{{ID: 1, Outcome: engine.Retired}, {}}, Fired: map[string]int{"gpu.run hang": 1}}
-	bad := Result{Seed: 9, Settled: true, Sessions: []Session{{ID: 2, Outcome: engine.Quarantined}}, Violations: []engine.Violation{{Invariant: 10}}, ErrorKinds: map[string]int{"busy": 2}}
+	bad := Result{Seed: 9, Settled: true, Sessions: []Session{{ID: 2, Outcome: engine.Quarantined}}, Violations: []oracle.Violation{{Invariant: 10}}, ErrorKinds: map[string]int{"busy": 2}}
 	var s Stats
 	s.Add(ok)
 	s.Add(bad)

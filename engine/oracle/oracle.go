@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func (v Violation) Error() string {
 // which reads the events alone; the oracle fans every event out to them.
 type Oracle struct {
 	mu         sync.Mutex
-	fabric     *devices.Fabric // nil for a transcript's oracle (testdata/oracle)
+	fabric     *devices.Fabric // nil for a transcript's oracle (Transcript)
 	cancel     func()
 	generation uint64               // the fabric's when the oracle began watching it (devices.Fabric.Renew)
 	observer   func(*devices.Event) // observe, bound once: a renewal subscribes it again
@@ -86,8 +86,8 @@ type openSession struct {
 	closing bool   // its close began
 }
 
-// NewOracle subscribes an oracle to f's events.
-func NewOracle(f *devices.Fabric) *Oracle {
+// New subscribes an oracle to f's events.
+func New(f *devices.Fabric) *Oracle {
 	o := newOracle(f.Mode() == devices.Simulated)
 	o.fabric = f
 	o.budget.reading = f.Budget().State
@@ -244,9 +244,9 @@ func (o *Oracle) observe(e *devices.Event) {
 	}
 	switch {
 	case !open:
-	case e.Kind == evCloseBegin:
+	case e.Kind == EvCloseBegin:
 		s.closing = true
-	case e.Kind == evClose, e.Kind == devices.EvRelease && e.A == s.line && !s.closing:
+	case e.Kind == EvClose, e.Kind == devices.EvRelease && e.A == s.line && !s.closing:
 		o.forget(e.Session) // closed, or abandoned before any close: nothing more to check of it
 	}
 }
@@ -258,7 +258,7 @@ func (o *Oracle) session(e *devices.Event) *openSession {
 		return nil
 	}
 	s := o.open.get(e.Session)
-	if s == nil && e.Kind == evStartup && e.Actor == devices.HostActor {
+	if s == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
 		s = o.open.add(e.Session)
 		*s = openSession{line: e.B}
 	}
@@ -290,4 +290,15 @@ func (o *Oracle) HashState(h *devices.StateHash) {
 	o.decisions.hash(h)
 	o.lifecycle.hash(h, now)
 	o.reach.hash(h)
+}
+
+// bits packs flags into a word, the first flag in the lowest bit.
+func bits(flags ...bool) uint64 {
+	var w uint64
+	for i, f := range flags {
+		if f {
+			w |= 1 << i
+		}
+	}
+	return w
 }
