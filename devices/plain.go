@@ -1,11 +1,12 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // EvPlainRead is a read of a word that another program wrote with a plain
@@ -109,7 +110,7 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 }
 
 // hash adds the unpublished words, for the model checker's state hash.
-func (p *plainWords) hash(h *StateHash) {
+func (p *plainWords) hash(h *program.StateHash) {
 	if p.n.Load() == 0 {
 		h.Add(0)
 		return

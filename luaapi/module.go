@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"io"
 	"os"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"

@@ -299,7 +299,7 @@ func (in *Instance) mixString(s string) {
 // state hash: the hash of everything it was given so far (its arguments
 // are the session's), the operation it stopped at, how it reads the
 // decision, and its views' pending stores.
-func (in *Instance) HashState(h *devices.StateHash) {
+func (in *Instance) HashState(h *program.StateHash) {
 	h.Add(in.history)
 	op := in.pending
 	h.Add(uint64(op.kind)<<56 | uint64(uint32(op.buf))<<24 | uint64(op.off))

@@ -2,11 +2,11 @@ package oracle
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"sync"
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Invariant is the text of the oracle's invariant n, numbered from 1 as
@@ -278,7 +278,7 @@ func (o *Oracle) forget(session uint64) {
 // force, the allocations counted, how long is long enough for invariant
 // 15, and how many violations it found, for a model checker's state hash.
 // Times are added relative to the fabric's clock.
-func (o *Oracle) HashState(h *devices.StateHash) {
+func (o *Oracle) HashState(h *program.StateHash) {
 	now := o.fabric.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -194,7 +194,7 @@ func (c *reachChecker) reset() {
 	c.quarantines.clear()
 }
 
-func (c *reachChecker) hash(h *devices.StateHash) {
+func (c *reachChecker) hash(h *program.StateHash) {
 	for _, id := range c.sessions.sorted() {
 		s := c.sessions.get(id)
 		h.Add(id)
