@@ -126,7 +126,7 @@ func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, e
 // rejectLocked records a refused dispatch and returns its error (fabric.mu
 // held).
 func (p *Prepared) rejectLocked(err *Error) error {
-	p.device.fabric.events.Emit(p.device.actor, p.owner, EvReject, uint64(p.family.Ordinal), 0, err.Message)
+	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.Ordinal), 0, err.Message)
 	return err
 }
 

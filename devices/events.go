@@ -13,13 +13,13 @@ import (
 // Event kinds emitted by the hardware model.
 var (
 	EvAlloc          = program.DefineEvent("alloc", program.CategoryMemory)           // A: buffer, B: bytes
-	EvAllocFailed    = program.DefineEvent("alloc.failed", program.CategoryMemory)    // Detail: why
+	evAllocFailed    = program.DefineEvent("alloc.failed", program.CategoryMemory)    // Detail: why
 	EvRelease        = program.DefineEvent("release", program.CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
 	EvReleaseRefused = program.DefineEvent("release.refused", program.CategoryMemory) // A: buffer, B: bytes; Detail: why
 	EvHostStore      = program.DefineEvent("host.store", program.CategoryHost)        // A: buffer, B: value
 	EvPublication    = program.DefineEvent("publication", program.CategoryHost)       // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
 	EvDispatch       = program.DefineEvent("dispatch", program.CategoryDevice)        // A: invocation, B: family ordinal
-	EvReject         = program.DefineEvent("dispatch.reject", program.CategoryDevice) // A: family ordinal; Detail: why
+	evReject         = program.DefineEvent("dispatch.reject", program.CategoryDevice) // A: family ordinal; Detail: why
 	EvReach          = program.DefineEvent("reach", program.CategoryDevice)           // A: invocation, B: buffer it can reach
 	EvStart          = program.DefineEvent("start", program.CategoryDevice)           // A: invocation
 	EvRetire         = program.DefineEvent("retire", program.CategoryDevice)          // A: invocation, B: 0 ok, 1 error; Detail: error

@@ -1010,7 +1010,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	}
 	mmKind(t, "Allocate over the budget", err, KindBudget)
 	mmCharged(t, f, 192, 0)
-	if evs := f.Events().Events(func(e *Event) bool { return e.Kind == EvAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
+	if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
 		t.Errorf("alloc.failed events %+v, want one of 128 bytes", evs)
 	}
 

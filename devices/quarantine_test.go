@@ -77,7 +77,7 @@ func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
 			if gpu.Occupied() {
 				t.Error("the refused dispatch left the GPU occupied")
 			}
-			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == EvReject }); len(evs) != 1 {
+			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evReject }); len(evs) != 1 {
 				t.Errorf("reject events: %+v, want one", evs)
 			}
 		})

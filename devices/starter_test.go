@@ -96,7 +96,7 @@ func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 			if p.steps != 0 {
 				t.Errorf("the rejected program stepped %d times", p.steps)
 			}
-			rejects := f.Events().Events(func(e *Event) bool { return e.Kind == EvReject && e.Detail == tc.msg })
+			rejects := f.Events().Events(func(e *Event) bool { return e.Kind == evReject && e.Detail == tc.msg })
 			if len(rejects) != 1 {
 				t.Errorf("%d reject events saying %q, want 1", len(rejects), tc.msg)
 			}
