@@ -22,17 +22,13 @@ func PublishedTiming() program.Timing {
 	}
 }
 
-// TimingFigures names every figure of Timing, in a stable order, for
-// overrides by name ("aql_dispatch", ...).
-var TimingFigures = program.TimingFigures
-
 // TimingFigure returns a pointer to the figure of t named name, or an
 // Invalid error that lists the figures.
 func TimingFigure(t *program.Timing, name string) (*time.Duration, error) {
 	if d, ok := t.Figure(name); ok {
 		return d, nil
 	}
-	return nil, Errorf(KindInvalid, "timing", "unknown timing figure %q; figures are %v", name, TimingFigures)
+	return nil, Errorf(KindInvalid, "timing", "unknown timing figure %q; figures are %v", name, program.TimingFigures)
 }
 
 // TimingProfile returns the named profile, "ideal" or "published".
@@ -63,7 +59,7 @@ func dispatchLatency(t *program.Timing, c Command) time.Duration {
 // validateTiming refuses a negative figure, which would start or wake a
 // program before the moment that asks for it.
 func validateTiming(t *program.Timing) error {
-	for _, name := range TimingFigures {
+	for _, name := range program.TimingFigures {
 		if d, _ := t.Figure(name); *d < 0 {
 			return Errorf(KindInvalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
 		}

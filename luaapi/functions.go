@@ -371,9 +371,9 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 		devs.Append(lua.LString(d.Name()))
 	}
 	t.RawSetString("devices", devs)
-	figs := L.CreateTable(0, len(devices.TimingFigures))
+	figs := L.CreateTable(0, len(program.TimingFigures))
 	tm := f.Timing()
-	for _, name := range devices.TimingFigures {
+	for _, name := range program.TimingFigures {
 		d, _ := tm.Figure(name)
 		figs.RawSetString(name, seconds(*d))
 	}
