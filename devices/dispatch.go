@@ -167,6 +167,9 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	p.dispatched.Store(true)
 	inv := &dispatched{}
 	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.newID(), d, p.program, p.owner, p.reach, &inv.completion
+	if sd, ok := p.program.(program.SiteDeclarer); ok {
+		inv.sites = sd.Sites()
+	}
 	inv.comp.made = p.made
 	inv.env.inv = &inv.invocation
 	inv.comp.inv = &inv.invocation
@@ -207,6 +210,7 @@ type invocation struct {
 	prog    program.Program
 	owner   uint64
 	reach   []*Buffer
+	sites   []fault.Site // the program's own fault sites (program.SiteDeclarer)
 	comp    *Completion
 	env     env
 	startAt time.Duration

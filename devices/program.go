@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"slices"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -27,6 +28,9 @@ func (e *env) Emit(kind program.EventKind, b uint64, detail string) {
 
 // Fault hits a fault site, recording what fired.
 func (e *env) Fault(site fault.Site) fault.Fired {
+	if !site.Generic() && !slices.Contains(e.inv.sites, site) {
+		return fault.Fired{} // not the program's own: no fault of another program's reaches it
+	}
 	fired := e.inv.dev.fabric.faults.Hit(site)
 	if fired.Action != fault.None {
 		e.inv.emit(EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))

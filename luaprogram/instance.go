@@ -108,6 +108,10 @@ const (
 
 var opNames = [...]string{"", "load", "wait", "store", "store_plain", "read", "write", "flip", "drain", "discard", "delay", "deliver"}
 
+// Sites lists the fault sites of its own that the program declared
+// (program.SiteDeclarer): the runtime lets it hit those and the generic ones.
+func (in *Instance) Sites() []fault.Site { return in.prog.siteList }
+
 // Step runs the program up to its next memory operation, after doing the
 // one it stopped at.
 func (in *Instance) Step(env program.Env) program.Next {

@@ -45,6 +45,7 @@ type Program struct {
 
 	hasCheck bool                // the chunk returns a check
 	sites    map[fault.Site]bool // the sites of its own it declared
+	siteList []fault.Site        // the same, in the order declared
 
 	mu       sync.Mutex
 	idle     []*machine
@@ -83,6 +84,9 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		if !p.sites[site] {
+			p.siteList = append(p.siteList, site)
 		}
 		p.sites[site] = true
 	}

@@ -21,6 +21,19 @@ var (
 // Sites lists the exchange's own sites, in the order of their numbers.
 func Sites() []fault.Site { return []fault.Site{NPUDrain, PayloadCorrupt} }
 
+// The sites each half declares (program.SiteDeclarer): the GPU's program
+// may corrupt a slot, the NPU's skip a drain, and neither hits the other's.
+var (
+	gpuSites = []fault.Site{PayloadCorrupt}
+	npuSites = []fault.Site{NPUDrain}
+)
+
+// Sites lists the GPU half's own fault site, payload.corrupt.
+func (p *gpuExchange) Sites() []fault.Site { return gpuSites }
+
+// Sites lists the NPU half's own fault site, npu.drain.
+func (p *npuExchange) Sites() []fault.Site { return npuSites }
+
 // defineSite defines one of the exchange's sites; its name and actions are
 // fixed here, so an error is a programming error.
 func defineSite(name string, a fault.Action) fault.Site {
