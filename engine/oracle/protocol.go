@@ -28,7 +28,7 @@ const (
 )
 
 // The kinds are registered once, in the protocol category; registering a
-// name twice panics when the program starts (devices.DefineEvent).
+// name twice panics when the program starts (program.DefineEvent).
 func init() {
 	for _, k := range [...]program.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
 		EvStartup, EvSession, EvSubmitReturn, EvPublished, EvUndecided, EvCloseBegin, EvClose} {
