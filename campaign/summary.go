@@ -57,6 +57,9 @@ type Summary struct {
 	// ended and the faults fired by "site action".
 	Sessions map[string]int `json:"sessions,omitempty"`
 	Fired    map[string]int `json:"fired,omitempty"`
+	// Reach counts the trials whose sessions came so far (made, decided
+	// RUN, retired); nil when no trial counted them (a Go trial's).
+	Reach *Reach `json:"reach,omitempty"`
 	// Violations is how many violations the oracle found, in every trial.
 	Violations int `json:"violations"`
 	// Failures lists the failed trials by seed.
@@ -186,6 +189,12 @@ func (s *Summary) add(t *Trial) {
 	addCounts(s.Sessions, t.Sessions)
 	addCounts(s.Fired, t.Fired)
 	s.Violations += t.Violations
+	if t.Reached != ReachUncounted {
+		if s.Reach == nil {
+			s.Reach = &Reach{}
+		}
+		s.Reach.add(t.Reached, t.Seed, t.Unreached)
+	}
 	if t.Failed {
 		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message}) // fillReplays gives the replay
 	}
@@ -309,6 +318,12 @@ func (s *Summary) merge(o *Summary, take bool) {
 	addCounts(s.Sessions, o.Sessions)
 	addCounts(s.Fired, o.Fired)
 	s.Violations += o.Violations
+	if o.Reach != nil {
+		if s.Reach == nil {
+			s.Reach = &Reach{}
+		}
+		s.Reach.merge(o.Reach)
+	}
 	s.Failures = append(s.Failures, o.Failures...)
 	for name, m := range o.Measurements {
 		switch {

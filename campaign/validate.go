@@ -124,6 +124,8 @@ func (s *Summary) validateCounts() error {
 		return fmt.Errorf("the outcomes count %d trials, where it holds %d", total, s.Trials)
 	case s.Violations < s.Outcomes[OutcomeViolation]:
 		return fmt.Errorf("%d violations, fewer than the %d trials whose outcome is one", s.Violations, s.Outcomes[OutcomeViolation])
+	case s.Reach != nil:
+		return s.Reach.validate(s.Trials, s.Seed, s.Campaign)
 	}
 	return nil
 }

@@ -304,6 +304,10 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 // (startupPrograms).
 func (m *Module) startup(L *lua.LState) int {
 	const name = "startup"
+	m.reach.Tried++
+	if m.reach.FirstError == "" {
+		defer m.noteStartupError()
+	}
 	t := fields(L, 1, name, true, "gpu", "npu", "rounds", "credits", "slot_bytes", "queue", "buffers", "args")
 	if gpu, gk := m.asProgram(field(t, "gpu")), m.asKernel(field(t, "gpu")); gpu != nil || gk != nil {
 		return m.startupPrograms(L, t, gpu, gk, m.asProgram(field(t, "npu")))
@@ -332,6 +336,19 @@ func (m *Module) startup(L *lua.LState) int {
 	s.cfg = cfg
 	L.Push(&s.ud)
 	return 1
+}
+
+// noteStartupError, deferred by startup, keeps the error it raises as
+// Reach's FirstError, and raises it on.
+func (m *Module) noteStartupError() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if m.reach.FirstError == "" {
+		m.reach.FirstError, _, _ = strings.Cut(ErrorString(r), "\nstack traceback:")
+	}
+	panic(r)
 }
 
 // queueOption reads the GPU program's queue kind, "aql" or "pm4", from the

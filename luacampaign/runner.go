@@ -277,6 +277,7 @@ func (r *luaRunner) trialOf(t *campaign.Trial) error {
 	}
 	r.m.EndFabric()
 	t.Violations = len(r.m.Violations())
+	t.Reached, t.Unreached = reachOf(r.m.Reach())
 	switch {
 	case err != nil:
 		t.Report = msg
@@ -297,6 +298,23 @@ func (r *luaRunner) trialOf(t *campaign.Trial) error {
 		t.Outcome = outcome
 	}
 	return nil
+}
+
+// reachOf is how far a trial's sessions came, and why none was decided
+// RUN when none was: the first error startup raised. A trial that never
+// called startup is not counted.
+func reachOf(r luaapi.Reach) (campaign.Reached, string) {
+	switch {
+	case r.Tried == 0 && r.Made == 0:
+		return campaign.ReachUncounted, ""
+	case r.Retired > 0:
+		return campaign.ReachRetired, ""
+	case r.Decided > 0:
+		return campaign.ReachDecided, ""
+	case r.Made > 0:
+		return campaign.ReachMade, r.FirstError
+	}
+	return campaign.ReachNone, r.FirstError
 }
 
 // outcomeOf reads what trial(t) returned: the outcome ("" for nothing, which

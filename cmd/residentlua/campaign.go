@@ -435,6 +435,9 @@ func (o *campaignOptions) runTrials() int {
 		status = intr.interruptedStatus()
 	case interrupted:
 		status = intr.interruptedStatus() // the signal came as the last trial ended
+	case status == campaignPassed && sum.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: nothing checked: %s\n", progName, sum.Vacuous())
+		status = campaignIncomplete
 	case status == campaignPassed && (sum.Failed() > 0 || sum.Violations > 0):
 		status = campaignFailures
 	}
@@ -601,6 +604,9 @@ func (o *campaignOptions) runMerge() int {
 	switch {
 	case len(incomplete) > 0:
 		fmt.Fprintf(os.Stderr, "%s: campaign merge: the campaign is incomplete: %s\n", progName, strings.Join(incomplete, "; "))
+		return campaignIncomplete
+	case status == campaignPassed && merged.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: campaign merge: nothing checked: %s\n", progName, merged.Vacuous())
 		return campaignIncomplete
 	case status == campaignPassed && (merged.Failed() > 0 || merged.Violations > 0):
 		return campaignFailures
