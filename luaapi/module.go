@@ -498,6 +498,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 	var reports []CloseReport
 	for _, s := range m.openSessions() {
 		out := s.eng.CloseWithin(ctx, m.opts.CloseTimeout)
+		if out == engine.Quarantined && ctx.Err() == nil {
+			m.quarantinedAfter(s, m.opts.CloseTimeout)
+		}
 		r := CloseReport{Session: s.id, Outcome: out.String()}
 		line := fmt.Sprintf("resident: closed session %d at exit: %s", s.id, out)
 		if out == engine.Quarantined {

@@ -38,9 +38,10 @@ type sessionInfo struct {
 	gpuName  string
 	npuName  string
 
-	frozen   bool   // the session retired or its fabric was replaced: rec holds its record
-	rec      record // its record once frozen
-	released bool   // it was quarantined, and resets released the quarantine
+	watch    hangWatch // what tells a suspected hang, in real time
+	frozen   bool      // the session retired or its fabric was replaced: rec holds its record
+	rec      record    // its record once frozen
+	released bool      // it was quarantined, and resets released the quarantine
 }
 
 // record is what a session's stats are made of: the engine's view of it
@@ -151,6 +152,7 @@ func (i *sessionInfo) statsOf(r *record, state string) SessionStats {
 	if p := i.programs; p != nil {
 		st.GPUQueue, st.Programs = p.queue.String(), &Programs{GPU: p.gpu, NPU: p.npu}
 	}
+	st.SuspectedHang = i.watch.hang
 	if r.checked {
 		st.Check = &Check{OK: r.checkErr == nil}
 		if r.checkErr != nil {
@@ -334,6 +336,7 @@ func (m *Module) startup(L *lua.LState) int {
 	}
 	s := m.newSession(L, eng, fs)
 	s.cfg = cfg
+	s.watch.noteFaults(fs.f)
 	L.Push(&s.ud)
 	return 1
 }
@@ -416,6 +419,9 @@ func (m *Module) wait(L *lua.LState) int {
 	eng := m.opened(L, s, "wait")
 	ctx := ctxOf(L)
 	ok, err := eng.WaitContext(ctx, d)
+	if err == nil && !ok {
+		s.watch.gaveUpAfter(d)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			interrupted(L, "wait", s.id, err)
@@ -452,6 +458,9 @@ func (m *Module) close(L *lua.LState) int {
 	if out == engine.Retired {
 		m.finish(s)
 	}
+	if out == engine.Quarantined && ctx.Err() == nil {
+		m.quarantinedAfter(s, d)
+	}
 	if out == engine.Quarantined && errors.Is(ctx.Err(), context.Canceled) {
 		// The close is done (a quarantine is not undone), but what the
 		// caller asked for was interrupted, as a wait's is.
@@ -486,12 +495,17 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 	t.RawSetString("seed", lua.LNumber(st.Seed))
 	t.RawSetString("state", lua.LString(st.State))
 	t.RawSetString("gpu_queue", lua.LString(st.GPUQueue))
-	t.RawSetString("rounds", lua.LNumber(st.Rounds))
-	t.RawSetString("credits", lua.LNumber(st.Credits))
-	t.RawSetString("slot_bytes", lua.LNumber(st.SlotBytes))
-	t.RawSetString("bytes", lua.LNumber(st.Bytes))
+	if st.Programs == nil { // the built-in exchange's shape and payload; programs have their own
+		t.RawSetString("rounds", lua.LNumber(st.Rounds))
+		t.RawSetString("credits", lua.LNumber(st.Credits))
+		t.RawSetString("slot_bytes", lua.LNumber(st.SlotBytes))
+		t.RawSetString("bytes", lua.LNumber(st.Bytes))
+	}
 	if st.Decision != "" {
 		t.RawSetString("decision", lua.LString(st.Decision))
+	}
+	if st.SuspectedHang != "" {
+		t.RawSetString("suspected_hang", lua.LString(st.SuspectedHang))
 	}
 	setTime(t, "decided", st.Decided)
 	for _, d := range [...]struct {
