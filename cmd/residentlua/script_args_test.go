@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -110,4 +111,27 @@ func splitShellWords(t *testing.T, line string) []string {
 		words = append(words, string(cur))
 	}
 	return words
+}
+
+// TestCounterexampleNamesThePrograms checks a scenario script of the ring
+// pair whose GPU half writes its flag before its data: the counterexample's
+// startup names each program by its file, not as "resident.program".
+func TestCounterexampleNamesThePrograms(t *testing.T) {
+	dir := t.TempDir()
+	writeRingVariant(t, dir, 1)
+	writeFile(t, dir, "scenario.lua", `local gpu = resident.program{file = "gpu.lua"}
+local npu = resident.program{file = "npu.lua"}
+function scenario(c)
+	local s = startup{gpu = gpu, npu = npu, args = {slots = c.args.slots, msgs = 3, words = 2}}
+	submit_gpu(s); submit_npu(s); start(s)
+	wait(s, 1)
+	s:close()
+end
+`)
+	r := runCmdEnv(t, dir, "", nil, "check", "scenario.lua", "--arg", "slots=2", "--faults", "0", "--preemptions", "1")
+	r.wantCode(t, 1)
+	contains(t, "stdout", r.stdout, `gpu = program "gpu.lua", npu = program "npu.lua"} = s1`)
+	if strings.Contains(r.stdout, "resident.program") {
+		t.Errorf("the counterexample names a program as resident.program:\n%s", r.stdout)
+	}
 }
