@@ -7,6 +7,7 @@ import (
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // Builtin runs the built-in trial: campaign/trial's randomized protocol trial
@@ -23,7 +24,7 @@ func Builtin(onFabric func(*devices.Fabric)) Runners { return builtinRunners{onF
 type builtinRunners struct{ onFabric func(*devices.Fabric) }
 
 func (b builtinRunners) NewRunner(context.Context, uint64) (Runner, error) {
-	return &builtinRunner{onFabric: b.onFabric}, nil
+	return &builtinRunner{onFabric: b.onFabric, world: trial.NewWorld()}, nil
 }
 
 // Describe leaves s as it is: a summary that names no script and no Go
@@ -33,7 +34,8 @@ func (builtinRunners) Describe(*Summary) error { return nil }
 // builtinRunner runs campaign/trial's randomized protocol trial.
 type builtinRunner struct {
 	onFabric func(*devices.Fabric)
-	report   bool // write each trial's report (a replay; a campaign needs none, and it costs)
+	world    *trial.World // the worker's, renewed for each trial
+	report   bool         // write each trial's report (a replay; a campaign needs none, and it costs)
 	// res is the result of the trial running, whose maps and slices each
 	// trial reuses; a Trial's Fired refers to it until publish copies it.
 	res trial.Result
@@ -41,7 +43,7 @@ type builtinRunner struct {
 
 func (b *builtinRunner) Run(_ context.Context, t *Trial) error {
 	r := &b.res
-	trial.RunInto(trial.Config{Seed: t.Seed, OnFabric: b.onFabric, NoOps: !b.report}, r)
+	b.world.Run(trial.Config{Seed: t.Seed, OnFabric: b.onFabric, NoOps: !b.report}, r)
 	t.Violations = len(r.Violations)
 	t.Fired = r.Fired
 	countSessions(t, r.Sessions)
@@ -92,9 +94,9 @@ func reachOf(sessions []trial.Session) (Reached, string) {
 			if why == "" {
 				why = s.Err
 			}
-		case s.Decision == engine.StartupRun && s.Outcome == engine.Retired:
+		case s.Decision == oracle.StartupRun && s.Outcome == engine.Retired:
 			return ReachRetired, ""
-		case s.Decision == engine.StartupRun:
+		case s.Decision == oracle.StartupRun:
 			reached = ReachDecided
 		default:
 			reached = max(reached, ReachMade)
@@ -106,7 +108,7 @@ func reachOf(sessions []trial.Session) (Reached, string) {
 	return reached, why
 }
 
-func (*builtinRunner) Close() {}
+func (b *builtinRunner) Close() { b.world.Close() }
 
 // faultList names a built-in trial's armed faults for a failure's message.
 func faultList(faults []string) string {

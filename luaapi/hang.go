@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // maxGaveUp is how many deadlines of waits that gave up a session keeps
@@ -63,7 +63,7 @@ func (m *Module) quarantinedAfter(s *session, d time.Duration) {
 	}
 	h.noteFaults(s.fab.f)
 	decision := s.eng.Decision()
-	if h.faulted || len(h.gaveUp) == 0 || decision == engine.StartupWait {
+	if h.faulted || len(h.gaveUp) == 0 || decision == oracle.StartupWait {
 		return
 	}
 	waits := make([]string, len(h.gaveUp))
@@ -83,8 +83,8 @@ func (m *Module) quarantinedAfter(s *session, d time.Duration) {
 }
 
 // decisionName is RUN or ABORT.
-func decisionName(d engine.Decision) string {
-	if d == engine.StartupAbort {
+func decisionName(d oracle.Decision) string {
+	if d == oracle.StartupAbort {
 		return "ABORT"
 	}
 	return "RUN"
