@@ -408,6 +408,9 @@ func (m *Module) fault(L *lua.LState) int {
 	if err := f.Faults().Set(site, term); err != nil {
 		m.invalid(L, "fault", "%s", err.Error())
 	}
+	if term != "off" {
+		m.markFaulted(m.fab)
+	}
 	return 0
 }
 
