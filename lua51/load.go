@@ -158,6 +158,9 @@ const interruptibleSource = 64 << 10
 // first the load returns its error at once and leaves the compile to
 // finish unseen.
 func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, error) {
+	if !compileFits(L, len(src)) {
+		return nil, &lua.ApiError{Type: lua.ApiErrorRun, Object: errNotEnoughMemory}
+	}
 	ctx := HostContext(L)
 	if ctx.Done() == nil || len(src) < interruptibleSource {
 		c, err := compileSource(src, chunkname)
@@ -184,6 +187,23 @@ func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, err
 	case <-ctx.Done():
 		return nil, compileStopped(ChunkID(chunkname), ctx.Err())
 	}
+}
+
+// compileBytes is about the most memory gopher-lua's parser and compiler
+// (and the rewrite before them) take for each byte of a chunk: 100 for a
+// chunk of assignments, 160 for one of concatenations, as measured.
+const compileBytes = 160
+
+// compileFits reports whether the memory budget of L's universe has room
+// to compile a chunk of n bytes: a compile is not watched as it runs, and
+// a large one would otherwise end the process with Go's fatal out of
+// memory (under ulimit -v) rather than Lua's "not enough memory".
+func compileFits(L *lua.LState, n int) bool {
+	if n < largeAllocation/compileBytes {
+		return true
+	}
+	m := monitorOf(L)
+	return m == nil || m.memory.fits(int64(n)*compileBytes)
 }
 
 // compileSource compiles src, named chunkname, touching no state; its error
