@@ -279,6 +279,9 @@ func hashInvocation(h *StateHash, inv *invocation, now time.Duration) {
 			h.Add(dv.buffer.id)
 		}
 		h.Add(uint64(off)<<32 | uint64(old))
+		if inv.wakeAt > now { // the wait begins once its step was paid for
+			h.Add(uint64(inv.wakeAt - now))
+		}
 	case program.NextSleep, program.NextRetire:
 		h.Add(uint64(max(inv.wakeAt-now, 0)))
 	}
