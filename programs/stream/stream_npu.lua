@@ -1,7 +1,7 @@
 -- A one-way stream with double buffering, the NPU half; pair it with
 -- stream_gpu.lua. The NPU waits for each chunk's ready flag, reads the chunk
--- in by DMA (the runtime charges its lines), adds its words to a running sum, and releases the half with
--- its done flag, drained at once (its view is not coherent: an undrained
+-- in by DMA (the runtime charges its lines), adds its words to a running
+-- sum, and releases the half with its done flag, drained at once (its view is not coherent: an undrained
 -- store is never seen). At the end it writes the sum and the count of
 -- chunks, drained. Its check recomputes the sum.
 
