@@ -67,7 +67,7 @@ func TestPublishedTimingReachesAFlagRaisedBeforeItsData(t *testing.T) {
 		t.Fatalf("gpu.lua has no %q", right)
 	}
 	for _, c := range []struct {
-		name, timing string
+		name, timing   string
 		broken, caught bool
 	}{
 		{"correct, published", `"published"`, false, false},
