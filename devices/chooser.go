@@ -249,6 +249,7 @@ func (f *Fabric) HashState(h *StateHash) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.devices {
+		d.meter.hash(h)
 		h.Add(uint64(d.held))
 		if d.current != nil {
 			h.Add(d.current.id)

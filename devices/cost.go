@@ -89,3 +89,14 @@ func (m *meter) settle() time.Duration {
 	}
 	return owed
 }
+
+// hash adds what the meter will draw, under a Stall, for the model
+// checker's state hash: two states alike but for the devices' generators
+// have different futures.
+func (m *meter) hash(h *StateHash) {
+	if m.timing.Stall <= 0 {
+		return
+	}
+	b, _ := m.rng.MarshalBinary() // a PCG's never fails
+	h.AddString(string(b))
+}
