@@ -11,8 +11,9 @@ import (
 // step it runs: the executor begins it before each step and, after the
 // step, lets what it owes pass before the program's next step (its sleep,
 // its wait or its retirement comes that much later). Only the goroutine
-// that steps the device's programs touches it: the simulated executor's,
-// or the device's own thread in real time.
+// that steps the device's programs writes it, and only during a step: the
+// simulated executor's, or the device's own thread in real time. A view
+// used outside a step (by a test, say) charges nothing.
 //
 // A step pays for each line its operations touch through a view, once a
 // line in a row: the words of a read or a write that share a line are one
@@ -21,6 +22,7 @@ import (
 // device's own generator, seeded from the fabric's seed and the device.
 type meter struct {
 	timing  *Timing
+	active  bool // a step is running
 	owed    time.Duration
 	touched bool  // the step made a memory operation
 	view    *View // the view and line the step last paid for
@@ -30,16 +32,19 @@ type meter struct {
 
 // renew readies the meter for a fabric of timing t and seed.
 func (m *meter) renew(t *Timing, seed uint64, actor Actor) {
-	m.timing, m.owed, m.touched, m.view = t, 0, false, nil
+	m.timing, m.active, m.owed, m.touched, m.view = t, false, 0, false, nil
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }
 
 // begin begins a step.
-func (m *meter) begin() { m.owed, m.touched, m.view = 0, false, nil }
+func (m *meter) begin() { m.active, m.owed, m.touched, m.view = true, 0, false, nil }
 
 // load charges a load or read of the word at off of v: a line's cost the
 // first time in a row the step touches the line.
 func (m *meter) load(v *View, off int) {
+	if !m.active {
+		return
+	}
 	m.touched = true
 	line := off / memory.LineBytes
 	if m.view == v && m.line == line {
@@ -55,12 +60,19 @@ func (m *meter) load(v *View, off int) {
 
 // store notes a store: the GPU's are posted and the NPU's kept pending, so
 // a store costs its program nothing but the step's stall.
-func (m *meter) store() { m.touched = true }
+func (m *meter) store() {
+	if m.active {
+		m.touched = true
+	}
+}
 
 // drain charges the drain of a non-coherent view's pending stores: a
 // line's DMA for each line they lie on, counted as they run (the words of
 // one line one after another are one line).
 func (m *meter) drain(pending []pendingWrite) {
+	if !m.active {
+		return
+	}
 	m.touched = true
 	last := -1
 	for _, p := range pending {
@@ -76,6 +88,7 @@ func (m *meter) drain(pending []pendingWrite) {
 // eight, a stall of up to Stall more. A step with no memory operation
 // owes nothing.
 func (m *meter) settle() time.Duration {
+	m.active = false
 	owed := m.owed
 	if !m.touched || m.timing.Stall <= 0 {
 		return owed
