@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // meter is what a device's program owes for the memory operations of the
@@ -21,7 +22,7 @@ import (
 // timing profile with a Stall the step's cost varies, drawn from the
 // device's own generator, seeded from the fabric's seed and the device.
 type meter struct {
-	timing  *Timing
+	timing  *program.Timing
 	active  bool // a step is running
 	owed    time.Duration
 	touched bool  // the step made a memory operation
@@ -31,7 +32,7 @@ type meter struct {
 }
 
 // renew readies the meter for a fabric of timing t and seed.
-func (m *meter) renew(t *Timing, seed uint64, actor Actor) {
+func (m *meter) renew(t *program.Timing, seed uint64, actor Actor) {
 	m.timing, m.active, m.owed, m.touched, m.view = t, false, 0, false, nil
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }
@@ -106,7 +107,7 @@ func (m *meter) settle() time.Duration {
 // hash adds what the meter will draw, under a Stall, for the model
 // checker's state hash: two states alike but for the devices' generators
 // have different futures.
-func (m *meter) hash(h *StateHash) {
+func (m *meter) hash(h *program.StateHash) {
 	if m.timing.Stall <= 0 {
 		return
 	}

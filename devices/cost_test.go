@@ -16,7 +16,7 @@ type opRunner struct {
 	done int
 }
 
-func (p *opRunner) Step(env program.Env) Next {
+func (p *opRunner) Step(env program.Env) program.Next {
 	if p.done > 0 {
 		env.Emit(evTick, uint64(p.done), "")
 	}
@@ -31,7 +31,7 @@ func (p *opRunner) Step(env program.Env) Next {
 // costs runs ops one a step on d's view of a fresh 1 KiB buffer (the NPU's
 // DMA or the GPU's coherent AQL view) under timing and returns what each
 // step cost: the time from one tick to the next.
-func costs(t *testing.T, timing Timing, kind DeviceKind, ops ...func(v *View)) []time.Duration {
+func costs(t *testing.T, timing program.Timing, kind DeviceKind, ops ...func(v *View)) []time.Duration {
 	t.Helper()
 	f := mmFabric(t, Config{Timing: timing, Seed: 5})
 	d := f.First(kind)
@@ -84,7 +84,7 @@ var (
 // store (posted).
 func TestMemoryOperationsCostTheTimingsFigures(t *testing.T) {
 	const h, dma = 3 * time.Microsecond, 5 * time.Microsecond
-	timing := Timing{HostToGPU: h, NPUDMALine: dma}
+	timing := program.Timing{HostToGPU: h, NPUDMALine: dma}
 	for _, tc := range []struct {
 		name string
 		kind DeviceKind
@@ -114,7 +114,7 @@ func TestMemoryOperationsCostTheTimingsFigures(t *testing.T) {
 // more, a store's included; the same seed draws the same.
 func TestStallDrawsEachStepsCostWithinItsBounds(t *testing.T) {
 	const dma, stall = 4 * time.Microsecond, 10 * time.Microsecond
-	timing := Timing{NPUDMALine: dma, Stall: stall}
+	timing := program.Timing{NPUDMALine: dma, Stall: stall}
 	ops := make([]func(v *View), 400)
 	for i := range ops {
 		if i%2 == 0 {
@@ -166,7 +166,7 @@ func equalDurations(a, b []time.Duration) bool {
 // and a drain's line passes before its next step.
 func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	const dma = 300 * time.Microsecond
-	f := mmFabric(t, Config{Mode: RealTime, Timing: Timing{NPUDMALine: dma}})
+	f := mmFabric(t, Config{Mode: RealTime, Timing: program.Timing{NPUDMALine: dma}})
 	d := f.First(NPU)
 	b := mmAlloc(t, mmProfile(t, f, FineGrained), 1024)
 	p := &opRunner{ops: []func(v *View){readAll(0, 32), store(0), drain}, v: mmView(t, b, d, XDNA)}
@@ -174,7 +174,7 @@ func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	if ok, err := comp.Wait(time.Minute); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
-	at := func(kind EventKind) []time.Duration {
+	at := func(kind program.EventKind) []time.Duration {
 		var out []time.Duration
 		for _, e := range f.Events().Events(func(e *Event) bool { return e.Kind == kind && e.Actor == d.Actor() }) {
 			out = append(out, e.Time)
