@@ -110,13 +110,12 @@ func (c Config) withDefaults() Config {
 // it see a fault-free session retire (oracle.Oracle.Liveness): the longest
 // timeout trials draw, engine.DefaultCloseTimeout, when the largest
 // exchange the trial may draw needs a tenth of it at most on the published
-// timing (per round, the NPU's DMA of every line of a slot and four more:
-// the generation word's, the count's and the drain's two; ten times that
-// leaves room for the published jitter and stalls); 0, not checked, for
-// larger exchanges.
+// timing (per round, a DMA of every line of a slot and two more, ten times
+// over: room for the other two lines a round's NPU pays for and for the
+// published jitter and stalls); 0, not checked, for larger exchanges.
 func (c Config) livenessWait() time.Duration {
 	lines := (c.SlotBytes + 63) / 64
-	need := time.Duration(c.Rounds) * time.Duration(lines+4) * 10 * devices.PublishedTiming().NPUDMALine
+	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
 	if need > engine.DefaultCloseTimeout/10 {
 		return 0
 	}
