@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -349,7 +350,7 @@ func (m *Module) retire() {
 }
 
 // timingLabel names a timing profile: ideal, published, or custom.
-func timingLabel(t devices.Timing) string {
+func timingLabel(t program.Timing) string {
 	switch t {
 	case devices.IdealTiming():
 		return "ideal"
@@ -461,10 +462,6 @@ func (m *Module) Stats() []SessionStats {
 	slices.SortStableFunc(out, func(a, b SessionStats) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
-
-// StatsDropped is the number of finished sessions whose stats were not kept
-// because of Options.StatsLimit.
-func (m *Module) StatsDropped() int { return m.finished.dropped }
 
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
