@@ -77,7 +77,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 		return nil, err
 	}
 	r := &luaRunner{L: L, m: m, script: s}
-	opts.Args.SetArg(L, s.name())
+	opts.Args.SetArg(L, s.name(), "campaign")
 	r.args = opts.Args.Table(L)
 	if err := r.load(ctx, seed); err != nil {
 		r.Close()
