@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -46,12 +47,18 @@ type machine struct {
 	// reaches another's frames; nil until the next invocation makes one.
 	th *lua.LState
 
-	run    *Instance             // the invocation being stepped, if any
-	pShare map[deviceKey][]field // the fields of p its device's invocations share (deviceFields)
-	bufMT  *lua.LTable           // buffer handles' metatable
-	method []field               // p's methods
-	none   []lua.LValue          // no results, for a resume
-	one    [1]lua.LValue         // one result, for a resume
+	run *Instance   // the invocation being stepped, if any
+	p   *lua.LTable // the last invocation's p (newP)
+	// timing is the last invocation's p.timing, made of timingFields, the
+	// figures of timingFor (timingOf).
+	timing       *lua.LTable
+	timingFields []field
+	timingFor    program.Timing
+	pShare       map[deviceKey][]field // the fields of p its device's invocations share (deviceFields)
+	bufMT        *lua.LTable           // buffer handles' metatable
+	method       []field               // p's methods
+	none         []lua.LValue          // no results, for a resume
+	one          [1]lua.LValue         // one result, for a resume
 	// checking is the invocation whose check runs, which c:load and
 	// c:read (checkLoad, checkRead) read the buffers of.
 	checking             *Instance
@@ -116,16 +123,29 @@ func (p *Program) newMachine() (*machine, error) {
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
 		m.stringMeta, m.stringFields = mt, fieldsOf(mt)
 	}
-	chunk, err := lua51.LoadString(L, p.text, p.chunkname)
-	if err != nil {
-		L.Close()
-		var api *lua.ApiError
-		if errors.As(err, &api) {
-			return nil, errors.New(lua.LVAsString(api.Object))
+	if p.chunk == nil {
+		chunk, err := lua51.LoadString(L, p.text, p.chunkname)
+		if err != nil {
+			L.Close()
+			var api *lua.ApiError
+			if errors.As(err, &api) {
+				return nil, errors.New(lua.LVAsString(api.Object))
+			}
+			return nil, err
 		}
-		return nil, err
+		// The chunk is a vararg function, for which gopher-lua makes Lua
+		// 5.0's arg table at every call unless the function reads "...";
+		// a main chunk has no local arg to reach it by, so the table is
+		// never seen, and each invocation runs the chunk.
+		chunk.Proto.IsVarArg &^= lua.VarArgNeedsArg
+		p.chunk = chunk
 	}
-	m.chunk = chunk
+	// Every machine runs the chunk the first one compiled: its prototype,
+	// and its one upvalue, Lua 5.1's operators (a Go function that keeps
+	// nothing), are never written once made.
+	chunk := *p.chunk
+	m.chunk = &chunk
+	var err error
 	m.setContext(nil)
 	m.initMethods()
 	m.initCheck()

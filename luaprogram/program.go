@@ -42,6 +42,7 @@ type Program struct {
 	chunkname string // lua_load's: "@path" or "=name"
 	text      string
 	opts      Options
+	chunk     *lua.LFunction // compiled by the first machine, run by every one (newMachine)
 
 	hasCheck bool                // the chunk returns a check
 	sites    map[fault.Site]bool // the sites of its own it declared

@@ -62,7 +62,14 @@ return {
 	end,
 	run = function(p, a)
 		local bad = leaks()
+		if rawget(p, "tampered") or getmetatable(p) or type(p.store) ~= "function" or p.extra or p.device ~= "gpu0" then bad = bad .. " p" end
+		if p.timing.tampered or p.timing.npu_dma_line == 5 or p.buffers.tampered or p.args.tampered then bad = bad .. " p's tables" end
 		tamper(a.route)
+		if a.route == "p" then p.tampered = true; p.device = "x"; p.tampered = nil; p.store = nil; p.extra = 1
+		elseif a.route == "pextra" then p.extra = 1
+		elseif a.route == "pmeta" then setmetatable(p, {__index = {tampered = true}})
+		elseif a.route == "ptables" then p.timing.tampered = true; p.timing.npu_dma_line = 5; p.buffers.tampered = true; p.args.tampered = true
+		end
 		if bad ~= "" then p:retire("leaked: " .. bad) end
 		local seen = p:load(p.startup, 0)
 		while seen == p.WAIT do seen = p:wait(p.startup, 0, seen) end
@@ -81,8 +88,8 @@ return {
 // TestRenewedStatesLeakNothing runs one program, invocation after
 // invocation, so that each is given the Lua state (and the environment,
 // when the last one left it as made) of the one before: each tampers with
-// its globals, its libraries, the metatables it reaches and the strings'
-// metatable by another route, and stops by returning, by an error or by
+// its globals, its libraries, the metatables it reaches, the strings'
+// metatable and its p by another route, and stops by returning, by an error or by
 // hanging; the next run, check and buffers declaration find nothing of it.
 func TestRenewedStatesLeakNothing(t *testing.T) {
 	gpu, err := luaprogram.Compile("=tamperer", tamperer, luaprogram.Options{Stdout: io.Discard})
@@ -95,7 +102,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex"}
+	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables"}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
