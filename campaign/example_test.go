@@ -9,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -24,8 +25,8 @@ func sessionTrial(ctx context.Context, t *campaign.Trial) error {
 		return err
 	}
 	defer f.Close()
-	oracle := engine.NewOracle(f)
-	defer oracle.Stop()
+	watch := oracle.New(f)
+	defer watch.Stop()
 	if t.Index%4 == 3 {
 		if err := f.Faults().Set(fault.GPURun, "hang"); err != nil {
 			return err
@@ -53,7 +54,7 @@ func sessionTrial(ctx context.Context, t *campaign.Trial) error {
 		}
 	}
 	t.Outcome = s.Close().String()
-	t.Violations = len(oracle.Violations())
+	t.Violations = len(watch.Violations())
 	return t.Record("rounds", float64(cfg.Rounds))
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -308,9 +308,9 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 	rep := check.Check(ctx, func(h *check.Host) {
 		h.Fabric().Events().Subscribe(func(e *devices.Event) {
 			switch {
-			case e.Kind == engine.EvWait:
+			case e.Kind == oracle.EvWait:
 				cancel()
-			case e.Kind == engine.EvJoin && engine.JoinResult(e.B) == engine.JoinCancelled:
+			case e.Kind == oracle.EvJoin && oracle.JoinResult(e.B) == oracle.JoinCancelled:
 				cancelled++
 			}
 		})
@@ -448,7 +448,7 @@ func forgedSecondDecision(h *check.Host) {
 	}
 	_ = s.Abort()
 	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
-		h.Fabric().Events().Emit(devices.HostActor, s.ID(), engine.EvDecide, 2, 0, "")
+		h.Fabric().Events().Emit(devices.HostActor, s.ID(), oracle.EvDecide, 2, 0, "")
 	}
 	s.Close(0)
 	h.ResetDevices()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -169,7 +169,7 @@ func PairDigest(parts ...string) string {
 
 // LongEnough is how long a wait of a scenario (a close's join included)
 // must be for the oracle to require that it see a fault-free session
-// retire (invariant 15, engine.Oracle.Liveness): the built-in scenario's
+// retire (invariant 15, oracle.Oracle.Liveness): the built-in scenario's
 // long wait. The fabric's timing is ideal, so the built-in exchange needs
 // no time at all; a program that models delays longer than this is
 // reported as not retiring.
@@ -274,7 +274,7 @@ func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	found := x.search(ctx, 0)
 	rep.Exhausted = ctx.Err() == nil && x.diverged == ""
 	rep.States, rep.Pruned, rep.Truncated, rep.StatesFull = len(x.seen), x.pruned, x.truncated, x.statesFull
-	for inv := 1; engine.Invariant(inv) != ""; inv++ {
+	for inv := 1; oracle.Invariant(inv) != ""; inv++ {
 		cx, ok := found[inv]
 		if !ok {
 			continue
@@ -404,7 +404,7 @@ func (x *explorer) count(r *run) {
 }
 
 // messageOf is the message of the violation of inv among vs ("" if none).
-func messageOf(vs []engine.Violation, inv int) string {
+func messageOf(vs []oracle.Violation, inv int) string {
 	for _, v := range vs {
 		if v.Invariant == inv {
 			return v.Message
@@ -464,7 +464,7 @@ func (x *explorer) execute(ctx context.Context, prefix []point, describe bool) *
 	}
 	r.hist = devices.NewStateHash()
 	cancel := f.Events().Subscribe(r.observe)
-	o := engine.NewOracle(f)
+	o := oracle.New(f)
 	o.Liveness(LongEnough)
 	r.host = &Host{run: r, ctx: ctx, fabric: f, oracle: o, bounds: x.bounds}
 	x.scenario(r.host)

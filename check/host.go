@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -34,7 +35,7 @@ type Host struct {
 	run      *run
 	ctx      context.Context
 	fabric   *devices.Fabric
-	oracle   *engine.Oracle
+	oracle   *oracle.Oracle
 	sessions []*engine.Session // every session made in the run, whose state the checker hashes
 	made     int               // sessions NewSession made, which names them s1, s2, ...
 	bounds   Bounds

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // Counterexample is a schedule that breaks an invariant.
 type Counterexample struct {
 	Invariant int
-	Violation engine.Violation
+	Violation oracle.Violation
 	// Steps are the host operations and the choices, in words, up to the
 	// operation or choice after which the oracle reported the violation.
 	Steps []Step
@@ -286,7 +286,7 @@ func pairWords(digest, name string) string {
 // Replayed is one replayed schedule.
 type Replayed struct {
 	Steps      []Step
-	Violations []engine.Violation
+	Violations []oracle.Violation
 }
 
 // plural is n with the noun, singular for 1: "1 schedule", "2 schedules".

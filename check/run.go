@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // run is one execution of the scenario: it replays a prefix of choices,
@@ -31,7 +32,7 @@ type run struct {
 	violationLen  int               // length when the first sought violation was seen; -1 before
 	violationAt   int               // choice points made by then
 	violationStep int               // with describe: steps recorded by then
-	violations    []engine.Violation
+	violations    []oracle.Violation
 	race          func()          // during a wait that a close may race, called at each step and deadline choice
 	badChoice     int             // the first replayed choice out of range; -1 if none
 	failed        string          // the scenario's own error, if it failed
@@ -54,7 +55,7 @@ func (r *run) noteError(name string, err error) {
 func (r *run) reach() (made, decided, retired bool) {
 	for _, s := range r.host.sessions {
 		made = true
-		if s.Decision() != engine.StartupRun {
+		if s.Decision() != oracle.StartupRun {
 			continue
 		}
 		decided = true

@@ -9,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -93,5 +94,5 @@ func TestCloseSaysWhyItQuarantined(t *testing.T) {
 
 // joining reports whether session id's close has begun to join.
 func joining(f *devices.Fabric, id uint64) bool {
-	return len(f.Events().Events(func(e *devices.Event) bool { return e.Session == id && e.Kind == engine.EvWait })) > 0
+	return len(f.Events().Events(func(e *devices.Event) bool { return e.Session == id && e.Kind == oracle.EvWait })) > 0
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // probabilisticFaults are fault chains that draw from the fabric's generator at
@@ -53,7 +54,7 @@ func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRe
 	if f.Seed() != seed {
 		t.Fatalf("Seed() = %d, want %d", f.Seed(), seed)
 	}
-	o := NewOracle(f)
+	o := oracle.New(f)
 	defer o.Stop()
 	for _, site := range fault.Sites() {
 		if term, ok := faults[site]; ok {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // numberWords reads the counts the docs write out in words.
@@ -19,12 +19,12 @@ var numberWords = map[string]int{
 }
 
 // TestDocsCountTheInvariants keeps the docs true to the oracle: every
-// "N invariants" in docs/ and the README says as many as engine.Invariant
+// "N invariants" in docs/ and the README says as many as oracle.Invariant
 // has, and the oracle's table in protocol.md lists each of them, in
 // order, in the engine's words.
 func TestDocsCountTheInvariants(t *testing.T) {
 	n := 0
-	for engine.Invariant(n+1) != "" {
+	for oracle.Invariant(n+1) != "" {
 		n++
 	}
 	files, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
@@ -48,7 +48,7 @@ func TestDocsCountTheInvariants(t *testing.T) {
 			}
 			found++
 			if said != n {
-				t.Errorf("%s says %q; the oracle checks %d invariants (engine.Invariant)", file, m[0], n)
+				t.Errorf("%s says %q; the oracle checks %d invariants (oracle.Invariant)", file, m[0], n)
 			}
 		}
 	}
@@ -63,10 +63,10 @@ func TestDocsCountTheInvariants(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^\| ([0-9]+) \| ([^|]+) \|`)
 	rows := row.FindAllStringSubmatch(string(data[strings.Index(string(data), "## 8. The oracle"):]), -1)
 	if len(rows) != n {
-		t.Errorf("protocol.md's oracle table has %d rows, engine.Invariant %d", len(rows), n)
+		t.Errorf("protocol.md's oracle table has %d rows, oracle.Invariant %d", len(rows), n)
 	}
 	for i, r := range rows {
-		if want := strconv.Itoa(i + 1); r[1] != want || strings.TrimSpace(r[2]) != engine.Invariant(i+1) {
+		if want := strconv.Itoa(i + 1); r[1] != want || strings.TrimSpace(r[2]) != oracle.Invariant(i+1) {
 			t.Errorf("protocol.md's oracle table, row %d: %q %q; want invariant %s in the engine's words", i+1, r[1], strings.TrimSpace(r[2]), want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -81,7 +82,7 @@ func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst 
 	if n := w.counts.get(id, program.EvObserve); n != 2 {
 		t.Errorf("%d observe events, want 2 (each program sees RUN once)", n)
 	}
-	if n := w.counts.get(id, EvCheck); n != 1 {
+	if n := w.counts.get(id, oracle.EvCheck); n != 1 {
 		t.Errorf("%d check events, want 1 (the exchange's NPU half checks the pair)", n)
 	}
 	// Each generation was written and read once, in order.
@@ -127,7 +128,7 @@ func TestExchangeShapesAreValidated(t *testing.T) {
 			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, devices.KindInvalid)
 		}
 	}
-	if n := len(w.f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvSubmit || e.Kind == devices.EvDispatch })); n != 0 {
+	if n := len(w.f.Events().Events(func(e *devices.Event) bool { return e.Kind == oracle.EvSubmit || e.Kind == devices.EvDispatch })); n != 0 {
 		t.Errorf("refused shapes dispatched %d times, want never", n)
 	}
 	settle(t, w.f, w.o)

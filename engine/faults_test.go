@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -177,9 +178,9 @@ func faultCases() []faultCase {
 			}
 			return s.SubmitNPU()
 		}
-		participant := ParticipantNPU
+		participant := oracle.ParticipantNPU
 		if gpuSide {
-			participant = ParticipantGPU
+			participant = oracle.ParticipantGPU
 		}
 
 		// dispatch error, after the peer was accepted: the submit returns
@@ -193,12 +194,12 @@ func faultCases() []faultCase {
 			}
 			err := submit(s, true)
 			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "queue full", dev.Name())
-			if s.Decision() != StartupAbort {
-				t.Errorf("Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
+			if s.Decision() != oracle.StartupAbort {
+				t.Errorf("oracle.Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
 			// ABORT was published before the submit returned.
-			pub := oneEvent(t, x.f, s.ID(), evPublished, nil)
-			ret := actorEvents(x.f, s.ID(), evSubmitReturn, nil)
+			pub := oneEvent(t, x.f, s.ID(), oracle.EvPublished, nil)
+			ret := actorEvents(x.f, s.ID(), oracle.EvSubmitReturn, nil)
 			if pub.A != uint64(program.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != uint64(participant) || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
@@ -224,8 +225,8 @@ func faultCases() []faultCase {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
 			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "injected error at "+side.dispatch.String())
-			if s.Decision() != StartupAbort {
-				t.Errorf("Decision() = %d, want ABORT", s.Decision())
+			if s.Decision() != oracle.StartupAbort {
+				t.Errorf("oracle.Decision() = %d, want ABORT", s.Decision())
 			}
 			wantErrMentions(t, "peer submit after ABORT", submit(s, false), devices.KindBusy)
 			if ok, err := s.Wait(x.short); !ok || err != nil {
@@ -291,7 +292,7 @@ func faultCases() []faultCase {
 				err := x.waitForError(t, s)
 				wantErrMentions(t, "Wait after a crash", err, devices.KindDevice, "melted", dev.Name())
 				wantState(t, s, StatePoisoned)
-				if len(actorEvents(x.f, s.ID(), EvPoison, nil)) != 1 {
+				if len(actorEvents(x.f, s.ID(), oracle.EvPoison, nil)) != 1 {
 					t.Error("no poison event")
 				}
 				if e := oneEvent(t, x.f, s.ID(), devices.EvRetire, dev); e.B != 1 {
@@ -314,7 +315,7 @@ func faultCases() []faultCase {
 			start(t, s)
 			x.verified(t, s)
 			// From the device's own observation of RUN: in real time it
-			// can come before the host's evPublished event is recorded.
+			// can come before the host's EvPublished event is recorded.
 			run := oneEvent(t, x.f, s.ID(), program.EvObserve, dev).Time
 			if took := x.retireAt(t, s, dev) - run; took < rounds*faultDelay {
 				t.Errorf("%s retired %v after observing RUN, want at least %v (%d rounds of %v)", dev.Name(), took, rounds*faultDelay, rounds, faultDelay)
@@ -407,7 +408,7 @@ func faultCases() []faultCase {
 		if !ok || v.OK || v.Verified != 0 || !strings.Contains(v.Problem, "generation 1 was consumed 0 times") {
 			t.Errorf("verification %+v (%v), want a failure at generation 1 (consumed 0 times)", v, ok)
 		}
-		if e := oneEvent(t, x.f, s.ID(), EvCheck, nil); e.A != uint64(ParticipantNPU) || e.B != 1 {
+		if e := oneEvent(t, x.f, s.ID(), oracle.EvCheck, nil); e.A != uint64(oracle.ParticipantNPU) || e.B != 1 {
 			t.Errorf("check event %+v, want the NPU program's check failing (A=1, B=1)", e)
 		}
 		x.retired(t, s)
@@ -420,15 +421,15 @@ func faultCases() []faultCase {
 		submitBoth(t, s, false)
 		wantErrMentions(t, "Start", s.Start(), devices.KindPublish, "pcie down")
 		wantState(t, s, StatePoisoned)
-		if s.Decision() != StartupRun {
-			t.Errorf("Decision() = %d, want RUN (recorded before publishing)", s.Decision())
+		if s.Decision() != oracle.StartupRun {
+			t.Errorf("oracle.Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
 		wantErrMentions(t, "Abort after a failed publication", s.Abort(), devices.KindBusy)
 		wantErrMentions(t, "Start again", s.Start(), devices.KindBusy)
-		if e := oneEvent(t, x.f, s.ID(), evPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
+		if e := oneEvent(t, x.f, s.ID(), oracle.EvPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
-		if x.counts.get(s.ID(), EvDecide) != 1 {
+		if x.counts.get(s.ID(), oracle.EvDecide) != 1 {
 			t.Error("more than one decision was made")
 		}
 		x.quarantined(t, s)
@@ -442,7 +443,7 @@ func faultCases() []faultCase {
 		wantErrMentions(t, "Abort", s.Abort(), devices.KindPublish, "injected error at host.publish")
 		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
-		if x.counts.get(s.ID(), EvDecide) != 1 {
+		if x.counts.get(s.ID(), oracle.EvDecide) != 1 {
 			t.Error("Close published a second decision")
 		}
 	})
@@ -457,7 +458,7 @@ func faultCases() []faultCase {
 		}
 		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
-		if x.counts.get(s.ID(), EvDecide) != 1 {
+		if x.counts.get(s.ID(), oracle.EvDecide) != 1 {
 			t.Error("Close published a second decision")
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -65,7 +66,7 @@ func openFabric(t *testing.T, cfg devices.Config) *devices.Fabric {
 // the fabric is closed (after the cleanups the test registers later, such as
 // its sessions' closes), then the oracle is stopped and must have found no
 // violation: the tests that use it exercise a correct behaviour.
-func newFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
+func newFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	if cfg.Mode == 0 {
 		cfg.Mode = devices.Simulated
@@ -74,7 +75,7 @@ func newFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
 		cfg.Seed = simSeed
 	}
 	f := openFabric(t, cfg)
-	o := NewOracle(f)
+	o := oracle.New(f)
 	t.Cleanup(func() {
 		o.Stop()
 		wantNoViolations(t, o)
@@ -84,7 +85,7 @@ func newFabric(t *testing.T, cfg devices.Config) (*devices.Fabric, *Oracle) {
 }
 
 // newSimFabric is newFabric for the default simulated fabric.
-func newSimFabric(t *testing.T) (*devices.Fabric, *Oracle) {
+func newSimFabric(t *testing.T) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	return newFabric(t, devices.Config{Mode: devices.Simulated, Seed: simSeed})
 }
@@ -92,10 +93,10 @@ func newSimFabric(t *testing.T) (*devices.Fabric, *Oracle) {
 // newOracleFabric is a simulated fabric with the default devices and an
 // oracle watching it; both end with the test. Unlike newFabric it leaves the
 // oracle's findings to the test, which breaks invariants on purpose.
-func newOracleFabric(t *testing.T) (*devices.Fabric, *Oracle) {
+func newOracleFabric(t *testing.T) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	f := openFabric(t, devices.Config{Mode: devices.Simulated, Seed: oracleSeed})
-	o := NewOracle(f)
+	o := oracle.New(f)
 	t.Cleanup(func() {
 		o.Stop()
 		f.Close()
@@ -104,14 +105,14 @@ func newOracleFabric(t *testing.T) (*devices.Fabric, *Oracle) {
 }
 
 // newRealTimeFabric makes a real-time fabric with timing and an oracle attached.
-func newRealTimeFabric(t *testing.T, timing devices.Timing) (*devices.Fabric, *Oracle) {
+func newRealTimeFabric(t *testing.T, timing devices.Timing) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	return newFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: simSeed})
 }
 
 // newRealTimeSession makes a real-time fabric with timing (newRealTimeFabric) and
 // an exchange session of cfg on it.
-func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
+func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *oracle.Oracle, *Session) {
 	t.Helper()
 	f, o := newRealTimeFabric(t, timing)
 	return f, o, newSession(t, f, cfg)
@@ -121,7 +122,7 @@ func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config
 // an event counter attached.
 type world struct {
 	f        *devices.Fabric
-	o        *Oracle
+	o        *oracle.Oracle
 	gpu, npu *devices.Device
 	counts   *eventCounter
 }
@@ -137,7 +138,7 @@ func newWorld(t *testing.T, mode devices.Mode, seed uint64) *world {
 func newWorldConfig(t *testing.T, cfg devices.Config) *world {
 	t.Helper()
 	f := openFabric(t, cfg)
-	w := &world{f: f, o: NewOracle(f), gpu: f.First(devices.GPU), npu: f.First(devices.NPU), counts: newEventCounter(f)}
+	w := &world{f: f, o: oracle.New(f), gpu: f.First(devices.GPU), npu: f.First(devices.NPU), counts: newEventCounter(f)}
 	t.Cleanup(func() {
 		w.o.Stop()
 		w.counts.stop()
@@ -200,7 +201,7 @@ func newSession(t *testing.T, f *devices.Fabric, cfg exchange.Config) *Session {
 
 // newSimSession makes the default simulated fabric (newSimFabric) and an
 // exchange session of cfg on it.
-func newSimSession(t *testing.T, cfg exchange.Config) (*devices.Fabric, *Oracle, *Session) {
+func newSimSession(t *testing.T, cfg exchange.Config) (*devices.Fabric, *oracle.Oracle, *Session) {
 	t.Helper()
 	f, o := newSimFabric(t)
 	return f, o, newSession(t, f, cfg)
@@ -372,7 +373,7 @@ func sessionBytes(s *Session) int64 {
 }
 
 // wantSettled requires that nothing is charged and no quarantine is left.
-func wantSettled(t *testing.T, f *devices.Fabric, o *Oracle) {
+func wantSettled(t *testing.T, f *devices.Fabric, o *oracle.Oracle) {
 	t.Helper()
 	wantBudget(t, f, 0, 0)
 	if q := f.Quarantines(); len(q) != 0 {
@@ -385,7 +386,7 @@ func wantSettled(t *testing.T, f *devices.Fabric, o *Oracle) {
 
 // settle resets both devices when a quarantine holds them, then requires
 // what wantSettled requires and that the oracle found no violation.
-func settle(t *testing.T, f *devices.Fabric, o *Oracle) {
+func settle(t *testing.T, f *devices.Fabric, o *oracle.Oracle) {
 	t.Helper()
 	if len(f.Quarantines()) > 0 {
 		resetBoth(t, f)
@@ -525,6 +526,17 @@ func logEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
 	t.Log("events:" + b.String())
 }
 
+// logTranscript writes events to the test log as event lines
+// (oracle.FormatEvent).
+func logTranscript(t *testing.T, evs []devices.Event) {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range evs {
+		b.WriteString("\n    " + oracle.FormatEvent(e))
+	}
+	t.Log("events:" + b.String())
+}
+
 // deviceNames lists the names of devices.
 func deviceNames(devs ...*devices.Device) []string {
 	var out []string
@@ -547,11 +559,11 @@ func wantErrMentions(t *testing.T, what string, err, kind error, contains ...str
 }
 
 // wantNoViolations fails the test with every violation the oracle found.
-func wantNoViolations(t *testing.T, o *Oracle) {
+func wantNoViolations(t *testing.T, o *oracle.Oracle) {
 	t.Helper()
 	for _, v := range o.Violations() {
 		t.Errorf("oracle: %v", v)
-		logEvents(t, o.fabric, v.Events)
+		logTranscript(t, v.Events)
 	}
 }
 
@@ -565,9 +577,9 @@ func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind devices.Event
 // session's events leading to it, the last of which is of kind last (the
 // event that broke it). Violations of invariants in also are tolerated; any
 // other is an error. It returns the first violation of inv.
-func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last devices.EventKind, also ...int) Violation {
+func wantViolation(t *testing.T, o *oracle.Oracle, inv int, session uint64, last devices.EventKind, also ...int) oracle.Violation {
 	t.Helper()
-	var found *Violation
+	var found *oracle.Violation
 	for _, v := range o.Violations() {
 		if v.Invariant == inv && found == nil {
 			found = &v
@@ -578,7 +590,7 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 		}
 	}
 	if found == nil {
-		t.Fatalf("invariant %d (%s) was broken but not reported; violations: %v", inv, Invariant(inv), o.Violations())
+		t.Fatalf("invariant %d (%s) was broken but not reported; violations: %v", inv, oracle.Invariant(inv), o.Violations())
 	}
 	v := *found
 	if v.Session != session {
@@ -587,7 +599,7 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 	if strings.TrimSpace(v.Message) == "" {
 		t.Errorf("violation %v has no message", v)
 	}
-	if msg := v.Error(); !strings.Contains(msg, Invariant(inv)) || !strings.Contains(msg, v.Message) {
+	if msg := v.Error(); !strings.Contains(msg, oracle.Invariant(inv)) || !strings.Contains(msg, v.Message) {
 		t.Errorf("violation's error %q does not say the invariant and the message", msg)
 	}
 	if last != "" {
@@ -596,7 +608,7 @@ func wantViolation(t *testing.T, o *Oracle, inv int, session uint64, last device
 		}
 		if got := v.Events[len(v.Events)-1].Kind; got != last {
 			t.Errorf("the events leading to the violation end with %q, want %q", got, last)
-			logEvents(t, o.fabric, v.Events)
+			logTranscript(t, v.Events)
 		}
 		for i := 1; i < len(v.Events); i++ {
 			if v.Events[i].Seq <= v.Events[i-1].Seq {

@@ -18,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/trace"
 )
@@ -58,7 +59,7 @@ func TestMutantCaught(t *testing.T) {
 			stats.Trials, stats.Failed, stats.Violations, m.invariant, first)
 		if first == 0 {
 			t.Fatalf("%d trials reported no violation of invariant %d (%s); violations %v",
-				stats.Trials, m.invariant, engine.Invariant(m.invariant), stats.Violations)
+				stats.Trials, m.invariant, oracle.Invariant(m.invariant), stats.Violations)
 		}
 		rep.CampaignSeed = first
 	})
@@ -129,7 +130,7 @@ func checkerCatches(t *testing.T, inv int) string {
 	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: checkBounds})
 	i := slices.IndexFunc(rep.Counterexamples, func(cx check.Counterexample) bool { return cx.Invariant == inv })
 	if i < 0 {
-		t.Fatalf("the checker did not report invariant %d (%s):\n%s", inv, engine.Invariant(inv), rep.String())
+		t.Fatalf("the checker did not report invariant %d (%s):\n%s", inv, oracle.Invariant(inv), rep.String())
 	}
 	cx := rep.Counterexamples[i]
 	if cx.Length() > 8 {
@@ -139,7 +140,7 @@ func checkerCatches(t *testing.T, inv int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(replayed.Violations, func(v engine.Violation) bool {
+	if !slices.ContainsFunc(replayed.Violations, func(v oracle.Violation) bool {
 		return v.Invariant == inv && v.Message == cx.Violation.Message
 	}) {
 		t.Errorf("replaying %s gave violations %v, want %v", cx.Replay, replayed.Violations, cx.Violation)
@@ -156,7 +157,7 @@ func campaignCatching(base uint64, trials, inv int, stop bool) (stats trial.Stat
 	for i := range trials {
 		r := trial.Run(trial.Config{Seed: base + uint64(i)})
 		stats.Add(r)
-		if first == 0 && slices.ContainsFunc(r.Violations, func(v engine.Violation) bool { return v.Invariant == inv }) {
+		if first == 0 && slices.ContainsFunc(r.Violations, func(v oracle.Violation) bool { return v.Invariant == inv }) {
 			first = r.Seed
 			if stop {
 				break

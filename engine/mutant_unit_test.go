@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // This file is built only into a mutant's test binary (go test -tags
@@ -84,7 +85,7 @@ func oracleInvariant2EngineStartsEarly(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start with the NPU not submitted, on the mutant: %v, want it to go through", err)
 	}
-	v := wantViolation(t, o, 2, s.ID(), EvDecide)
+	v := wantViolation(t, o, 2, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
 	}
@@ -100,7 +101,7 @@ func oracleInvariant3EngineSkipsAbort(t *testing.T) {
 	if err := s.SubmitNPU(); !errors.Is(err, devices.KindDevice) {
 		t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 	}
-	v := wantViolation(t, o, 3, s.ID(), evSubmitReturn)
+	v := wantViolation(t, o, 3, s.ID(), oracle.EvSubmitReturn)
 	if !strings.Contains(v.Message, "NPU") || !strings.Contains(v.Message, "GPU") {
 		t.Errorf("message %q should name both participants", v.Message)
 	}
@@ -141,7 +142,7 @@ func oracleInvariant1AbortAfterRun(t *testing.T) {
 	if err := s.Abort(); err != nil {
 		t.Fatalf("Abort after RUN, with the rule broken: %v, want it to go through", err)
 	}
-	v := wantViolation(t, o, 1, s.ID(), EvDecide)
+	v := wantViolation(t, o, 1, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "decision 2 was made after an earlier one") {
 		t.Errorf("message %q should name the second decision", v.Message)
 	}
@@ -155,7 +156,7 @@ func oracleInvariant9EngineSkipsPublicationPoison(t *testing.T) {
 	if err := s.Abort(); !errors.Is(err, devices.KindPublish) {
 		t.Fatalf("Abort with the publication failing: %v, want a Publish error", err)
 	}
-	wantViolation(t, o, 9, s.ID(), evPublished)
+	wantViolation(t, o, 9, s.ID(), oracle.EvPublished)
 }
 
 // The engine built to skip the participant's poison.
@@ -167,7 +168,7 @@ func oracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindDevice) {
 		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
 	}
-	wantViolation(t, o, 9, s.ID(), EvWaitEnd)
+	wantViolation(t, o, 9, s.ID(), oracle.EvWaitEnd)
 }
 
 // The engine built to close an undecided session without ABORT.
@@ -177,7 +178,7 @@ func oracleInvariant10CloseWithoutAbort(t *testing.T) {
 	noErr(t, "SubmitGPU", s.SubmitGPU())
 	s.CloseWithin(t.Context(), time.Millisecond)
 	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
-	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, evCloseBegin) {
+	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, oracle.EvCloseBegin) {
 		t.Errorf("message %q and events should show an undecided session's close", v.Message)
 	}
 	if n := len(o.Violations()); n != 1 {
@@ -194,7 +195,7 @@ func oracleInvariant10QuarantineWithoutJoin(t *testing.T) {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
 	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine, 12) // invariant 12 says it of decided sessions too
-	if hasEvent(v.Events, EvWait) {
+	if hasEvent(v.Events, oracle.EvWait) {
 		t.Errorf("the events show a join, but none was attempted")
 	}
 }
@@ -229,7 +230,7 @@ func oracleInvariant11SecondJoinGetsWholeTimeout(t *testing.T) {
 	if ok, err := s.Wait(time.Millisecond); ok || err != nil {
 		t.Fatalf("wait on a hung GPU: %v, %v; want a timeout", ok, err)
 	}
-	v := wantViolation(t, o, 11, s.ID(), EvJoin)
+	v := wantViolation(t, o, 11, s.ID(), oracle.EvJoin)
 	if !strings.Contains(v.Message, "NPU join") || !strings.Contains(v.Message, "1ms past") {
 		t.Errorf("message %q should say the NPU join ended 1ms past the deadline", v.Message)
 	}
@@ -252,7 +253,7 @@ func oracleInvariant12LateDecision(t *testing.T) {
 	if _, err := s.Wait(time.Second); err == nil || !strings.Contains(err.Error(), "undecided") {
 		t.Fatalf("Wait: %v, want the undecided error the broken rule gives", err)
 	}
-	v := wantViolation(t, o, 12, s.ID(), evUndecided)
+	v := wantViolation(t, o, 12, s.ID(), oracle.EvUndecided)
 	if !strings.Contains(v.Message, "after 1 decisions were made") {
 		t.Errorf("message %q should say a decision was made", v.Message)
 	}
@@ -304,7 +305,7 @@ func oracleInvariant15NoNPURelease(t *testing.T) {
 	if ok, err := s.Wait(time.Second); ok || err != nil {
 		t.Fatalf("Wait: %v, %v; want a timeout", ok, err)
 	}
-	v := wantViolation(t, o, 15, s.ID(), EvWaitEnd)
+	v := wantViolation(t, o, 15, s.ID(), oracle.EvWaitEnd)
 	if !strings.Contains(v.Message, "a Wait given 1s of a session decided run") || !strings.Contains(v.Message, "the NPU's timed out") {
 		t.Errorf("message %q should give the wait and the NPU's join", v.Message)
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/residentlua/residentlua/engine/oracle"
+)
 
 // Every value of the engine's small types has a name, and one out of range
 // is named by its number instead of panicking.
@@ -10,23 +14,23 @@ func TestNamesOfValues(t *testing.T) {
 		{StateQuarantined.String(), "quarantined"},
 		{State(0).String(), "state(0)"},
 		{State(200).String(), "state(200)"},
-		{ParticipantGPU.String(), "GPU"},
-		{ParticipantNPU.String(), "NPU"},
-		{Participant(7).String(), "participant(7)"},
-		{JoinRetired.String(), "retired"},
-		{JoinTimeout.String(), "timed out"},
-		{JoinError.String(), "failed"},
-		{JoinAbsent.String(), "absent"},
-		{JoinCancelled.String(), "cancelled"},
-		{JoinResult(9).String(), "join(9)"},
-		{Invariant(0), ""},
-		{Invariant(17), ""},
+		{oracle.ParticipantGPU.String(), "GPU"},
+		{oracle.ParticipantNPU.String(), "NPU"},
+		{oracle.Participant(7).String(), "participant(7)"},
+		{oracle.JoinRetired.String(), "retired"},
+		{oracle.JoinTimeout.String(), "timed out"},
+		{oracle.JoinError.String(), "failed"},
+		{oracle.JoinAbsent.String(), "absent"},
+		{oracle.JoinCancelled.String(), "cancelled"},
+		{oracle.JoinResult(9).String(), "join(9)"},
+		{oracle.Invariant(0), ""},
+		{oracle.Invariant(17), ""},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
-	if Invariant(1) == "" || Invariant(16) == "" {
+	if oracle.Invariant(1) == "" || oracle.Invariant(16) == "" {
 		t.Error("invariants 1 and 16 should have texts")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -31,9 +32,9 @@ func TestOracleInvariant1SecondDecision(t *testing.T) {
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
 	wantNoViolations(t, o)
-	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0) // a buggy engine deciding again
-	v := wantViolation(t, o, 1, s.ID(), EvDecide)
-	if !hasEvent(v.Events, evPublished) || !hasEvent(v.Events, EvCheck) {
+	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupAbort), 0) // a buggy engine deciding again
+	v := wantViolation(t, o, 1, s.ID(), oracle.EvDecide)
+	if !hasEvent(v.Events, oracle.EvPublished) || !hasEvent(v.Events, oracle.EvCheck) {
 		t.Errorf("the events should include the first decision's publication and the exchange; got %d events", len(v.Events))
 	}
 }
@@ -41,8 +42,8 @@ func TestOracleInvariant1SecondDecision(t *testing.T) {
 func TestOracleInvariant1NeitherRunNorAbort(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	forgeEvent(f, s.ID(), EvDecide, 3, 0)
-	v := wantViolation(t, o, 1, s.ID(), EvDecide)
+	forgeEvent(f, s.ID(), oracle.EvDecide, 3, 0)
+	v := wantViolation(t, o, 1, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "neither RUN nor ABORT") {
 		t.Errorf("message %q should say the value is neither RUN nor ABORT", v.Message)
 	}
@@ -75,13 +76,13 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
-	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
+	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupRun), 0)
 	s.startup.line.HostStore(0, program.StartupRun)
-	v := wantViolation(t, o, 2, s.ID(), EvDecide)
+	v := wantViolation(t, o, 2, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
 	}
-	if !hasEvent(v.Events, EvSubmit) {
+	if !hasEvent(v.Events, oracle.EvSubmit) {
 		t.Errorf("the events should show the GPU's submit")
 	}
 }
@@ -113,9 +114,9 @@ func TestOracleInvariant3RejectWithoutAbort(t *testing.T) {
 	}
 	// A buggy submit_npu: the device rejects it and the error returns
 	// without publishing ABORT for the GPU, which now polls forever.
-	forgeEvent(f, s.ID(), EvSubmit, ParticipantNPU, 1)
-	forgeEvent(f, s.ID(), evSubmitReturn, ParticipantNPU, 1)
-	v := wantViolation(t, o, 3, s.ID(), evSubmitReturn)
+	forgeEvent(f, s.ID(), oracle.EvSubmit, oracle.ParticipantNPU, 1)
+	forgeEvent(f, s.ID(), oracle.EvSubmitReturn, oracle.ParticipantNPU, 1)
+	v := wantViolation(t, o, 3, s.ID(), oracle.EvSubmitReturn)
 	if !strings.Contains(v.Message, "NPU") || !strings.Contains(v.Message, "GPU") {
 		t.Errorf("message %q should name both participants", v.Message)
 	}
@@ -128,19 +129,19 @@ func TestOracleInvariant3AbortAfterReturn(t *testing.T) {
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
-	forgeEvent(f, s.ID(), EvSubmit, ParticipantGPU, 1)
-	forgeEvent(f, s.ID(), evSubmitReturn, ParticipantGPU, 1)
-	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
-	wantViolation(t, o, 3, s.ID(), evSubmitReturn)
+	forgeEvent(f, s.ID(), oracle.EvSubmit, oracle.ParticipantGPU, 1)
+	forgeEvent(f, s.ID(), oracle.EvSubmitReturn, oracle.ParticipantGPU, 1)
+	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupAbort), 0)
+	wantViolation(t, o, 3, s.ID(), oracle.EvSubmitReturn)
 }
 
 // The engine publishes ABORT when the peer's dispatch is rejected.
 func TestOracleInvariant3EngineAborts(t *testing.T) {
-	for _, first := range []Participant{ParticipantGPU, ParticipantNPU} {
+	for _, first := range []oracle.Participant{oracle.ParticipantGPU, oracle.ParticipantNPU} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		site, ok, rejected := fault.NPUDispatch, s.SubmitGPU, s.SubmitNPU
-		if first == ParticipantNPU {
+		if first == oracle.ParticipantNPU {
 			site, ok, rejected = fault.GPUDispatch, s.SubmitNPU, s.SubmitGPU
 		}
 		setFault(t, f, site, "error(test)")
@@ -150,7 +151,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if err := rejected(); !errors.Is(err, devices.KindDevice) {
 			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 		}
-		if s.Decision() != StartupAbort {
+		if s.Decision() != oracle.StartupAbort {
 			t.Fatalf("decision %d after a rejected dispatch, want ABORT", s.Decision())
 		}
 		if s.Close() != Retired {
@@ -201,7 +202,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := wantViolation(t, o, 4, s.ID(), kind)
-		if !hasEvent(v.Events, program.EvObserve) || !hasEvent(v.Events, EvDecide) {
+		if !hasEvent(v.Events, program.EvObserve) || !hasEvent(v.Events, oracle.EvDecide) {
 			t.Errorf("the events should show the ABORT decided and observed")
 		}
 	}
@@ -288,17 +289,17 @@ func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
 // --- invariant 6: every Wait attempts both joins
 
 func TestOracleInvariant6WaitJoinsOnlyOne(t *testing.T) {
-	for _, joined := range []Participant{ParticipantGPU, ParticipantNPU} {
+	for _, joined := range []oracle.Participant{oracle.ParticipantGPU, oracle.ParticipantNPU} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		run(t, s)
 		wantNoViolations(t, o)
 		// A buggy Wait: the first join fails and it returns at once.
-		forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
-		forgeEvent(f, s.ID(), EvJoin, joined, JoinError)
-		forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
-		v := wantViolation(t, o, 6, s.ID(), EvWaitEnd, 9) // the failed join did not poison either
-		if !hasEvent(v.Events, EvWait) || !hasEvent(v.Events, EvJoin) {
+		forgeEvent(f, s.ID(), oracle.EvWait, uint64(time.Second), 0)
+		forgeEvent(f, s.ID(), oracle.EvJoin, joined, oracle.JoinError)
+		forgeEvent(f, s.ID(), oracle.EvWaitEnd, 0, 0)
+		v := wantViolation(t, o, 6, s.ID(), oracle.EvWaitEnd, 9) // the failed join did not poison either
+		if !hasEvent(v.Events, oracle.EvWait) || !hasEvent(v.Events, oracle.EvJoin) {
 			t.Errorf("the events should show the wait and its one join")
 		}
 	}
@@ -312,8 +313,8 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 	s := newSession(t, f, roundsConfig(3))
 	run(t, s)
 	wantNoViolations(t, o)
-	f.Events().Emit(devices.HostActor, s.ID(), EvCheck, uint64(ParticipantNPU), 1, "generation 2 was consumed 0 times, want once")
-	v := wantViolation(t, o, 7, s.ID(), EvCheck)
+	f.Events().Emit(devices.HostActor, s.ID(), oracle.EvCheck, uint64(oracle.ParticipantNPU), 1, "generation 2 was consumed 0 times, want once")
+	v := wantViolation(t, o, 7, s.ID(), oracle.EvCheck)
 	if !strings.Contains(v.Message, "generation 2") || !strings.Contains(v.Message, "NPU program") {
 		t.Errorf("message %q should name the program and carry its check's problem", v.Message)
 	}
@@ -336,8 +337,8 @@ func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 	s2 := newSession(t, f2, roundsConfig(2))
 	run(t, s2)
 	wantNoViolations(t, o2)
-	forgeEvent(f2, s2.ID(), EvCheck, ParticipantNPU, 1) // a delay spoils no result
-	v := wantViolation(t, o2, 7, s2.ID(), EvCheck)
+	forgeEvent(f2, s2.ID(), oracle.EvCheck, oracle.ParticipantNPU, 1) // a delay spoils no result
+	v := wantViolation(t, o2, 7, s2.ID(), oracle.EvCheck)
 	if !hasEvent(v.Events, devices.EvFault) {
 		t.Errorf("the events should show the delay that fired")
 	}
@@ -378,7 +379,7 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 	}
 	stray := sharedBuffer(t, f, 128, 0) // leaked by a buggy host
 	err := o.CheckSettled()
-	var v Violation
+	var v oracle.Violation
 	if !errors.As(err, &v) || v.Invariant != 8 {
 		t.Fatalf("CheckSettled with 128 bytes charged returned %v, want an invariant 8 violation", err)
 	}
@@ -396,9 +397,9 @@ func TestOracleInvariant8ChargedWhenAllClosed(t *testing.T) {
 func TestOracleInvariant9FailedPublicationNotPoisoned(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupAbort), 0)
-	forgeEvent(f, s.ID(), evPublished, uint64(program.StartupAbort), 1)
-	v := wantViolation(t, o, 9, s.ID(), evPublished)
+	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupAbort), 0)
+	forgeEvent(f, s.ID(), oracle.EvPublished, uint64(program.StartupAbort), 1)
+	v := wantViolation(t, o, 9, s.ID(), oracle.EvPublished)
 	if !strings.Contains(v.Message, "not poisoned") {
 		t.Errorf("message %q should say the session was not poisoned", v.Message)
 	}
@@ -409,12 +410,12 @@ func TestOracleInvariant9JoinErrorNotPoisoned(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
-	forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinError)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinRetired)
-	forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
-	v := wantViolation(t, o, 9, s.ID(), EvWaitEnd)
-	if !hasEvent(v.Events, EvJoin) {
+	forgeEvent(f, s.ID(), oracle.EvWait, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantGPU, oracle.JoinError)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantNPU, oracle.JoinRetired)
+	forgeEvent(f, s.ID(), oracle.EvWaitEnd, 0, 0)
+	v := wantViolation(t, o, 9, s.ID(), oracle.EvWaitEnd)
+	if !hasEvent(v.Events, oracle.EvJoin) {
 		t.Errorf("the events should show the failed join")
 	}
 }
@@ -424,9 +425,9 @@ func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
-	forgeEvent(f, s.ID(), EvPoison, 0, 0) // a failure the engine then forgets
-	f.Events().Emit(devices.HostActor, s.ID(), evClose, 0, 0, "forged")
-	v := wantViolation(t, o, 9, s.ID(), evClose)
+	forgeEvent(f, s.ID(), oracle.EvPoison, 0, 0) // a failure the engine then forgets
+	f.Events().Emit(devices.HostActor, s.ID(), oracle.EvClose, 0, 0, "forged")
+	v := wantViolation(t, o, 9, s.ID(), oracle.EvClose)
 	if !strings.Contains(v.Message, "retired") {
 		t.Errorf("message %q should say the session was released as retired", v.Message)
 	}
@@ -444,7 +445,9 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 	if _, err := s.WaitContext(ctx, time.Second); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitContext(cancelled): %v, want context.Canceled", err)
 	}
-	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == EvJoin && JoinResult(e.B) == JoinCancelled })); n == 0 {
+	if n := len(f.Events().Events(func(e *devices.Event) bool {
+		return e.Kind == oracle.EvJoin && oracle.JoinResult(e.B) == oracle.JoinCancelled
+	})); n == 0 {
 		t.Errorf("no join was reported cancelled")
 	}
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Quarantined {
@@ -466,9 +469,9 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
-	forgeEvent(f, s.ID(), EvDecide, uint64(program.StartupRun), 0)
-	v := wantViolation(t, o, 10, s.ID(), EvDecide)
+	forgeEvent(f, s.ID(), oracle.EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupRun), 0)
+	v := wantViolation(t, o, 10, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "not ABORT") {
 		t.Errorf("message %q should say the close did not decide ABORT", v.Message)
 	}
@@ -478,9 +481,9 @@ func TestOracleInvariant10CloseDecidesRun(t *testing.T) {
 func TestOracleInvariant10JoinBeforeAbort(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
-	forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
-	wantViolation(t, o, 10, s.ID(), EvWait)
+	forgeEvent(f, s.ID(), oracle.EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), oracle.EvWait, uint64(time.Second), 0)
+	wantViolation(t, o, 10, s.ID(), oracle.EvWait)
 }
 
 // A close that joins for less than its timeout, then quarantines.
@@ -490,9 +493,9 @@ func TestOracleInvariant10JoinShorterThanClose(t *testing.T) {
 	if err := s.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	forgeEvent(f, s.ID(), evCloseBegin, uint64(time.Second), 0)
-	forgeEvent(f, s.ID(), EvWait, uint64(time.Millisecond), 0)
-	v := wantViolation(t, o, 10, s.ID(), EvWait)
+	forgeEvent(f, s.ID(), oracle.EvCloseBegin, uint64(time.Second), 0)
+	forgeEvent(f, s.ID(), oracle.EvWait, uint64(time.Millisecond), 0)
+	v := wantViolation(t, o, 10, s.ID(), oracle.EvWait)
 	if !strings.Contains(v.Message, "1ms") || !strings.Contains(v.Message, "1s") {
 		t.Errorf("message %q should give both timeouts", v.Message)
 	}
@@ -505,11 +508,11 @@ func TestOracleInvariant11JoinPastDeadline(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
-	forgeEvent(f, s.ID(), EvWait, 0, 0)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinRetired)
+	forgeEvent(f, s.ID(), oracle.EvWait, 0, 0)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantGPU, oracle.JoinRetired)
 	f.Advance(time.Microsecond)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
-	wantViolation(t, o, 11, s.ID(), EvJoin)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantNPU, oracle.JoinTimeout)
+	wantViolation(t, o, 11, s.ID(), oracle.EvJoin)
 }
 
 // In real time a wait overshoots its deadline by however late its thread
@@ -519,16 +522,16 @@ func TestOracleInvariant11NotCheckedInRealTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := NewOracle(f)
+	o := oracle.New(f)
 	defer f.Close()
 	defer o.Stop()
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
-	forgeEvent(f, s.ID(), EvWait, 0, 0)
+	forgeEvent(f, s.ID(), oracle.EvWait, 0, 0)
 	time.Sleep(time.Millisecond)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
-	forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
-	forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantGPU, oracle.JoinTimeout)
+	forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantNPU, oracle.JoinTimeout)
+	forgeEvent(f, s.ID(), oracle.EvWaitEnd, 0, 0)
 	if s.Close() != Retired {
 		t.Fatal("a clean session should retire")
 	}
@@ -566,7 +569,7 @@ func TestOracleInvariant12UndecidedBeforeADecision(t *testing.T) {
 	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindBusy) {
 		t.Fatalf("Wait before a decision: %v, want busy", err)
 	}
-	if len(events(f, s.ID(), evUndecided)) != 1 {
+	if len(events(f, s.ID(), oracle.EvUndecided)) != 1 {
 		t.Error("the refused Wait emitted no wait.undecided event")
 	}
 	closeAs(t, "the undecided session", s, Retired)
@@ -645,16 +648,16 @@ func TestOracleInvariant15Premises(t *testing.T) {
 	})
 	t.Run("real time", func(t *testing.T) {
 		f := openFabric(t, devices.Config{Mode: devices.RealTime, Seed: 42})
-		o := NewOracle(f)
+		o := oracle.New(f)
 		defer f.Close()
 		defer o.Stop()
 		o.Liveness(time.Millisecond)
 		s := newSession(t, f, roundsConfig(1))
 		run(t, s)
-		forgeEvent(f, s.ID(), EvWait, uint64(time.Second), 0)
-		forgeEvent(f, s.ID(), EvJoin, ParticipantGPU, JoinTimeout)
-		forgeEvent(f, s.ID(), EvJoin, ParticipantNPU, JoinTimeout)
-		forgeEvent(f, s.ID(), EvWaitEnd, 0, 0)
+		forgeEvent(f, s.ID(), oracle.EvWait, uint64(time.Second), 0)
+		forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantGPU, oracle.JoinTimeout)
+		forgeEvent(f, s.ID(), oracle.EvJoin, oracle.ParticipantNPU, oracle.JoinTimeout)
+		forgeEvent(f, s.ID(), oracle.EvWaitEnd, 0, 0)
 		closeAs(t, "the session", s, Retired)
 		wantNoViolations(t, o)
 	})
@@ -663,7 +666,7 @@ func TestOracleInvariant15Premises(t *testing.T) {
 // wantNoLivenessClaim starts a session of f, with o told that longEnough
 // is long enough to wait, and waits wait for it: the session must not
 // retire, and o must not report invariant 15.
-func wantNoLivenessClaim(t *testing.T, f *devices.Fabric, o *Oracle, longEnough, wait time.Duration) {
+func wantNoLivenessClaim(t *testing.T, f *devices.Fabric, o *oracle.Oracle, longEnough, wait time.Duration) {
 	t.Helper()
 	o.Liveness(longEnough)
 	s := newSession(t, f, roundsConfig(1))
@@ -686,59 +689,6 @@ func TestOracleInvariant15Kept(t *testing.T) {
 	run(t, s)
 	closeAs(t, "the session", s, Retired)
 	wantNoViolations(t, o)
-}
-
-// --- what the oracle keeps
-
-// The oracle forgets a session once it is closed and settled (retired, or
-// quarantined and released by reset), and a session that could not be made
-// once its line is released: a long-lived oracle's state stays bounded.
-// Each round makes a session under one of these faults (none, hung,
-// crashed, failed, rejected, unpublished, deaf to ABORT), runs it, closes
-// it and resets the devices; or fails to make one.
-func TestOracleForgetsEndedSessions(t *testing.T) {
-	f, o := newOracleFabric(t)
-	gpu, npu := f.First(devices.GPU), f.First(devices.NPU)
-	faults := []struct {
-		site  fault.Site
-		chain string
-	}{
-		{fault.GPURun, "off"}, {fault.GPURun, "hang"}, {fault.NPURun, "crash"}, {fault.GPUComplete, "error"},
-		{fault.NPUDispatch, "error"}, {fault.HostPublish, "error"}, {fault.HostPublish, "2*off->skip"},
-		{fault.NPURun, "ignore_abort"}, {fault.MemoryAlloc, "1*off->1*error"},
-	}
-	for i := range 450 {
-		c := faults[i%len(faults)]
-		setFault(t, f, c.site, c.chain)
-		s, err := newExchangeSession(gpu, npu, exchange.Default())
-		if c.site == fault.MemoryAlloc {
-			if err == nil {
-				t.Fatal("the payload's allocation should have failed")
-			}
-		} else {
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = s.SubmitGPU(), s.SubmitNPU()
-			if c.chain == "ignore_abort" {
-				_ = s.Abort()
-			} else {
-				_ = s.Start()
-			}
-			_, _ = s.Wait(time.Millisecond)
-			s.CloseWithin(t.Context(), time.Millisecond)
-		}
-		f.Faults().Clear()
-		gpu.Reset()
-		npu.Reset()
-		if n := o.tracked(); n != 0 {
-			t.Fatalf("after %d settled sessions (the last under %s=%s) the oracle still tracks %d sessions and invocations", i+1, c.site, c.chain, n)
-		}
-	}
-	wantNoViolations(t, o)
-	if err := o.CheckSettled(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // --- positive controls: a correct engine produces no violation
@@ -971,7 +921,7 @@ func TestOracleConcurrentHostsKeepBudgetInvariant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := NewOracle(f)
+			o := oracle.New(f)
 			defer f.Close()
 			defer o.Stop()
 			ds := f.Devices()

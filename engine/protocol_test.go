@@ -16,6 +16,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -155,7 +156,7 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 			}
 			inOrder(t, f, st.id,
 				evAB(devices.EvAlloc, line.ID(), 64),
-				evAB(evStartup, uint64(len(tc.want)), line.ID()))
+				evAB(oracle.EvStartup, uint64(len(tc.want)), line.ID()))
 
 			if tc.queue == 0 {
 				// No GPU program can run here: give the line back.
@@ -336,7 +337,7 @@ func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devic
 	var decided, store, release *devices.Event
 	for _, e := range f.Events().Events(func(e *devices.Event) bool { return e.Session == session }) {
 		switch {
-		case e.Kind == EvDecide:
+		case e.Kind == oracle.EvDecide:
 			decided = &e
 		case e.Kind == devices.EvHostStore && e.A == line && e.B != 0:
 			store = &e
@@ -395,7 +396,7 @@ func TestWaitContextCancelledKeepsOwnership(t *testing.T) {
 	}
 	// Like a timeout: not poisoned, and a later Wait succeeds.
 	wantState(t, s, StateRunning)
-	wantNoEvents(t, f, s.ID(), EvPoison)
+	wantNoEvents(t, f, s.ID(), oracle.EvPoison)
 	waitDone(t, s, time.Second)
 	closeAs(t, "Close", s, Retired)
 	wantSettled(t, f, o)
@@ -411,7 +412,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	defer cancel()
 	// Cancel as soon as the GPU's join has returned its error.
 	stop := f.Events().Subscribe(func(e *devices.Event) {
-		if e.Session == s.ID() && e.Kind == EvJoin && e.A == uint64(ParticipantGPU) {
+		if e.Session == s.ID() && e.Kind == oracle.EvJoin && e.A == uint64(oracle.ParticipantGPU) {
 			cancel()
 		}
 	})
@@ -424,7 +425,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	// Regression: wait once skipped the poison whenever ctx was cancelled,
 	// although the error was the GPU's, not the context's.
 	wantState(t, s, StatePoisoned)
-	if n := countEvents(f, s.ID(), ev(EvPoison)); n != 1 {
+	if n := countEvents(f, s.ID(), ev(oracle.EvPoison)); n != 1 {
 		t.Errorf("%d poison events after a device error, want 1", n)
 	}
 	closeAs(t, "Close", s, Quarantined)
@@ -465,10 +466,10 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			}
 			wantState(t, s, StateQuarantined)
 			inOrder(t, f, s.ID(),
-				evA(EvWait, uint64(DefaultCloseTimeout)),
-				evA(EvWaitEnd, 0),
+				evA(oracle.EvWait, uint64(DefaultCloseTimeout)),
+				evA(oracle.EvWaitEnd, 0),
 				evA(devices.EvQuarantine, uint64(bytes)),
-				evA(evClose, 1))
+				evA(oracle.EvClose, 1))
 			wantNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
 			wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
@@ -535,10 +536,10 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 	if !gpu.Occupied() || !npu.Occupied() {
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 	}
-	for _, who := range []Participant{ParticipantGPU, ParticipantNPU} {
+	for _, who := range []oracle.Participant{oracle.ParticipantGPU, oracle.ParticipantNPU} {
 		other := newSession(t, f, exchange.Default())
 		submit, dev := other.SubmitGPU, gpu
-		if who == ParticipantNPU {
+		if who == oracle.ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
 		}
 		wantErr(t, "a dispatch on "+dev.Name(), submit(), devices.KindBusy, dev.Name()+" is held by a quarantined session; reset it to free it")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // pruneBounds are bounds under which the built-in scenario is explored to
@@ -77,7 +77,7 @@ func pruningAgrees(t *testing.T, bounds check.Bounds) []string {
 func recordingEnds(ends map[string]bool) check.Scenario {
 	return func(h *check.Host) {
 		f := h.Fabric()
-		o := engine.NewOracle(f)
+		o := oracle.New(f)
 		o.Liveness(check.LongEnough)
 		var order []uint64
 		words := map[uint64]*strings.Builder{}
@@ -87,7 +87,7 @@ func recordingEnds(ends map[string]bool) check.Scenario {
 			case "startup":
 				order = append(order, e.Session)
 				words[e.Session] = &strings.Builder{}
-			case engine.EvDecide, engine.EvPoison, engine.EvCheck, "close":
+			case oracle.EvDecide, oracle.EvPoison, oracle.EvCheck, "close":
 				fmt.Fprintf(w, " %s:%d/%d", e.Kind, e.A, e.B)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -38,7 +39,7 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 			inOrder(t, f, s.ID(),
 				evAB(program.EvObserve, invocation(t, f, s, s.startup.gpu), uint64(program.StartupRun)),
 				evAB(exchange.EvPayloadWrite, invocation(t, f, s, s.startup.gpu), 1),
-				evAB(EvCheck, ParticipantNPU, 0))
+				evAB(oracle.EvCheck, oracle.ParticipantNPU, 0))
 			// Each program started no sooner than its queue's dispatch latency.
 			for _, d := range []*devices.Device{s.startup.gpu, s.startup.npu} {
 				fam := tc.queue
@@ -73,7 +74,7 @@ func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint
 		if d == npu {
 			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
 		}
-		inOrder(t, f, s.ID(), evA(EvDecide, uint64(decision)), visible, evAB(program.EvObserve, inv, uint64(decision)))
+		inOrder(t, f, s.ID(), evA(oracle.EvDecide, uint64(decision)), visible, evAB(program.EvObserve, inv, uint64(decision)))
 		if n := countEvents(f, s.ID(), evA(program.EvObserve, inv)); n != 1 {
 			t.Errorf("%s observed a decision %d times, want once", d.Name(), n)
 		}
@@ -86,16 +87,16 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	noErr(t, "SubmitGPU", s.SubmitGPU())
 	wantErr(t, "SubmitNPU", s.SubmitNPU(), devices.KindDevice, "npu0 rejected the dispatch: boom")
 	inOrder(t, f, s.ID(),
-		evAB(EvSubmit, ParticipantNPU, 1),
-		evA(EvDecide, uint64(program.StartupAbort)),
-		evAB(evPublished, uint64(program.StartupAbort), 0),
-		evAB(evSubmitReturn, ParticipantNPU, 1))
+		evAB(oracle.EvSubmit, oracle.ParticipantNPU, 1),
+		evA(oracle.EvDecide, uint64(program.StartupAbort)),
+		evAB(oracle.EvPublished, uint64(program.StartupAbort), 0),
+		evAB(oracle.EvSubmitReturn, oracle.ParticipantNPU, 1))
 	waitDone(t, s, longWait)
 	gpu := invocation(t, f, s, s.startup.gpu)
 	inOrder(t, f, s.ID(),
 		evAB(program.EvObserve, gpu, uint64(program.StartupAbort)),
 		evAB(devices.EvRetire, gpu, 0),
-		evA(EvWaitEnd, 1))
+		evA(oracle.EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	closeAs(t, "Close", s, Retired)
 	wantSettled(t, f, o)
@@ -162,10 +163,10 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 	wantState(t, s, StateRunning)
 	waitDone(t, s, longWait)
 	inOrder(t, f, s.ID(),
-		evA(EvWaitEnd, 0),
-		evAB(EvJoin, ParticipantGPU, JoinRetired),
-		evAB(EvJoin, ParticipantNPU, JoinRetired),
-		evA(EvWaitEnd, 1))
+		evA(oracle.EvWaitEnd, 0),
+		evAB(oracle.EvJoin, oracle.ParticipantGPU, oracle.JoinRetired),
+		evAB(oracle.EvJoin, oracle.ParticipantNPU, oracle.JoinRetired),
+		evA(oracle.EvWaitEnd, 1))
 	wantVerified(t, s, 50)
 	closeAs(t, "Close", s, Retired)
 	wantSettled(t, f, o)
@@ -217,7 +218,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
 	waitDone(t, s, longWait)
-	if s.Decision() == StartupRun {
+	if s.Decision() == oracle.StartupRun {
 		if v, ok := verification(s); !ok || !v.OK {
 			t.Errorf("Verification = %+v, %v", v, ok)
 		}

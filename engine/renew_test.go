@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // A session, its prepared programs and a startup line made before their
@@ -27,7 +28,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 	if err := f.Renew(cfg); err != nil {
 		t.Fatal(err)
 	}
-	o := NewOracle(f)
+	o := oracle.New(f)
 	fresh := newSession(t, f, roundsConfig(1))
 	if fresh.ID() != old.ID() {
 		t.Fatalf("the renewed fabric's session is %d, the stale one %d: the test needs the ids to meet", fresh.ID(), old.ID())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/slot"
 )
 
@@ -74,7 +75,7 @@ type Session struct {
 	gpu, npu      *devices.Prepared
 	gpuDone       *devices.Completion
 	npuDone       *devices.Completion
-	decision      Decision // StartupWait until decided; recorded before publishing
+	decision      oracle.Decision // StartupWait until decided; recorded before publishing
 	poisoned      bool
 	retired       bool             // a Wait saw both participants retire
 	outcome       Outcome          // set by Close
@@ -112,7 +113,7 @@ func newSessionOf(startup *startupLine, gpu, npu *devices.Prepared) (*Session, e
 	}
 	startup.used = true
 	s := &Session{joinSlot: slot.New(), startup: startup, gpu: gpu, npu: npu}
-	s.emit(evSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
+	s.emit(oracle.EvSession, uint64(gpu.Device().Actor()), uint64(npu.Device().Actor()), "")
 	return s, nil
 }
 
@@ -176,7 +177,7 @@ func (s *Session) SubmitGPU() error {
 	if err := s.startup.stale("submit_gpu"); err != nil {
 		return err
 	}
-	return s.submit(ParticipantGPU, "submit_gpu", s.gpu, &s.gpuDone)
+	return s.submit(oracle.ParticipantGPU, "submit_gpu", s.gpu, &s.gpuDone)
 }
 
 // SubmitNPU dispatches the NPU participant, once, like SubmitGPU.
@@ -186,20 +187,20 @@ func (s *Session) SubmitNPU() error {
 	if err := s.startup.stale("submit_npu"); err != nil {
 		return err
 	}
-	return s.submit(ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
+	return s.submit(oracle.ParticipantNPU, "submit_npu", s.npu, &s.npuDone)
 }
 
-func (s *Session) submit(who Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
+func (s *Session) submit(who oracle.Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
 	err := s.admit(who, op, prog, done)
 	status := uint64(0)
 	if err != nil {
 		status = 1
 	}
-	s.emit(evSubmitReturn, uint64(who), status, "")
+	s.emit(oracle.EvSubmitReturn, uint64(who), status, "")
 	return err
 }
 
-func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
+func (s *Session) admit(who oracle.Participant, op string, prog *devices.Prepared, done **devices.Completion) error {
 	if err := s.ready(op); err != nil {
 		return err
 	}
@@ -208,38 +209,38 @@ func (s *Session) admit(who Participant, op string, prog *devices.Prepared, done
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
-		s.emit(EvSubmit, uint64(who), 1, err.Error())
-		_ = s.decide(op, StartupAbort) // the peer must not wait for a RUN that never comes
+		s.emit(oracle.EvSubmit, uint64(who), 1, err.Error())
+		_ = s.decide(op, oracle.StartupAbort) // the peer must not wait for a RUN that never comes
 		return err
 	}
 	*done = c
-	s.acceptedAt[who] = s.emit(EvSubmit, uint64(who), 0, "")
+	s.acceptedAt[who] = s.emit(oracle.EvSubmit, uint64(who), 0, "")
 	return nil
 }
 
 // decide records the decision, then publishes it. If publishing fails the
 // session is poisoned, and no other decision is ever published.
-func (s *Session) decide(op string, v Decision) error {
+func (s *Session) decide(op string, v oracle.Decision) error {
 	if err := s.ready(op); err != nil {
 		return err
 	}
 	s.decision = v
-	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: EvDecide, A: uint64(v)}
+	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: oracle.EvDecide, A: uint64(v)}
 	var err error
 	s.decided, err = s.startup.publish(decided, uint32(v))
 	if err != nil {
 		s.poison("publication failed: " + err.Error())
-		s.emit(evPublished, uint64(v), 1, err.Error())
+		s.emit(oracle.EvPublished, uint64(v), 1, err.Error())
 		return err
 	}
-	s.emit(evPublished, uint64(v), 0, "")
+	s.emit(oracle.EvPublished, uint64(v), 0, "")
 	return nil
 }
 
 func (s *Session) poison(why string) {
 	if !s.poisoned {
 		s.poisoned, s.poisonedBy = true, why
-		s.emit(EvPoison, 0, 0, why)
+		s.emit(oracle.EvPoison, 0, 0, why)
 	}
 }
 
@@ -256,7 +257,7 @@ func (s *Session) Start() error {
 	if s.gpuDone == nil || s.npuDone == nil {
 		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
 	}
-	return s.decide("start", StartupRun)
+	return s.decide("start", oracle.StartupRun)
 }
 
 // Abort publishes ABORT before a decision. It does not cancel a running
@@ -267,7 +268,7 @@ func (s *Session) Abort() error {
 	if err := s.startup.stale("abort"); err != nil {
 		return err
 	}
-	return s.decide("abort", StartupAbort)
+	return s.decide("abort", oracle.StartupAbort)
 }
 
 // IsComplete reports, without making progress, whether a decision was made
@@ -345,18 +346,18 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 // held; mu is let go while joining).
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
-		s.emit(evUndecided, 0, 0, "")
+		s.emit(oracle.EvUndecided, 0, 0, "")
 		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
 	}
 	f := s.startup.fabric
 	start := f.Now()
-	s.emit(EvWait, uint64(timeout), 0, "")
+	s.emit(oracle.EvWait, uint64(timeout), 0, "")
 	gpuDone, npuDone := s.gpuDone, s.npuDone // fixed once decided
 	s.mu.Unlock()
-	gpuOK, gpuErr := s.join(ctx, ParticipantGPU, gpuDone, timeout)
+	gpuOK, gpuErr := s.join(ctx, oracle.ParticipantGPU, gpuDone, timeout)
 	left := max(timeout-(f.Now()-start), 0)
 	// Always attempt both joins, even when the first one failed.
-	npuOK, npuErr := s.join(ctx, ParticipantNPU, npuDone, left)
+	npuOK, npuErr := s.join(ctx, oracle.ParticipantNPU, npuDone, left)
 	s.mu.Lock()
 	err := gpuErr
 	if err == nil {
@@ -374,14 +375,14 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 		s.retired = true
 		s.check()
 	}
-	s.emit(EvWaitEnd, result, 0, "")
+	s.emit(oracle.EvWaitEnd, result, 0, "")
 	return ok, err
 }
 
 // join waits for one participant; an absent one counts as retired.
-func (s *Session) join(ctx context.Context, who Participant, c *devices.Completion, timeout time.Duration) (bool, error) {
+func (s *Session) join(ctx context.Context, who oracle.Participant, c *devices.Completion, timeout time.Duration) (bool, error) {
 	if c == nil {
-		s.emit(EvJoin, uint64(who), uint64(JoinAbsent), "")
+		s.emit(oracle.EvJoin, uint64(who), uint64(oracle.JoinAbsent), "")
 		return true, nil
 	}
 	ok, err := c.WaitContext(ctx, timeout)
@@ -390,11 +391,11 @@ func (s *Session) join(ctx context.Context, who Participant, c *devices.Completi
 	}
 	switch {
 	case err != nil:
-		s.emit(EvJoin, uint64(who), uint64(joinFailure(err)), err.Error())
+		s.emit(oracle.EvJoin, uint64(who), uint64(joinFailure(err)), err.Error())
 	case !ok:
-		s.emit(EvJoin, uint64(who), uint64(JoinTimeout), "")
+		s.emit(oracle.EvJoin, uint64(who), uint64(oracle.JoinTimeout), "")
 	default:
-		s.emit(EvJoin, uint64(who), uint64(JoinRetired), "")
+		s.emit(oracle.EvJoin, uint64(who), uint64(oracle.JoinRetired), "")
 	}
 	return ok, err
 }
@@ -405,6 +406,15 @@ func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errClosing)
 }
 
+// joinFailure is the result of a join that returned err: JoinCancelled when
+// the wait's context ended it, JoinError when the participant failed.
+func joinFailure(err error) oracle.JoinResult {
+	if isContextError(err) {
+		return oracle.JoinCancelled
+	}
+	return oracle.JoinError
+}
+
 // errClosing is why a Close ends the join of a Wait.
 var errClosing = errors.New("the session is closing")
 
@@ -412,21 +422,21 @@ var errClosing = errors.New("the session is closing")
 // one check event for each program that is a program.Checker, and the
 // first failure kept for Checked.
 func (s *Session) check() {
-	if s.decision != StartupRun || s.checked {
+	if s.decision != oracle.StartupRun || s.checked {
 		return
 	}
 	s.checked = true
-	for who, p := range [...]*devices.Prepared{ParticipantGPU: s.gpu, ParticipantNPU: s.npu} {
+	for who, p := range [...]*devices.Prepared{oracle.ParticipantGPU: s.gpu, oracle.ParticipantNPU: s.npu} {
 		c, ok := p.Program().(program.Checker)
 		if !ok {
 			continue
 		}
 		err := c.Check()
 		if err == nil {
-			s.emit(EvCheck, uint64(who), 0, "")
+			s.emit(oracle.EvCheck, uint64(who), 0, "")
 			continue
 		}
-		s.emit(EvCheck, uint64(who), 1, err.Error())
+		s.emit(oracle.EvCheck, uint64(who), 1, err.Error())
 		if s.checkErr == nil {
 			s.checkErr = err
 		}
@@ -465,9 +475,9 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		s.outcome = Quarantined
 		return s.outcome
 	}
-	s.emit(evCloseBegin, uint64(max(timeout, 0)), 0, "")
+	s.emit(oracle.EvCloseBegin, uint64(max(timeout, 0)), 0, "")
 	if s.decision == 0 && !s.poisoned {
-		_ = s.decide("close", StartupAbort)
+		_ = s.decide("close", oracle.StartupAbort)
 	}
 	retired := s.retired
 	interruptedBefore, waited := errors.Is(ctx.Err(), context.Canceled), time.Duration(0)
@@ -482,14 +492,14 @@ func (s *Session) CloseWithin(ctx context.Context, timeout time.Duration) Outcom
 		held := []*devices.Device{s.startup.gpu, s.startup.npu}
 		// The buffers are not stale (checked above): the quarantine holds them.
 		_ = s.startup.fabric.Quarantine(s.startup.id, s.quarantineReason(ctx, interruptedBefore, waited, timeout), held, bufs)
-		s.emit(evClose, 1, 0, "")
+		s.emit(oracle.EvClose, 1, 0, "")
 		return s.outcome
 	}
 	s.outcome = Retired
 	for _, b := range bufs {
 		_ = b.Release() // every program that reaches b has retired
 	}
-	s.emit(evClose, 0, 0, "")
+	s.emit(oracle.EvClose, 0, 0, "")
 	return s.outcome
 }
 
@@ -569,7 +579,7 @@ func (s *Session) State() State {
 		return StatePoisoned
 	case s.decision == 0:
 		return StateUndecided
-	case s.decision == StartupAbort:
+	case s.decision == oracle.StartupAbort:
 		return StateAborted
 	case s.retired:
 		return StateRetired
@@ -588,7 +598,7 @@ func (s *Session) Closing() bool {
 
 // Decision is the decision published (RUN or ABORT), or StartupWait before
 // one.
-func (s *Session) Decision() Decision {
+func (s *Session) Decision() oracle.Decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.decision

@@ -13,6 +13,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -36,7 +37,7 @@ func TestSessionTranscripts(t *testing.T) {
 type transcriptKit struct {
 	t        *testing.T
 	f        *devices.Fabric
-	o        *Oracle
+	o        *oracle.Oracle
 	stop     func()
 	sessions []*Session
 
@@ -74,7 +75,7 @@ func (k *transcriptKit) do(t *testing.T, d *datadriven.TestData) string {
 	k.events = nil
 	k.mu.Unlock()
 	for _, e := range events {
-		out.WriteString("  " + formatEvent(e) + "\n")
+		out.WriteString("  " + oracle.FormatEvent(e) + "\n")
 	}
 	return out.String()
 }
@@ -183,7 +184,7 @@ func (k *transcriptKit) fabric(t *testing.T, d *datadriven.TestData) string {
 	if err != nil {
 		return result(err)
 	}
-	k.f, k.o, k.shown = f, NewOracle(f), "no violation"
+	k.f, k.o, k.shown = f, oracle.New(f), "no violation"
 	k.stop = f.Events().Subscribe(func(e *devices.Event) {
 		k.mu.Lock()
 		k.events = append(k.events, *e)
@@ -261,7 +262,7 @@ func (k *transcriptKit) verdicts() string {
 	_ = k.o.CheckSettled()
 	var out []string
 	for _, v := range k.o.Violations() {
-		out = append(out, fmt.Sprintf("invariant %d (%s) in s%d: %s", v.Invariant, Invariant(v.Invariant), v.Session, v.Message))
+		out = append(out, fmt.Sprintf("invariant %d (%s) in s%d: %s", v.Invariant, oracle.Invariant(v.Invariant), v.Session, v.Message))
 	}
 	if out == nil {
 		return "no violation"

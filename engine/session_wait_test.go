@@ -16,6 +16,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -81,7 +82,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 				ok, err := s.Wait(time.Hour)
 				waited <- result{ok, err}
 			}()
-			for countEvents(f, s.ID(), ev(EvWait)) == 0 {
+			for countEvents(f, s.ID(), ev(oracle.EvWait)) == 0 {
 				time.Sleep(time.Millisecond) // until the Wait is joining
 			}
 			start := time.Now()
@@ -144,7 +145,7 @@ func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
 		_, err := s.WaitContext(stopFirst, time.Hour)
 		first <- err
 	}()
-	for countEvents(f, s.ID(), ev(EvWait)) == 0 {
+	for countEvents(f, s.ID(), ev(oracle.EvWait)) == 0 {
 		time.Sleep(time.Millisecond) // until the first Wait is joining
 	}
 	ctx, cancelSecond := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -154,7 +155,7 @@ func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
 	if took := time.Since(start); ok || !errors.Is(err, context.DeadlineExceeded) || took > sessionGenerous {
 		t.Errorf("the second WaitContext = %v, %v after %v; want false and the context's error soon after 50 ms", ok, err, took)
 	}
-	if countEvents(f, s.ID(), ev(EvWait)) != 1 {
+	if countEvents(f, s.ID(), ev(oracle.EvWait)) != 1 {
 		t.Error("the second Wait began a join while the first was joining")
 	}
 	cancel()
@@ -252,10 +253,10 @@ func TestCloseEndsAWaitAndTakesTheJoin(t *testing.T) {
 				}
 				waited <- err
 			}()
-			rec.mustAwait(t, evA(EvWait, uint64(time.Hour)))
+			rec.mustAwait(t, evA(oracle.EvWait, uint64(time.Hour)))
 			closeCtx, stopClose := context.WithCancel(context.Background())
 			go func() {
-				if !rec.await(evA(EvWait, uint64(10*time.Millisecond))) {
+				if !rec.await(evA(oracle.EvWait, uint64(10*time.Millisecond))) {
 					t.Error("the close's own join did not begin")
 				}
 				stopClose()
@@ -272,13 +273,13 @@ func TestCloseEndsAWaitAndTakesTheJoin(t *testing.T) {
 			for _, e := range evs {
 				kinds = append(kinds, string(e.Kind))
 			}
-			want := []string{string(EvWait), string(EvJoin), string(EvJoin), string(EvWaitEnd), string(evCloseBegin), string(EvWait)}
+			want := []string{string(oracle.EvWait), string(oracle.EvJoin), string(oracle.EvJoin), string(oracle.EvWaitEnd), string(oracle.EvCloseBegin), string(oracle.EvWait)}
 			if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
 				t.Fatalf("the session's host events are %v, want them to begin %v", kinds, want)
 			}
 			for _, e := range evs[1:3] {
-				if JoinResult(e.B) != JoinCancelled || e.Detail != errClosing.Error() {
-					t.Errorf("a join of the Wait the close ended: %d %q, want JoinCancelled (%d) %q", e.B, e.Detail, JoinCancelled, errClosing.Error())
+				if oracle.JoinResult(e.B) != oracle.JoinCancelled || e.Detail != errClosing.Error() {
+					t.Errorf("a join of the Wait the close ended: %d %q, want oracle.JoinCancelled (%d) %q", e.B, e.Detail, oracle.JoinCancelled, errClosing.Error())
 				}
 			}
 			if evs[4].A != uint64(10*time.Millisecond) {
@@ -302,7 +303,7 @@ func TestWaitGivesUpOnTheJoinSlotACloseHolds(t *testing.T) {
 	defer stopClose()
 	closed := make(chan Outcome, 1)
 	go func() { closed <- s.CloseWithin(closeCtx, time.Hour) }()
-	rec.mustAwait(t, evA(EvWait, uint64(time.Hour))) // the close is joining
+	rec.mustAwait(t, evA(oracle.EvWait, uint64(time.Hour))) // the close is joining
 
 	type result struct {
 		ok  bool
@@ -342,7 +343,7 @@ func TestWaitGivesUpOnTheJoinSlotACloseHolds(t *testing.T) {
 		t.Fatalf("Wait returned %v, %v while the close held the join slot", r.ok, r.err)
 	default:
 	}
-	if n := rec.count(ev(EvWait)); n != 1 {
+	if n := rec.count(ev(oracle.EvWait)); n != 1 {
 		t.Errorf("%d wait events, want the close's one: a Wait joined while the close held the slot", n)
 	}
 	stopClose()

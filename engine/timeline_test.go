@@ -7,6 +7,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // A session's timeline holds the times of the events that record its
@@ -28,7 +29,7 @@ func TestTimelineHoldsTheTimesOfItsStepsEvents(t *testing.T) {
 			first := func(kind devices.EventKind, actor devices.Actor, a uint64) devices.Stamp {
 				t.Helper()
 				for _, e := range f.Events().Events(nil) {
-					if e.Session == s.ID() && e.Kind == kind && e.Actor == actor && (kind != EvSubmit || e.A == a && e.B == 0) {
+					if e.Session == s.ID() && e.Kind == kind && e.Actor == actor && (kind != oracle.EvSubmit || e.A == a && e.B == 0) {
 						return devices.Stamp{At: e.Time, Set: true}
 					}
 				}
@@ -37,8 +38,8 @@ func TestTimelineHoldsTheTimesOfItsStepsEvents(t *testing.T) {
 			}
 			gpu, npu := devicePair(t, f)
 			want := Timeline{
-				Accepted: [2]devices.Stamp{first(EvSubmit, devices.HostActor, 0), first(EvSubmit, devices.HostActor, 1)},
-				Decided:  first(EvDecide, devices.HostActor, 0),
+				Accepted: [2]devices.Stamp{first(oracle.EvSubmit, devices.HostActor, 0), first(oracle.EvSubmit, devices.HostActor, 1)},
+				Decided:  first(oracle.EvDecide, devices.HostActor, 0),
 			}
 			for i, d := range []*devices.Device{gpu, npu} {
 				want.Programs[i] = devices.Steps{Observed: first(program.EvObserve, d.Actor(), 0), Retired: first(devices.EvRetire, d.Actor(), 0)}
@@ -61,7 +62,7 @@ func TestTimelineCarriesAProgramsError(t *testing.T) {
 		t.Fatalf("Wait = %v, %v; want the NPU's crash", ok, err)
 	}
 	got := s.Timeline()
-	if npu := got.Programs[ParticipantNPU]; !npu.Retired.Set || npu.Err == nil || !strings.Contains(npu.Err.Error(), "timeline") {
+	if npu := got.Programs[oracle.ParticipantNPU]; !npu.Retired.Set || npu.Err == nil || !strings.Contains(npu.Err.Error(), "timeline") {
 		t.Errorf("the NPU's steps %+v, want its retirement with its crash", npu)
 	}
 	closeAs(t, "a session whose NPU crashed", s, Quarantined)
@@ -71,7 +72,7 @@ func TestTimelineCarriesAProgramsError(t *testing.T) {
 	if err := rejected.SubmitGPU(); err == nil {
 		t.Fatal("SubmitGPU succeeded, want the dispatch fault")
 	}
-	if got := rejected.Timeline(); got.Accepted[ParticipantGPU].Set || got.Programs[ParticipantGPU] != (devices.Steps{}) || !got.Decided.Set {
+	if got := rejected.Timeline(); got.Accepted[oracle.ParticipantGPU].Set || got.Programs[oracle.ParticipantGPU] != (devices.Steps{}) || !got.Decided.Set {
 		t.Errorf("a rejected GPU's timeline %+v, want it never accepted, with no steps, and ABORT decided", got)
 	}
 	closeAs(t, "a session whose GPU was rejected", rejected, Retired)

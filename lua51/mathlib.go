@@ -140,25 +140,6 @@ func mathPow(L *lua.LState) int {
 	return 1
 }
 
-// luaPow is x^y as glibc's pow computes it: for a NaN argument
-// (pow(1, y) and pow(x, 0) aside, which are 1), that NaN, sign included,
-// but nan when x is the NaN and y an odd integer; -nan for invalid
-// arguments.
-func luaPow(x, y float64) float64 {
-	r := math.Pow(x, y)
-	switch {
-	case !math.IsNaN(r):
-		return r
-	case math.IsNaN(x) && y == math.Trunc(y) && math.Abs(math.Mod(y, 2)) == 1:
-		return nan(false)
-	case math.IsNaN(x):
-		return x
-	case math.IsNaN(y):
-		return y
-	}
-	return nan(true)
-}
-
 // mathModf is math.modf(x): the integral part and the fraction, both with
 // the sign of x; an infinity's fraction is 0.
 func mathModf(L *lua.LState) int {

@@ -65,6 +65,9 @@ func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) 
 	if err != nil {
 		return nil, err
 	}
+	if !rewriteChunks {
+		return compileTransformed(L, chunk, id, nil)
+	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(0, mainChunk, nil, chunk)
 	fn, err := compileTransformed(L, chunk, id, tr.sites)
@@ -442,7 +445,15 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 	case *ast.ArithmeticOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
-		if t.rewrite && rewritten(e) {
+		if v, ok := numeral(e); ok && e.Operator == "^" && v > 0 && !math.IsInf(v, 0) {
+			// Lua 5.1 folds it with glibc's pow; gopher-lua would with
+			// Go's math.Pow, which can be a unit in the last place off.
+			n := &ast.NumberExpr{Value: strconv.FormatFloat(v, 'g', -1, 64)}
+			n.SetLine(e.Line())
+			n.SetLastLine(e.LastLine())
+			return n
+		}
+		if t.rewrite && (rewritten(e) || t.namedChain(e.Lhs) || t.namedChain(e.Rhs)) {
 			c := t.call(e, opArith, e.Lhs, e.Rhs)
 			t.sites[len(t.sites)-1].operator = e.Operator
 			return c
@@ -598,8 +609,18 @@ func (t *transformer) describe(e ast.Expr) string {
 			return "field '" + k.Value + "'"
 		}
 		return "field '?'"
+	case *ast.LogicalOpExpr:
+		return chainName(e, t.kind)
 	}
 	return ""
+}
+
+// namedChain reports whether e is an and/or chain that Lua 5.1 names when
+// arithmetic on it fails: gopher-lua's VM names none, so such arithmetic
+// is done by the hidden function, which names it as Lua 5.1 does.
+func (t *transformer) namedChain(e ast.Expr) bool {
+	_, ok := e.(*ast.LogicalOpExpr)
+	return ok && t.describe(e) != ""
 }
 
 // kind says whether name is a local, an upvalue or a global where it is

@@ -15,7 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // checkFn is resident.check{scenario=, rounds=, credits=, faults=,
@@ -270,7 +270,7 @@ func stepList(L *lua.LState, steps []check.Step) *lua.LTable {
 }
 
 // violationList is {{invariant=, session=, message=, events={...}}, ...}.
-func violationList(L *lua.LState, vs []engine.Violation) *lua.LTable {
+func violationList(L *lua.LState, vs []oracle.Violation) *lua.LTable {
 	t := L.CreateTable(len(vs), 0)
 	for _, v := range vs {
 		vt := L.CreateTable(0, 4)

@@ -12,8 +12,10 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaprogram"
@@ -113,13 +115,14 @@ type Module struct {
 	programs     map[string]*luaprogram.Program // compiled by resident.program, by their text
 	programOrder []string                       // the keys of programs, the one used last last
 	shapes       map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	trials       *trial.World                   // where resident.trial runs, renewed for each; nil until the first
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
 	fabricsMade    uint64              // how many fabrics the module made
 	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
 	finished       finishedStats       // the stats of sessions the module no longer tracks
-	pastViolations []engine.Violation  // found on fabrics since replaced
+	pastViolations []oracle.Violation  // found on fabrics since replaced
 	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
@@ -148,7 +151,7 @@ type fabricState struct {
 	f      *devices.Fabric
 	own    bool // made by the module: it closes the fabric when done with it
 	timing string
-	oracle *engine.Oracle
+	oracle *oracle.Oracle
 }
 
 // Open opens the module in L: it gives the state Lua 5.1's behaviour
@@ -312,7 +315,7 @@ func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 		}
 		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
 	}
-	fs.oracle = engine.NewOracle(f)
+	fs.oracle = oracle.New(f)
 	// Every session the module watches owes the protocol's obligations of programs: a
 	// fault-free session decided once retires within a close's default
 	// join (invariant 15), after ABORT as after RUN, so a program that
@@ -426,8 +429,8 @@ func (m *Module) StatsDropped() int { return m.finished.dropped }
 
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
-func (m *Module) Violations() []engine.Violation {
-	out := append([]engine.Violation(nil), m.pastViolations...)
+func (m *Module) Violations() []oracle.Violation {
+	out := append([]oracle.Violation(nil), m.pastViolations...)
 	if m.fab != nil {
 		out = append(out, m.fab.oracle.Violations()...)
 	}
@@ -476,6 +479,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 		if fs.own {
 			fs.f.Close()
 		}
+	}
+	if m.trials != nil {
+		m.trials.Close()
 	}
 	for _, p := range m.programs {
 		p.Close()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // writeScenario writes a scenario script into a temporary directory.
@@ -239,9 +239,9 @@ end
 	_, err := check.Replay(ctx, sc.Run, "r2c2f0:", func(f *devices.Fabric) {
 		f.Events().Subscribe(func(e *devices.Event) {
 			switch {
-			case e.Kind == engine.EvWait:
+			case e.Kind == oracle.EvWait:
 				cancel()
-			case e.Kind == engine.EvJoin && engine.JoinResult(e.B) == engine.JoinCancelled:
+			case e.Kind == oracle.EvJoin && oracle.JoinResult(e.B) == oracle.JoinCancelled:
 				cancelled++
 			}
 		})

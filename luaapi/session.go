@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -47,7 +48,7 @@ type sessionInfo struct {
 // and its timeline. A frozen session keeps it by value.
 type record struct {
 	state        engine.State
-	decision     engine.Decision
+	decision     oracle.Decision
 	verification exchange.Verification
 	verified     bool  // the host verified the exchange
 	checked      bool  // the programs' checks ran
@@ -158,9 +159,9 @@ func (i *sessionInfo) statsOf(r *record, state string) SessionStats {
 		}
 	}
 	switch r.decision {
-	case engine.StartupRun:
+	case oracle.StartupRun:
 		st.Decision = "run"
-	case engine.StartupAbort:
+	case oracle.StartupAbort:
 		st.Decision = "abort"
 	}
 	if v := r.verification; r.verified {

@@ -32,20 +32,21 @@ func (m *Module) validateFn(L *lua.LState) int {
 		paths[i] = string(path)
 	}
 	inputs := make([]trace.Input, 0, n)
+	closeAll := func() {
+		for _, in := range inputs {
+			_ = in.R.(*os.File).Close()
+		}
+	}
 	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
-			for _, in := range inputs {
-				_ = in.R.(*os.File).Close()
-			}
+			closeAll()
 			m.invalid(L, name, "%v", err)
 		}
 		inputs = append(inputs, trace.Input{Name: path, R: f})
 	}
 	r, err := trace.Validate(inputs...)
-	for _, in := range inputs {
-		_ = in.R.(*os.File).Close()
-	}
+	closeAll()
 	var fe *trace.FormatError
 	if errors.As(err, &fe) {
 		m.invalid(L, name, "%v", fe)
@@ -86,11 +87,7 @@ func traceReportTable(L *lua.LState, r *trace.Report) *lua.LTable {
 		vt.RawSetString("line", lua.LNumber(v.Line))
 		vt.RawSetString("event", lua.LString(v.Event))
 		vt.RawSetString("count", lua.LNumber(v.Count))
-		events := L.CreateTable(len(v.Events), 0)
-		for _, e := range v.Events {
-			events.Append(lua.LString(e))
-		}
-		vt.RawSetString("events", events)
+		vt.RawSetString("events", stringList(L, v.Events))
 		violations.Append(vt)
 	}
 	t.RawSetString("violations", violations)

@@ -6,7 +6,7 @@
 // docs/trace.schema.json).
 //
 // Validate merges traces by time and feeds their events to the engine's
-// oracle (engine.Transcript), which checks every invariant whose events
+// oracle (oracle.Transcript), which checks every invariant whose events
 // the headers declare; the others are reported as not checked. It streams:
 // its memory is bounded by the sessions open at once.
 package trace

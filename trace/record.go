@@ -12,7 +12,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // Recorder writes the sessions of the fabrics attached to it as one trace:
@@ -252,7 +252,7 @@ func num(v uint64) *uint64 { return &v }
 
 func word(v uint64) *Word { w := Word(v); return &w }
 
-var participantNames = [...]string{engine.ParticipantGPU: "gpu", engine.ParticipantNPU: "npu"}
+var participantNames = [...]string{oracle.ParticipantGPU: "gpu", oracle.ParticipantNPU: "npu"}
 
 func participant(a uint64) string {
 	if a < uint64(len(participantNames)) {
@@ -268,8 +268,8 @@ func result(b uint64, ok, bad string) string {
 	return bad
 }
 
-var joinNames = map[engine.JoinResult]string{engine.JoinRetired: "retired", engine.JoinTimeout: "timeout",
-	engine.JoinError: "error", engine.JoinAbsent: "absent", engine.JoinCancelled: "cancelled"}
+var joinNames = map[oracle.JoinResult]string{oracle.JoinRetired: "retired", oracle.JoinTimeout: "timeout",
+	oracle.JoinError: "error", oracle.JoinAbsent: "absent", oracle.JoinCancelled: "cancelled"}
 
 // observe writes e as a trace's event, if it is one (a subscriber: under
 // the stream's lock).
@@ -292,17 +292,17 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		ft.open++
 	case "session":
 		ev.Kind, ev.GPU, ev.NPU = "session", ft.actor(devices.Actor(e.A)), ft.actor(devices.Actor(e.B))
-	case engine.EvSubmit:
+	case oracle.EvSubmit:
 		ev.Kind, ev.Participant, ev.Result = "submit", participant(e.A), result(e.B, "accepted", "rejected")
 	case "submit.return":
 		ev.Kind, ev.Participant, ev.Result = "submit.return", participant(e.A), result(e.B, "ok", "error")
-	case engine.EvDecide:
+	case oracle.EvDecide:
 		ev.Kind, ev.Decision = "decide", word(e.A)
 	case devices.EvHostStore:
 		ev.Kind, ev.Buffer, ev.Value = "store", ft.ptr(e.A), word(e.B)
 	case "published":
 		ev.Kind, ev.Decision, ev.Result = "publish", word(e.A), result(e.B, "ok", "failed")
-	case engine.EvPoison:
+	case oracle.EvPoison:
 		ev.Kind = "poison"
 	case program.EvObserve:
 		ev.Kind, ev.Invocation, ev.Decision = "observe", ft.ptr(e.A), word(e.B)
@@ -323,16 +323,16 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		if e.A != 0 {
 			ev.Invocation = ft.ptr(e.A)
 		}
-	case engine.EvWait:
+	case oracle.EvWait:
 		ev.Kind, ev.Timeout = "wait", num(e.A)
 	case "wait.undecided":
 		ev.Kind = "wait.undecided"
-	case engine.EvJoin:
-		ev.Kind, ev.Participant, ev.Result = "join", participant(e.A), joinNames[engine.JoinResult(e.B)]
-	case engine.EvWaitEnd:
+	case oracle.EvJoin:
+		ev.Kind, ev.Participant, ev.Result = "join", participant(e.A), joinNames[oracle.JoinResult(e.B)]
+	case oracle.EvWaitEnd:
 		retired := e.A == 1
 		ev.Kind, ev.Retired = "wait.end", &retired
-	case engine.EvCheck:
+	case oracle.EvCheck:
 		ev.Kind, ev.Participant, ev.Result = "check", participant(e.A), result(e.B, "passed", "failed")
 	case "close.begin":
 		ev.Kind, ev.Timeout = "close.begin", num(e.A)

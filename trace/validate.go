@@ -11,7 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // Input is one trace to validate: what reports call it, and its text.
@@ -140,7 +140,7 @@ type source struct {
 
 // validator feeds the merged events to the engine's oracle.
 type validator struct {
-	oracle      *engine.Transcript
+	oracle      *oracle.Transcript
 	deadline    bool                  // joins are checked by their deadlines, not their times
 	devices     map[string]*deviceUse // by name: the devices named and not recycled
 	invocations map[uint64]string     // each outstanding invocation's device
@@ -183,7 +183,7 @@ func Validate(inputs ...Input) (*Report, error) {
 	}
 	r.Checked, r.Unchecked = coverage(declared, exact || deadlines)
 	v := &validator{
-		oracle:      engine.NewTranscript(exact || deadlines),
+		oracle:      oracle.NewTranscript(exact || deadlines),
 		deadline:    !exact && deadlines,
 		devices:     map[string]*deviceUse{},
 		invocations: map[uint64]string{},
@@ -214,7 +214,7 @@ func Validate(inputs ...Input) (*Report, error) {
 	}
 	if r.Truncated == nil && v.wanted(8) {
 		if err := v.oracle.Settle(); err != nil {
-			var ev engine.Violation
+			var ev oracle.Violation
 			if errors.As(err, &ev) {
 				v.violated(ev, nil, 0)
 			}
@@ -303,7 +303,7 @@ func (v *validator) check(s *source) error {
 
 // violated records the first violation of each invariant, with its
 // session's lines, and counts the rest.
-func (v *validator) violated(viol engine.Violation, s *source, line int) {
+func (v *validator) violated(viol oracle.Violation, s *source, line int) {
 	r := v.report
 	if i := v.found[viol.Invariant]; i > 0 {
 		r.Violations[i-1].Count++
@@ -313,7 +313,7 @@ func (v *validator) violated(viol engine.Violation, s *source, line int) {
 	if v.deadline && viol.Invariant == 11 { // the oracle was given the joins' deadlines as their times
 		msg = strings.Replace(msg, " join ended at ", " join's deadline was ", 1)
 	}
-	found := Violation{Invariant: viol.Invariant, Text: engine.Invariant(viol.Invariant), Message: msg,
+	found := Violation{Invariant: viol.Invariant, Text: oracle.Invariant(viol.Invariant), Message: msg,
 		Session: viol.Session, Line: line, Count: 1}
 	if s != nil {
 		found.File, found.Event = s.name, string(s.dec.Raw())
@@ -420,11 +420,11 @@ func (v *validator) forget(session uint64, log *sessionLog) {
 	v.free = append(v.free, log)
 }
 
-var participants = map[string]uint64{"gpu": uint64(engine.ParticipantGPU), "npu": uint64(engine.ParticipantNPU)}
+var participants = map[string]uint64{"gpu": uint64(oracle.ParticipantGPU), "npu": uint64(oracle.ParticipantNPU)}
 
 var joinResults = map[string]uint64{
-	"retired": uint64(engine.JoinRetired), "timeout": uint64(engine.JoinTimeout), "error": uint64(engine.JoinError),
-	"absent": uint64(engine.JoinAbsent), "cancelled": uint64(engine.JoinCancelled),
+	"retired": uint64(oracle.JoinRetired), "timeout": uint64(oracle.JoinTimeout), "error": uint64(oracle.JoinError),
+	"absent": uint64(oracle.JoinAbsent), "cancelled": uint64(oracle.JoinCancelled),
 }
 
 // failed is 1 when a step's result says it failed, else 0.
@@ -460,17 +460,17 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 		}
 		add(evSession, uint64(g), uint64(n))
 	case "submit":
-		add(engine.EvSubmit, participants[e.Participant], failed(e.Result))
+		add(oracle.EvSubmit, participants[e.Participant], failed(e.Result))
 	case "submit.return":
 		add(evSubmitReturn, participants[e.Participant], failed(e.Result))
 	case "decide":
-		add(engine.EvDecide, uint64(*e.Decision), 0)
+		add(oracle.EvDecide, uint64(*e.Decision), 0)
 	case "store":
 		add(devices.EvHostStore, *e.Buffer, uint64(*e.Value))
 	case "publish":
 		add(evPublished, uint64(*e.Decision), failed(e.Result))
 	case "poison":
-		add(engine.EvPoison, 0, 0)
+		add(oracle.EvPoison, 0, 0)
 	case "observe":
 		add(program.EvObserve, *e.Invocation, uint64(*e.Decision))
 	case "dispatch":
@@ -485,23 +485,23 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	case "reset":
 		add(devices.EvReset, value(e.Invocation), failed(e.Result))
 	case "wait":
-		add(engine.EvWait, *e.Timeout, 0)
+		add(oracle.EvWait, *e.Timeout, 0)
 		log.deadline = *e.Time
 	case "wait.undecided":
 		add(evUndecided, 0, 0)
 	case "join":
-		add(engine.EvJoin, participants[e.Participant], joinResults[e.Result])
+		add(oracle.EvJoin, participants[e.Participant], joinResults[e.Result])
 		if v.deadline {
 			out[0].Time = dur(*e.Deadline)
 			log.deadline = max(log.deadline, *e.Deadline)
 		}
 	case "wait.end":
-		add(engine.EvWaitEnd, bit(*e.Retired), 0)
+		add(oracle.EvWaitEnd, bit(*e.Retired), 0)
 		if v.deadline {
 			out[0].Time = dur(log.deadline)
 		}
 	case "check":
-		add(engine.EvCheck, participants[e.Participant], map[string]uint64{"passed": 0, "failed": 1}[e.Result])
+		add(oracle.EvCheck, participants[e.Participant], map[string]uint64{"passed": 0, "failed": 1}[e.Result])
 	case "close.begin":
 		add(evCloseBegin, *e.Timeout, 0)
 	case "close":
@@ -598,11 +598,11 @@ func (r *Report) String() string {
 	}
 	for _, n := range r.Checked {
 		if !broken[n] {
-			fmt.Fprintf(&b, "held        %2d: %s\n", n, engine.Invariant(n))
+			fmt.Fprintf(&b, "held        %2d: %s\n", n, oracle.Invariant(n))
 		}
 	}
 	for _, u := range r.Unchecked {
-		fmt.Fprintf(&b, "not checked %2d: %s (%s)\n", u.Invariant, engine.Invariant(u.Invariant), u.Why)
+		fmt.Fprintf(&b, "not checked %2d: %s (%s)\n", u.Invariant, oracle.Invariant(u.Invariant), u.Why)
 	}
 	if r.Truncated != nil {
 		fmt.Fprintf(&b, "\nTRUNCATED: %v; every line before it was checked\n", r.Truncated)

@@ -12,6 +12,7 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -26,7 +27,7 @@ const gpuWait = 20 * time.Second
 
 // gpuFabric opens the GPU and makes a real-time fabric with it as gpu0 and
 // the simulated NPU as npu0, with the oracle watching.
-func gpuFabric(t *testing.T) (*devices.Fabric, *engine.Oracle) {
+func gpuFabric(t *testing.T) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	g, err := cuda.Open()
 	if err != nil {
@@ -39,7 +40,7 @@ func gpuFabric(t *testing.T) (*devices.Fabric, *engine.Oracle) {
 		g.Close()
 		t.Fatalf("NewFabric: %v", err)
 	}
-	o := engine.NewOracle(f)
+	o := oracle.New(f)
 	t.Cleanup(func() {
 		o.Stop()
 		f.Close()
@@ -121,7 +122,7 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 	if len(obs) != 1 || obs[0].B != uint64(program.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
 		t.Fatalf("GPU events: observe %v, kernel.observe %v, kernel.retire %v; want one each, RUN observed", obs, kobs, kret)
 	}
-	decided := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == engine.EvDecide })
+	decided := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == oracle.EvDecide })
 	observedAt, retiredAt := time.Duration(kobs[0].B), time.Duration(kret[0].B)
 	// The kernel's clock is aligned to within a round trip, so allow a few µs.
 	if observedAt < decided[0].Time-10*time.Microsecond || retiredAt < observedAt {
@@ -176,7 +177,7 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 	if err := s.SubmitNPU(); err == nil {
 		t.Fatal("SubmitNPU succeeded; want the injected rejection")
 	}
-	if d := s.Decision(); d != engine.StartupAbort {
+	if d := s.Decision(); d != oracle.StartupAbort {
 		t.Fatalf("decision %d, want ABORT", d)
 	}
 	if ok, err := s.Wait(gpuWait); !ok || err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -22,7 +23,7 @@ type Session struct {
 	Outcome engine.Outcome
 	// Decision is the decision published (RUN or ABORT), StartupWait for
 	// none.
-	Decision engine.Decision
+	Decision oracle.Decision
 	// Verified is true when a RUN session retired and its programs' checks
 	// passed.
 	Verified bool
@@ -51,7 +52,7 @@ type Result struct {
 	// "check failed", "quarantine released".
 	Paths map[string]int
 	// Violations lists what the oracle found, CheckSettled included.
-	Violations []engine.Violation
+	Violations []oracle.Violation
 	// Problems lists contract breaks the oracle does not watch: a session
 	// that did not end retired or quarantined, a second submit or an early
 	// Wait that was not Busy, a Start that succeeded with a participant

@@ -14,7 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -371,9 +371,9 @@ func (tf *tracedFabric) observe(e devices.Event, out []traceEvent) []traceEvent 
 			r.args = append(r.args, traceArg{"status", status})
 			out = tf.end(out, tf.runs, e.A, e.Time)
 		}
-	case engine.EvWait:
+	case oracle.EvWait:
 		tf.wait = &openSpan{start: e, name: "wait", args: []traceArg{{"session", e.Session}, {"timeout_ns", e.A}}}
-	case engine.EvWaitEnd:
+	case oracle.EvWaitEnd:
 		if w := tf.wait; w != nil {
 			w.args = append(w.args, traceArg{"both_retired", e.A == 1})
 			out = append(out, tf.span(w, e.Time))

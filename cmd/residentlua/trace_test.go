@@ -16,7 +16,7 @@ import (
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -217,11 +217,11 @@ func TestTraceSpansFromEvents(t *testing.T) {
 	tf := newTracedFabric(1, 3)
 	var spans []traceEvent
 	for _, e := range []devices.Event{
-		{Seq: 1, Time: 0, Actor: 0, Kind: engine.EvWaitEnd, A: 1},
+		{Seq: 1, Time: 0, Actor: 0, Kind: oracle.EvWaitEnd, A: 1},
 		{Seq: 2, Time: time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvStart, A: 10},
 		{Seq: 3, Time: 2 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 1},
 		{Seq: 4, Time: 3 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 2},
-		{Seq: 5, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1000},
+		{Seq: 5, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: oracle.EvWait, A: 1000},
 		{Seq: 6, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: devices.EvFault},
 	} {
 		spans = tf.observe(e, spans)
@@ -340,7 +340,7 @@ func TestTraceHoldsEveryEvent(t *testing.T) {
 				want["run"]++
 			case exchange.EvPayloadWrite, exchange.EvPayloadRead:
 				want["round"]++
-			case engine.EvWait:
+			case oracle.EvWait:
 				want["wait"]++
 			}
 		}
@@ -367,11 +367,11 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 	tracks := []string{"host", "gpu0", "npu0"}
 	oneRun := []devices.Event{
 		{Seq: 1, Time: 1000, Actor: 1, Session: 1, Kind: devices.EvStart, A: 7},
-		{Seq: 2, Time: 2000, Actor: 0, Session: 1, Kind: engine.EvWait, A: 1e6},
+		{Seq: 2, Time: 2000, Actor: 0, Session: 1, Kind: oracle.EvWait, A: 1e6},
 		{Seq: 3, Time: 3000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 1},
 		{Seq: 4, Time: 4000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 2},
 		{Seq: 5, Time: 5000, Actor: 1, Session: 1, Kind: devices.EvRetire, A: 7},
-		{Seq: 6, Time: 6000, Actor: 0, Session: 1, Kind: engine.EvWaitEnd, A: 1},
+		{Seq: 6, Time: 6000, Actor: 0, Session: 1, Kind: oracle.EvWaitEnd, A: 1},
 	}
 	r := newTraceRecorder(path)
 	hung := r.begin("sim, seed 0", tracks)

@@ -7,7 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -112,7 +112,7 @@ func (l *luaLifecycles) close() {
 // oracle the Lua module attaches to its own.
 type goLifecycles struct {
 	f      *devices.Fabric
-	oracle *engine.Oracle
+	oracle *oracle.Oracle
 }
 
 func newGoLifecycles() (*goLifecycles, error) {
@@ -120,7 +120,7 @@ func newGoLifecycles() (*goLifecycles, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &goLifecycles{f: f, oracle: engine.NewOracle(f)}, nil
+	return &goLifecycles{f: f, oracle: oracle.New(f)}, nil
 }
 
 // run runs n lifecycles.

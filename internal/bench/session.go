@@ -7,6 +7,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -111,7 +112,7 @@ func publication(f *devices.Fabric) (latency, lateStart time.Duration, err error
 	var decided, observed, started time.Duration
 	for _, e := range sessionEvents(f, s.ID()) {
 		switch e.Kind {
-		case engine.EvDecide:
+		case oracle.EvDecide:
 			decided = e.Time
 		case program.EvObserve:
 			observed = max(observed, e.Time)

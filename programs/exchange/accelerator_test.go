@@ -15,6 +15,7 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -131,7 +132,7 @@ func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := engine.NewOracle(f)
+	o := oracle.New(f)
 	t.Cleanup(func() {
 		o.Stop()
 		f.Close()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/memory"
-	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -90,7 +90,7 @@ func TestReadersAreNotBlockedByALaunchOrAReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := engine.NewOracle(f)
+	o := oracle.New(f)
 	gpu := f.First(devices.GPU)
 
 	var stop atomic.Bool

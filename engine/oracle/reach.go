@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"fmt"
@@ -53,9 +53,9 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 		s = c.sessions.of(e.Session, func(s *sessionReach) { *s = sessionReach{reach: s.reach[:0]} })
 	}
 	switch e.Kind {
-	case evStartup:
+	case EvStartup:
 		s.line = e.B
-	case evSession:
+	case EvSession:
 		s.devices = [2]devices.Actor{devices.Actor(e.A), devices.Actor(e.B)}
 	case devices.EvDispatch:
 		c.dispatched(e)

@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 func TestTranscriptReportsAtTheEvent(t *testing.T) {
 	tr := NewTranscript(true)
 	events := []devices.Event{
-		{Kind: evStartup, Session: 1, B: 7},
+		{Kind: EvStartup, Session: 1, B: 7},
 		{Kind: EvDecide, Session: 1, A: uint64(StartupAbort)},
 		{Kind: EvDecide, Session: 1, A: uint64(StartupAbort)}, // a second decision: invariant 1
 		{Kind: EvWait, Session: 1, A: 10},
@@ -30,7 +30,7 @@ func TestTranscriptReportsAtTheEvent(t *testing.T) {
 	if tr.Open() != 1 || len(tr.o.verdicts.list) != 1 {
 		t.Errorf("open %d, violations kept %d; want 1 session open and only the last event's violation", tr.Open(), len(tr.o.verdicts.list))
 	}
-	closeEv := devices.Event{Kind: evClose, Session: 1}
+	closeEv := devices.Event{Kind: EvClose, Session: 1}
 	tr.Observe(&closeEv)
 	if tr.Open() != 0 {
 		t.Errorf("a closed session is still open")

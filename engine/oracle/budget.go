@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func (c *budgetChecker) observe(e *devices.Event, open bool) {
 		c.quarantined += int64(e.A)
 	case devices.EvQuarantineEnd:
 		c.quarantined -= int64(e.A)
-	case evClose:
+	case EvClose:
 	default:
 		return
 	}

@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func (c *decisionChecker) observe(e *devices.Event, open bool) {
 	}
 	a := c.sessions.of(e.Session, func(a *admission) { *a = admission{} })
 	switch e.Kind {
-	case evStartup:
+	case EvStartup:
 		a.line = e.B
 	case EvSubmit:
 		if e.B == 0 {
@@ -43,7 +43,7 @@ func (c *decisionChecker) observe(e *devices.Event, open bool) {
 		} else {
 			a.rejected[e.A] = true
 		}
-	case evSubmitReturn:
+	case EvSubmitReturn:
 		who := Participant(e.A)
 		if a.rejected[who] && a.accepted[who.peer()] && !a.aborted[who] {
 			c.v.violate(3, e.Session, fmt.Sprintf("the %s dispatch was rejected after the %s was accepted, and the error returned without ABORT", who, who.peer()))

@@ -1,4 +1,4 @@
-package engine
+package oracle
 
 import (
 	"fmt"
@@ -69,18 +69,18 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 		}
 	case devices.EvFault:
 		l.faulted = l.faulted || fault.Action(e.B) != fault.Off
-	case evPublished:
+	case EvPublished:
 		if e.B == 1 && !l.poisoned {
 			c.v.violate(9, e.Session, fmt.Sprintf("publishing decision %d failed (%s) and the session was not poisoned", e.A, e.Detail))
 		}
 		l.published = l.published || e.B == 0
-	case evUndecided:
+	case EvUndecided:
 		if l.decisions > 0 {
 			c.v.violate(12, e.Session, fmt.Sprintf("a Wait answered that the startup remains undecided after %d decisions were made", l.decisions))
 		}
 	case EvPoison:
 		l.poisoned = true
-	case evCloseBegin:
+	case EvCloseBegin:
 		l.close = closeRecord{begun: true, timeout: time.Duration(e.A)}
 	case EvWait:
 		c.waitBegins(l, e)
@@ -97,7 +97,7 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 		if l.close.begun && l.decisions > 0 && !l.close.joined && !l.retired {
 			c.v.violate(12, e.Session, fmt.Sprintf("the close quarantined a session decided %s without attempting to join its participants", l.decision))
 		}
-	case evClose:
+	case EvClose:
 		if e.A == 0 && l.poisoned {
 			c.v.violate(9, e.Session, "the session was poisoned, yet its close released it as retired")
 		}
