@@ -22,9 +22,11 @@ type Options struct {
 	// Stdout receives the program's print; nil means os.Stdout.
 	Stdout io.Writer
 	// Instructions is how many Lua instructions the program may run
-	// between two memory operations (and a check or a buffers function in
-	// all); 0 means DefaultInstructions.
+	// between two memory operations; 0 means DefaultInstructions.
 	Instructions int64
+	// CheckInstructions is how many its check, or its buffers function,
+	// may run in all; 0 means DefaultCheckInstructions.
+	CheckInstructions int64
 	// MemoryLimit is the memory budget of the program's Lua states, as
 	// lua51.Options.MemoryLimit: past it a program's Lua code fails with
 	// "not enough memory". 0 means lua51.DefaultMemoryLimit(); a host
@@ -68,6 +70,9 @@ func Load(path string, opts Options) (*Program, error) {
 func Compile(chunkname, text string, opts Options) (*Program, error) {
 	if opts.Instructions <= 0 {
 		opts.Instructions = DefaultInstructions
+	}
+	if opts.CheckInstructions <= 0 {
+		opts.CheckInstructions = DefaultCheckInstructions
 	}
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
@@ -184,7 +189,16 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	}
 	decl := s.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
-		res, err := m.call(fn, args.lua(m.L))
+		m.L.Push(fn)
+		m.L.Push(args.lua(m.L))
+		err := m.pcallHost(1, 1)
+		var res lua.LValue
+		if err != nil {
+			err = errors.New(m.hostBudgetText(err, m.describe(err), "buffers declaration"))
+		} else {
+			res = m.L.Get(-1)
+			m.L.Pop(1)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: buffers: %w", p.Name(), err)
 		}
