@@ -88,7 +88,7 @@ func TestBadInput(t *testing.T) {
 		{"trial zero seed", `resident.trial{seed=0}`, `invalid: seed must be a whole number from 1 to 2^53-1 (9007199254740991), got 0`},
 
 		// Faults.
-		{"unknown fault site", `resident.fault("gpu.dispatchx", "error")`, `invalid: unknown fault site "gpu.dispatchx"; sites are gpu.dispatch, npu.dispatch, gpu.run, npu.run, npu.drain, gpu.complete, npu.complete, host.publish, memory.alloc, payload.corrupt`},
+		{"unknown fault site", `resident.fault("gpu.dispatchx", "error")`, `invalid: unknown fault site "gpu.dispatchx"; sites are gpu.dispatch, npu.dispatch, gpu.run, npu.run, gpu.complete, npu.complete, host.publish, memory.alloc; sites programs defined: npu.drain, payload.corrupt`},
 		{"bad term", `resident.fault("gpu.dispatch", "explode")`, `invalid: fault term "explode" at gpu.dispatch: unknown action "explode"; gpu.dispatch allows error, delay, off`},
 		{"action not allowed", `resident.fault("gpu.run", "flip")`, `invalid: fault term "flip" at gpu.run: flip is not allowed at gpu.run; gpu.run allows hang, crash, delay, ignore_abort, off`},
 

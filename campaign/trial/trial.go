@@ -102,7 +102,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxFaults == 0 {
 		c.MaxFaults = 3
 	}
-	c.MaxFaults = min(c.MaxFaults, len(fault.Sites()))
+	c.MaxFaults = min(c.MaxFaults, len(Sites()))
 	return c
 }
 
@@ -524,9 +524,17 @@ func (t *trial) count(e *devices.Event) {
 	}
 }
 
+// Sites lists the sites a trial arms faults at, in the order of their
+// numbers: the runtime's generic sites and the built-in exchange's own.
+func Sites() []fault.Site {
+	sites := append(fault.Sites(), exchange.Sites()...)
+	slices.Sort(sites)
+	return sites
+}
+
 // armFaults sets random chains at random distinct sites.
 func (t *trial) armFaults() {
-	sites := fault.Sites()
+	sites := Sites()
 	t.rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
 	n := 0
 	if t.cfg.MaxFaults > 0 {

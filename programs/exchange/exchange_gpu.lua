@@ -60,6 +60,7 @@ local function generations(owner, n)
 end
 
 return {
+	sites = {"payload.corrupt"}, -- its own fault site: a flip there corrupts a slot
 	buffers = function(a)
 		local _, _, results = layout(a)
 		return {payload = results + a.rounds * 16}

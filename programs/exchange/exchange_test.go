@@ -11,7 +11,7 @@ import (
 // retireAtOnce is a program that is no half of an exchange.
 type retireAtOnce struct{}
 
-func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
+func (retireAtOnce) Step(program.Env) program.Next { return program.Retire(nil) }
 
 // Of finds the exchange from either of its prepared halves, and nothing
 // from another program.

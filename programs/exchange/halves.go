@@ -223,7 +223,7 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 			for i := range x.words() {
 				p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
 			}
-			if env.Fault(fault.PayloadCorrupt).Action == fault.Flip {
+			if env.Fault(PayloadCorrupt).Action == fault.Flip {
 				p.op = opFlip
 				return program.Continue()
 			}
@@ -331,7 +331,7 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			p.op = opStoreCredit
 		case opStoreCredit:
 			p.payload.Store(x.ackOff(p.slot), uint32(p.g))
-			if env.Fault(fault.NPUDrain).Action == fault.Skip {
+			if env.Fault(NPUDrain).Action == fault.Skip {
 				p.drained = -1
 				return p.roundEnd(env)
 			}
