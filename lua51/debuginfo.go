@@ -11,8 +11,10 @@ import (
 // ("@script.lua", "=stdin", or a string chunk's text; gopher-lua gives the
 // chunk id), short_src (which gopher-lua lacks) is its chunk id, a Go
 // function is what "C" with source "=[C]" and no lines, a main chunk is what "main",
-// and only the fields of the options asked for are set (gopher-lua sets
-// them all, empty or zero when not asked for).
+// only the fields of the options asked for are set (gopher-lua sets
+// them all, empty or zero when not asked for), option "L" gives the table
+// activelines, and an option Lua 5.1 does not know is its "invalid option"
+// error (gopher-lua returned nil for both).
 func installGetinfo(L *lua.LState) {
 	debug := library(L, "debug")
 	if debug == nil {
@@ -27,13 +29,32 @@ func installGetinfo(L *lua.LState) {
 		what := "flnSu"
 		if s, ok := L.Get(2).(lua.LString); ok {
 			what = string(s)
-			// The function is needed to find its source.
-			L.Replace(2, s+"f")
+			// The function is needed to find its source and lines; "L" is
+			// done here.
+			L.Replace(2, lua.LString(strings.ReplaceAll(what, "L", ""))+"f")
+		}
+		level, isLevel := toNumber(L.Get(1))
+		switch {
+		case isLevel:
+			L.Replace(1, level)
+		case L.Get(1).Type() != lua.LTFunction:
+			argError(L, 1, "function or level expected")
+		}
+		// Lua 5.1 checks the options once it has the function or level.
+		if strings.Trim(what, "SlunfL") != "" {
+			if _, ok := L.GetStack(int(level)); isLevel && !ok {
+				L.Push(lua.LNil)
+				return 1
+			}
+			argError(L, 2, "invalid option")
 		}
 		n := getinfo(L)
 		info, ok := L.Get(-1).(*lua.LTable)
 		if !ok {
 			return n
+		}
+		if strings.Contains(what, "L") {
+			info.RawSetString("activelines", activeLines(L, info.RawGetString("func")))
 		}
 		if strings.Contains(what, "S") {
 			setSourceInfo(info)
@@ -87,4 +108,18 @@ func setSourceInfo(info *lua.LTable) {
 	}
 	info.RawSetString("source", lua.LString(source))
 	info.RawSetString("short_src", lua.LString(shortSrc))
+}
+
+// activeLines is debug.getinfo's activelines: a table whose keys are the
+// lines that have code in a Lua function (nil for a Go function).
+func activeLines(L *lua.LState, fn lua.LValue) lua.LValue {
+	f, ok := fn.(*lua.LFunction)
+	if !ok || f.IsG {
+		return lua.LNil
+	}
+	lines := L.NewTable()
+	for _, line := range f.Proto.DbgSourcePositions {
+		lines.RawSetInt(line, lua.LTrue)
+	}
+	return lines
 }
