@@ -123,3 +123,58 @@ func activeLines(L *lua.LState, fn lua.LValue) lua.LValue {
 	}
 	return lines
 }
+
+// installTraceback wraps gopher-lua's debug.traceback so that its
+// arguments are Lua 5.1's, debug.traceback([thread,] [message [, level]]):
+// a message that is neither a string nor a number is returned as it is
+// (nil included), a number is a message too, a message is followed by a
+// line break even when it is "", and a level may follow a thread
+// (gopher-lua dropped a number message, traced back on nil and took a
+// thread's second argument as its level).
+func installTraceback(L *lua.LState) {
+	debug := library(L, "debug")
+	if debug == nil {
+		return
+	}
+	orig, ok := debug.RawGetString("traceback").(*lua.LFunction)
+	if !ok || !orig.IsG {
+		return
+	}
+	traceback := orig.GFunction
+	debug.RawSetString("traceback", L.NewFunction(func(L *lua.LState) int {
+		arg := 0
+		th, isThread := L.Get(1).(*lua.LState)
+		if isThread {
+			arg = 1
+		}
+		level := 1
+		if isThread && th != L {
+			level = 0
+		}
+		if n, ok := toNumber(L.Get(arg + 2)); ok {
+			level = int(n)
+		}
+		prefix := ""
+		if L.GetTop() > arg {
+			switch msg := L.Get(arg + 1).(type) {
+			case lua.LString:
+				prefix = string(msg) + "\n"
+			case lua.LNumber:
+				prefix = NumberToString(msg) + "\n"
+			default:
+				L.SetTop(arg + 1)
+				return 1
+			}
+		}
+		L.SetTop(0)
+		if isThread {
+			L.Push(th)
+		} else {
+			L.Push(lua.LString(""))
+		}
+		L.Push(lua.LNumber(level))
+		traceback(L)
+		L.Push(lua.LString(prefix + lua.LVAsString(L.Get(-1))))
+		return 1
+	}))
+}

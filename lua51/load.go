@@ -240,11 +240,12 @@ func lastLine(src []byte) int {
 // loaders of package.preload and Lua files (package.loaders[1] and [2])
 // with ones that name chunks, word syntax errors and report missing
 // modules as Lua 5.1 does, error with one that gives positions as Lua 5.1
-// does, and debug.getinfo with one that gives Lua 5.1's source and
-// short_src.
+// does, debug.getinfo with one that gives Lua 5.1's source and
+// short_src, and debug.traceback with Lua 5.1's arguments.
 func installLoad(L *lua.LState) {
 	installError(L)
 	installGetinfo(L)
+	installTraceback(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
