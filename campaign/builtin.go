@@ -22,7 +22,7 @@ func Builtin(onFabric func(*devices.Fabric)) Runners { return builtinRunners{onF
 type builtinRunners struct{ onFabric func(*devices.Fabric) }
 
 func (b builtinRunners) NewRunner(context.Context, uint64) (Runner, error) {
-	return &builtinRunner{onFabric: b.onFabric}, nil
+	return &builtinRunner{onFabric: b.onFabric, world: trial.NewWorld()}, nil
 }
 
 // Describe leaves s as it is: a summary that names no script and no Go
@@ -32,7 +32,8 @@ func (builtinRunners) Describe(*Summary) error { return nil }
 // builtinRunner runs campaign/trial's randomized protocol trial.
 type builtinRunner struct {
 	onFabric func(*devices.Fabric)
-	report   bool // write each trial's report (a replay; a campaign needs none, and it costs)
+	world    *trial.World // the worker's, renewed for each trial
+	report   bool         // write each trial's report (a replay; a campaign needs none, and it costs)
 	// res is the result of the trial running, whose maps and slices each
 	// trial reuses; a Trial's Fired refers to it until publish copies it.
 	res trial.Result
@@ -40,7 +41,7 @@ type builtinRunner struct {
 
 func (b *builtinRunner) Run(_ context.Context, t *Trial) error {
 	r := &b.res
-	trial.RunInto(trial.Config{Seed: t.Seed, OnFabric: b.onFabric, NoOps: !b.report}, r)
+	b.world.Run(trial.Config{Seed: t.Seed, OnFabric: b.onFabric, NoOps: !b.report}, r)
 	t.Violations = len(r.Violations)
 	t.Fired = r.Fired
 	countSessions(t, r.Sessions)
@@ -80,7 +81,7 @@ func countSessions(t *Trial, sessions []trial.Session) {
 	}
 }
 
-func (*builtinRunner) Close() {}
+func (b *builtinRunner) Close() { b.world.Close() }
 
 // faultList names a built-in trial's armed faults for a failure's message.
 func faultList(faults []string) string {

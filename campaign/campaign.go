@@ -192,9 +192,11 @@ func maxPending(workers int) int { return 4096 + 4*workers }
 // ctx stops the run. Only when cfg.OnTrial is set do the trials also go,
 // as Trial values, to one goroutine that calls it in index order.
 //
-// With more than one worker, a few of the last trials are run again
-// afterwards, each on a fresh runner, and Summary.Warnings says so when
-// they end otherwise: the trials keep state from one to the next.
+// With more than one worker, a few of the last trials of a Go function or
+// a script are run again afterwards, each on a fresh runner, and
+// Summary.Warnings says so when they end otherwise: the trials keep state
+// from one to the next. The built-in trial's are not: its worker's world
+// is renewed for every trial (trial.World), as a fresh one.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -219,7 +221,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		stream = make(chan done, 2*len(workers))
 		slots = make(chan struct{}, maxPending(len(workers)))
 	}
-	sampled := sampleOf(planned, len(workers))
+	_, builtin := cfg.Runners.(builtinRunners)
+	sampled := sampleOf(planned, len(workers), builtin)
 	// Each worker makes its runner and summary on its own goroutine, so
 	// that what it writes on every trial comes from its own processor's
 	// memory: made by one goroutine, the workers' maps and records lay
@@ -314,9 +317,10 @@ const recheckTrials = 3
 
 // sampleOf says which trials, by index j among the shard's, a run of
 // planned trials on that many workers runs again: the last recheckTrials,
-// which ran after the most trials on their worker. None with one worker.
-func sampleOf(planned, workers int) func(j int) bool {
-	return func(j int) bool { return workers > 1 && j >= planned-recheckTrials }
+// which ran after the most trials on their worker. None with one worker,
+// and none of the built-in trial, which renews its world for each.
+func sampleOf(planned, workers int, builtin bool) func(j int) bool {
+	return func(j int) bool { return workers > 1 && !builtin && j >= planned-recheckTrials }
 }
 
 // recheck runs each kept trial again, each on a fresh runner, and returns a

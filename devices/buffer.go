@@ -60,6 +60,12 @@ func newAllocated(size int) (*allocated, *lineStaleness) {
 	return new(allocated), nil
 }
 
+// Renewed reports whether b's fabric was renewed (Fabric.Renew) since b
+// was made: every operation on b then fails with KindStale. A client that
+// makes handles of its own over a buffer (the engine's sessions over their
+// startup line) asks it to refuse them in turn.
+func (b *Buffer) Renewed() bool { return b.profile.made.stale() }
+
 // staleError is the error of op on b when b's fabric was renewed since b
 // was made, or nil.
 func (b *Buffer) staleError(op string) error {

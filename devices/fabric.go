@@ -370,12 +370,6 @@ func (f *Fabric) attachAccelerators() error {
 	return nil
 }
 
-// Generation counts the fabric's renewals (Renew): 0 for a new fabric. A
-// client that makes handles of its own on the fabric (the engine's
-// sessions) keeps the generation they were made in, and refuses them with
-// a KindStale error once the fabric's has moved on.
-func (f *Fabric) Generation() uint64 { return f.generation.Load() }
-
 // made is the fabric a handle was made on and the generation it was made
 // in.
 type made struct {

@@ -54,8 +54,8 @@ func TestRenewedFabricStartsAfresh(t *testing.T) {
 		if err := f.Renew(Config{Mode: Simulated, Seed: seed, Budget: 1 << 20}); err != nil {
 			t.Fatal(err)
 		}
-		if g := f.Generation(); g != uint64(i+1) {
-			t.Errorf("after %d renewals Generation() = %d", i+1, g)
+		if g := f.generation.Load(); g != uint64(i+1) {
+			t.Errorf("after %d renewals the generation is %d", i+1, g)
 		}
 		if n := f.Events().Count(); n != 0 || f.Now() != 0 {
 			t.Errorf("the renewed fabric starts with %d events at %v, want none at 0", n, f.Now())
@@ -163,7 +163,7 @@ func TestRenewRefusesOtherDevices(t *testing.T) {
 		err := f.Renew(cfg)
 		mmKind(t, "Renew", err, KindInvalid)
 	}
-	if g := f.Generation(); g != 0 {
+	if g := f.generation.Load(); g != 0 {
 		t.Errorf("a refused Renew moved the generation to %d", g)
 	}
 	if err := b.HostStore(0, 1); err != nil {

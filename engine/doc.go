@@ -23,7 +23,7 @@
 // runs at a time: a Wait or a Close holds the session's join slot, a
 // one-slot channel that a Wait waits for against its context's end.
 //
-// Every step is an event on the fabric's stream, and the Oracle, a
-// subscriber to that stream, checks the protocol's invariants on each event
-// as it is emitted.
+// Every step is an event on the fabric's stream, whose vocabulary package
+// engine/oracle defines, and its Oracle, a subscriber to that stream,
+// checks the protocol's invariants on each event as it is emitted.
 package engine

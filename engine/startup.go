@@ -13,7 +13,6 @@ import (
 type startupLine struct {
 	id           uint64
 	fabric       *devices.Fabric
-	generation   uint64 // the fabric's when the line was made (devices.Fabric.Renew)
 	gpu, npu     *devices.Device
 	line         *devices.Buffer
 	publications []*devices.Publication
@@ -49,7 +48,7 @@ func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startu
 	}
 	made := &startupWithPublications{}
 	s := &made.startup
-	s.id, s.fabric, s.generation, s.gpu, s.npu, s.line = id, f, f.Generation(), gpu, npu, line
+	s.id, s.fabric, s.gpu, s.npu, s.line = id, f, gpu, npu, line
 	_ = s.line.Zero() // made just now: not stale
 	s.publications = made.publications[:0]
 	for _, d := range []*devices.Device{gpu, npu} {
@@ -88,7 +87,7 @@ func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
 // stale is nil while the startup's fabric has not been renewed since the
 // line was made (devices.Fabric.Renew), otherwise op's KindStale error.
 func (s *startupLine) stale(op string) error {
-	if s.fabric.Generation() == s.generation {
+	if !s.line.Renewed() {
 		return nil
 	}
 	return devices.Errorf(devices.KindStale, op, "session %d was opened before its fabric was renewed; open a new one", s.id)

@@ -12,6 +12,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -114,6 +115,7 @@ type Module struct {
 	programs     map[string]*luaprogram.Program // compiled by resident.program, by their text
 	programOrder []string                       // the keys of programs, the one used last last
 	shapes       map[shapedPair]*exchangeShapes // the pairs resident.trial ran, with their shapes
+	trials       *trial.World                   // where resident.trial runs, renewed for each; nil until the first
 
 	fab            *fabricState        // the current fabric, nil until first use
 	runSeed        uint64              // Config.Seed, or one chosen at Open: the seed of the run
@@ -477,6 +479,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 		if fs.own {
 			fs.f.Close()
 		}
+	}
+	if m.trials != nil {
+		m.trials.Close()
 	}
 	for _, p := range m.programs {
 		p.Close()

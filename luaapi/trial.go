@@ -17,8 +17,9 @@ import (
 
 // trialFn is resident.trial{seed=, sessions=, rounds=, credits=, faults=,
 // mode=, gpu=, npu=}: one randomized protocol trial (package campaign/trial,
-// the harness of the engine's campaign tests) on a fabric of its own,
-// checked by its own oracle; it returns what the trial found. With gpu and
+// the harness of the engine's campaign tests) on the module's trial world,
+// a fabric of its own checked by its own oracle, renewed for each trial;
+// it returns what the trial found. With gpu and
 // npu programs, its sessions run them in place of the built-in exchange,
 // each given the exchange's shape as args (rounds, credits, slot_bytes).
 // Options.OnFabric sees the trial's fabric too.
@@ -68,7 +69,12 @@ func (m *Module) trialFn(L *lua.LState) int {
 	} else if field(t, "args") != lua.LNil {
 		fieldError(L, 1, name, "args", "goes with gpu and npu: they are the arguments of that pair")
 	}
-	L.Push(trialTable(L, trial.Run(cfg)))
+	if m.trials == nil {
+		m.trials = trial.NewWorld()
+	}
+	var r trial.Result
+	m.trials.Run(cfg, &r)
+	L.Push(trialTable(L, r))
 	return 1
 }
 

@@ -149,8 +149,11 @@ func BenchmarkTrial(b *testing.B) {
 			programs func(exchange.Config) engine.Programs
 		}{{"go", nil}, {"lua", luaPrograms(b, gpu, npu)}} {
 			b.Run(fmt.Sprintf("slot=%d/%s", slot, c.name), func(b *testing.B) {
+				w := trial.NewWorld()
+				defer w.Close()
+				var r trial.Result
 				for i := 0; b.Loop(); i++ {
-					trial.Run(trial.Config{Seed: uint64(i%1000 + 1), SlotBytes: slot, Programs: c.programs, NoOps: true})
+					w.Run(trial.Config{Seed: uint64(i%1000 + 1), SlotBytes: slot, Programs: c.programs, NoOps: true}, &r)
 				}
 			})
 		}

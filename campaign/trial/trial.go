@@ -1,7 +1,9 @@
 // Package trial runs randomized trials of the resident-session protocol: a
-// fresh fabric per trial, random faults at random sites, and a few exchange
-// sessions driven by random host operations, checked by the engine's
-// invariant oracle and by the contract checks the oracle does not make. In
+// fabric per trial (a fresh one, or its worker's World renewed, which is
+// the same trial event for event), random faults at random sites, and a
+// few exchange sessions driven by random host operations, checked by the
+// engine's invariant oracle and by the contract checks the oracle does not
+// make. In
 // simulated time a trial is a function of its seed, so a failing one is
 // replayed alone. It is a client of package engine, using only its exported
 // API: the built-in campaign's trial (package campaign), resident.trial in
@@ -15,7 +17,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -137,43 +138,93 @@ func (c Config) livenessWait() time.Duration {
 // ended retired or quarantined, that nothing is left charged, quarantined
 // or occupied, and runs oracle.Oracle.CheckSettled.
 func Run(cfg Config) Result {
-	t := workspaces.Get().(*trial)
-	t.start(cfg.withDefaults(), &t.own)
-	t.run()
-	t.finish()
-	res := t.own
-	t.own = Result{} // the caller's now
-	workspaces.Put(t)
+	w := NewWorld()
+	defer w.Close()
+	var res Result
+	w.Run(cfg, &res)
 	return res
 }
 
-// RunInto is Run with the result written into res, whose maps and slices
+// A World is what one worker of trials reuses from one trial to the next:
+// a fabric (its devices, fault plane and event ring), the oracle that
+// watches it, and the trial's own storage (its generator, the lines of its
+// host operations, its plans). Each trial renews it from the trial's seed
+// in one step (the fabric's renewal, whose generation is the world's one:
+// whatever an earlier trial made on it, and any handle it gave out, is
+// refused from then on; then the oracle's, as the fabric's subscriber),
+// so that a trial on a renewed world is the trial on a new one, event for
+// event. A World runs one trial at a time; a campaign has one per worker.
+type World struct {
+	fabric *devices.Fabric // nil until the first trial made it
+	oracle *oracle.Oracle  // watches fabric
+	trial  trial
+}
+
+// NewWorld makes a world; its first trial makes its fabric.
+func NewWorld() *World {
+	w := &World{}
+	t := &w.trial
+	t.world, t.accepted = w, map[uint64][2]bool{}
+	t.rng = rand.New(&t.pcg)
+	t.counter = t.count
+	return w
+}
+
+// Run runs one randomized trial of cfg, as the package's Run does, on w
+// renewed for it, with the result written into res, whose maps and slices
 // it clears and reuses instead of making new ones: a caller that reads each
 // result before running the next trial into the same res (a campaign's
-// worker) allocates little more than the trial's fabric and sessions.
-// Everything res held before is overwritten or cleared.
-func RunInto(cfg Config, res *Result) {
-	t := workspaces.Get().(*trial)
+// worker) allocates little more than the trial's sessions. Everything res
+// held before is overwritten or cleared.
+func (w *World) Run(cfg Config, res *Result) {
+	t := &w.trial
 	t.start(cfg.withDefaults(), res)
 	t.run()
 	t.finish()
-	workspaces.Put(t)
 }
 
-// trial is the state of one Run. What it holds besides the Result (the
-// generator, the text of the host operations, the plans) is reused by the
-// next Run, through workspaces, so that a campaign's trials allocate
-// little more than their results.
+// Close lets the world's fabric go; a later Run makes a new one.
+func (w *World) Close() {
+	if w.fabric != nil {
+		w.oracle.Stop()
+		w.fabric.Close()
+		w.fabric, w.oracle = nil, nil
+	}
+}
+
+// renew readies the world's fabric, made from cfg, and its oracle for a
+// trial: the first trial makes both; every later one renews the fabric
+// (devices.Fabric.Renew), then the oracle (oracle.Oracle.Renew).
+func (w *World) renew(cfg devices.Config) (*devices.Fabric, *oracle.Oracle, error) {
+	if w.fabric == nil {
+		f, err := devices.NewFabric(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.fabric, w.oracle = f, oracle.New(f)
+		return f, w.oracle, nil
+	}
+	if err := w.fabric.Renew(cfg); err != nil {
+		return nil, nil, err
+	}
+	if err := w.oracle.Renew(); err != nil {
+		return nil, nil, err
+	}
+	return w.fabric, w.oracle, nil
+}
+
+// trial is the state of one trial. What it holds besides the Result (the
+// generator, the text of the host operations, the plans) is its world's,
+// which the next trial reuses, so that a campaign's trials allocate little
+// more than their results.
 type trial struct {
 	cfg      Config
+	world    *World
 	pcg      rand.PCG
 	rng      *rand.Rand      // draws from pcg
-	f        *devices.Fabric // the trial's fabric: owned, or a new one OnFabric sees
-	owned    *devices.Fabric // the workspace's fabric, renewed for each trial
-	watcher  *oracle.Oracle  // the owned fabric's oracle, renewed with it
-	oracle   *oracle.Oracle  // the trial's oracle: watcher, or a new one on a fabric OnFabric sees
-	res      *Result         // written in place: own, or RunInto's caller's
-	own      Result          // Run's result, which it returns by value
+	f        *devices.Fabric // the trial's fabric: the world's, or a new one OnFabric sees
+	oracle   *oracle.Oracle  // the trial's oracle: the world's, or a new one on a fabric OnFabric sees
+	res      *Result         // written in place: the caller's
 	gpu, npu *devices.Device
 	accepted map[uint64][2]bool   // participants accepted, by session
 	text     []byte               // the host operations' lines, one after another
@@ -184,14 +235,6 @@ type trial struct {
 	counter  func(*devices.Event) // count, bound once
 	devs     []*devices.Device    // the fabric's devices
 }
-
-// workspaces keeps the state of finished trials for the next Run.
-var workspaces = sync.Pool{New: func() any {
-	t := &trial{accepted: map[uint64][2]bool{}}
-	t.rng = rand.New(&t.pcg)
-	t.counter = t.count
-	return t
-}}
 
 // start readies t for a trial of cfg, into res.
 func (t *trial) start(cfg Config, res *Result) {
@@ -220,7 +263,7 @@ func (t *trial) finish() {
 	}
 	t.res, t.f, t.oracle, t.gpu, t.npu, t.devs = nil, nil, nil, nil, nil, nil
 	for _, p := range t.open {
-		t.recycle(p)
+		t.keepPlan(p)
 	}
 	t.open = t.open[:0]
 }
@@ -389,45 +432,20 @@ func (t *trial) putResult(err error) {
 // oracle's reports of a trial's sessions.
 const ringSize = 256
 
-// fabric makes the trial's fabric from cfg. A trial whose OnFabric hook
-// sees the fabric gets a new one, which the hook may keep. Otherwise the
-// workspace owns one fabric and renews it (devices.Fabric.Renew) for each
-// trial, keeping its storage (the event ring, the executor's lists):
-// nothing the last trial made on it, nor anything it returned, can act on
-// the renewed fabric.
-func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, error) {
-	if t.cfg.OnFabric != nil {
-		return devices.NewFabric(cfg)
-	}
-	if t.owned != nil {
-		if err := t.owned.Renew(cfg); err != nil {
-			return nil, err
-		}
-		return t.owned, nil
+// fabric makes the trial's fabric from cfg and the oracle that watches it:
+// the world's, renewed (World.renew), unless the trial's OnFabric hook sees
+// the fabric: then a new one, which the hook may keep, and a new oracle,
+// subscribed after the hook.
+func (t *trial) fabric(cfg devices.Config) (*devices.Fabric, *oracle.Oracle, error) {
+	if t.cfg.OnFabric == nil {
+		return t.world.renew(cfg)
 	}
 	f, err := devices.NewFabric(cfg)
-	if err == nil {
-		t.owned = f
+	if err != nil {
+		return nil, nil, err
 	}
-	return f, err
-}
-
-// oracleOf returns an oracle watching f: for the workspace's own fabric,
-// its own oracle, renewed with the fabric, so that none of the last
-// trial's state or violations carries over; a new one otherwise.
-func (t *trial) oracleOf(f *devices.Fabric) *oracle.Oracle {
-	switch {
-	case f != t.owned:
-		return oracle.New(f)
-	case t.watcher == nil:
-		t.watcher = oracle.New(f)
-	default:
-		if err := t.watcher.Renew(); err != nil {
-			t.problem("renewing the oracle: %v", err)
-			return nil
-		}
-	}
-	return t.watcher
+	t.cfg.OnFabric(f)
+	return f, oracle.New(f), nil
 }
 
 func (t *trial) run() {
@@ -439,23 +457,17 @@ func (t *trial) run() {
 	if t.chance(0.5) {
 		timing = devices.PublishedTiming()
 	}
-	f, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
+	f, o, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return
 	}
-	t.f = f
-	defer f.Close() // an owned fabric is renewed by the next trial
-	if t.cfg.OnFabric != nil {
-		t.cfg.OnFabric(f)
-	}
+	t.f, t.oracle = f, o
+	defer f.Close() // the world's fabric is renewed by the next trial
+	defer o.Stop()
 	t.gpu, t.npu = f.First(devices.GPU), f.First(devices.NPU)
 	t.devs = f.Devices()
-	if t.oracle = t.oracleOf(f); t.oracle == nil {
-		return
-	}
-	t.oracle.Liveness(t.cfg.livenessWait())
-	defer t.oracle.Stop()
+	o.Liveness(t.cfg.livenessWait())
 	cancel := f.Events().Subscribe(t.counter)
 	defer cancel()
 
@@ -478,7 +490,7 @@ func (t *trial) run() {
 		t.step(p)
 		if len(p.ops) == 0 {
 			t.open = slices.Delete(t.open, i, i+1)
-			t.recycle(p)
+			t.keepPlan(p)
 		}
 	}
 
@@ -604,8 +616,9 @@ func (t *trial) openSession() *sessionPlan {
 	return p
 }
 
-// recycle keeps a closed session's plan for a later session.
-func (t *trial) recycle(p *sessionPlan) {
+// keepPlan keeps a closed session's plan, in the world's storage, for a
+// later session.
+func (t *trial) keepPlan(p *sessionPlan) {
 	p.s, p.ops = nil, nil
 	t.closed = append(t.closed, p)
 }

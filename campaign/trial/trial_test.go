@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // TestRunDefaults checks that the zero Config is the campaign's trial: seed
@@ -54,25 +56,58 @@ func TestStats(t *testing.T) {
 	}
 }
 
-// TestRunIntoReuses checks that trials run one after another into one
-// Result give what Run gives each alone, and that NoOps leaves out only
-// the host operations' lines.
-func TestRunIntoReuses(t *testing.T) {
+// A world renewed between two different trials runs each as a fresh world
+// does, digest for digest: nothing of the last trial (its fabric's events,
+// faults, budget and handles, its oracle's records, its plans, its
+// result's maps) carries over. Consecutive trials differ in seed and in
+// shape, and a trial whose OnFabric hook sees a fabric of its own comes
+// between them. NoOps leaves out only the host operations' lines.
+func TestRenewedWorldIsAFreshWorld(t *testing.T) {
+	w := NewWorld()
+	defer w.Close()
 	var reused Result
-	for seed := uint64(1); seed <= 30; seed++ {
-		want := Run(Config{Seed: seed})
-		RunInto(Config{Seed: seed}, &reused)
+	// The last shape's sessions forge an allocation the budget never
+	// charged: the oracle finds invariant 8 broken, and finds it as a
+	// fresh one would only when it was renewed with the fabric (its
+	// accounts of the last trial gone, and watching this one's events).
+	forged := func(x exchange.Config) engine.Programs {
+		prepare := exchange.Programs(x)
+		return func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
+			gpu.Fabric().Events().Emit(devices.HostActor, owner, devices.EvAlloc, 0, 64, "forged")
+			return prepare(line, gpu, npu, owner)
+		}
+	}
+	shapes := []Config{{}, {Sessions: 5, MaxFaults: 1}, {SlotBytes: 8, Rounds: 2}, {MaxFaults: -1, Credits: 1}, {Programs: forged}}
+	for i, seed := range []uint64{1, 2, 30, 7, 7, 11, 1000, 3, 2999, 12, 5, 64} {
+		cfg := shapes[i%len(shapes)]
+		cfg.Seed = seed
+		want := Run(cfg) // on a fresh world
+		if cfg.Programs != nil && len(want.Violations) == 0 {
+			t.Fatalf("seed %d: the forged allocation broke no invariant", seed)
+		}
+		w.Run(cfg, &reused)
+		if got, want := fmt.Sprint(reused.Violations), fmt.Sprint(want.Violations); got != want {
+			t.Fatalf("seed %d on a renewed world found violations %s; a fresh world: %s", seed, got, want)
+		}
 		if got, wantText := reused.Report(), want.Report(); got != wantText {
-			t.Fatalf("seed %d run into a reused result:\n%s\nwant, as Run gives it:\n%s", seed, got, wantText)
+			t.Fatalf("seed %d on a renewed world:\n%s\nwant, as on a fresh world:\n%s", seed, got, wantText)
 		}
 		if !maps.Equal(reused.Fired, want.Fired) || !maps.Equal(reused.ErrorKinds, want.ErrorKinds) || !maps.Equal(reused.Paths, want.Paths) || reused.Digest != want.Digest {
-			t.Fatalf("seed %d run into a reused result counted fired %v, errors %v, paths %v (digest %#x); Run: %v, %v, %v (%#x)",
+			t.Fatalf("seed %d on a renewed world counted fired %v, errors %v, paths %v (digest %#x); a fresh world: %v, %v, %v (%#x)",
 				seed, reused.Fired, reused.ErrorKinds, reused.Paths, reused.Digest, want.Fired, want.ErrorKinds, want.Paths, want.Digest)
 		}
-		RunInto(Config{Seed: seed, NoOps: true}, &reused)
+		cfg.NoOps = true
+		w.Run(cfg, &reused)
 		if len(reused.Ops) != 0 || reused.Digest != want.Digest || !maps.Equal(reused.ErrorKinds, want.ErrorKinds) || len(reused.Sessions) != len(want.Sessions) {
 			t.Fatalf("seed %d with NoOps: %d operation lines, digest %#x, errors %v, %d sessions; want none, %#x, %v, %d",
 				seed, len(reused.Ops), reused.Digest, reused.ErrorKinds, len(reused.Sessions), want.Digest, want.ErrorKinds, len(want.Sessions))
+		}
+		if i%3 == 0 { // a trial on a fabric of its own leaves the world's as it was
+			var hooked *devices.Fabric
+			w.Run(Config{Seed: seed + 1, OnFabric: func(f *devices.Fabric) { hooked = f }}, &reused)
+			if hooked == nil || hooked == w.fabric {
+				t.Fatalf("the OnFabric trial ran on the world's fabric")
+			}
 		}
 	}
 }

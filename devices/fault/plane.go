@@ -79,7 +79,7 @@ func NewPlane(seed uint64) *Plane {
 
 // Reseed removes the chains of all sites and restarts the generator from
 // seed: the plane is then as NewPlane(seed) made it, for a caller that
-// reuses planes (a fabric recycled for the next trial of a campaign).
+// reuses planes (a fabric renewed for the next trial of a campaign).
 func (p *Plane) Reseed(seed uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -65,11 +65,10 @@ func (v Violation) Error() string {
 // It is a set of small checkers, one per group of invariants, each of
 // which reads the events alone; the oracle fans every event out to them.
 type Oracle struct {
-	mu         sync.Mutex
-	fabric     *devices.Fabric // nil for a transcript's oracle (Transcript)
-	cancel     func()
-	generation uint64               // the fabric's when the oracle began watching it (devices.Fabric.Renew)
-	observer   func(*devices.Event) // observe, bound once: a renewal subscribes it again
+	mu       sync.Mutex
+	fabric   *devices.Fabric // nil for a transcript's oracle (Transcript)
+	cancel   func()
+	observer func(*devices.Event) // observe, bound once: a renewal subscribes it again
 
 	open      records[openSession] // sessions watched: from the startup event until close
 	verdicts  verdicts
@@ -105,7 +104,7 @@ func newOracle(simulated bool) *Oracle {
 
 // watch subscribes o to its fabric's events, as the fabric is now.
 func (o *Oracle) watch() {
-	o.lifecycle.simulated, o.generation = o.fabric.Mode() == devices.Simulated, o.fabric.Generation()
+	o.lifecycle.simulated = o.fabric.Mode() == devices.Simulated
 	o.cancel = o.fabric.Events().Subscribe(o.observer)
 }
 
@@ -127,20 +126,21 @@ func (o *Oracle) Liveness(longEnough time.Duration) {
 	o.lifecycle.longEnough = longEnough
 }
 
-// Renew readies the oracle for its fabric, renewed since the oracle began
-// watching it (devices.Fabric.Renew, which ends every subscription): it
-// forgets everything it saw, its violations and Liveness included, and
-// watches the renewed fabric's events as a new oracle would. It exists for
-// the owner of a fabric that renews it run after run, a campaign's worker,
-// which keeps its oracle with it instead of making one per run. What
-// Violations returned before stays the caller's. It refuses, with a
-// KindBusy error, when the fabric was not renewed: the oracle would watch
-// it twice.
+// Renew readies the oracle for its fabric, just renewed
+// (devices.Fabric.Renew, which ends every subscription): it forgets
+// everything it saw, its violations and Liveness included, and watches the
+// renewed fabric's events as a new oracle would. It is how the owner of a
+// fabric it renews run after run (a campaign worker's world) renews the
+// oracle with it, as the fabric's subscriber, instead of making one per
+// run. What Violations returned before stays the caller's. It refuses,
+// with a KindBusy error, once the fabric has emitted an event (it was not
+// renewed, or was used since): the oracle would miss what those events
+// opened and charged, and so find violations that are none.
 func (o *Oracle) Renew() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.fabric.Generation() == o.generation {
-		return devices.Errorf(devices.KindBusy, "oracle", "the fabric was not renewed since the oracle began watching it; renew the fabric first")
+	if o.fabric.Events().Count() != 0 {
+		return devices.Errorf(devices.KindBusy, "oracle", "the fabric has emitted events since it was last renewed; renew the oracle right after the fabric")
 	}
 	o.cancel() // a no-op: the renewal ended the subscription
 	o.open.clear()
@@ -158,7 +158,9 @@ func (o *Oracle) Renew() error {
 // events. The events are read from the fabric's ring when first asked for,
 // not copied as they go by: keeping a copy of every event of every session
 // made the oracle the largest cost of a simulated trial. It reads the ring,
-// so an event subscriber must not call it.
+// so an event subscriber must not call it, nor anyone between a renewal of
+// the fabric and the oracle's Renew: the ring then holds another run's
+// events.
 func (o *Oracle) Violations() []Violation {
 	o.mu.Lock()
 	out := append([]Violation(nil), o.verdicts.list...)
@@ -167,12 +169,8 @@ func (o *Oracle) Violations() []Violation {
 		return out
 	}
 	// Read the ring without o.mu: an emit holds the ring's lock while it
-	// calls observe, which takes o.mu. A renewed fabric's ring holds
-	// another run's events: they are not this oracle's to report.
+	// calls observe, which takes o.mu.
 	for i := range out {
-		if o.fabric.Generation() != o.generation {
-			break
-		}
 		v := &out[i]
 		if v.Events == nil && v.Session != 0 {
 			v.Events = o.fabric.Events().Events(func(e *devices.Event) bool { return e.Session == v.Session && e.Seq <= v.at })

@@ -147,11 +147,10 @@ func TestOracleForgetsEndedSessions(t *testing.T) {
 	}
 }
 
-// An oracle renewed with its fabric comes back with nothing of the last
-// run: no violation, no session or invocation watched, and it checks the
-// renewed fabric's sessions as a new oracle does. What it reported before
-// stays as it was, and it never reports the renewed fabric's events as the
-// last run's.
+// An oracle renewed with its fabric, as a world renews them, comes back
+// with nothing of the last run: no violation, no session or invocation
+// watched, and it checks the renewed fabric's sessions as a new oracle
+// does. What it reported before stays as it was.
 func TestRenewedOracleStartsAfresh(t *testing.T) {
 	cfg := devices.Config{Mode: devices.Simulated, Seed: oracleSeed}
 	f := openFabric(t, cfg)
@@ -163,53 +162,51 @@ func TestRenewedOracleStartsAfresh(t *testing.T) {
 	if oracle.Tracked(o) == 0 {
 		t.Fatal("the oracle should watch the open session")
 	}
+	before := o.Violations()
+	if len(before) != 1 || before[0].Invariant != 1 || len(before[0].Events) == 0 {
+		t.Fatalf("the oracle reports %+v; want the one violation of invariant 1, with its events", before)
+	}
+	events := len(before[0].Events)
+
 	if err := f.Renew(cfg); err != nil {
 		t.Fatal(err)
 	}
-	// The renewed fabric numbers its sessions from 1 again: the same id as s.
-	s2 := newSession(t, f, 2)
-	if s2.ID() != s.ID() {
-		t.Fatalf("the renewed fabric's session is %d, want %d as before", s2.ID(), s.ID())
-	}
-	before := o.Violations()
-	if len(before) != 1 || before[0].Invariant != 1 || before[0].Events != nil {
-		t.Fatalf("after the fabric's renewal, the oracle reports %+v; want the one violation of invariant 1, with no events of the renewed fabric", before)
-	}
-	if out := s2.Close(); out != engine.Retired { // the renewed oracle starts with nothing charged
-		t.Fatalf("closing an undecided session: %s, want retired", out)
-	}
-
 	if err := o.Renew(); err != nil {
 		t.Fatal(err)
 	}
 	if v := o.Violations(); len(v) != 0 || oracle.Tracked(o) != 0 {
 		t.Fatalf("a renewed oracle has %d violations and watches %d things", len(v), oracle.Tracked(o))
 	}
-	s3 := newSession(t, f, 2)
-	run(t, s3)
-	forgeDecision(f, s3.ID(), program.StartupRun)
-	after := o.Violations()
-	if len(after) != 1 || after[0].Session != s3.ID() || len(after[0].Events) == 0 {
-		t.Fatalf("the renewed oracle reports %+v; want the forged decision of session %d, with its events", after, s3.ID())
+	// The renewed fabric numbers its sessions from 1 again: the same id as s.
+	s2 := newSession(t, f, 2)
+	if s2.ID() != s.ID() {
+		t.Fatalf("the renewed fabric's session is %d, want %d as before", s2.ID(), s.ID())
 	}
-	if len(before) != 1 || before[0].Invariant != 1 || before[0].Events != nil {
+	run(t, s2)
+	forgeDecision(f, s2.ID(), program.StartupRun)
+	after := o.Violations()
+	if len(after) != 1 || after[0].Session != s2.ID() || len(after[0].Events) == 0 {
+		t.Fatalf("the renewed oracle reports %+v; want the forged decision of session %d, with its events", after, s2.ID())
+	}
+	if len(before) != 1 || before[0].Invariant != 1 || len(before[0].Events) != events {
 		t.Errorf("what the oracle reported before its renewal changed: %+v", before)
 	}
-	if out := s3.Close(); out != engine.Quarantined && out != engine.Retired {
+	if out := s2.Close(); out != engine.Quarantined && out != engine.Retired {
 		t.Fatalf("Close = %s", out)
 	}
 }
 
-// Renewing an oracle whose fabric was not renewed would watch the fabric
-// twice: it is refused, and the oracle goes on as it was.
+// Renewing an oracle whose fabric has emitted events since its renewal
+// (here: never renewed) would lose what they opened and charged: it is
+// refused, and the oracle goes on as it was.
 func TestOracleRenewNeedsARenewedFabric(t *testing.T) {
 	f, o := newOracleFabric(t)
+	s := newSession(t, f, 1)
 	err := o.Renew()
 	var e *devices.Error
 	if !errors.As(err, &e) || e.Kind != devices.KindBusy {
-		t.Fatalf("Renew of an oracle on an unrenewed fabric = %v, want a busy error", err)
+		t.Fatalf("Renew of an oracle on a used fabric = %v, want a busy error", err)
 	}
-	s := newSession(t, f, 1)
 	run(t, s)
 	forgeDecision(f, s.ID(), program.StartupAbort)
 	if v := o.Violations(); len(v) != 1 || v[0].Invariant != 1 {

@@ -10,8 +10,9 @@ import (
 
 // StandardTrial is the trial of the engine-level trial benchmarks: one
 // session of up to 100 rounds with at most one random fault, in simulated
-// time, run by trial.Run (package campaign/trial). The table's campaign
-// figures run the campaign's built-in trial instead (RunBuiltinTrials).
+// time, run on its worker's world (package campaign/trial). The table's
+// campaign figures run the campaign's built-in trial instead
+// (RunBuiltinTrials).
 func StandardTrial(seed uint64) trial.Config {
 	return trial.Config{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
 }
@@ -30,8 +31,12 @@ func RunTrials(first uint64, n, workers int) (digests []uint64, perSecond float6
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := trial.NewWorld() // the worker's, renewed for each trial
+			defer w.Close()
+			var r trial.Result
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				digests[i] = trial.Run(StandardTrial(first + uint64(i))).Digest
+				w.Run(StandardTrial(first+uint64(i)), &r)
+				digests[i] = r.Digest
 			}
 		}()
 	}
