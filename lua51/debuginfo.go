@@ -178,3 +178,41 @@ func installTraceback(L *lua.LState) {
 		return 1
 	}))
 }
+
+// installDebugMetatable replaces debug.getmetatable and debug.setmetatable
+// with Lua 5.1's: getmetatable gives the metatable itself, whatever its
+// __metatable field says (gopher-lua gave that field, as the base
+// getmetatable does, so a class library could not reach its instances'
+// metatables), and setmetatable returns true rather than its first
+// argument.
+func installDebugMetatable(L *lua.LState) {
+	debug := library(L, "debug")
+	if debug == nil {
+		return
+	}
+	debug.RawSetString("getmetatable", L.NewFunction(func(L *lua.LState) int {
+		var mt lua.LValue
+		switch v := checkAny(L, 1).(type) {
+		case *lua.LTable:
+			mt = v.Metatable
+		case *lua.LUserData:
+			mt = v.Metatable
+		default:
+			mt = L.GetMetatable(v)
+		}
+		if mt == nil {
+			mt = lua.LNil
+		}
+		L.Push(mt)
+		return 1
+	}))
+	debug.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		mt := L.Get(2)
+		if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
+			argError(L, 2, "nil or table expected")
+		}
+		L.SetMetatable(L.Get(1), mt)
+		L.Push(lua.LTrue)
+		return 1
+	}))
+}

@@ -241,11 +241,13 @@ func lastLine(src []byte) int {
 // with ones that name chunks, word syntax errors and report missing
 // modules as Lua 5.1 does, error with one that gives positions as Lua 5.1
 // does, debug.getinfo with one that gives Lua 5.1's source and
-// short_src, and debug.traceback with Lua 5.1's arguments.
+// short_src, debug.traceback with Lua 5.1's arguments, and
+// debug.getmetatable and setmetatable with Lua 5.1's results.
 func installLoad(L *lua.LState) {
 	installError(L)
 	installGetinfo(L)
 	installTraceback(L)
+	installDebugMetatable(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
