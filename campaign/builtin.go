@@ -6,6 +6,8 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/engine"
+	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // Builtin runs the built-in trial: campaign/trial's randomized protocol trial
@@ -45,6 +47,7 @@ func (b *builtinRunner) Run(_ context.Context, t *Trial) error {
 	t.Violations = len(r.Violations)
 	t.Fired = r.Fired
 	countSessions(t, r.Sessions)
+	t.Reached, t.Unreached = reachOf(r.Sessions)
 	if b.report {
 		t.Report = r.Report()
 	}
@@ -79,6 +82,30 @@ func countSessions(t *Trial, sessions []trial.Session) {
 		}
 		t.Sessions[name]++
 	}
+}
+
+// reachOf is how far a built-in trial's sessions came, and why none was
+// decided RUN when none was: the first error of making one.
+func reachOf(sessions []trial.Session) (Reached, string) {
+	reached, why := ReachNone, ""
+	for _, s := range sessions {
+		switch {
+		case s.ID == 0:
+			if why == "" {
+				why = s.Err
+			}
+		case s.Decision == oracle.StartupRun && s.Outcome == engine.Retired:
+			return ReachRetired, ""
+		case s.Decision == oracle.StartupRun:
+			reached = ReachDecided
+		default:
+			reached = max(reached, ReachMade)
+		}
+	}
+	if reached >= ReachDecided {
+		why = ""
+	}
+	return reached, why
 }
 
 func (b *builtinRunner) Close() { b.world.Close() }

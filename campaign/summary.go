@@ -41,6 +41,10 @@ type Summary struct {
 	// device program or a kernel from, by the path the script gave; Merge
 	// refuses summaries where one path has two digests.
 	FilesSHA256 map[string]string `json:"files_sha256,omitempty"`
+	// Args are the script's named arguments as given ("k=v", the
+	// command's --arg), which the replay commands give again; Merge
+	// refuses summaries of other arguments.
+	Args []string `json:"args,omitempty"`
 	// Seed is the campaign's seed S: trial i has seed S+i.
 	Seed uint64 `json:"seed"`
 	// Campaign is N, the number of trials of the whole campaign.
@@ -57,6 +61,9 @@ type Summary struct {
 	// ended and the faults fired by "site action".
 	Sessions map[string]int `json:"sessions,omitempty"`
 	Fired    map[string]int `json:"fired,omitempty"`
+	// Reach counts the trials whose sessions came so far (made, decided
+	// RUN, retired); nil when no trial counted them (a Go trial's).
+	Reach *Reach `json:"reach,omitempty"`
 	// Violations is how many violations the oracle found, in every trial.
 	Violations int `json:"violations"`
 	// Failures lists the failed trials by seed.
@@ -166,6 +173,9 @@ func (s *Summary) replayCommand(seed uint64) string {
 	if s.Script != "" {
 		words = append(words, shellQuote(s.Script))
 	}
+	for _, a := range s.Args {
+		words = append(words, "--arg", shellQuote(a))
+	}
 	words = append(words, "--seed", strconv.FormatUint(s.Seed, 10), "--trials", strconv.Itoa(s.Campaign), "--replay", strconv.FormatUint(seed, 10))
 	return strings.Join(words, " ")
 }
@@ -186,6 +196,12 @@ func (s *Summary) add(t *Trial) {
 	addCounts(s.Sessions, t.Sessions)
 	addCounts(s.Fired, t.Fired)
 	s.Violations += t.Violations
+	if t.Reached != ReachUncounted {
+		if s.Reach == nil {
+			s.Reach = &Reach{}
+		}
+		s.Reach.add(t.Reached, t.Seed, t.Unreached)
+	}
 	if t.Failed {
 		s.Failures = append(s.Failures, Failure{Seed: t.Seed, Outcome: t.Outcome, Message: t.Message}) // fillReplays gives the replay
 	}
@@ -214,7 +230,7 @@ func Merge(a, b *Summary) (*Summary, error) {
 			return nil, err
 		}
 	}
-	out := &Summary{Version: a.Version, Script: a.Script, Func: a.Func, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Seed: a.Seed, Campaign: a.Campaign}
+	out := &Summary{Version: a.Version, Script: a.Script, Func: a.Func, ScriptSHA256: a.ScriptSHA256, TrialFabricSHA256: a.TrialFabricSHA256, Args: slices.Clone(a.Args), Seed: a.Seed, Campaign: a.Campaign}
 	if files := len(a.FilesSHA256) + len(b.FilesSHA256); files > 0 {
 		out.FilesSHA256 = make(map[string]string, files)
 		maps.Copy(out.FilesSHA256, a.FilesSHA256)
@@ -253,6 +269,8 @@ func sameCampaign(a, b *Summary) error {
 		why = "their trial scripts differ (by the SHA-256 of their bytes)"
 	case a.TrialFabricSHA256 != b.TrialFabricSHA256:
 		why = "their scripts' trial_fabric differ"
+	case !slices.Equal(a.Args, b.Args):
+		why = fmt.Sprintf("their scripts' arguments differ (--arg %q and %q)", a.Args, b.Args)
 	case differentFile(a.FilesSHA256, b.FilesSHA256) != "":
 		why = fmt.Sprintf("their scripts read different files %s (by the SHA-256 of their bytes)", differentFile(a.FilesSHA256, b.FilesSHA256))
 	case a.Version != b.Version:
@@ -309,6 +327,12 @@ func (s *Summary) merge(o *Summary, take bool) {
 	addCounts(s.Sessions, o.Sessions)
 	addCounts(s.Fired, o.Fired)
 	s.Violations += o.Violations
+	if o.Reach != nil {
+		if s.Reach == nil {
+			s.Reach = &Reach{}
+		}
+		s.Reach.merge(o.Reach)
+	}
 	s.Failures = append(s.Failures, o.Failures...)
 	for name, m := range o.Measurements {
 		switch {

@@ -37,6 +37,7 @@ func (s *Summary) Text() string {
 	writeCounts(&b, "trials by outcome", s.Outcomes)
 	writeCounts(&b, "sessions by how they ended", s.Sessions)
 	writeCounts(&b, "faults fired, by site and action", s.Fired)
+	s.writeReach(&b)
 	fmt.Fprintf(&b, "oracle violations: %d\n", s.Violations)
 	s.writeMeasurements(&b)
 	fmt.Fprintf(&b, "failures: %d\n", len(s.Failures))

@@ -70,6 +70,13 @@ type Trial struct {
 	Violations int `json:"violations,omitempty"`
 	// Sessions counts a built-in trial's sessions by how they ended.
 	Sessions map[string]int `json:"sessions,omitempty"`
+	// Reached says how far the trial's sessions came, for a runner that
+	// counts them: the built-in trial's, and a script's once its trial
+	// called startup.
+	Reached Reached `json:"reached,omitempty"`
+	// Unreached is why no session of the trial was decided RUN, when none
+	// was: the first error of making one (its programs' error, say).
+	Unreached string `json:"-"`
 	// Fired counts the faults that fired in a built-in trial, by "site action".
 	Fired map[string]int `json:"fired,omitempty"`
 	// Records holds the measurements the trial recorded, by name, in the

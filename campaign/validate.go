@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -83,6 +84,13 @@ func (s *Summary) validateTrials() error {
 		return errors.New("a script without the SHA-256 digests of its bytes and its trial_fabric (64 hexadecimal digits each)")
 	case s.Script == "" && s.FilesSHA256 != nil:
 		return errors.New("digests of files a script read, but no script")
+	case s.Script == "" && s.Args != nil:
+		return errors.New("arguments of a script, but no script")
+	}
+	for _, a := range s.Args {
+		if !utf8.ValidString(a) || !strings.Contains(a, "=") {
+			return fmt.Errorf("args holds %q, not a script's argument name=value", a)
+		}
 	}
 	for path, d := range s.FilesSHA256 {
 		if path == "" || !utf8.ValidString(path) || !isDigest(d) {
@@ -124,6 +132,8 @@ func (s *Summary) validateCounts() error {
 		return fmt.Errorf("the outcomes count %d trials, where it holds %d", total, s.Trials)
 	case s.Violations < s.Outcomes[OutcomeViolation]:
 		return fmt.Errorf("%d violations, fewer than the %d trials whose outcome is one", s.Violations, s.Outcomes[OutcomeViolation])
+	case s.Reach != nil:
+		return s.Reach.validate(s.Trials, s.Seed, s.Campaign)
 	}
 	return nil
 }

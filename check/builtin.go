@@ -25,12 +25,12 @@ var builtinFaults = []struct {
 	{fault.GPURun, "crash(boom)"},
 	{fault.NPURun, "crash(boom)"},
 	{fault.NPURun, "ignore_abort"},
-	{fault.NPUDrain, "skip"},
+	{exchange.NPUDrain, "skip"},
 	{fault.GPUComplete, "error(failed)"},
 	{fault.NPUComplete, "error(failed)"},
 	{fault.HostPublish, "error(failed)"},
 	{fault.HostPublish, "skip"},
-	{fault.PayloadCorrupt, "flip"},
+	{exchange.PayloadCorrupt, "flip"},
 	{fault.MemoryAlloc, "error(no memory)"},
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -462,7 +463,7 @@ func (x *explorer) execute(ctx context.Context, prefix []point, describe bool) *
 	if x.onFabric != nil {
 		x.onFabric(f)
 	}
-	r.hist = devices.NewStateHash()
+	r.hist = program.NewStateHash()
 	cancel := f.Events().Subscribe(r.observe)
 	o := oracle.New(f)
 	o.Liveness(LongEnough)

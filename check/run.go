@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
@@ -27,7 +28,7 @@ type run struct {
 	pruned      bool // reached an explored state, or broke the invariant sought: branch no more
 	truncated   bool // reached the step bound
 
-	hist          devices.StateHash // the host's history: its choices, operations and events
+	hist          program.StateHash // the host's history: its choices, operations and events
 	broken        []int             // invariants broken so far, in order
 	violationLen  int               // length when the first sought violation was seen; -1 before
 	violationAt   int               // choice points made by then

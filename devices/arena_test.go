@@ -37,7 +37,7 @@ func TestSmallBuffersCostNoMappingOfTheirOwn(t *testing.T) {
 // back to the arena only when the quarantine ends.
 func TestQuarantinedMemoryIsNeverReused(t *testing.T) {
 	f, gpu, npu, q := mmShared(t, Config{}, 64)
-	q.HostStore(60, 0xfeed)
+	q.storeWord(60, 0xfeed)
 	f.Quarantine(5, "test", []*Device{gpu, npu}, []*Buffer{q})
 	p := mmProfile(t, f, FineGrained)
 	for range 2000 {

@@ -31,7 +31,7 @@ func BenchmarkRefusedDispatch(b *testing.B) {
 	f := mmFabric(b, Config{Mode: Simulated, Seed: 1})
 	gpu := f.First(GPU)
 	hung(b, gpu)
-	again := mmPrepare(b, gpu, AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1)
+	again := mmPrepare(b, gpu, AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1)
 	b.ReportAllocs()
 	for range b.N {
 		if _, err := again.Dispatch(); !errors.Is(err, KindBusy) {
@@ -46,7 +46,7 @@ func BenchmarkRefusedDispatch(b *testing.B) {
 func BenchmarkRealTimeStep(b *testing.B) {
 	f := mmFabric(b, Config{Mode: RealTime})
 	left := b.N
-	prog := &mmProgram{step: func(program.Env) Next {
+	prog := &mmProgram{step: func(program.Env) program.Next {
 		if left--; left <= 0 {
 			return program.Retire(nil)
 		}

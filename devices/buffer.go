@@ -105,25 +105,15 @@ func (b *Buffer) Budget() *MemoryBudget { return b.budget }
 
 // Region is the buffer's memory, for a hardware backend that hands its
 // address to the device (a kernel launch); programs use views, the host
-// HostLoad and HostStore.
+// HostLoad and Publish.
 func (b *Buffer) Region() *memory.Region { return b.region }
 
 // HostLoad reads a word as the host sees it (coherent, acquire).
 func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 
-// HostStore writes a word as the host (release). Non-coherent families do
-// not see it until a host release covering it executes for them. It fails
-// only on a stale buffer (KindStale), storing nothing.
-func (b *Buffer) HostStore(off int, v uint32) error {
-	if err := b.staleError("store"); err != nil {
-		return err
-	}
-	b.hostStore(off, v, &hostEvents{stream: &b.profile.fabric.events})
-	return nil
-}
-
-// Publish records cause, stores v into the word at off as the host
-// (HostStore), then executes pubs in order (Execute), and returns the first
+// Publish records cause, stores v into the word at off as the host (a
+// release store: non-coherent families do not see it until a publication
+// covering it lands), then executes pubs in order, and returns the first
 // publication's error, leaving the rest unexecuted: the protocol's
 // publish(decision). cause is what made the host publish, such as the
 // engine's decision; the stream sets its Seq and Time, and Publish returns
@@ -189,7 +179,7 @@ const atOnce = 8
 //     the release a second cache line to take from the host (the line's
 //     mark) after the first (the word).
 //   - Where a release will not land (a fault skips it or fails it), the
-//     line is hidden as HostStore hides it.
+//     line is hidden as hostStore hides it.
 func (b *Buffer) publishAtOnce(events *hostEvents, off int, v uint32, pubs []*Publication) error {
 	f := b.profile.fabric
 	var fired [atOnce]fault.Fired
@@ -247,7 +237,9 @@ func (b *Buffer) releasedToAll(line int, pubs []*Publication, landing uint64) bo
 	return true
 }
 
-// hostStore is HostStore, its events going to events.
+// hostStore writes a word as the host (a release store), its events going
+// to events. Non-coherent families do not see it until a publication
+// covering it lands.
 func (b *Buffer) hostStore(off int, v uint32, events *hostEvents) {
 	f := b.profile.fabric
 	f.landPending() // a release in flight lands before the host stores again
@@ -426,8 +418,8 @@ func (b *Buffer) budgetLabel() string {
 	return ""
 }
 
-// Publication is a prepared host release: executing it makes the host's
-// stores to a range visible to one queue family.
+// Publication is a prepared host release: executing it (Publish) makes the
+// host's stores to a range visible to one queue family.
 type Publication struct {
 	buffer *Buffer
 	att    *attachment
@@ -458,17 +450,8 @@ func (p *Publication) Family() QueueFamily { return p.att.family }
 // Device is the device the publication releases to.
 func (p *Publication) Device() *Device { return p.att.device }
 
-// Execute performs the release. The fault site host.publish can make it fail
-// (error) or do nothing (skip). A stale publication does nothing and fails
-// with KindStale.
-func (p *Publication) Execute() error {
-	if err := p.buffer.staleError("publish"); err != nil {
-		return err
-	}
-	return p.execute(&hostEvents{stream: &p.buffer.profile.fabric.events})
-}
-
-// execute is Execute, its events going to events.
+// execute performs the release, its events going to events. The fault
+// site host.publish can make it fail (error) or do nothing (skip).
 func (p *Publication) execute(events *hostEvents) error {
 	lands, err := p.record(events, p.hit())
 	if !lands {

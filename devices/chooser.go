@@ -172,41 +172,6 @@ func faultDecider(ch Chooser) fault.Decider {
 	}
 }
 
-// StateHash accumulates a 64-bit FNV-1a hash of what a simulated fabric's
-// future depends on, for a model checker that prunes schedules reaching a
-// state it has explored (docs/checking.md says what is and is not in it).
-type StateHash struct{ sum uint64 }
-
-// NewStateHash returns an empty hash.
-func NewStateHash() StateHash { return StateHash{sum: 14695981039346656037} }
-
-// Add mixes v into the hash.
-func (h *StateHash) Add(v uint64) {
-	for range 8 {
-		h.sum = (h.sum ^ (v & 0xff)) * 1099511628211
-		v >>= 8
-	}
-}
-
-// AddString mixes s and its length into the hash.
-func (h *StateHash) AddString(s string) {
-	h.Add(uint64(len(s)))
-	for i := 0; i < len(s); i++ {
-		h.sum = (h.sum ^ uint64(s[i])) * 1099511628211
-	}
-}
-
-// Sum is the hash.
-func (h *StateHash) Sum() uint64 { return h.sum }
-
-// StateHasher is a Program that can add its state (what its next steps do
-// depends on: counters, phase, its views' pending stores) to a StateHash.
-// A program that is not one makes every state it is in distinct, which is
-// sound but prunes nothing.
-type StateHasher interface {
-	HashState(h *StateHash)
-}
-
 // HashState adds to h the state of a simulated fabric that its future
 // depends on: the devices' invocations (what each waits for, when it
 // wakes relative to now, its program's state), the run in progress (its
@@ -217,7 +182,7 @@ type StateHasher interface {
 // Buffer.HashState, for the buffers their owner knows. Call it from the
 // goroutine that runs the fabric: between host operations, or from a
 // Chooser for ChooseStep or ChooseDeadline.
-func (f *Fabric) HashState(h *StateHash) {
+func (f *Fabric) HashState(h *program.StateHash) {
 	s := f.simulated()
 	if s == nil {
 		return
@@ -249,6 +214,7 @@ func (f *Fabric) HashState(h *StateHash) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.devices {
+		d.meter.hash(h)
 		h.Add(uint64(d.held))
 		if d.current != nil {
 			h.Add(d.current.id)
@@ -267,7 +233,7 @@ func (f *Fabric) HashState(h *StateHash) {
 const nearEnd = 24 * time.Hour
 
 // hashInvocation adds what an active invocation does next.
-func hashInvocation(h *StateHash, inv *invocation, now time.Duration) {
+func hashInvocation(h *program.StateHash, inv *invocation, now time.Duration) {
 	h.Add(inv.id)
 	h.Add(uint64(inv.dev.actor))
 	h.Add(boolWord(inv.started))
@@ -279,13 +245,16 @@ func hashInvocation(h *StateHash, inv *invocation, now time.Duration) {
 			h.Add(dv.buffer.id)
 		}
 		h.Add(uint64(off)<<32 | uint64(old))
+		if inv.wakeAt > now { // the wait begins once its step was paid for
+			h.Add(uint64(inv.wakeAt - now))
+		}
 	case program.NextSleep, program.NextRetire:
 		h.Add(uint64(max(inv.wakeAt-now, 0)))
 	}
 	if err := inv.next.Err(); err != nil {
 		h.AddString(err.Error())
 	}
-	if sh, ok := inv.prog.(StateHasher); ok {
+	if sh, ok := inv.prog.(program.StateHasher); ok {
 		sh.HashState(h)
 	} else {
 		h.Add(opaqueStates.Add(1)) // a state like no other: never pruned
@@ -305,7 +274,7 @@ func boolWord(b bool) uint64 {
 // HashState adds the buffer's state to h: whether it is released or
 // quarantined, its words as the host sees them, and, for each
 // non-coherent family, the lines hidden from it and their snapshots.
-func (b *Buffer) HashState(h *StateHash) {
+func (b *Buffer) HashState(h *program.StateHash) {
 	h.Add(b.id)
 	b.profile.fabric.mu.Lock()
 	released, quarantined := b.released, b.quarantined
@@ -336,7 +305,7 @@ func (b *Buffer) HashState(h *StateHash) {
 
 // HashState adds the view's pending stores to h, for a program's
 // StateHasher.
-func (v *View) HashState(h *StateHash) {
+func (v *View) HashState(h *program.StateHash) {
 	h.Add(uint64(len(v.pending)))
 	for _, p := range v.pending {
 		h.Add(uint64(p.off)<<32 | uint64(p.val))

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/program"
 	"sync/atomic"
 	"time"
 
@@ -83,7 +84,7 @@ func (l *deviceLog) stepAt(at time.Duration) { l.at, l.stamped = at, true }
 // add adds an event of inv, stamped with the step's time, to the batch
 // being filled, handing the batch over when it is full. It returns the
 // event's time.
-func (l *deviceLog) add(inv *invocation, kind EventKind, a, b uint64, detail string) time.Duration {
+func (l *deviceLog) add(inv *invocation, kind program.EventKind, a, b uint64, detail string) time.Duration {
 	if !l.stamped {
 		l.at, l.stamped = inv.dev.fabric.exec.now(), true
 	}

@@ -17,8 +17,8 @@ import (
 
 // evTick is the event of ticker programs: B is the tick's number.
 var (
-	evTick  = DefineEvent("test.tick", CategoryRound)
-	evCause = DefineEvent("test.cause", CategoryProtocol)
+	evTick  = program.DefineEvent("test.tick", program.CategoryRound)
+	evCause = program.DefineEvent("test.cause", program.CategoryProtocol)
 )
 
 // ticker emits perStep ticks a step for steps steps, then retires.
@@ -27,7 +27,7 @@ type ticker struct {
 	next                 uint64
 }
 
-func (p *ticker) Step(env program.Env) Next {
+func (p *ticker) Step(env program.Env) program.Next {
 	if p.done == p.steps {
 		return program.Retire(nil)
 	}
@@ -150,7 +150,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 			before := f.Events().Count()
 			at, err := b.Publish(Event{Actor: HostActor, Kind: evCause}, 0, 5, pubs)
 			mmKind(t, "Publish", err, KindPublish)
-			var kinds []EventKind
+			var kinds []program.EventKind
 			events := f.Events().Events(func(e *Event) bool { return e.Seq > before })
 			for _, e := range events {
 				kinds = append(kinds, e.Kind)
@@ -161,7 +161,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 			if len(events) == 0 || !at.Set || events[0].Time != at.At {
 				t.Errorf("Publish returned %v, want the time of its cause's event (events %v)", at, events)
 			}
-			want := []EventKind{evCause, EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
+			want := []program.EventKind{evCause, EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
 			if !slices.Equal(kinds, want) {
 				t.Errorf("events %v, want %v: the cause, the store, the first release (its fault site off), the second's fault and failure, and no more", kinds, want)
 			}
@@ -223,7 +223,7 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 	f := mmFabric(t, Config{Mode: RealTime, Wait: WaitHybrid})
 	var emit, seen atomic.Bool
 	emitted := false
-	prog := &mmProgram{step: func(env program.Env) Next {
+	prog := &mmProgram{step: func(env program.Env) program.Next {
 		switch {
 		case seen.Load():
 			return program.Retire(nil)

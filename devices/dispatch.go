@@ -20,17 +20,17 @@ type Prepared struct {
 	device  *Device
 	made    made
 	family  QueueFamily
-	program Program
+	program program.Program
 	owner   uint64
 	reach   []*Buffer
 
 	dispatched atomic.Bool
 }
 
-// Prepare makes program dispatchable on family of d. owner tags its events;
+// Prepare makes prog dispatchable on family of d. owner tags its events;
 // reach lists every buffer the program can touch (they must outlive it,
 // and none may be stale).
-func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reach ...*Buffer) (*Prepared, error) {
+func (d *Device) Prepare(family QueueFamily, prog program.Program, owner uint64, reach ...*Buffer) (*Prepared, error) {
 	for _, b := range reach {
 		if err := b.staleError("prepare"); err != nil {
 			return nil, err
@@ -39,10 +39,10 @@ func (d *Device) Prepare(family QueueFamily, program Program, owner uint64, reac
 	if family.Ordinal < 0 || family.Ordinal >= len(d.families) || d.families[family.Ordinal] != family {
 		return nil, Errorf(KindInvalid, "prepare", "%s has no queue family %d (%s)", d.name, family.Ordinal, family.Command)
 	}
-	if program == nil {
+	if prog == nil {
 		return nil, Errorf(KindInvalid, "prepare", "no program given")
 	}
-	return &Prepared{device: d, made: d.fabric.madeNow(), family: family, program: program, owner: owner, reach: reach}, nil
+	return &Prepared{device: d, made: d.fabric.madeNow(), family: family, program: prog, owner: owner, reach: reach}, nil
 }
 
 // Device is the device the program runs on.
@@ -56,7 +56,7 @@ func (p *Prepared) Family() QueueFamily { return p.family }
 func (p *Prepared) Reach() iter.Seq[*Buffer] { return slices.Values(p.reach) }
 
 // Program is the program that was prepared.
-func (p *Prepared) Program() Program { return p.program }
+func (p *Prepared) Program() program.Program { return p.program }
 
 // Dispatch puts the program on its queue. It is rejected while the device is
 // occupied (Busy), when the program was dispatched before (Busy), when the
@@ -126,7 +126,7 @@ func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, e
 // rejectLocked records a refused dispatch and returns its error (fabric.mu
 // held).
 func (p *Prepared) rejectLocked(err *Error) error {
-	p.device.fabric.events.Emit(p.device.actor, p.owner, EvReject, uint64(p.family.Ordinal), 0, err.Message)
+	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.Ordinal), 0, err.Message)
 	return err
 }
 
@@ -167,6 +167,9 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	p.dispatched.Store(true)
 	inv := &dispatched{}
 	inv.id, inv.dev, inv.prog, inv.owner, inv.reach, inv.comp = f.newID(), d, p.program, p.owner, p.reach, &inv.completion
+	if sd, ok := p.program.(program.SiteDeclarer); ok {
+		inv.sites = sd.Sites()
+	}
 	inv.comp.made = p.made
 	inv.env.inv = &inv.invocation
 	inv.comp.inv = &inv.invocation
@@ -204,15 +207,16 @@ func startError(d *Device, err error) *Error {
 type invocation struct {
 	id      uint64
 	dev     *Device
-	prog    Program
+	prog    program.Program
 	owner   uint64
 	reach   []*Buffer
+	sites   []fault.Site // the program's own fault sites (program.SiteDeclarer)
 	comp    *Completion
 	env     env
 	startAt time.Duration
 
 	started bool          // executor-owned
-	next    Next          // executor-owned: what the program waits for
+	next    program.Next  // executor-owned: what the program waits for
 	wakeAt  time.Duration // executor-owned
 	stopped atomic.Bool   // set by reset
 	log     *deviceLog    // real time, while it runs: where its program's events wait (deviceLog)
@@ -221,7 +225,7 @@ type invocation struct {
 // emit records an event of the running program: into the device's log in
 // real time, into the stream in simulated time. The first observation of
 // the decision is kept for Completion.Steps.
-func (inv *invocation) emit(kind EventKind, a, b uint64, detail string) {
+func (inv *invocation) emit(kind program.EventKind, a, b uint64, detail string) {
 	var at time.Duration
 	if inv.log == nil {
 		at = inv.dev.fabric.events.Emit(inv.dev.actor, inv.owner, kind, a, b, detail)

@@ -10,47 +10,25 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-// EventKind names what happened (program.EventKind): the runtime emits
-// the kinds below; the engine and programs define their own with
-// DefineEvent.
-type EventKind = program.EventKind
-
-// EventCategory groups event kinds (program.EventCategory).
-type EventCategory = program.EventCategory
-
-// The categories (program's).
-const (
-	CategoryProtocol = program.CategoryProtocol
-	CategoryHost     = program.CategoryHost
-	CategoryDevice   = program.CategoryDevice
-	CategoryRound    = program.CategoryRound
-	CategoryMemory   = program.CategoryMemory
-	CategoryFault    = program.CategoryFault
-)
-
-// DefineEvent defines the event kind name with its category
-// (program.DefineEvent).
-func DefineEvent(name string, c EventCategory) EventKind { return program.DefineEvent(name, c) }
-
 // Event kinds emitted by the hardware model.
 var (
-	EvAlloc          = DefineEvent("alloc", CategoryMemory)           // A: buffer, B: bytes
-	EvAllocFailed    = DefineEvent("alloc.failed", CategoryMemory)    // Detail: why
-	EvRelease        = DefineEvent("release", CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
-	EvReleaseRefused = DefineEvent("release.refused", CategoryMemory) // A: buffer, B: bytes; Detail: why
-	EvHostStore      = DefineEvent("host.store", CategoryHost)        // A: buffer, B: value
-	EvPublication    = DefineEvent("publication", CategoryHost)       // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
-	EvDispatch       = DefineEvent("dispatch", CategoryDevice)        // A: invocation, B: family ordinal
-	EvReject         = DefineEvent("dispatch.reject", CategoryDevice) // A: family ordinal; Detail: why
-	EvReach          = DefineEvent("reach", CategoryDevice)           // A: invocation, B: buffer it can reach
-	EvStart          = DefineEvent("start", CategoryDevice)           // A: invocation
-	EvRetire         = DefineEvent("retire", CategoryDevice)          // A: invocation, B: 0 ok, 1 error; Detail: error
-	EvFault          = DefineEvent("fault", CategoryFault)            // A: site, B: action; Detail: site and action
-	EvReset          = DefineEvent("reset", CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
-	EvQuarantine     = DefineEvent("quarantine", CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
-	EvHold           = DefineEvent("quarantine.hold", CategoryMemory) // A: a device's actor that the quarantine beginning holds
-	EvKeep           = DefineEvent("quarantine.keep", CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
-	EvQuarantineEnd  = DefineEvent("quarantine.end", CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
+	EvAlloc          = program.DefineEvent("alloc", program.CategoryMemory)           // A: buffer, B: bytes
+	evAllocFailed    = program.DefineEvent("alloc.failed", program.CategoryMemory)    // Detail: why
+	EvRelease        = program.DefineEvent("release", program.CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
+	EvReleaseRefused = program.DefineEvent("release.refused", program.CategoryMemory) // A: buffer, B: bytes; Detail: why
+	EvHostStore      = program.DefineEvent("host.store", program.CategoryHost)        // A: buffer, B: value
+	EvPublication    = program.DefineEvent("publication", program.CategoryHost)       // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
+	EvDispatch       = program.DefineEvent("dispatch", program.CategoryDevice)        // A: invocation, B: family ordinal
+	evReject         = program.DefineEvent("dispatch.reject", program.CategoryDevice) // A: family ordinal; Detail: why
+	EvReach          = program.DefineEvent("reach", program.CategoryDevice)           // A: invocation, B: buffer it can reach
+	EvStart          = program.DefineEvent("start", program.CategoryDevice)           // A: invocation
+	EvRetire         = program.DefineEvent("retire", program.CategoryDevice)          // A: invocation, B: 0 ok, 1 error; Detail: error
+	EvFault          = program.DefineEvent("fault", program.CategoryFault)            // A: site, B: action; Detail: site and action
+	EvReset          = program.DefineEvent("reset", program.CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
+	EvQuarantine     = program.DefineEvent("quarantine", program.CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
+	EvHold           = program.DefineEvent("quarantine.hold", program.CategoryMemory) // A: a device's actor that the quarantine beginning holds
+	EvKeep           = program.DefineEvent("quarantine.keep", program.CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
+	EvQuarantineEnd  = program.DefineEvent("quarantine.end", program.CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
 )
 
 // Actor says who acted: the host or a device.
@@ -65,7 +43,7 @@ type Event struct {
 	Time    time.Duration // since the fabric was made; virtual in simulated time
 	Actor   Actor
 	Session uint64 // the owner tag of the buffer or program (the engine's session id); 0 if none
-	Kind    EventKind
+	Kind    program.EventKind
 	A, B    uint64 // kind-specific numbers, see the kind's comment
 	Detail  string
 }
@@ -144,7 +122,7 @@ func writtenEvents(n int) []Event {
 // Emit stamps the event with its sequence number and time, records it and
 // hands it to the subscribers before returning. It returns the event's
 // time.
-func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
+func (s *Stream) Emit(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emitLocked(actor, session, kind, a, b, detail)
@@ -152,7 +130,7 @@ func (s *Stream) Emit(actor Actor, session uint64, kind EventKind, a, b uint64, 
 
 // emitFunc emits an event and returns its time; inside atomically it is
 // emitLocked.
-type emitFunc func(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration
+type emitFunc func(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration
 
 // atomically runs fn under the stream's lock, handing it the way to emit
 // there. What fn changes together with the events it emits is seen by
@@ -165,7 +143,7 @@ func (s *Stream) atomically(fn func(emit emitFunc)) {
 	fn(s.emit)
 }
 
-func (s *Stream) emitLocked(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
+func (s *Stream) emitLocked(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration {
 	at := s.clock()
 	s.add(Event{Time: at, Actor: actor, Session: session, Kind: kind, A: a, B: b, Detail: detail})
 	return at
@@ -198,7 +176,7 @@ func (h *hostEvents) endBatch() {
 	clear(s.held) // the room keeps no details alive
 }
 
-func (h *hostEvents) emit(actor Actor, session uint64, kind EventKind, a, b uint64, detail string) time.Duration {
+func (h *hostEvents) emit(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration {
 	s := h.stream
 	if !h.batch {
 		return s.Emit(actor, session, kind, a, b, detail)

@@ -1,6 +1,9 @@
 package devices
 
-import "testing"
+import (
+	"github.com/residentlua/residentlua/devices/program"
+	"testing"
+)
 
 // A caller's EventBuffer becomes the ring's storage when it is large
 // enough, and the ring still keeps the last EventCapacity events; a smaller
@@ -38,9 +41,9 @@ func TestEventBufferIsTheRingsStorage(t *testing.T) {
 func TestEventKindsAreDefinedOnceWithTheirCategory(t *testing.T) {
 	// Each kind carries the category it was defined with; a kind defined
 	// twice is a programming error caught when the program starts.
-	for kind, want := range map[EventKind]EventCategory{
-		EvAlloc: CategoryMemory, EvHostStore: CategoryHost, EvDispatch: CategoryDevice,
-		EvFault: CategoryFault, EvQuarantineEnd: CategoryMemory,
+	for kind, want := range map[program.EventKind]program.EventCategory{
+		EvAlloc: program.CategoryMemory, EvHostStore: program.CategoryHost, EvDispatch: program.CategoryDevice,
+		EvFault: program.CategoryFault, EvQuarantineEnd: program.CategoryMemory,
 	} {
 		if got := kind.Category(); got != want {
 			t.Errorf("%s: category %s, want %s", kind, got, want)
@@ -51,5 +54,5 @@ func TestEventKindsAreDefinedOnceWithTheirCategory(t *testing.T) {
 			t.Error("defining alloc twice did not panic")
 		}
 	}()
-	DefineEvent("alloc", CategoryDevice)
+	program.DefineEvent("alloc", program.CategoryDevice)
 }

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -70,16 +71,16 @@ func DefaultDevices() []DeviceConfig {
 // made once rather than per fabric.
 var defaultDevices = DefaultDevices()
 
-// DefaultBudget is the memory budget of a fabric that sets none: 1 GiB.
-const DefaultBudget = 1 << 30
+// defaultBudget is the memory budget of a fabric that sets none: 1 GiB.
+const defaultBudget = 1 << 30
 
 // Config says how to make a fabric. The zero value of every field means its default.
 type Config struct {
 	Mode          Mode           // default RealTime
 	Wait          WaitPolicy     // how real-time waits pass; default WaitHybrid; ignored in simulated time
 	Seed          uint64         // 0 picks one; Fabric.Seed reports it
-	Timing        Timing         // default IdealTiming
-	Budget        int64          // bytes; default DefaultBudget
+	Timing        program.Timing // default IdealTiming
+	Budget        int64          // bytes; 0 means 1 GiB
 	Devices       []DeviceConfig // default DefaultDevices
 	NoFineGrained bool           // offer no fine-grained memory (startup must then fail)
 	EventCapacity int            // events kept in the ring; default 1<<16
@@ -107,7 +108,7 @@ type Fabric struct {
 	mode        Mode
 	wait        WaitPolicy
 	seed        uint64
-	timing      Timing
+	timing      program.Timing
 	fineGrained bool
 	devices     []*Device
 	exec        executor
@@ -120,7 +121,7 @@ type Fabric struct {
 	arena       *memory.Arena // what buffers of host profiles other than pinned are carved from
 	ids         atomic.Uint64 // buffers and invocations
 	owners      atomic.Uint64 // owners: sessions
-	quarantines []*Quarantined
+	quarantines []*quarantine
 	lingering   atomic.Int64 // quarantines waiting only for programs to retire
 	budget      MemoryBudget
 	// The host writes the stream's counters and digest while devices run,
@@ -202,7 +203,7 @@ func (cfg Config) complete() (Config, error) {
 		cfg.Seed = rand.Uint64()>>12 + 1
 	}
 	if cfg.Budget == 0 {
-		cfg.Budget = DefaultBudget
+		cfg.Budget = defaultBudget
 	}
 	if cfg.Budget < 0 {
 		return cfg, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
@@ -312,6 +313,9 @@ func (f *Fabric) build(cfg Config) error {
 	f.owners.Store(0)
 	f.renewMemory(cfg.Budget)
 	f.faults.Reseed(cfg.Seed)
+	for _, d := range f.devices {
+		d.meter.renew(&f.timing, cfg.Seed, d.actor)
+	}
 	f.events.init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
 	return f.attachAccelerators()
 }
@@ -396,7 +400,7 @@ func (f *Fabric) Mode() Mode { return f.mode }
 func (f *Fabric) Seed() uint64 { return f.seed }
 
 // Timing is the fabric's timing profile.
-func (f *Fabric) Timing() Timing { return f.timing }
+func (f *Fabric) Timing() program.Timing { return f.timing }
 
 // Now is the fabric's clock: virtual time in simulated mode, wall time since
 // the fabric was made in real time.

@@ -116,16 +116,16 @@ func mmRelease(t testing.TB, b *Buffer, d *Device, c Command, lo, hi int) {
 	if err != nil {
 		t.Fatalf("PrepareHostRelease(%s %s, %d, %d): %v", d.Name(), c, lo, hi, err)
 	}
-	if err := p.Execute(); err != nil {
+	if err := p.release(); err != nil {
 		t.Fatalf("Execute release to %s %s: %v", d.Name(), c, err)
 	}
 }
 
 // mmPrepare prepares program on d's family c, owned by owner, reaching
 // the buffers reach.
-func mmPrepare(t testing.TB, d *Device, c Command, program Program, owner uint64, reach ...*Buffer) *Prepared {
+func mmPrepare(t testing.TB, d *Device, c Command, prog program.Program, owner uint64, reach ...*Buffer) *Prepared {
 	t.Helper()
-	pp, err := d.Prepare(mmFamily(t, d, c), program, owner, reach...)
+	pp, err := d.Prepare(mmFamily(t, d, c), prog, owner, reach...)
 	if err != nil {
 		t.Fatalf("Prepare on %s %s: %v", d.Name(), c, err)
 	}
@@ -180,7 +180,7 @@ func mmKind(t testing.TB, what string, err error, k ErrorKind) {
 }
 
 // mmEvents lists the events of kind k about buffer or invocation a.
-func mmEvents(f *Fabric, k EventKind, a uint64) []Event {
+func mmEvents(f *Fabric, k program.EventKind, a uint64) []Event {
 	return f.Events().Events(func(e *Event) bool { return e.Kind == k && e.A == a })
 }
 
@@ -216,11 +216,11 @@ func mmSharedMappings(t testing.TB, size int) (n int, start uint64) {
 // mmProgram is a small test program: each step calls step, which may use
 // the env and says what comes next.
 type mmProgram struct {
-	step  func(env program.Env) Next
+	step  func(env program.Env) program.Next
 	steps atomic.Int32
 }
 
-func (p *mmProgram) Step(env program.Env) Next {
+func (p *mmProgram) Step(env program.Env) program.Next {
 	p.steps.Add(1)
 	return p.step(env)
 }
@@ -228,7 +228,7 @@ func (p *mmProgram) Step(env program.Env) Next {
 // mmWaitNonZero is a program that waits until the word at off, as v sees
 // it, is not zero, records what it saw, and retires.
 func mmWaitNonZero(v *View, off int, seen *atomic.Uint32) *mmProgram {
-	return &mmProgram{step: func(env program.Env) Next {
+	return &mmProgram{step: func(env program.Env) program.Next {
 		if x := v.Load(off); x != 0 {
 			seen.Store(x)
 			return program.Retire(nil)
@@ -279,7 +279,7 @@ func TestMemoryBuffersAreSharedAnonymousMappingsUnmappedOnRelease(t *testing.T) 
 	if start%64 != 0 {
 		t.Errorf("the mapping starts at %#x, not 64-byte aligned", start)
 	}
-	b.HostStore(size-4, 7) // the last word is inside the mapping
+	b.storeWord(size-4, 7) // the last word is inside the mapping
 	mmHost(t, "last word", b, size-4, 7)
 	if err := b.Release(); err != nil {
 		t.Fatalf("Release: %v", err)
@@ -321,7 +321,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 	// Memory that held data before is zero when allocated again.
 	b := mmAlloc(t, p, 4096)
 	for off := 0; off < b.Size(); off += 4 {
-		b.HostStore(off, 0xdeadbeef)
+		b.storeWord(off, 0xdeadbeef)
 	}
 	if err := b.Release(); err != nil {
 		t.Fatal(err)
@@ -333,7 +333,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 		}
 	}
 	// Zero stores zero into every word.
-	b.HostStore(64, 5)
+	b.storeWord(64, 5)
 	b.Zero()
 	mmHost(t, "after Zero", b, 64, 0)
 }
@@ -354,8 +354,8 @@ func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 	}
 	// Store and release once before the readers start: the race of a
 	// buffer's very first host store has its own test below.
-	b.HostStore(0, 0)
-	if err := rel.Execute(); err != nil {
+	b.storeWord(0, 0)
+	if err := rel.release(); err != nil {
 		t.Fatal(err)
 	}
 	const n = 5000
@@ -384,10 +384,10 @@ func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 	go reader("gpu (coherent)", gv, func() uint32 { return n })
 	go reader("npu (non-coherent)", nv, announced.Load)
 	for v := uint32(1); v <= n; v++ {
-		b.HostStore(0, v)
+		b.storeWord(0, v)
 		if v%3 == 0 {
 			announced.Store(v)
-			if err := rel.Execute(); err != nil {
+			if err := rel.release(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -423,7 +423,7 @@ func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 		}
 		off := 64 * (i % 4)
 		val := uint32(100 + i)
-		b.HostStore(off, val)
+		b.storeWord(off, val)
 		mmLoad(t, fam.Command.String()+" sees the host store with no release", v, off, val)
 		v.Store(off+4, val+1)
 		mmHost(t, fam.Command.String()+" store reaches memory at once", b, off+4, val+1)
@@ -450,7 +450,7 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 		t.Fatal("the NPU XDNA view of fine-grained memory is coherent")
 	}
 
-	b.HostStore(0, 7)
+	b.storeWord(0, 7)
 	mmHost(t, "host", b, 0, 7)
 	mmLoad(t, "before any release", nv, 0, 0)
 	pub, err := b.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), 0, 64)
@@ -461,7 +461,7 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 		t.Errorf("publication is for %s %s, want %s xdna", pub.Device().Name(), pub.Family().Command, npu.Name())
 	}
 	mmLoad(t, "prepared, not executed", nv, 0, 0)
-	if err := pub.Execute(); err != nil {
+	if err := pub.release(); err != nil {
 		t.Fatal(err)
 	}
 	mmLoad(t, "after the release", nv, 0, 7)
@@ -470,8 +470,8 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 	}
 
 	// Two stores before the next release: the old value until it executes.
-	b.HostStore(0, 8)
-	b.HostStore(0, 9)
+	b.storeWord(0, 8)
+	b.storeWord(0, 9)
 	mmLoad(t, "two stores since the last release", nv, 0, 7)
 	// The rest of a line the host stored into also reads as it was then,
 	// even when a coherent family changes it meanwhile.
@@ -479,7 +479,7 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 	gv.Store(4, 44)
 	mmLoad(t, "a GPU store into a line the host stored into", nv, 4, 0)
 	// The same publication can be executed again.
-	if err := pub.Execute(); err != nil {
+	if err := pub.release(); err != nil {
 		t.Fatal(err)
 	}
 	mmLoad(t, "after the second release", nv, 0, 9)
@@ -499,7 +499,7 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 			var seen atomic.Uint32
 			prog := mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &seen)
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
-			b.HostStore(0, 3)
+			b.storeWord(0, 3)
 			if ok, err := c.Wait(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
@@ -548,7 +548,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b.HostStore(0, 5)
+	b.storeWord(0, 5)
 	mmRelease(t, b, npu0, XDNA, 0, 64)
 	mmLoad(t, "npu0, released", v0, 0, 5)
 	mmLoad(t, "npu1 family 0, released only to npu0", v10, 0, 0)
@@ -558,7 +558,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Execute(); err != nil {
+	if err := p.release(); err != nil {
 		t.Fatal(err)
 	}
 	mmLoad(t, "npu1 family 0, released", v10, 0, 5)
@@ -568,7 +568,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Execute(); err != nil {
+	if err := p.release(); err != nil {
 		t.Fatal(err)
 	}
 	mmLoad(t, "npu1 family 1, released", v11, 0, 5)
@@ -590,7 +590,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
 	_, _, npu, b := mmShared(t, Config{}, 192)
 	nv := mmView(t, b, npu, XDNA)
-	b.HostStore(64, 11) // line 1
+	b.storeWord(64, 11) // line 1
 	mmRelease(t, b, npu, XDNA, 0, 64)
 	mmLoad(t, "after releasing line 0", nv, 64, 0)
 	mmRelease(t, b, npu, XDNA, 128, 192)
@@ -599,8 +599,8 @@ func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
 	mmLoad(t, "after releasing [64, 68)", nv, 64, 11)
 
 	// A release spanning several lines covers each of them.
-	b.HostStore(0, 1)
-	b.HostStore(128, 3)
+	b.storeWord(0, 1)
+	b.storeWord(128, 3)
 	mmRelease(t, b, npu, XDNA, 60, 132)
 	mmLoad(t, "line 0 after releasing [60, 132)", nv, 0, 1)
 	mmLoad(t, "line 2 after releasing [60, 132)", nv, 128, 3)
@@ -623,7 +623,7 @@ func TestMemoryLinesNeverStoredByHostAreReadDirectly(t *testing.T) {
 	gv.Store(0, 21)
 	mmLoad(t, "GPU store, nothing stored by the host", nv, 0, 21)
 
-	b.HostStore(64, 1) // line 1 is now hidden from the NPU
+	b.storeWord(64, 1) // line 1 is now hidden from the NPU
 	gv.Store(0, 22)
 	mmLoad(t, "GPU store into line 0 after a host store into line 1", nv, 0, 22)
 	gv.Store(68, 23)
@@ -647,7 +647,7 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 			gpu, npu := f.First(GPU), f.First(NPU)
 			b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
 			gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
-			b.HostStore(64, 5)
+			b.storeWord(64, 5)
 			mmRelease(t, b, npu, XDNA, 0, 128) // the NPU sees both lines: zeros, then 5
 
 			b.Zero()
@@ -664,10 +664,10 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 	}
 }
 
-// "So the seed's publications matter: skip one and the NPU never sees RUN;
-// fail one and ...": host.publish=skip makes Execute succeed without the
-// release, error makes it fail with KindPublish; either way the NPU stays
-// blind, and an event says which.
+// The protocol's publications matter: skip one and the NPU never sees RUN.
+// host.publish=skip makes a publication succeed without the release, error
+// makes it fail with KindPublish; either way the NPU stays blind, and an
+// event says which.
 func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	f, _, npu, b := mmShared(t, Config{}, 64)
 	nv := mmView(t, b, npu, XDNA)
@@ -675,12 +675,12 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.HostStore(0, 1)
+	b.storeWord(0, 1)
 
 	if err := f.Faults().Set(fault.HostPublish, "skip"); err != nil {
 		t.Fatal(err)
 	}
-	if err := pub.Execute(); err != nil {
+	if err := pub.release(); err != nil {
 		t.Fatalf("Execute with host.publish=skip: %v, want nil (the release silently does not happen)", err)
 	}
 	mmLoad(t, "after a skipped release", nv, 0, 0)
@@ -688,7 +688,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err := f.Faults().Set(fault.HostPublish, "error(link down)"); err != nil {
 		t.Fatal(err)
 	}
-	err = pub.Execute()
+	err = pub.release()
 	mmKind(t, "Execute with host.publish=error", err, KindPublish)
 	if !strings.Contains(err.Error(), "link down") {
 		t.Errorf("publish error %q does not carry the fault's message", err)
@@ -706,7 +706,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	if err := f.Faults().Set(fault.HostPublish, "off"); err != nil {
 		t.Fatal(err)
 	}
-	if err := pub.Execute(); err != nil {
+	if err := pub.release(); err != nil {
 		t.Fatal(err)
 	}
 	mmLoad(t, "after a real release", nv, 0, 1)
@@ -754,7 +754,7 @@ func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
 	mmHost(t, "after Discard and Drain", b, 64, 0)
 
 	// A pending store shadows a line the host stored into.
-	b.HostStore(64, 1)
+	b.storeWord(64, 1)
 	nv.Store(68, 2)
 	mmLoad(t, "own store on a hidden line", nv, 68, 2)
 	mmLoad(t, "host store on that line, not released", nv, 64, 0)
@@ -855,7 +855,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 			nv, gv := mmView(t, b, npu, XDNA), mmView(t, b, gpu, AQL)
 			stored := make(chan struct{})
 			state := 0
-			prog := &mmProgram{step: func(env program.Env) Next {
+			prog := &mmProgram{step: func(env program.Env) program.Next {
 				switch state {
 				case 0: // store, then wait for the host's go
 					nv.Store(64, 42)
@@ -881,7 +881,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 			}
 			mmLoad(t, "GPU, the NPU stored but did not drain", gv, 64, 0)
 			mmHost(t, "host, the NPU stored but did not drain", b, 64, 0)
-			b.HostStore(0, 1)
+			b.storeWord(0, 1)
 			mmRelease(t, b, npu, XDNA, 0, 64)
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
@@ -919,7 +919,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 		}
 	}
 	pm4, aql := mmView(t, b, gpu, PM4), mmView(t, b, gpu, AQL)
-	b.HostStore(0, 9)
+	b.storeWord(0, 9)
 	mmLoad(t, "coarse-grained PM4 before a release", pm4, 0, 0)
 	mmRelease(t, b, gpu, PM4, 0, 64)
 	mmLoad(t, "coarse-grained PM4 after its release", pm4, 0, 9)
@@ -1010,7 +1010,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	}
 	mmKind(t, "Allocate over the budget", err, KindBudget)
 	mmCharged(t, f, 192, 0)
-	if evs := f.Events().Events(func(e *Event) bool { return e.Kind == EvAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
+	if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
 		t.Errorf("alloc.failed events %+v, want one of 128 bytes", evs)
 	}
 
@@ -1093,7 +1093,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			}
 			mmCharged(t, f, 192, 0)
 			// The memory is still mapped and usable.
-			b.HostStore(64, 77)
+			b.storeWord(64, 77)
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
@@ -1129,7 +1129,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			before, _ := mmSharedMappings(t, size)
 			b := mmAlloc(t, p, size)
 			line := mmAlloc(t, p, 64)
-			hang := &mmProgram{step: func(program.Env) Next { return program.Hang() }}
+			hang := &mmProgram{step: func(program.Env) program.Next { return program.Hang() }}
 			c := mmDispatch(t, mmPrepare(t, gpu, PM4, hang, 99, b, line))
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("a hanging program retired")
@@ -1149,12 +1149,12 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if n, _ := mmSharedMappings(t, size); n != before+1 {
 				t.Errorf("quarantined buffer: %d mappings of its size, want %d (still mapped)", n, before+1)
 			}
-			b.HostStore(0, 1) // still mapped: a store does not fault
+			b.storeWord(0, 1) // still mapped: a store does not fault
 			mmCharged(t, f, total, total)
 			if !gpu.Occupied() || !npu.Occupied() {
 				t.Errorf("Occupied: gpu %v npu %v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
 			}
-			idle := &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}
+			idle := &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}
 			np := mmPrepare(t, npu, XDNA, idle, 0)
 			if _, err := np.Dispatch(); err == nil {
 				t.Error("a dispatch to a device held by a quarantine was accepted")
@@ -1238,7 +1238,7 @@ func TestMemoryFirstHostStoreHiddenFromConcurrentReader(t *testing.T) {
 		for l := loops.Load(); loops.Load() < l+2; {
 			runtime.Gosched() // let the reader poll the fresh buffer
 		}
-		b.HostStore(0, 1) // the buffer's first host store
+		b.storeWord(0, 1) // the buffer's first host store
 	}
 	cur.Store(nil)
 	if k := leaks.Load(); k > 0 {

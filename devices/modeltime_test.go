@@ -35,7 +35,7 @@ type napper struct {
 	next         uint64
 }
 
-func (p *napper) Step(env program.Env) Next {
+func (p *napper) Step(env program.Env) program.Next {
 	if p.done == p.rounds {
 		return program.Retire(nil)
 	}
@@ -66,7 +66,7 @@ func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
 			if w == WaitBlock {
 				rounds = 50
 			}
-			f := mmFabric(t, Config{Mode: RealTime, Wait: w, Timing: Timing{Completion: time.Microsecond}})
+			f := mmFabric(t, Config{Mode: RealTime, Wait: w, Timing: program.Timing{Completion: time.Microsecond}})
 			c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &napper{rounds: rounds, nap: nap}, 7))
 			if ok, err := c.Wait(time.Minute); !ok || err != nil {
 				t.Fatalf("napper did not retire: ok=%v err=%v", ok, err)

@@ -5,13 +5,15 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // EvPlainRead is a read of a word that another program wrote with a plain
 // store which no later release store of that program has published yet
 // (the memory model's rule 8), seen in simulated time. A: buffer, B: the
 // word's byte offset; Detail: the reader, the writer and the word.
-var EvPlainRead = DefineEvent("plain.read", CategoryDevice)
+var EvPlainRead = program.DefineEvent("plain.read", program.CategoryDevice)
 
 // plainWords is what simulated time keeps of the memory model's rule 8:
 // the words devices' programs wrote with plain stores that no later
@@ -108,7 +110,7 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 }
 
 // hash adds the unpublished words, for the model checker's state hash.
-func (p *plainWords) hash(h *StateHash) {
+func (p *plainWords) hash(h *program.StateHash) {
 	if p.n.Load() == 0 {
 		h.Add(0)
 		return

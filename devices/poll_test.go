@@ -15,7 +15,7 @@ type poller struct {
 	polls int
 }
 
-func (p *poller) Step(program.Env) Next {
+func (p *poller) Step(program.Env) program.Next {
 	if p.done.Load() {
 		return program.Retire(nil)
 	}

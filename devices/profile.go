@@ -125,7 +125,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
 	}
 	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
-		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(size), fired.Message)
+		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
@@ -137,7 +137,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
-		f.events.Emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), err.Error())
+		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &made.buffer
@@ -159,7 +159,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	// Charge and say so in one step: a subscriber never sees one without the other.
 	f.events.atomically(func(emit emitFunc) {
 		if err = budget.charge(int64(rounded)); err != nil {
-			emit(HostActor, owner, EvAllocFailed, 0, uint64(rounded), "budget")
+			emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return
 		}
 		b.id = f.newID()

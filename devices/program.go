@@ -1,22 +1,12 @@
 package devices
 
 import (
+	"slices"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
-
-// Program is a device program (program.Program): the runtime runs any
-// value of it, dispatched with Device.Prepare.
-type Program = program.Program
-
-// Next is what a program's step returns (program.Next).
-type Next = program.Next
-
-// Timing holds the latencies the model adds (program.Timing). Every figure
-// can be set on its own.
-type Timing = program.Timing
 
 // env is an invocation's program.Env.
 type env struct {
@@ -27,17 +17,20 @@ type env struct {
 func (e *env) Now() time.Duration { return e.inv.dev.fabric.exec.now() }
 
 // Timing is the fabric's timing profile.
-func (e *env) Timing() Timing { return e.inv.dev.fabric.timing }
+func (e *env) Timing() program.Timing { return e.inv.dev.fabric.timing }
 
 // Emit records an event by this device about this invocation (A is the
 // invocation). In real time it reaches the stream in a batch, stamped with
 // the time of the step that emitted it (Stream).
-func (e *env) Emit(kind EventKind, b uint64, detail string) {
+func (e *env) Emit(kind program.EventKind, b uint64, detail string) {
 	e.inv.emit(kind, e.inv.id, b, detail)
 }
 
 // Fault hits a fault site, recording what fired.
 func (e *env) Fault(site fault.Site) fault.Fired {
+	if !site.Generic() && !slices.Contains(e.inv.sites, site) {
+		return fault.Fired{} // not the program's own: no fault of another program's reaches it
+	}
 	fired := e.inv.dev.fabric.faults.Hit(site)
 	if fired.Action != fault.None {
 		e.inv.emit(EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))

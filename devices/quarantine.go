@@ -7,11 +7,11 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
-// Quarantined is memory a device may still reach, kept mapped and charged,
+// quarantine is memory a device may still reach, kept mapped and charged,
 // with the devices that might reach it held occupied, until every one of
 // those devices has been reset and no running program can reach the memory
 // (a program dispatched after one of the resets may).
-type Quarantined struct {
+type quarantine struct {
 	owner   uint64
 	label   string
 	since   time.Duration
@@ -43,7 +43,7 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 			return err
 		}
 	}
-	q := &Quarantined{}
+	q := &quarantine{}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	q.owner, q.label, q.since = owner, label, f.exec.now()
@@ -79,7 +79,7 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 func (f *Fabric) Quarantining(owner uint64) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.ContainsFunc(f.quarantines, func(q *Quarantined) bool { return q.owner == owner })
+	return slices.ContainsFunc(f.quarantines, func(q *quarantine) bool { return q.owner == owner })
 }
 
 // Quarantines lists the quarantines still in force, oldest first.
@@ -160,7 +160,7 @@ func (f *Fabric) releaseQuarantinesLocked() (pinned []*memory.Region) {
 
 // reachedLocked reports whether a running program can reach one of q's
 // buffers (fabric.mu held).
-func (f *Fabric) reachedLocked(q *Quarantined) bool {
+func (f *Fabric) reachedLocked(q *quarantine) bool {
 	for _, b := range q.buffers {
 		if f.reachingLocked(b) != nil {
 			return true

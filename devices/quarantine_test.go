@@ -33,7 +33,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			if err := b.Release(); err == nil || !strings.Contains(err.Error(), "quarantined") {
 				t.Errorf("Release of the kept buffer = %v, want the quarantine refusal", err)
 			}
-			own.HostStore(0, 5) // the program retires
+			own.storeWord(0, 5) // the program retires
 			if ok, err := c.Wait(mmSoon); !ok || err != nil {
 				t.Fatalf("the program did not retire: %v, %v", ok, err)
 			}
@@ -77,7 +77,7 @@ func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
 			if gpu.Occupied() {
 				t.Error("the refused dispatch left the GPU occupied")
 			}
-			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == EvReject }); len(evs) != 1 {
+			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evReject }); len(evs) != 1 {
 				t.Errorf("reject events: %+v, want one", evs)
 			}
 		})

@@ -20,7 +20,7 @@ func TestRealTimeBlockedDevicesWakeOnPublication(t *testing.T) {
 	for !exec.thread(gpu).parker.parked.Load() || !exec.thread(npu).parker.parked.Load() {
 		runtime.Gosched()
 	}
-	b.HostStore(0, 1)
+	b.storeWord(0, 1)
 	mmRelease(t, b, npu, XDNA, 0, 64)
 	for _, c := range []*Completion{gdone, ndone} {
 		if ok, err := c.Wait(time.Minute); !ok || err != nil {

@@ -15,10 +15,10 @@ import (
 func simRun(t *testing.T, f *Fabric) uint64 {
 	t.Helper()
 	b := mmAlloc(t, mmProfile(t, f, FineGrained), 256)
-	if err := b.HostStore(0, 7); err != nil {
+	if err := b.storeWord(0, 7); err != nil {
 		t.Fatal(err)
 	}
-	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1, b))
+	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
 	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v, %v", ok, err)
 	}
@@ -80,16 +80,16 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	gpu, npu := f.First(GPU), f.First(NPU)
 	profile := mmProfile(t, f, FineGrained)
 	old := mmAlloc(t, profile, 64) // never released: its memory stays its own
-	if err := old.HostStore(0, 11); err != nil {
+	if err := old.storeWord(0, 11); err != nil {
 		t.Fatal(err)
 	}
 	pub, err := old.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), 0, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hang := &mmProgram{step: func(env program.Env) Next { return program.Sleep(time.Hour) }}
+	hang := &mmProgram{step: func(env program.Env) program.Next { return program.Sleep(time.Hour) }}
 	running := mmDispatch(t, mmPrepare(t, gpu, AQL, hang, 1, old))
-	prepared := mmPrepare(t, npu, XDNA, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1, old)
+	prepared := mmPrepare(t, npu, XDNA, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, old)
 
 	if err := f.Renew(Config{Mode: Simulated, Seed: 5, Budget: 1 << 20}); err != nil {
 		t.Fatal(err)
@@ -107,12 +107,10 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	_, dispatchErr := prepared.Dispatch()
 	_, waitErr := running.WaitContext(context.Background(), time.Millisecond)
 	for what, err := range map[string]error{
-		"HostStore":             old.HostStore(0, 99),
 		"Zero":                  old.Zero(),
 		"Release":               old.Release(),
 		"View":                  viewErr,
 		"PrepareHostRelease":    pubErr,
-		"Publication.Execute":   pub.Execute(),
 		"Publish":               publishErr(old.Publish(Event{}, 0, 99, nil)),
 		"Publish of stale pubs": publishErr(fresh.Publish(Event{}, 0, 99, []*Publication{pub})),
 		"Profile.Allocate":      allocErr,
@@ -141,7 +139,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	if qs := f.Quarantines(); len(qs) != 0 {
 		t.Errorf("a stale quarantine holds the renewed fabric: %+v", qs)
 	}
-	if c := mmDispatch(t, mmPrepare(t, gpu, AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 2, fresh)); c == nil {
+	if c := mmDispatch(t, mmPrepare(t, gpu, AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 2, fresh)); c == nil {
 		t.Error("the renewed GPU refused a new program: the stale one still occupies it")
 	}
 }
@@ -166,7 +164,7 @@ func TestRenewRefusesOtherDevices(t *testing.T) {
 	if g := f.generation.Load(); g != 0 {
 		t.Errorf("a refused Renew moved the generation to %d", g)
 	}
-	if err := b.HostStore(0, 1); err != nil {
+	if err := b.storeWord(0, 1); err != nil {
 		t.Errorf("after a refused Renew the fabric's buffer is refused: %v", err)
 	}
 }
@@ -181,7 +179,7 @@ func TestRenewedRealTimeFabricRuns(t *testing.T) {
 	defer f.Close()
 	for round := range 3 {
 		b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
-		c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) Next { return program.Retire(nil) }}, 1, b))
+		c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
 		if ok, err := c.Wait(mmSoon); !ok || err != nil {
 			t.Fatalf("round %d: the program did not retire: %v, %v", round, ok, err)
 		}

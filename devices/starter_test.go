@@ -28,7 +28,7 @@ func (p *starterProgram) Start(env program.Env) error {
 	return p.startErr
 }
 
-func (p *starterProgram) Step(env program.Env) Next {
+func (p *starterProgram) Step(env program.Env) program.Next {
 	if p.started == 0 {
 		p.stepped = true
 	}
@@ -48,7 +48,7 @@ func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
 			gpu := f.First(GPU)
 			p := &starterProgram{}
 			pp := mmPrepare(t, gpu, AQL, p, 1)
-			if pp.Program() != Program(p) {
+			if pp.Program() != program.Program(p) {
 				t.Errorf("Prepared.Program is %v, want the program prepared", pp.Program())
 			}
 			c := mmDispatch(t, pp)
@@ -96,7 +96,7 @@ func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 			if p.steps != 0 {
 				t.Errorf("the rejected program stepped %d times", p.steps)
 			}
-			rejects := f.Events().Events(func(e *Event) bool { return e.Kind == EvReject && e.Detail == tc.msg })
+			rejects := f.Events().Events(func(e *Event) bool { return e.Kind == evReject && e.Detail == tc.msg })
 			if len(rejects) != 1 {
 				t.Errorf("%d reject events saying %q, want 1", len(rejects), tc.msg)
 			}

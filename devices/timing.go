@@ -7,48 +7,45 @@ import (
 )
 
 // IdealTiming adds no latency: what is measured is the tool's own overhead.
-func IdealTiming() Timing { return Timing{} }
+func IdealTiming() program.Timing { return program.Timing{} }
 
 // PublishedTiming uses figures from public measurements; docs/memory-model.md
 // cites each one.
-func PublishedTiming() Timing {
-	return Timing{
+func PublishedTiming() program.Timing {
+	return program.Timing{
 		AQLDispatch:  5 * time.Microsecond,
 		PM4Dispatch:  10 * time.Microsecond,
 		XDNADispatch: 50 * time.Microsecond,
 		HostToGPU:    1500 * time.Nanosecond,
 		NPUDMALine:   2 * time.Microsecond,
 		Completion:   2 * time.Microsecond,
+		Stall:        10 * time.Microsecond,
 	}
 }
-
-// TimingFigures names every figure of Timing, in a stable order, for
-// overrides by name ("aql_dispatch", ...).
-var TimingFigures = program.TimingFigures
 
 // TimingFigure returns a pointer to the figure of t named name, or an
 // Invalid error that lists the figures.
-func TimingFigure(t *Timing, name string) (*time.Duration, error) {
+func TimingFigure(t *program.Timing, name string) (*time.Duration, error) {
 	if d, ok := t.Figure(name); ok {
 		return d, nil
 	}
-	return nil, Errorf(KindInvalid, "timing", "unknown timing figure %q; figures are %v", name, TimingFigures)
+	return nil, Errorf(KindInvalid, "timing", "unknown timing figure %q; figures are %v", name, program.TimingFigures)
 }
 
 // TimingProfile returns the named profile, "ideal" or "published".
-func TimingProfile(name string) (Timing, error) {
+func TimingProfile(name string) (program.Timing, error) {
 	switch name {
 	case "ideal":
 		return IdealTiming(), nil
 	case "published":
 		return PublishedTiming(), nil
 	}
-	return Timing{}, Errorf(KindInvalid, "timing", "unknown timing profile %q; use \"ideal\" or \"published\"", name)
+	return program.Timing{}, Errorf(KindInvalid, "timing", "unknown timing profile %q; use \"ideal\" or \"published\"", name)
 }
 
 // dispatchLatency is how long a program dispatched to a queue of command c
 // takes to start.
-func dispatchLatency(t *Timing, c Command) time.Duration {
+func dispatchLatency(t *program.Timing, c Command) time.Duration {
 	switch c {
 	case AQL:
 		return t.AQLDispatch
@@ -62,8 +59,8 @@ func dispatchLatency(t *Timing, c Command) time.Duration {
 
 // validateTiming refuses a negative figure, which would start or wake a
 // program before the moment that asks for it.
-func validateTiming(t *Timing) error {
-	for _, name := range TimingFigures {
+func validateTiming(t *program.Timing) error {
+	for _, name := range program.TimingFigures {
 		if d, _ := t.Figure(name); *d < 0 {
 			return Errorf(KindInvalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
 		}

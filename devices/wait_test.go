@@ -23,7 +23,7 @@ func endless(t *testing.T, d *Device) *Completion {
 	if d.Kind() == NPU {
 		c = XDNA
 	}
-	return mmDispatch(t, mmPrepare(t, d, c, &mmProgram{step: func(env program.Env) Next {
+	return mmDispatch(t, mmPrepare(t, d, c, &mmProgram{step: func(env program.Env) program.Next {
 		env.Emit(EvHostStore, 0, "")
 		return program.Continue()
 	}}, 1))
@@ -32,7 +32,7 @@ func endless(t *testing.T, d *Device) *Completion {
 // hung dispatches on d's AQL family a program that never retires by itself.
 func hung(t testing.TB, d *Device) *Completion {
 	t.Helper()
-	return mmDispatch(t, mmPrepare(t, d, AQL, &mmProgram{step: func(program.Env) Next { return program.Hang() }}, 1))
+	return mmDispatch(t, mmPrepare(t, d, AQL, &mmProgram{step: func(program.Env) program.Next { return program.Hang() }}, 1))
 }
 
 // generous bounds how long a wait that a context ends may take in real time
@@ -131,7 +131,7 @@ func TestSimulatedClockNeverReachesForever(t *testing.T) {
 	if now := f.Now(); now != simEnd {
 		t.Fatalf("after Wait(forever) the clock is at %v, want the end of simulated time %v", now, simEnd)
 	}
-	b.HostStore(0, 7)
+	b.storeWord(0, 7)
 	if ok, err := c.Wait(time.Second); !ok || err != nil || seen.Load() != 7 {
 		t.Errorf("after the store, Wait = %v, %v (saw %d); want the program to retire at the end of time", ok, err, seen.Load())
 	}
@@ -144,12 +144,12 @@ func TestSimulatedClockNeverReachesForever(t *testing.T) {
 // A dispatch latency plus a dispatch fault's delay that overflow
 // time.Duration saturate: the program does not start at once.
 func TestDispatchDelaysThatOverflowSaturate(t *testing.T) {
-	f, gpu, _, b := mmShared(t, Config{Timing: Timing{AQLDispatch: forever - time.Minute}}, 64)
+	f, gpu, _, b := mmShared(t, Config{Timing: program.Timing{AQLDispatch: forever - time.Minute}}, 64)
 	if err := f.Faults().Set(fault.GPUDispatch, "delay(1h)"); err != nil {
 		t.Fatal(err)
 	}
 	var seen atomic.Uint32
-	b.HostStore(0, 1) // the program would retire at its first step
+	b.storeWord(0, 1) // the program would retire at its first step
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
 	if ok, _ := c.Wait(24 * time.Hour); ok {
 		t.Error("a program whose dispatch latency is about 292 years retired within a day")
@@ -174,7 +174,7 @@ func TestDurationArithmeticSaturates(t *testing.T) {
 
 // A negative timing figure is refused when the fabric is made.
 func TestNegativeTimingIsRefused(t *testing.T) {
-	_, err := NewFabric(Config{Mode: Simulated, Timing: Timing{NPUDMALine: -time.Microsecond}})
+	_, err := NewFabric(Config{Mode: Simulated, Timing: program.Timing{NPUDMALine: -time.Microsecond}})
 	mmKind(t, "NewFabric with a negative figure", err, KindInvalid)
 	if want := "invalid: timing figure npu_dma_line is -1µs; give zero or more"; err.Error() != want {
 		t.Errorf("error %q does not say %q", err, want)

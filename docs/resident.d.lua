@@ -37,9 +37,10 @@
 ---@field aql_dispatch? number|string AQL packet written to kernel start
 ---@field pm4_dispatch? number|string PM4 submission to kernel start
 ---@field xdna_dispatch? number|string XDNA command to NPU program start
----@field host_to_gpu? number|string a host store becomes visible to a polling GPU
----@field npu_dma_line? number|string the NPU moves one 64-byte line by DMA
+---@field host_to_gpu? number|string a host store becomes visible to a polling GPU: a GPU program's load of a line
+---@field npu_dma_line? number|string the NPU moves one 64-byte line by DMA: an NPU program's load, read or drain of a line
 ---@field completion? number|string a retirement is noticed by the host
+---@field stall? number|string the longest stall of a device's step; above zero, each step's cost varies, drawn from the seed (0: exact figures)
 
 ---@class resident.GPUOptions
 ---@field queues? resident.Queue[] queue families in ordinal order (default {"pm4", "aql", "sdma"})
@@ -120,15 +121,18 @@
 ---@field seed integer the seed of the session's fabric
 ---@field state resident.State
 ---@field gpu_queue resident.GPUQueue
----@field rounds integer
----@field credits integer
----@field slot_bytes integer
----@field bytes integer payload bytes moved and verified
+---@field rounds? integer the built-in exchange's; none for a session of programs
+---@field credits? integer the built-in exchange's; none for a session of programs
+---@field slot_bytes? integer the built-in exchange's; none for a session of programs
+---@field bytes? integer the built-in exchange's payload bytes moved and verified; none for a session of programs
 ---@field decision? "run"|"abort"
 ---@field decided? number when the host recorded the decision
 ---@field gpu resident.DeviceStats
 ---@field npu resident.DeviceStats
----@field verification? resident.Verification after a RUN session retired
+---@field verification? resident.Verification the built-in exchange's, after a RUN session retired
+---@field programs? {gpu: string, npu: string} a session of programs: their names
+---@field check? {ok: boolean, problem?: string} a session of programs, once a RUN session retired: what their checks found
+---@field suspected_hang? string real time only: why the session is suspected of a hang, with the deadlines that were given
 
 ---@class resident.Event
 ---@field seq integer position in the fabric's stream
@@ -315,6 +319,7 @@ function resident.validate(file, ...) end
 ---@class resident.CheckScenario
 ---@field choose fun(n: integer, what?: string): integer a host-side choice from 0 to n-1, which the checker varies from run to run; what says what is chosen, in a counterexample
 ---@field reset fun() resets every device and checks that nothing is left charged
+---@field args table<string, number|string|boolean> the scenario's arguments by name (the command's --arg k=v)
 ---@field rounds integer the rounds bound
 ---@field credits integer the credits bound
 ---@field faults integer the faults bound (0: none)
@@ -350,7 +355,7 @@ function resident.plot(opts) end
 ---@field kind "gpu"|"npu"
 ---@field queue "aql"|"pm4"|"xdna"
 ---@field owner integer the session's id, which tags its events
----@field timing table<string, number> the fabric's timing figures in seconds (host_to_gpu, npu_dma_line, ...)
+---@field timing table<string, number> the fabric's timing figures in seconds (host_to_gpu, npu_dma_line, ..., stall), which the runtime charges for memory operations
 ---@field WAIT integer the startup word before a decision (0)
 ---@field RUN integer the startup word's RUN (1)
 ---@field ABORT integer the startup word's ABORT (2)
@@ -447,6 +452,7 @@ function CheckHandle:read(buf, off, n) end
 ---@field random fun(m?: integer, n?: integer): number math.random, seeded with the trial's seed
 ---@field record fun(name: string, value: number) a measurement: a number from 0 to 1e9 under a name of at most 64 bytes
 ---@field fail fun(msg?: any) the trial fails with msg
+---@field args table<string, number|string|boolean> the script's arguments by name (the command's --arg k=v)
 
 -- The command (residentlua) also sets the six verbs as globals.
 

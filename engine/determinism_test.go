@@ -12,21 +12,22 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // probabilisticFaults are fault chains that draw from the fabric's generator at
 // every site that takes one.
 var probabilisticFaults = map[fault.Site]string{
-	fault.GPUDispatch:    "15%error(x)->20%delay(4us)",
-	fault.NPUDispatch:    "10%error(y)->20%delay(7us)",
-	fault.GPURun:         "3%crash(c)->3%hang->30%delay(3us)",
-	fault.NPURun:         "3%crash(d)->30%delay(3us)->2%ignore_abort",
-	fault.NPUDrain:       "3%skip",
-	fault.GPUComplete:    "5%error(g)",
-	fault.NPUComplete:    "5%error(n)",
-	fault.HostPublish:    "3%skip->3%error(p)",
-	fault.MemoryAlloc:    "3%error(m)",
-	fault.PayloadCorrupt: "5%flip",
+	fault.GPUDispatch:       "15%error(x)->20%delay(4us)",
+	fault.NPUDispatch:       "10%error(y)->20%delay(7us)",
+	fault.GPURun:            "3%crash(c)->3%hang->30%delay(3us)",
+	fault.NPURun:            "3%crash(d)->30%delay(3us)->2%ignore_abort",
+	exchange.NPUDrain:       "3%skip",
+	fault.GPUComplete:       "5%error(g)",
+	fault.NPUComplete:       "5%error(n)",
+	fault.HostPublish:       "3%skip->3%error(p)",
+	fault.MemoryAlloc:       "3%error(m)",
+	exchange.PayloadCorrupt: "5%flip",
 }
 
 // runRecord is what one scripted run produced.

@@ -74,7 +74,7 @@ func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst 
 		t.Errorf("verification %+v, want OK with %d of %d generations verified", v, cfg.Rounds, cfg.Rounds)
 	}
 	id := s.ID()
-	for _, k := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead, exchange.EvCredit} {
+	for _, k := range []program.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead, exchange.EvCredit} {
 		if n := w.counts.get(id, k); n != cfg.Rounds {
 			t.Errorf("%d %s events, want %d (one per generation)", n, k, cfg.Rounds)
 		}
@@ -86,7 +86,7 @@ func runExchange(t *testing.T, mode devices.Mode, cfg exchange.Config, npuFirst 
 		t.Errorf("%d check events, want 1 (the exchange's NPU half checks the pair)", n)
 	}
 	// Each generation was written and read once, in order.
-	for _, k := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
+	for _, k := range []program.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
 		evs := actorEvents(w.f, id, k, nil)
 		if len(evs) != cfg.Rounds { // the ring holds them all at these sizes
 			t.Errorf("the stream holds %d %s events, want %d", len(evs), k, cfg.Rounds)

@@ -377,7 +377,7 @@ func faultCases() []faultCase {
 
 	// npu.drain skip with more rounds than credits: the credit never
 	// reaches the GPU, which waits forever.
-	add("npu.drain/skip/rounds>credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
+	add("npu.drain/skip/rounds>credits", exchange.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 1, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(x.short); ok || err != nil {
@@ -398,7 +398,7 @@ func faultCases() []faultCase {
 	// npu.drain skip within the credits: both retire, but the results never
 	// reached memory, so verification fails; that is the fault's effect,
 	// not a protocol violation.
-	add("npu.drain/skip/rounds<=credits", fault.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
+	add("npu.drain/skip/rounds<=credits", exchange.NPUDrain, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 4, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -517,7 +517,7 @@ func faultCases() []faultCase {
 
 	// payload.corrupt flip: a bit flips in a slot and verification catches
 	// it; the oracle knows the corruption was injected.
-	add("payload.corrupt/flip", fault.PayloadCorrupt, "flip", func(t *testing.T, x *faultRun) {
+	add("payload.corrupt/flip", exchange.PayloadCorrupt, "flip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(2, 1, 64, devices.AQL))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -529,7 +529,7 @@ func faultCases() []faultCase {
 		}
 		x.retired(t, s)
 	})
-	add("payload.corrupt/flip/second generation", fault.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *faultRun) {
+	add("payload.corrupt/flip/second generation", exchange.PayloadCorrupt, "1*off->1*flip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(3, 2, 8, devices.PM4))
 		start(t, s)
 		if ok, err := s.Wait(longWait); !ok || err != nil {
@@ -604,11 +604,11 @@ func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
 		{fault.GPUDispatch, "delay(-1ms)", "positive"},
 		{fault.GPUDispatch, "error(unclosed", ")"},
 		{fault.GPUDispatch, "1*off->", "empty"},
-		{fault.NPUDrain, "flip", "not allowed"},
-		{fault.NPUDrain, "skip(now)", "no argument"},
+		{exchange.NPUDrain, "flip", "not allowed"},
+		{exchange.NPUDrain, "skip(now)", "no argument"},
 		{fault.HostPublish, "hang", "not allowed"},
 		{fault.MemoryAlloc, "skip", "not allowed"},
-		{fault.PayloadCorrupt, "error", "not allowed"},
+		{exchange.PayloadCorrupt, "error", "not allowed"},
 		{fault.GPURun, "skip", "not allowed"},
 		{fault.NPUComplete, "delay(1ms)", "not allowed"},
 	} {

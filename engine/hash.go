@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/residentlua/residentlua/devices"
+import (
+	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
+)
 
 // bits packs flags into a word, the first flag in the lowest bit.
 func bits(flags ...bool) uint64 {
@@ -17,7 +20,7 @@ func bits(flags ...bool) uint64 {
 // decision, whether it is poisoned, retired, verified or closed, how its
 // participants' completions stand, and the words of its buffers, for a
 // model checker's state hash.
-func (s *Session) HashState(h *devices.StateHash) {
+func (s *Session) HashState(h *program.StateHash) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h.Add(s.startup.id)

@@ -105,14 +105,14 @@ func newOracleFabric(t *testing.T) (*devices.Fabric, *oracle.Oracle) {
 }
 
 // newRealTimeFabric makes a real-time fabric with timing and an oracle attached.
-func newRealTimeFabric(t *testing.T, timing devices.Timing) (*devices.Fabric, *oracle.Oracle) {
+func newRealTimeFabric(t *testing.T, timing program.Timing) (*devices.Fabric, *oracle.Oracle) {
 	t.Helper()
 	return newFabric(t, devices.Config{Mode: devices.RealTime, Timing: timing, Seed: simSeed})
 }
 
 // newRealTimeSession makes a real-time fabric with timing (newRealTimeFabric) and
 // an exchange session of cfg on it.
-func newRealTimeSession(t *testing.T, timing devices.Timing, cfg exchange.Config) (*devices.Fabric, *oracle.Oracle, *Session) {
+func newRealTimeSession(t *testing.T, timing program.Timing, cfg exchange.Config) (*devices.Fabric, *oracle.Oracle, *Session) {
 	t.Helper()
 	f, o := newRealTimeFabric(t, timing)
 	return f, o, newSession(t, f, cfg)
@@ -157,7 +157,7 @@ type eventCounter struct {
 
 type counterKey struct {
 	session uint64
-	kind    devices.EventKind
+	kind    program.EventKind
 }
 
 func newEventCounter(f *devices.Fabric) *eventCounter {
@@ -170,7 +170,7 @@ func newEventCounter(f *devices.Fabric) *eventCounter {
 	return c
 }
 
-func (c *eventCounter) get(session uint64, kind devices.EventKind) int {
+func (c *eventCounter) get(session uint64, kind program.EventKind) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n[counterKey{session, kind}]
@@ -397,7 +397,7 @@ func settle(t *testing.T, f *devices.Fabric, o *oracle.Oracle) {
 
 // events lists the session's events of the given kinds (all kinds when
 // none is given), oldest first.
-func events(f *devices.Fabric, session uint64, kinds ...devices.EventKind) []devices.Event {
+func events(f *devices.Fabric, session uint64, kinds ...program.EventKind) []devices.Event {
 	return f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == session && (len(kinds) == 0 || slices.Contains(kinds, e.Kind))
 	})
@@ -405,15 +405,15 @@ func events(f *devices.Fabric, session uint64, kinds ...devices.EventKind) []dev
 
 // match selects events: kind, and A when a >= 0, and B when b >= 0.
 type match struct {
-	kind devices.EventKind
+	kind program.EventKind
 	a, b int64
 }
 
 // ev matches events of kind with any A and B.
-func ev(kind devices.EventKind) match { return match{kind, -1, -1} }
+func ev(kind program.EventKind) match { return match{kind, -1, -1} }
 
 // evA matches events of kind whose A is a.
-func evA(kind devices.EventKind, a uint64) match { return match{kind, int64(a), -1} }
+func evA(kind program.EventKind, a uint64) match { return match{kind, int64(a), -1} }
 
 // evAB matches events of kind whose A is a and B is b.
 // word is what an event's A or B is made from: a number, or a value of
@@ -422,7 +422,7 @@ type word interface {
 	~int | ~uint8 | ~uint32 | ~uint64
 }
 
-func evAB[A, B word](kind devices.EventKind, a A, b B) match {
+func evAB[A, B word](kind program.EventKind, a A, b B) match {
 	return match{kind, int64(a), int64(b)}
 }
 
@@ -475,14 +475,14 @@ func inOrder(t *testing.T, f *devices.Fabric, session uint64, want ...match) []d
 
 // actorEvents lists the session's events of kind by actor (any actor when
 // actor is nil).
-func actorEvents(f *devices.Fabric, session uint64, kind devices.EventKind, actor *devices.Device) []devices.Event {
+func actorEvents(f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) []devices.Event {
 	return f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == session && e.Kind == kind && (actor == nil || e.Actor == actor.Actor())
 	})
 }
 
 // oneEvent returns the only event of kind by actor in the session.
-func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind devices.EventKind, actor *devices.Device) devices.Event {
+func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) devices.Event {
 	t.Helper()
 	evs := actorEvents(f, session, kind, actor)
 	if len(evs) != 1 {
@@ -503,12 +503,12 @@ func invocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) 
 }
 
 // hasEvent reports whether events contain one of kind.
-func hasEvent(events []devices.Event, kind devices.EventKind) bool {
+func hasEvent(events []devices.Event, kind program.EventKind) bool {
 	return slices.ContainsFunc(events, func(e devices.Event) bool { return e.Kind == kind })
 }
 
 // wantNoEvents requires that the session emitted no event of the given kinds.
-func wantNoEvents(t *testing.T, f *devices.Fabric, session uint64, kinds ...devices.EventKind) {
+func wantNoEvents(t *testing.T, f *devices.Fabric, session uint64, kinds ...program.EventKind) {
 	t.Helper()
 	if evs := events(f, session, kinds...); len(evs) != 0 {
 		t.Errorf("session %d emitted %d events of kinds %v, want none", session, len(evs), kinds)
@@ -569,7 +569,7 @@ func wantNoViolations(t *testing.T, o *oracle.Oracle) {
 
 // forgeEvent forges a host protocol event for session, as a buggy engine would
 // emit it: the stream is the oracle's only input.
-func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind devices.EventKind, a A, b B) {
+func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind program.EventKind, a A, b B) {
 	f.Events().Emit(devices.HostActor, session, kind, uint64(a), uint64(b), "forged")
 }
 
@@ -577,7 +577,7 @@ func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind devices.Event
 // session's events leading to it, the last of which is of kind last (the
 // event that broke it). Violations of invariants in also are tolerated; any
 // other is an error. It returns the first violation of inv.
-func wantViolation(t *testing.T, o *oracle.Oracle, inv int, session uint64, last devices.EventKind, also ...int) oracle.Violation {
+func wantViolation(t *testing.T, o *oracle.Oracle, inv int, session uint64, last program.EventKind, also ...int) oracle.Violation {
 	t.Helper()
 	var found *oracle.Violation
 	for _, v := range o.Violations() {
@@ -621,10 +621,10 @@ func wantViolation(t *testing.T, o *oracle.Oracle, inv int, session uint64, last
 
 // program is a device program given as a list of steps, run in order; the
 // last one is repeated. It lets a test write a deliberately wrong program.
-type steps []func(env program.Env) devices.Next
+type steps []func(env program.Env) program.Next
 
 // Step runs the next step.
-func (p *steps) Step(env program.Env) devices.Next {
+func (p *steps) Step(env program.Env) program.Next {
 	step := (*p)[0]
 	if len(*p) > 1 {
 		*p = (*p)[1:]

@@ -61,9 +61,9 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := s.startup.line
-	line.HostStore(0, program.StartupRun)
+	line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 	wantNoViolations(t, o)
-	line.HostStore(0, program.StartupAbort)
+	line.Publish(devices.Event{}, 0, program.StartupAbort, nil)
 	wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 }
 
@@ -77,7 +77,7 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
 	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupRun), 0)
-	s.startup.line.HostStore(0, program.StartupRun)
+	s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 	v := wantViolation(t, o, 2, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -167,7 +167,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 // --- invariant 4: after observing ABORT no program touches the payload
 
 func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
-	for _, kind := range []devices.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
+	for _, kind := range []program.EventKind{exchange.EvPayloadWrite, exchange.EvPayloadRead} {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
 		if err := s.Abort(); err != nil {
@@ -181,11 +181,11 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		// A wrong GPU participant: it observes ABORT, then writes (or
 		// reads) a generation of the session's payload anyway.
 		prog := &steps{
-			func(env program.Env) devices.Next {
+			func(env program.Env) program.Next {
 				env.Emit(program.EvObserve, uint64(program.StartupAbort), "")
 				return program.Continue()
 			},
-			func(env program.Env) devices.Next {
+			func(env program.Env) program.Next {
 				env.Emit(kind, 1, "")
 				return program.Retire(nil)
 			},
@@ -241,7 +241,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := npu.Prepare(fam, &steps{func(program.Env) devices.Next { return program.Hang() }}, s.ID(), buf)
+	p, err := npu.Prepare(fam, &steps{func(program.Env) program.Next { return program.Hang() }}, s.ID(), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 // one that a generic site's fault does not.
 func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 	f, o := newOracleFabric(t)
-	setFault(t, f, fault.PayloadCorrupt, "1*flip")
+	setFault(t, f, exchange.PayloadCorrupt, "1*flip")
 	s := newSession(t, f, roundsConfig(2))
 	run(t, s)
 	if v, ok := verification(s); !ok || v.OK {
@@ -797,8 +797,8 @@ func TestOracleFaultsAreNotViolations(t *testing.T) {
 		chain string
 		want  Outcome
 	}{
-		{fault.PayloadCorrupt, "flip", Retired},
-		{fault.NPUDrain, "2*off->skip", Retired}, // the last round's results are lost
+		{exchange.PayloadCorrupt, "flip", Retired},
+		{exchange.NPUDrain, "2*off->skip", Retired}, // the last round's results are lost
 		{fault.GPUComplete, "error", Quarantined},
 		{fault.NPURun, "crash", Quarantined},
 		{fault.HostPublish, "2*off->error", Quarantined}, // the NPU's release fails
@@ -894,13 +894,13 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.startup.line.HostStore(0, program.StartupRun)
+		s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
 		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
-		s.startup.line.HostStore(0, 7)
+		s.startup.line.Publish(devices.Event{}, 0, 7, nil)
 		wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
 	})
 }

@@ -253,7 +253,7 @@ func TestStartupChargesTheGivenBudget(t *testing.T) {
 // retireAtOnce is a program that retires at its first step.
 type retireAtOnce struct{}
 
-func (retireAtOnce) Step(program.Env) devices.Next { return program.Retire(nil) }
+func (retireAtOnce) Step(program.Env) program.Next { return program.Retire(nil) }
 
 func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 	f, o := newSimFabric(t)

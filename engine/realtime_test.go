@@ -21,7 +21,7 @@ import (
 func TestRealTimeLifecycleVerifies(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		timing devices.Timing
+		timing program.Timing
 		queue  devices.Command
 	}{
 		{"ideal timing, AQL", devices.IdealTiming(), devices.AQL},

@@ -38,16 +38,17 @@ func TestStaleSessionIsRefused(t *testing.T) {
 	_, waitErr := old.Wait(shortWait(devices.Simulated))
 	_, lineErr := newSessionOf(line, old.GPU(), old.NPU())
 	_, dispatchErr := old.NPU().Dispatch()
+	_, publishErr := old.startup.line.Publish(devices.Event{}, 0, 1, nil)
 	for what, err := range map[string]error{
-		"SubmitNPU":             old.SubmitNPU(),
-		"SubmitGPU":             old.SubmitGPU(),
-		"Start":                 old.Start(),
-		"Abort":                 old.Abort(),
-		"IsComplete":            completeErr,
-		"Wait":                  waitErr,
-		"newSessionOf":          lineErr,
-		"Dispatch of its NPU":   dispatchErr,
-		"HostStore to its line": old.startup.line.HostStore(0, 1),
+		"SubmitNPU":           old.SubmitNPU(),
+		"SubmitGPU":           old.SubmitGPU(),
+		"Start":               old.Start(),
+		"Abort":               old.Abort(),
+		"IsComplete":          completeErr,
+		"Wait":                waitErr,
+		"newSessionOf":        lineErr,
+		"Dispatch of its NPU": dispatchErr,
+		"Publish to its line": publishErr,
 	} {
 		wantErrMentions(t, what, err, devices.KindStale, "renewed")
 	}

@@ -154,7 +154,7 @@ func (s *Session) GPU() *devices.Prepared { return s.gpu }
 // NPU is the session's prepared NPU program.
 func (s *Session) NPU() *devices.Prepared { return s.npu }
 
-func (s *Session) emit(kind devices.EventKind, a, b uint64, detail string) time.Duration {
+func (s *Session) emit(kind program.EventKind, a, b uint64, detail string) time.Duration {
 	return s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
 }
 

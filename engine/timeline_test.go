@@ -26,7 +26,7 @@ func TestTimelineHoldsTheTimesOfItsStepsEvents(t *testing.T) {
 			got := s.Timeline()
 			closeAs(t, "a session that ran", s, Retired)
 
-			first := func(kind devices.EventKind, actor devices.Actor, a uint64) devices.Stamp {
+			first := func(kind program.EventKind, actor devices.Actor, a uint64) devices.Stamp {
 				t.Helper()
 				for _, e := range f.Events().Events(nil) {
 					if e.Session == s.ID() && e.Kind == kind && e.Actor == actor && (kind != oracle.EvSubmit || e.A == a && e.B == 0) {

@@ -228,8 +228,8 @@ func TestModuleForgetsFinishedSessions(t *testing.T) {
 	if len(st) != 12 || st[0].ID >= st[10].ID || st[10].State != "quarantined" || st[11].State != "undecided" {
 		t.Errorf("stats: %d entries, want the first 10 finished, then the quarantined and the open one", len(st))
 	}
-	if h.m.StatsDropped() != 490 {
-		t.Errorf("StatsDropped() = %d, want 490", h.m.StatsDropped())
+	if h.m.finished.dropped != 490 {
+		t.Errorf("%d finished sessions' stats dropped, want 490", h.m.finished.dropped)
 	}
 	h.run(`resident.reset("gpu"); resident.reset("npu"); assert(q.state == "released"); open:close()`)
 	if n := len(h.m.tracked); n != 0 {

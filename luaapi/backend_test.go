@@ -71,7 +71,7 @@ func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 type stubGPU struct{}
 
 func (stubGPU) UnsupportedFault(site fault.Site) string {
-	if site == fault.PayloadCorrupt {
+	if site == exchange.PayloadCorrupt {
 		return "the kernel writes the slots itself; see docs/faults.md"
 	}
 	return ""

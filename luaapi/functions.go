@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/program"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,7 +287,7 @@ func (m *Module) deviceOption(L *lua.LState, key string, t *lua.LTable, d *devic
 }
 
 // timingOption reads timing="ideal"|"published"|{profile=, <figure>=seconds...}.
-func (m *Module) timingOption(L *lua.LState, v lua.LValue, base devices.Timing) devices.Timing {
+func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) program.Timing {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		return base
@@ -370,9 +371,9 @@ func (m *Module) describe(L *lua.LState, fs *fabricState) *lua.LTable {
 		devs.Append(lua.LString(d.Name()))
 	}
 	t.RawSetString("devices", devs)
-	figs := L.CreateTable(0, len(devices.TimingFigures))
+	figs := L.CreateTable(0, len(program.TimingFigures))
 	tm := f.Timing()
-	for _, name := range devices.TimingFigures {
+	for _, name := range program.TimingFigures {
 		d, _ := tm.Figure(name)
 		figs.RawSetString(name, seconds(*d))
 	}
@@ -406,6 +407,9 @@ func (m *Module) fault(L *lua.LState) int {
 	}
 	if err := f.Faults().Set(site, term); err != nil {
 		m.invalid(L, "fault", "%s", err.Error())
+	}
+	if term != "off" {
+		m.markFaulted(m.fab)
 	}
 	return 0
 }

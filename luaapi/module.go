@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -123,6 +124,7 @@ type Module struct {
 	tracked        map[uint64]*session // open sessions, and closed ones whose quarantine is not yet released
 	finished       finishedStats       // the stats of sessions the module no longer tracks
 	pastViolations []oracle.Violation  // found on fabrics since replaced
+	reach          Reach               // how far the sessions no longer tracked came, since Open or Restart
 	fixedFabric    string              // why resident.fabric{...} may not replace the fabric, or ""
 	closed         bool
 }
@@ -348,7 +350,7 @@ func (m *Module) retire() {
 }
 
 // timingLabel names a timing profile: ideal, published, or custom.
-func timingLabel(t devices.Timing) string {
+func timingLabel(t program.Timing) string {
 	switch t {
 	case devices.IdealTiming():
 		return "ideal"
@@ -392,6 +394,44 @@ func (m *Module) finish(s *session) {
 	s.freeze()
 	delete(m.tracked, s.id)
 	m.finished.add(s)
+	m.reach.count(s.rec.decision, s.rec.state)
+}
+
+// Reach is how far the sessions of a run came: how many startup tried to
+// make, how many it made, how many were decided RUN and how many of those
+// retired, and the first error startup raised. A campaign counts with it
+// the trials that reached the programs, and a run that reached none proved
+// nothing of them.
+type Reach struct {
+	Tried, Made, Decided, Retired int
+	// FirstError is the first error resident.startup raised, as a person
+	// reads it (a program's buffers function that failed, say) without
+	// its traceback; empty when none did.
+	FirstError string
+}
+
+// count counts a session made, whose decision and state are these.
+func (r *Reach) count(decision oracle.Decision, state engine.State) {
+	r.Made++
+	if decision != oracle.StartupRun {
+		return
+	}
+	r.Decided++
+	if state == engine.StateRetired || state == engine.StateClosed {
+		r.Retired++
+	}
+}
+
+// Reach is how far the sessions made since Open (or the last Restart)
+// came, those still open as they stand now.
+func (m *Module) Reach() Reach {
+	r := m.reach
+	for _, s := range m.tracked {
+		if s.eng != nil {
+			r.count(s.eng.Decision(), s.eng.State())
+		}
+	}
+	return r
 }
 
 // releaseQuarantines finishes the tracked sessions whose quarantine a reset
@@ -422,10 +462,6 @@ func (m *Module) Stats() []SessionStats {
 	slices.SortStableFunc(out, func(a, b SessionStats) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
-
-// StatsDropped is the number of finished sessions whose stats were not kept
-// because of Options.StatsLimit.
-func (m *Module) StatsDropped() int { return m.finished.dropped }
 
 // Violations returns the oracle's violations on every fabric the module has
 // used, oldest first. A correct engine has none.
@@ -462,6 +498,9 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 	var reports []CloseReport
 	for _, s := range m.openSessions() {
 		out := s.eng.CloseWithin(ctx, m.opts.CloseTimeout)
+		if out == engine.Quarantined && ctx.Err() == nil {
+			m.quarantinedAfter(s, m.opts.CloseTimeout)
+		}
 		r := CloseReport{Session: s.id, Outcome: out.String()}
 		line := fmt.Sprintf("resident: closed session %d at exit: %s", s.id, out)
 		if out == engine.Quarantined {

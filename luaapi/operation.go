@@ -94,7 +94,8 @@ func (m *Module) valueWords(L *lua.LState, from, to int) (string, *engine.Sessio
 	return strings.Join(words, ", "), made
 }
 
-// valueWord writes v as a script would: a session by its name, a string
+// valueWord writes v as a script would: a session by its name, a program
+// by its name (its file's path), a kernel by its entry and file, a string
 // quoted, a table's fields in the order of their keys (two levels deep), a
 // value of another type by its type's name (a userdata's __name).
 func (m *Module) valueWord(v lua.LValue) string { return m.valueWordIn(v, 2) }
@@ -123,6 +124,12 @@ func (m *Module) valueWordIn(v lua.LValue, depth int) string {
 	case *lua.LUserData:
 		if s := m.sessionOf(v); s != nil {
 			return "s" + strconv.FormatUint(s.id, 10)
+		}
+		if p := m.asProgram(v); p != nil {
+			return "program " + strconv.Quote(p.prog.Name())
+		}
+		if k := m.asKernel(v); k != nil {
+			return "kernel " + strconv.Quote(k.entry) + " of " + strconv.Quote(k.path)
 		}
 		if mt, ok := v.Metatable.(*lua.LTable); ok {
 			if name, ok := mt.RawGetString("__name").(lua.LString); ok {

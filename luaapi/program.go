@@ -233,6 +233,7 @@ func (m *Module) startupPrograms(L *lua.LState, t *lua.LTable, gpu *programValue
 		m.raise(L, err)
 	}
 	s := m.newSession(L, eng, fs)
+	s.watch.noteFaults(fs.f)
 	s.programs = &programSession{npu: npu.prog.Name(), queue: queue}
 	if gpu != nil {
 		s.programs.gpu = gpu.prog.Name()

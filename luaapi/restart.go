@@ -26,9 +26,10 @@ func (m *Module) EndFabric() {
 }
 
 // Restart ends the current fabric (EndFabric) and starts the module over as
-// a fresh run with seed would begin: the violations of earlier fabrics and
-// the count of fabrics made are forgotten, so the next fabric made without a
-// seed of its own gets seed and later ones the seeds derived from it. A
+// a fresh run with seed would begin: the violations of earlier fabrics,
+// the count of fabrics made and the Reach of its sessions are forgotten,
+// so the next fabric made without a seed of its own gets seed and later
+// ones the seeds derived from it. A
 // campaign restarts each worker's module with a trial's seed, so that what
 // the trial does depends on that seed alone, not on the trials the worker
 // ran before it. A seed out of range (0 or above 2^53-1) is refused.
@@ -37,6 +38,6 @@ func (m *Module) Restart(seed uint64) error {
 		return fmt.Errorf("luaapi: seed %d: give a whole number from 1 to %d", seed, uint64(seeds.Max))
 	}
 	m.EndFabric()
-	m.runSeed, m.fabricsMade, m.pastViolations = seed, 0, nil
+	m.runSeed, m.fabricsMade, m.pastViolations, m.reach = seed, 0, nil, Reach{}
 	return nil
 }

@@ -32,6 +32,8 @@ import (
 //     in a counterexample, what is chosen);
 //   - c.reset() resets every device and checks that nothing is left
 //     charged;
+//   - c.args holds the named arguments the scenario was given
+//     (LoadScenarioArgs);
 //   - c.rounds, c.credits, c.faults, c.sessions and c.misuse (a boolean)
 //     are the bounds.
 //
@@ -45,6 +47,7 @@ type Scenario struct {
 	chunkname string
 	src       []byte
 	stdout    io.Writer
+	args      ScriptArgs
 }
 
 // LoadScenario reads the scenario script at path ("-" for standard input)
@@ -53,7 +56,15 @@ type Scenario struct {
 // function scenario(c); ctx stops that run. Each run of the scenario prints
 // to stdout (nil: nowhere).
 func LoadScenario(ctx context.Context, path string, stdout io.Writer) (*Scenario, error) {
-	sc := &Scenario{path: path, chunkname: "@" + path, stdout: stdout}
+	return LoadScenarioArgs(ctx, path, stdout, ScriptArgs{})
+}
+
+// LoadScenarioArgs is LoadScenario of a scenario given the named arguments
+// args: the script of every run, the first included, sees arg as a script
+// does (arg[0] its path, the words after, arg[-1] "check"), and
+// scenario(c) reads their values as c.args.
+func LoadScenarioArgs(ctx context.Context, path string, stdout io.Writer, args ScriptArgs) (*Scenario, error) {
+	sc := &Scenario{path: path, chunkname: "@" + path, stdout: stdout, args: args}
 	if sc.stdout == nil {
 		sc.stdout = io.Discard
 	}
@@ -117,6 +128,7 @@ func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Modul
 		return nil, nil, err
 	}
 	m.fixedFabric = noFabric
+	sc.args.SetArg(L, sc.path, "check")
 	fn, err := lua51.Load(L, bytes.NewReader(sc.src), sc.chunkname)
 	if err == nil {
 		L.Push(fn)
@@ -153,7 +165,7 @@ func (sc *Scenario) Run(h *check.Host) {
 }
 
 // scenarioFields are the fields of a run's c.
-const scenarioFields = "choose, reset, rounds, credits, faults, sessions, misuse"
+const scenarioFields = "choose, reset, args, rounds, credits, faults, sessions, misuse"
 
 // table is the c a run's scenario(c) gets.
 func (sc *Scenario) table(L *lua.LState, m *Module, h *check.Host) *lua.LTable {
@@ -164,6 +176,7 @@ func (sc *Scenario) table(L *lua.LState, m *Module, h *check.Host) *lua.LTable {
 	c.RawSetString("faults", lua.LNumber(b.Faults))
 	c.RawSetString("sessions", lua.LNumber(b.Sessions))
 	c.RawSetString("misuse", lua.LBool(b.Misuse > 0))
+	c.RawSetString("args", sc.args.Table(L))
 	c.RawSetString("choose", L.NewFunction(func(L *lua.LState) int {
 		v, ok := L.Get(1).(lua.LNumber)
 		if !ok {

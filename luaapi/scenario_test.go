@@ -161,7 +161,7 @@ func TestScenarioRefusals(t *testing.T) {
 		`os.exit(3)`:                         "os.exit is not available in a check scenario",
 		`exit(0)`:                            "os.exit is not available in a check scenario",
 		`require("os").exit(true)`:           "os.exit is not available in a check scenario",
-		`c.startup{}`:                        "c.startup is not a field of a scenario's c, whose fields are choose, reset, rounds, credits, faults, sessions, misuse",
+		`c.startup{}`:                        "c.startup is not a field of a scenario's c, whose fields are choose, reset, args, rounds, credits, faults, sessions, misuse",
 		`c.choose(0)`:                        "bad argument #1 to 'choose' (the number of alternatives must be a whole number from 1, got 0)",
 		`c.choose(2.5)`:                      "bad argument #1 to 'choose' (the number of alternatives must be a whole number from 1, got 2.5)",
 		`c.choose("2")`:                      "bad argument #1 to 'choose' (number expected, got string)",

@@ -39,9 +39,10 @@ type sessionInfo struct {
 	gpuName  string
 	npuName  string
 
-	frozen   bool   // the session retired or its fabric was replaced: rec holds its record
-	rec      record // its record once frozen
-	released bool   // it was quarantined, and resets released the quarantine
+	watch    hangWatch // what tells a suspected hang, in real time
+	frozen   bool      // the session retired or its fabric was replaced: rec holds its record
+	rec      record    // its record once frozen
+	released bool      // it was quarantined, and resets released the quarantine
 }
 
 // record is what a session's stats are made of: the engine's view of it
@@ -152,6 +153,7 @@ func (i *sessionInfo) statsOf(r *record, state string) SessionStats {
 	if p := i.programs; p != nil {
 		st.GPUQueue, st.Programs = p.queue.String(), &Programs{GPU: p.gpu, NPU: p.npu}
 	}
+	st.SuspectedHang = i.watch.hang
 	if r.checked {
 		st.Check = &Check{OK: r.checkErr == nil}
 		if r.checkErr != nil {
@@ -305,6 +307,10 @@ func interrupted(L *lua.LState, op string, id uint64, err error) {
 // (startupPrograms).
 func (m *Module) startup(L *lua.LState) int {
 	const name = "startup"
+	m.reach.Tried++
+	if m.reach.FirstError == "" {
+		defer m.noteStartupError()
+	}
 	t := fields(L, 1, name, true, "gpu", "npu", "rounds", "credits", "slot_bytes", "queue", "buffers", "args")
 	if gpu, gk := m.asProgram(field(t, "gpu")), m.asKernel(field(t, "gpu")); gpu != nil || gk != nil {
 		return m.startupPrograms(L, t, gpu, gk, m.asProgram(field(t, "npu")))
@@ -331,8 +337,22 @@ func (m *Module) startup(L *lua.LState) int {
 	}
 	s := m.newSession(L, eng, fs)
 	s.cfg = cfg
+	s.watch.noteFaults(fs.f)
 	L.Push(&s.ud)
 	return 1
+}
+
+// noteStartupError, deferred by startup, keeps the error it raises as
+// Reach's FirstError, and raises it on.
+func (m *Module) noteStartupError() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if m.reach.FirstError == "" {
+		m.reach.FirstError, _, _ = strings.Cut(ErrorString(r), "\nstack traceback:")
+	}
+	panic(r)
 }
 
 // queueOption reads the GPU program's queue kind, "aql" or "pm4", from the
@@ -400,6 +420,9 @@ func (m *Module) wait(L *lua.LState) int {
 	eng := m.opened(L, s, "wait")
 	ctx := ctxOf(L)
 	ok, err := eng.WaitContext(ctx, d)
+	if err == nil && !ok {
+		s.watch.gaveUpAfter(d)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			interrupted(L, "wait", s.id, err)
@@ -436,6 +459,9 @@ func (m *Module) close(L *lua.LState) int {
 	if out == engine.Retired {
 		m.finish(s)
 	}
+	if out == engine.Quarantined && ctx.Err() == nil {
+		m.quarantinedAfter(s, d)
+	}
 	if out == engine.Quarantined && errors.Is(ctx.Err(), context.Canceled) {
 		// The close is done (a quarantine is not undone), but what the
 		// caller asked for was interrupted, as a wait's is.
@@ -470,12 +496,17 @@ func statsTable(L *lua.LState, st SessionStats) *lua.LTable {
 	t.RawSetString("seed", lua.LNumber(st.Seed))
 	t.RawSetString("state", lua.LString(st.State))
 	t.RawSetString("gpu_queue", lua.LString(st.GPUQueue))
-	t.RawSetString("rounds", lua.LNumber(st.Rounds))
-	t.RawSetString("credits", lua.LNumber(st.Credits))
-	t.RawSetString("slot_bytes", lua.LNumber(st.SlotBytes))
-	t.RawSetString("bytes", lua.LNumber(st.Bytes))
+	if st.Programs == nil { // the built-in exchange's shape and payload; programs have their own
+		t.RawSetString("rounds", lua.LNumber(st.Rounds))
+		t.RawSetString("credits", lua.LNumber(st.Credits))
+		t.RawSetString("slot_bytes", lua.LNumber(st.SlotBytes))
+		t.RawSetString("bytes", lua.LNumber(st.Bytes))
+	}
 	if st.Decision != "" {
 		t.RawSetString("decision", lua.LString(st.Decision))
+	}
+	if st.SuspectedHang != "" {
+		t.RawSetString("suspected_hang", lua.LString(st.SuspectedHang))
 	}
 	setTime(t, "decided", st.Decided)
 	for _, d := range [...]struct {

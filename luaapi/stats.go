@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"encoding/json"
+
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -10,10 +12,13 @@ import (
 // step happened (seconds of fabric time, virtual in simulated mode; nil when
 // the step never happened) and what the host's verification found.
 type SessionStats struct {
-	ID           uint64        `json:"id"`
-	Seed         uint64        `json:"seed"` // the seed of the session's fabric
-	State        string        `json:"state"`
-	GPUQueue     string        `json:"gpu_queue"`
+	ID       uint64 `json:"id"`
+	Seed     uint64 `json:"seed"` // the seed of the session's fabric
+	State    string `json:"state"`
+	GPUQueue string `json:"gpu_queue"`
+	// Rounds, Credits, SlotBytes and Bytes are the built-in exchange's
+	// shape and the payload it moved; a session of programs has none of
+	// them (MarshalJSON leaves them out).
 	Rounds       int           `json:"rounds"`
 	Credits      int           `json:"credits"`
 	SlotBytes    int           `json:"slot_bytes"`
@@ -30,6 +35,34 @@ type SessionStats struct {
 	// Check is what the programs' own checks found once a RUN session
 	// retired; nil before that.
 	Check *Check `json:"check,omitempty"`
+	// SuspectedHang says why a session of a real-time fabric is suspected
+	// of a hang, with the deadlines that were given: it was decided, a
+	// wait gave up on it and a close quarantined it, with no fault armed
+	// while it was open. Empty otherwise, and always in simulated time,
+	// where the oracle reports such a session as a violation.
+	SuspectedHang string `json:"suspected_hang,omitempty"`
+}
+
+// MarshalJSON writes the stats as their fields say, leaving out the
+// built-in exchange's shape, payload and verification (rounds, credits,
+// slot_bytes, bytes and verification) for a session of programs of one's
+// own, which has none of them:
+// zeros there would read as an exchange that moved nothing.
+func (st SessionStats) MarshalJSON() ([]byte, error) {
+	type plain SessionStats
+	if st.Programs == nil {
+		return json.Marshal(plain(st))
+	}
+	// The outer fields, nil and omitted, hide the embedded ones of the
+	// same names.
+	return json.Marshal(struct {
+		plain
+		Rounds    *int `json:"rounds,omitempty"`
+		Credits   *int `json:"credits,omitempty"`
+		SlotBytes *int `json:"slot_bytes,omitempty"`
+		Bytes     *int `json:"bytes,omitempty"`
+		Verif     *int `json:"verification,omitempty"`
+	}{plain: plain(st)})
 }
 
 // Programs names a session's programs.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -45,7 +44,7 @@ func (m *Module) trialFn(L *lua.LState) int {
 		Sessions:  int(number("sessions", 3, 1, maxTrialSessions)),
 		Rounds:    int(number("rounds", 8, 1, exchange.MaxRounds)),
 		Credits:   int(number("credits", 4, 1, exchange.MaxCredits)),
-		MaxFaults: int(number("faults", 3, 0, int64(len(fault.Sites())))),
+		MaxFaults: int(number("faults", 3, 0, int64(len(trial.Sites())))),
 		Mode:      devices.Simulated,
 		OnFabric:  m.opts.OnFabric, // so that a --trace holds every trial
 	}

@@ -21,10 +21,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // Options are what a script's trials print to and report their fabrics to.
@@ -34,6 +36,13 @@ type Options struct {
 	// OnFabric, when set, is called with every fabric a trial makes,
 	// before the trial uses it (a replay's trace).
 	OnFabric func(*devices.Fabric)
+	// Args are the script's named arguments (the command's --arg k=v):
+	// each runner's state sees the global arg as a script does (arg[0]
+	// the script's path, the words after, arg[-1] "campaign"), and each
+	// trial reads their
+	// values as t.args. The summary records the words, and the replay
+	// commands of its failures give them again.
+	Args luaapi.ScriptArgs
 }
 
 // Script is the trial script at path ("-" for standard input) as a
@@ -125,5 +134,6 @@ func (s *scriptRunners) Describe(sum *campaign.Summary) error {
 	defer s.mu.Unlock()
 	sum.Script, sum.ScriptSHA256, sum.TrialFabricSHA256 = s.path, src.digest, s.fabricDigest
 	sum.FilesSHA256 = maps.Clone(s.files)
+	sum.Args = slices.Clone(s.opts.Args.Words)
 	return nil
 }

@@ -34,6 +34,7 @@ type luaRunner struct {
 	fabric lua.LValue // resident.fabric
 	math   *lua.LTable
 	api    *lua.LTable // t.record and t.fail, copied into each trial's t
+	args   *lua.LTable // t.args: the values of the script's arguments
 	opts   *lua.LTable // a copy of the script's trial_fabric as loading left it; nil without one
 	// optsDigest is the SHA-256 of the canonical text of trial_fabric.
 	optsDigest string
@@ -76,6 +77,8 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 		return nil, err
 	}
 	r := &luaRunner{L: L, m: m, script: s}
+	opts.Args.SetArg(L, s.name(), "campaign")
+	r.args = opts.Args.Table(L)
 	if err := r.load(ctx, seed); err != nil {
 		r.Close()
 		return nil, err
@@ -262,13 +265,14 @@ func (r *luaRunner) trialOf(t *campaign.Trial) error {
 	}
 	var result lua.LValue = lua.LNil
 	if err == nil {
-		tt := L.CreateTable(0, 6)
+		tt := L.CreateTable(0, 8)
 		tt.RawSetString("seed", lua.LNumber(seed))
 		tt.RawSetString("index", lua.LNumber(index))
 		tt.RawSetString("fabric", desc)
 		tt.RawSetString("random", r.math.RawGetString("random"))
 		tt.RawSetString("record", r.api.RawGetString("record"))
 		tt.RawSetString("fail", r.api.RawGetString("fail"))
+		tt.RawSetString("args", r.args)
 		result, err = r.call(r.trial, tt)
 	}
 	var msg string
@@ -277,6 +281,7 @@ func (r *luaRunner) trialOf(t *campaign.Trial) error {
 	}
 	r.m.EndFabric()
 	t.Violations = len(r.m.Violations())
+	t.Reached, t.Unreached = reachOf(r.m.Reach())
 	switch {
 	case err != nil:
 		t.Report = msg
@@ -297,6 +302,23 @@ func (r *luaRunner) trialOf(t *campaign.Trial) error {
 		t.Outcome = outcome
 	}
 	return nil
+}
+
+// reachOf is how far a trial's sessions came, and why none was decided
+// RUN when none was: the first error startup raised. A trial that never
+// called startup is not counted.
+func reachOf(r luaapi.Reach) (campaign.Reached, string) {
+	switch {
+	case r.Tried == 0 && r.Made == 0:
+		return campaign.ReachUncounted, ""
+	case r.Retired > 0:
+		return campaign.ReachRetired, ""
+	case r.Decided > 0:
+		return campaign.ReachDecided, ""
+	case r.Made > 0:
+		return campaign.ReachMade, r.FirstError
+	}
+	return campaign.ReachNone, r.FirstError
 }
 
 // outcomeOf reads what trial(t) returned: the outcome ("" for nothing, which

@@ -60,10 +60,10 @@ type Instance struct {
 	polls    int          // loads of one word in a row, less one: a poll loop's
 }
 
-// NewInstance makes an invocation of p with cfg, to be prepared on a
+// newInstance makes an invocation of p with cfg, to be prepared on a
 // device. An instance of a program that checks its own results is a
 // program.Checker.
-func (p *Program) NewInstance(cfg Config) program.Program {
+func (p *Program) newInstance(cfg Config) program.Program {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}
@@ -107,6 +107,10 @@ const (
 )
 
 var opNames = [...]string{"", "load", "wait", "store", "store_plain", "read", "write", "flip", "drain", "discard", "delay", "deliver"}
+
+// Sites lists the fault sites of its own that the program declared
+// (program.SiteDeclarer): the runtime lets it hit those and the generic ones.
+func (in *Instance) Sites() []fault.Site { return in.prog.siteList }
 
 // Step runs the program up to its next memory operation, after doing the
 // one it stopped at.
@@ -299,7 +303,7 @@ func (in *Instance) mixString(s string) {
 // state hash: the hash of everything it was given so far (its arguments
 // are the session's), the operation it stopped at, how it reads the
 // decision, and its views' pending stores.
-func (in *Instance) HashState(h *devices.StateHash) {
+func (in *Instance) HashState(h *program.StateHash) {
 	h.Add(in.history)
 	op := in.pending
 	h.Add(uint64(op.kind)<<56 | uint64(uint32(op.buf))<<24 | uint64(op.off))

@@ -45,6 +45,7 @@ type Program struct {
 
 	hasCheck bool                // the chunk returns a check
 	sites    map[fault.Site]bool // the sites of its own it declared
+	siteList []fault.Site        // the same, in the order declared
 
 	mu       sync.Mutex
 	idle     []*machine
@@ -83,6 +84,9 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		if !p.sites[site] {
+			p.siteList = append(p.siteList, site)
 		}
 		p.sites[site] = true
 	}
@@ -138,8 +142,8 @@ type Buffer struct {
 	Size any // float64 or string, as the program gave it
 }
 
-// MaxBuffers is how many buffers one session's programs may declare.
-const MaxBuffers = 16
+// maxBuffers is how many buffers one session's programs may declare.
+const maxBuffers = 16
 
 // Buffers runs the program's buffers declaration, a table or a function of
 // args returning one, and lists the buffers it declares, sorted by name.
@@ -218,8 +222,8 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(out) > MaxBuffers {
-		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), MaxBuffers)
+	if len(out) > maxBuffers {
+		return nil, fmt.Errorf("%s declares %d buffers; a session's programs reach at most %d", p.Name(), len(out), maxBuffers)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

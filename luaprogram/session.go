@@ -72,8 +72,8 @@ func Declared(gpu, npu *Program, args Args) ([]Buffer, error) {
 // the NPU program on the XDNA family of npu. When it fails it releases what
 // it allocated.
 func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
-	if len(pr.Buffers) > MaxBuffers {
-		return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%d buffers; a session's programs reach at most %d", len(pr.Buffers), MaxBuffers)
+	if len(pr.Buffers) > maxBuffers {
+		return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%d buffers; a session's programs reach at most %d", len(pr.Buffers), maxBuffers)
 	}
 	queue := pr.Queue
 	if queue == 0 {
@@ -119,7 +119,7 @@ func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner ui
 			}
 			cfg.Buffers = append(cfg.Buffers, View{Name: pr.Buffers[i].Name, View: v})
 		}
-		return d.Prepare(fam, prog.NewInstance(cfg), owner, reach...)
+		return d.Prepare(fam, prog.newInstance(cfg), owner, reach...)
 	}
 	var g *devices.Prepared
 	if pr.GPUProgram != nil {

@@ -366,7 +366,7 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		}
 		ev.Kind, ev.Site, ev.Own = "fault", fault.Site(e.A).String(), !fault.Site(e.A).Generic()
 	default:
-		if e.Kind.Category() != devices.CategoryRound {
+		if e.Kind.Category() != program.CategoryRound {
 			return // no kind of a trace: the runtime's own steps
 		}
 		ev.Kind, ev.Invocation, ev.Why = "touch", ft.ptr(e.A), ""

@@ -71,18 +71,18 @@ const keep = 64
 
 // evTouch is a program's touch of memory besides the startup line: a
 // round's step, which a program that observed ABORT may not take.
-var evTouch = devices.DefineEvent("trace.touch", devices.CategoryRound)
+var evTouch = program.DefineEvent("trace.touch", program.CategoryRound)
 
 // The engine's kinds that it does not export: their names are their
 // values.
 const (
-	evStartup      devices.EventKind = "startup"
-	evSession      devices.EventKind = "session"
-	evSubmitReturn devices.EventKind = "submit.return"
-	evPublished    devices.EventKind = "published"
-	evUndecided    devices.EventKind = "wait.undecided"
-	evCloseBegin   devices.EventKind = "close.begin"
-	evClose        devices.EventKind = "close"
+	evStartup      program.EventKind = "startup"
+	evSession      program.EventKind = "session"
+	evSubmitReturn program.EventKind = "submit.return"
+	evPublished    program.EventKind = "published"
+	evUndecided    program.EventKind = "wait.undecided"
+	evCloseBegin   program.EventKind = "close.begin"
+	evClose        program.EventKind = "close"
 )
 
 // sessionLog is what the validator keeps of an open session.
@@ -444,7 +444,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	}
 	base := devices.Event{Time: dur(*e.Time), Actor: actor, Session: e.Session, Detail: e.Why}
 	out := v.out[:0]
-	add := func(kind devices.EventKind, a, b uint64) {
+	add := func(kind program.EventKind, a, b uint64) {
 		ev := base
 		ev.Kind, ev.A, ev.B = kind, a, b
 		out = append(out, ev)
@@ -535,7 +535,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	case "fault":
 		site := fault.GPURun // a generic site: it explains no failed check
 		if e.Own {
-			site = fault.PayloadCorrupt
+			site = ^fault.Site(0) // no generic site: a program's own, which explains a failed check
 		}
 		add(devices.EvFault, uint64(site), uint64(fault.Error))
 	}

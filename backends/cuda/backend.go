@@ -3,6 +3,7 @@ package cuda
 import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // BackendName is the name this package registers its backend under when it
@@ -27,7 +28,7 @@ func (backend) Open() (devices.Accelerator, error) {
 // UnsupportedFault refuses payload.corrupt: the kernel writes the payload
 // slots itself, so nothing on the host's side can corrupt them in flight.
 func (g *GPU) UnsupportedFault(site fault.Site) string {
-	if site == fault.PayloadCorrupt {
+	if site == exchange.PayloadCorrupt {
 		return "the kernel writes the slots itself; see docs/faults.md"
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // Importing the package registers "cuda": a fabric made by name has the
@@ -34,7 +35,7 @@ func TestImportingRegistersTheCUDABackend(t *testing.T) {
 func TestTheGPURefusesOnlyPayloadCorruption(t *testing.T) {
 	var g GPU
 	for _, site := range fault.Sites() {
-		if why := g.UnsupportedFault(site); (why != "") != (site == fault.PayloadCorrupt) {
+		if why := g.UnsupportedFault(site); (why != "") != (site == exchange.PayloadCorrupt) {
 			t.Errorf("UnsupportedFault(%s) = %q", site, why)
 		}
 	}

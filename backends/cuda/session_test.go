@@ -86,7 +86,7 @@ func started(t *testing.T, s *engine.Session) {
 	}
 }
 
-func events(f *devices.Fabric, id uint64, kind devices.EventKind, actor devices.Actor) []devices.Event {
+func events(f *devices.Fabric, id uint64, kind program.EventKind, actor devices.Actor) []devices.Event {
 	return f.Events().Events(func(e *devices.Event) bool {
 		return e.Session == id && e.Kind == kind && e.Actor == actor
 	})

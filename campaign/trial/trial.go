@@ -102,7 +102,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxFaults == 0 {
 		c.MaxFaults = 3
 	}
-	c.MaxFaults = min(c.MaxFaults, len(fault.Sites()))
+	c.MaxFaults = min(c.MaxFaults, len(Sites()))
 	return c
 }
 
@@ -110,8 +110,9 @@ func (c Config) withDefaults() Config {
 // it see a fault-free session retire (oracle.Oracle.Liveness): the longest
 // timeout trials draw, engine.DefaultCloseTimeout, when the largest
 // exchange the trial may draw needs a tenth of it at most on the published
-// timing (per round, a DMA of every line of a slot and two more, with room
-// to spare); 0, not checked, for larger exchanges.
+// timing (per round, a DMA of every line of a slot and two more, ten times
+// over: room for the other two lines a round's NPU pays for and for the
+// published jitter and stalls); 0, not checked, for larger exchanges.
 func (c Config) livenessWait() time.Duration {
 	lines := (c.SlotBytes + 63) / 64
 	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
@@ -524,9 +525,17 @@ func (t *trial) count(e *devices.Event) {
 	}
 }
 
+// Sites lists the sites a trial arms faults at, in the order of their
+// numbers: the runtime's generic sites and the built-in exchange's own.
+func Sites() []fault.Site {
+	sites := append(fault.Sites(), exchange.Sites()...)
+	slices.Sort(sites)
+	return sites
+}
+
 // armFaults sets random chains at random distinct sites.
 func (t *trial) armFaults() {
-	sites := fault.Sites()
+	sites := Sites()
 	t.rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
 	n := 0
 	if t.cfg.MaxFaults > 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
+	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/plot"
 	"github.com/residentlua/residentlua/plot/campaignplot"
@@ -36,16 +37,17 @@ const (
 // campaignOptions is the command line of residentlua campaign.
 type campaignOptions struct {
 	cfg         campaign.Config
-	script      string // the trial script; empty for the built-in trial
-	outPath     string // --out: one JSON line per trial
-	summaryPath string // --summary: the Summary's JSON
-	plotPath    string // --plot: the measurements' pictures
-	tracePath   string // --trace, with --replay
-	eventsPath  string // --events: every trial's sessions as one trace
-	replay      uint64 // --replay SEED; 0 for none
-	shardAuto   bool   // --shard auto: the shard from a Slurm job array's variables
-	shards      int    // --shards N (the shard from JOB_COMPLETION_INDEX)
-	force       bool   // --force: replace result files that do not look like them
+	script      string            // the trial script; empty for the built-in trial
+	outPath     string            // --out: one JSON line per trial
+	summaryPath string            // --summary: the Summary's JSON
+	plotPath    string            // --plot: the measurements' pictures
+	tracePath   string            // --trace, with --replay
+	eventsPath  string            // --events: every trial's sessions as one trace
+	replay      uint64            // --replay SEED; 0 for none
+	shardAuto   bool              // --shard auto: the shard from a Slurm job array's variables
+	shards      int               // --shards N (the shard from JOB_COMPLETION_INDEX)
+	force       bool              // --force: replace result files that do not look like them
+	arg         luaapi.ScriptArgs // --arg k=v ...: the trial script's arguments
 	given       []string
 	merge       []string
 	help        bool
@@ -70,6 +72,9 @@ trial, or of SCRIPT's function trial(t), and prints their summary.
                       measurements, a file each: c.svg gives c_NAME.svg
   --force             let the files above replace files that do not look
                       like them (a .lua file, say)
+  --arg K=V           an argument of the trial script, which reads it as
+                      t.args.K (a number, true, false or a string) and sees
+                      arg as a script does; give one --arg for each
   --replay SEED       run the trial of that seed alone, with its report
   --trace FILE        with --replay: write the trial's timeline
   --events FILE       write every trial's sessions as one trace (JSON
@@ -88,6 +93,7 @@ after SIGTERM). See docs/campaigns.md.
 var campaignValued = map[string]bool{
 	"trials": true, "workers": true, "seed": true, "trial-timeout": true, "out": true, "summary": true,
 	"plot": true, "replay": true, "trace": true, "events": true, "shard": true, "shards": true, "force": false,
+	"arg": true,
 }
 
 // parseCampaignArgs reads the words after "campaign".
@@ -101,6 +107,9 @@ func parseCampaignArgs(args []string) (*campaignOptions, error) {
 		return nil, err
 	}
 	o.help, o.script = help, script
+	if o.arg.Words != nil && o.script == "" {
+		return nil, &usageError{"--arg goes with a trial script, which reads its values as t.args; the built-in trial takes none"}
+	}
 	if o.cfg.Workers == 0 {
 		o.cfg.Workers = min(runtime.NumCPU(), maxWorkers())
 	}
@@ -181,6 +190,8 @@ func (o *campaignOptions) set(name, value string) error {
 		o.eventsPath = value
 	case "force":
 		o.force = true
+	case "arg":
+		err = addScriptArg(&o.arg, "--arg", value)
 	}
 	return err
 }
@@ -365,6 +376,7 @@ func (o *campaignOptions) runners(opts luacampaign.Options) campaign.Runners {
 	if o.script == "" {
 		return campaign.Builtin(opts.OnFabric)
 	}
+	opts.Args = o.arg
 	return luacampaign.Script(o.script, opts)
 }
 
@@ -435,6 +447,9 @@ func (o *campaignOptions) runTrials() int {
 		status = intr.interruptedStatus()
 	case interrupted:
 		status = intr.interruptedStatus() // the signal came as the last trial ended
+	case status == campaignPassed && sum.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: nothing checked: %s\n", progName, sum.Vacuous())
+		status = campaignIncomplete
 	case status == campaignPassed && (sum.Failed() > 0 || sum.Violations > 0):
 		status = campaignFailures
 	}
@@ -601,6 +616,9 @@ func (o *campaignOptions) runMerge() int {
 	switch {
 	case len(incomplete) > 0:
 		fmt.Fprintf(os.Stderr, "%s: campaign merge: the campaign is incomplete: %s\n", progName, strings.Join(incomplete, "; "))
+		return campaignIncomplete
+	case status == campaignPassed && merged.Vacuous() != "":
+		fmt.Fprintf(os.Stderr, "%s: campaign merge: nothing checked: %s\n", progName, merged.Vacuous())
 		return campaignIncomplete
 	case status == campaignPassed && (merged.Failed() > 0 || merged.Violations > 0):
 		return campaignFailures

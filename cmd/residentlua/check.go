@@ -19,16 +19,17 @@ import (
 
 // checkOptions is the command line of residentlua check.
 type checkOptions struct {
-	scenario  string         // SCENARIO.lua; empty for the built-in scenario
-	bounds    check.Bounds   // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
-	noPrune   bool           // --no-prune: explore without state hashing
-	given     []string       // the bounds given, as flags, to refuse them with --replay
-	replay    string         // --replay STR
-	programs  []string       // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
-	args      map[string]any // --args k=v,...: the pair's own arguments
-	pair      check.Pair     // the pair's name and digest, for the replay strings
-	tracePath string         // --trace, with --replay
-	force     bool           // --force: --trace may replace a file that does not look like a trace
+	scenario  string            // SCENARIO.lua; empty for the built-in scenario
+	bounds    check.Bounds      // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
+	noPrune   bool              // --no-prune: explore without state hashing
+	given     []string          // the bounds given, as flags, to refuse them with --replay
+	replay    string            // --replay STR
+	programs  []string          // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
+	args      map[string]any    // --args k=v,...: the pair's own arguments
+	arg       luaapi.ScriptArgs // --arg k=v ...: the scenario script's arguments
+	pair      check.Pair        // the pair's name and digest, for the replay strings
+	tracePath string            // --trace, with --replay
+	force     bool              // --force: --trace may replace a file that does not look like a trace
 	help      bool
 }
 
@@ -66,6 +67,10 @@ found that breaks each invariant broken.
                     true, false or strings); the pair then runs with
                     these alone, and --rounds and --credits, the built-in
                     exchange's, do not apply
+  --arg K=V         with a scenario script: an argument of the script, which
+                    reads it as c.args.K (a number, true, false or a
+                    string) and sees arg as a script does; give one --arg
+                    for each
   --replay STR      rerun the one schedule a counterexample's replay string
                     names, with the scenario that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
@@ -79,7 +84,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 // parseCheckArgs reads the words after "check".
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
-	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "args": true, "force": false, "no-prune": false}
+	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "args": true, "arg": true, "force": false, "no-prune": false}
 	for _, name := range check.BoundNames() {
 		valued[name] = true
 	}
@@ -88,6 +93,9 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 		return nil, err
 	}
 	o.help, o.scenario = help, scenario
+	if o.arg.Words != nil && o.scenario == "" {
+		return nil, &usageError{"--arg goes with a scenario script, which reads its values as c.args (a pair given by --programs takes --args)"}
+	}
 	if o.args != nil && o.programs == nil {
 		return nil, &usageError{"--args goes with --programs: they are the arguments of that pair (the built-in exchange takes --rounds and --credits)"}
 	}
@@ -131,6 +139,8 @@ func (o *checkOptions) set(name, value string) error {
 			o.args = map[string]any{}
 		}
 		return parseArgValues("--args", value, o.args)
+	case "arg":
+		return addScriptArg(&o.arg, "--arg", value)
 	case "force":
 		o.force = true
 		return nil
@@ -259,7 +269,7 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 	if o.programs != nil {
 		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
 	}
-	sc, err := luaapi.LoadScenario(ctx, o.scenario, stdout)
+	sc, err := luaapi.LoadScenarioArgs(ctx, o.scenario, stdout, o.arg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/residentlua/residentlua/luaapi"
 )
 
 // argName is what a program argument given on the command line may be
@@ -41,5 +43,19 @@ func parseArgValue(option, item string, dst map[string]any) error {
 	default:
 		dst[k] = v
 	}
+	return nil
+}
+
+// addScriptArg reads one argument of a trial or scenario script, "k=v"
+// given by its own --arg (option), into a: its word as given, and its value
+// as --args reads one.
+func addScriptArg(a *luaapi.ScriptArgs, option, item string) error {
+	if a.Values == nil {
+		a.Values = map[string]any{}
+	}
+	if err := parseArgValue(option, item, a.Values); err != nil {
+		return err
+	}
+	a.Words = append(a.Words, item)
 	return nil
 }

@@ -65,7 +65,7 @@ function trial(t)
 	local ok, err = run(route)
 	if not ok then t.fail(err) end
 end
-if arg then
+if arg and arg[-1] ~= "campaign" then -- run directly, not by a campaign
 	for _, route in ipairs(routes) do
 		local ok, err, closed = run(route)
 		print(route, ok, closed, (err:gsub("\n.*", "")))

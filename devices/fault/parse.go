@@ -23,7 +23,8 @@ type Chain []Term
 // checks that every action is allowed at site.
 func Parse(site Site, text string) (Chain, error) {
 	if !site.Defined() {
-		return nil, fmt.Errorf("unknown fault site %d; sites are %s", site, strings.Join(builtinNames[:], ", "))
+		_, err := ParseSite(site.String())
+		return nil, err
 	}
 	if strings.TrimSpace(text) == "" {
 		return nil, fmt.Errorf("empty fault chain at %v: want terms [p%%][N*]action[(arg)] joined by ->; %v allows %s",
@@ -153,7 +154,7 @@ func parseTerm(site Site, term string) (Term, error) {
 
 // String returns the chain's canonical text, which Parse accepts and turns
 // back into an equal chain. Messages are always written out.
-func (c Chain) String() string { return c.format(MaxSites) }
+func (c Chain) String() string { return c.format(noSite) }
 
 // format writes the chain's canonical text; where site is valid, messages that
 // are the default at site are left out.
@@ -172,7 +173,7 @@ func (c Chain) format(site Site) string {
 		b.WriteString(t.Action.String())
 		switch t.Action {
 		case Error, Crash:
-			if site >= MaxSites || t.Message != defaultMessage(t.Action, site) {
+			if site == noSite || t.Message != defaultMessage(t.Action, site) {
 				b.WriteString("(" + t.Message + ")")
 			}
 		case Delay:

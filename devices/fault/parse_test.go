@@ -8,15 +8,16 @@ import (
 )
 
 func TestSites(t *testing.T) {
-	want := []string{"gpu.dispatch", "npu.dispatch", "gpu.run", "npu.run", "npu.drain",
-		"gpu.complete", "npu.complete", "host.publish", "memory.alloc", "payload.corrupt"}
+	want := []string{"gpu.dispatch", "npu.dispatch", "gpu.run", "npu.run",
+		"gpu.complete", "npu.complete", "host.publish", "memory.alloc"}
+	numbers := []Site{0, 1, 2, 3, 5, 6, 7, 8}
 	sites := Sites()
 	if len(sites) != len(want) {
 		t.Fatalf("Sites() has %d sites, want %d", len(sites), len(want))
 	}
 	for i, s := range sites {
-		if s != Site(i) || s.String() != want[i] {
-			t.Errorf("Sites()[%d] = %d %q, want %d %q", i, s, s, i, want[i])
+		if s != numbers[i] || s.String() != want[i] || !s.Generic() {
+			t.Errorf("Sites()[%d] = %d %q (generic %v), want %d %q", i, s, s, s.Generic(), numbers[i], want[i])
 		}
 		got, err := ParseSite(want[i])
 		if err != nil || got != s {
@@ -30,8 +31,8 @@ func TestSites(t *testing.T) {
 	if got := GPURun.Actions(); !reflect.DeepEqual(got, []Action{Hang, Crash, Delay, IgnoreAbort}) {
 		t.Errorf("GPURun.Actions() = %v", got)
 	}
-	if got := Site(99).String(); got != "site(99)" {
-		t.Errorf("Site(99).String() = %q", got)
+	if got := Site(1 << 30).String(); got != "site(1073741824)" {
+		t.Errorf("Site(1 << 30).String() = %q", got)
 	}
 }
 
@@ -62,8 +63,8 @@ func TestParse(t *testing.T) {
 		{HostPublish, "  2*error(a b)  ->  skip ", Chain{{Percent: 100, Count: 2, Action: Error, Message: "a b"}, {Percent: 100, Action: Skip}}},
 		{HostPublish, "error(50% of (it)->skip", Chain{{Percent: 100, Action: Error, Message: "50% of (it"}, {Percent: 100, Action: Skip}}},
 		{MemoryAlloc, "error(x->y)->off", Chain{{Percent: 100, Action: Error, Message: "x->y"}, {Percent: 100, Action: Off}}},
-		{PayloadCorrupt, "100%flip", Chain{{Percent: 100, Action: Flip}}},
-		{NPUDrain, "0.5%skip", Chain{{Percent: 0.5, Action: Skip}}},
+		{testCorrupt, "100%flip", Chain{{Percent: 100, Action: Flip}}},
+		{testDrain, "0.5%skip", Chain{{Percent: 0.5, Action: Skip}}},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.site, tt.text)
@@ -108,7 +109,7 @@ func TestParseErrors(t *testing.T) {
 		{GPURun, "crash(boom", `fault term "crash(boom": want ")" at the end of the argument`},
 		{GPURun, "crash(a)b)", `fault term "crash(a)b)": argument "a)b" contains ")"`},
 		{HostPublish, "error(a (b) -> *x)", `fault term "*x)": bad count "*": want a whole number of hits like 3*`},
-		{Site(MaxSites - 1), "off", `unknown fault site 63; sites are gpu.dispatch, npu.dispatch,`},
+		{Site(1 << 30), "off", `unknown fault site "site(1073741824)"; sites are gpu.dispatch, npu.dispatch,`},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.site, tt.text)
@@ -161,7 +162,7 @@ func TestChainString(t *testing.T) {
 		{GPUDispatch, "30%error(x)->20%delay(1000us)", "30%error(x)->20%delay(1ms)", "30%error(x)->20%delay(1ms)"},
 		{GPUDispatch, "0.001%2*delay(1.5us)", "0.001%2*delay(1.5µs)", "0.001%2*delay(1.5µs)"},
 		{HostPublish, "error(a->b (c)->skip", "error(a->b (c)->skip", "error(a->b (c)->skip"},
-		{PayloadCorrupt, "1e-3%flip", "0.001%flip", "0.001%flip"},
+		{testCorrupt, "1e-3%flip", "0.001%flip", "0.001%flip"},
 	}
 	for _, tt := range tests {
 		c, err := Parse(tt.site, tt.text)
@@ -201,7 +202,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if site >= numSites || len(c) == 0 {
+		if !site.Defined() || len(c) == 0 {
 			t.Fatalf("Parse(%v, %q) = %v, nil", site, text, c)
 		}
 		for _, out := range []string{c.String(), c.format(site)} {

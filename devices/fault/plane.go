@@ -29,13 +29,14 @@ const pcgStream = 0x9e3779b97f4a7c15
 // given seed and sequence of hits always gives the same results. A Plane is
 // safe for concurrent use.
 type Plane struct {
-	active atomic.Uint64 // bit s is set while site s has a chain
+	active atomic.Uint64 // bit s is set while site s (below 64) has a chain
+	high   atomic.Int32  // how many sites of 64 or more have a chain
 
 	mu     sync.Mutex
 	pcg    rand.PCG
-	rng    rand.Rand        // draws from pcg
-	armed  [MaxSites]*armed // nil for a site with no chain
-	decide Decider          // nil: the generator draws
+	rng    rand.Rand // draws from pcg
+	armed  []*armed  // by site; nil, or missing, for a site with no chain
+	decide Decider   // nil: the generator draws
 }
 
 // Decider decides, in place of a plane's generator, whether a term of site
@@ -83,8 +84,7 @@ func NewPlane(seed uint64) *Plane {
 func (p *Plane) Reseed(seed uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.armed = [MaxSites]*armed{}
-	p.active.Store(0)
+	p.clear()
 	p.decide = nil
 	p.pcg.Seed(seed, pcgStream)
 	p.rng = *rand.New(&p.pcg)
@@ -101,25 +101,53 @@ func (p *Plane) Set(site Site, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(c) == 1 && c[0] == (Term{Percent: 100, Action: Off}) {
-		p.armed[site] = nil
-		p.active.And(^(uint64(1) << site))
+		p.disarm(site)
 		return nil
 	}
 	left := make([]int, len(c))
 	for i, t := range c {
 		left[i] = t.Count
 	}
+	if int(site) >= len(p.armed) {
+		p.armed = append(p.armed, make([]*armed, int(site)+1-len(p.armed))...)
+	}
+	switch {
+	case p.armed[site] != nil:
+	case site < 64:
+		p.active.Or(uint64(1) << site)
+	default:
+		p.high.Add(1)
+	}
 	p.armed[site] = &armed{chain: c, left: left}
-	p.active.Or(uint64(1) << site)
 	return nil
+}
+
+// disarm removes site's chain (p.mu held).
+func (p *Plane) disarm(site Site) {
+	if int(site) >= len(p.armed) || p.armed[site] == nil {
+		return
+	}
+	p.armed[site] = nil
+	if site < 64 {
+		p.active.And(^(uint64(1) << site))
+	} else {
+		p.high.Add(-1)
+	}
+}
+
+// clear removes every chain (p.mu held).
+func (p *Plane) clear() {
+	clear(p.armed)
+	p.armed = p.armed[:0]
+	p.active.Store(0)
+	p.high.Store(0)
 }
 
 // Clear removes the chains of all sites.
 func (p *Plane) Clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.armed = [MaxSites]*armed{}
-	p.active.Store(0)
+	p.clear()
 }
 
 // Settings returns the configured sites in Site order, each with its
@@ -142,15 +170,15 @@ func (p *Plane) Settings() []Setting {
 // fires, using up one of its count. Hit does not allocate, and when the site
 // has no chain it does not lock either.
 func (p *Plane) Hit(site Site) Fired {
-	if p.active.Load()&(uint64(1)<<site) == 0 {
+	if site < 64 && p.active.Load()&(uint64(1)<<site) == 0 || site >= 64 && p.high.Load() == 0 {
 		return Fired{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a := p.armed[site]
-	if a == nil { // cleared since the check above
+	if int(site) >= len(p.armed) || p.armed[site] == nil { // cleared since the check above, or never armed
 		return Fired{}
 	}
+	a := p.armed[site]
 	left := a.left
 	for i := range a.chain {
 		t := &a.chain[i]

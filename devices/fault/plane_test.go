@@ -41,9 +41,9 @@ func TestHitSequences(t *testing.T) {
 		{GPURun, "1*off->1*hang", []Action{Off, Hang, None, None, None}},
 		{GPUDispatch, "2*error(a)->delay(1ms)", []Action{Error, Error, Delay, Delay, Delay}},
 		{GPURun, "3*crash(boom)->hang", []Action{Crash, Crash, Crash, Hang, Hang}},
-		{NPUDrain, "2*skip", []Action{Skip, Skip, None, None, None}},
+		{testDrain, "2*skip", []Action{Skip, Skip, None, None, None}},
 		{HostPublish, "1*skip->1*error->1*skip", []Action{Skip, Error, Skip, None, None}},
-		{PayloadCorrupt, "flip", []Action{Flip, Flip, Flip, Flip, Flip}},
+		{testCorrupt, "flip", []Action{Flip, Flip, Flip, Flip, Flip}},
 		{GPURun, "ignore_abort->hang", []Action{IgnoreAbort, IgnoreAbort, IgnoreAbort, IgnoreAbort, IgnoreAbort}},
 	}
 	for _, tt := range tests {
@@ -177,13 +177,13 @@ func TestPlaneSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(p.Set(PayloadCorrupt, "10%flip"))
+	must(p.Set(testCorrupt, "10%flip"))
 	must(p.Set(GPURun, " 1*off -> 1*hang "))
 	must(p.Set(GPUDispatch, "error->delay(2000us)"))
 	want := []Setting{
 		{GPUDispatch, "error->delay(2ms)"},
 		{GPURun, "1*off->1*hang"},
-		{PayloadCorrupt, "10%flip"},
+		{testCorrupt, "10%flip"},
 	}
 	if got := p.Settings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Settings() = %v, want %v", got, want)
@@ -196,8 +196,8 @@ func TestPlaneSettings(t *testing.T) {
 	if err := p.Set(GPURun, "flip"); err == nil {
 		t.Error("Set(gpu.run, flip) succeeded")
 	}
-	if err := p.Set(Site(200), "off"); err == nil {
-		t.Error("Set(site 200) succeeded")
+	if err := p.Set(Site(1<<30), "off"); err == nil {
+		t.Error("Set of a site no one defined succeeded")
 	}
 	if f := p.Hit(GPURun); f.Action != Hang {
 		t.Errorf("after a failed Set, second hit = %v, want hang", f.Action)
@@ -210,8 +210,8 @@ func TestPlaneSettings(t *testing.T) {
 
 	// "off" removes the site; a limited or probable off does not.
 	must(p.Set(GPUDispatch, " off "))
-	must(p.Set(PayloadCorrupt, "1*off"))
-	want = []Setting{{GPURun, "1*off->1*hang"}, {PayloadCorrupt, "1*off"}}
+	must(p.Set(testCorrupt, "1*off"))
+	want = []Setting{{GPURun, "1*off->1*hang"}, {testCorrupt, "1*off"}}
 	if got := p.Settings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Settings() after off = %v, want %v", got, want)
 	}
@@ -223,7 +223,7 @@ func TestPlaneSettings(t *testing.T) {
 	if got := p.Settings(); len(got) != 0 {
 		t.Errorf("Settings() after Clear = %v", got)
 	}
-	for _, s := range append(Sites(), Site(10), Site(31), Site(255)) {
+	for _, s := range append(Sites(), testDrain, Site(31), Site(1<<30)) {
 		if f := p.Hit(s); f != (Fired{}) {
 			t.Errorf("Hit(%v) after Clear = %+v", s, f)
 		}

@@ -14,57 +14,51 @@ import (
 	"sync"
 )
 
-// Site names a place in the model where a fault can be injected.
-type Site uint8
+// Site names a place in the model where a fault can be injected: one of
+// the runtime's generic sites, or a site a program defined (DefineSite).
+type Site uint32
 
-// The fault sites, in the order Sites returns them. docs/faults.md says
-// when each is hit and what each action does there.
+// The runtime's sites, which it or the protocol hits for every program, in
+// the order Sites returns them. docs/faults.md says when each is hit and
+// what each action does there. The numbers 4 and 9 are no generic site's:
+// they are the first two that programs' sites take (DefineSite), so the
+// built-in exchange, which defines npu.drain and payload.corrupt as its
+// package is initialised, keeps the numbers its fault events have always
+// carried, and with them the digests of its recorded runs.
 const (
 	// GPUDispatch is hit when the host dispatches a program to a GPU queue,
 	// once the dispatch passed its busy checks: error rejects the dispatch,
 	// delay adds to its latency.
-	GPUDispatch Site = iota
+	GPUDispatch Site = 0
 	// NPUDispatch is GPUDispatch for an NPU queue.
-	NPUDispatch
-	// GPURun is hit by the GPU's exchange program when it acts on the
-	// decision it observed, and at the start of every round under RUN. On a
-	// real GPU it is hit once, when the kernel is launched, and sets how the
-	// kernel behaves.
-	GPURun
-	// NPURun is hit by the NPU's exchange program when it acts on the
-	// decision it observed, and at the start of every round under RUN.
-	NPURun
-	// NPUDrain is hit after every round the NPU's exchange program
-	// consumes, when its DMA writes the round's result and credit stores
-	// out to memory: skip leaves them pending in the NPU until a later
-	// drain writes them, and at the last round they are lost.
-	NPUDrain
+	NPUDispatch Site = 1
+	// GPURun is hit for a GPU program when it acts on the decision it
+	// observed (and by the exchange at the start of every round under RUN).
+	// On a real GPU it is hit once, when the kernel is launched, and sets
+	// how the kernel behaves.
+	GPURun Site = 2
+	// NPURun is GPURun for an NPU program.
+	NPURun Site = 3
 	// GPUComplete is hit when a GPU invocation's completion finishes (a
 	// crashed or reset one included): error turns a clean retirement into a
 	// device error.
-	GPUComplete
+	GPUComplete Site = 5
 	// NPUComplete is GPUComplete for an NPU invocation.
-	NPUComplete
+	NPUComplete Site = 6
 	// HostPublish is hit by each host release publication as the host
 	// executes it: a decision is stored in the startup line, then released
 	// to each PM4, AQL and XDNA queue family of both devices by one
 	// publication each. Error fails that publication (and the later ones
 	// are not executed), skip leaves its family without the release; the
 	// word is stored either way.
-	HostPublish
+	HostPublish Site = 7
 	// MemoryAlloc is hit when a host-accessible buffer is allocated, after
 	// its size is checked and before any memory is mapped or charged to the
 	// budget.
-	MemoryAlloc
-	// PayloadCorrupt is hit by the GPU's exchange program after it writes
-	// each generation's data and before it stores the generation's number:
-	// flip XORs one bit of the slot in memory.
-	PayloadCorrupt
+	MemoryAlloc Site = 8
 
-	numSites // the built-in sites; programs define more (DefineSite)
-
-	// MaxSites is how many sites there can be, built-in and defined.
-	MaxSites = 64
+	firstFree Site = 10 // after the generic sites and the two numbers kept free
+	noSite    Site = ^Site(0)
 )
 
 // Action is what a fault term does when it fires.
@@ -95,116 +89,148 @@ const (
 	numActions
 )
 
-var builtinNames = [numSites]string{
-	"gpu.dispatch", "npu.dispatch", "gpu.run", "npu.run", "npu.drain",
-	"gpu.complete", "npu.complete", "host.publish", "memory.alloc", "payload.corrupt",
-}
-
-var builtinActions = [numSites][]Action{
-	GPUDispatch:    {Error, Delay},
-	NPUDispatch:    {Error, Delay},
-	GPURun:         {Hang, Crash, Delay, IgnoreAbort},
-	NPURun:         {Hang, Crash, Delay, IgnoreAbort},
-	NPUDrain:       {Skip},
-	GPUComplete:    {Error},
-	NPUComplete:    {Error},
-	HostPublish:    {Error, Skip},
-	MemoryAlloc:    {Error},
-	PayloadCorrupt: {Flip},
+// generic holds the runtime's sites by number: their names and actions.
+var generic = map[Site]struct {
+	name    string
+	actions []Action
+}{
+	GPUDispatch: {"gpu.dispatch", []Action{Error, Delay}},
+	NPUDispatch: {"npu.dispatch", []Action{Error, Delay}},
+	GPURun:      {"gpu.run", []Action{Hang, Crash, Delay, IgnoreAbort}},
+	NPURun:      {"npu.run", []Action{Hang, Crash, Delay, IgnoreAbort}},
+	GPUComplete: {"gpu.complete", []Action{Error}},
+	NPUComplete: {"npu.complete", []Action{Error}},
+	HostPublish: {"host.publish", []Action{Error, Skip}},
+	MemoryAlloc: {"memory.alloc", []Action{Error}},
 }
 
 var actionNames = [numActions]string{
 	"none", "off", "error", "delay", "hang", "crash", "ignore_abort", "skip", "flip",
 }
 
-// Sites returns the built-in sites, in declaration order.
+// Sites returns the runtime's generic sites, in the order of their numbers.
 func Sites() []Site {
-	s := make([]Site, numSites)
-	for i := range s {
-		s[i] = Site(i)
-	}
-	return s
+	return []Site{GPUDispatch, NPUDispatch, GPURun, NPURun, GPUComplete, NPUComplete, HostPublish, MemoryAlloc}
 }
 
-// The sites programs define, after the built-in ones, numbered in the
-// order they are defined in the process.
+// every lists every action a site may allow, Off aside.
+var every = []Action{Error, Delay, Hang, Crash, IgnoreAbort, Skip, Flip}
+
+// definedSite is a site a program defined.
+type definedSite struct {
+	name    string
+	actions []Action
+}
+
+// The sites programs define, numbered in the order they are defined in the
+// process: 4 and 9 first, then from firstFree on, with no limit.
 var defined struct {
 	sync.RWMutex
-	names []string
+	sites  map[Site]definedSite
+	byName map[string]Site
+	next   Site
 }
 
 // sitePattern is what a defined site's name looks like: lower-case words
 // joined by dots, such as "stream.drop".
 var sitePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 
-// DefineSite defines a site of a program's own, named like the built-in
-// ones ("stream.drop"), where every action may be set: the program that
-// consults it decides what each does. Defining a name again returns the
-// same site. It refuses a built-in site's name, a malformed name, and more
-// than MaxSites sites in all.
-func DefineSite(name string) (Site, error) {
-	if s, err := ParseSite(name); err == nil {
-		if s < numSites {
-			return 0, fmt.Errorf("%s is a built-in fault site; give a site of your program's own a name of its own, such as stream.%s", name, strings.ReplaceAll(name, ".", "_"))
+// DefineSite defines a site of a program's own, named like the runtime's
+// ("stream.drop"), where actions may be set (every action when none is
+// given): the program that hits it decides what each does. Defining a name
+// again returns the same site, with the actions it was first defined with.
+// It refuses a generic site's name and a malformed name.
+func DefineSite(name string, actions ...Action) (Site, error) {
+	for s, g := range generic {
+		if g.name == name {
+			return s, fmt.Errorf("%s is a site of the runtime; give a site of your program's own a name of its own, such as stream.%s", name, strings.ReplaceAll(name, ".", "_"))
 		}
-		return s, nil
 	}
 	if len(name) > 40 || !sitePattern.MatchString(name) {
 		return 0, fmt.Errorf("fault site %q: name a site with lower-case words joined by dots, such as stream.drop, at most 40 bytes", name)
 	}
-	defined.Lock()
-	defer defined.Unlock()
-	for i, n := range defined.names {
-		if n == name {
-			return numSites + Site(i), nil
+	for _, a := range actions {
+		if !slices.Contains(every, a) {
+			return 0, fmt.Errorf("fault site %s: %v is no action a site may allow", name, a)
 		}
 	}
-	if int(numSites)+len(defined.names) >= MaxSites {
-		return 0, fmt.Errorf("fault site %s: there are %d sites already, the most a process holds", name, MaxSites)
+	defined.Lock()
+	defer defined.Unlock()
+	if s, ok := defined.byName[name]; ok {
+		return s, nil
 	}
-	defined.names = append(defined.names, name)
-	return numSites + Site(len(defined.names)-1), nil
+	if defined.sites == nil {
+		defined.sites, defined.byName = map[Site]definedSite{}, map[string]Site{}
+	}
+	var s Site
+	switch len(defined.sites) {
+	case 0:
+		s = 4
+	case 1:
+		s = 9
+	default:
+		s = firstFree + Site(len(defined.sites)-2)
+	}
+	if len(actions) == 0 {
+		actions = every
+	}
+	defined.sites[s] = definedSite{name: name, actions: slices.Clone(actions)}
+	defined.byName[name] = s
+	return s, nil
+}
+
+// lookup returns a defined site's name and actions.
+func lookup(s Site) (definedSite, bool) {
+	defined.RLock()
+	defer defined.RUnlock()
+	d, ok := defined.sites[s]
+	return d, ok
 }
 
 // String returns the site's name, such as "gpu.dispatch".
 func (s Site) String() string {
-	if s < numSites {
-		return builtinNames[s]
+	if g, ok := generic[s]; ok {
+		return g.name
 	}
-	defined.RLock()
-	defer defined.RUnlock()
-	if i := int(s - numSites); i < len(defined.names) {
-		return defined.names[i]
+	if d, ok := lookup(s); ok {
+		return d.name
 	}
-	return "site(" + strconv.Itoa(int(s)) + ")"
+	return "site(" + strconv.FormatUint(uint64(s), 10) + ")"
 }
 
-// ParseSite returns the site with the given name: a built-in site or one a
+// ParseSite returns the site with the given name: a generic site or one a
 // program defined.
 func ParseSite(name string) (Site, error) {
-	for i, n := range builtinNames {
-		if n == name {
-			return Site(i), nil
+	for _, s := range Sites() {
+		if generic[s].name == name {
+			return s, nil
 		}
 	}
 	defined.RLock()
 	defer defined.RUnlock()
-	for i, n := range defined.names {
-		if n == name {
-			return numSites + Site(i), nil
+	if s, ok := defined.byName[name]; ok {
+		return s, nil
+	}
+	var known []string
+	for _, s := range Sites() {
+		known = append(known, generic[s].name)
+	}
+	msg := strings.Join(known, ", ")
+	if len(defined.byName) > 0 {
+		var names []string
+		for n := range defined.byName {
+			names = append(names, n)
 		}
+		slices.Sort(names)
+		msg += "; sites programs defined: " + strings.Join(names, ", ")
 	}
-	known := strings.Join(builtinNames[:], ", ")
-	if len(defined.names) > 0 {
-		known += "; sites programs defined: " + strings.Join(defined.names, ", ")
-	}
-	return 0, fmt.Errorf("unknown fault site %q; sites are %s", name, known)
+	return 0, fmt.Errorf("unknown fault site %q; sites are %s", name, msg)
 }
 
 // Generic reports whether the site is hit by the runtime or the protocol
 // for every program (dispatch, run, completion, publication, allocation),
-// rather than consulted by a program of its own accord (npu.drain,
-// payload.corrupt, and the sites programs define): a fault at a site of a
+// rather than consulted by a program of its own accord (a site a program
+// defined, such as the exchange's npu.drain): a fault at a site of a
 // program's own may spoil the program's results, so its failed check is no
 // violation.
 func (s Site) Generic() bool {
@@ -215,36 +241,36 @@ func (s Site) Generic() bool {
 	return false
 }
 
-// Defined reports whether s is a site: built in, or defined by a program.
+// Defined reports whether s is a site: generic, or defined by a program.
 func (s Site) Defined() bool {
-	if s < numSites {
+	if s.Generic() {
 		return true
 	}
-	defined.RLock()
-	defer defined.RUnlock()
-	return int(s-numSites) < len(defined.names)
+	_, ok := lookup(s)
+	return ok
 }
 
 // Actions returns the actions allowed at the site, not counting Off, which
-// every site allows. A site a program defined allows every action.
+// every site allows.
 func (s Site) Actions() []Action {
-	if s >= numSites {
-		if !s.Defined() {
-			return nil
-		}
-		return []Action{Error, Delay, Hang, Crash, IgnoreAbort, Skip, Flip}
+	if g, ok := generic[s]; ok {
+		return slices.Clone(g.actions)
 	}
-	return append([]Action(nil), builtinActions[s]...)
+	if d, ok := lookup(s); ok {
+		return slices.Clone(d.actions)
+	}
+	return nil
 }
 
 func (s Site) allows(a Action) bool {
-	switch {
-	case a == Off:
+	if a == Off {
 		return true
-	case s >= numSites:
-		return a > Off && a < numActions // a site a program defined allows every action
 	}
-	return slices.Contains(builtinActions[s], a)
+	if g, ok := generic[s]; ok {
+		return slices.Contains(g.actions, a)
+	}
+	d, ok := lookup(s)
+	return ok && slices.Contains(d.actions, a)
 }
 
 // allowed lists the site's actions for error messages, Off last.

@@ -61,6 +61,15 @@ type Checker interface {
 	Check() error
 }
 
+// SiteDeclarer is a Program that hits fault sites of its own (fault
+// sites a program defined, fault.DefineSite): Sites lists them. A program
+// hits the runtime's generic sites and the sites it declares; a hit of any
+// other site, one another program declared included, fires nothing.
+type SiteDeclarer interface {
+	Program
+	Sites() []fault.Site
+}
+
 // Stopper is a Program that holds something of the host's (a Lua state,
 // say) that it gives back when a device reset stops it before it retired.
 // Stopped is called once, after the program's last step, and never
@@ -81,7 +90,9 @@ type Env interface {
 	// (the event's A is the invocation), with b and detail as the kind
 	// defines them.
 	Emit(kind EventKind, b uint64, detail string)
-	// Fault hits a fault site, recording what fired as an event.
+	// Fault hits a fault site, recording what fired as an event: a
+	// generic site or one the program declares (SiteDeclarer); any other
+	// fires nothing.
 	Fault(site fault.Site) fault.Fired
 	// Ring says that the program wrote memory other programs may wait on
 	// outside a view (a kernel on real hardware did), so waiting programs
@@ -222,4 +233,10 @@ type Timing struct {
 	HostToGPU    time.Duration // a host store becomes visible to a polling GPU
 	NPUDMALine   time.Duration // the NPU moves one 64-byte line by DMA
 	Completion   time.Duration // a retirement is noticed by the host
+	// Stall, when above zero, makes the devices' timing vary, drawn from
+	// the fabric's seed: each step's memory operations cost their figures
+	// times a factor from 1/2 to 3/2, and one step in eight is held up by
+	// a further stall of up to Stall (a device preempted, its bus or DMA
+	// queue busy). Zero charges every figure exactly.
+	Stall time.Duration
 }

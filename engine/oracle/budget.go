@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // budgetChecker checks invariant 8, the budget equals live plus
@@ -70,7 +71,7 @@ func (c *budgetChecker) settled() error {
 
 func (c *budgetChecker) reset() { c.live, c.quarantined = 0, 0 }
 
-func (c *budgetChecker) hash(h *devices.StateHash) {
+func (c *budgetChecker) hash(h *program.StateHash) {
 	h.Add(uint64(c.live))
 	h.Add(uint64(c.quarantined))
 }

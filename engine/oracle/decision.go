@@ -5,6 +5,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // decisionChecker checks how a session is admitted and decided, and what
@@ -89,7 +90,7 @@ func (c *decisionChecker) forget(session uint64) { c.sessions.remove(session) }
 
 func (c *decisionChecker) reset() { c.sessions.clear() }
 
-func (c *decisionChecker) hash(h *devices.StateHash) {
+func (c *decisionChecker) hash(h *program.StateHash) {
 	for _, id := range c.sessions.sorted() {
 		a := c.sessions.get(id)
 		h.Add(id)

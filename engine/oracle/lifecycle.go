@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // lifecycleChecker checks how a session's publications, Waits and close
@@ -190,7 +191,7 @@ func (c *lifecycleChecker) forget(session uint64) { c.sessions.remove(session) }
 func (c *lifecycleChecker) reset() { c.sessions.clear() }
 
 // hash adds what the checker's verdicts depend on, times relative to now.
-func (c *lifecycleChecker) hash(h *devices.StateHash, now time.Duration) {
+func (c *lifecycleChecker) hash(h *program.StateHash, now time.Duration) {
 	h.Add(uint64(c.longEnough))
 	for _, id := range c.sessions.sorted() {
 		l := c.sessions.get(id)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // Invariant is the text of the oracle's invariant n, numbered from 1 as
@@ -229,7 +230,7 @@ func (o *Oracle) observe(e *devices.Event) {
 	o.verdicts.seen = e.Seq
 	s := o.session(e)
 	open := s != nil
-	if !open && e.Kind.Category() == devices.CategoryProtocol {
+	if !open && e.Kind.Category() == program.CategoryProtocol {
 		return
 	}
 	o.budget.observe(e, open)
@@ -275,7 +276,7 @@ func (o *Oracle) forget(session uint64) {
 // force, the allocations counted, how long is long enough for invariant
 // 15, and how many violations it found, for a model checker's state hash.
 // Times are added relative to the fabric's clock.
-func (o *Oracle) HashState(h *devices.StateHash) {
+func (o *Oracle) HashState(h *program.StateHash) {
 	now := o.fabric.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()

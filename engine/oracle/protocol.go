@@ -3,7 +3,6 @@ package oracle
 import (
 	"strconv"
 
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -12,28 +11,28 @@ import (
 // docs/protocol.md gives each one's A, B and Detail. They are the words the
 // oracle reads, whichever implementation of the session wrote them.
 const (
-	EvSubmit       devices.EventKind = "submit"         // A: Participant, B: 0 accepted, 1 rejected
-	EvDecide       devices.EventKind = "decide"         // A: decision (1 RUN, 2 ABORT), recorded before publishing
-	EvPoison       devices.EventKind = "poison"         // Detail: why
-	EvWait         devices.EventKind = "wait"           // A: timeout in ns
-	EvJoin         devices.EventKind = "join"           // A: Participant, B: JoinResult
-	EvWaitEnd      devices.EventKind = "wait.end"       // A: 1 when both retired
-	EvCheck        devices.EventKind = "check"          // A: Participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
-	EvStartup      devices.EventKind = "startup"        // A: publications prepared, B: the line's buffer
-	EvSession      devices.EventKind = "session"        // A: the GPU's actor, B: the NPU's actor
-	EvSubmitReturn devices.EventKind = "submit.return"  // A: Participant, B: 0 ok, 1 error
-	EvPublished    devices.EventKind = "published"      // A: decision, B: 0 ok, 1 failed
-	EvUndecided    devices.EventKind = "wait.undecided" // a Wait refused: no decision is recorded
-	EvCloseBegin   devices.EventKind = "close.begin"    // A: the join's timeout in ns
-	EvClose        devices.EventKind = "close"          // A: 0 retired, 1 quarantined
+	EvSubmit       program.EventKind = "submit"         // A: Participant, B: 0 accepted, 1 rejected
+	EvDecide       program.EventKind = "decide"         // A: decision (1 RUN, 2 ABORT), recorded before publishing
+	EvPoison       program.EventKind = "poison"         // Detail: why
+	EvWait         program.EventKind = "wait"           // A: timeout in ns
+	EvJoin         program.EventKind = "join"           // A: Participant, B: JoinResult
+	EvWaitEnd      program.EventKind = "wait.end"       // A: 1 when both retired
+	EvCheck        program.EventKind = "check"          // A: Participant whose program checked its results, B: 0 passed, 1 failed; Detail: the problem
+	EvStartup      program.EventKind = "startup"        // A: publications prepared, B: the line's buffer
+	EvSession      program.EventKind = "session"        // A: the GPU's actor, B: the NPU's actor
+	EvSubmitReturn program.EventKind = "submit.return"  // A: Participant, B: 0 ok, 1 error
+	EvPublished    program.EventKind = "published"      // A: decision, B: 0 ok, 1 failed
+	EvUndecided    program.EventKind = "wait.undecided" // a Wait refused: no decision is recorded
+	EvCloseBegin   program.EventKind = "close.begin"    // A: the join's timeout in ns
+	EvClose        program.EventKind = "close"          // A: 0 retired, 1 quarantined
 )
 
 // The kinds are registered once, in the protocol category; registering a
-// name twice panics when the program starts (devices.DefineEvent).
+// name twice panics when the program starts (program.DefineEvent).
 func init() {
-	for _, k := range [...]devices.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
+	for _, k := range [...]program.EventKind{EvSubmit, EvDecide, EvPoison, EvWait, EvJoin, EvWaitEnd, EvCheck,
 		EvStartup, EvSession, EvSubmitReturn, EvPublished, EvUndecided, EvCloseBegin, EvClose} {
-		devices.DefineEvent(string(k), devices.CategoryProtocol)
+		program.DefineEvent(string(k), program.CategoryProtocol)
 	}
 }
 

@@ -105,7 +105,7 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 		// Most events are a running program's: the rare invocation that
 		// saw ABORT is looked up before the kind's category, a lookup by
 		// name.
-		if inv := c.invocations.get(e.A); inv != nil && inv.sawAbort && e.Kind.Category() == devices.CategoryRound {
+		if inv := c.invocations.get(e.A); inv != nil && inv.sawAbort && e.Kind.Category() == program.CategoryRound {
 			c.v.violate(4, e.Session, fmt.Sprintf("invocation %d touched a buffer besides the startup line (%s, %d) after observing ABORT", e.A, e.Kind, e.B))
 		}
 	}
@@ -194,7 +194,7 @@ func (c *reachChecker) reset() {
 	c.quarantines.clear()
 }
 
-func (c *reachChecker) hash(h *devices.StateHash) {
+func (c *reachChecker) hash(h *program.StateHash) {
 	for _, id := range c.sessions.sorted() {
 		s := c.sessions.get(id)
 		h.Add(id)

@@ -192,7 +192,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 		t.Fatalf("verification: %s", v.Problem)
 	}
 	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
-	for i, kind := range []devices.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
+	for i, kind := range []program.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
 		events := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
 		if len(events) != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", len(events), kind)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // testBackend opens the accelerator it holds, or fails with err.
@@ -155,7 +156,7 @@ func TestNewFabricWithSimIsNewFabric(t *testing.T) {
 type refusingGPU struct{ fakeGPU }
 
 func (*refusingGPU) UnsupportedFault(site fault.Site) string {
-	if site == fault.PayloadCorrupt {
+	if site == exchange.PayloadCorrupt {
 		return "the kernel writes the slots itself"
 	}
 	return ""
@@ -187,7 +188,7 @@ func TestCheckFaultAsksTheAccelerator(t *testing.T) {
 	}
 	defer f.Close()
 	want := "invalid: payload.corrupt does not apply to a real GPU (fake: test GPU): the kernel writes the slots itself"
-	if err := f.CheckFault(fault.PayloadCorrupt); err == nil || err.Error() != want {
+	if err := f.CheckFault(exchange.PayloadCorrupt); err == nil || err.Error() != want {
 		t.Errorf("CheckFault(payload.corrupt) = %v, want %q", err, want)
 	}
 	if err := f.CheckFault(fault.GPURun); err != nil {

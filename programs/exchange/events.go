@@ -1,13 +1,15 @@
 package exchange
 
-import "github.com/residentlua/residentlua/devices"
+import (
+	"github.com/residentlua/residentlua/devices/program"
+)
 
 // Event kinds the exchange's programs emit, besides the runtime's own
 // (devices.EvDispatch, devices.EvRetire, ...).
 var (
-	EvPayloadWrite = devices.DefineEvent("payload.write", devices.CategoryRound) // A: invocation, B: generation
-	EvPayloadRead  = devices.DefineEvent("payload.read", devices.CategoryRound)  // A: invocation, B: generation
-	EvCredit       = devices.DefineEvent("credit", devices.CategoryRound)        // A: invocation, B: generation returned
-	EvDrain        = devices.DefineEvent("drain", devices.CategoryRound)         // A: invocation, B: words written back
+	EvPayloadWrite = program.DefineEvent("payload.write", program.CategoryRound) // A: invocation, B: generation
+	EvPayloadRead  = program.DefineEvent("payload.read", program.CategoryRound)  // A: invocation, B: generation
+	EvCredit       = program.DefineEvent("credit", program.CategoryRound)        // A: invocation, B: generation returned
+	EvDrain        = program.DefineEvent("drain", program.CategoryRound)         // A: invocation, B: words written back
 
 )

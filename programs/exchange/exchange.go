@@ -181,7 +181,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
 		*r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
-		var prog devices.Program = r.gpu
+		var prog program.Program = r.gpu
 		if launcher != nil {
 			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
 		}

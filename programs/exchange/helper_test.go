@@ -40,8 +40,7 @@ func dispatchedExchange(t testing.TB, f *devices.Fabric, cfg Config) (line *devi
 // runExchange stores RUN in the line and releases it to the NPU.
 func runExchange(t testing.TB, line *devices.Buffer, release *devices.Publication) {
 	t.Helper()
-	line.HostStore(0, program.StartupRun)
-	if err := release.Execute(); err != nil {
+	if _, err := line.Publish(devices.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
 		t.Fatal(err)
 	}
 }

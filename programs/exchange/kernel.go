@@ -103,7 +103,7 @@ func (p *kernelExchange) KernelTimes() (observed, retired devices.Stamp) { retur
 
 // Step watches the kernel, which Dispatch launched. It polls (Poll) while
 // nothing changes, so the executor paces it.
-func (p *kernelExchange) Step(env program.Env) devices.Next {
+func (p *kernelExchange) Step(env program.Env) program.Next {
 	progress := p.ringOnNewGenerations(env)
 	st := p.kernel.Status()
 	if p.clock.Observe(env, st.Observed, st.ObservedAt) {

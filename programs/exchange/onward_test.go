@@ -70,8 +70,7 @@ func preparedByHand(tb testing.TB, f *devices.Fabric, cfg Config) *Exchange {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	line.HostStore(0, program.StartupRun)
-	if err := release.Execute(); err != nil {
+	if _, err := line.Publish(devices.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
 		tb.Fatal(err)
 	}
 	return x
@@ -83,7 +82,7 @@ func preparedByHand(tb testing.TB, f *devices.Fabric, cfg Config) *Exchange {
 // emitted no event answered.
 func stepHalves(tb testing.TB, x *Exchange, env *stepEnv, answered func(program.Next)) (steps int) {
 	tb.Helper()
-	halves := []devices.Program{x.GPU().Program(), x.NPU().Program()}
+	halves := []program.Program{x.GPU().Program(), x.NPU().Program()}
 	var next [2]program.Next
 	var retired [2]bool
 	for !retired[0] || !retired[1] {

@@ -100,8 +100,8 @@ type Status struct {
 // Event kinds of a kernel's own clock, which every kernel on a real GPU
 // reports (the built-in exchange's and a user's).
 var (
-	EvObserve = devices.DefineEvent("kernel.observe", devices.CategoryDevice) // A: invocation, B: fabric time in ns when the kernel saw the decision
-	EvRetire  = devices.DefineEvent("kernel.retire", devices.CategoryDevice)  // A: invocation, B: fabric time in ns when the kernel retired
+	EvObserve = program.DefineEvent("kernel.observe", program.CategoryDevice) // A: invocation, B: fabric time in ns when the kernel saw the decision
+	EvRetire  = program.DefineEvent("kernel.retire", program.CategoryDevice)  // A: invocation, B: fabric time in ns when the kernel retired
 )
 
 // Clocked is a program whose kernel keeps its own times: both programs
