@@ -16,7 +16,7 @@ import (
 // false (or nil) and a message saying the first thing wrong; an error in
 // it is a failure too.
 func (in *Instance) check() error {
-	m, err := in.prog.take()
+	m, err := in.prog.take(in.cfg.Context)
 	if err != nil {
 		return err
 	}
@@ -38,8 +38,8 @@ func (in *Instance) check() error {
 	m.L.Push(s.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
-	if err := m.pcall(2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, m.describe(err)))
+	if err := m.pcallHost(2, 2); err != nil {
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.hostBudgetText(err, m.describe(err), "check"))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)
