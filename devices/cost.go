@@ -86,7 +86,7 @@ func (m *meter) drain(pending []pendingWrite) {
 
 // settle ends the step and returns what it owes: its operations' cost, and
 // under a Stall, that cost times a factor from 1/2 to 3/2 and, one step in
-// eight, a stall of up to Stall more. A step with no memory operation
+// 64, a stall of up to Stall more. A step with no memory operation
 // owes nothing.
 func (m *meter) settle() time.Duration {
 	m.active = false
@@ -95,10 +95,10 @@ func (m *meter) settle() time.Duration {
 		return owed
 	}
 	r := m.rng.Uint64()
-	// The low 32 bits scale the cost, three more say whether it stalls,
-	// and the high 24 how long.
+	// The low 32 bits scale the cost, six more say whether it stalls (one
+	// step in 64), and the high 24 how long.
 	owed = addDurations(owed/2, time.Duration(float64(owed)*(float64(uint32(r))/(1<<32))))
-	if r>>32&7 == 0 {
+	if r>>32&63 == 0 {
 		owed = addDurations(owed, time.Duration(float64(m.timing.Stall)*float64(r>>40)/(1<<24)))
 	}
 	return owed

@@ -110,12 +110,12 @@ func TestMemoryOperationsCostTheTimingsFigures(t *testing.T) {
 }
 
 // Under a Stall the figures vary, drawn from the seed: a step costs its
-// figures times 1/2 to 3/2, and one in eight is held up by up to Stall
+// figures times 1/2 to 3/2, and one in 64 is held up by up to Stall
 // more, a store's included; the same seed draws the same.
 func TestStallDrawsEachStepsCostWithinItsBounds(t *testing.T) {
 	const dma, stall = 4 * time.Microsecond, 10 * time.Microsecond
 	timing := program.Timing{NPUDMALine: dma, Stall: stall}
-	ops := make([]func(v *View), 400)
+	ops := make([]func(v *View), 6400)
 	for i := range ops {
 		if i%2 == 0 {
 			ops[i] = load(0)
@@ -141,8 +141,8 @@ func TestStallDrawsEachStepsCostWithinItsBounds(t *testing.T) {
 	if len(distinct) < 100 {
 		t.Errorf("%d distinct costs of %d steps: the jitter hardly varies them", len(distinct), len(got))
 	}
-	if stalls < 400/8/3 || stalls > 400/8*3 {
-		t.Errorf("%d of 400 steps stalled, want about one in eight", stalls)
+	if stalls < len(got)/64/3 || stalls > len(got)/64*3 {
+		t.Errorf("%d of %d steps stalled, want about one in 64", stalls, len(got))
 	}
 	if again := costs(t, timing, NPU, ops...); !equalDurations(again, got) {
 		t.Error("the same seed drew other costs")

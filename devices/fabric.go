@@ -516,10 +516,10 @@ func recordFault(events *hostEvents, actor Actor, session uint64, site fault.Sit
 
 // faultDetail names site and action without allocating for the common pairs.
 func faultDetail(site fault.Site, a fault.Action) string {
-	if int(site) < len(faultNames) && int(a) < len(faultNames[site]) {
+	if int(site) < len(faultNames) && int(a) < len(faultNames[site]) && faultNames[site][a] != "" {
 		return faultNames[site][a]
 	}
-	return site.String() + " " + a.String() // a site a program defined
+	return site.String() + " " + a.String() // a site a program defined, whose number may lie among the runtime's
 }
 
 var faultNames = func() (names [16][16]string) {
