@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -243,8 +244,8 @@ func (r *run) hostOp(text string) {
 // observe mixes the host's own events into its history: what the engine's
 // host side did and saw (a join that timed out, a publication that failed)
 // decides what it does next, as the scenario's choices do.
-func (r *run) observe(e *devices.Event) {
-	if e.Actor != devices.HostActor {
+func (r *run) observe(e *event.Event) {
+	if e.Actor != event.HostActor {
 		return
 	}
 	r.hist.AddString(string(e.Kind))

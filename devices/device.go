@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"sync"
@@ -75,7 +76,7 @@ type QueueFamily struct {
 // time and stays occupied while a quarantine holds it.
 type Device struct {
 	fabric   *Fabric
-	actor    Actor
+	actor    event.Actor
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
@@ -100,7 +101,7 @@ func (d *Device) Name() string { return d.name }
 func (d *Device) Kind() DeviceKind { return d.kind }
 
 // Actor is the device's actor number in events.
-func (d *Device) Actor() Actor { return d.actor }
+func (d *Device) Actor() event.Actor { return d.actor }
 
 // Accelerator is the real hardware behind the device, or nil when it is
 // simulated.
@@ -164,7 +165,7 @@ func (d *Device) Reset() {
 	}
 	d.current = nil
 	d.held = 0
-	f.events.Emit(d.actor, 0, EvReset, stopped, 0, "")
+	f.events.Emit(d.actor, 0, event.EvReset, stopped, 0, "")
 	pinned = f.releaseResetQuarantines(d)
 }
 
@@ -190,6 +191,6 @@ func (d *Device) resetHardware() (running, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d.held++
-	f.events.Emit(d.actor, 0, EvReset, 0, 1, err.Error())
+	f.events.Emit(d.actor, 0, event.EvReset, 0, 1, err.Error())
 	return running, false
 }

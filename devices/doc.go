@@ -40,11 +40,11 @@
 //     changes: no accelerator call runs under it (Launch, Reset, Map,
 //     Attach, Close, nor the giving back of released pinned memory, which
 //     Release, Reset and settleQuarantines do after unlocking it).
-//  3. Stream.gate: held by Buffer.Publish across its store and releases,
+//  3. event.Stream.gate: held by Buffer.Publish across its store and releases,
 //     so that no device's events enter the stream before the publication's
 //     (simExecutor.mu, fault.Plane.mu and Buffer.hostMu are taken under
 //     it there); read-held by a real-time device's log, and by the host
-//     collecting one, while it moves events in, just before Stream.mu.
+//     collecting one, while it moves events in, just before event.Stream.mu.
 //  4. simExecutor.mu: the simulated executor's clock, run queue and
 //     generator; taken under Fabric.mu by dispatch and reset, and alone by
 //     a simulated wait or advance, which steps programs under it. It is a
@@ -56,9 +56,9 @@
 //     Fabric.mu only between invocations (settleQuarantines).
 //  5. fault.Plane.mu: the fault chains; a leaf (hitFault emits the fault
 //     event after it returns).
-//  6. Stream.mu: the event ring, digest and subscribers. Subscribers run
+//  6. event.Stream.mu: the event ring, digest and subscribers. Subscribers run
 //     under it (so their own locks, such as the oracle's, come after it and
-//     they must not emit), and so does Stream.atomically's function: the
+//     they must not emit), and so does event.Stream.Atomically's function: the
 //     budget's charge, refund and quarantine, and the unmapping of a
 //     released buffer's host memory (pinned memory waits for unlocking).
 //  7. MemoryBudget.mu: a budget's figures; a leaf.
@@ -68,7 +68,7 @@
 //
 // Buffer.hostMu (host stores against the non-coherent families' view of a
 // buffer) and the backend registry's lock are leaves, taken with no other
-// lock of this package held but Stream.gate. Locks of callers (the engine's
+// lock of this package held but event.Stream.gate. Locks of callers (the engine's
 // session) come before all of these; an accelerator's own locks come after
 // Device.hw and are never taken under Fabric.mu.
 package devices

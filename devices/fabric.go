@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
 	"strconv"
@@ -88,7 +89,7 @@ type Config struct {
 	// the ring's storage instead of allocating one, so that a caller making
 	// many short-lived fabrics (a campaign) can reuse it. The caller must
 	// leave it alone until the fabric is closed and its events are read.
-	EventBuffer []Event
+	EventBuffer []event.Event
 	// Chooser, in simulated time, decides every nondeterministic choice of
 	// the fabric: the order of steps, fault probabilities, when host
 	// releases land and whether deadlines pass first (docs/checking.md).
@@ -128,7 +129,7 @@ type Fabric struct {
 	// and real-time devices read the fault plane at every fault site: the
 	// pads keep those on lines of their own.
 	_      cpu.CacheLinePad
-	events Stream
+	events event.Stream
 	_      cpu.CacheLinePad
 	faults fault.Plane
 	sim    simExecutor          // the executor in simulated time
@@ -263,7 +264,7 @@ func (f *Fabric) makeDevices(devs []DeviceConfig) {
 	f.devices = make([]*Device, len(devs))
 	for i, dc := range devs {
 		d := &storage[i]
-		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), deviceName(devs, i), dc.Kind, dc.Accelerator
+		d.fabric, d.actor, d.name, d.kind, d.accel = f, event.Actor(i+1), deviceName(devs, i), dc.Kind, dc.Accelerator
 		d.families = make([]QueueFamily, len(dc.Families))
 		d.labels = make([]string, len(dc.Families))
 		for ord, c := range dc.Families {
@@ -313,7 +314,7 @@ func (f *Fabric) build(cfg Config) error {
 	f.owners.Store(0)
 	f.renewMemory(cfg.Budget)
 	f.faults.Reseed(cfg.Seed)
-	f.events.init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
+	f.events.Init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
 	return f.attachAccelerators()
 }
 
@@ -427,8 +428,8 @@ func (f *Fabric) First(k DeviceKind) *Device {
 }
 
 // ActorName names an actor: "host" or the device's name.
-func (f *Fabric) ActorName(a Actor) string {
-	if a == HostActor || int(a) > len(f.devices) {
+func (f *Fabric) ActorName(a event.Actor) string {
+	if a == event.HostActor || int(a) > len(f.devices) {
 		return "host"
 	}
 	return f.devices[a-1].name
@@ -441,7 +442,7 @@ func (f *Fabric) Budget() *MemoryBudget { return &f.budget }
 func (f *Fabric) Faults() *fault.Plane { return &f.faults }
 
 // Events is the fabric's event stream.
-func (f *Fabric) Events() *Stream { return &f.events }
+func (f *Fabric) Events() *event.Stream { return &f.events }
 
 // newID returns a fresh identifier, unique in the fabric, for buffers and
 // invocations.
@@ -498,16 +499,17 @@ func (f *Fabric) landPending() {
 }
 
 // hitFault evaluates a fault site and, when something fires, records it as an event.
-func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
+func (f *Fabric) hitFault(actor event.Actor, session uint64, site fault.Site) fault.Fired {
 	fired := f.faults.Hit(site)
-	recordFault(&hostEvents{stream: &f.events}, actor, session, site, fired)
+	events := f.events.Direct()
+	recordFault(&events, actor, session, site, fired)
 	return fired
 }
 
 // recordFault records what fired at site as an event, when something did.
-func recordFault(events *hostEvents, actor Actor, session uint64, site fault.Site, fired fault.Fired) {
+func recordFault(events *event.HostEvents, actor event.Actor, session uint64, site fault.Site, fired fault.Fired) {
 	if fired.Action != fault.None {
-		events.emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+		events.Emit(actor, session, event.EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
 	}
 }
 

@@ -2,6 +2,8 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -124,8 +126,8 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	if size <= 0 || size > maxBuffer {
 		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
 	}
-	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
-		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
+	if fired := f.hitFault(event.HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
@@ -137,7 +139,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
-		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &made.buffer
@@ -157,13 +159,13 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		}
 	}
 	// Charge and say so in one step: a subscriber never sees one without the other.
-	f.events.atomically(func(emit emitFunc) {
+	f.events.Atomically(func(emit event.EmitFunc) {
 		if err = budget.charge(int64(rounded)); err != nil {
-			emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
+			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return
 		}
 		b.id = f.newID()
-		emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
+		emit(event.HostActor, owner, event.EvAlloc, b.id, uint64(rounded), b.budgetLabel())
 	})
 	if err != nil {
 		_ = region.Unmap()
@@ -174,3 +176,6 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 
 // maxBuffer bounds one allocation: 1 GiB.
 const maxBuffer = 1 << 30
+
+// evAllocFailed is an allocation that failed. Detail: why.
+var evAllocFailed = program.DefineEvent("alloc.failed", program.CategoryMemory)

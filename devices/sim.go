@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"github.com/residentlua/residentlua/devices/event"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -240,7 +241,7 @@ func (s *simExecutor) step(inv *invocation) {
 	}
 	if !inv.started {
 		inv.started = true
-		inv.env.Emit(EvStart, 0, "")
+		inv.env.Emit(event.EvStart, 0, "")
 	}
 	inv.next = inv.prog.Step(&inv.env)
 	if inv.next.Kind() == program.NextPoll {

@@ -36,7 +36,7 @@ func (c *StampCell) Load() Stamp {
 }
 
 // Steps is what an invocation's program did, by its events: when it first
-// observed the decision (program.EvObserve) and when it retired (EvRetire),
+// observed the decision (program.EvObserve) and when it retired (event.EvRetire),
 // with the error it retired with.
 type Steps struct {
 	Observed, Retired Stamp

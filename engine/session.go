@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/slot"
@@ -155,7 +156,7 @@ func (s *Session) GPU() *devices.Prepared { return s.gpu }
 func (s *Session) NPU() *devices.Prepared { return s.npu }
 
 func (s *Session) emit(kind program.EventKind, a, b uint64, detail string) time.Duration {
-	return s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
+	return s.startup.fabric.Events().Emit(event.HostActor, s.startup.id, kind, a, b, detail)
 }
 
 // ready refuses once the session is poisoned or decided.
@@ -225,7 +226,7 @@ func (s *Session) decide(op string, v oracle.Decision) error {
 		return err
 	}
 	s.decision = v
-	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: oracle.EvDecide, A: uint64(v)}
+	decided := event.Event{Actor: event.HostActor, Session: s.startup.id, Kind: oracle.EvDecide, A: uint64(v)}
 	var err error
 	s.decided, err = s.startup.publish(decided, uint32(v))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -148,9 +149,9 @@ func (r Result) Report() string {
 
 // actorName names the actors of a trial's fabric, which has the
 // default devices.
-func actorName(a devices.Actor) string {
+func actorName(a event.Actor) string {
 	switch a {
-	case devices.HostActor:
+	case event.HostActor:
 		return "host"
 	case 1:
 		return "gpu0"

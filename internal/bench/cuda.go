@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -176,7 +177,7 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 			gpu = append(gpu, string(e.Kind))
 		}
 		switch e.Kind {
-		case devices.EvHostStore:
+		case event.EvHostStore:
 			if e.B == uint64(program.StartupRun) {
 				k.stored = e.Time
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -193,7 +194,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	}
 	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
 	for i, kind := range []program.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
-		events := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
+		events := f.Events().Events(func(e *event.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
 		if len(events) != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", len(events), kind)
 			continue
@@ -241,14 +242,14 @@ func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing
 	npu.Reset()
 	g.setResetErr(errors.New("context destroy failed"))
 	gpu.Reset()
-	failed := f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvReset && e.B == 1 })
+	failed := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvReset && e.B == 1 })
 	if len(failed) != 1 || failed[0].Detail != "context destroy failed" {
 		t.Fatalf("reset events with a failed teardown: %v, want one saying why", failed)
 	}
 	if !gpu.Occupied() || len(f.Quarantines()) != 1 {
 		t.Fatalf("after a failed teardown: GPU occupied %v, quarantines %d; want held and kept", gpu.Occupied(), len(f.Quarantines()))
 	}
-	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
+	if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
 		t.Fatalf("the GPU's invocation retired %d times after a failed teardown; it must stay, with its reach", n)
 	}
 	g.setResetErr(nil)
