@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
@@ -80,8 +81,8 @@ type Device struct {
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
-	labels   []string    // "name command" by family ordinal, for publications' events
-	accel    Accelerator // real hardware running the GPU half; nil when simulated
+	labels   []string            // "name command" by family ordinal, for publications' events
+	accel    backend.Accelerator // real hardware running the GPU half; nil when simulated
 
 	// hw makes a reset and a dispatch that starts work outside the fabric
 	// (a kernel's launch on accel) take turns: both call the hardware
@@ -105,7 +106,7 @@ func (d *Device) Actor() event.Actor { return d.actor }
 
 // Accelerator is the real hardware behind the device, or nil when it is
 // simulated.
-func (d *Device) Accelerator() Accelerator { return d.accel }
+func (d *Device) Accelerator() backend.Accelerator { return d.accel }
 
 // Fabric is the fabric the device belongs to.
 func (d *Device) Fabric() *Fabric { return d.fabric }

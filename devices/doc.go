@@ -14,13 +14,13 @@
 //
 // # Hardware backends
 //
-// A GPU may be real hardware behind the narrow Accelerator interface. A
-// hardware package registers a Backend under a name when it is imported
-// (RegisterBackend, as a database/sql driver does; backends/cuda registers
+// A GPU may be real hardware behind the narrow backend.Accelerator
+// interface (package devices/backend). A hardware package registers a
+// backend.Backend under a name when it is imported (backend.Register, as a database/sql driver does; backends/cuda registers
 // "cuda"), and NewFabricWith makes a fabric whose first GPU is the named
 // backend's: the commands import the backends they ship, and a program that
 // imports none links none. What a backend cannot do it says through
-// optional interfaces asserted on its accelerator: FaultSupport names the
+// optional interfaces asserted on its accelerator: backend.FaultSupport names the
 // fault sites it cannot honour, which Fabric.CheckFault answers for the
 // whole fabric.
 //

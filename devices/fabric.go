@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
@@ -57,7 +58,7 @@ type DeviceConfig struct {
 	Families []Command // queue families in ordinal order
 	// Accelerator, for a GPU, is real hardware behind it (backends/cuda),
 	// which programs may run on; nil simulates it. The fabric closes it.
-	Accelerator Accelerator
+	Accelerator backend.Accelerator
 }
 
 // DefaultDevices is one GPU (PM4, AQL, SDMA) and one NPU (XDNA).

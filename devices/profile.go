@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"slices"
@@ -86,7 +87,7 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 }
 
 // acceleratorOf is the accelerator of the first accelerated device, or nil.
-func acceleratorOf(devs []*Device) Accelerator {
+func acceleratorOf(devs []*Device) backend.Accelerator {
 	for _, d := range devs {
 		if d.accel != nil {
 			return d.accel

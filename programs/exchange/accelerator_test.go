@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -281,7 +282,7 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 // nothing stays charged.
 func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	devs := devices.DefaultDevices()
-	devs[0].Accelerator = struct{ devices.Accelerator }{&fakeGPU{}} // hides Launch
+	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Launch
 	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// Launcher is what a hardware backend's accelerator (devices.Accelerator)
+// Launcher is what a hardware backend's accelerator (backend.Accelerator)
 // implements to run the GPU half of the exchange itself, as a resident
 // kernel, in place of the simulated program. Prepare asserts it on the
 // GPU's accelerator; backends/cuda implements it.
