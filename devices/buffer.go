@@ -17,7 +17,7 @@ type Buffer struct {
 	id          uint64
 	owner       uint64
 	profile     *Profile
-	budget      *MemoryBudget
+	budget      *memory.Budget
 	region      *memory.Region
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
@@ -102,7 +102,7 @@ func (b *Buffer) Size() int { return b.region.Len() }
 func (b *Buffer) Profile() *Profile { return b.profile }
 
 // Budget is the budget the buffer is charged to.
-func (b *Buffer) Budget() *MemoryBudget { return b.budget }
+func (b *Buffer) Budget() *memory.Budget { return b.budget }
 
 // Region is the buffer's memory, for a hardware backend that hands its
 // address to the device (a kernel launch); programs use views, the host
@@ -389,7 +389,7 @@ func (b *Buffer) Release() error {
 func (b *Buffer) releaseEmitting(quarantined bool, emit event.EmitFunc, pinned []*memory.Region) []*memory.Region {
 	b.released = true
 	size := b.region.Len()
-	b.budget.refund(int64(size), quarantined)
+	b.budget.Refund(int64(size), quarantined)
 	if b.profile.kind == Pinned {
 		pinned = append(pinned, b.region)
 	} else {

@@ -61,7 +61,7 @@
 //     they must not emit), and so does event.Stream.Atomically's function: the
 //     budget's charge, refund and quarantine, and the unmapping of a
 //     released buffer's host memory (pinned memory waits for unlocking).
-//  7. MemoryBudget.mu: a budget's figures; a leaf.
+//  7. memory.Budget.mu: a budget's figures; a leaf.
 //  8. memory.Arena.mu: carving and giving back regions of host memory; a
 //     leaf (the pool of empty chunks behind it is a sync.Pool, with no
 //     process-wide lock).

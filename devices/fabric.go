@@ -125,7 +125,7 @@ type Fabric struct {
 	owners      atomic.Uint64 // owners: sessions
 	quarantines []*quarantine
 	lingering   atomic.Int64 // quarantines waiting only for programs to retire
-	budget      MemoryBudget
+	budget      memory.Budget
 	// The host writes the stream's counters and digest while devices run,
 	// and real-time devices read the fault plane at every fault site: the
 	// pads keep those on lines of their own.
@@ -324,7 +324,7 @@ func (f *Fabric) build(cfg Config) error {
 // buffer of the last generation was given back, otherwise a new one (what
 // a stale buffer holds stays its own).
 func (f *Fabric) renewMemory(limit int64) {
-	f.budget.renew(limit)
+	f.budget.Renew(limit)
 	clear(f.quarantines)
 	f.quarantines = f.quarantines[:0]
 	f.lingering.Store(0)
@@ -437,7 +437,7 @@ func (f *Fabric) ActorName(a event.Actor) string {
 }
 
 // Budget is the fabric's memory budget.
-func (f *Fabric) Budget() *MemoryBudget { return &f.budget }
+func (f *Fabric) Budget() *memory.Budget { return &f.budget }
 
 // Faults is the fabric's fault plane.
 func (f *Fabric) Faults() *fault.Plane { return &f.faults }

@@ -994,7 +994,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 	}
 }
 
-// "A MemoryBudget has a limit in bytes; allocations charge it, releases
+// "A memory.Budget has a limit in bytes; allocations charge it, releases
 // return it": charged per allocation rounded to lines, refused over the
 // limit with a KindBudget error that changes nothing.
 func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {

@@ -113,7 +113,7 @@ func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
 // Allocate takes size bytes (rounded up to whole lines), zeroed, charged to
 // budget (the fabric's when nil): carved from the fabric's arena, or lent by
 // the accelerator for pinned memory. owner tags the buffer's events.
-func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffer, error) {
+func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buffer, error) {
 	f := p.fabric
 	if budget == nil {
 		budget = &f.budget
@@ -161,7 +161,9 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	}
 	// Charge and say so in one step: a subscriber never sees one without the other.
 	f.events.Atomically(func(emit event.EmitFunc) {
-		if err = budget.charge(int64(rounded)); err != nil {
+		if st, ok := budget.Charge(int64(rounded)); !ok {
+			err = Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+				rounded, st.Charged, st.Limit, st.Quarantined)
 			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return
 		}

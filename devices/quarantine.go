@@ -68,7 +68,7 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 			if b.budget != &f.budget {
 				q.private += int64(b.region.Len())
 			}
-			b.budget.quarantine(int64(b.region.Len()))
+			b.budget.Quarantine(int64(b.region.Len()))
 		}
 		emit(event.HostActor, owner, event.EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
 	})

@@ -24,7 +24,7 @@ type startupLine struct {
 // (the fabric's when nil). It refuses unless gpu is a GPU and npu an NPU, and
 // unless the first host-accessible allocation profile the fabric offers for
 // both gives the GPU coherent backing.
-func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startupLine, error) {
+func newStartup(gpu, npu *devices.Device, budget *memory.Budget) (*startupLine, error) {
 	if gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "startup", "both a GPU and an NPU device are needed; got nil")
 	}

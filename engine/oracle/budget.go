@@ -5,6 +5,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -18,8 +19,8 @@ import (
 // the one a transcript states. No reading, no comparison.
 type budgetChecker struct {
 	v           *verdicts
-	reading     func() devices.BudgetState // nil: none to compare with
-	live        int64                      // bytes of live buffers charged to the fabric's budget
+	reading     func() memory.BudgetState // nil: none to compare with
+	live        int64                     // bytes of live buffers charged to the fabric's budget
 	quarantined int64
 }
 
