@@ -87,9 +87,9 @@ func ExampleFunc() {
 	//       10  quarantined
 	// oracle violations: 0
 	// measurements (count: values recorded; min and max exact, the rest from an HDR histogram to 3 significant digits; times with their unit, whole numbers as counts):
-	//   measurement        count  mean   min   p50    p90    p99  p99.9    max
-	//   rounds                40   4.5     1     4      8      8      8      8
-	//   run to retirement     30  82µs  64µs  76µs  100µs  100µs  100µs  100µs
+	//   measurement        count   mean       min    p50    p90    p99  p99.9        max
+	//   rounds                40    4.5         1      4      8      8      8          8
+	//   run to retirement     30  133µs  80.105µs  112µs  183µs  191µs  191µs  191.234µs
 	// failures: 0
 	// seed 4: quarantined
 	// measurements:

@@ -214,6 +214,7 @@ func (f *Fabric) HashState(h *program.StateHash) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.devices {
+		d.meter.hash(h)
 		h.Add(uint64(d.held))
 		if d.current != nil {
 			h.Add(d.current.id)
@@ -244,6 +245,9 @@ func hashInvocation(h *program.StateHash, inv *invocation, now time.Duration) {
 			h.Add(dv.buffer.id)
 		}
 		h.Add(uint64(off)<<32 | uint64(old))
+		if inv.wakeAt > now { // the wait begins once its step was paid for
+			h.Add(uint64(inv.wakeAt - now))
+		}
 	case program.NextSleep, program.NextRetire:
 		h.Add(uint64(max(inv.wakeAt-now, 0)))
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
@@ -93,6 +95,12 @@ type Device struct {
 	// Guarded by fabric.mu.
 	current *invocation
 	held    int // quarantines that hold this device until it is reset
+
+	// What the step the device runs owes for its memory operations:
+	// written by whoever steps the device's programs, on lines of its own.
+	_     cpu.CacheLinePad
+	meter meter
+	_     cpu.CacheLinePad
 }
 
 // Name is the device's name, such as "gpu0".

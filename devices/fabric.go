@@ -315,6 +315,9 @@ func (f *Fabric) build(cfg Config) error {
 	f.owners.Store(0)
 	f.renewMemory(cfg.Budget)
 	f.faults.Reseed(cfg.Seed)
+	for _, d := range f.devices {
+		d.meter.renew(&f.timing, cfg.Seed, d.actor)
+	}
 	f.events.Init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
 	return f.attachAccelerators()
 }

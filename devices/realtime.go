@@ -314,7 +314,16 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
-		n := t.burst(inv, at)
+		n, owed := t.burst(inv, at)
+		if owed > 0 { // what the last step's memory operations cost passes first
+			if !t.sleep(inv, at, owed) {
+				t.stopped(inv)
+				return
+			}
+			if timed {
+				at = t.woke(deadline(at, owed))
+			}
+		}
 		ok := true
 		switch n.Kind() {
 		case program.NextWaitWord:
@@ -344,7 +353,7 @@ func (t *deviceThread) run(inv *invocation) {
 			t.stopped(inv)
 			return
 		}
-		if timed && n.Kind() != program.NextSleep {
+		if timed && n.Kind() != program.NextSleep && !n.GoesOn() {
 			at = t.exec.now()
 		}
 		if n.Kind() != program.NextPoll {
@@ -395,13 +404,17 @@ func (t *deviceThread) stamp(at time.Duration) {
 // them back to back here keeps the run loop's work (its switch, its pacer,
 // its checks) to once per wait instead of once per memory operation. A
 // sleep of no time is going on at once. Every step of a burst begins at
-// at, when the device is timed (run).
-func (t *deviceThread) burst(inv *invocation, at time.Duration) program.Next {
+// at, when the device is timed (run). A step whose memory operations cost
+// time ends the burst too: owed is that time, which passes before what
+// the step asks for.
+func (t *deviceThread) burst(inv *invocation, at time.Duration) (n program.Next, owed time.Duration) {
 	t.stamp(at)
+	m := &inv.dev.meter
 	for {
-		n := inv.prog.Step(&inv.env)
-		if !n.GoesOn() || inv.stopped.Load() {
-			return n
+		m.begin()
+		n = inv.prog.Step(&inv.env)
+		if owed = m.settle(); owed > 0 || !n.GoesOn() || inv.stopped.Load() {
+			return n, owed
 		}
 		if !t.exec.timed { // a timed burst is one instant
 			t.log.step()
@@ -465,6 +478,9 @@ func (p *pacer) pace(t *deviceThread, inv *invocation) bool {
 
 // waitWord returns when the word changes (true) or the invocation is stopped (false).
 func (t *deviceThread) waitWord(inv *invocation, v program.View, off int, old uint32) bool {
+	if dv, ok := v.(*View); ok {
+		v = dv.peek() // the executor's looks are no loads of the program's
+	}
 	b := t.exec.backoff(spinFor)
 	for {
 		if v.Load(off) != old {

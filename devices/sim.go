@@ -140,7 +140,10 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 			case program.NextContinue:
 				s.ready = append(s.ready, inv)
 			case program.NextWaitWord:
-				if v, off, old := inv.next.Word(); s.wakes(v, off, old, inv.dev) {
+				// A wait begins once the step before it was paid for.
+				if inv.wakeAt > now {
+					next = min(next, inv.wakeAt)
+				} else if v, off, old := inv.next.Word(); s.wakes(v, off, old, inv.dev) {
 					s.ready = append(s.ready, inv)
 				}
 			case program.NextSleep, program.NextRetire:
@@ -243,14 +246,25 @@ func (s *simExecutor) step(inv *invocation) {
 		inv.started = true
 		inv.env.Emit(event.EvStart, 0, "")
 	}
+	inv.dev.meter.begin()
 	inv.next = inv.prog.Step(&inv.env)
+	// What the step's memory operations cost passes before what it asks
+	// for next: its sleep, its wait, its retirement.
+	from := deadline(s.now(), inv.dev.meter.settle())
 	if inv.next.Kind() == program.NextPoll {
 		inv.next = program.Sleep(time.Microsecond)
 	}
 	switch inv.next.Kind() {
+	case program.NextContinue:
+		if from > s.now() {
+			inv.next = program.Sleep(from - s.now())
+		}
+		inv.wakeAt = from
+	case program.NextWaitWord:
+		inv.wakeAt = from
 	case program.NextSleep:
-		inv.wakeAt = deadline(s.now(), inv.next.Duration())
+		inv.wakeAt = deadline(from, inv.next.Duration())
 	case program.NextRetire:
-		inv.wakeAt = deadline(s.now(), inv.dev.fabric.timing.Completion)
+		inv.wakeAt = deadline(from, inv.dev.fabric.timing.Completion)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/program"
 )
 
 // View is how one device program reaches a buffer through one queue family.
@@ -73,8 +74,10 @@ func (v *View) Buffer() *Buffer { return v.buffer }
 // Coherent reports whether the view sees memory coherently.
 func (v *View) Coherent() bool { return v.coherent }
 
-// Load reads the word at byte offset off as this family sees it.
+// Load reads the word at byte offset off as this family sees it. The
+// program's step pays for the word's line (meter).
 func (v *View) Load(off int) uint32 {
+	v.att.device.meter.load(v, off)
 	if v.plain != nil {
 		v.plain.read(v.buffer, off, v.att.device)
 	}
@@ -106,6 +109,7 @@ func (v *View) load(off int) uint32 {
 
 // Store writes the word at off: at once when coherent, at the next Drain otherwise.
 func (v *View) Store(off int, val uint32) {
+	v.att.device.meter.store()
 	if v.coherent {
 		if v.plain != nil {
 			v.plain.publish(v.att.device)
@@ -135,6 +139,7 @@ func (v *View) keep(off int, val uint32, plain bool) {
 // non-coherent view keeps it pending, as any store, and its drain writes
 // it with a plain store too.
 func (v *View) StorePlain(off int, val uint32) {
+	v.att.device.meter.store()
 	if v.coherent {
 		if v.plain != nil {
 			v.plain.wrote(v.buffer, off, v.att.device)
@@ -149,8 +154,10 @@ func (v *View) StorePlain(off int, val uint32) {
 func (v *View) Flip(off int, mask uint32) { v.region.Xor(off, mask) }
 
 // Drain writes the view's pending stores back to memory, in the order they
-// were made, and returns how many words it wrote.
+// were made, and returns how many words it wrote. The program's step pays
+// a line's DMA for each line the words lie on (meter).
 func (v *View) Drain() int {
+	v.att.device.meter.drain(v.pending)
 	n := len(v.pending)
 	if n == 0 {
 		return 0
@@ -173,3 +180,13 @@ func (v *View) Discard() { v.pending = v.pending[:0] }
 
 // Size is the buffer's size in bytes (whole lines).
 func (v *View) Size() int { return v.region.Len() }
+
+// peeker is a view as the executor looks through it while a program
+// waits: its loads are the executor's, which no step pays for.
+type peeker struct{ *View }
+
+// Load reads the word as the view sees it, charging no step.
+func (p peeker) Load(off int) uint32 { return p.View.load(off) }
+
+// peek is the view for the executor's looks (peeker).
+func (v *View) peek() program.View { return peeker{v} }

@@ -37,9 +37,10 @@
 ---@field aql_dispatch? number|string AQL packet written to kernel start
 ---@field pm4_dispatch? number|string PM4 submission to kernel start
 ---@field xdna_dispatch? number|string XDNA command to NPU program start
----@field host_to_gpu? number|string a host store becomes visible to a polling GPU
----@field npu_dma_line? number|string the NPU moves one 64-byte line by DMA
+---@field host_to_gpu? number|string a host store becomes visible to a polling GPU: a GPU program's load of a line
+---@field npu_dma_line? number|string the NPU moves one 64-byte line by DMA: an NPU program's load, read or drain of a line
 ---@field completion? number|string a retirement is noticed by the host
+---@field stall? number|string the longest stall of a device's step; above zero, each step's cost varies, drawn from the seed (0: exact figures)
 
 ---@class resident.GPUOptions
 ---@field queues? resident.Queue[] queue families in ordinal order (default {"pm4", "aql", "sdma"})
@@ -354,7 +355,7 @@ function resident.plot(opts) end
 ---@field kind "gpu"|"npu"
 ---@field queue "aql"|"pm4"|"xdna"
 ---@field owner integer the session's id, which tags its events
----@field timing table<string, number> the fabric's timing figures in seconds (host_to_gpu, npu_dma_line, ...)
+---@field timing table<string, number> the fabric's timing figures in seconds (host_to_gpu, npu_dma_line, ..., stall), which the runtime charges for memory operations
 ---@field WAIT integer the startup word before a decision (0)
 ---@field RUN integer the startup word's RUN (1)
 ---@field ABORT integer the startup word's ABORT (2)

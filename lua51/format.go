@@ -32,12 +32,20 @@ func strFormat(L *lua.LState) int {
 	f := checkString(L, 1)
 	arg := 1
 	var b []byte
+	built := meter{growth: growth{L: L}}
+	m := monitorOf(L)
 	for i := 0; i < len(f); {
+		built.built(len(b))
 		if f[i] != '%' {
-			b = append(b, f[i])
-			i++
+			n := strings.IndexByte(f[i:], '%')
+			if n < 0 {
+				n = len(f) - i
+			}
+			b = append(b, f[i:i+n]...)
+			i += n
 			continue
 		}
+		m.charge(L, 1)
 		i++
 		if i < len(f) && f[i] == '%' {
 			b = append(b, '%')
@@ -77,6 +85,7 @@ func strFormat(L *lua.LState) int {
 			luaError(L, "invalid option '%%%s' to 'format'", cString(string(sp.verb)))
 		}
 	}
+	built.built(len(b))
 	L.Push(lua.LString(b))
 	return 1
 }

@@ -318,6 +318,10 @@ func baseSelect(L *lua.LState) int {
 	return n - i
 }
 
+// valueSize is the size of a value on a state's stack, which the memory
+// budget is asked for before a function pushes many.
+const valueSize = 16
+
 // maxResults bounds unpack's results: Lua 5.1 allows about 8,000; the
 // project allows more (a CSV row of a long sweep), as far as the state's
 // data stack can grow.
@@ -344,6 +348,8 @@ func baseUnpack(L *lua.LState) int {
 	if n <= 0 || n > maxResults {
 		luaError(L, "too many results to unpack")
 	}
+	reserveProduct(L, n, valueSize)
+	chargeItems(L, n)
 	for ; i <= e; i++ {
 		L.Push(t.RawGetInt(i))
 	}
@@ -442,7 +448,7 @@ func tableConcat(L *lua.LState) int {
 	t := checkTable(L, 1)
 	i, last := tableRange(L, t, 3)
 	var b []byte
-	g := growth{L: L}
+	built := meter{growth: growth{L: L}}
 	m := monitorOf(L)
 	for ; i <= last; i++ {
 		m.charge(L, 1)
@@ -457,7 +463,7 @@ func tableConcat(L *lua.LState) int {
 		if i != last {
 			b = append(b, sep...)
 		}
-		g.grew(len(b))
+		built.built(len(b))
 	}
 	L.Push(lua.LString(b))
 	return 1
@@ -475,6 +481,7 @@ func tableInsert(L *lua.LState) int {
 		if pos > e {
 			e = pos
 		}
+		chargeItems(L, e-pos)
 		for i := e; i > pos; i-- {
 			t.RawSetInt(i, t.RawGetInt(i-1))
 		}
@@ -497,6 +504,7 @@ func tableRemove(L *lua.LState) int {
 	if pos < 1 || pos > e {
 		return 0
 	}
+	chargeItems(L, e-pos)
 	L.Push(t.RawGetInt(pos))
 	for ; pos < e; pos++ {
 		t.RawSetInt(pos, t.RawGetInt(pos+1))
@@ -508,7 +516,12 @@ func tableRemove(L *lua.LState) int {
 // tableMaxN is Lua 5.1's table.maxn: the largest positive number key.
 func tableMaxN(L *lua.LState) int {
 	var m lua.LNumber
+	visited := 0
 	checkTable(L, 1).ForEach(func(k, _ lua.LValue) {
+		if visited++; visited == checkEvery {
+			chargeItems(L, visited)
+			visited = 0
+		}
 		if n, ok := k.(lua.LNumber); ok && n > m {
 			m = n
 		}

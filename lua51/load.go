@@ -145,22 +145,90 @@ func IsIncomplete(err error) bool {
 	return ok && strings.HasSuffix(string(s), "'<eof>'")
 }
 
+// interruptibleSource is the size from which a chunk is compiled on a
+// goroutine of its own when the host's call can be stopped: a smaller one
+// compiles in well under a second.
+const interruptibleSource = 64 << 10
+
 // loadBytes checks src with Lua 5.1's grammar, then parses it with
-// gopher-lua's parser, rewrites its concatenations and compiles it.
+// gopher-lua's parser, rewrites its concatenations and compiles it. A
+// chunk of interruptibleSource bytes or more compiles on a goroutine of its
+// own while the host's call has a context that can end (Ctrl-C, a time
+// limit: HostContext): a compile is deaf to that context, so when it ends
+// first the load returns its error at once and leaves the compile to
+// finish unseen.
 func loadBytes(L *lua.LState, src []byte, chunkname string) (*lua.LFunction, error) {
+	if !compileFits(L, len(src)) {
+		return nil, &lua.ApiError{Type: lua.ApiErrorRun, Object: errNotEnoughMemory}
+	}
+	ctx := HostContext(L)
+	if ctx.Done() == nil || len(src) < interruptibleSource {
+		c, err := compileSource(src, chunkname)
+		if err != nil {
+			return nil, err
+		}
+		return c.function(L), nil
+	}
+	type result struct {
+		c   *compiled
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := compileSource(src, chunkname)
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.c.function(L), nil
+	case <-ctx.Done():
+		return nil, compileStopped(ChunkID(chunkname), ctx.Err())
+	}
+}
+
+// compileBytes is about the most memory gopher-lua's parser and compiler
+// (and the rewrite before them) take for each byte of a chunk: 100 for a
+// chunk of assignments, 160 for one of concatenations, as measured.
+const compileBytes = 160
+
+// compileFits reports whether the memory budget of L's universe has room
+// to compile a chunk of n bytes: a compile is not watched as it runs, and
+// a large one would otherwise end the process with Go's fatal out of
+// memory (under ulimit -v) rather than Lua's "not enough memory".
+func compileFits(L *lua.LState, n int) bool {
+	if n < largeAllocation/compileBytes {
+		return true
+	}
+	m := monitorOf(L)
+	return m == nil || m.memory.fits(int64(n)*compileBytes)
+}
+
+// compileSource compiles src, named chunkname, touching no state; its error
+// is a syntax error worded as lua.c shows it.
+func compileSource(src []byte, chunkname string) (*compiled, error) {
 	if isBinaryChunk(src) {
 		return nil, syntaxFailure(binaryChunkError(src, chunkname), nil)
 	}
 	if se := checkSyntax(src); se != nil {
 		return nil, syntaxFailure(se.format(chunkID(chunkname, srcSize)), se)
 	}
-	id := ChunkID(chunkname)
-	fn, err := compileChunk(L, src, id)
+	c, err := compileChunk(src, ChunkID(chunkname))
 	if err != nil {
 		return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
 	}
-	markSource(fn.Proto, &chunkSource{chunkname})
-	return fn, nil
+	markSource(c.proto, &chunkSource{chunkname})
+	return c, nil
+}
+
+// compileStopped is the error of a load whose host's context ended while
+// the chunk id compiled: a run-time error, as the interpreter's when the
+// context ends while Lua code runs, with the context's error in its words
+// ("id: context canceled").
+func compileStopped(id string, cause error) error {
+	return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(id + ": " + cause.Error()), Cause: cause}
 }
 
 // chunkSource is the chunkname a prototype was loaded with. It is kept as

@@ -193,6 +193,32 @@ func chargeBytes(L *lua.LState, n int) {
 	}
 }
 
+// chargeItems charges n items a library function handles one by one (the
+// values it pushes, the elements it moves or visits) to L's universe as n
+// instructions (charge).
+func chargeItems(L *lua.LState, n int) {
+	if n > 0 {
+		monitorOf(L).charge(L, int64(n))
+	}
+}
+
+// meter counts the bytes a library function builds as it builds them: it
+// charges them (chargeBytes) and checks the memory budget as the buffer
+// grows (growth).
+type meter struct {
+	growth
+	charged int // the bytes charged so far
+}
+
+// built is called with the size of the buffer after it grew.
+func (b *meter) built(size int) {
+	if d := size - b.charged; d >= bytesPerInstruction {
+		chargeBytes(b.L, d)
+		b.charged = size - d%bytesPerInstruction
+	}
+	b.grew(size)
+}
+
 // charge counts the work of a library function called in L's universe (a
 // pattern search, a sort, a string it builds) as n instructions, so that a
 // long Go call is bounded as Lua code is: every checkEvery instructions it

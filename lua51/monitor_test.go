@@ -304,3 +304,49 @@ func TestHostContextStopsAPatternSearch(t *testing.T) {
 		t.Fatalf("got %v, want the search stopped with %v", err, context.Canceled)
 	}
 }
+
+// Every library function whose work grows with its input counts that work
+// against a budget: each call below runs a handful of instructions of the
+// VM and is stopped by a budget of 10,000 only for what it does inside.
+func TestPCallBudgetCountsEachLibraryCall(t *testing.T) {
+	const setup = `big = string.rep("x", 65536)
+		huge = string.rep("x", 2^21)
+		strs = {} for i = 1, 20 do strs[i] = big end
+		items = {} for i = 1, 200000 do items[i] = i end`
+	for _, src := range []string{
+		`return string.format(string.rep("%s", 20), unpack(strs))`,
+		`return string.format(huge)`,
+		`return string.format("%q", huge)`,
+		`return table.concat(strs)`,
+		`return string.gsub(string.rep("x", 100), "x", big)`,
+		`return string.gsub(string.rep("x", 100), "x", "%0" .. big)`,
+		`return string.gsub(string.rep("x", 100), "x", function() return big end)`,
+		`return string.find(huge, "y", 1, true)`,
+		`return string.find(huge, "y")`,
+		`return string.find(huge, "x*y")`,
+		`return string.match(huge, ".-y")`,
+		`for w in string.gmatch(huge, "y") do end`,
+		`return select("#", string.byte(huge, 1, 200000))`,
+		`return select("#", unpack(items))`,
+		`return string.upper(huge)`,
+		`return string.lower(huge)`,
+		`return string.reverse(huge)`,
+		`return huge .. huge`,
+		`return huge .. 1 .. huge`,
+		`table.insert(items, 1, 0)`,
+		`return table.remove(items, 1)`,
+		`return table.maxn(items)`,
+		`return string.rep(big, 100)`,
+		`table.sort(items, function(a, b) return a > b end)`,
+	} {
+		L := NewState(Options{})
+		if err := L.DoString(setup); err != nil {
+			t.Fatal(err)
+		}
+		err := callChunk(t, L, src, func(nargs int) error { return PCallBudget(L, nargs, lua.MultRet, 10000) })
+		if !errors.Is(err, ErrInstructionBudget) || !strings.Contains(err.Error(), "budget:1: instruction budget exhausted") {
+			t.Errorf("%s under a budget of 10,000 instructions: %v, want it stopped by the budget at its line", src, err)
+		}
+		L.Close()
+	}
+}

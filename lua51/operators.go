@@ -205,6 +205,7 @@ func joinStrings(L *lua.LState, from, to int) (string, bool) {
 		}
 	}
 	reserve(L, n)
+	chargeBytes(L, n)
 	var b strings.Builder
 	b.Grow(n)
 	for i := from; i <= to; i++ {
@@ -235,10 +236,10 @@ func concatValues(L *lua.LState, s *site, values []lua.LValue) lua.LValue {
 			first--
 		}
 		var b strings.Builder
-		g := growth{L: L}
+		built := meter{growth: growth{L: L}}
 		for _, v := range values[first : last+1] {
 			b.WriteString(plainString(v))
-			g.grew(b.Len())
+			built.built(b.Len())
 		}
 		values[first] = lua.LString(b.String())
 		last = first

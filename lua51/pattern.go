@@ -530,11 +530,14 @@ func strFindAux(L *lua.LState, find bool) int {
 		start = len(s)
 	}
 	if find && (lua.LVAsBool(L.Get(4)) || !hasSpecials(p)) {
-		if i := strings.Index(s[start:], p); i >= 0 {
+		i := strings.Index(s[start:], p)
+		if i >= 0 {
+			chargeBytes(L, i+len(p)) // the bytes it scanned
 			L.Push(lua.LNumber(start + i + 1))
 			L.Push(lua.LNumber(start + i + len(p)))
 			return 2
 		}
+		chargeBytes(L, len(s)-start)
 		L.Push(lua.LNil)
 		return 1
 	}
@@ -625,7 +628,7 @@ func strGsub(L *lua.LState) int {
 	var b strings.Builder
 	reserve(L, len(src))
 	b.Grow(len(src))
-	g := growth{L: L, next: 2 * len(src)}
+	built := meter{growth: growth{L: L, next: 2 * len(src)}}
 	s, n := 0, 0
 	for n < maxN {
 		ms.level = 0
@@ -633,7 +636,7 @@ func strGsub(L *lua.LState) int {
 		if e >= 0 {
 			n++
 			ms.writeValue(&b, s, e, repl)
-			g.grew(b.Len())
+			built.built(b.Len())
 		}
 		if e > s {
 			s = e

@@ -58,53 +58,73 @@ type operandNames []string
 // compileChunk parses src, rewrites its operations and assignments and
 // compiles it as a main chunk called id. A chunk that the rewrite leaves
 // without room (a function with 200 registers already in use) is compiled
-// as it is.
-func compileChunk(L *lua.LState, src []byte, id string) (*lua.LFunction, error) {
+// as it is. It touches no state, so that a host may leave it running on
+// another goroutine when its call is cancelled (loadBytes).
+func compileChunk(src []byte, id string) (*compiled, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
 	if err != nil {
 		return nil, err
 	}
 	if !rewriteChunks {
-		return compileTransformed(L, chunk, id, nil)
+		return compileTransformed(chunk, id, nil)
 	}
 	tr := &transformer{rewrite: true, gotoName: gotoName}
 	tr.function(0, mainChunk, nil, chunk)
-	fn, err := compileTransformed(L, chunk, id, tr.sites)
+	c, err := compileTransformed(chunk, id, tr.sites)
 	if err == nil {
-		fixLocalEnds(fn.Proto, tr.locals)
+		fixLocalEnds(c.proto, tr.locals)
 	}
 	if err == nil || !tr.changed {
-		return fn, err
+		return c, err
 	}
 	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 		return nil, err
 	}
 	tr = &transformer{gotoName: gotoName}
 	tr.function(0, mainChunk, nil, chunk)
-	fn, err = compileTransformed(L, chunk, id, nil)
+	c, err = compileTransformed(chunk, id, nil)
 	if err == nil {
-		fixLocalEnds(fn.Proto, tr.locals)
+		fixLocalEnds(c.proto, tr.locals)
 	}
-	return fn, err
+	return c, err
+}
+
+// compiled is a compiled chunk not yet made a function of a state: its
+// prototype, and the sites of its rewritten operations when it calls the
+// hidden local (its first upvalue).
+type compiled struct {
+	proto *lua.FunctionProto
+	sites []site
+}
+
+// function makes the chunk a function of L, with its hidden upvalue.
+func (c *compiled) function(L *lua.LState) *lua.LFunction {
+	fn := L.NewFunctionFromProto(c.proto)
+	if len(c.sites) > 0 {
+		uv := &lua.Upvalue{}
+		uv.SetValue(L.NewFunction((&operators{sites: c.sites}).call))
+		fn.Upvalues[0] = uv
+	}
+	return fn
 }
 
 // compileTransformed compiles a transformed chunk, with the hidden local
 // when its operations call it.
-func compileTransformed(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+func compileTransformed(chunk []ast.Stmt, id string, sites []site) (*compiled, error) {
 	if len(sites) > 0 {
-		return compileRewritten(L, chunk, id, sites)
+		return compileRewritten(chunk, id, sites)
 	}
 	proto, err := lua.Compile(chunk, id)
 	if err != nil {
 		return nil, err
 	}
-	return L.NewFunctionFromProto(proto), nil
+	return &compiled{proto: proto}, nil
 }
 
 // compileRewritten compiles a chunk whose operations call the hidden local,
-// and gives the function its hidden upvalue.
-func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) (*lua.LFunction, error) {
+// which becomes its first upvalue.
+func compileRewritten(chunk []ast.Stmt, id string, sites []site) (*compiled, error) {
 	local := &ast.LocalAssignStmt{Names: []string{operatorsName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: operatorsName}}}
 	local.SetLine(chunk[0].Line())
 	local.SetLastLine(chunk[0].Line())
@@ -115,11 +135,7 @@ func compileRewritten(L *lua.LState, chunk []ast.Stmt, id string, sites []site) 
 	if err := patchGlobalToUpvalue(proto, operatorsName); err != nil {
 		return nil, err
 	}
-	fn := L.NewFunctionFromProto(proto)
-	uv := &lua.Upvalue{}
-	uv.SetValue(L.NewFunction((&operators{sites: sites}).call))
-	fn.Upvalues[0] = uv
-	return fn, nil
+	return &compiled{proto: proto, sites: sites}, nil
 }
 
 // scope is one function being walked: its blocks of local names, inner

@@ -316,6 +316,8 @@ func strByte(L *lua.LState) int {
 	if pose-posi >= maxResults {
 		luaError(L, "string slice too long")
 	}
+	reserveProduct(L, pose-posi+1, valueSize)
+	chargeItems(L, pose-posi+1)
 	for i := posi; i <= pose; i++ {
 		L.Push(lua.LNumber(s[i-1]))
 	}
@@ -325,6 +327,7 @@ func strByte(L *lua.LState) int {
 // strChar is string.char(...): each argument a byte value.
 func strChar(L *lua.LState) int {
 	n := L.GetTop()
+	chargeItems(L, n)
 	b := make([]byte, n)
 	for i := 1; i <= n; i++ {
 		c := checkInt(L, i)
@@ -347,6 +350,7 @@ func strLen(L *lua.LState) int {
 func strLower(L *lua.LState) int {
 	s := checkString(L, 1)
 	reserve(L, len(s))
+	chargeBytes(L, len(s))
 	b := []byte(s)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
@@ -361,6 +365,7 @@ func strLower(L *lua.LState) int {
 func strUpper(L *lua.LState) int {
 	s := checkString(L, 1)
 	reserve(L, len(s))
+	chargeBytes(L, len(s))
 	b := []byte(s)
 	for i, c := range b {
 		if 'a' <= c && c <= 'z' {
@@ -391,6 +396,7 @@ func strRep(L *lua.LState) int {
 func strReverse(L *lua.LState) int {
 	s := checkString(L, 1)
 	reserve(L, len(s))
+	chargeBytes(L, len(s))
 	b := make([]byte, len(s))
 	for i := range b {
 		b[i] = s[len(s)-1-i]

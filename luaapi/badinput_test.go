@@ -95,7 +95,7 @@ func TestBadInput(t *testing.T) {
 		// Fabrics.
 		{"new fabric with open sessions", `resident.startup{}; resident.fabric{mode="sim"}`, `invalid: cannot make a new fabric while sessions are open: 1, 3; close them with s:close() first`},
 		{"unknown mode", `s:close(); resident.fabric{mode="warp"}`, `invalid: unknown mode "warp"; use "sim" or "realtime"`},
-		{"unknown timing figure", `s:close(); resident.fabric{timing={aql_dispatchx=1}}`, `invalid: unknown timing figure "aql_dispatchx"; figures are [aql_dispatch pm4_dispatch xdna_dispatch host_to_gpu npu_dma_line completion]`},
+		{"unknown timing figure", `s:close(); resident.fabric{timing={aql_dispatchx=1}}`, `invalid: unknown timing figure "aql_dispatchx"; figures are [aql_dispatch pm4_dispatch xdna_dispatch host_to_gpu npu_dma_line completion stall]`},
 		{"unknown timing profile", `s:close(); resident.fabric{timing="fast"}`, `invalid: unknown timing profile "fast"; use "ideal" or "published"`},
 		{"bad duration", `s:close(); resident.fabric{timing={xdna_dispatch="soon"}}`, `invalid: timing.xdna_dispatch: "soon" is not a duration; give seconds as a number or a duration like "5us"`},
 		{"duplicate device name", `s:close(); resident.fabric{gpu={name="npu0"}}`, `invalid: two devices are named npu0; give each device its own name`},

@@ -139,10 +139,15 @@ func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Sc
 		}
 	}
 	pair := PairIdentity(gpu.prog, npu.prog, args)
+	// The programs' steps are bounded by their instruction budget, not by
+	// the script's context: once it ends the search, the checker reruns
+	// what it found to describe it, and programs stopped at once would make
+	// that rerun differ (reported as not deterministic).
+	runs := context.WithoutCancel(ctxOf(L))
 	if args == nil {
-		return check.BuiltinWith(ExchangeShaped(ctxOf(L), gpu.prog, npu.prog, nil)), pair
+		return check.BuiltinWith(ExchangeShaped(runs, gpu.prog, npu.prog, nil)), pair
 	}
-	return check.BuiltinOf(pair.Name, PairOf(ctxOf(L), gpu.prog, npu.prog, args)), pair
+	return check.BuiltinOf(pair.Name, PairOf(runs, gpu.prog, npu.prog, args)), pair
 }
 
 // scalarArgs reads field args of table t, argument 1 of function name: a

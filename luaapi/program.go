@@ -75,7 +75,7 @@ func (m *Module) program(L *lua.LState) int {
 	default:
 		argError(L, 1, name, "give the program's file, or its text as source")
 	}
-	p, err := m.compile(chunkname, text, opts)
+	p, err := m.compile(lua51.HostContext(L), chunkname, text, opts)
 	if err != nil {
 		m.invalid(L, name, "%s", err.Error())
 	}
@@ -108,15 +108,15 @@ const maxPrograms = 64
 // compile returns the program of text, compiled once per module and kept
 // (the maxPrograms used last), so that a campaign worker's trials reuse its
 // Lua states. A program dropped from the cache lives on while the script
-// holds it.
-func (m *Module) compile(chunkname, text string, opts luaprogram.Options) (*luaprogram.Program, error) {
+// holds it. A long compile ends once ctx does (luaprogram.CompileContext).
+func (m *Module) compile(ctx context.Context, chunkname, text string, opts luaprogram.Options) (*luaprogram.Program, error) {
 	sum := sha256.Sum256([]byte(chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()))
 	key := string(sum[:])
 	if p, ok := m.programs[key]; ok {
 		m.programOrder = append(slices.DeleteFunc(m.programOrder, func(k string) bool { return k == key }), key)
 		return p, nil
 	}
-	p, err := luaprogram.Compile(chunkname, text, opts)
+	p, err := luaprogram.CompileContext(ctx, chunkname, text, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -61,8 +61,8 @@ func LoadScenario(ctx context.Context, path string, stdout io.Writer) (*Scenario
 
 // LoadScenarioArgs is LoadScenario of a scenario given the named arguments
 // args: the script of every run, the first included, sees arg as a script
-// does (arg[0] its path, the words after), and scenario(c) reads their
-// values as c.args.
+// does (arg[0] its path, the words after, arg[-1] "check"), and
+// scenario(c) reads their values as c.args.
 func LoadScenarioArgs(ctx context.Context, path string, stdout io.Writer, args ScriptArgs) (*Scenario, error) {
 	sc := &Scenario{path: path, chunkname: "@" + path, stdout: stdout, args: args}
 	if sc.stdout == nil {
@@ -128,7 +128,7 @@ func (sc *Scenario) open(ctx context.Context, opts Options) (*lua.LState, *Modul
 		return nil, nil, err
 	}
 	m.fixedFabric = noFabric
-	sc.args.SetArg(L, sc.path)
+	sc.args.SetArg(L, sc.path, "check")
 	fn, err := lua51.Load(L, bytes.NewReader(sc.src), sc.chunkname)
 	if err == nil {
 		L.Push(fn)

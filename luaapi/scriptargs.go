@@ -15,11 +15,15 @@ type ScriptArgs struct {
 	Values map[string]any
 }
 
-// SetArg sets the global arg of L for the script at path as the
-// interpreter sets a script's: arg[0] is the path, and arg[1], arg[2], ...
-// are the words as given, as `residentlua SCRIPT k=v ...` would give them.
-func (a ScriptArgs) SetArg(L *lua.LState, path string) {
-	argv := L.CreateTable(len(a.Words), 1)
+// SetArg sets the global arg of L for the script at path, which the
+// command's subcommand runs ("campaign" or "check"), as the interpreter
+// sets a script's: arg[0] is the path, arg[1], arg[2], ... are the words
+// as given, as `residentlua SCRIPT k=v ...` would give them, and arg[-1]
+// is the subcommand, so that a script tells a campaign's or a check's run
+// of it from a direct one (if arg[-1] ~= "campaign" then ...).
+func (a ScriptArgs) SetArg(L *lua.LState, path, subcommand string) {
+	argv := L.CreateTable(len(a.Words), 2)
+	argv.RawSetInt(-1, lua.LString(subcommand))
 	argv.RawSetInt(0, lua.LString(path))
 	for i, w := range a.Words {
 		argv.RawSetInt(i+1, lua.LString(w))

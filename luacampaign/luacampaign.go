@@ -38,7 +38,8 @@ type Options struct {
 	OnFabric func(*devices.Fabric)
 	// Args are the script's named arguments (the command's --arg k=v):
 	// each runner's state sees the global arg as a script does (arg[0]
-	// the script's path, the words after), and each trial reads their
+	// the script's path, the words after, arg[-1] "campaign"), and each
+	// trial reads their
 	// values as t.args. The summary records the words, and the replay
 	// commands of its failures give them again.
 	Args luaapi.ScriptArgs

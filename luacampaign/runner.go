@@ -78,7 +78,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 		return nil, err
 	}
 	r := &luaRunner{L: L, m: m, script: s}
-	opts.Args.SetArg(L, s.name())
+	opts.Args.SetArg(L, s.name(), "campaign")
 	r.args = opts.Args.Table(L)
 	if err := r.load(ctx, seed); err != nil {
 		r.Close()
@@ -91,11 +91,12 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 // level runs under ctx, as the first trial's seed.
 func (r *luaRunner) load(ctx context.Context, seed uint64) error {
 	L, path := r.L, r.script.path
+	L.SetContext(ctx) // a long compile stops as the top level does
 	fn, err := lua51.Load(L, bytes.NewReader(r.script.source), r.script.chunk)
 	if err != nil {
+		L.RemoveContext()
 		return errors.New(errorMessage(L, err))
 	}
-	L.SetContext(ctx)
 	L.Push(fn)
 	err = lua51.PCall(L, 0, 0)
 	if err != nil {

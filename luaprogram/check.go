@@ -16,7 +16,7 @@ import (
 // false (or nil) and a message saying the first thing wrong; an error in
 // it is a failure too.
 func (in *Instance) check() error {
-	m, err := in.prog.take()
+	m, err := in.prog.take(in.cfg.Context)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestDefinitionFileDeclaresTheProgramAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := p.newMachine()
+	m, err := p.newMachine(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,11 @@ import (
 func luaExchange(t testing.TB) (gpu, npu *luaprogram.Program) {
 	t.Helper()
 	opts := luaprogram.Options{Stdout: io.Discard}
-	gpu, err := luaprogram.Load("../programs/exchange/exchange_gpu.lua", opts)
+	gpu, err := luaprogram.Load(context.Background(), "../programs/exchange/exchange_gpu.lua", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	npu, err = luaprogram.Load("../programs/exchange/exchange_npu.lua", opts)
+	npu, err = luaprogram.Load(context.Background(), "../programs/exchange/exchange_npu.lua", opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,7 @@ func (in *Instance) Step(env program.Env) program.Next {
 // begin takes a machine and starts the program's function on its thread,
 // whose environment (getfenv(0)) is the invocation's.
 func (in *Instance) begin() program.Next {
-	m, err := in.prog.take()
+	m, err := in.prog.take(in.cfg.Context)
 	if err != nil {
 		in.ended = true
 		return program.Retire(err)

@@ -1,6 +1,7 @@
 package luaprogram
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,7 +74,9 @@ func fieldsOf(t *lua.LTable) []field {
 // its only yields).
 var removedGlobals = []string{"io", "os", "package", "require", "module", "dofile", "loadfile", "debug", "coroutine"}
 
-func (p *Program) newMachine() (*machine, error) {
+// newMachine makes a Lua state of the program, compiling its chunk under
+// ctx (nil for none), and runs the chunk there.
+func (p *Program) newMachine(ctx context.Context) (*machine, error) {
 	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout, MemoryLimit: p.opts.MemoryLimit})
 	for _, name := range removedGlobals {
 		L.SetGlobal(name, lua.LNil)
@@ -93,6 +96,7 @@ func (p *Program) newMachine() (*machine, error) {
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
 		m.stringMeta, m.stringFields = mt, fieldsOf(mt)
 	}
+	m.setContext(ctx)
 	chunk, err := lua51.LoadString(L, p.text, p.chunkname)
 	if err != nil {
 		L.Close()

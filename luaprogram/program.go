@@ -1,6 +1,7 @@
 package luaprogram
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,13 +53,14 @@ type Program struct {
 	declared map[string][]Buffer // the declarations of buffers, by their arguments (Args.key)
 }
 
-// Load reads a program from the file at path.
-func Load(path string, opts Options) (*Program, error) {
+// Load reads a program from the file at path and compiles it under ctx
+// (CompileContext).
+func Load(ctx context.Context, path string, opts Options) (*Program, error) {
 	text, err := input.ReadFile(path, input.LuaSource)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read program %s: %w", path, err)
 	}
-	return Compile("@"+path, string(text), opts)
+	return CompileContext(ctx, "@"+path, string(text), opts)
 }
 
 // Compile makes a program of text. chunkname names it in messages and
@@ -66,6 +68,13 @@ func Load(path string, opts Options) (*Program, error) {
 // source. A syntax error, or a chunk that does not return a program, is an
 // error that says so.
 func Compile(chunkname, text string, opts Options) (*Program, error) {
+	return CompileContext(context.Background(), chunkname, text, opts)
+}
+
+// CompileContext is Compile whose compile of a long chunk ends once ctx
+// does (a host's Ctrl-C or time limit), with ctx's error: the compile is
+// left to finish unseen, as lua51's loads leave it.
+func CompileContext(ctx context.Context, chunkname, text string, opts Options) (*Program, error) {
 	if opts.Instructions <= 0 {
 		opts.Instructions = DefaultInstructions
 	}
@@ -73,7 +82,7 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 		opts.Stdout = os.Stdout
 	}
 	p := &Program{chunkname: chunkname, text: text, opts: opts, declared: map[string][]Buffer{}}
-	m, err := p.newMachine()
+	m, err := p.newMachine(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +110,10 @@ func (p *Program) Name() string { return lua51.ChunkID(p.chunkname) }
 // Text is the program's source text, for a digest of what a tool ran.
 func (p *Program) Text() string { return p.text }
 
-// take returns an idle machine, or a new one, whose Lua code ends only by
-// its budget until its user gives it a context of its own.
-func (p *Program) take() (*machine, error) {
+// take returns an idle machine, or a new one compiled under ctx (nil for
+// none), whose Lua code ends only by its budget until its user gives it a
+// context of its own.
+func (p *Program) take(ctx context.Context) (*machine, error) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		m := p.idle[n-1]
@@ -113,7 +123,7 @@ func (p *Program) take() (*machine, error) {
 		return m, nil
 	}
 	p.mu.Unlock()
-	return p.newMachine()
+	return p.newMachine(ctx)
 }
 
 // give makes m idle again.
@@ -176,7 +186,7 @@ const maxDeclared = 4096
 
 // declare runs the buffers declaration for args.
 func (p *Program) declare(args Args) ([]Buffer, error) {
-	m, err := p.take()
+	m, err := p.take(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ function trial(t)
 	end
 end
 
-if arg then
+if arg and arg[-1] ~= "campaign" then -- run directly, not by a campaign
 	-- Run directly, it runs one trial and says how to run many.
 	local records = {}
 	trial{

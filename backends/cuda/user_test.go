@@ -37,7 +37,7 @@ func userPair(t *testing.T, f *devices.Fabric, rounds, credits int) engine.Progr
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	npu, err := luaprogram.Load("../../programs/exchange/exchange_npu.lua", luaprogram.Options{Stdout: io.Discard})
+	npu, err := luaprogram.Load(context.Background(), "../../programs/exchange/exchange_npu.lua", luaprogram.Options{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,8 +111,9 @@ func (c Config) withDefaults() Config {
 // it see a fault-free session retire (oracle.Oracle.Liveness): the longest
 // timeout trials draw, engine.DefaultCloseTimeout, when the largest
 // exchange the trial may draw needs a tenth of it at most on the published
-// timing (per round, a DMA of every line of a slot and two more, with room
-// to spare); 0, not checked, for larger exchanges.
+// timing (per round, a DMA of every line of a slot and two more, ten times
+// over: room for the other two lines a round's NPU pays for and for the
+// published jitter and stalls); 0, not checked, for larger exchanges.
 func (c Config) livenessWait() time.Duration {
 	lines := (c.SlotBytes + 63) / 64
 	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine

@@ -45,14 +45,14 @@ func TestEndlessInputsAreRefusedWithTheLimit(t *testing.T) {
 }
 
 // TestEndlessStandardInputIsRefused checks the same of a chunk read from
-// standard input.
+// standard input, by a script, a campaign or the REPL.
 func TestEndlessStandardInputIsRefused(t *testing.T) {
 	zero, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer zero.Close()
-	for _, args := range [][]string{{"-"}, {"campaign", "-"}} {
+	for _, args := range [][]string{{"-"}, {"campaign", "-"}, {"-i"}} {
 		cmd := exec.Command(binary, args...)
 		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "RESIDENTLUA_HISTORY=", noExitSleep)
 		cmd.Stdin = zero
@@ -195,6 +195,75 @@ func TestSlowTopLevelSaysNoTrialRan(t *testing.T) {
 	}
 }
 
+// slowCompile is a chunk that gopher-lua's compiler takes minutes over: it
+// looks each new constant up among all the earlier ones, and each of
+// these 250,000 assignments names a new global.
+func slowCompile(extra string) string {
+	var b strings.Builder
+	for i := range 250000 {
+		fmt.Fprintf(&b, "k%d=1\n", i)
+	}
+	return b.String() + extra
+}
+
+// TestLongCompileIsStopped checks that a script, or a device program,
+// whose compile takes minutes is stopped by SIGTERM and, in a campaign, by
+// --trial-timeout, while it compiles: the compile is deaf to both, so the
+// load leaves it.
+func TestLongCompileIsStopped(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "slow.lua", slowCompile(""))
+	program := writeFile(t, dir, "slow_gpu.lua", slowCompile("return function(p) end\n"))
+	mark := filepath.Join(dir, "mark")
+	touch := fmt.Sprintf("io.open(%q, 'w'):close()", mark)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", touch, script}, "slow.lua: interrupted"},
+		{[]string{"--mode", "sim", "-e", touch + fmt.Sprintf(" resident.program{file = %q}", program)}, "interrupted"},
+	} {
+		os.Remove(mark)
+		cmd := exec.Command(binary, tc.args...)
+		cmd.Env = append(os.Environ(), noExitSleep)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(mark); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("the command never ran its -e")
+			}
+		}
+		// The compile begins a few instructions after the mark and lasts
+		// minutes; a signal before it also ends the run at once.
+		time.Sleep(500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-done:
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
+				t.Fatalf("%v: exit %v, want status %d; stderr:\n%s", tc.args, err, exitTerminated, stderr.String())
+			}
+			contains(t, "stderr", stderr.String(), tc.want)
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("%v: SIGTERM did not stop the compile", tc.args)
+		}
+	}
+
+	campaignScript := writeFile(t, dir, "slowtrials.lua", slowCompile("function trial(t) t.record('x', 1) end\n"))
+	r := campaignRun(t, nil, campaignScript, "--trials", "2", "--trial-timeout", "1s")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, "ran past the time limit of 1s of wall time (--trial-timeout) before any trial ran")
+}
+
 // TestREPLPastedLongChunk checks that a long chunk pasted into the REPL
 // (a table of 8,000 lines) runs as one chunk, and that lines read past a
 // syntax error found late (inside an open table or function) are read
@@ -260,5 +329,41 @@ func TestContinuationFollowsBlocksAndStrings(t *testing.T) {
 		if got := cont.mayBeComplete(); got != c.may {
 			t.Errorf("%q: mayBeComplete = %v, want %v", c.lines, got, c.may)
 		}
+	}
+}
+
+// TestCheckStoppedDescribesWhatItFound checks that a search of a pair of
+// programs that never retire, stopped by SIGTERM, describes the violation
+// it found (invariant 15) by rerunning it: the rerun's programs are not
+// stopped by the signal, so it is not taken for a scenario that is not
+// deterministic.
+func TestCheckStoppedDescribesWhatItFound(t *testing.T) {
+	dir := t.TempDir()
+	spin := "return function(p) while true do p:load(p.startup, 0) end end\n"
+	gpu, npu := writeFile(t, dir, "spin_gpu.lua", spin), writeFile(t, dir, "spin_npu.lua", spin)
+	cmd := exec.Command(binary, "check", "--programs", gpu+","+npu, "--rounds", "1", "--credits", "1", "--faults", "0", "--preemptions", "2", "--sessions", "1", "--misuse", "off")
+	cmd.Env = append(os.Environ(), noExitSleep)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(2 * time.Second) // the search finds the violation in its first hundred schedules
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitTerminated {
+			t.Fatalf("exit %v, want status %d; stderr:\n%s", err, exitTerminated, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not stop the search")
+	}
+	out := stdout.String() + stderr.String()
+	contains(t, "output", out, "not exhausted (stopped)", "invariant 15 (a fault-free session retires", "shortest schedule found")
+	if strings.Contains(out, "not deterministic") {
+		t.Errorf("a stopped search is reported as not deterministic:\n%.2000s", out)
 	}
 }

@@ -247,21 +247,26 @@ func (r *reportWriter) Write(p []byte) (int, error) {
 func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (check.Scenario, func(), error) {
 	if o.scenario == "" && o.programs != nil {
 		opts := luaprogram.Options{Stdout: stdout}
-		gpu, err := luaprogram.Load(o.programs[0], opts)
+		gpu, err := luaprogram.Load(ctx, o.programs[0], opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		npu, err := luaprogram.Load(o.programs[1], opts)
+		npu, err := luaprogram.Load(ctx, o.programs[1], opts)
 		if err != nil {
 			gpu.Close()
 			return nil, nil, err
 		}
 		closePair := func() { gpu.Close(); npu.Close() }
 		o.pair = luaapi.PairIdentity(gpu, npu, o.args)
+		// The programs' steps are bounded by their instruction budget, not
+		// by the signals: once a signal stops the search, the checker
+		// reruns what it found to describe it, and programs stopped at once
+		// would make that rerun differ (reported as not deterministic).
+		runs := context.WithoutCancel(ctx)
 		if o.args != nil {
-			return check.BuiltinOf(o.pair.Name, luaapi.PairOf(ctx, gpu, npu, o.args)), closePair, nil
+			return check.BuiltinOf(o.pair.Name, luaapi.PairOf(runs, gpu, npu, o.args)), closePair, nil
 		}
-		return check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, nil)), closePair, nil
+		return check.BuiltinWith(luaapi.ExchangeShaped(runs, gpu, npu, nil)), closePair, nil
 	}
 	if o.scenario == "" {
 		return check.Builtin, func() {}, nil

@@ -540,5 +540,5 @@ end
 	bad := checkRun(t, append([]string{scenario("programs/exchange/exchange_npu_early_credit.lua")}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "generation 1 has checksum", "shortest schedule found",
-		"resident.startup{args = {credits = 1, rounds = 2, slot_bytes = 64}, gpu = resident.program, npu = resident.program} = s1")
+		`resident.startup{args = {credits = 1, rounds = 2, slot_bytes = 64}, gpu = program "programs/exchange/exchange_gpu.lua", npu = program "programs/exchange/exchange_npu_early_credit.lua"} = s1`)
 }

@@ -41,18 +41,8 @@ func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, err
 	// Remove the context before disarming cancels it: rendering the error
 	// may run __tostring.
 	L.RemoveContext()
-	interrupted := c.intr.disarm()
-	if err != nil {
-		ce := asChunkError(L, err)
-		if interrupted {
-			// gopher-lua stops a running chunk with the context's error, in
-			// Go's words ("context canceled").
-			ce.msg = strings.Replace(ce.msg, context.Canceled.Error(), "interrupted", 1)
-			if !strings.Contains(ce.msg, "interrupted") {
-				ce.msg = "interrupted: " + ce.msg
-			}
-		}
-		return nil, ce
+	if err = c.chunkFailure(err, c.intr.disarm()); err != nil {
+		return nil, err
 	}
 	n := L.GetTop() - base
 	results := make([]lua.LValue, n)
@@ -61,6 +51,37 @@ func (c *command) call(fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, err
 	}
 	L.SetTop(base)
 	return results, nil
+}
+
+// loadArmed compiles a chunk with load (a lua51 loader), Ctrl-C and SIGTERM
+// armed as while a chunk runs: a long compile stops as a running chunk
+// does, with an error marked as interrupted.
+func (c *command) loadArmed(load func(L *lua.LState) (*lua.LFunction, error)) (*lua.LFunction, error) {
+	c.L.SetContext(c.intr.arm())
+	fn, err := load(c.L)
+	c.L.RemoveContext()
+	if err = c.chunkFailure(err, c.intr.disarm()); err != nil {
+		return nil, err
+	}
+	return fn, nil
+}
+
+// chunkFailure is the chunkError of err (nil for none), said to be
+// interrupted when a signal stopped the chunk.
+func (c *command) chunkFailure(err error, interrupted bool) error {
+	if err == nil {
+		return nil
+	}
+	ce := asChunkError(c.L, err)
+	if interrupted {
+		// gopher-lua stops a running chunk with the context's error, in
+		// Go's words ("context canceled").
+		ce.msg = strings.Replace(ce.msg, context.Canceled.Error(), "interrupted", 1)
+		if !strings.Contains(ce.msg, "interrupted") {
+			ce.msg = "interrupted: " + ce.msg
+		}
+	}
+	return ce
 }
 
 // asChunkError turns an error of gopher-lua into a chunkError, rendering the

@@ -10,6 +10,8 @@ import (
 
 	"github.com/peterh/liner"
 	"golang.org/x/sys/unix"
+
+	"github.com/residentlua/residentlua/internal/input"
 )
 
 // errAborted is a prompt left with Ctrl-C: the line is dropped.
@@ -200,7 +202,9 @@ func trimHistory(path string) error {
 // nothing past the line is taken from a chunk's io.read.
 type plainReader struct{ in io.Reader }
 
-// prompt prints p on standard output and reads up to a newline.
+// prompt prints p on standard output and reads up to a newline. A line
+// longer than a Lua source may be (an endless input such as /dev/zero) is
+// an error that says the limit.
 func (r *plainReader) prompt(p string) (string, error) {
 	fmt.Print(p)
 	var line []byte
@@ -210,6 +214,9 @@ func (r *plainReader) prompt(p string) (string, error) {
 		if n == 1 {
 			if b[0] == '\n' {
 				return strings.TrimSuffix(string(line), "\r"), nil
+			}
+			if int64(len(line)) >= input.LuaSource.Limit {
+				return "", chunkTooLarge()
 			}
 			line = append(line, b[0])
 			continue
@@ -221,6 +228,12 @@ func (r *plainReader) prompt(p string) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// chunkTooLarge is the error of a chunk the REPL reads that is larger than
+// a Lua source may be.
+func chunkTooLarge() error {
+	return fmt.Errorf("%s: cannot read a chunk from stdin: %w", progName, &input.TooLargeError{Kind: input.LuaSource})
 }
 
 func (r *plainReader) remember(string) {}

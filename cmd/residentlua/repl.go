@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/internal/input"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -21,8 +22,9 @@ const (
 
 // repl reads, evaluates and prints until the end of input (Ctrl-D). It
 // survives every error of a chunk. On a terminal it uses liner; otherwise
-// it reads plain lines.
-func (c *command) repl() {
+// it reads plain lines. It reports false when it ended on an input it
+// could not read (a chunk larger than a Lua source may be).
+func (c *command) repl() bool {
 	c.intr.repl(true, c.endAtPrompt)
 	defer c.intr.repl(false, nil)
 	var in lineReader
@@ -39,11 +41,12 @@ func (c *command) repl() {
 		case errors.Is(err, errAborted):
 			continue
 		case err != nil:
+			fmt.Println()
 			if !errors.Is(err, io.EOF) {
 				fmt.Fprintln(os.Stderr, err)
+				return false
 			}
-			fmt.Println()
-			return
+			return true
 		case fn == nil:
 			continue // a syntax error, already reported
 		}
@@ -51,6 +54,7 @@ func (c *command) repl() {
 		c.evalPrint(fn, in)
 		c.luaMu.Unlock()
 	}
+	return true
 }
 
 // endAtPrompt ends the run when SIGTERM arrives while the REPL waits for a
@@ -88,7 +92,8 @@ func (c *command) readChunk(in *readAhead) (*lua.LFunction, error) {
 		return nil, err
 	}
 	lines := []string{line}
-	var compiled *lua.LFunction // the chunk of lines as they were typed, once compiled
+	size := int64(len(line)) + 1 // the bytes of the chunk so far
+	var compiled *lua.LFunction  // the chunk of lines as they were typed, once compiled
 	defer func() { c.remember(in, lines, compiled) }()
 	first := line
 	if expr, ok := strings.CutPrefix(line, "="); ok {
@@ -128,10 +133,14 @@ func (c *command) readChunk(in *readAhead) (*lua.LFunction, error) {
 			incomplete = n
 		}
 		more, err := in.prompt(prompt2)
+		if err == nil && size+int64(len(more)) > input.LuaSource.Limit {
+			err = chunkTooLarge()
+		}
 		if err != nil {
 			lines = nil // an abandoned chunk is not kept
 			return nil, err
 		}
+		size += int64(len(more)) + 1
 		lines = append(lines, more)
 		cont.add(more)
 	}

@@ -161,11 +161,15 @@ func (c *command) main() int {
 	}
 	switch {
 	case c.opts.interactive:
-		c.repl()
+		if !c.repl() {
+			return 1
+		}
 	case !c.opts.hasScript() && !c.opts.hasExec() && !c.opts.version:
 		if isTerminal(os.Stdin) {
 			fmt.Println(versionLine())
-			c.repl()
+			if !c.repl() {
+				return 1
+			}
 		} else if !c.report(c.runStdin(nil)) {
 			return 1
 		}
@@ -188,9 +192,11 @@ func (c *command) report(err error) bool {
 // runStep does one -e or -l.
 func (c *command) runStep(s step) error {
 	if s.kind == stepExec {
-		fn, err := lua51.Load(c.L, strings.NewReader(s.text), "=(command line)")
+		fn, err := c.loadArmed(func(L *lua.LState) (*lua.LFunction, error) {
+			return lua51.Load(L, strings.NewReader(s.text), "=(command line)")
+		})
 		if err != nil {
-			return asChunkError(c.L, err)
+			return err
 		}
 		_, err = c.call(fn)
 		return err
@@ -234,9 +240,11 @@ func (c *command) runScript() error {
 	if name == "-" {
 		return c.runStdin(scriptArgs)
 	}
-	fn, err := lua51.LoadFile(c.L, name) // skips a "#!" line, as lua.c does
+	fn, err := c.loadArmed(func(L *lua.LState) (*lua.LFunction, error) {
+		return lua51.LoadFile(L, name) // skips a "#!" line, as lua.c does
+	})
 	if err != nil {
-		return asChunkError(c.L, err)
+		return err
 	}
 	_, err = c.call(fn, scriptArgs...)
 	return err
@@ -256,9 +264,11 @@ func (c *command) runStdin(args []lua.LValue) error {
 			src = nil
 		}
 	}
-	fn, err := lua51.Load(c.L, bytes.NewReader(src), "=stdin")
+	fn, err := c.loadArmed(func(L *lua.LState) (*lua.LFunction, error) {
+		return lua51.Load(L, bytes.NewReader(src), "=stdin")
+	})
 	if err != nil {
-		return asChunkError(c.L, err)
+		return err
 	}
 	_, err = c.call(fn, args...)
 	return err

@@ -14,7 +14,7 @@ import (
 func TestTrialScriptArgs(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"fill_gpu.lua": fillGPU, "sum_npu.lua": sumNPU, "trial.lua": `local gpu = resident.program{file = "fill_gpu.lua"}
 local npu = resident.program{file = "sum_npu.lua"}
-local seen = tostring(arg[0]) .. " " .. tostring(arg[1]) .. " " .. tostring(arg[2]) .. " " .. tostring(arg[3])
+local seen = tostring(arg[-1]) .. " " .. tostring(arg[0]) .. " " .. tostring(arg[1]) .. " " .. tostring(arg[2]) .. " " .. tostring(arg[3])
 function trial(t)
 	local a = t.args
 	if t.index == 7 then t.fail(seen .. " " .. type(a.words) .. " " .. tostring(a.label)) end
@@ -28,12 +28,12 @@ end
 	r := runCmdEnv(t, dir, "", nil, append(args, "--summary", "a.json")...)
 	r.wantCode(t, 1)
 	contains(t, "stdout", r.stdout, "19  retired", "a session made in 20 trials, decided RUN in 20, a RUN session retired in 20",
-		"FAIL seed 8 (failed): trial.lua chunks=3 words=2 label=a b number a b",
+		"FAIL seed 8 (failed): campaign trial.lua chunks=3 words=2 label=a b number a b",
 		"replay: residentlua campaign trial.lua --arg chunks=3 --arg words=2 --arg 'label=a b' --seed 1 --trials 20 --replay 8")
 	m := regexp.MustCompile(`replay: residentlua (.*)\n`).FindStringSubmatch(r.stdout)
 	replay := runCmdEnv(t, dir, "", nil, splitShellWords(t, m[1])...)
 	replay.wantCode(t, 1)
-	contains(t, "stdout", replay.stdout, "trial.lua chunks=3 words=2 label=a b number a b")
+	contains(t, "stdout", replay.stdout, "campaign trial.lua chunks=3 words=2 label=a b number a b")
 
 	other := runCmdEnv(t, dir, "", nil, "campaign", "trial.lua", "--trials", "20", "--arg", "chunks=2", "--arg", "words=2", "--arg", "label=a b", "--summary", "b.json", "--shard", "1/2")
 	other.wantCode(t, 1)
@@ -61,7 +61,7 @@ end
 func TestScenarioScriptArgs(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"fill_gpu.lua": fillGPU, "sum_npu.lua": sumNPU, "scenario.lua": `local gpu = resident.program{file = "fill_gpu.lua"}
 local npu = resident.program{file = "sum_npu.lua"}
-assert(arg[0] == "scenario.lua" and arg[1] == "chunks=2" and arg[2] == "words=3", "arg is not the script's")
+assert(arg[-1] == "check" and arg[0] == "scenario.lua" and arg[1] == "chunks=2" and arg[2] == "words=3", "arg is not the script's")
 function scenario(c)
 	local s = startup{gpu = gpu, npu = npu, args = {chunks = c.args.chunks, words = c.args.words}}
 	submit_gpu(s); submit_npu(s); start(s)

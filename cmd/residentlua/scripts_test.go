@@ -104,8 +104,8 @@ var scriptCases = map[string]scriptCase{
 		args: []string{"{dir}/sweep.csv", "8"},
 		stdout: []string{
 			"slot_bytes credits rounds elapsed_us first_round_us round_us MB_per_s npu_observe_us verified",
-			"        64       1      8    100.000         56.000    6.000   10.667         52.000     true",
-			"      4096       4      8   1108.000        182.000  132.000   31.030         52.000     true",
+			"        64       1      8    150.000         60.000   12.000    5.333         52.000     true",
+			"      4096       4      8   1158.000        186.000  138.000   29.681         52.000     true",
 			"wrote 12 rows to ",
 			"drew latency against slot size to ",
 			"drew throughput against slot size to ",

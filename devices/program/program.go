@@ -233,4 +233,10 @@ type Timing struct {
 	HostToGPU    time.Duration // a host store becomes visible to a polling GPU
 	NPUDMALine   time.Duration // the NPU moves one 64-byte line by DMA
 	Completion   time.Duration // a retirement is noticed by the host
+	// Stall, when above zero, makes the devices' timing vary, drawn from
+	// the fabric's seed: each step's memory operations cost their figures
+	// times a factor from 1/2 to 3/2, and one step in eight is held up by
+	// a further stall of up to Stall (a device preempted, its bus or DMA
+	// queue busy). Zero charges every figure exactly.
+	Stall time.Duration
 }

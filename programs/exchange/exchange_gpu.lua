@@ -73,7 +73,7 @@ return {
 		while seen == p.WAIT do
 			seen = p:wait(line, 0, seen)
 		end
-		p:delay(p.timing.host_to_gpu)
+		p:delay(0) -- observe in a step of its own, once the load's cost passed
 		p:event("observe", seen)
 		if seen == p.ABORT then
 			return

@@ -109,12 +109,11 @@ return {
 	run = function(p, a)
 		local line, pay = p.startup, p.buffers.payload
 		local stride, credit_at, results = layout(a)
-		local dma = p.timing.npu_dma_line
 		local seen = p:load(line, 0)
 		while seen == p.WAIT do
 			seen = p:wait(line, 0, seen)
 		end
-		p:delay(dma)
+		p:delay(0) -- observe in a step of its own, once the load's cost passed
 		p:event("observe", seen)
 		if seen == p.ABORT then
 			return
@@ -122,7 +121,6 @@ return {
 			p:retire(string.format("%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", p.device, seen))
 		end
 		local n, consumed, words, result_words = a.slot_bytes / 4, 0, {}, {}
-		local lines_in = math.ceil((8 + a.slot_bytes) / 64)
 		for g = 1, a.rounds do
 			local fired, arg = p:fault("npu.run")
 			if fired == "hang" then
@@ -146,7 +144,7 @@ return {
 			-- while the DMA is still to come.
 			p:store(pay, base + credit_at, g)
 			p:drain(pay)
-			p:delay(dma * lines_in) -- the slot's lines come in by DMA
+			p:delay(0) -- read in a step of its own, once the load's cost passed
 			p:read(pay, base + 8, n, words)
 			local sum = checksum(words, n)
 			consumed = consumed + 1
@@ -167,7 +165,7 @@ return {
 				p:discard(pay) -- what was not drained is lost with the device's cache
 				return
 			end
-			p:delay(dma * math.ceil(math.max(drained, 0) * 4 / 64))
+			p:delay(0) -- the next round begins once the drain's cost passed
 		end
 	end,
 

@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
@@ -36,21 +35,6 @@ func TestOfFindsTheExchangeOfEitherHalf(t *testing.T) {
 	}
 	if got := Of(other); got != nil {
 		t.Errorf("Of(another program) = %p, want nil", got)
-	}
-}
-
-// A DMA of many lines at a huge per-line figure saturates instead of
-// wrapping into a short sleep.
-func TestMulDurationSaturates(t *testing.T) {
-	forever := time.Duration(1<<63 - 1)
-	for _, tc := range []struct{ got, want time.Duration }{
-		{mulDuration(time.Microsecond, 3), 3 * time.Microsecond},
-		{mulDuration(time.Hour, 1<<40), forever},
-		{mulDuration(forever, 0), 0},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("got %v, want %v", tc.got, tc.want)
-		}
 	}
 }
 

@@ -3,11 +3,9 @@ package exchange
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -19,7 +17,9 @@ import (
 // scheduling need (go on at once, wait for a word, a delay) the step
 // returns. So a seed gives the same events, step for step, for either
 // text, and the model checker interleaves the devices at every memory
-// operation of both.
+// operation of both. What the operations cost in modelled time (a line's
+// DMA, a host store reaching the GPU) the runtime charges to the step that
+// made them (docs/programs.md); the halves add no time of their own.
 
 // op is the memory operation a half stopped at: what the next step does
 // first.
@@ -30,20 +30,20 @@ const (
 	opLoadDecision           // load the startup word
 	opWaitDecision           // load the startup word once it changed
 	opObserveFault           // go on after a delay the run fault added to the observation
-	opObserve                // the observation's latency passed
+	opObserve                // the step after the decision's load: its cost passed
 	opRoundDelay             // the round's delay fault passed
 	opLoad                   // load a word of the payload (gen or credit)
 	opWait                   // load it once it changed
 	opWrite                  // store the slot's data (plain stores)
 	opFlip                   // flip a bit of the slot (payload.corrupt)
 	opStoreGen               // publish the generation
-	opDMAIn                  // the slot's lines came in by DMA
+	opDMAIn                  // the step after the generation's load: its cost passed
 	opRead                   // read the slot's data
 	opLoadCount              // load the round's consumption count
 	opWriteResult            // store the round's result
 	opStoreCredit            // return the credit
 	opDrain                  // drain the pending stores
-	opDrainDelay             // the drain's lines went out by DMA
+	opDrainDelay             // the step after the drain: its lines went out by DMA
 	opDiscard                // forget what was not drained, at the end
 )
 
@@ -61,11 +61,10 @@ type half struct {
 	word     uint32 // what the last load of the payload returned
 	at       int    // the payload offset that load read
 	// Kept from the first step (prologue), so that no step on the
-	// exchange's path asks for them again: how long the device takes to
-	// see the startup word change, and whether a Step may go on through
-	// the steps that go on at once (not Env.Interleaved).
-	latency time.Duration
-	onward  bool
+	// exchange's path asks for it again: whether a Step may go on through
+	// the steps that go on at once (not Env.Interleaved, and the
+	// operations cost no modelled time, which passes between steps).
+	onward bool
 }
 
 // loadDecision stops at a load of the startup word.
@@ -82,14 +81,15 @@ func (h *half) readDecision(env program.Env) (next program.Next, stop bool) {
 }
 
 // afterDecision goes on from a load of the startup word: wait while it is
-// WAIT, otherwise wait out the observation's latency.
-func (h *half) afterDecision(latency time.Duration) program.Next {
+// WAIT, otherwise observe the decision in a step of its own, once the
+// load's cost (the host's store reaching the device) passed.
+func (h *half) afterDecision() program.Next {
 	if h.seen == program.StartupWait {
 		h.op = opWaitDecision
 		return program.WaitWord(h.line, 0, h.observer.WaitFor(h.seen))
 	}
 	h.op = opObserve
-	return program.Sleep(latency)
+	return program.Sleep(0)
 }
 
 // observe reports the decision and acts on it: run reports whether to run
@@ -143,18 +143,17 @@ func (h *half) wait() program.Next {
 }
 
 // prologue is a step at an operation before the rounds, which both halves
-// do alike: the first step, the decision's load and wait, the
-// observation's latency and the observation, after which round begins the
-// half's first round on RUN. latency picks, from the timing profile, how
-// long the device takes to see the startup word change; the first step
-// keeps it, and whether the executor interleaves, in the half, so that no
-// later step reads the fabric for them (the host writes lines near them as
-// it submits and starts). stop says that the Step returns next whatever it
-// is: the step emitted an event (the observation, a run fault that fired).
-func (h *half) prologue(env program.Env, latency func(program.Timing) time.Duration, round func(program.Env) program.Next) (next program.Next, stop bool) {
+// do alike: the first step, the decision's load and wait, the step after
+// it and the observation, after which round begins the half's first round
+// on RUN. The first step keeps whether a Step may go on through the steps
+// that go on at once in the half, so that no later step reads the fabric
+// for it (the host writes lines near it as it submits and starts). stop
+// says that the Step returns next whatever it is: the step emitted an
+// event (the observation, a run fault that fired).
+func (h *half) prologue(env program.Env, round func(program.Env) program.Next) (next program.Next, stop bool) {
 	switch h.op {
 	case opStart:
-		h.latency, h.onward = latency(env.Timing()), !env.Interleaved()
+		h.onward = !env.Interleaved() && !env.Timing().ChargesMemory()
 		return h.loadDecision(), false
 	case opLoadDecision, opWaitDecision:
 		if next, stop := h.readDecision(env); stop {
@@ -168,16 +167,8 @@ func (h *half) prologue(env program.Env, latency func(program.Timing) time.Durat
 		}
 		return next, true
 	}
-	return h.afterDecision(h.latency), false
+	return h.afterDecision(), false
 }
-
-// gpuLatency is the GPU half's latency (half.latency): the host's stores
-// reach the GPU in HostToGPU.
-func gpuLatency(t program.Timing) time.Duration { return t.HostToGPU }
-
-// npuLatency is the NPU half's: a line's DMA, which is also the unit of
-// the slot's and the drain's.
-func npuLatency(t program.Timing) time.Duration { return t.NPUDMALine }
 
 // Where the executor interleaves no other program between a half's steps
 // (program.Env.Interleaved is false: real time), a Step goes on through
@@ -205,7 +196,7 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 	for {
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
-			next, stop := p.prologue(env, gpuLatency, p.round)
+			next, stop := p.prologue(env, p.round)
 			if stop || p.returns(next) {
 				return next
 			}
@@ -277,8 +268,7 @@ type npuExchange struct {
 	half
 	consumed uint32
 	sum      uint32
-	drained  int           // words the last drain wrote, -1 when the fault skipped it
-	slotDMA  time.Duration // how long the DMA of a slot's lines takes (begin)
+	drained  int // words the last drain wrote, -1 when the fault skipped it
 }
 
 // Step runs the NPU half one step, or on through the steps that go on
@@ -288,7 +278,7 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 	for {
 		switch p.op {
 		case opStart, opLoadDecision, opWaitDecision, opObserveFault, opObserve:
-			next, stop := p.prologue(env, npuLatency, p.begin)
+			next, stop := p.prologue(env, p.round)
 			if stop || p.returns(next) {
 				return next
 			}
@@ -304,10 +294,11 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 			if gen > uint32(p.g) {
 				return program.Retire(fmt.Errorf("NPU found generation %d in slot %d while waiting for %d: the GPU overran its credits", gen, p.slot, p.g))
 			}
-			// DMA in the lines that hold the generation word and the slot.
+			// A step of its own before the slot's read, once the
+			// generation's load was paid for.
 			p.op = opDMAIn
-			if p.slotDMA > 0 || !p.onward {
-				return program.Sleep(p.slotDMA)
+			if !p.onward {
+				return program.Sleep(0)
 			}
 		case opDMAIn:
 			p.op = opRead
@@ -357,14 +348,6 @@ func (p *npuExchange) Step(env program.Env) program.Next {
 	}
 }
 
-// begin begins the first round, once the half knows its latency: the
-// DMA of a slot's lines, the same in every round, is reckoned here rather
-// than on each round's path.
-func (p *npuExchange) begin(env program.Env) program.Next {
-	p.slotDMA = mulDuration(p.latency, memory.RoundUp(p.x.slots.Data+p.x.cfg.SlotBytes)/memory.LineBytes)
-	return p.round(env)
-}
-
 // round begins generation p.g: its run fault, then the generation word.
 func (p *npuExchange) round(env program.Env) program.Next {
 	if next, stop := p.roundFault(env, fault.NPURun); stop {
@@ -379,30 +362,18 @@ func (p *npuExchange) afterRoundFault() { p.op, p.at = opLoad, p.x.genOff(p.slot
 
 // roundEnd reports the round, whose drain handed the credit back (so
 // recording never delays the GPU), then stops at the last round's discard
-// or at the DMA of the drained lines.
+// or, in a step of its own, at the next round, once the drained lines
+// went out.
 func (p *npuExchange) roundEnd(env program.Env) program.Next {
 	env.Emit(EvPayloadRead, uint64(p.g), "")
 	env.Emit(EvCredit, uint64(p.g), "")
-	lines := 0
 	if p.drained >= 0 {
 		env.Emit(EvDrain, uint64(p.drained), "")
-		lines = (p.drained*4 + memory.LineBytes - 1) / memory.LineBytes
 	}
 	if p.g == p.x.cfg.Rounds {
 		p.op = opDiscard
 		return program.Continue()
 	}
 	p.op = opDrainDelay
-	return program.Sleep(mulDuration(p.latency, lines))
-}
-
-// mulDuration multiplies a non-negative duration by a non-negative count,
-// saturating at the largest duration (a DMA of many lines at an overridden,
-// huge per-line figure never wraps into a short sleep).
-func mulDuration(d time.Duration, n int) time.Duration {
-	const forever = time.Duration(1<<63 - 1)
-	if n != 0 && d > forever/time.Duration(n) {
-		return forever
-	}
-	return d * time.Duration(n)
+	return program.Sleep(0)
 }

@@ -1,7 +1,7 @@
 -- A one-way stream with double buffering, the NPU half; pair it with
 -- stream_gpu.lua. The NPU waits for each chunk's ready flag, reads the chunk
--- in by DMA, adds its words to a running sum, and releases the half with
--- its done flag, drained at once (its view is not coherent: an undrained
+-- in by DMA (the runtime charges its lines), adds its words to a running
+-- sum, and releases the half with its done flag, drained at once (its view is not coherent: an undrained
 -- store is never seen). At the end it writes the sum and the count of
 -- chunks, drained. Its check recomputes the sum.
 
@@ -25,14 +25,12 @@ return {
 			return
 		end
 		local sum, words = 0, {}
-		local lines = math.ceil(a.words * 4 / 64)
 		for k = 1, a.chunks do
 			local half = (k - 1) % 2
 			local ready = p:load(flags, 4 * half)
 			while ready < k do
 				ready = p:wait(flags, 4 * half, ready)
 			end
-			p:delay(p.timing.npu_dma_line * lines)
 			p:read(data, half * a.words * 4, a.words, words)
 			for i = 1, a.words do
 				sum = (sum + words[i]) % 4294967296
