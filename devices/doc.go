@@ -5,6 +5,11 @@
 // host-release publications, device programs written as step machines,
 // dispatch with one outstanding invocation per device, completions, reset,
 // quarantine, timing profiles, the fault plane and the event stream.
+// Beside it are the parts a host or an author reads without the rest:
+// devices/event (what happened: events, actors, the stream), devices/memory
+// (raw memory and the budget), devices/program (how a program is written),
+// devices/fault (fault sites and chains) and devices/backend (real
+// hardware behind a GPU).
 //
 // Programs run under one of two executors chosen when the fabric is made:
 // real time (one goroutine per device, wall-clock deadlines) or simulated
