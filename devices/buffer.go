@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/choice"
 	"github.com/residentlua/residentlua/devices/event"
 	"strconv"
 	"sync"
@@ -461,7 +462,7 @@ func (p *Publication) execute(events *event.HostEvents) error {
 	b := p.buffer
 	f := b.profile.fabric
 	if sim := f.simulated(); sim != nil && p.att.stale.Load() != nil &&
-		sim.chooser.Choose(Choice{Kind: ChooseLanding, N: 2, pub: p}) == 1 {
+		sim.chooser != nil && ask(sim.chooser, 2, &alternatives{kind: choice.Landing, pub: p}) == 1 {
 		sim.deferLanding(p)
 		return nil
 	}

@@ -3,6 +3,7 @@ package devices
 import (
 	"fmt"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/choice"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
@@ -95,7 +96,7 @@ type Config struct {
 	// the fabric: the order of steps, fault probabilities, when host
 	// releases land and whether deadlines pass first (docs/checking.md).
 	// Nil is the seeded chooser: the seed decides, as it always has.
-	Chooser Chooser
+	Chooser choice.Chooser
 }
 
 // Fabric holds the devices, the memory and its budget, the clock, the fault
