@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -471,5 +473,43 @@ func TestReportCountsInWords(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the report lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestHostOpensAnyPrograms checks a scenario that makes its sessions of a
+// pair it names itself (Host.Open), not of the exchange's configuration:
+// the search runs them, the counterexample's steps name the pair, and a
+// pair that cannot be prepared is the first error of a search that made no
+// session.
+func TestHostOpensAnyPrograms(t *testing.T) {
+	cfg := exchange.Default()
+	cfg.Rounds, cfg.Credits = 2, 1
+	scenario := func(programs engine.Programs) check.Scenario {
+		return func(h *check.Host) {
+			s, err := h.Open(programs, "my pair")
+			if err != nil {
+				return
+			}
+			_ = s.SubmitGPU()
+			_ = s.SubmitNPU()
+			_ = s.Start()
+			_, _ = s.Wait(time.Second)
+			s.Close(time.Second)
+		}
+	}
+	rep := check.Check(context.Background(), scenario(exchange.Programs(cfg)), check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: 1}})
+	if !rep.OK() || !rep.Exhausted || rep.Decided != rep.Schedules || rep.Retired != rep.Schedules {
+		t.Fatalf("a session of the pair in every schedule, each retired:\n%s", rep.String())
+	}
+	r, err := check.Replay(context.Background(), scenario(exchange.Programs(cfg)), "r2c2f0:", nil)
+	if err != nil || len(r.Steps) == 0 || r.Steps[0].Text != "s1 = session of my pair = ok" {
+		t.Fatalf("the replay's first step is %v (%v), want the session of my pair", r.Steps, err)
+	}
+	refused := func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
+		return nil, nil, errors.New("the pair's buffers cannot be declared")
+	}
+	rep = check.Check(context.Background(), scenario(refused), check.Options{Bounds: check.Bounds{Faults: -1}})
+	if rep.Made != 0 || !strings.Contains(rep.FirstError, "s1: the pair's buffers cannot be declared") {
+		t.Fatalf("Made %d, FirstError %q, want none made and the pair's error", rep.Made, rep.FirstError)
 	}
 }

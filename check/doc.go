@@ -24,9 +24,10 @@
 // # Scenarios
 //
 // A scenario is the host side, a Scenario function that drives sessions
-// through a Host (Host.NewSession, then the Session's verbs) and asks it for
+// through a Host (Host.Open of any pair of programs, or Host.NewSession of
+// the built-in exchange, then the Session's verbs) and asks it for
 // host-side choices (Host.Choose); Builtin is the built-in one, and
-// BuiltinWith runs it on programs of one's own. A scenario written in Lua
+// BuiltinWith and BuiltinOf run it on programs of one's own. A scenario written in Lua
 // is luaapi.Scenario, which drives sessions through the Lua module and
 // reports its operations to the Host. The command residentlua check and the
 // Lua function resident.check run the checker; docs/checking.md says what

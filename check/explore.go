@@ -25,8 +25,11 @@ type Bounds struct {
 	Preemptions int
 	// Faults is how many faults may fire in a run (default 1; -1 for none).
 	Faults int
-	// Rounds and Credits are the largest exchange a scenario makes (default
-	// 2 each); the built-in scenario tries every size up to them.
+	// Rounds and Credits are not bounds of the search but the built-in
+	// exchange's arguments: the largest exchange the built-in scenario
+	// makes (default 2 each), which tries every size up to them. A pair of
+	// one's own with its own arguments (BuiltinOf, Host.Open) is bounded by
+	// the others alone, which apply to any pair.
 	Rounds, Credits int
 	// Sessions is how many sessions the built-in scenario may make (default
 	// 2, at most MaxSessions): with two or more it also explores plans in

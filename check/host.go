@@ -117,19 +117,34 @@ func (h *Host) Arm(site fault.Site, term string) error {
 }
 
 // NewSession makes a resident session running the built-in exchange with
-// cfg on the fabric's GPU and NPU (engine.Open with exchange.Programs).
+// cfg on the fabric's GPU and NPU (Open of exchange.Programs), or, in the
+// built-in scenario of a pair of one's own (BuiltinWith, BuiltinOf), that
+// pair shaped by cfg.
 func (h *Host) NewSession(cfg exchange.Config) (*Session, error) {
+	if h.pairName != "" {
+		return h.Open(h.programs(cfg), h.pairName)
+	}
 	programs := engine.Programs(exchange.Programs(cfg))
 	if h.programs != nil {
 		programs = h.programs(cfg)
 	}
+	return h.open(programs, "session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}")
+}
+
+// Open makes a resident session running programs, any pair of programs,
+// on the fabric's GPU and NPU (engine.Open): the counterexample says
+// "s1 = session of name". Its error, when the programs could not be
+// prepared (a pair's buffers declaration that failed), is the first reason
+// a search that made no session gives (Report.FirstError).
+func (h *Host) Open(programs engine.Programs, name string) (*Session, error) {
+	return h.open(programs, "session of "+name)
+}
+
+// open makes a session of programs, recorded as made by what.
+func (h *Host) open(programs engine.Programs, what string) (*Session, error) {
 	s, err := engine.Open(h.fabric.First(devices.GPU), h.fabric.First(devices.NPU), programs)
 	name := "s" + strconv.Itoa(h.made+1)
-	if h.pairName != "" {
-		h.op(name+" = session of "+h.pairName, errWords(err))
-	} else {
-		h.op(name+" = session{rounds = "+strconv.Itoa(cfg.Rounds)+", credits = "+strconv.Itoa(cfg.Credits)+"}", errWords(err))
-	}
+	h.op(name+" = "+what, errWords(err))
 	if err != nil {
 		h.run.noteError(name, err)
 		return nil, err

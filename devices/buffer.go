@@ -22,10 +22,25 @@ type Buffer struct {
 	region      *memory.Region
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
+	name        string         // what its program calls it (Name), for reports
 
 	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
 	quarantined bool       // guarded by fabric.mu
+}
+
+// Name gives the buffer the name its programs call it by, which reports
+// of it (a read the memory model's rule 8 forbids, say) then use instead
+// of its number.
+func (b *Buffer) Name(name string) { b.name = name }
+
+// describe is the buffer as reports name it: "buffer 3" or "buffer 3
+// (flags)".
+func (b *Buffer) describe() string {
+	if b.name == "" {
+		return "buffer " + strconv.FormatUint(b.id, 10)
+	}
+	return "buffer " + strconv.FormatUint(b.id, 10) + " (" + b.name + ")"
 }
 
 // allocated is a buffer and room for its attachments and its region, made

@@ -99,7 +99,7 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 	if !report {
 		return
 	}
-	detail := reader.name + " read byte " + strconv.Itoa(off) + " of buffer " + strconv.FormatUint(b.id, 10) +
+	detail := reader.name + " read byte " + strconv.Itoa(off) + " of " + b.describe() +
 		", which " + w.writer.name + " wrote with a plain store that no later release store of " + w.writer.name + " published"
 	b.profile.fabric.events.Emit(reader.actor, b.owner, event.EvPlainRead, b.id, uint64(off), detail)
 }

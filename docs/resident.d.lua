@@ -99,6 +99,7 @@
 ---@field source? string the program's text, instead of a file
 ---@field name? string with source: the name messages give it (default "program")
 ---@field instructions? integer Lua instructions it may run between two memory operations, 1000 to 1e12 (default 1e7)
+---@field check_instructions? integer Lua instructions its check and buffers function may run in all, 1000 to 1e12 (default 1e8)
 
 ---One participant's timeline, in seconds of fabric time; nil when the step never happened.
 ---@class resident.DeviceStats

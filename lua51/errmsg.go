@@ -349,9 +349,10 @@ func (s *faultSite) describe(pc, rk int) string {
 	if name := localName(p, reg, pc); name != "" {
 		return "local '" + name + "'"
 	}
+	pseudo := closureOperands(p, pc)
 	for i := pc - 1; i >= 0; i-- {
 		inst := p.Code[i]
-		if !setsRegister(inst, reg) {
+		if pseudo[i] || !setsRegister(inst, reg) {
 			continue
 		}
 		switch opcodeOf(inst) {
@@ -424,6 +425,32 @@ func calledFunction(L *lua.LState) (name string, method bool) {
 		return "(for generator)", false
 	}
 	return "?", false
+}
+
+// closureOperands marks the instructions before pc that follow an
+// OP_CLOSURE to say where its upvalues come from (an OP_MOVE or
+// OP_GETUPVAL each, whose A is not a register they write): the VM skips
+// them, and so does Lua 5.1's symbolic execution, so that the function
+// called with a closure as argument is not named after the closure's first
+// upvalue.
+func closureOperands(p *lua.FunctionProto, pc int) map[int]bool {
+	var pseudo map[int]bool
+	for i := 0; i < pc; i++ {
+		if opcodeOf(p.Code[i]) != lua.OP_CLOSURE {
+			continue
+		}
+		if bx := argBx(p.Code[i]); bx < len(p.FunctionPrototypes) {
+			nups := int(p.FunctionPrototypes[bx].NumUpvalues)
+			for j := 1; j <= nups && i+j < pc; j++ {
+				if pseudo == nil {
+					pseudo = map[int]bool{}
+				}
+				pseudo[i+j] = true
+			}
+			i += nups
+		}
+	}
+	return pseudo
 }
 
 // setsRegister reports whether inst writes register reg.

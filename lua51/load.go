@@ -308,11 +308,14 @@ func lastLine(src []byte) int {
 // loaders of package.preload and Lua files (package.loaders[1] and [2])
 // with ones that name chunks, word syntax errors and report missing
 // modules as Lua 5.1 does, error with one that gives positions as Lua 5.1
-// does, and debug.getinfo with one that gives Lua 5.1's source and
-// short_src.
+// does, debug.getinfo with one that gives Lua 5.1's source and
+// short_src, debug.traceback with Lua 5.1's arguments, and
+// debug.getmetatable and setmetatable with Lua 5.1's results.
 func installLoad(L *lua.LState) {
 	installError(L)
 	installGetinfo(L)
+	installTraceback(L)
+	installDebugMetatable(L)
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	L.SetGlobal("loadfile", L.NewFunction(baseLoadFile))
@@ -321,12 +324,32 @@ func installLoad(L *lua.LState) {
 	if !ok {
 		return
 	}
+	pkg.RawSetString("path", lua.LString(packagePath(os.LookupEnv("LUA_PATH"))))
 	if loaders, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
 		L.RawSetInt(loaders, 1, L.NewFunction(func(L *lua.LState) int { return loaderPreload(L, pkg) }))
 		L.RawSetInt(loaders, 2, L.NewFunction(func(L *lua.LState) int { return loaderLua(L, pkg) }))
 	}
 	r := &requirer{pkg: pkg, sentinel: L.NewUserData()}
 	L.SetGlobal("require", L.NewFunction(r.require))
+}
+
+// luaPathDefault is the package.path of Debian's lua5.1, the reference
+// interpreter (Lua 5.1's default with Debian's /usr/share/lua/5.1 after
+// it); gopher-lua's default has only its first three entries, so modules
+// installed where lua5.1 finds them were not found.
+const luaPathDefault = "./?.lua;/usr/local/share/lua/5.1/?.lua;/usr/local/share/lua/5.1/?/init.lua;" +
+	"/usr/local/lib/lua/5.1/?.lua;/usr/local/lib/lua/5.1/?/init.lua;" +
+	"/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua"
+
+// packagePath is package.path as Lua 5.1's setpath makes it from the
+// environment variable LUA_PATH (env, set says whether it is set): the
+// default when it is not set, else its value with each ";;" replaced by
+// ";" and the default and ";".
+func packagePath(env string, set bool) string {
+	if !set {
+		return luaPathDefault
+	}
+	return strings.ReplaceAll(env, ";;", ";"+luaPathDefault+";")
 }
 
 // pushLoaded returns load's results: the function, or nil and the message.

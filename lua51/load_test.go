@@ -322,3 +322,37 @@ return table.concat(out, " ")`
 		L.Close()
 	}
 }
+
+// TestPackagePath checks that package.path is Debian lua5.1's: its default
+// when LUA_PATH is not set (gopher-lua's lacked /usr/local/lib/lua/5.1 and
+// /usr/share/lua/5.1), and LUA_PATH with ";;" standing for the default.
+func TestPackagePath(t *testing.T) {
+	const debian = "./?.lua;/usr/local/share/lua/5.1/?.lua;/usr/local/share/lua/5.1/?/init.lua;" +
+		"/usr/local/lib/lua/5.1/?.lua;/usr/local/lib/lua/5.1/?/init.lua;" +
+		"/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua"
+	for _, c := range []struct {
+		env  string
+		set  bool
+		want string
+	}{
+		{"", false, debian},
+		{"", true, ""},
+		{"/x/?.lua", true, "/x/?.lua"},
+		{"/x/?.lua;;", true, "/x/?.lua;" + debian + ";"},
+		{";;/y/?.lua", true, ";" + debian + ";/y/?.lua"},
+	} {
+		if c.set {
+			t.Setenv("LUA_PATH", c.env)
+		} else {
+			t.Setenv("LUA_PATH", "")
+			os.Unsetenv("LUA_PATH")
+		}
+		L := lua.NewState()
+		installLoad(L)
+		got := lua.LVAsString(L.GetField(L.GetGlobal("package"), "path"))
+		L.Close()
+		if got != c.want {
+			t.Errorf("LUA_PATH %q (set %v): package.path is %q, want %q", c.env, c.set, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package lua51
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -353,7 +355,8 @@ func errorTraceback(L *lua.LState) string {
 	L.Push(lua.LString(""))
 	L.Push(lua.LNumber(2))
 	L.Call(2, 1)
-	trace := lua.LVAsString(L.Get(-1))
+	// Lua 5.1's traceback puts a line break after the message, even "".
+	trace := strings.TrimPrefix(lua.LVAsString(L.Get(-1)), "\n")
 	L.Pop(1)
 	return trace
 }

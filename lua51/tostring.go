@@ -262,6 +262,7 @@ func installString(L *lua.LState) {
 		"reverse": strReverse,
 		"sub":     strSub,
 		"format":  strFormat,
+		"dump":    strDump,
 	})
 	mt := L.NewTable()
 	mt.RawSetString("__index", str)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A chunk whose first byte is ESC is a precompiled (binary) chunk in Lua
@@ -144,4 +146,21 @@ func (s *undumpState) function() {
 		s.str() // upvalue's name
 	}
 	s.depth--
+}
+
+// strDump is string.dump with Lua 5.1's argument check: a function is
+// required, and a Go function is "unable to dump given function", as a C
+// function is in Lua 5.1. gopher-lua has no binary chunks to write, so a
+// Lua function is refused too, saying why (gopher-lua's message came before
+// any check of the argument).
+func strDump(L *lua.LState) int {
+	fn, ok := L.Get(1).(*lua.LFunction)
+	switch {
+	case !ok:
+		typeError(L, 1, "function")
+	case fn.IsG:
+		luaError(L, "unable to dump given function")
+	}
+	luaError(L, "unable to dump given function: precompiled chunks cannot be made here (gopher-lua runs Lua source only); keep the function's source instead")
+	return 0
 }

@@ -35,18 +35,24 @@ const maxInstructions = 1e12
 // program makes a device program written in Lua:
 // resident.program{file = PATH} or resident.program{source = STRING, name = NAME},
 // with instructions = N to change how many Lua instructions it may run
-// between two memory operations.
+// between two memory operations, and check_instructions = N how many its
+// check and its buffers declaration may run in all.
 func (m *Module) program(L *lua.LState) int {
 	const name = "program"
-	t := fields(L, 1, name, false, "file", "source", "name", "instructions")
+	t := fields(L, 1, name, false, "file", "source", "name", "instructions", "check_instructions")
 	file, source := field(t, "file"), field(t, "source")
-	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions, MemoryLimit: lua51.MemoryLimit(L)}
-	if v := field(t, "instructions"); v != lua.LNil {
-		n, ok := v.(lua.LNumber)
-		if !ok || float64(n) != math.Trunc(float64(n)) || n < 1000 || n > maxInstructions {
-			m.invalid(L, name, "instructions: give a whole number of Lua instructions from 1000 to 1e12, got %s", v.String())
+	opts := luaprogram.Options{Stdout: m.stdout, Instructions: luaprogram.DefaultInstructions, CheckInstructions: luaprogram.DefaultCheckInstructions, MemoryLimit: lua51.MemoryLimit(L)}
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"instructions", &opts.Instructions}, {"check_instructions", &opts.CheckInstructions}} {
+		if v := field(t, f.key); v != lua.LNil {
+			n, ok := v.(lua.LNumber)
+			if !ok || float64(n) != math.Trunc(float64(n)) || n < 1000 || n > maxInstructions {
+				m.invalid(L, name, "%s: give a whole number of Lua instructions from 1000 to 1e12, got %s", f.key, v.String())
+			}
+			*f.dst = int64(n)
 		}
-		opts.Instructions = int64(n)
 	}
 	var chunkname, text string
 	switch {
@@ -110,7 +116,7 @@ const maxPrograms = 64
 // Lua states. A program dropped from the cache lives on while the script
 // holds it. A long compile ends once ctx does (luaprogram.CompileContext).
 func (m *Module) compile(ctx context.Context, chunkname, text string, opts luaprogram.Options) (*luaprogram.Program, error) {
-	sum := sha256.Sum256([]byte(chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String()))
+	sum := sha256.Sum256([]byte(chunkname + "\x00" + text + "\x00" + lua.LNumber(opts.Instructions).String() + "\x00" + lua.LNumber(opts.CheckInstructions).String()))
 	key := string(sum[:])
 	if p, ok := m.programs[key]; ok {
 		m.programOrder = append(slices.DeleteFunc(m.programOrder, func(k string) bool { return k == key }), key)

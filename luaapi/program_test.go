@@ -375,9 +375,11 @@ func TestRuleEightInSimulatedTime(t *testing.T) {
 	for _, c := range []struct {
 		name, old, new string
 		inv            int
+		says           string // in the first violation's message
 	}{
-		{"plain flag", "p:store(flags, 4 * s, m)", "p:store_plain(flags, 4 * s, m)", 15},
-		{"flag first", "p:write(data, s * a.words * 4, words)\n\t\t\tp:store(flags, 4 * s, m)", "p:store(flags, 4 * s, m)\n\t\t\tp:write(data, s * a.words * 4, words)", 16},
+		{"plain flag", "p:store(flags, 4 * s, m)", "p:store_plain(flags, 4 * s, m)", 15, "with no fault and no failure, ended with the GPU's join timed out"},
+		{"flag first", "p:write(data, s * a.words * 4, words)\n\t\t\tp:store(flags, 4 * s, m)", "p:store(flags, 4 * s, m)\n\t\t\tp:write(data, s * a.words * 4, words)", 16,
+			"npu0 read byte 12 of buffer 2 (data), which gpu0 wrote with a plain store"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sim(t)
@@ -397,6 +399,8 @@ found = {}
 for _, v in ipairs(resident.violations()) do found[v.invariant] = v.message end`)
 			if got := h.str(fmt.Sprintf("tostring(found[%d])", c.inv)); got == "nil" {
 				t.Errorf("no violation of invariant %d in 20 seeds", c.inv)
+			} else if !strings.Contains(got, c.says) {
+				t.Errorf("invariant %d: %s, want it to say %q", c.inv, got, c.says)
 			}
 			if err := h.m.Restart(testSeed); err != nil { // the violations were the test's aim
 				t.Fatal(err)

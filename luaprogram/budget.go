@@ -20,6 +20,15 @@ import (
 // sort, a long string built) counts too, so no one call can outlast it.
 const DefaultInstructions = 10_000_000
 
+// DefaultCheckInstructions is how many Lua instructions a program's check,
+// or its buffers declaration, may run in all before it is stopped: ten
+// times a program's step, a second or two of the interpreter. A check
+// reads the session's results and computes what they should be, over
+// every word if need be, with no memory operation to renew a budget, so
+// its budget is its own; past it the check fails with an error saying so,
+// rather than hang the host.
+const DefaultCheckInstructions = 100_000_000
+
 // setContext makes ctx the context of the machine's Lua code: its end
 // (the host's Ctrl-C, a trial's time limit) stops the code wherever it is.
 func (m *machine) setContext(ctx context.Context) {
@@ -33,6 +42,13 @@ func (m *machine) setContext(ctx context.Context) {
 // instruction budget and the machine's context.
 func (m *machine) pcall(nargs, nret int) error {
 	return lua51.PCallBudget(m.L, nargs, nret, m.prog.opts.Instructions)
+}
+
+// pcallHost is pcall for a check or a buffers declaration: the Lua code
+// of the host's side, under the program's check budget
+// (Options.CheckInstructions) in all.
+func (m *machine) pcallHost(nargs, nret int) error {
+	return lua51.PCallBudget(m.L, nargs, nret, m.prog.opts.CheckInstructions)
 }
 
 // resumeThread resumes the machine's thread, which runs fn, for a step in
@@ -53,6 +69,22 @@ func (m *machine) budgetText(err error, text string) string {
 		rest := text[i:]
 		if j := strings.Index(rest, ")"); j >= 0 {
 			return text[:i] + budgetMessage(m.prog.opts.Instructions) + rest[j+1:]
+		}
+	}
+	return text
+}
+
+// hostBudgetText is budgetText for a check or a buffers declaration (what
+// says which): its budget is its own, in all.
+func (m *machine) hostBudgetText(err error, text, what string) string {
+	if !errors.Is(err, lua51.ErrInstructionBudget) {
+		return text
+	}
+	if i := strings.Index(text, "instruction budget exhausted ("); i >= 0 {
+		rest := text[i:]
+		if j := strings.Index(rest, ")"); j >= 0 {
+			limit := strconv.FormatInt(m.prog.opts.CheckInstructions, 10)
+			return text[:i] + "the " + what + " ran " + limit + " Lua instructions, its limit in all (a program's check and buffers declaration have a budget of their own, apart from its steps'): make it do less, or raise the program's check_instructions" + rest[j+1:]
 		}
 	}
 	return text

@@ -38,8 +38,8 @@ func (in *Instance) check() error {
 	m.L.Push(s.check)
 	m.L.Push(c)
 	m.L.Push(in.cfg.Args.lua(m.L))
-	if err := m.pcall(2, 2); err != nil {
-		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.budgetText(err, m.describe(err)))
+	if err := m.pcallHost(2, 2); err != nil {
+		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.hostBudgetText(err, m.describe(err), "check"))
 	}
 	ok, msg := m.L.Get(-2), m.L.Get(-1)
 	m.L.Pop(2)

@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/lua51"
 )
 
@@ -22,11 +23,18 @@ type machine struct {
 	// it has a check, and its sites. Its functions are never run: each
 	// call of a check or a buffers declaration runs the chunk afresh.
 	host spec
-	// globals are the state's globals as made, and libraries the
-	// functions of each library table among them: what every
-	// environment is built from, kept where no Lua code reaches them.
-	globals   []field
-	libraries map[string][]field
+	// globals are the state's globals as made (lib the index in libs of
+	// those that are library tables, -1 for the others), and libs the
+	// library tables' fields: what every environment is made of, kept
+	// where no Lua code reaches them.
+	globals []global
+	libs    []library
+	// env is the environment the last invocation was given, its library
+	// tables the libs' copies, and uses how many invocations were given
+	// it: the next one is given it again when it holds only what it was
+	// made with (renew), else a new one.
+	env  *lua.LTable
+	uses int
 	// stringMeta is the strings' metatable, which every value of the
 	// state shares, and stringFields its fields as made: each environment
 	// sets them again, with __index its own copy of string.
@@ -40,12 +48,18 @@ type machine struct {
 	// reaches another's frames; nil until the next invocation makes one.
 	th *lua.LState
 
-	run    *Instance             // the invocation being stepped, if any
-	pShare map[deviceKey][]field // the fields of p its device's invocations share (deviceFields)
-	bufMT  *lua.LTable           // buffer handles' metatable
-	method []field               // p's methods
-	none   []lua.LValue          // no results, for a resume
-	one    [1]lua.LValue         // one result, for a resume
+	run *Instance   // the invocation being stepped, if any
+	p   *lua.LTable // the last invocation's p (newP)
+	// timing is the last invocation's p.timing, made of timingFields, the
+	// figures of timingFor (timingOf).
+	timing       *lua.LTable
+	timingFields []field
+	timingFor    program.Timing
+	pShare       map[deviceKey][]field // the fields of p its device's invocations share (deviceFields)
+	bufMT        *lua.LTable           // buffer handles' metatable
+	method       []field               // p's methods
+	none         []lua.LValue          // no results, for a resume
+	one          [1]lua.LValue         // one result, for a resume
 	// checking is the invocation whose check runs, which c:load and
 	// c:read (checkLoad, checkRead) read the buffers of.
 	checking             *Instance
@@ -59,6 +73,20 @@ type machine struct {
 // field is a key of a table and its value.
 type field struct {
 	k, v lua.LValue
+}
+
+// global is a global as the state made it; lib is the index in
+// machine.libs of a library table, -1 for another value.
+type global struct {
+	field
+	lib int
+}
+
+// library is a library table of the globals: its fields as made, and the
+// copy of it that the current environment holds.
+type library struct {
+	fields []field
+	copy   *lua.LTable
 }
 
 // fieldsOf lists t's fields.
@@ -82,31 +110,46 @@ func (p *Program) newMachine(ctx context.Context) (*machine, error) {
 		L.SetGlobal(name, lua.LNil)
 	}
 	openBit32(L)
-	m := &machine{prog: p, L: L, pShare: map[deviceKey][]field{}, libraries: map[string][]field{}}
+	m := &machine{prog: p, L: L, pShare: map[deviceKey][]field{}}
 	m.seedLazily()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
 		if k == lua.LString("_G") {
 			return
 		}
-		m.globals = append(m.globals, field{k, v})
+		g := global{field{k, v}, -1}
 		if lib, ok := v.(*lua.LTable); ok {
-			m.libraries[lua.LVAsString(k)] = fieldsOf(lib)
+			g.lib = len(m.libs)
+			m.libs = append(m.libs, library{fields: fieldsOf(lib)})
 		}
+		m.globals = append(m.globals, g)
 	})
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
 		m.stringMeta, m.stringFields = mt, fieldsOf(mt)
 	}
-	m.setContext(ctx)
-	chunk, err := lua51.LoadString(L, p.text, p.chunkname)
-	if err != nil {
-		L.Close()
-		var api *lua.ApiError
-		if errors.As(err, &api) {
-			return nil, errors.New(lua.LVAsString(api.Object))
+	if p.chunk == nil {
+		m.setContext(ctx)
+		chunk, err := lua51.LoadString(L, p.text, p.chunkname)
+		if err != nil {
+			L.Close()
+			var api *lua.ApiError
+			if errors.As(err, &api) {
+				return nil, errors.New(lua.LVAsString(api.Object))
+			}
+			return nil, err
 		}
-		return nil, err
+		// The chunk is a vararg function, for which gopher-lua makes Lua
+		// 5.0's arg table at every call unless the function reads "...";
+		// a main chunk has no local arg to reach it by, so the table is
+		// never seen, and each invocation runs the chunk.
+		chunk.Proto.IsVarArg &^= lua.VarArgNeedsArg
+		p.chunk = chunk
 	}
-	m.chunk = chunk
+	// Every machine runs the chunk the first one compiled: its prototype,
+	// and its one upvalue, Lua 5.1's operators (a Go function that keeps
+	// nothing), are never written once made.
+	chunk := *p.chunk
+	m.chunk = &chunk
+	var err error
 	m.setContext(nil)
 	m.initMethods()
 	m.initCheck()
@@ -119,41 +162,149 @@ func (p *Program) newMachine(ctx context.Context) (*machine, error) {
 
 func (m *machine) close() { m.L.Close() }
 
-// environment makes a fresh environment: the globals as made, with fresh
-// copies of the library tables, and no metatable. It sets the strings'
-// metatable as made, with __index the environment's string: nothing one
-// invocation writes (to its globals, its libraries, the strings'
-// metatable) is seen by another.
+// environment is an environment as new: the globals as made, with copies
+// of the library tables, and no metatable, which it makes the main
+// thread's environment too. It sets the strings' metatable as made, with __index the
+// environment's string: nothing one invocation writes (to its globals,
+// its libraries, the strings' metatable) is seen by another.
+//
+// Making the tables is most of what an invocation costs the host, and
+// most invocations change none of them, so the machine gives the next
+// invocation the last one's environment again, and each library copy,
+// when it holds exactly what it was made with and has no metatable
+// (renewed); a table that differs in anything is made anew, so that what
+// an earlier invocation kept of it reaches nothing a later one is given.
+// Every maxUses invocations all are made anew, so that no table grows
+// for ever by keys added and removed.
 func (m *machine) environment() *lua.LTable {
 	L := m.L
-	env := L.CreateTable(0, len(m.globals)+1)
-	for _, g := range m.globals {
-		v := g.v
-		if lib, ok := m.libraries[lua.LVAsString(g.k)]; ok {
-			t := L.CreateTable(0, len(lib))
-			for _, f := range lib {
-				t.RawSet(f.k, f.v)
+	m.uses++
+	fresh := m.uses > maxUses
+	if fresh {
+		m.uses = 1
+	}
+	stale := fresh || m.env == nil || !m.asMade(m.env)
+	for i := range m.libs {
+		lib := &m.libs[i]
+		if fresh || lib.copy == nil || !holdsOnly(lib.copy, lib.fields) {
+			lib.copy = L.CreateTable(0, len(lib.fields))
+			for _, f := range lib.fields {
+				lib.copy.RawSet(f.k, f.v)
 			}
-			v = t
+			stale = true
 		}
-		env.RawSet(g.k, v)
 	}
-	env.RawSetString("_G", env)
+	if stale {
+		env := L.CreateTable(0, len(m.globals)+1)
+		for _, g := range m.globals {
+			env.RawSet(g.k, m.valueOf(g))
+		}
+		env.RawSetString("_G", env)
+		m.env = env
+	}
+	// The environment is the main thread's too: what a check or a buffers
+	// declaration, which run on it, finds by getfenv(0), and what loadstring
+	// gives the functions it makes there.
+	L.Env = m.env
 	if mt := m.stringMeta; mt != nil {
-		var keys []lua.LValue
-		mt.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
-		for _, k := range keys {
-			mt.RawSet(k, lua.LNil)
+		index, _ := m.env.RawGetString("string").(*lua.LTable)
+		if mt.Metatable != lua.LNil || !holdsOnlyBut(mt, m.stringFields, "__index", index) {
+			var keys []lua.LValue
+			mt.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+			for _, k := range keys {
+				mt.RawSet(k, lua.LNil)
+			}
+			for _, f := range m.stringFields {
+				mt.RawSet(f.k, f.v)
+			}
+			if index != nil {
+				mt.RawSetString("__index", index)
+			}
+			mt.Metatable = lua.LNil
 		}
-		for _, f := range m.stringFields {
-			mt.RawSet(f.k, f.v)
-		}
-		if s, ok := env.RawGetString("string").(*lua.LTable); ok {
-			mt.RawSetString("__index", s)
-		}
-		mt.Metatable = lua.LNil
 	}
-	return env
+	return m.env
+}
+
+// maxUses is how many invocations a machine gives one environment at most.
+const maxUses = 1024
+
+// valueOf is global g's value in the current environment: its library
+// table's copy, or its value as made.
+func (m *machine) valueOf(g global) lua.LValue {
+	if g.lib >= 0 {
+		return m.libs[g.lib].copy
+	}
+	return g.v
+}
+
+// asMade reports whether env holds exactly the globals, with the current
+// library copies, and _G, and has no metatable.
+func (m *machine) asMade(env *lua.LTable) bool {
+	if env.Metatable != lua.LNil || env.RawGetString("_G") != env {
+		return false
+	}
+	for _, g := range m.globals {
+		if env.RawGet(g.k) != m.valueOf(g) {
+			return false
+		}
+	}
+	return len(m.globals) > 0 && nothingElse(env, m.globals[0].k, lua.LString("_G"))
+}
+
+// holdsOnly reports whether t, a library's copy, holds exactly fields and
+// has no metatable.
+func holdsOnly(t *lua.LTable, fields []field) bool {
+	if t.Metatable != lua.LNil {
+		return false
+	}
+	for _, f := range fields {
+		if t.RawGet(f.k) != f.v {
+			return false
+		}
+	}
+	return len(fields) == 0 && count(t) == 0 || len(fields) > 0 && nothingElse(t, fields[0].k, fields[len(fields)-1].k)
+}
+
+// nothingElse reports whether t, made by setting string keys from first to
+// last and holding each of them, holds no other key. Its iteration order
+// (Next) is the order keys were first set, a key removed keeping its
+// place: past last there is no key holding a value, and the first is
+// first unless a key of the array part holds one.
+func nothingElse(t *lua.LTable, first, last lua.LValue) bool {
+	k, _ := t.Next(lua.LNil)
+	if k != first {
+		return false
+	}
+	k, _ = t.Next(last)
+	return k == lua.LNil
+}
+
+// holdsOnlyBut reports whether t holds exactly fields, but for the field
+// key, which is v (nil: absent).
+func holdsOnlyBut(t *lua.LTable, fields []field, key string, v *lua.LTable) bool {
+	n := 0
+	for _, f := range fields {
+		if f.k == lua.LString(key) {
+			continue
+		}
+		if t.RawGet(f.k) != f.v {
+			return false
+		}
+		n++
+	}
+	got := t.RawGetString(key)
+	if v == nil {
+		return got == lua.LNil && count(t) == n
+	}
+	return got == lua.LValue(v) && count(t) == n+1
+}
+
+// count is how many fields t holds.
+func count(t *lua.LTable) int {
+	n := 0
+	t.ForEach(func(lua.LValue, lua.LValue) { n++ })
+	return n
 }
 
 // spec runs the chunk afresh in a fresh environment and reads what it

@@ -78,14 +78,26 @@ func (m *machine) initMethods() {
 }
 
 // newP makes the p of an invocation: its own fields (the buffers, the
-// arguments, the session), the methods, and the fields its device's
-// invocations share, copied, so that nothing one invocation writes to its
-// p is seen by another. It has no metatable.
+// arguments, the session, the timing), the methods, and the fields its
+// device's invocations share, so that nothing one invocation writes to its
+// p is seen by another. It has no metatable. As with the environment, the
+// machine gives the next invocation the last one's p and timing table when
+// they hold exactly what they were made with (the invocation's own fields
+// set anew), and makes new ones when they do not.
 func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 	L := m.L
-	tm := in.env.Timing()
 	shared := m.deviceFields(in.cfg)
-	p := L.CreateTable(0, 5+len(shared))
+	p := m.p
+	if p == nil || !m.pAsMade(p, shared) {
+		p = L.CreateTable(0, len(pOwnFields)+len(shared))
+		for _, k := range pOwnFields {
+			p.RawSetString(k, lua.LTrue) // each set below: here for their place first
+		}
+		for _, f := range shared {
+			p.RawSet(f.k, f.v)
+		}
+		m.p = p
+	}
 	p.RawSetString("startup", m.newHandle(in, -1))
 	bufs := L.CreateTable(0, len(in.cfg.Buffers))
 	for i, b := range in.cfg.Buffers {
@@ -94,16 +106,52 @@ func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 	p.RawSetString("buffers", bufs)
 	p.RawSetString("args", args)
 	p.RawSetString("owner", lua.LNumber(in.cfg.Owner))
-	for _, f := range shared {
-		p.RawSet(f.k, f.v)
-	}
-	timing := L.CreateTable(0, len(program.TimingFigures))
-	for _, name := range program.TimingFigures {
-		d, _ := tm.Figure(name)
-		timing.RawSetString(name, lua.LNumber(d.Seconds()))
-	}
-	p.RawSetString("timing", timing)
+	p.RawSetString("timing", m.timingOf(in.env.Timing()))
 	return p
+}
+
+// pOwnFields are the fields of p that are each invocation's own, set first
+// in a p as made.
+var pOwnFields = [...]string{"startup", "buffers", "args", "owner", "timing"}
+
+// pAsMade reports whether p, the last invocation's, holds exactly its own
+// fields (whatever their values) and shared, and has no metatable.
+func (m *machine) pAsMade(p *lua.LTable, shared []field) bool {
+	if p.Metatable != lua.LNil || len(shared) == 0 {
+		return false
+	}
+	for _, f := range shared {
+		if p.RawGet(f.k) != f.v {
+			return false
+		}
+	}
+	for _, k := range pOwnFields {
+		if p.RawGetString(k) == lua.LNil {
+			return false
+		}
+	}
+	return nothingElse(p, lua.LString(pOwnFields[0]), shared[len(shared)-1].k)
+}
+
+// timingOf is p.timing for the figures of tm, in seconds: the last one
+// given when it holds exactly them and has no metatable, else a new one.
+func (m *machine) timingOf(tm program.Timing) *lua.LTable {
+	if m.timing != nil && m.timingFor == tm && holdsOnly(m.timing, m.timingFields) {
+		return m.timing
+	}
+	if m.timingFields == nil || m.timingFor != tm {
+		m.timingFields = m.timingFields[:0]
+		for _, name := range program.TimingFigures {
+			d, _ := tm.Figure(name)
+			m.timingFields = append(m.timingFields, field{lua.LString(name), lua.LNumber(d.Seconds())})
+		}
+		m.timingFor = tm
+	}
+	m.timing = m.L.CreateTable(0, len(m.timingFields))
+	for _, f := range m.timingFields {
+		m.timing.RawSet(f.k, f.v)
+	}
+	return m.timing
 }
 
 // deviceKey names what p's shared fields depend on.

@@ -23,9 +23,11 @@ type Options struct {
 	// Stdout receives the program's print; nil means os.Stdout.
 	Stdout io.Writer
 	// Instructions is how many Lua instructions the program may run
-	// between two memory operations (and a check or a buffers function in
-	// all); 0 means DefaultInstructions.
+	// between two memory operations; 0 means DefaultInstructions.
 	Instructions int64
+	// CheckInstructions is how many its check, or its buffers function,
+	// may run in all; 0 means DefaultCheckInstructions.
+	CheckInstructions int64
 	// MemoryLimit is the memory budget of the program's Lua states, as
 	// lua51.Options.MemoryLimit: past it a program's Lua code fails with
 	// "not enough memory". 0 means lua51.DefaultMemoryLimit(); a host
@@ -43,6 +45,7 @@ type Program struct {
 	chunkname string // lua_load's: "@path" or "=name"
 	text      string
 	opts      Options
+	chunk     *lua.LFunction // compiled by the first machine, run by every one (newMachine)
 
 	hasCheck bool                // the chunk returns a check
 	sites    map[fault.Site]bool // the sites of its own it declared
@@ -77,6 +80,9 @@ func Compile(chunkname, text string, opts Options) (*Program, error) {
 func CompileContext(ctx context.Context, chunkname, text string, opts Options) (*Program, error) {
 	if opts.Instructions <= 0 {
 		opts.Instructions = DefaultInstructions
+	}
+	if opts.CheckInstructions <= 0 {
+		opts.CheckInstructions = DefaultCheckInstructions
 	}
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
@@ -197,7 +203,16 @@ func (p *Program) declare(args Args) ([]Buffer, error) {
 	}
 	decl := s.buffers
 	if fn, ok := decl.(*lua.LFunction); ok {
-		res, err := m.call(fn, args.lua(m.L))
+		m.L.Push(fn)
+		m.L.Push(args.lua(m.L))
+		err := m.pcallHost(1, 1)
+		var res lua.LValue
+		if err != nil {
+			err = errors.New(m.hostBudgetText(err, m.describe(err), "buffers declaration"))
+		} else {
+			res = m.L.Get(-1)
+			m.L.Pop(1)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: buffers: %w", p.Name(), err)
 		}

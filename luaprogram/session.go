@@ -102,6 +102,7 @@ func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner ui
 			release()
 			return nil, nil, err
 		}
+		b.Name(s.Name)
 		bufs = append(bufs, b)
 	}
 	reach := append([]*devices.Buffer{line}, bufs...)

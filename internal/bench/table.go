@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
 )
 
@@ -57,7 +55,7 @@ var groups = []group{
 	{"trials", one(trialFigure)},
 	{"ceiling", ceilingFigures},
 	{"scaling", one(parallelFigure)},
-	{"check", one(checkFigure)},
+	{"check", checkFigures},
 	{"script", one(scriptFigure)},
 	{"program", one(programFigure)},
 	{"model", one(modelFigure)},
@@ -91,14 +89,14 @@ func (o Options) selected() (map[string]bool, error) {
 type sizes struct {
 	repeats, publications, exchangeRounds, rawRounds, luaLifecycles, trials, memoryTotal int
 	sessionsFor                                                                          time.Duration
-	checkFor                                                                             time.Duration // each search of checkFigure; 0: to exhaustion
+	checkFor                                                                             time.Duration // each search of checkFigures
 }
 
 func (o Options) sizes() sizes {
 	if o.Short {
 		return sizes{repeats: 3, publications: 20, exchangeRounds: 200, rawRounds: 2_000, luaLifecycles: 200, trials: 200, memoryTotal: 3_000, sessionsFor: 100 * time.Millisecond, checkFor: 100 * time.Millisecond}
 	}
-	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 100_000, memoryTotal: 100_000, sessionsFor: time.Second}
+	return sizes{repeats: 7, publications: 300, exchangeRounds: 5_000, rawRounds: 200_000, luaLifecycles: 5_000, trials: 100_000, memoryTotal: 100_000, sessionsFor: time.Second, checkFor: 3 * time.Second}
 }
 
 // Run measures every figure (or the groups o.Only names) and returns the
@@ -279,26 +277,6 @@ func trialFigure(z sizes) (Figure, error) {
 // per second on Workers() workers against one worker.
 func parallelFigure(z sizes) (Figure, error) {
 	return speedupFigure(z, "built-in trials", 0.8, RunBuiltinTrials)
-}
-
-// checkBounds are the bounds of checkFigure's searches: the built-in
-// scenario's smallest exchange, one fault and one preemption per run.
-var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
-
-// checkFigure is the model checker's rate: schedules of the built-in
-// scenario explored per second on one core, under checkBounds, each
-// search to exhaustion (a quick run stops it after z.checkFor).
-func checkFigure(z sizes) (Figure, error) {
-	v := repeat(z.repeats, func() (float64, error) {
-		ctx, cancel := context.Background(), context.CancelFunc(func() {})
-		if z.checkFor > 0 {
-			ctx, cancel = context.WithTimeout(ctx, z.checkFor)
-		}
-		defer cancel()
-		rep := check.Check(ctx, check.Builtin, check.Options{Bounds: checkBounds})
-		return float64(rep.Schedules) / rep.Elapsed.Seconds(), nil
-	})
-	return Figure{Name: "model checking: built-in scenario", Unit: "schedules/s", Value: v, Goal: "report"}, nil
 }
 
 // ceilingFigures are the machine's own speed-up with all cores on work
