@@ -8,8 +8,9 @@
 // Beside it are the parts a host or an author reads without the rest:
 // devices/event (what happened: events, actors, the stream), devices/memory
 // (raw memory and the budget), devices/program (how a program is written),
-// devices/fault (fault sites and chains) and devices/backend (real
-// hardware behind a GPU).
+// devices/fault (fault sites and chains), devices/backend (real hardware
+// behind a GPU) and devices/choice (a checker's say in a simulated
+// fabric's choices).
 //
 // Programs run under one of two executors chosen when the fabric is made:
 // real time (one goroutine per device, wall-clock deadlines) or simulated
