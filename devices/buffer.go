@@ -150,13 +150,13 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 //
 // On a stale buffer, or with a stale publication, it does nothing and
 // fails with KindStale.
-func (b *Buffer) Publish(cause event.Event, off int, v uint32, pubs []*Publication) (Stamp, error) {
+func (b *Buffer) Publish(cause event.Event, off int, v uint32, pubs []*Publication) (event.Stamp, error) {
 	if err := b.staleError("publish"); err != nil {
-		return Stamp{}, err
+		return event.Stamp{}, err
 	}
 	for _, p := range pubs {
 		if err := p.buffer.staleError("publish"); err != nil {
-			return Stamp{}, err
+			return event.Stamp{}, err
 		}
 	}
 	f := b.profile.fabric
@@ -166,7 +166,7 @@ func (b *Buffer) Publish(cause event.Event, off int, v uint32, pubs []*Publicati
 		events = f.events.BeginBatch()
 		defer events.EndBatch()
 	}
-	at := Stamp{At: events.Emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
+	at := event.Stamp{At: events.Emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
 	if realTime && len(pubs) <= atOnce {
 		return at, b.publishAtOnce(&events, off, v, pubs)
 	}

@@ -259,4 +259,4 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 }
 
 // publishErr is the error of a Publish, for checks of its error alone.
-func publishErr(_ Stamp, err error) error { return err }
+func publishErr(_ event.Stamp, err error) error { return err }

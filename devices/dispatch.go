@@ -266,9 +266,9 @@ type Completion struct {
 	made      made
 	inv       *invocation
 	done      atomic.Bool
-	err       error         // set before done
-	retiredAt time.Duration // set before done
-	observed  StampCell     // the program's first observation (invocation.emit)
+	err       error           // set before done
+	retiredAt time.Duration   // set before done
+	observed  event.StampCell // the program's first observation (invocation.emit)
 
 	once sync.Once
 	ch   chan struct{} // closed when done; made on first use by a real-time waiter
@@ -325,7 +325,7 @@ func (c *Completion) ID() uint64 { return c.inv.id }
 func (c *Completion) Steps() Steps {
 	st := Steps{Observed: c.observed.Load()}
 	if c.done.Load() {
-		st.Retired, st.Err = Stamp{At: c.retiredAt, Set: true}, c.err
+		st.Retired, st.Err = event.Stamp{At: c.retiredAt, Set: true}, c.err
 	}
 	return st
 }

@@ -6,8 +6,9 @@
 // dispatch with one outstanding invocation per device, completions, reset,
 // quarantine, timing profiles, the fault plane and the event stream.
 // Beside it are the parts a host or an author reads without the rest:
-// devices/event (what happened: events, actors, the stream), devices/memory
-// (raw memory and the budget), devices/program (how a program is written),
+// devices/event (what happened: events, actors, the stream, the times of
+// steps), devices/memory (raw memory and the budget), devices/program (how
+// a program is written),
 // devices/fault (fault sites and chains), devices/backend (real hardware
 // behind a GPU) and devices/choice (a checker's say in a simulated
 // fabric's choices).

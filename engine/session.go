@@ -84,7 +84,7 @@ type Session struct {
 	checked       bool             // the programs' checks ran, after a RUN session retired
 	checkErr      error            // the first check that failed
 	acceptedAt    [2]time.Duration // by Participant: when its dispatch was accepted (its done is set)
-	decided       devices.Stamp    // when the decision was recorded
+	decided       event.Stamp      // when the decision was recorded
 }
 
 // newSessionOf makes a session of startup and two prepared programs: gpu on a
@@ -610,8 +610,8 @@ func (s *Session) Decision() oracle.Decision {
 // recorded, and what each program did (devices.Completion.Steps). A step
 // that has not happened is unset.
 type Timeline struct {
-	Accepted [2]devices.Stamp // by Participant
-	Decided  devices.Stamp
+	Accepted [2]event.Stamp // by Participant
+	Decided  event.Stamp
 	Programs [2]devices.Steps // by Participant; unset for one never accepted
 }
 
@@ -622,7 +622,7 @@ func (s *Session) Timeline() Timeline {
 	t := Timeline{Decided: s.decided}
 	for who, c := range [...]*devices.Completion{s.gpuDone, s.npuDone} {
 		if c != nil {
-			t.Accepted[who] = devices.Stamp{At: s.acceptedAt[who], Set: true}
+			t.Accepted[who] = event.Stamp{At: s.acceptedAt[who], Set: true}
 			t.Programs[who] = c.Steps()
 		}
 	}

@@ -98,6 +98,6 @@ func (s *startupLine) stale(op string) error {
 // every publication in order, as one host step (devices.Buffer.Publish);
 // the first failure is returned and the rest are not executed. at is when
 // decided was recorded.
-func (s *startupLine) publish(decided event.Event, decision uint32) (at devices.Stamp, err error) {
+func (s *startupLine) publish(decided event.Event, decision uint32) (at event.Stamp, err error) {
 	return s.line.Publish(decided, 0, decision, s.publications)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -54,8 +55,8 @@ func TestFabricWithARegisteredBackend(t *testing.T) {
 func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	var line timeline
 	line.kernels[0] = kernelTimes{
-		observed: devices.Stamp{At: 3 * time.Microsecond, Set: true},
-		retired:  devices.Stamp{At: 40 * time.Microsecond, Set: true},
+		observed: event.Stamp{At: 3 * time.Microsecond, Set: true},
+		retired:  event.Stamp{At: 40 * time.Microsecond, Set: true},
 	}
 	var st SessionStats
 	line.fill(&st)

@@ -193,7 +193,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
+	var clock [2]event.Stamp // the kernel's observation and retirement, by its events
 	for i, kind := range []program.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
 		events := f.Events().Events(func(e *event.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
 		if len(events) != 1 {
@@ -201,7 +201,7 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 			continue
 		}
 		if i > 0 {
-			clock[i-1] = devices.Stamp{At: time.Duration(events[0].B), Set: true}
+			clock[i-1] = event.Stamp{At: time.Duration(events[0].B), Set: true}
 		}
 	}
 	if observed, retired := s.GPU().Program().(kernel.Clocked).KernelTimes(); observed != clock[0] || retired != clock[1] {

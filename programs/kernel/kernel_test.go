@@ -115,10 +115,10 @@ func TestKernelProgram(t *testing.T) {
 			t.Errorf("launched with %+v", m.block)
 		}
 		observed, retired := m.program.KernelTimes()
-		if want := (devices.Stamp{At: 3, Set: true}); observed != want {
+		if want := (event.Stamp{At: 3, Set: true}); observed != want {
 			t.Errorf("the kernel's observation %+v, want its clock's %+v", observed, want)
 		}
-		if want := (devices.Stamp{At: 6, Set: true}); retired != want {
+		if want := (event.Stamp{At: 6, Set: true}); retired != want {
 			t.Errorf("the kernel's retirement %+v, want its clock's %+v", retired, want)
 		}
 	})
