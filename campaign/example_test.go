@@ -87,9 +87,9 @@ func ExampleFunc() {
 	//       10  quarantined
 	// oracle violations: 0
 	// measurements (count: values recorded; min and max exact, the rest from an HDR histogram to 3 significant digits; times with their unit, whole numbers as counts):
-	//   measurement        count   mean       min    p50    p90    p99  p99.9        max
-	//   rounds                40    4.5         1      4      8      8      8          8
-	//   run to retirement     30  133µs  80.105µs  112µs  183µs  191µs  191µs  191.234µs
+	//   measurement        count   mean        min    p50    p90    p99  p99.9        max
+	//   rounds                40    4.5          1      4      8      8      8          8
+	//   run to retirement     30  339µs  111.824µs  314µs  547µs  593µs  593µs  592.917µs
 	// failures: 0
 	// seed 4: quarantined
 	// measurements:

@@ -19,7 +19,7 @@ func PublishedTiming() program.Timing {
 		HostToGPU:    1500 * time.Nanosecond,
 		NPUDMALine:   2 * time.Microsecond,
 		Completion:   2 * time.Microsecond,
-		Stall:        10 * time.Microsecond,
+		Stall:        100 * time.Microsecond,
 	}
 }
 

@@ -722,14 +722,17 @@ type progress struct {
 	finished sync.WaitGroup
 }
 
-// newProgress starts the line's updates when on is true; otherwise the
-// progress counts and shows nothing.
+// newProgress starts the line's updates when on is true, showing it at
+// once and then five times a second (so that even a campaign that ends
+// within the first tick shows it); otherwise the progress counts and shows
+// nothing.
 func newProgress(cfg campaign.Config, on bool) *progress {
 	p := &progress{total: cfg.Planned(), start: time.Now(), stopped: make(chan struct{})}
 	if !on {
 		return p
 	}
 	p.tick = time.NewTicker(200 * time.Millisecond)
+	p.show()
 	p.finished.Go(func() {
 		for {
 			select {
@@ -748,7 +751,10 @@ func newProgress(cfg campaign.Config, on bool) *progress {
 func (p *progress) show() {
 	done, failures := p.counts.Counts()
 	elapsed := time.Since(p.start).Seconds()
-	rate := float64(done) / elapsed
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(done) / elapsed
+	}
 	eta := "?"
 	if done > 0 {
 		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
