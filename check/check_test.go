@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -307,7 +308,7 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 	var waited error
 	cancelled := 0
 	rep := check.Check(ctx, func(h *check.Host) {
-		h.Fabric().Events().Subscribe(func(e *devices.Event) {
+		h.Fabric().Events().Subscribe(func(e *event.Event) {
 			switch {
 			case e.Kind == oracle.EvWait:
 				cancel()
@@ -449,7 +450,7 @@ func forgedSecondDecision(h *check.Host) {
 	}
 	_ = s.Abort()
 	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
-		h.Fabric().Events().Emit(devices.HostActor, s.ID(), oracle.EvDecide, 2, 0, "")
+		h.Fabric().Events().Emit(event.HostActor, s.ID(), oracle.EvDecide, 2, 0, "")
 	}
 	s.Close(0)
 	h.ResetDevices()

@@ -3,7 +3,7 @@ package check
 import (
 	"fmt"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/choice"
 )
 
 // nondeterminism is where a run that replayed the prefix of an earlier run
@@ -55,17 +55,17 @@ func (d *nondeterminism) words(replay string) string {
 }
 
 // kindWords names the kind of a choice.
-func kindWords(k devices.ChoiceKind) string {
+func kindWords(k choice.Kind) string {
 	switch k {
 	case 0:
 		return "a host choice"
-	case devices.ChooseStep:
+	case choice.Step:
 		return "which program steps next"
-	case devices.ChooseFault:
+	case choice.Fault:
 		return "whether a fault fires"
-	case devices.ChooseLanding:
+	case choice.Landing:
 		return "when a release lands"
-	case devices.ChooseDeadline:
+	case choice.Deadline:
 		return "whether a deadline passes"
 	}
 	return fmt.Sprintf("a choice of kind %d", k)

@@ -3,7 +3,7 @@
 // scenario, CHESS style, on the simulated executor, whose every
 // nondeterministic choice (which program steps next, when a host release
 // lands for a non-coherent family, whether a fault fires, whether a wait's
-// deadline passes first) it makes through a devices.Chooser. The engine's
+// deadline passes first) it makes through a choice.Chooser. The engine's
 // oracle checks its invariants on every event of every run; for each
 // invariant broken, Check reports the shortest schedule it found, in words,
 // with a string that replays it. It checks, too, that the scenario is a

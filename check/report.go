@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
@@ -142,9 +143,9 @@ func (x *explorer) describe(f found) Counterexample {
 
 // FormatEvents prints events one to a line, as a counterexample (and the
 // command's --replay) shows them: time, actor, session, kind and fields.
-func FormatEvents(events []devices.Event) []string {
-	names := func(a devices.Actor) string {
-		if a == devices.HostActor {
+func FormatEvents(events []event.Event) []string {
+	names := func(a event.Actor) string {
+		if a == event.HostActor {
 			return "host"
 		}
 		return [...]string{"?", "gpu0", "npu0"}[min(int(a), 2)]

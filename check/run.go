@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -76,7 +77,7 @@ func (r *run) reach() (made, decided, retired bool) {
 type point struct {
 	n, rank, value, cont int
 	free                 bool
-	kind                 devices.ChoiceKind
+	kind                 choice.Kind
 	hist                 uint64
 }
 
@@ -84,10 +85,10 @@ type point struct {
 // a host choice (host says what).
 type choicePoint struct {
 	n      int
-	kind   devices.ChoiceKind
+	kind   choice.Kind
 	host   string
 	label  func(int) string // a host choice's alternatives in words, or nil
-	choice devices.Choice
+	choice choice.Choice
 }
 
 // Step is one entry of a counterexample: a host operation and its result,
@@ -118,9 +119,9 @@ func (s Step) String() string {
 // host operation, or a choice other than the first alternative.
 func (s Step) Counts() bool { return !s.First }
 
-// Choose makes a choice of the fabric (devices.Chooser).
-func (r *run) Choose(c devices.Choice) int {
-	if c.Kind == devices.ChooseStep || c.Kind == devices.ChooseDeadline {
+// Choose makes a choice of the fabric (choice.Chooser).
+func (r *run) Choose(c choice.Choice) int {
+	if c.Kind == choice.Step || c.Kind == choice.Deadline {
 		if r.race != nil {
 			r.race()
 		}
@@ -158,7 +159,7 @@ func (r *run) choose(cp choicePoint, cont int) int {
 	if cont >= 0 && p.value != cont {
 		r.preemptions++
 	}
-	if cp.kind == devices.ChooseFault && p.value == 1 {
+	if cp.kind == choice.Fault && p.value == 1 {
 		r.faults++
 	}
 	if cp.kind == 0 {
@@ -186,7 +187,7 @@ func (r *run) branches(cp choicePoint, cont, i int) bool {
 		return false
 	case cont >= 0 && r.preemptions >= b.Preemptions:
 		return false
-	case cp.kind == devices.ChooseFault && r.faults >= b.Faults:
+	case cp.kind == choice.Fault && r.faults >= b.Faults:
 		return false
 	}
 	return true
@@ -243,8 +244,8 @@ func (r *run) hostOp(text string) {
 // observe mixes the host's own events into its history: what the engine's
 // host side did and saw (a join that timed out, a publication that failed)
 // decides what it does next, as the scenario's choices do.
-func (r *run) observe(e *devices.Event) {
-	if e.Actor != devices.HostActor {
+func (r *run) observe(e *event.Event) {
+	if e.Actor != event.HostActor {
 		return
 	}
 	r.hist.AddString(string(e.Kind))

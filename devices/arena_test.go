@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"os"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestQuarantinedMemoryIsNeverReused(t *testing.T) {
 	mmHost(t, "the quarantined buffer after 2000 others came and went", q, 60, 0xfeed)
 	gpu.Reset()
 	npu.Reset()
-	if evs := mmEvents(f, EvRelease, q.ID()); len(evs) != 1 {
+	if evs := mmEvents(f, event.EvRelease, q.ID()); len(evs) != 1 {
 		t.Fatalf("release events of the quarantined buffer after both resets: %+v, want one", evs)
 	}
 	mmCharged(t, f, 0, 0)

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"errors"
+	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
 
@@ -13,11 +14,11 @@ import (
 func BenchmarkEmit(b *testing.B) {
 	f := mmFabric(b, Config{Mode: Simulated, Seed: 1, EventCapacity: 64})
 	seen := 0
-	cancel := f.Events().Subscribe(func(*Event) { seen++ })
+	cancel := f.Events().Subscribe(func(*event.Event) { seen++ })
 	defer cancel()
 	b.ReportAllocs()
 	for range b.N {
-		f.Events().Emit(HostActor, 1, EvHostStore, 2, 3, "")
+		f.Events().Emit(event.HostActor, 1, event.EvHostStore, 2, 3, "")
 	}
 	if seen != b.N {
 		b.Fatalf("the subscriber saw %d events of %d", seen, b.N)

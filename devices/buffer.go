@@ -1,6 +1,8 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,7 +18,7 @@ type Buffer struct {
 	id          uint64
 	owner       uint64
 	profile     *Profile
-	budget      *MemoryBudget
+	budget      *memory.Budget
 	region      *memory.Region
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
@@ -116,7 +118,7 @@ func (b *Buffer) Size() int { return b.region.Len() }
 func (b *Buffer) Profile() *Profile { return b.profile }
 
 // Budget is the budget the buffer is charged to.
-func (b *Buffer) Budget() *MemoryBudget { return b.budget }
+func (b *Buffer) Budget() *memory.Budget { return b.budget }
 
 // Region is the buffer's memory, for a hardware backend that hands its
 // address to the device (a kernel launch); programs use views, the host
@@ -140,7 +142,7 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 // together once the last release is made, so that recording them (the
 // stream's lock, ring, digest and subscribers) stands neither between the
 // decision and its store nor between the store and the release a device
-// waits for; no device's events enter the stream meanwhile (Stream.gate),
+// waits for; no device's events enter the stream meanwhile (event.Stream.gate),
 // so none that a release allowed comes before them. In simulated time,
 // where a step is one instant anyway, they enter the stream as they
 // happen: a subscriber (the oracle, the model checker) sees the decision
@@ -148,23 +150,23 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 //
 // On a stale buffer, or with a stale publication, it does nothing and
 // fails with KindStale.
-func (b *Buffer) Publish(cause Event, off int, v uint32, pubs []*Publication) (Stamp, error) {
+func (b *Buffer) Publish(cause event.Event, off int, v uint32, pubs []*Publication) (event.Stamp, error) {
 	if err := b.staleError("publish"); err != nil {
-		return Stamp{}, err
+		return event.Stamp{}, err
 	}
 	for _, p := range pubs {
 		if err := p.buffer.staleError("publish"); err != nil {
-			return Stamp{}, err
+			return event.Stamp{}, err
 		}
 	}
 	f := b.profile.fabric
 	realTime := f.simulated() == nil
-	events := hostEvents{stream: &f.events}
+	events := f.events.Direct()
 	if realTime {
-		events = f.events.beginBatch()
-		defer events.endBatch()
+		events = f.events.BeginBatch()
+		defer events.EndBatch()
 	}
-	at := Stamp{At: events.emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
+	at := event.Stamp{At: events.Emit(cause.Actor, cause.Session, cause.Kind, cause.A, cause.B, cause.Detail), Set: true}
 	if realTime && len(pubs) <= atOnce {
 		return at, b.publishAtOnce(&events, off, v, pubs)
 	}
@@ -195,7 +197,7 @@ const atOnce = 8
 //     mark) after the first (the word).
 //   - Where a release will not land (a fault skips it or fails it), the
 //     line is hidden as hostStore hides it.
-func (b *Buffer) publishAtOnce(events *hostEvents, off int, v uint32, pubs []*Publication) error {
+func (b *Buffer) publishAtOnce(events *event.HostEvents, off int, v uint32, pubs []*Publication) error {
 	f := b.profile.fabric
 	var fired [atOnce]fault.Fired
 	hits := len(pubs)  // the releases whose site was hit: up to the first that failed
@@ -218,7 +220,7 @@ func (b *Buffer) publishAtOnce(events *hostEvents, off int, v uint32, pubs []*Pu
 	b.region.Store(off, v)
 	b.hostMu.Unlock()
 	f.exec.changed()
-	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	events.Emit(event.HostActor, b.owner, event.EvHostStore, b.id, uint64(v), "")
 	var err error
 	for i, p := range pubs[:hits] {
 		if lands, e := p.record(events, fired[i]); lands {
@@ -255,12 +257,12 @@ func (b *Buffer) releasedToAll(line int, pubs []*Publication, landing uint64) bo
 // hostStore writes a word as the host (a release store), its events going
 // to events. Non-coherent families do not see it until a publication
 // covering it lands.
-func (b *Buffer) hostStore(off int, v uint32, events *hostEvents) {
+func (b *Buffer) hostStore(off int, v uint32, events *event.HostEvents) {
 	f := b.profile.fabric
 	f.landPending() // a release in flight lands before the host stores again
 	// The event comes first (in a publication, its batch holds the stream's
 	// gate), so no device's observation precedes it in the stream.
-	events.emit(HostActor, b.owner, EvHostStore, b.id, uint64(v), "")
+	events.Emit(event.HostActor, b.owner, event.EvHostStore, b.id, uint64(v), "")
 	b.hostMu.Lock()
 	b.hideFromNonCoherent(off/memory.LineBytes, off/memory.LineBytes+1)
 	b.region.Store(off, v)
@@ -382,7 +384,7 @@ func (b *Buffer) Release() error {
 		return Errorf(KindBusy, "release", "buffer %d is already released", b.id)
 	}
 	refuse := func(err *Error) error {
-		f.events.Emit(HostActor, b.owner, EvReleaseRefused, b.id, uint64(b.region.Len()), err.Message)
+		f.events.Emit(event.HostActor, b.owner, event.EvReleaseRefused, b.id, uint64(b.region.Len()), err.Message)
 		return err
 	}
 	if b.quarantined {
@@ -391,25 +393,25 @@ func (b *Buffer) Release() error {
 	if inv := f.reachingLocked(b); inv != nil {
 		return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, inv.dev.name))
 	}
-	f.events.atomically(func(emit emitFunc) { pinned = b.releaseEmitting(false, emit, pinned) })
+	f.events.Atomically(func(emit event.EmitFunc) { pinned = b.releaseEmitting(false, emit, pinned) })
 	return nil
 }
 
 // releaseEmitting refunds and unmaps b and emits its release with emit
-// (fabric.mu held, inside Stream.atomically). Pinned memory, whose
+// (fabric.mu held, inside event.Stream.Atomically). Pinned memory, whose
 // unmapping is a driver call on the accelerator's thread, is appended to
 // pinned instead, for the caller to unmap once it holds no lock
 // (unmapAll); the budget is refunded at once either way.
-func (b *Buffer) releaseEmitting(quarantined bool, emit emitFunc, pinned []*memory.Region) []*memory.Region {
+func (b *Buffer) releaseEmitting(quarantined bool, emit event.EmitFunc, pinned []*memory.Region) []*memory.Region {
 	b.released = true
 	size := b.region.Len()
-	b.budget.refund(int64(size), quarantined)
+	b.budget.Refund(int64(size), quarantined)
 	if b.profile.kind == Pinned {
 		pinned = append(pinned, b.region)
 	} else {
 		_ = b.region.Unmap() // only fails when already unmapped, which released excludes
 	}
-	emit(HostActor, b.owner, EvRelease, b.id, uint64(size), b.budgetLabel())
+	emit(event.HostActor, b.owner, event.EvRelease, b.id, uint64(size), b.budgetLabel())
 	return pinned
 }
 
@@ -467,7 +469,7 @@ func (p *Publication) Device() *Device { return p.att.device }
 
 // execute performs the release, its events going to events. The fault
 // site host.publish can make it fail (error) or do nothing (skip).
-func (p *Publication) execute(events *hostEvents) error {
+func (p *Publication) execute(events *event.HostEvents) error {
 	lands, err := p.record(events, p.hit())
 	if !lands {
 		return err
@@ -475,7 +477,7 @@ func (p *Publication) execute(events *hostEvents) error {
 	b := p.buffer
 	f := b.profile.fabric
 	if sim := f.simulated(); sim != nil && p.att.stale.Load() != nil &&
-		sim.chooser.Choose(Choice{Kind: ChooseLanding, N: 2, pub: p}) == 1 {
+		sim.chooser != nil && ask(sim.chooser, 2, &alternatives{kind: choice.Landing, pub: p}) == 1 {
 		sim.deferLanding(p)
 		return nil
 	}
@@ -493,18 +495,18 @@ func (p *Publication) hit() fault.Fired {
 
 // record records the release, whose fault site fired fired: lands reports
 // whether it is to land, err the error of a release the fault failed.
-func (p *Publication) record(events *hostEvents, fired fault.Fired) (lands bool, err error) {
+func (p *Publication) record(events *event.HostEvents, fired fault.Fired) (lands bool, err error) {
 	b := p.buffer
-	recordFault(events, HostActor, b.owner, fault.HostPublish, fired)
+	recordFault(events, event.HostActor, b.owner, fault.HostPublish, fired)
 	switch fired.Action {
 	case fault.Error:
-		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
+		events.Emit(event.HostActor, b.owner, event.EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
 		return false, Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
 	case fault.Skip:
-		events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 1, p.label)
+		events.Emit(event.HostActor, b.owner, event.EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return false, nil
 	}
-	events.emit(HostActor, b.owner, EvPublication, uint64(p.att.device.actor), 0, p.label)
+	events.Emit(event.HostActor, b.owner, event.EvPublication, uint64(p.att.device.actor), 0, p.label)
 	return true, nil
 }
 

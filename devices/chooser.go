@@ -6,69 +6,33 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/residentlua/residentlua/devices/choice"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-// ChoiceKind is what a nondeterministic decision of a simulated fabric is
-// about.
-type ChoiceKind uint8
-
-// The decisions a simulated fabric asks its Chooser for. Alternative 0 is
-// always what the seeded chooser's fixed decisions take, so a chooser that
-// answers 0 to everything but the step order behaves as the seeded one.
-const (
-	// ChooseStep is which of the runnable programs steps next, or which
-	// pending host release lands (Choice.Describe says which is which).
-	// The seeded chooser draws it from the executor's generator.
-	ChooseStep ChoiceKind = iota + 1
-	// ChooseFault is whether a fault term with a probability below 100%
-	// fires at a hit: 0 it does not, 1 it does. The seeded chooser leaves
-	// it to the fault plane's own generator, which draws as it always has.
-	ChooseFault
-	// ChooseLanding is whether a host release for a non-coherent family
-	// lands at once (0) or only after device steps that run meanwhile (1),
-	// as when the device polls while the host's release is in flight. The
-	// seeded chooser always lands it at once.
-	ChooseLanding
-	// ChooseDeadline is, during a wait whose deadline has come, whether the
-	// next device step still runs (0) or the deadline passes first (1). The
-	// seeded chooser always runs the step.
-	ChooseDeadline
-)
-
-// Choice is one decision a simulated fabric asks its Chooser for: its
-// kind, how many alternatives it has (N, at least 2), and what they are,
-// which Describe puts in words. A Choice refers to the executor's state: it
-// is valid only during the call to Choose.
-type Choice struct {
-	Kind ChoiceKind
-	N    int
-
-	ready    []*invocation  // ChooseStep and ChooseDeadline: the runnable programs
-	landings []*Publication // ChooseStep: pending releases, the alternatives after ready
-	last     *invocation    // ChooseStep: the program that stepped last, if any
-	site     fault.Site     // ChooseFault
-	percent  float64        // ChooseFault
-	pub      *Publication   // ChooseLanding
+// alternatives is a simulated fabric's account of the alternatives of one
+// choice it asks its chooser for (choice.Alternatives).
+type alternatives struct {
+	kind     choice.Kind
+	ready    []*invocation  // choice.Step and choice.Deadline: the runnable programs
+	landings []*Publication // choice.Step: pending releases, the alternatives after ready
+	last     *invocation    // choice.Step: the program that stepped last, if any
+	site     fault.Site     // choice.Fault
+	percent  float64        // choice.Fault
+	pub      *Publication   // choice.Landing
 }
 
-// Chooser decides every nondeterministic choice of a simulated fabric
-// (Config.Chooser): Choose returns an alternative in [0, c.N). It is called
-// on the goroutine that runs the fabric's steps or the host operation that
-// made the choice, with locks of the fabric held, so it must not call the
-// fabric back, except Fabric.HashState when c.Kind is ChooseStep or
-// ChooseDeadline.
-type Chooser interface {
-	Choose(c Choice) int
+// ask asks ch for one of n alternatives, which a describes.
+func ask(ch choice.Chooser, n int, a *alternatives) int {
+	return ch.Choose(choice.Choice{Kind: a.kind, N: n, Alternatives: a})
 }
 
-// Continuing is, for ChooseStep, the alternative that lets the program that
-// stepped last step again, or -1 when it is not runnable (or the choice is
-// of another kind). Any other alternative preempts it.
-func (c Choice) Continuing() int {
-	if c.Kind != ChooseStep || c.last == nil {
+// Continuing is, for choice.Step, the alternative that lets the program
+// that stepped last step again, or -1 when it is not runnable.
+func (c *alternatives) Continuing() int {
+	if c.kind != choice.Step || c.last == nil {
 		return -1
 	}
 	for i, inv := range c.ready {
@@ -81,21 +45,21 @@ func (c Choice) Continuing() int {
 
 // Describe puts alternative i in words, such as "npu0 steps before gpu0"
 // or "fault npu.run fires".
-func (c Choice) Describe(i int) string {
-	switch c.Kind {
-	case ChooseStep:
+func (c *alternatives) Describe(i int) string {
+	switch c.kind {
+	case choice.Step:
 		return c.describeStep(i)
-	case ChooseFault:
+	case choice.Fault:
 		if i == 1 {
 			return "fault " + c.site.String() + " fires (" + strconv.FormatFloat(c.percent, 'g', -1, 64) + "%)"
 		}
 		return "fault " + c.site.String() + " does not fire"
-	case ChooseLanding:
+	case choice.Landing:
 		if i == 1 {
 			return "the " + c.pub.label + " release is still in flight (it lands after device steps)"
 		}
 		return "the " + c.pub.label + " release lands at once"
-	case ChooseDeadline:
+	case choice.Deadline:
 		if i == 1 {
 			return "the deadline passes before " + joinSteps(c.ready)
 		}
@@ -105,7 +69,7 @@ func (c Choice) Describe(i int) string {
 }
 
 // describeStep says which alternative of a step choice runs before which.
-func (c Choice) describeStep(i int) string {
+func (c *alternatives) describeStep(i int) string {
 	var first string
 	var others []string
 	for j, inv := range c.ready {
@@ -151,24 +115,10 @@ func joinSteps(ready []*invocation) string {
 	return strings.Join(parts, ", ")
 }
 
-// seededChooser is the simulated executor's own chooser (Config.Chooser
-// nil): the step order drawn from its seeded generator, the rest fixed at
-// alternative 0 without drawing, so a seed gives the same events as before
-// choosers existed, byte for byte.
-type seededChooser simExecutor
-
-// Choose draws the step order and takes alternative 0 otherwise.
-func (s *seededChooser) Choose(c Choice) int {
-	if c.Kind == ChooseStep {
-		return s.rng.IntN(c.N)
-	}
-	return 0
-}
-
 // faultDecider asks ch whether a fault term with a probability fires.
-func faultDecider(ch Chooser) fault.Decider {
+func faultDecider(ch choice.Chooser) fault.Decider {
 	return func(site fault.Site, percent float64) bool {
-		return ch.Choose(Choice{Kind: ChooseFault, N: 2, site: site, percent: percent}) == 1
+		return ask(ch, 2, &alternatives{kind: choice.Fault, site: site, percent: percent}) == 1
 	}
 }
 
@@ -181,7 +131,7 @@ func faultDecider(ch Chooser) fault.Decider {
 // simulated time, where deadlines saturate. Buffers' words are added by
 // Buffer.HashState, for the buffers their owner knows. Call it from the
 // goroutine that runs the fabric: between host operations, or from a
-// Chooser for ChooseStep or ChooseDeadline.
+// Chooser for choice.Step or choice.Deadline.
 func (f *Fabric) HashState(h *program.StateHash) {
 	s := f.simulated()
 	if s == nil {

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/choice"
 )
 
 // firstChooser takes the first alternative of every choice.
-type firstChooser struct{ kinds map[devices.ChoiceKind]int }
+type firstChooser struct{ kinds map[choice.Kind]int }
 
-func (c *firstChooser) Choose(ch devices.Choice) int {
+func (c *firstChooser) Choose(ch choice.Choice) int {
 	c.kinds[ch.Kind]++
 	return 0
 }
@@ -27,7 +28,7 @@ func TestChooserNeedsSimulatedTime(t *testing.T) {
 
 // TestChooserDecidesFaults leaves every probability to the chooser.
 func TestChooserDecidesFaults(t *testing.T) {
-	ch := &firstChooser{kinds: map[devices.ChoiceKind]int{}}
+	ch := &firstChooser{kinds: map[choice.Kind]int{}}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Chooser: ch})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestChooserDecidesFaults(t *testing.T) {
 			t.Fatalf("the chooser said no, yet %v fired", fired.Action)
 		}
 	}
-	if ch.kinds[devices.ChooseFault] != 5 {
-		t.Errorf("the chooser was asked %d fault choices, want 5", ch.kinds[devices.ChooseFault])
+	if ch.kinds[choice.Fault] != 5 {
+		t.Errorf("the chooser was asked %d fault choices, want 5", ch.kinds[choice.Fault])
 	}
 }

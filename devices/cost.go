@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"math/rand/v2"
 	"time"
 
@@ -32,7 +33,7 @@ type meter struct {
 }
 
 // renew readies the meter for a fabric of timing t and seed.
-func (m *meter) renew(t *program.Timing, seed uint64, actor Actor) {
+func (m *meter) renew(t *program.Timing, seed uint64, actor event.Actor) {
 	m.timing, m.active, m.owed, m.touched, m.view = t, false, 0, false, nil
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }

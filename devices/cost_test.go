@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
 
@@ -45,11 +46,11 @@ func costs(t *testing.T, timing program.Timing, kind DeviceKind, ops ...func(v *
 	if ok, err := comp.Wait(time.Second); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
-	ticks := f.Events().Events(func(e *Event) bool { return e.Kind == evTick })
+	ticks := f.Events().Events(func(e *event.Event) bool { return e.Kind == evTick })
 	if len(ticks) != len(ops) {
 		t.Fatalf("%d ticks, want %d", len(ticks), len(ops))
 	}
-	start := f.Events().Events(func(e *Event) bool { return e.Kind == EvStart })[0].Time
+	start := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvStart })[0].Time
 	out := make([]time.Duration, len(ticks))
 	for i, e := range ticks {
 		out[i], start = e.Time-start, e.Time
@@ -176,12 +177,12 @@ func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	}
 	at := func(kind program.EventKind) []time.Duration {
 		var out []time.Duration
-		for _, e := range f.Events().Events(func(e *Event) bool { return e.Kind == kind && e.Actor == d.Actor() }) {
+		for _, e := range f.Events().Events(func(e *event.Event) bool { return e.Kind == kind && e.Actor == d.Actor() }) {
 			out = append(out, e.Time)
 		}
 		return out
 	}
-	start, ticks := at(EvStart), at(evTick)
+	start, ticks := at(event.EvStart), at(evTick)
 	if len(start) != 1 || len(ticks) != 3 {
 		t.Fatalf("start %v, ticks %v: want one start, three ticks", start, ticks)
 	}

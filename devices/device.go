@@ -2,6 +2,8 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"sync"
@@ -77,12 +79,12 @@ type QueueFamily struct {
 // time and stays occupied while a quarantine holds it.
 type Device struct {
 	fabric   *Fabric
-	actor    Actor
+	actor    event.Actor
 	name     string
 	kind     DeviceKind
 	families []QueueFamily
-	labels   []string    // "name command" by family ordinal, for publications' events
-	accel    Accelerator // real hardware running the GPU half; nil when simulated
+	labels   []string            // "name command" by family ordinal, for publications' events
+	accel    backend.Accelerator // real hardware running the GPU half; nil when simulated
 
 	// hw makes a reset and a dispatch that starts work outside the fabric
 	// (a kernel's launch on accel) take turns: both call the hardware
@@ -108,11 +110,11 @@ func (d *Device) Name() string { return d.name }
 func (d *Device) Kind() DeviceKind { return d.kind }
 
 // Actor is the device's actor number in events.
-func (d *Device) Actor() Actor { return d.actor }
+func (d *Device) Actor() event.Actor { return d.actor }
 
 // Accelerator is the real hardware behind the device, or nil when it is
 // simulated.
-func (d *Device) Accelerator() Accelerator { return d.accel }
+func (d *Device) Accelerator() backend.Accelerator { return d.accel }
 
 // Fabric is the fabric the device belongs to.
 func (d *Device) Fabric() *Fabric { return d.fabric }
@@ -172,7 +174,7 @@ func (d *Device) Reset() {
 	}
 	d.current = nil
 	d.held = 0
-	f.events.Emit(d.actor, 0, EvReset, stopped, 0, "")
+	f.events.Emit(d.actor, 0, event.EvReset, stopped, 0, "")
 	pinned = f.releaseResetQuarantines(d)
 }
 
@@ -198,6 +200,6 @@ func (d *Device) resetHardware() (running, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d.held++
-	f.events.Emit(d.actor, 0, EvReset, 0, 1, err.Error())
+	f.events.Emit(d.actor, 0, event.EvReset, 0, 1, err.Error())
 	return running, false
 }

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"sync/atomic"
 	"time"
@@ -34,9 +35,9 @@ import (
 type deviceLog struct {
 	_ cpu.CacheLinePad // the peer device's log is on other lines
 	// What the device writes at every step and event.
-	stream  *Stream
-	batches [2][]Event // each logBatch long, reused
-	filling int        // the batch the device writes
+	stream  *event.Stream
+	batches [2][]event.Event // each logBatch long, reused
+	filling int              // the batch the device writes
 	// The time of the step in progress, read at its first event (step).
 	at      time.Duration
 	stamped bool
@@ -46,7 +47,7 @@ type deviceLog struct {
 	// own, which the device writes once a batch, those reads take nothing
 	// from the device.
 	_      cpu.CacheLinePad
-	handed atomic.Pointer[[]Event]
+	handed atomic.Pointer[[]event.Event]
 	// collectable tells a host blocked in a wait that a batch was handed
 	// (one token, shared by the fabric's devices): it wakes and moves the
 	// batch in, so that a device whose host no longer polls does not
@@ -63,10 +64,10 @@ type deviceLog struct {
 // figures).
 const logBatch = 4096
 
-func newDeviceLog(s *Stream, collectable chan<- struct{}) *deviceLog {
+func newDeviceLog(s *event.Stream, collectable chan<- struct{}) *deviceLog {
 	l := &deviceLog{stream: s, collectable: collectable}
 	for i := range l.batches {
-		l.batches[i] = writtenEvents(logBatch)
+		l.batches[i] = event.Written(logBatch)
 	}
 	return l
 }
@@ -90,7 +91,7 @@ func (l *deviceLog) add(inv *invocation, kind program.EventKind, a, b uint64, de
 	}
 	at := l.at
 	batch := &l.batches[l.filling]
-	*batch = append(*batch, Event{Time: at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail})
+	*batch = append(*batch, event.Event{Time: at, Actor: inv.dev.actor, Session: inv.owner, Kind: kind, A: a, B: b, Detail: detail})
 	if len(*batch) < logBatch {
 		return at
 	}
@@ -127,18 +128,4 @@ func (l *deviceLog) collect() {
 
 // moveIn records the handed batch, if any, then filling, unless it is nil,
 // and empties both.
-func (l *deviceLog) moveIn(filling *[]Event) {
-	s := l.stream
-	s.gate.RLock()
-	defer s.gate.RUnlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if batch := l.handed.Load(); batch != nil {
-		s.recordLocked(*batch)
-		l.handed.Store(nil)
-	}
-	if filling != nil {
-		s.recordLocked(*filling)
-		*filling = (*filling)[:0]
-	}
-}
+func (l *deviceLog) moveIn(filling *[]event.Event) { l.stream.MoveIn(&l.handed, filling) }

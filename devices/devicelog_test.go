@@ -2,14 +2,11 @@ package devices
 
 import (
 	"errors"
-	"os"
+	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -86,10 +83,10 @@ func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 // on across the run, and the retirement after the last.
 func wantTicksInOrder(t *testing.T, f *Fabric, id uint64, n, perStep int) {
 	t.Helper()
-	var ticks []Event
+	var ticks []event.Event
 	retired := false
-	for _, e := range f.Events().Events(func(e *Event) bool { return e.A == id && (e.Kind == evTick || e.Kind == EvRetire) }) {
-		if e.Kind == EvRetire {
+	for _, e := range f.Events().Events(func(e *event.Event) bool { return e.A == id && (e.Kind == evTick || e.Kind == event.EvRetire) }) {
+		if e.Kind == event.EvRetire {
 			retired = true
 			continue
 		}
@@ -148,10 +145,10 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := f.Events().Count()
-			at, err := b.Publish(Event{Actor: HostActor, Kind: evCause}, 0, 5, pubs)
+			at, err := b.Publish(event.Event{Actor: event.HostActor, Kind: evCause}, 0, 5, pubs)
 			mmKind(t, "Publish", err, KindPublish)
 			var kinds []program.EventKind
-			events := f.Events().Events(func(e *Event) bool { return e.Seq > before })
+			events := f.Events().Events(func(e *event.Event) bool { return e.Seq > before })
 			for _, e := range events {
 				kinds = append(kinds, e.Kind)
 				if e.Time != events[0].Time {
@@ -161,7 +158,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 			if len(events) == 0 || !at.Set || events[0].Time != at.At {
 				t.Errorf("Publish returned %v, want the time of its cause's event (events %v)", at, events)
 			}
-			want := []program.EventKind{evCause, EvHostStore, EvFault, EvPublication, EvFault, EvPublication}
+			want := []program.EventKind{evCause, event.EvHostStore, event.EvFault, event.EvPublication, event.EvFault, event.EvPublication}
 			if !slices.Equal(kinds, want) {
 				t.Errorf("events %v, want %v: the cause, the store, the first release (its fault site off), the second's fault and failure, and no more", kinds, want)
 			}
@@ -186,7 +183,7 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 				}
 				return []*Publication{p}
 			}
-			cause := Event{Actor: HostActor, Kind: evCause}
+			cause := event.Event{Actor: event.HostActor, Kind: evCause}
 			if err := publishErr(b.Publish(cause, 0, 1, release(0, 64))); err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +245,7 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 	emit.Store(true)
 	// The start and the ticks fill the first batch, which is handed; the
 	// last tick waits in the second.
-	events := func() int { return len(f.Events().Events(func(e *Event) bool { return e.A == c.ID() })) }
+	events := func() int { return len(f.Events().Events(func(e *event.Event) bool { return e.A == c.ID() })) }
 	for deadline := time.Now().Add(30 * time.Second); events() < logBatch; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			seen.Store(true)
@@ -262,55 +259,4 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 }
 
 // publishErr is the error of a Publish, for checks of its error alone.
-func publishErr(_ Stamp, err error) error { return err }
-
-// A real-time fabric writes the memory its devices' events go to before
-// any device runs: its stream's ring at full capacity, and each device
-// log's two batches. Memory fresh from the system is not there until its
-// first write to each page faults, and each such fault would stall a device
-// in its rounds. A simulated fabric grows its ring as events come.
-func TestRealTimeEventMemoryIsWrittenBeforeDevicesRun(t *testing.T) {
-	f, err := NewFabric(Config{Mode: RealTime})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if got, want := cap(f.events.ring), 1<<16; got != want {
-		t.Fatalf("a real-time fabric's ring holds %d events before any came, want its capacity, %d", got, want)
-	}
-	check := func(what string, events []Event) {
-		if in, of := residentPages(t, events); in != of {
-			t.Errorf("%d of the %d pages of %s are in memory before any event came, want all", in, of, what)
-		}
-	}
-	check("the ring", f.events.ring[:cap(f.events.ring)])
-	for _, d := range f.exec.(*realTimeExecutor).devices {
-		for _, b := range d.log.batches {
-			check("a device's batch", b[:cap(b)])
-		}
-	}
-	sim, err := NewFabric(Config{Mode: Simulated})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	if sim.events.ring != nil {
-		t.Errorf("a simulated fabric's ring holds %d events before any came, want it made as they come", cap(sim.events.ring))
-	}
-}
-
-// residentPages counts the pages that hold events and are in memory.
-func residentPages(t *testing.T, events []Event) (in, of int) {
-	t.Helper()
-	page := uintptr(os.Getpagesize())
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(events))) &^ (page - 1)
-	end := uintptr(unsafe.Pointer(unsafe.SliceData(events))) + uintptr(len(events))*unsafe.Sizeof(Event{})
-	vec := make([]byte, (end-start+page-1)/page)
-	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, start, end-start, uintptr(unsafe.Pointer(unsafe.SliceData(vec)))); errno != 0 {
-		t.Fatal(errno)
-	}
-	for _, v := range vec {
-		in += int(v & 1)
-	}
-	return in, len(vec)
-}
+func publishErr(_ event.Stamp, err error) error { return err }

@@ -3,6 +3,7 @@ package devices
 import (
 	"context"
 	"errors"
+	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"strconv"
@@ -182,9 +183,9 @@ func (p *Prepared) startLocked(inv *invocation, delay time.Duration) {
 	d := p.device
 	f := d.fabric
 	d.current = inv
-	f.events.Emit(d.actor, p.owner, EvDispatch, inv.id, uint64(p.family.Ordinal), "")
+	f.events.Emit(d.actor, p.owner, event.EvDispatch, inv.id, uint64(p.family.Ordinal), "")
 	for _, b := range p.reach {
-		f.events.Emit(d.actor, p.owner, EvReach, inv.id, b.id, "")
+		f.events.Emit(d.actor, p.owner, event.EvReach, inv.id, b.id, "")
 	}
 	// The latency counts from the dispatch event, however long the host
 	// took to get here (a kernel's launch included): the program never
@@ -265,9 +266,9 @@ type Completion struct {
 	made      made
 	inv       *invocation
 	done      atomic.Bool
-	err       error         // set before done
-	retiredAt time.Duration // set before done
-	observed  StampCell     // the program's first observation (invocation.emit)
+	err       error           // set before done
+	retiredAt time.Duration   // set before done
+	observed  event.StampCell // the program's first observation (invocation.emit)
 
 	once sync.Once
 	ch   chan struct{} // closed when done; made on first use by a real-time waiter
@@ -324,7 +325,7 @@ func (c *Completion) ID() uint64 { return c.inv.id }
 func (c *Completion) Steps() Steps {
 	st := Steps{Observed: c.observed.Load()}
 	if c.done.Load() {
-		st.Retired, st.Err = Stamp{At: c.retiredAt, Set: true}, c.err
+		st.Retired, st.Err = event.Stamp{At: c.retiredAt, Set: true}, c.err
 	}
 	return st
 }
@@ -356,7 +357,7 @@ func (c *Completion) finish(err error) {
 	if err != nil {
 		status, detail = 1, err.Error()
 	}
-	c.retiredAt = f.events.Emit(inv.dev.actor, inv.owner, EvRetire, inv.id, status, detail)
+	c.retiredAt = f.events.Emit(inv.dev.actor, inv.owner, event.EvRetire, inv.id, status, detail)
 	c.err = err
 	c.done.Store(true)
 	c.once.Do(func() { c.ch = closedChannel })
@@ -367,3 +368,6 @@ func (c *Completion) finish(err error) {
 
 // closedChannel stands in for a completion's channel when no waiter made one.
 var closedChannel = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// evReject is a dispatch the runtime refused. A: family ordinal; Detail: why.
+var evReject = program.DefineEvent("dispatch.reject", program.CategoryDevice)

@@ -5,6 +5,13 @@
 // host-release publications, device programs written as step machines,
 // dispatch with one outstanding invocation per device, completions, reset,
 // quarantine, timing profiles, the fault plane and the event stream.
+// Beside it are the parts a host or an author reads without the rest:
+// devices/event (what happened: events, actors, the stream, the times of
+// steps), devices/memory (raw memory and the budget), devices/program (how
+// a program is written),
+// devices/fault (fault sites and chains), devices/backend (real hardware
+// behind a GPU) and devices/choice (a checker's say in a simulated
+// fabric's choices).
 //
 // Programs run under one of two executors chosen when the fabric is made:
 // real time (one goroutine per device, wall-clock deadlines) or simulated
@@ -14,13 +21,13 @@
 //
 // # Hardware backends
 //
-// A GPU may be real hardware behind the narrow Accelerator interface. A
-// hardware package registers a Backend under a name when it is imported
-// (RegisterBackend, as a database/sql driver does; backends/cuda registers
+// A GPU may be real hardware behind the narrow backend.Accelerator
+// interface (package devices/backend). A hardware package registers a
+// backend.Backend under a name when it is imported (backend.Register, as a database/sql driver does; backends/cuda registers
 // "cuda"), and NewFabricWith makes a fabric whose first GPU is the named
 // backend's: the commands import the backends they ship, and a program that
 // imports none links none. What a backend cannot do it says through
-// optional interfaces asserted on its accelerator: FaultSupport names the
+// optional interfaces asserted on its accelerator: backend.FaultSupport names the
 // fault sites it cannot honour, which Fabric.CheckFault answers for the
 // whole fabric.
 //
@@ -40,11 +47,11 @@
 //     changes: no accelerator call runs under it (Launch, Reset, Map,
 //     Attach, Close, nor the giving back of released pinned memory, which
 //     Release, Reset and settleQuarantines do after unlocking it).
-//  3. Stream.gate: held by Buffer.Publish across its store and releases,
+//  3. event.Stream.gate: held by Buffer.Publish across its store and releases,
 //     so that no device's events enter the stream before the publication's
 //     (simExecutor.mu, fault.Plane.mu and Buffer.hostMu are taken under
 //     it there); read-held by a real-time device's log, and by the host
-//     collecting one, while it moves events in, just before Stream.mu.
+//     collecting one, while it moves events in, just before event.Stream.mu.
 //  4. simExecutor.mu: the simulated executor's clock, run queue and
 //     generator; taken under Fabric.mu by dispatch and reset, and alone by
 //     a simulated wait or advance, which steps programs under it. It is a
@@ -56,19 +63,19 @@
 //     Fabric.mu only between invocations (settleQuarantines).
 //  5. fault.Plane.mu: the fault chains; a leaf (hitFault emits the fault
 //     event after it returns).
-//  6. Stream.mu: the event ring, digest and subscribers. Subscribers run
+//  6. event.Stream.mu: the event ring, digest and subscribers. Subscribers run
 //     under it (so their own locks, such as the oracle's, come after it and
-//     they must not emit), and so does Stream.atomically's function: the
+//     they must not emit), and so does event.Stream.Atomically's function: the
 //     budget's charge, refund and quarantine, and the unmapping of a
 //     released buffer's host memory (pinned memory waits for unlocking).
-//  7. MemoryBudget.mu: a budget's figures; a leaf.
+//  7. memory.Budget.mu: a budget's figures; a leaf.
 //  8. memory.Arena.mu: carving and giving back regions of host memory; a
 //     leaf (the pool of empty chunks behind it is a sync.Pool, with no
 //     process-wide lock).
 //
 // Buffer.hostMu (host stores against the non-coherent families' view of a
 // buffer) and the backend registry's lock are leaves, taken with no other
-// lock of this package held but Stream.gate. Locks of callers (the engine's
+// lock of this package held but event.Stream.gate. Locks of callers (the engine's
 // session) come before all of these; an accelerator's own locks come after
 // Device.hw and are never taken under Fabric.mu.
 package devices

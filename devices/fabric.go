@@ -2,6 +2,9 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
 	"strconv"
@@ -56,7 +59,7 @@ type DeviceConfig struct {
 	Families []Command // queue families in ordinal order
 	// Accelerator, for a GPU, is real hardware behind it (backends/cuda),
 	// which programs may run on; nil simulates it. The fabric closes it.
-	Accelerator Accelerator
+	Accelerator backend.Accelerator
 }
 
 // DefaultDevices is one GPU (PM4, AQL, SDMA) and one NPU (XDNA).
@@ -88,12 +91,12 @@ type Config struct {
 	// the ring's storage instead of allocating one, so that a caller making
 	// many short-lived fabrics (a campaign) can reuse it. The caller must
 	// leave it alone until the fabric is closed and its events are read.
-	EventBuffer []Event
+	EventBuffer []event.Event
 	// Chooser, in simulated time, decides every nondeterministic choice of
 	// the fabric: the order of steps, fault probabilities, when host
 	// releases land and whether deadlines pass first (docs/checking.md).
 	// Nil is the seeded chooser: the seed decides, as it always has.
-	Chooser Chooser
+	Chooser choice.Chooser
 }
 
 // Fabric holds the devices, the memory and its budget, the clock, the fault
@@ -123,12 +126,12 @@ type Fabric struct {
 	owners      atomic.Uint64 // owners: sessions
 	quarantines []*quarantine
 	lingering   atomic.Int64 // quarantines waiting only for programs to retire
-	budget      MemoryBudget
+	budget      memory.Budget
 	// The host writes the stream's counters and digest while devices run,
 	// and real-time devices read the fault plane at every fault site: the
 	// pads keep those on lines of their own.
 	_      cpu.CacheLinePad
-	events Stream
+	events event.Stream
 	_      cpu.CacheLinePad
 	faults fault.Plane
 	sim    simExecutor          // the executor in simulated time
@@ -263,7 +266,7 @@ func (f *Fabric) makeDevices(devs []DeviceConfig) {
 	f.devices = make([]*Device, len(devs))
 	for i, dc := range devs {
 		d := &storage[i]
-		d.fabric, d.actor, d.name, d.kind, d.accel = f, Actor(i+1), deviceName(devs, i), dc.Kind, dc.Accelerator
+		d.fabric, d.actor, d.name, d.kind, d.accel = f, event.Actor(i+1), deviceName(devs, i), dc.Kind, dc.Accelerator
 		d.families = make([]QueueFamily, len(dc.Families))
 		d.labels = make([]string, len(dc.Families))
 		for ord, c := range dc.Families {
@@ -316,7 +319,7 @@ func (f *Fabric) build(cfg Config) error {
 	for _, d := range f.devices {
 		d.meter.renew(&f.timing, cfg.Seed, d.actor)
 	}
-	f.events.init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
+	f.events.Init(cfg.EventCapacity, cfg.EventBuffer, cfg.Mode == RealTime, f.startExecutor(cfg))
 	return f.attachAccelerators()
 }
 
@@ -325,7 +328,7 @@ func (f *Fabric) build(cfg Config) error {
 // buffer of the last generation was given back, otherwise a new one (what
 // a stale buffer holds stays its own).
 func (f *Fabric) renewMemory(limit int64) {
-	f.budget.renew(limit)
+	f.budget.Renew(limit)
 	clear(f.quarantines)
 	f.quarantines = f.quarantines[:0]
 	f.lingering.Store(0)
@@ -430,21 +433,21 @@ func (f *Fabric) First(k DeviceKind) *Device {
 }
 
 // ActorName names an actor: "host" or the device's name.
-func (f *Fabric) ActorName(a Actor) string {
-	if a == HostActor || int(a) > len(f.devices) {
+func (f *Fabric) ActorName(a event.Actor) string {
+	if a == event.HostActor || int(a) > len(f.devices) {
 		return "host"
 	}
 	return f.devices[a-1].name
 }
 
 // Budget is the fabric's memory budget.
-func (f *Fabric) Budget() *MemoryBudget { return &f.budget }
+func (f *Fabric) Budget() *memory.Budget { return &f.budget }
 
 // Faults is the fabric's fault plane.
 func (f *Fabric) Faults() *fault.Plane { return &f.faults }
 
 // Events is the fabric's event stream.
-func (f *Fabric) Events() *Stream { return &f.events }
+func (f *Fabric) Events() *event.Stream { return &f.events }
 
 // newID returns a fresh identifier, unique in the fabric, for buffers and
 // invocations.
@@ -501,16 +504,17 @@ func (f *Fabric) landPending() {
 }
 
 // hitFault evaluates a fault site and, when something fires, records it as an event.
-func (f *Fabric) hitFault(actor Actor, session uint64, site fault.Site) fault.Fired {
+func (f *Fabric) hitFault(actor event.Actor, session uint64, site fault.Site) fault.Fired {
 	fired := f.faults.Hit(site)
-	recordFault(&hostEvents{stream: &f.events}, actor, session, site, fired)
+	events := f.events.Direct()
+	recordFault(&events, actor, session, site, fired)
 	return fired
 }
 
 // recordFault records what fired at site as an event, when something did.
-func recordFault(events *hostEvents, actor Actor, session uint64, site fault.Site, fired fault.Fired) {
+func recordFault(events *event.HostEvents, actor event.Actor, session uint64, site fault.Site, fired fault.Fired) {
 	if fired.Action != fault.None {
-		events.emit(actor, session, EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+		events.Emit(actor, session, event.EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
 	}
 }
 

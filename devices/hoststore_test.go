@@ -7,7 +7,8 @@ func (b *Buffer) storeWord(off int, v uint32) error {
 	if err := b.staleError("store"); err != nil {
 		return err
 	}
-	b.hostStore(off, v, &hostEvents{stream: &b.profile.fabric.events})
+	events := b.profile.fabric.events.Direct()
+	b.hostStore(off, v, &events)
 	return nil
 }
 
@@ -16,5 +17,6 @@ func (p *Publication) release() error {
 	if err := p.buffer.staleError("publish"); err != nil {
 		return err
 	}
-	return p.execute(&hostEvents{stream: &p.buffer.profile.fabric.events})
+	events := p.buffer.profile.fabric.events.Direct()
+	return p.execute(&events)
 }

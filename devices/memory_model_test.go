@@ -8,6 +8,7 @@ package devices
 import (
 	"errors"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/event"
 	"os"
 	"runtime"
 	"slices"
@@ -180,8 +181,8 @@ func mmKind(t testing.TB, what string, err error, k ErrorKind) {
 }
 
 // mmEvents lists the events of kind k about buffer or invocation a.
-func mmEvents(f *Fabric, k program.EventKind, a uint64) []Event {
-	return f.Events().Events(func(e *Event) bool { return e.Kind == k && e.A == a })
+func mmEvents(f *Fabric, k program.EventKind, a uint64) []event.Event {
+	return f.Events().Events(func(e *event.Event) bool { return e.Kind == k && e.A == a })
 }
 
 // mmSharedMappings counts the shared anonymous mappings (shown as
@@ -307,7 +308,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 			}
 			charged += int64(want)
 			mmCharged(t, f, charged, 0)
-			if evs := mmEvents(f, EvAlloc, b.ID()); len(evs) != 1 || evs[0].B != uint64(want) {
+			if evs := mmEvents(f, event.EvAlloc, b.ID()); len(evs) != 1 || evs[0].B != uint64(want) {
 				t.Errorf("alloc events of buffer %d: %+v, want one with B=%d", b.ID(), evs, want)
 			}
 			gv, nv := mmView(t, b, gpu, AQL), mmView(t, b, npu, XDNA)
@@ -465,7 +466,7 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	mmLoad(t, "after the release", nv, 0, 7)
-	if evs := mmEvents(f, EvPublication, uint64(npu.Actor())); len(evs) != 1 || evs[0].B != 0 {
+	if evs := mmEvents(f, event.EvPublication, uint64(npu.Actor())); len(evs) != 1 || evs[0].B != 0 {
 		t.Errorf("publication events: %+v, want one done (B=0)", evs)
 	}
 
@@ -695,11 +696,11 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	}
 	mmLoad(t, "after a failed release", nv, 0, 0)
 
-	evs := mmEvents(f, EvPublication, uint64(npu.Actor()))
+	evs := mmEvents(f, event.EvPublication, uint64(npu.Actor()))
 	if len(evs) != 2 || evs[0].B != 1 || evs[1].B != 2 {
 		t.Errorf("publication events %+v, want skipped (B=1) then failed (B=2)", evs)
 	}
-	if n := len(f.Events().Events(func(e *Event) bool { return e.Kind == EvFault && fault.Site(e.A) == fault.HostPublish })); n != 2 {
+	if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvFault && fault.Site(e.A) == fault.HostPublish })); n != 2 {
 		t.Errorf("%d host.publish fault events, want 2", n)
 	}
 
@@ -993,7 +994,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 	}
 }
 
-// "A MemoryBudget has a limit in bytes; allocations charge it, releases
+// "A memory.Budget has a limit in bytes; allocations charge it, releases
 // return it": charged per allocation rounded to lines, refused over the
 // limit with a KindBudget error that changes nothing.
 func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
@@ -1010,7 +1011,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	}
 	mmKind(t, "Allocate over the budget", err, KindBudget)
 	mmCharged(t, f, 192, 0)
-	if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
+	if evs := f.Events().Events(func(e *event.Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
 		t.Errorf("alloc.failed events %+v, want one of 128 bytes", evs)
 	}
 
@@ -1085,10 +1086,10 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			if !strings.Contains(err.Error(), "reachable") {
 				t.Errorf("refusal %q does not say the buffer is reachable", err)
 			}
-			if evs := mmEvents(f, EvReleaseRefused, b.ID()); len(evs) != 2 {
+			if evs := mmEvents(f, event.EvReleaseRefused, b.ID()); len(evs) != 2 {
 				t.Errorf("%d release.refused events for buffer %d, want 2", len(evs), b.ID())
 			}
-			if len(mmEvents(f, EvRelease, b.ID())) != 0 {
+			if len(mmEvents(f, event.EvRelease, b.ID())) != 0 {
 				t.Error("a release event was emitted for a refused release")
 			}
 			mmCharged(t, f, 192, 0)
@@ -1109,7 +1110,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 				t.Errorf("Release after the program retired: %v", err)
 			}
 			mmCharged(t, f, 0, 0)
-			if len(mmEvents(f, EvRelease, b.ID())) != 1 {
+			if len(mmEvents(f, event.EvRelease, b.ID())) != 1 {
 				t.Error("no release event for the released buffer")
 			}
 		})
@@ -1184,7 +1185,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if n, _ := mmSharedMappings(t, size); n != before {
 				t.Errorf("after the quarantine ended: %d mappings, want %d (unmapped)", n, before)
 			}
-			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == EvQuarantineEnd && e.Session == 99 }); len(evs) != 1 || evs[0].A != uint64(total) {
+			if evs := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvQuarantineEnd && e.Session == 99 }); len(evs) != 1 || evs[0].A != uint64(total) {
 				t.Errorf("quarantine.end events %+v, want one returning %d bytes", evs, total)
 			}
 			if gpu.Occupied() || npu.Occupied() {

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
 			if ok, err := c.Wait(time.Minute); !ok || err != nil {
 				t.Fatalf("napper did not retire: ok=%v err=%v", ok, err)
 			}
-			ticks := f.Events().Events(func(e *Event) bool { return e.A != 0 && e.Kind == evTick })
+			ticks := f.Events().Events(func(e *event.Event) bool { return e.A != 0 && e.Kind == evTick })
 			if len(ticks) != 2*rounds {
 				t.Fatalf("%d ticks, want %d", len(ticks), 2*rounds)
 			}

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"strconv"
 	"sync"
@@ -9,19 +10,13 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-// EvPlainRead is a read of a word that another program wrote with a plain
-// store which no later release store of that program has published yet
-// (the memory model's rule 8), seen in simulated time. A: buffer, B: the
-// word's byte offset; Detail: the reader, the writer and the word.
-var EvPlainRead = program.DefineEvent("plain.read", program.CategoryDevice)
-
 // plainWords is what simulated time keeps of the memory model's rule 8:
 // the words devices' programs wrote with plain stores that no later
 // release store of the same program has published. On the hardware such a
 // store rings no doorbell and orders nothing: a waiter is not woken by it,
 // and a reader may see the old word or the new. So a waiter of a word
 // another device wrote so wakes only once the word is published, and a read of such a word by
-// another device's program is reported (EvPlainRead). A program publishes
+// another device's program is reported (event.EvPlainRead). A program publishes
 // its plain stores with a release store, or by retiring (its completion is
 // a release); a non-coherent device's drain is its DMA's completion, and
 // what it writes is published.
@@ -106,7 +101,7 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 	}
 	detail := reader.name + " read byte " + strconv.Itoa(off) + " of " + b.describe() +
 		", which " + w.writer.name + " wrote with a plain store that no later release store of " + w.writer.name + " published"
-	b.profile.fabric.events.Emit(reader.actor, b.owner, EvPlainRead, b.id, uint64(off), detail)
+	b.profile.fabric.events.Emit(reader.actor, b.owner, event.EvPlainRead, b.id, uint64(off), detail)
 }
 
 // hash adds the unpublished words, for the model checker's state hash.

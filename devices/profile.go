@@ -2,6 +2,9 @@ package devices
 
 import (
 	"fmt"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/program"
 	"slices"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -84,7 +87,7 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 }
 
 // acceleratorOf is the accelerator of the first accelerated device, or nil.
-func acceleratorOf(devs []*Device) Accelerator {
+func acceleratorOf(devs []*Device) backend.Accelerator {
 	for _, d := range devs {
 		if d.accel != nil {
 			return d.accel
@@ -110,7 +113,7 @@ func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
 // Allocate takes size bytes (rounded up to whole lines), zeroed, charged to
 // budget (the fabric's when nil): carved from the fabric's arena, or lent by
 // the accelerator for pinned memory. owner tags the buffer's events.
-func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffer, error) {
+func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buffer, error) {
 	f := p.fabric
 	if budget == nil {
 		budget = &f.budget
@@ -124,8 +127,8 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 	if size <= 0 || size > maxBuffer {
 		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
 	}
-	if fired := f.hitFault(HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
-		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
+	if fired := f.hitFault(event.HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
 		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
@@ -137,7 +140,7 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
-		f.events.Emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
 		return nil, Errorf(KindDevice, "alloc", "%w", err)
 	}
 	b := &made.buffer
@@ -157,13 +160,15 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 		}
 	}
 	// Charge and say so in one step: a subscriber never sees one without the other.
-	f.events.atomically(func(emit emitFunc) {
-		if err = budget.charge(int64(rounded)); err != nil {
-			emit(HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
+	f.events.Atomically(func(emit event.EmitFunc) {
+		if st, ok := budget.Charge(int64(rounded)); !ok {
+			err = Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+				rounded, st.Charged, st.Limit, st.Quarantined)
+			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return
 		}
 		b.id = f.newID()
-		emit(HostActor, owner, EvAlloc, b.id, uint64(rounded), b.budgetLabel())
+		emit(event.HostActor, owner, event.EvAlloc, b.id, uint64(rounded), b.budgetLabel())
 	})
 	if err != nil {
 		_ = region.Unmap()
@@ -174,3 +179,6 @@ func (p *Profile) Allocate(size int, budget *MemoryBudget, owner uint64) (*Buffe
 
 // maxBuffer bounds one allocation: 1 GiB.
 const maxBuffer = 1 << 30
+
+// evAllocFailed is an allocation that failed. Detail: why.
+var evAllocFailed = program.DefineEvent("alloc.failed", program.CategoryMemory)

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"time"
 
@@ -21,7 +22,7 @@ func (e *env) Timing() program.Timing { return e.inv.dev.fabric.timing }
 
 // Emit records an event by this device about this invocation (A is the
 // invocation). In real time it reaches the stream in a batch, stamped with
-// the time of the step that emitted it (Stream).
+// the time of the step that emitted it (event.Stream).
 func (e *env) Emit(kind program.EventKind, b uint64, detail string) {
 	e.inv.emit(kind, e.inv.id, b, detail)
 }
@@ -33,7 +34,7 @@ func (e *env) Fault(site fault.Site) fault.Fired {
 	}
 	fired := e.inv.dev.fabric.faults.Hit(site)
 	if fired.Action != fault.None {
-		e.inv.emit(EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
+		e.inv.emit(event.EvFault, uint64(site), uint64(fired.Action), faultDetail(site, fired.Action))
 	}
 	return fired
 }

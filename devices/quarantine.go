@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"time"
 
@@ -52,24 +53,24 @@ func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*
 		q.waiting = append(q.waiting, d)
 	}
 	f.quarantines = append(f.quarantines, q)
-	f.events.atomically(func(emit emitFunc) {
+	f.events.Atomically(func(emit event.EmitFunc) {
 		for _, d := range devs {
-			emit(HostActor, owner, EvHold, uint64(d.actor), 0, "")
+			emit(event.HostActor, owner, event.EvHold, uint64(d.actor), 0, "")
 		}
 		for _, b := range bufs {
 			if b.released || b.quarantined {
 				continue
 			}
-			emit(HostActor, owner, EvKeep, b.id, uint64(b.region.Len()), "")
+			emit(event.HostActor, owner, event.EvKeep, b.id, uint64(b.region.Len()), "")
 			b.quarantined = true
 			q.buffers = append(q.buffers, b)
 			q.bytes += int64(b.region.Len())
 			if b.budget != &f.budget {
 				q.private += int64(b.region.Len())
 			}
-			b.budget.quarantine(int64(b.region.Len()))
+			b.budget.Quarantine(int64(b.region.Len()))
 		}
-		emit(HostActor, owner, EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
+		emit(event.HostActor, owner, event.EvQuarantine, uint64(q.bytes-q.private), uint64(q.private), label)
 	})
 	return nil
 }
@@ -145,11 +146,11 @@ func (f *Fabric) releaseQuarantinesLocked() (pinned []*memory.Region) {
 			lingering++
 			continue
 		}
-		f.events.atomically(func(emit emitFunc) {
+		f.events.Atomically(func(emit event.EmitFunc) {
 			for _, b := range q.buffers {
 				pinned = b.releaseEmitting(true, emit, pinned)
 			}
-			emit(HostActor, q.owner, EvQuarantineEnd, uint64(q.bytes-q.private), uint64(q.private), q.label)
+			emit(event.HostActor, q.owner, event.EvQuarantineEnd, uint64(q.bytes-q.private), uint64(q.private), q.label)
 		})
 	}
 	clear(f.quarantines[len(kept):])

@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			if len(qs) != 1 || len(qs[0].Waiting) != 0 || len(qs[0].ReachedBy) != 1 || qs[0].ReachedBy[0] != c.ID() {
 				t.Fatalf("after both resets Quarantines() = %+v; want the quarantine kept, reached by invocation %d", qs, c.ID())
 			}
-			if evs := mmEvents(f, EvRelease, b.ID()); len(evs) != 0 {
+			if evs := mmEvents(f, event.EvRelease, b.ID()); len(evs) != 0 {
 				t.Fatalf("the quarantined buffer was released while invocation %d can reach it: %+v", c.ID(), evs)
 			}
 			mmCharged(t, f, 128, 64)
@@ -44,10 +45,10 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			if qs := f.Quarantines(); len(qs) != 0 {
 				t.Fatalf("after the program retired Quarantines() = %+v, want none", qs)
 			}
-			if evs := mmEvents(f, EvRelease, b.ID()); len(evs) != 1 {
+			if evs := mmEvents(f, event.EvRelease, b.ID()); len(evs) != 1 {
 				t.Errorf("release events of buffer %d: %+v, want one", b.ID(), evs)
 			}
-			if ends := f.Events().Events(func(e *Event) bool { return e.Kind == EvQuarantineEnd }); len(ends) != 1 {
+			if ends := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvQuarantineEnd }); len(ends) != 1 {
 				t.Errorf("quarantine.end events: %+v, want one", ends)
 			}
 			if err := own.Release(); err != nil {
@@ -77,7 +78,7 @@ func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
 			if gpu.Occupied() {
 				t.Error("the refused dispatch left the GPU occupied")
 			}
-			if evs := f.Events().Events(func(e *Event) bool { return e.Kind == evReject }); len(evs) != 1 {
+			if evs := f.Events().Events(func(e *event.Event) bool { return e.Kind == evReject }); len(evs) != 1 {
 				t.Errorf("reject events: %+v, want one", evs)
 			}
 		})

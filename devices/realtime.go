@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"github.com/residentlua/residentlua/devices/event"
 	"runtime"
 	"sync"
 	"time"
@@ -306,7 +307,7 @@ func (t *deviceThread) run(inv *invocation) {
 		at = t.woke(inv.startAt)
 	}
 	t.stamp(at)
-	inv.env.Emit(EvStart, 0, "")
+	inv.env.Emit(event.EvStart, 0, "")
 	var polling pacer
 	for {
 		if inv.stopped.Load() {

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"testing"
 	"time"
@@ -111,8 +112,8 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 		"Release":               old.Release(),
 		"View":                  viewErr,
 		"PrepareHostRelease":    pubErr,
-		"Publish":               publishErr(old.Publish(Event{}, 0, 99, nil)),
-		"Publish of stale pubs": publishErr(fresh.Publish(Event{}, 0, 99, []*Publication{pub})),
+		"Publish":               publishErr(old.Publish(event.Event{}, 0, 99, nil)),
+		"Publish of stale pubs": publishErr(fresh.Publish(event.Event{}, 0, 99, []*Publication{pub})),
 		"Profile.Allocate":      allocErr,
 		"Prepare reaching it":   prepErr,
 		"Dispatch":              dispatchErr,

@@ -2,6 +2,8 @@ package devices
 
 import (
 	"context"
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -20,13 +22,13 @@ type simExecutor struct {
 	mu      slot.Slot // serialises runs: one goroutine steps devices at a time
 	clock   atomic.Int64
 	pcg     rand.PCG
-	rng     rand.Rand // draws from pcg
-	chooser Chooser   // every decision; the seeded chooser unless Config.Chooser
+	rng     rand.Rand      // draws from pcg
+	chooser choice.Chooser // every decision (Config.Chooser); nil: the seed decides
 	active  []*invocation
 	ready   []*invocation // scratch
 
 	// What only an explicit chooser brings about: host releases in flight
-	// (ChooseLanding), how many (read without mu), the program that
+	// (choice.Landing), how many (read without mu), the program that
 	// stepped last (for preemptions), and the run in progress (its
 	// deadline and the completion it waits for), for Fabric.HashState.
 	landings []*Publication
@@ -42,7 +44,7 @@ type simExecutor struct {
 // init readies the executor, new or of a renewed fabric, for f at time
 // zero with nothing to run, its order of steps decided by ch, or drawn
 // from seed when ch is nil.
-func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
+func (s *simExecutor) init(f *Fabric, seed uint64, ch choice.Chooser) {
 	if s.mu == nil {
 		s.mu = slot.New() // a new fabric's: no other goroutine knows it yet
 	}
@@ -53,9 +55,6 @@ func (s *simExecutor) init(f *Fabric, seed uint64, ch Chooser) {
 	s.pcg.Seed(seed, 0x5eed5c4ed)
 	s.rng = *rand.New(&s.pcg)
 	s.chooser = ch
-	if ch == nil {
-		s.chooser = (*seededChooser)(s)
-	}
 	clear(s.active[:cap(s.active)]) // what they held beyond their length too
 	clear(s.ready[:cap(s.ready)])
 	clear(s.landings[:cap(s.landings)])
@@ -168,12 +167,17 @@ func (s *simExecutor) run(ctx context.Context, until time.Duration, c *Completio
 			continue
 		}
 		if c != nil && now == until && until < simEnd &&
-			s.chooser.Choose(Choice{Kind: ChooseDeadline, N: 2, ready: s.ready}) == 1 {
+			s.chooser != nil && ask(s.chooser, 2, &alternatives{kind: choice.Deadline, ready: s.ready}) == 1 {
 			return false, nil // the deadline passed before the steps of its instant
 		}
 		inv := s.ready[0]
 		if n := len(s.ready) + len(s.landings); n > 1 {
-			i := s.chooser.Choose(Choice{Kind: ChooseStep, N: n, ready: s.ready, landings: s.landings, last: s.last})
+			var i int
+			if s.chooser == nil {
+				i = s.rng.IntN(n) // the seed's step order
+			} else {
+				i = ask(s.chooser, n, &alternatives{kind: choice.Step, ready: s.ready, landings: s.landings, last: s.last})
+			}
 			if i >= len(s.ready) {
 				s.land(i - len(s.ready))
 				continue
@@ -243,7 +247,7 @@ func (s *simExecutor) step(inv *invocation) {
 	}
 	if !inv.started {
 		inv.started = true
-		inv.env.Emit(EvStart, 0, "")
+		inv.env.Emit(event.EvStart, 0, "")
 	}
 	inv.dev.meter.begin()
 	inv.next = inv.prog.Step(&inv.env)

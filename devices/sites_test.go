@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestAProgramHitsOnlyItsOwnSites(t *testing.T) {
 	if want := []fault.Action{fault.Skip, fault.None, fault.Delay}; len(p.fired) != 3 || p.fired[0] != want[0] || p.fired[1] != want[1] || p.fired[2] != want[2] {
 		t.Errorf("fired %v at its own site, another program's and gpu.run; want %v", p.fired, want)
 	}
-	for _, e := range mmEvents(f, EvFault, uint64(testTheirs)) {
+	for _, e := range mmEvents(f, event.EvFault, uint64(testTheirs)) {
 		t.Errorf("a fault event at the site another program declared: %+v", e)
 	}
 	undeclared := &declaring{hit: []fault.Site{testMine}}

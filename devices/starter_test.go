@@ -6,6 +6,7 @@ package devices
 import (
 	"errors"
 	"fmt"
+	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 
 	"github.com/residentlua/residentlua/devices/program"
@@ -96,7 +97,7 @@ func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 			if p.steps != 0 {
 				t.Errorf("the rejected program stepped %d times", p.steps)
 			}
-			rejects := f.Events().Events(func(e *Event) bool { return e.Kind == evReject && e.Detail == tc.msg })
+			rejects := f.Events().Events(func(e *event.Event) bool { return e.Kind == evReject && e.Detail == tc.msg })
 			if len(rejects) != 1 {
 				t.Errorf("%d reject events saying %q, want 1", len(rejects), tc.msg)
 			}

@@ -6,6 +6,7 @@ package devices
 import (
 	"context"
 	"errors"
+	"github.com/residentlua/residentlua/devices/event"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func endless(t *testing.T, d *Device) *Completion {
 		c = XDNA
 	}
 	return mmDispatch(t, mmPrepare(t, d, c, &mmProgram{step: func(env program.Env) program.Next {
-		env.Emit(EvHostStore, 0, "")
+		env.Emit(event.EvHostStore, 0, "")
 		return program.Continue()
 	}}, 1))
 }
@@ -154,7 +155,7 @@ func TestDispatchDelaysThatOverflowSaturate(t *testing.T) {
 	if ok, _ := c.Wait(24 * time.Hour); ok {
 		t.Error("a program whose dispatch latency is about 292 years retired within a day")
 	}
-	if starts := f.Events().Events(func(e *Event) bool { return e.Kind == EvStart }); len(starts) != 0 {
+	if starts := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvStart }); len(starts) != 0 {
 		t.Errorf("the program started at %v; its start lies past the end of time", starts[0].Time)
 	}
 }

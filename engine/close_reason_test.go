@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -94,5 +95,5 @@ func TestCloseSaysWhyItQuarantined(t *testing.T) {
 
 // joining reports whether session id's close has begun to join.
 func joining(f *devices.Fabric, id uint64) bool {
-	return len(f.Events().Events(func(e *devices.Event) bool { return e.Session == id && e.Kind == oracle.EvWait })) > 0
+	return len(f.Events().Events(func(e *event.Event) bool { return e.Session == id && e.Kind == oracle.EvWait })) > 0
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -112,7 +113,7 @@ func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRe
 	all := f.Events().Events(nil)
 	rec.events = formatEvents(f, all)
 	for _, e := range all {
-		if e.Kind == devices.EvFault {
+		if e.Kind == event.EvFault {
 			rec.faults++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -128,7 +129,7 @@ func TestExchangeShapesAreValidated(t *testing.T) {
 			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, devices.KindInvalid)
 		}
 	}
-	if n := len(w.f.Events().Events(func(e *devices.Event) bool { return e.Kind == oracle.EvSubmit || e.Kind == devices.EvDispatch })); n != 0 {
+	if n := len(w.f.Events().Events(func(e *event.Event) bool { return e.Kind == oracle.EvSubmit || e.Kind == event.EvDispatch })); n != 0 {
 		t.Errorf("refused shapes dispatched %d times, want never", n)
 	}
 	settle(t, w.f, w.o)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -118,19 +119,19 @@ func (x *faultRun) verified(t *testing.T, s *Session) {
 // retireAt is when dev's program of s retired.
 func (x *faultRun) retireAt(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
-	return oneEvent(t, x.f, s.ID(), devices.EvRetire, dev).Time
+	return oneEvent(t, x.f, s.ID(), event.EvRetire, dev).Time
 }
 
 // startDelay is how long dev's program took from dispatch to start.
 func (x *faultRun) startDelay(t *testing.T, s *Session, dev *devices.Device) time.Duration {
 	t.Helper()
-	return oneEvent(t, x.f, s.ID(), devices.EvStart, dev).Time - oneEvent(t, x.f, s.ID(), devices.EvDispatch, dev).Time
+	return oneEvent(t, x.f, s.ID(), event.EvStart, dev).Time - oneEvent(t, x.f, s.ID(), event.EvDispatch, dev).Time
 }
 
 // faultsFired counts the fault events of site in the session.
 func (x *faultRun) faultsFired(s *Session, site fault.Site, action fault.Action) int {
 	n := 0
-	for _, e := range actorEvents(x.f, s.ID(), devices.EvFault, nil) {
+	for _, e := range actorEvents(x.f, s.ID(), event.EvFault, nil) {
 		if fault.Site(e.A) == site && fault.Action(e.B) == action {
 			n++
 		}
@@ -211,7 +212,7 @@ func faultCases() []faultCase {
 			if e := oneEvent(t, x.f, s.ID(), program.EvObserve, peer); e.B != uint64(program.StartupAbort) {
 				t.Errorf("the peer observed %d, want ABORT", e.B)
 			}
-			if len(actorEvents(x.f, s.ID(), devices.EvDispatch, dev)) != 0 {
+			if len(actorEvents(x.f, s.ID(), event.EvDispatch, dev)) != 0 {
 				t.Errorf("%s has a dispatch event although it rejected the dispatch", dev.Name())
 			}
 			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
@@ -277,7 +278,7 @@ func faultCases() []faultCase {
 					x.eventually(t, "the first generation", func() bool { return x.counts.get(s.ID(), kind) == 1 })
 				}
 				x.quarantined(t, s)
-				if n := len(actorEvents(x.f, s.ID(), devices.EvRetire, dev)); n != 0 {
+				if n := len(actorEvents(x.f, s.ID(), event.EvRetire, dev)); n != 0 {
 					t.Errorf("the hung %s retired", dev.Name())
 				}
 			})
@@ -295,7 +296,7 @@ func faultCases() []faultCase {
 				if len(actorEvents(x.f, s.ID(), oracle.EvPoison, nil)) != 1 {
 					t.Error("no poison event")
 				}
-				if e := oneEvent(t, x.f, s.ID(), devices.EvRetire, dev); e.B != 1 {
+				if e := oneEvent(t, x.f, s.ID(), event.EvRetire, dev); e.B != 1 {
 					t.Errorf("%s retired with status %d, want 1 (error)", dev.Name(), e.B)
 				}
 				if c.term != "crash(melted)" && x.counts.get(s.ID(), exchange.EvPayloadWrite) == 0 {
@@ -336,7 +337,7 @@ func faultCases() []faultCase {
 				t.Fatalf("Abort: %v", err)
 			}
 			x.eventually(t, "the peer observing ABORT and retiring", func() bool {
-				return len(actorEvents(x.f, s.ID(), program.EvObserve, peer)) == 1 && len(actorEvents(x.f, s.ID(), devices.EvRetire, peer)) == 1
+				return len(actorEvents(x.f, s.ID(), program.EvObserve, peer)) == 1 && len(actorEvents(x.f, s.ID(), event.EvRetire, peer)) == 1
 			})
 			x.eventually(t, "the fault firing", func() bool { return x.faultsFired(s, side.run, fault.IgnoreAbort) == 1 })
 			if n := len(actorEvents(x.f, s.ID(), program.EvObserve, dev)); n != 0 {
@@ -346,7 +347,7 @@ func faultCases() []faultCase {
 				t.Errorf("%d ignore_abort faults fired, want 1", n)
 			}
 			x.quarantined(t, s)
-			if len(actorEvents(x.f, s.ID(), devices.EvRetire, dev)) != 0 {
+			if len(actorEvents(x.f, s.ID(), event.EvRetire, dev)) != 0 {
 				t.Errorf("%s retired although it ignores ABORT", dev.Name())
 			}
 			if n := x.counts.get(s.ID(), exchange.EvPayloadWrite) + x.counts.get(s.ID(), exchange.EvPayloadRead); n != 0 {
@@ -368,7 +369,7 @@ func faultCases() []faultCase {
 			if _, err := s.IsComplete(); err == nil {
 				t.Error("IsComplete reports no error after a completion error")
 			}
-			if e := oneEvent(t, x.f, s.ID(), devices.EvRetire, dev); e.B != 1 {
+			if e := oneEvent(t, x.f, s.ID(), event.EvRetire, dev); e.B != 1 {
 				t.Errorf("%s retirement status %d, want 1", dev.Name(), e.B)
 			}
 			x.quarantined(t, s)
@@ -390,7 +391,7 @@ func faultCases() []faultCase {
 		if n := x.counts.get(s.ID(), exchange.EvDrain); n != 0 {
 			t.Errorf("%d drains, want none", n)
 		}
-		if len(actorEvents(x.f, s.ID(), devices.EvRetire, x.gpu)) != 0 {
+		if len(actorEvents(x.f, s.ID(), event.EvRetire, x.gpu)) != 0 {
 			t.Error("the GPU retired without its credit")
 		}
 		x.quarantined(t, s)
@@ -467,7 +468,7 @@ func faultCases() []faultCase {
 	add("host.publish/skip", fault.HostPublish, "skip", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		start(t, s)
-		pubs := actorEvents(x.f, s.ID(), devices.EvPublication, nil)
+		pubs := actorEvents(x.f, s.ID(), event.EvPublication, nil)
 		if len(pubs) != len(s.startup.publications) || len(pubs) != 3 {
 			t.Errorf("%d publication events, want 3 (pm4, aql, xdna)", len(pubs))
 		}
@@ -498,8 +499,8 @@ func faultCases() []faultCase {
 			if st := x.f.Budget().State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("budget %+v after a failed session, want nothing charged", st)
 			}
-			allocs := x.f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })
-			releases := x.f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvRelease })
+			allocs := x.f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })
+			releases := x.f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvRelease })
 			if len(allocs) != len(releases) {
 				t.Errorf("%d allocations but %d releases", len(allocs), len(releases))
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -164,7 +165,7 @@ type counterKey struct {
 
 func newEventCounter(f *devices.Fabric) *eventCounter {
 	c := &eventCounter{n: map[counterKey]int{}}
-	c.cancel = f.Events().Subscribe(func(e *devices.Event) {
+	c.cancel = f.Events().Subscribe(func(e *event.Event) {
 		c.mu.Lock()
 		c.n[counterKey{e.Session, e.Kind}]++
 		c.mu.Unlock()
@@ -399,8 +400,8 @@ func settle(t *testing.T, f *devices.Fabric, o *oracle.Oracle) {
 
 // events lists the session's events of the given kinds (all kinds when
 // none is given), oldest first.
-func events(f *devices.Fabric, session uint64, kinds ...program.EventKind) []devices.Event {
-	return f.Events().Events(func(e *devices.Event) bool {
+func events(f *devices.Fabric, session uint64, kinds ...program.EventKind) []event.Event {
+	return f.Events().Events(func(e *event.Event) bool {
 		return e.Session == session && (len(kinds) == 0 || slices.Contains(kinds, e.Kind))
 	})
 }
@@ -428,7 +429,7 @@ func evAB[A, B word](kind program.EventKind, a A, b B) match {
 	return match{kind, int64(a), int64(b)}
 }
 
-func (m match) matches(e devices.Event) bool {
+func (m match) matches(e event.Event) bool {
 	return e.Kind == m.kind && (m.a < 0 || e.A == uint64(m.a)) && (m.b < 0 || e.B == uint64(m.b))
 }
 
@@ -456,10 +457,10 @@ func countEvents(f *devices.Fabric, session uint64, m match) int {
 
 // inOrder requires that the session's events contain a subsequence
 // matching want, in that order, and returns the matched events.
-func inOrder(t *testing.T, f *devices.Fabric, session uint64, want ...match) []devices.Event {
+func inOrder(t *testing.T, f *devices.Fabric, session uint64, want ...match) []event.Event {
 	t.Helper()
 	evs := events(f, session)
-	var got []devices.Event
+	var got []event.Event
 	i := 0
 	for _, e := range evs {
 		if i < len(want) && want[i].matches(e) {
@@ -477,14 +478,14 @@ func inOrder(t *testing.T, f *devices.Fabric, session uint64, want ...match) []d
 
 // actorEvents lists the session's events of kind by actor (any actor when
 // actor is nil).
-func actorEvents(f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) []devices.Event {
-	return f.Events().Events(func(e *devices.Event) bool {
+func actorEvents(f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) []event.Event {
+	return f.Events().Events(func(e *event.Event) bool {
 		return e.Session == session && e.Kind == kind && (actor == nil || e.Actor == actor.Actor())
 	})
 }
 
 // oneEvent returns the only event of kind by actor in the session.
-func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) devices.Event {
+func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind program.EventKind, actor *devices.Device) event.Event {
 	t.Helper()
 	evs := actorEvents(f, session, kind, actor)
 	if len(evs) != 1 {
@@ -501,12 +502,12 @@ func oneEvent(t *testing.T, f *devices.Fabric, session uint64, kind program.Even
 // only dispatch there.
 func invocation(t *testing.T, f *devices.Fabric, s *Session, d *devices.Device) uint64 {
 	t.Helper()
-	return oneEvent(t, f, s.ID(), devices.EvDispatch, d).A
+	return oneEvent(t, f, s.ID(), event.EvDispatch, d).A
 }
 
 // hasEvent reports whether events contain one of kind.
-func hasEvent(events []devices.Event, kind program.EventKind) bool {
-	return slices.ContainsFunc(events, func(e devices.Event) bool { return e.Kind == kind })
+func hasEvent(events []event.Event, kind program.EventKind) bool {
+	return slices.ContainsFunc(events, func(e event.Event) bool { return e.Kind == kind })
 }
 
 // wantNoEvents requires that the session emitted no event of the given kinds.
@@ -519,7 +520,7 @@ func wantNoEvents(t *testing.T, f *devices.Fabric, session uint64, kinds ...prog
 }
 
 // logEvents writes events to the test log, actors named by f.
-func logEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
+func logEvents(t *testing.T, f *devices.Fabric, evs []event.Event) {
 	t.Helper()
 	var b strings.Builder
 	for _, e := range evs {
@@ -530,7 +531,7 @@ func logEvents(t *testing.T, f *devices.Fabric, evs []devices.Event) {
 
 // logTranscript writes events to the test log as event lines
 // (oracle.FormatEvent).
-func logTranscript(t *testing.T, evs []devices.Event) {
+func logTranscript(t *testing.T, evs []event.Event) {
 	t.Helper()
 	var b strings.Builder
 	for _, e := range evs {
@@ -572,7 +573,7 @@ func wantNoViolations(t *testing.T, o *oracle.Oracle) {
 // forgeEvent forges a host protocol event for session, as a buggy engine would
 // emit it: the stream is the oracle's only input.
 func forgeEvent[A, B word](f *devices.Fabric, session uint64, kind program.EventKind, a A, b B) {
-	f.Events().Emit(devices.HostActor, session, kind, uint64(a), uint64(b), "forged")
+	f.Events().Emit(event.HostActor, session, kind, uint64(a), uint64(b), "forged")
 }
 
 // wantViolation checks that o reported invariant inv, with a message, and with the
@@ -673,7 +674,7 @@ func errWord(err error) string {
 }
 
 // formatEvents renders events one per line.
-func formatEvents(f *devices.Fabric, evs []devices.Event) []string {
+func formatEvents(f *devices.Fabric, evs []event.Event) []string {
 	out := make([]string, len(evs))
 	for i, e := range evs {
 		out[i] = e.Format(f.ActorName)

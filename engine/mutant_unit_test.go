@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
@@ -117,7 +118,7 @@ func oracleInvariant5EngineReleasesAtClose(t *testing.T) {
 	if out := s.CloseWithin(t.Context(), time.Millisecond); out != Retired {
 		t.Fatalf("outcome %s, want the mutant's retired", out)
 	}
-	wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused, 8)
+	wantViolation(t, o, 5, s.ID(), event.EvReleaseRefused, 8)
 }
 
 // What invariant 15 does not claim, on a session that does not retire
@@ -177,7 +178,7 @@ func oracleInvariant10CloseWithoutAbort(t *testing.T) {
 	s := newSession(t, f, roundsConfig(1))
 	noErr(t, "SubmitGPU", s.SubmitGPU())
 	s.CloseWithin(t.Context(), time.Millisecond)
-	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine)
+	v := wantViolation(t, o, 10, s.ID(), event.EvQuarantine)
 	if !strings.Contains(v.Message, "undecided") || !hasEvent(v.Events, oracle.EvCloseBegin) {
 		t.Errorf("message %q and events should show an undecided session's close", v.Message)
 	}
@@ -194,7 +195,7 @@ func oracleInvariant10QuarantineWithoutJoin(t *testing.T) {
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	v := wantViolation(t, o, 10, s.ID(), devices.EvQuarantine, 12) // invariant 12 says it of decided sessions too
+	v := wantViolation(t, o, 10, s.ID(), event.EvQuarantine, 12) // invariant 12 says it of decided sessions too
 	if hasEvent(v.Events, oracle.EvWait) {
 		t.Errorf("the events show a join, but none was attempted")
 	}
@@ -214,7 +215,7 @@ func oracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 	if out := s.Close(); out != Quarantined {
 		t.Fatalf("outcome %s, want quarantined", out)
 	}
-	v := wantViolation(t, o, 12, s.ID(), devices.EvQuarantine)
+	v := wantViolation(t, o, 12, s.ID(), event.EvQuarantine)
 	if !strings.Contains(v.Message, "decided abort") {
 		t.Errorf("message %q should say the session was decided", v.Message)
 	}
@@ -275,7 +276,7 @@ func oracleInvariant12LateDecision(t *testing.T) {
 func oracleInvariant13QuarantineWithoutNPU(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := quarantinedHungSession(t, f)
-	v := wantViolation(t, o, 13, s.ID(), devices.EvQuarantine)
+	v := wantViolation(t, o, 13, s.ID(), event.EvQuarantine)
 	if v.Message != "the quarantine does not hold the NPU (device 2)" {
 		t.Errorf("message %q, want it to name the NPU", v.Message)
 	}
@@ -289,7 +290,7 @@ func oracleInvariant14SecondInvocation(t *testing.T) {
 	s2 := newSession(t, f, roundsConfig(1))
 	noErr(t, "SubmitGPU", s1.SubmitGPU())
 	noErr(t, "a second GPU dispatch with the rule broken, which should admit it", s2.SubmitGPU())
-	v := wantViolation(t, o, 14, s2.ID(), devices.EvDispatch)
+	v := wantViolation(t, o, 14, s2.ID(), event.EvDispatch)
 	if !strings.Contains(v.Message, fmt.Sprintf("of session %d had not retired there", s1.ID())) {
 		t.Errorf("message %q should name the first session", v.Message)
 	}

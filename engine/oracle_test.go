@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -61,10 +62,10 @@ func TestOracleInvariant1SecondStoreToLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := s.startup.line
-	line.Publish(devices.Event{}, 0, program.StartupRun, nil)
+	line.Publish(event.Event{}, 0, program.StartupRun, nil)
 	wantNoViolations(t, o)
-	line.Publish(devices.Event{}, 0, program.StartupAbort, nil)
-	wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
+	line.Publish(event.Event{}, 0, program.StartupAbort, nil)
+	wantViolation(t, o, 1, s.ID(), event.EvHostStore)
 }
 
 // --- invariant 2: RUN only after both participants were accepted
@@ -77,7 +78,7 @@ func TestOracleInvariant2RunBeforeBothAccepted(t *testing.T) {
 	}
 	// A buggy Start: records RUN and stores it with the NPU not dispatched.
 	forgeEvent(f, s.ID(), oracle.EvDecide, uint64(program.StartupRun), 0)
-	s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
+	s.startup.line.Publish(event.Event{}, 0, program.StartupRun, nil)
 	v := wantViolation(t, o, 2, s.ID(), oracle.EvDecide)
 	if !strings.Contains(v.Message, "NPU accepted=false") {
 		t.Errorf("message %q should say the NPU was not accepted", v.Message)
@@ -254,8 +255,8 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	if err := buf.Release(); !errors.Is(err, devices.KindBusy) {
 		t.Fatalf("releasing a reachable buffer returned %v, want Busy", err)
 	}
-	v := wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
-	if !hasEvent(v.Events, devices.EvReach) {
+	v := wantViolation(t, o, 5, s.ID(), event.EvReleaseRefused)
+	if !hasEvent(v.Events, event.EvReach) {
 		t.Errorf("the events should show the invocation reaching the buffer")
 	}
 	// Once the device is reset the program is gone and the release is fine.
@@ -283,7 +284,7 @@ func TestOracleInvariant5SessionLineReleasedEarly(t *testing.T) {
 	if err := s.startup.line.Release(); err == nil {
 		t.Fatalf("the startup line was released while the GPU polls it")
 	}
-	wantViolation(t, o, 5, s.ID(), devices.EvReleaseRefused)
+	wantViolation(t, o, 5, s.ID(), event.EvReleaseRefused)
 }
 
 // --- invariant 6: every Wait attempts both joins
@@ -313,7 +314,7 @@ func TestOracleInvariant7FailureWithoutFault(t *testing.T) {
 	s := newSession(t, f, roundsConfig(3))
 	run(t, s)
 	wantNoViolations(t, o)
-	f.Events().Emit(devices.HostActor, s.ID(), oracle.EvCheck, uint64(oracle.ParticipantNPU), 1, "generation 2 was consumed 0 times, want once")
+	f.Events().Emit(event.HostActor, s.ID(), oracle.EvCheck, uint64(oracle.ParticipantNPU), 1, "generation 2 was consumed 0 times, want once")
 	v := wantViolation(t, o, 7, s.ID(), oracle.EvCheck)
 	if !strings.Contains(v.Message, "generation 2") || !strings.Contains(v.Message, "NPU program") {
 		t.Errorf("message %q should name the program and carry its check's problem", v.Message)
@@ -339,7 +340,7 @@ func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 	wantNoViolations(t, o2)
 	forgeEvent(f2, s2.ID(), oracle.EvCheck, oracle.ParticipantNPU, 1) // a delay spoils no result
 	v := wantViolation(t, o2, 7, s2.ID(), oracle.EvCheck)
-	if !hasEvent(v.Events, devices.EvFault) {
+	if !hasEvent(v.Events, event.EvFault) {
 		t.Errorf("the events should show the delay that fired")
 	}
 }
@@ -351,8 +352,8 @@ func TestOracleInvariant7FaultsOfTheProgramsOwn(t *testing.T) {
 func TestOracleInvariant8AllocMismatch(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	f.Events().Emit(devices.HostActor, s.ID(), devices.EvAlloc, 999, 64, "")
-	v := wantViolation(t, o, 8, s.ID(), devices.EvAlloc)
+	f.Events().Emit(event.HostActor, s.ID(), event.EvAlloc, 999, 64, "")
+	v := wantViolation(t, o, 8, s.ID(), event.EvAlloc)
 	if !strings.Contains(v.Message, "budget charges") {
 		t.Errorf("message %q should compare the budget with the allocations", v.Message)
 	}
@@ -362,8 +363,8 @@ func TestOracleInvariant8AllocMismatch(t *testing.T) {
 func TestOracleInvariant8QuarantineMismatch(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantine, 64, 0, "forged")
-	wantViolation(t, o, 8, s.ID(), devices.EvQuarantine, 10, 13) // and no close aborted the session first, nor did the quarantine hold anything
+	f.Events().Emit(event.HostActor, s.ID(), event.EvQuarantine, 64, 0, "forged")
+	wantViolation(t, o, 8, s.ID(), event.EvQuarantine, 10, 13) // and no close aborted the session first, nor did the quarantine hold anything
 }
 
 // Everything closed, yet something is still charged.
@@ -426,7 +427,7 @@ func TestOracleInvariant9PoisonedClosedRetired(t *testing.T) {
 	s := newSession(t, f, roundsConfig(1))
 	run(t, s)
 	forgeEvent(f, s.ID(), oracle.EvPoison, 0, 0) // a failure the engine then forgets
-	f.Events().Emit(devices.HostActor, s.ID(), oracle.EvClose, 0, 0, "forged")
+	f.Events().Emit(event.HostActor, s.ID(), oracle.EvClose, 0, 0, "forged")
 	v := wantViolation(t, o, 9, s.ID(), oracle.EvClose)
 	if !strings.Contains(v.Message, "retired") {
 		t.Errorf("message %q should say the session was released as retired", v.Message)
@@ -445,7 +446,7 @@ func TestOracleInvariant9CancelledWaitIsNoFailure(t *testing.T) {
 	if _, err := s.WaitContext(ctx, time.Second); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitContext(cancelled): %v, want context.Canceled", err)
 	}
-	if n := len(f.Events().Events(func(e *devices.Event) bool {
+	if n := len(f.Events().Events(func(e *event.Event) bool {
 		return e.Kind == oracle.EvJoin && oracle.JoinResult(e.B) == oracle.JoinCancelled
 	})); n == 0 {
 		t.Errorf("no join was reported cancelled")
@@ -597,13 +598,13 @@ func TestOracleInvariant13ReleasedBeforeReset(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := quarantinedHungSession(t, f)
 	line := s.startup.line.ID()
-	f.Events().Emit(devices.HostActor, s.ID(), devices.EvRelease, line, 64, "forged")
-	v := wantViolation(t, o, 13, s.ID(), devices.EvRelease, 5, 8)
+	f.Events().Emit(event.HostActor, s.ID(), event.EvRelease, line, 64, "forged")
+	v := wantViolation(t, o, 13, s.ID(), event.EvRelease, 5, 8)
 	if !strings.Contains(v.Message, fmt.Sprintf("buffer %d was released while the quarantine of session %d still holds device 1", line, s.ID())) {
 		t.Errorf("message %q should name the buffer and the device", v.Message)
 	}
-	f.Events().Emit(f.First(devices.NPU).Actor(), s.ID()+100, devices.EvDispatch, 999, 0, "forged")
-	f.Events().Emit(devices.HostActor, s.ID(), devices.EvQuarantineEnd, 0, 0, "forged")
+	f.Events().Emit(f.First(devices.NPU).Actor(), s.ID()+100, event.EvDispatch, 999, 0, "forged")
+	f.Events().Emit(event.HostActor, s.ID(), event.EvQuarantineEnd, 0, 0, "forged")
 	var said []string
 	for _, v := range o.Violations() {
 		if v.Invariant == 13 {
@@ -894,14 +895,14 @@ func TestOracleStoreToLineWithoutDecide(t *testing.T) {
 		if err := s.SubmitGPU(); err != nil {
 			t.Fatal(err)
 		}
-		s.startup.line.Publish(devices.Event{}, 0, program.StartupRun, nil)
-		wantViolation(t, o, 2, s.ID(), devices.EvHostStore)
+		s.startup.line.Publish(event.Event{}, 0, program.StartupRun, nil)
+		wantViolation(t, o, 2, s.ID(), event.EvHostStore)
 	})
 	t.Run("neither RUN nor ABORT", func(t *testing.T) {
 		f, o := newOracleFabric(t)
 		s := newSession(t, f, roundsConfig(1))
-		s.startup.line.Publish(devices.Event{}, 0, 7, nil)
-		wantViolation(t, o, 1, s.ID(), devices.EvHostStore)
+		s.startup.line.Publish(event.Event{}, 0, 7, nil)
+		wantViolation(t, o, 1, s.ID(), event.EvHostStore)
 	})
 }
 

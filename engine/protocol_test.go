@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -45,7 +46,7 @@ func TestStartupRefusesWrongDeviceKinds(t *testing.T) {
 			wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
 			wantBudget(t, f, 0, 0)
-			if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
+			if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
 			_, err = newExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
@@ -68,7 +69,7 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 		_, err = newExchangeSession(gpu, npu, exchange.Default())
 		wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
-		if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvAlloc })); n != 0 {
+		if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 			t.Errorf("%d allocations were made before the refusal", n)
 		}
 	})
@@ -155,7 +156,7 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 				}
 			}
 			inOrder(t, f, st.id,
-				evAB(devices.EvAlloc, line.ID(), 64),
+				evAB(event.EvAlloc, line.ID(), 64),
 				evAB(oracle.EvStartup, uint64(len(tc.want)), line.ID()))
 
 			if tc.queue == 0 {
@@ -171,7 +172,7 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 			noErr(t, "newSessionOf", err)
 			noErr(t, "Abort", s.Abort())
 			var labels, want []string
-			for _, e := range events(f, s.ID(), devices.EvPublication) {
+			for _, e := range events(f, s.ID(), event.EvPublication) {
 				if e.B != 0 {
 					t.Errorf("publication %q did not complete (b=%d)", e.Detail, e.B)
 				}
@@ -209,8 +210,8 @@ func TestStartupChargesTheGivenBudget(t *testing.T) {
 				t.Errorf("the given budget charges %d bytes, want the line's 64", got)
 			}
 			wantBudget(t, f, 0, 0)
-			inOrder(t, f, st.id, match{devices.EvAlloc, int64(st.line.ID()), 64})
-			if a := events(f, st.id, devices.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
+			inOrder(t, f, st.id, match{event.EvAlloc, int64(st.line.ID()), 64})
+			if a := events(f, st.id, event.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
 				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
 			}
 
@@ -332,19 +333,19 @@ func TestStreamIsCausalInRealTime(t *testing.T) {
 // observation of the decision follows, in the stream and in time, the host
 // step that let it see the decision: the store, for the coherent GPU; the
 // release to its family, for the NPU.
-func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devices.Actor) {
+func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu event.Actor) {
 	t.Helper()
-	var decided, store, release *devices.Event
-	for _, e := range f.Events().Events(func(e *devices.Event) bool { return e.Session == session }) {
+	var decided, store, release *event.Event
+	for _, e := range f.Events().Events(func(e *event.Event) bool { return e.Session == session }) {
 		switch {
 		case e.Kind == oracle.EvDecide:
 			decided = &e
-		case e.Kind == devices.EvHostStore && e.A == line && e.B != 0:
+		case e.Kind == event.EvHostStore && e.A == line && e.B != 0:
 			store = &e
 			if decided == nil || decided.Time != e.Time {
 				t.Fatalf("session %d: the decision %+v is not the first event of its store's step %+v", session, decided, e)
 			}
-		case e.Kind == devices.EvPublication && e.A == uint64(npu):
+		case e.Kind == event.EvPublication && e.A == uint64(npu):
 			release = &e
 		case e.Kind == program.EvObserve:
 			cause := store
@@ -358,7 +359,7 @@ func wantCausal(t *testing.T, f *devices.Fabric, session, line uint64, npu devic
 	}
 }
 
-func actorName(a, npu devices.Actor) string {
+func actorName(a, npu event.Actor) string {
 	if a == npu {
 		return "the NPU"
 	}
@@ -411,7 +412,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel as soon as the GPU's join has returned its error.
-	stop := f.Events().Subscribe(func(e *devices.Event) {
+	stop := f.Events().Subscribe(func(e *event.Event) {
 		if e.Session == s.ID() && e.Kind == oracle.EvJoin && e.A == uint64(oracle.ParticipantGPU) {
 			cancel()
 		}
@@ -468,9 +469,9 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			inOrder(t, f, s.ID(),
 				evA(oracle.EvWait, uint64(DefaultCloseTimeout)),
 				evA(oracle.EvWaitEnd, 0),
-				evA(devices.EvQuarantine, uint64(bytes)),
+				evA(event.EvQuarantine, uint64(bytes)),
 				evA(oracle.EvClose, 1))
-			wantNoEvents(t, f, s.ID(), devices.EvRelease, devices.EvReleaseRefused)
+			wantNoEvents(t, f, s.ID(), event.EvRelease, event.EvReleaseRefused)
 			wantQuarantineHolds(t, f, s, bytes, gpu, npu)
 
 			first, second := gpu, npu
@@ -494,8 +495,8 @@ func TestCloseWithHungProgramQuarantines(t *testing.T) {
 			// Resetting the other releases it: memory unmapped, budget returned.
 			second.Reset()
 			inOrder(t, f, s.ID(),
-				evA(devices.EvRelease, s.startup.line.ID()),
-				evA(devices.EvQuarantineEnd, uint64(bytes)))
+				evA(event.EvRelease, s.startup.line.ID()),
+				evA(event.EvQuarantineEnd, uint64(bytes)))
 			if gpu.Occupied() || npu.Occupied() {
 				t.Errorf("after both resets: occupied gpu=%v npu=%v, want both free", gpu.Occupied(), npu.Occupied())
 			}

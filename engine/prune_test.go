@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/check"
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
@@ -81,7 +81,7 @@ func recordingEnds(ends map[string]bool) check.Scenario {
 		o.Liveness(check.LongEnough)
 		var order []uint64
 		words := map[uint64]*strings.Builder{}
-		cancel := f.Events().Subscribe(func(e *devices.Event) {
+		cancel := f.Events().Subscribe(func(e *event.Event) {
 			w := words[e.Session]
 			switch e.Kind {
 			case "startup":

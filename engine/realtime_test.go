@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -48,7 +49,7 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 				}
 				latency := map[devices.Command]time.Duration{devices.AQL: tc.timing.AQLDispatch, devices.PM4: tc.timing.PM4Dispatch, devices.XDNA: tc.timing.XDNADispatch}[fam]
 				inv := invocation(t, f, s, d)
-				ev := inOrder(t, f, s.ID(), evA(devices.EvDispatch, inv), evA(devices.EvStart, inv))
+				ev := inOrder(t, f, s.ID(), evA(event.EvDispatch, inv), evA(event.EvStart, inv))
 				if len(ev) == 2 && ev[1].Time-ev[0].Time < latency {
 					t.Errorf("%s started %v after its dispatch, sooner than the %v %v latency", d.Name(), ev[1].Time-ev[0].Time, fam, latency)
 				}
@@ -70,9 +71,9 @@ func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint
 	gpu, npu := s.startup.gpu, s.startup.npu
 	for _, d := range []*devices.Device{gpu, npu} {
 		inv := invocation(t, f, s, d)
-		visible := evAB(devices.EvHostStore, line, uint64(decision))
+		visible := evAB(event.EvHostStore, line, uint64(decision))
 		if d == npu {
-			visible = evAB(devices.EvPublication, uint64(npu.Actor()), 0)
+			visible = evAB(event.EvPublication, uint64(npu.Actor()), 0)
 		}
 		inOrder(t, f, s.ID(), evA(oracle.EvDecide, uint64(decision)), visible, evAB(program.EvObserve, inv, uint64(decision)))
 		if n := countEvents(f, s.ID(), evA(program.EvObserve, inv)); n != 1 {
@@ -95,7 +96,7 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	gpu := invocation(t, f, s, s.startup.gpu)
 	inOrder(t, f, s.ID(),
 		evAB(program.EvObserve, gpu, uint64(program.StartupAbort)),
-		evAB(devices.EvRetire, gpu, 0),
+		evAB(event.EvRetire, gpu, 0),
 		evA(oracle.EvWaitEnd, 1))
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	closeAs(t, "Close", s, Retired)
@@ -114,7 +115,7 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 		inv := invocation(t, f, s, d)
 		inOrder(t, f, s.ID(),
 			evAB(program.EvObserve, inv, uint64(program.StartupAbort)),
-			evAB(devices.EvRetire, inv, 0))
+			evAB(event.EvRetire, inv, 0))
 	}
 	wantNoEvents(t, f, s.ID(), exchange.EvPayloadWrite, exchange.EvPayloadRead)
 	closeAs(t, "Close", s, Retired)
@@ -221,7 +222,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 	if won != 1 {
 		t.Errorf("%d decisions succeeded, want exactly 1", won)
 	}
-	if n := countEvents(f, s.ID(), ev(devices.EvHostStore)); n != 1 {
+	if n := countEvents(f, s.ID(), ev(event.EvHostStore)); n != 1 {
 		t.Errorf("%d stores to the line, want 1", n)
 	}
 	waitDone(t, s, longWait)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
@@ -38,7 +39,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 	_, waitErr := old.Wait(shortWait(devices.Simulated))
 	_, lineErr := newSessionOf(line, old.GPU(), old.NPU())
 	_, dispatchErr := old.NPU().Dispatch()
-	_, publishErr := old.startup.line.Publish(devices.Event{}, 0, 1, nil)
+	_, publishErr := old.startup.line.Publish(event.Event{}, 0, 1, nil)
 	for what, err := range map[string]error{
 		"SubmitNPU":           old.SubmitNPU(),
 		"SubmitGPU":           old.SubmitGPU(),

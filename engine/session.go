@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/slot"
@@ -83,7 +84,7 @@ type Session struct {
 	checked       bool             // the programs' checks ran, after a RUN session retired
 	checkErr      error            // the first check that failed
 	acceptedAt    [2]time.Duration // by Participant: when its dispatch was accepted (its done is set)
-	decided       devices.Stamp    // when the decision was recorded
+	decided       event.Stamp      // when the decision was recorded
 }
 
 // newSessionOf makes a session of startup and two prepared programs: gpu on a
@@ -155,7 +156,7 @@ func (s *Session) GPU() *devices.Prepared { return s.gpu }
 func (s *Session) NPU() *devices.Prepared { return s.npu }
 
 func (s *Session) emit(kind program.EventKind, a, b uint64, detail string) time.Duration {
-	return s.startup.fabric.Events().Emit(devices.HostActor, s.startup.id, kind, a, b, detail)
+	return s.startup.fabric.Events().Emit(event.HostActor, s.startup.id, kind, a, b, detail)
 }
 
 // ready refuses once the session is poisoned or decided.
@@ -225,7 +226,7 @@ func (s *Session) decide(op string, v oracle.Decision) error {
 		return err
 	}
 	s.decision = v
-	decided := devices.Event{Actor: devices.HostActor, Session: s.startup.id, Kind: oracle.EvDecide, A: uint64(v)}
+	decided := event.Event{Actor: event.HostActor, Session: s.startup.id, Kind: oracle.EvDecide, A: uint64(v)}
 	var err error
 	s.decided, err = s.startup.publish(decided, uint32(v))
 	if err != nil {
@@ -609,8 +610,8 @@ func (s *Session) Decision() oracle.Decision {
 // recorded, and what each program did (devices.Completion.Steps). A step
 // that has not happened is unset.
 type Timeline struct {
-	Accepted [2]devices.Stamp // by Participant
-	Decided  devices.Stamp
+	Accepted [2]event.Stamp // by Participant
+	Decided  event.Stamp
 	Programs [2]devices.Steps // by Participant; unset for one never accepted
 }
 
@@ -621,7 +622,7 @@ func (s *Session) Timeline() Timeline {
 	t := Timeline{Decided: s.decided}
 	for who, c := range [...]*devices.Completion{s.gpuDone, s.npuDone} {
 		if c != nil {
-			t.Accepted[who] = devices.Stamp{At: s.acceptedAt[who], Set: true}
+			t.Accepted[who] = event.Stamp{At: s.acceptedAt[who], Set: true}
 			t.Programs[who] = c.Steps()
 		}
 	}

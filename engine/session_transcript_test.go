@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -44,7 +45,7 @@ type transcriptKit struct {
 	shown string // the verdicts the transcript showed last
 
 	mu     sync.Mutex
-	events []devices.Event
+	events []event.Event
 }
 
 // end closes what the transcript left open, as a test's cleanup does. A
@@ -185,7 +186,7 @@ func (k *transcriptKit) fabric(t *testing.T, d *datadriven.TestData) string {
 		return result(err)
 	}
 	k.f, k.o, k.shown = f, oracle.New(f), "no violation"
-	k.stop = f.Events().Subscribe(func(e *devices.Event) {
+	k.stop = f.Events().Subscribe(func(e *event.Event) {
 		k.mu.Lock()
 		k.events = append(k.events, *e)
 		k.mu.Unlock()

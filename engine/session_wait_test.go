@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -177,13 +178,13 @@ func TestSessionSecondWaitEndsWithItsContext(t *testing.T) {
 // emitted, however many device events pass through the ring meanwhile.
 type hostEvents struct {
 	mu  sync.Mutex
-	evs []devices.Event
+	evs []event.Event
 }
 
 func recordHostEvents(t *testing.T, f *devices.Fabric, session uint64) *hostEvents {
 	r := &hostEvents{}
-	t.Cleanup(f.Events().Subscribe(func(e *devices.Event) {
-		if e.Actor == devices.HostActor && e.Session == session {
+	t.Cleanup(f.Events().Subscribe(func(e *event.Event) {
+		if e.Actor == event.HostActor && e.Session == session {
 			r.mu.Lock()
 			r.evs = append(r.evs, *e)
 			r.mu.Unlock()
@@ -193,7 +194,7 @@ func recordHostEvents(t *testing.T, f *devices.Fabric, session uint64) *hostEven
 }
 
 // list is what was recorded so far.
-func (r *hostEvents) list() []devices.Event {
+func (r *hostEvents) list() []event.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.evs)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
@@ -23,7 +24,7 @@ type startupLine struct {
 // (the fabric's when nil). It refuses unless gpu is a GPU and npu an NPU, and
 // unless the first host-accessible allocation profile the fabric offers for
 // both gives the GPU coherent backing.
-func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startupLine, error) {
+func newStartup(gpu, npu *devices.Device, budget *memory.Budget) (*startupLine, error) {
 	if gpu == nil || npu == nil {
 		return nil, devices.Errorf(devices.KindInvalid, "startup", "both a GPU and an NPU device are needed; got nil")
 	}
@@ -64,7 +65,7 @@ func newStartup(gpu, npu *devices.Device, budget *devices.MemoryBudget) (*startu
 			s.publications = append(s.publications, p)
 		}
 	}
-	f.Events().Emit(devices.HostActor, s.id, oracle.EvStartup, uint64(len(s.publications)), s.line.ID(), "")
+	f.Events().Emit(event.HostActor, s.id, oracle.EvStartup, uint64(len(s.publications)), s.line.ID(), "")
 	return s, nil
 }
 
@@ -97,6 +98,6 @@ func (s *startupLine) stale(op string) error {
 // every publication in order, as one host step (devices.Buffer.Publish);
 // the first failure is returned and the rest are not executed. at is when
 // decided was recorded.
-func (s *startupLine) publish(decided devices.Event, decision uint32) (at devices.Stamp, err error) {
+func (s *startupLine) publish(decided event.Event, decision uint32) (at event.Stamp, err error) {
 	return s.line.Publish(decided, 0, decision, s.publications)
 }

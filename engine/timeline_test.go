@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -26,23 +27,23 @@ func TestTimelineHoldsTheTimesOfItsStepsEvents(t *testing.T) {
 			got := s.Timeline()
 			closeAs(t, "a session that ran", s, Retired)
 
-			first := func(kind program.EventKind, actor devices.Actor, a uint64) devices.Stamp {
+			first := func(kind program.EventKind, actor event.Actor, a uint64) event.Stamp {
 				t.Helper()
 				for _, e := range f.Events().Events(nil) {
 					if e.Session == s.ID() && e.Kind == kind && e.Actor == actor && (kind != oracle.EvSubmit || e.A == a && e.B == 0) {
-						return devices.Stamp{At: e.Time, Set: true}
+						return event.Stamp{At: e.Time, Set: true}
 					}
 				}
 				t.Fatalf("no %s event of actor %d", kind, actor)
-				return devices.Stamp{}
+				return event.Stamp{}
 			}
 			gpu, npu := devicePair(t, f)
 			want := Timeline{
-				Accepted: [2]devices.Stamp{first(oracle.EvSubmit, devices.HostActor, 0), first(oracle.EvSubmit, devices.HostActor, 1)},
-				Decided:  first(oracle.EvDecide, devices.HostActor, 0),
+				Accepted: [2]event.Stamp{first(oracle.EvSubmit, event.HostActor, 0), first(oracle.EvSubmit, event.HostActor, 1)},
+				Decided:  first(oracle.EvDecide, event.HostActor, 0),
 			}
 			for i, d := range []*devices.Device{gpu, npu} {
-				want.Programs[i] = devices.Steps{Observed: first(program.EvObserve, d.Actor(), 0), Retired: first(devices.EvRetire, d.Actor(), 0)}
+				want.Programs[i] = devices.Steps{Observed: first(program.EvObserve, d.Actor(), 0), Retired: first(event.EvRetire, d.Actor(), 0)}
 			}
 			if got != want {
 				t.Errorf("timeline\n %+v\nwant the times of the events\n %+v", got, want)

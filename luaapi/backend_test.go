@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -14,15 +16,15 @@ import (
 // The tests register fake hardware backends, as backends/cuda registers
 // "cuda" when a program imports it: luaapi itself links none.
 func init() {
-	devices.RegisterBackend("fake", fakeBackend{})
-	devices.RegisterBackend("fake-absent", fakeBackend{absent: true})
+	backend.Register("fake", fakeBackend{})
+	backend.Register("fake-absent", fakeBackend{absent: true})
 }
 
 // fakeBackend opens a stubGPU, or fails as a backend whose hardware is
 // missing does.
 type fakeBackend struct{ absent bool }
 
-func (b fakeBackend) Open() (devices.Accelerator, error) {
+func (b fakeBackend) Open() (backend.Accelerator, error) {
 	if b.absent {
 		return nil, devices.Errorf(devices.KindUnsupported, "fake", "no fake GPU is present")
 	}
@@ -53,8 +55,8 @@ func TestFabricWithARegisteredBackend(t *testing.T) {
 func TestStatsCarryTheKernelsOwnClock(t *testing.T) {
 	var line timeline
 	line.kernels[0] = kernelTimes{
-		observed: devices.Stamp{At: 3 * time.Microsecond, Set: true},
-		retired:  devices.Stamp{At: 40 * time.Microsecond, Set: true},
+		observed: event.Stamp{At: 3 * time.Microsecond, Set: true},
+		retired:  event.Stamp{At: 40 * time.Microsecond, Set: true},
 	}
 	var st SessionStats
 	line.fill(&st)
@@ -84,7 +86,7 @@ func (stubGPU) Reset() error                                          { return n
 func (stubGPU) Close() error                                          { return nil }
 
 // On a real GPU the kernel writes the slots, so payload.corrupt cannot fire:
-// the fabric refuses it with the accelerator's reason (devices.FaultSupport),
+// the fabric refuses it with the accelerator's reason (backend.FaultSupport),
 // and the fabric names the GPU.
 func TestPayloadCorruptIsRefusedOnARealGPU(t *testing.T) {
 	devs := devices.DefaultDevices()

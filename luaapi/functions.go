@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/internal/luamodule"
@@ -120,8 +121,8 @@ func (m *Module) fabric(L *lua.LState) int {
 		}
 		m.invalid(L, "fabric", "cannot make a new fabric while sessions are open: %s; close them with s:close() first", strings.Join(ids, ", "))
 	}
-	cfg, backend := m.fabricConfig(L, t)
-	f, err := m.newFabric(cfg, backend)
+	cfg, gpuBackend := m.fabricConfig(L, t)
+	f, err := m.newFabric(cfg, gpuBackend)
 	if err != nil {
 		m.raise(L, err)
 	}
@@ -132,9 +133,9 @@ func (m *Module) fabric(L *lua.LState) int {
 
 // fabricConfig reads the options of resident.fabric over Options.Config and
 // Options.GPUBackend.
-func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config, backend string) {
+func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config, gpuBackend string) {
 	const name = "fabric"
-	cfg, backend = m.opts.Config, m.opts.GPUBackend
+	cfg, gpuBackend = m.opts.Config, m.opts.GPUBackend
 	cfg.Seed = 0 // derived from the run's unless given
 	cfg.Devices = append([]devices.DeviceConfig(nil), cfg.Devices...)
 	if v := stringField(L, 1, name, t, "mode", ""); v != "" {
@@ -167,7 +168,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 	}
 	gv, nv := field(t, "gpu"), field(t, "npu")
 	if gv == lua.LNil && nv == lua.LNil {
-		return cfg, backend
+		return cfg, gpuBackend
 	}
 	base := cfg.Devices
 	if base == nil {
@@ -193,8 +194,8 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 			if err := devices.CheckBackend(string(s)); err != nil {
 				m.raise(L, err)
 			}
-			backend = string(s)
-			if field(t, "mode") == lua.LNil && backend != devices.SimBackend {
+			gpuBackend = string(s)
+			if field(t, "mode") == lua.LNil && gpuBackend != backend.Sim {
 				cfg.Mode = devices.RealTime // real hardware runs in real time
 			}
 		}
@@ -216,7 +217,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 	if npu != nil {
 		cfg.Devices = append(cfg.Devices, *npu)
 	}
-	return cfg, backend
+	return cfg, gpuBackend
 }
 
 // firstOf returns a copy of the first device of kind k, or the default one.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -291,15 +292,15 @@ func (m *Module) current() (*fabricState, error) {
 
 // newFabric makes the module's next fabric from cfg, with the next derived
 // seed when cfg has none.
-func (m *Module) newFabric(cfg devices.Config, backend string) (*devices.Fabric, error) {
-	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (backend != "" && backend != devices.SimBackend)) {
+func (m *Module) newFabric(cfg devices.Config, gpuBackend string) (*devices.Fabric, error) {
+	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (gpuBackend != "" && gpuBackend != backend.Sim)) {
 		return nil, devices.Errorf(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
 		cfg.Seed = seeds.Derive(m.runSeed, m.fabricsMade)
 	}
-	f, err := devices.NewFabricWith(cfg, backend)
+	f, err := devices.NewFabricWith(cfg, gpuBackend)
 	if err != nil {
 		m.fabricsMade--
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
@@ -237,7 +238,7 @@ end
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := 0
 	_, err := check.Replay(ctx, sc.Run, "r2c2f0:", func(f *devices.Fabric) {
-		f.Events().Subscribe(func(e *devices.Event) {
+		f.Events().Subscribe(func(e *event.Event) {
 			switch {
 			case e.Kind == oracle.EvWait:
 				cancel()

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/lua51"
@@ -567,7 +568,7 @@ func (m *Module) sessionEvents(L *lua.LState) int {
 		return 1
 	}
 	f := s.fab.f
-	for _, e := range f.Events().Events(func(e *devices.Event) bool { return e.Session == s.id }) {
+	for _, e := range f.Events().Events(func(e *event.Event) bool { return e.Session == s.id }) {
 		out.Append(eventTable(L, f, e))
 	}
 	L.Push(out)
@@ -575,7 +576,7 @@ func (m *Module) sessionEvents(L *lua.LState) int {
 }
 
 // eventTable converts an event to {seq, time, actor, session, kind, a, b, detail}.
-func eventTable(L *lua.LState, f *devices.Fabric, e devices.Event) *lua.LTable {
+func eventTable(L *lua.LState, f *devices.Fabric, e event.Event) *lua.LTable {
 	t := L.CreateTable(0, 8)
 	t.RawSetString("seq", lua.LNumber(e.Seq))
 	t.RawSetString("time", seconds(e.Time))

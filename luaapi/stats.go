@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -110,7 +111,7 @@ type timeline struct {
 
 // kernelTimes are a kernel's own times (kernel.Clocked).
 type kernelTimes struct {
-	observed, retired devices.Stamp
+	observed, retired event.Stamp
 }
 
 // read reads the timeline of eng's session so far into zero t. A frozen
@@ -142,7 +143,7 @@ func (t *timeline) fill(st *SessionStats) {
 }
 
 // stampSeconds is a step's time in seconds, nil when it has not happened.
-func stampSeconds(s devices.Stamp) *float64 {
+func stampSeconds(s event.Stamp) *float64 {
 	if !s.Set {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -62,7 +63,7 @@ func newLuaRunner(ctx context.Context, seed uint64, s *script, opts Options, onR
 			// fabric. A fabric's events are read only while it is the
 			// current one (a replaced fabric's session lists none), and
 			// the next one is made only as the last is let go.
-			EventCapacity: eventCapacity, EventBuffer: make([]devices.Event, 0, eventCapacity)},
+			EventCapacity: eventCapacity, EventBuffer: make([]event.Event, 0, eventCapacity)},
 		Stdout:        opts.Stdout,
 		Stderr:        io.Discard,
 		Globals:       true,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -232,7 +233,7 @@ func (ft *fabricTrace) flushDispatch() {
 	}
 }
 
-func (ft *fabricTrace) actor(a devices.Actor) string {
+func (ft *fabricTrace) actor(a event.Actor) string {
 	if int(a) < len(ft.names) {
 		return ft.names[a]
 	}
@@ -273,14 +274,14 @@ var joinNames = map[oracle.JoinResult]string{oracle.JoinRetired: "retired", orac
 
 // observe writes e as a trace's event, if it is one (a subscriber: under
 // the stream's lock).
-func (ft *fabricTrace) observe(e *devices.Event) {
+func (ft *fabricTrace) observe(e *event.Event) {
 	r := ft.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ft.ended || r.closed {
 		return // a renewed fabric's subscription ends with the renewal; a closed recorder writes nothing
 	}
-	if d := ft.dispatch; d != nil && !(e.Kind == devices.EvReach && ft.id(e.A) == *d.Invocation) {
+	if d := ft.dispatch; d != nil && !(e.Kind == event.EvReach && ft.id(e.A) == *d.Invocation) {
 		ft.flushDispatch()
 	}
 	t := uint64(e.Time)
@@ -291,14 +292,14 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		ev.Kind, ev.Line, ev.Why = "open", ft.ptr(e.B), ""
 		ft.open++
 	case "session":
-		ev.Kind, ev.GPU, ev.NPU = "session", ft.actor(devices.Actor(e.A)), ft.actor(devices.Actor(e.B))
+		ev.Kind, ev.GPU, ev.NPU = "session", ft.actor(event.Actor(e.A)), ft.actor(event.Actor(e.B))
 	case oracle.EvSubmit:
 		ev.Kind, ev.Participant, ev.Result = "submit", participant(e.A), result(e.B, "accepted", "rejected")
 	case "submit.return":
 		ev.Kind, ev.Participant, ev.Result = "submit.return", participant(e.A), result(e.B, "ok", "error")
 	case oracle.EvDecide:
 		ev.Kind, ev.Decision = "decide", word(e.A)
-	case devices.EvHostStore:
+	case event.EvHostStore:
 		ev.Kind, ev.Buffer, ev.Value = "store", ft.ptr(e.A), word(e.B)
 	case "published":
 		ev.Kind, ev.Decision, ev.Result = "publish", word(e.A), result(e.B, "ok", "failed")
@@ -306,19 +307,19 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 		ev.Kind = "poison"
 	case program.EvObserve:
 		ev.Kind, ev.Invocation, ev.Decision = "observe", ft.ptr(e.A), word(e.B)
-	case devices.EvDispatch:
+	case event.EvDispatch:
 		ev.Kind, ev.Invocation = "dispatch", ft.ptr(e.A)
 		d := *ev
 		ft.dispatch = &d
 		return
-	case devices.EvReach:
+	case event.EvReach:
 		if d := ft.dispatch; d != nil {
 			d.Reach = append(d.Reach, ft.id(e.B))
 		}
 		return
-	case devices.EvRetire:
+	case event.EvRetire:
 		ev.Kind, ev.Invocation, ev.Result = "retire", ft.ptr(e.A), result(e.B, "ok", "error")
-	case devices.EvReset:
+	case event.EvReset:
 		ev.Kind, ev.Result = "reset", result(e.B, "ok", "failed")
 		if e.A != 0 {
 			ev.Invocation = ft.ptr(e.A)
@@ -339,28 +340,28 @@ func (ft *fabricTrace) observe(e *devices.Event) {
 	case "close":
 		ev.Kind, ev.Result = "close", result(e.A, "retired", "quarantined")
 		ft.open--
-	case devices.EvAlloc, devices.EvRelease:
+	case event.EvAlloc, event.EvRelease:
 		ev.Kind, ev.Buffer, ev.Bytes, ev.Private, ev.Why = string(e.Kind), ft.ptr(e.A), num(e.B), e.Detail == devices.PrivateBudget, ""
-	case devices.EvReleaseRefused:
+	case event.EvReleaseRefused:
 		ev.Kind, ev.Buffer, ev.Bytes, ev.Result = "release", ft.ptr(e.A), num(e.B), "refused"
-	case devices.EvHold, devices.EvKeep:
+	case event.EvHold, event.EvKeep:
 		if !ft.holding {
 			ft.held, ft.holding = Event{}, true
 		}
-		if e.Kind == devices.EvHold {
-			ft.held.Devices = append(ft.held.Devices, ft.actor(devices.Actor(e.A)))
+		if e.Kind == event.EvHold {
+			ft.held.Devices = append(ft.held.Devices, ft.actor(event.Actor(e.A)))
 		} else {
 			ft.held.Buffers = append(ft.held.Buffers, ft.id(e.A))
 		}
 		return
-	case devices.EvQuarantine:
+	case event.EvQuarantine:
 		ev.Kind, ev.Bytes, ev.Why = "quarantine", num(e.A), ""
 		if ft.holding {
 			ev.Devices, ev.Buffers, ft.holding = ft.held.Devices, ft.held.Buffers, false
 		}
-	case devices.EvQuarantineEnd:
+	case event.EvQuarantineEnd:
 		ev.Kind, ev.Bytes, ev.Why = "quarantine.end", num(e.A), ""
-	case devices.EvFault:
+	case event.EvFault:
 		if fault.Action(e.B) == fault.Off {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -149,7 +150,7 @@ type validator struct {
 	free        []*sessionLog
 	found       [Invariants + 1]int // index+1 in report.Violations
 	report      *Report
-	out         []devices.Event
+	out         []event.Event
 }
 
 // Validate checks the traces, merged by time (a file's own order kept),
@@ -331,7 +332,7 @@ func (v *validator) violated(viol oracle.Violation, s *source, line int) {
 // deviceUse is what the validator knows of a device's use: while none of
 // it is left, its actor number may go to another device.
 type deviceUse struct {
-	actor    devices.Actor
+	actor    event.Actor
 	running  int  // invocations outstanding
 	held     bool // a quarantine holds it until it is reset
 	sessions int  // open sessions of its programs
@@ -345,17 +346,17 @@ func (d *deviceUse) idle() bool { return d.running == 0 && !d.held && d.sessions
 // device that is idle (nothing outstanding on it, no quarantine holding it,
 // no open session's program on it) gives its number to the new one: a
 // trace may name any number of devices, 255 of them in use at once.
-func (v *validator) actor(name string) (devices.Actor, error) {
+func (v *validator) actor(name string) (event.Actor, error) {
 	if name == "host" {
-		return devices.HostActor, nil
+		return event.HostActor, nil
 	}
 	if d, ok := v.devices[name]; ok {
 		return d.actor, nil
 	}
-	var a devices.Actor
+	var a event.Actor
 	if v.numbered < 255 {
 		v.numbered++
-		a = devices.Actor(v.numbered)
+		a = event.Actor(v.numbered)
 	} else {
 		for old, d := range v.devices {
 			if d.idle() && d.born != v.report.Events {
@@ -437,12 +438,12 @@ func failed(result string) uint64 {
 }
 
 // translate is e as the oracle's events.
-func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error) {
+func (v *validator) translate(e *Event, log *sessionLog) ([]event.Event, error) {
 	actor, err := v.actor(e.Actor)
 	if err != nil {
 		return nil, err
 	}
-	base := devices.Event{Time: dur(*e.Time), Actor: actor, Session: e.Session, Detail: e.Why}
+	base := event.Event{Time: dur(*e.Time), Actor: actor, Session: e.Session, Detail: e.Why}
 	out := v.out[:0]
 	add := func(kind program.EventKind, a, b uint64) {
 		ev := base
@@ -466,7 +467,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	case "decide":
 		add(oracle.EvDecide, uint64(*e.Decision), 0)
 	case "store":
-		add(devices.EvHostStore, *e.Buffer, uint64(*e.Value))
+		add(event.EvHostStore, *e.Buffer, uint64(*e.Value))
 	case "publish":
 		add(evPublished, uint64(*e.Decision), failed(e.Result))
 	case "poison":
@@ -474,16 +475,16 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 	case "observe":
 		add(program.EvObserve, *e.Invocation, uint64(*e.Decision))
 	case "dispatch":
-		add(devices.EvDispatch, *e.Invocation, 0)
+		add(event.EvDispatch, *e.Invocation, 0)
 		for _, b := range e.Reach {
-			add(devices.EvReach, *e.Invocation, b)
+			add(event.EvReach, *e.Invocation, b)
 		}
 	case "touch":
 		add(evTouch, *e.Invocation, value(e.Buffer))
 	case "retire":
-		add(devices.EvRetire, *e.Invocation, failed(e.Result))
+		add(event.EvRetire, *e.Invocation, failed(e.Result))
 	case "reset":
-		add(devices.EvReset, value(e.Invocation), failed(e.Result))
+		add(event.EvReset, value(e.Invocation), failed(e.Result))
 	case "wait":
 		add(oracle.EvWait, *e.Timeout, 0)
 		log.deadline = *e.Time
@@ -510,12 +511,12 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 		if e.Private {
 			base.Detail = devices.PrivateBudget
 		}
-		kind := devices.EvAlloc
+		kind := event.EvAlloc
 		switch {
 		case e.Kind == "release" && e.Result == "refused":
-			kind = devices.EvReleaseRefused
+			kind = event.EvReleaseRefused
 		case e.Kind == "release":
-			kind = devices.EvRelease
+			kind = event.EvRelease
 		}
 		add(kind, *e.Buffer, *e.Bytes)
 	case "quarantine":
@@ -524,20 +525,20 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]devices.Event, error
 			if err != nil {
 				return nil, err
 			}
-			add(devices.EvHold, uint64(a), 0)
+			add(event.EvHold, uint64(a), 0)
 		}
 		for _, b := range e.Buffers {
-			add(devices.EvKeep, b, 0)
+			add(event.EvKeep, b, 0)
 		}
-		add(devices.EvQuarantine, *e.Bytes, 0)
+		add(event.EvQuarantine, *e.Bytes, 0)
 	case "quarantine.end":
-		add(devices.EvQuarantineEnd, *e.Bytes, 0)
+		add(event.EvQuarantineEnd, *e.Bytes, 0)
 	case "fault":
 		site := fault.GPURun // a generic site: it explains no failed check
 		if e.Own {
 			site = ^fault.Site(0) // no generic site: a program's own, which explains a failed check
 		}
-		add(devices.EvFault, uint64(site), uint64(fault.Error))
+		add(event.EvFault, uint64(site), uint64(fault.Error))
 	}
 	v.out = out
 	return out, nil

@@ -1,7 +1,7 @@
 package cuda
 
 import (
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -11,13 +11,13 @@ import (
 // is a real NVIDIA GPU.
 const BackendName = "cuda"
 
-func init() { devices.RegisterBackend(BackendName, backend{}) }
+func init() { backend.Register(BackendName, opener{}) }
 
-// backend opens GPU ordinal 0 for each fabric.
-type backend struct{}
+// opener opens GPU ordinal 0 for each fabric.
+type opener struct{}
 
-// Open is Open as a devices.Backend.
-func (backend) Open() (devices.Accelerator, error) {
+// Open is Open as a backend.Backend.
+func (opener) Open() (backend.Accelerator, error) {
 	g, err := Open()
 	if err != nil {
 		return nil, err // not a nil *GPU inside a non-nil Accelerator

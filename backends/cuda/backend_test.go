@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -14,10 +15,10 @@ import (
 // real GPU, or, where there is none, fails as Open does, with no nil GPU
 // inside a non-nil accelerator.
 func TestImportingRegistersTheCUDABackend(t *testing.T) {
-	if !slices.Contains(devices.Backends(), BackendName) {
-		t.Fatalf("Backends() = %q, want %q among them", devices.Backends(), BackendName)
+	if !slices.Contains(backend.Names(), BackendName) {
+		t.Fatalf("backend.Names() = %q, want %q among them", backend.Names(), BackendName)
 	}
-	a, err := backend{}.Open()
+	a, err := opener{}.Open()
 	if err != nil {
 		if a != nil || !errors.Is(err, devices.KindUnsupported) {
 			t.Fatalf("Open = %v, %v; want no accelerator and an Unsupported error", a, err)

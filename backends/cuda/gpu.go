@@ -112,7 +112,7 @@ const (
 	pingStop = 0xFFFFFFFF // a ping that ends ping_pong early
 )
 
-// GPU is a CUDA device as a devices.Accelerator that also launches the
+// GPU is a CUDA device as a backend.Accelerator that also launches the
 // exchange's GPU half as a resident kernel (exchange.Launcher).
 type GPU struct {
 	drv     *driver

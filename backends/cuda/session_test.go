@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/backends/cuda"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
@@ -86,8 +87,8 @@ func started(t *testing.T, s *engine.Session) {
 	}
 }
 
-func events(f *devices.Fabric, id uint64, kind program.EventKind, actor devices.Actor) []devices.Event {
-	return f.Events().Events(func(e *devices.Event) bool {
+func events(f *devices.Fabric, id uint64, kind program.EventKind, actor event.Actor) []event.Event {
+	return f.Events().Events(func(e *event.Event) bool {
 		return e.Session == id && e.Kind == kind && e.Actor == actor
 	})
 }
@@ -122,7 +123,7 @@ func TestLifecycleOnTheGPU(t *testing.T) {
 	if len(obs) != 1 || obs[0].B != uint64(program.StartupRun) || len(kobs) != 1 || len(kret) != 1 {
 		t.Fatalf("GPU events: observe %v, kernel.observe %v, kernel.retire %v; want one each, RUN observed", obs, kobs, kret)
 	}
-	decided := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == oracle.EvDecide })
+	decided := f.Events().Events(func(e *event.Event) bool { return e.Session == s.ID() && e.Kind == oracle.EvDecide })
 	observedAt, retiredAt := time.Duration(kobs[0].B), time.Duration(kret[0].B)
 	// The kernel's clock is aligned to within a round trip, so allow a few µs.
 	if observedAt < decided[0].Time-10*time.Microsecond || retiredAt < observedAt {
@@ -299,7 +300,7 @@ func TestRejectedGPUDispatchLaunchesNothing(t *testing.T) {
 	if err := s.SubmitGPU(); err == nil || !strings.Contains(err.Error(), "no queue") {
 		t.Fatalf("SubmitGPU = %v, want the injected rejection", err)
 	}
-	if n := len(events(f, s.ID(), devices.EvStart, gpu.Actor())); n != 0 {
+	if n := len(events(f, s.ID(), event.EvStart, gpu.Actor())); n != 0 {
 		t.Errorf("%d GPU starts after a rejected dispatch", n)
 	}
 	if out := s.Close(); out != engine.Retired {
@@ -321,7 +322,7 @@ func quarantineThenReset(t *testing.T, f *devices.Fabric, s *engine.Session) {
 	}
 	gpu.Reset()
 	npu.Reset()
-	if resets := f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvReset && e.B != 0 }); len(resets) != 0 {
+	if resets := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvReset && e.B != 0 }); len(resets) != 0 {
 		t.Fatalf("a reset failed: %v", resets)
 	}
 	if q := f.Quarantines(); len(q) != 0 || gpu.Occupied() || npu.Occupied() {

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -65,7 +66,7 @@ type Result struct {
 	// occupied and nothing is charged to the budget.
 	Settled bool
 	// Budget is the fabric's budget after the resets.
-	Budget devices.BudgetState
+	Budget memory.BudgetState
 	// Events is how many events the trial emitted; Digest hashes them all.
 	Events, Digest uint64
 	// Elapsed is the fabric time the trial took (virtual in simulated time).
@@ -148,9 +149,9 @@ func (r Result) Report() string {
 
 // actorName names the actors of a trial's fabric, which has the
 // default devices.
-func actorName(a devices.Actor) string {
+func actorName(a event.Actor) string {
 	switch a {
-	case devices.HostActor:
+	case event.HostActor:
 		return "host"
 	case 1:
 		return "gpu0"

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -227,14 +228,14 @@ type trial struct {
 	oracle   *oracle.Oracle  // the trial's oracle: the world's, or a new one on a fabric OnFabric sees
 	res      *Result         // written in place: the caller's
 	gpu, npu *devices.Device
-	accepted map[uint64][2]bool   // participants accepted, by session
-	text     []byte               // the host operations' lines, one after another
-	ends     []int                // where each line of text ends
-	open     []*sessionPlan       // the sessions open
-	closed   []*sessionPlan       // plans of closed sessions, reused for the next ones
-	term     []byte               // a fault chain being drawn
-	counter  func(*devices.Event) // count, bound once
-	devs     []*devices.Device    // the fabric's devices
+	accepted map[uint64][2]bool // participants accepted, by session
+	text     []byte             // the host operations' lines, one after another
+	ends     []int              // where each line of text ends
+	open     []*sessionPlan     // the sessions open
+	closed   []*sessionPlan     // plans of closed sessions, reused for the next ones
+	term     []byte             // a fault chain being drawn
+	counter  func(*event.Event) // count, bound once
+	devs     []*devices.Device  // the fabric's devices
 }
 
 // start readies t for a trial of cfg, into res.
@@ -500,9 +501,9 @@ func (t *trial) run() {
 }
 
 // count notes faults and protocol paths as events go by.
-func (t *trial) count(e *devices.Event) {
+func (t *trial) count(e *event.Event) {
 	switch e.Kind {
-	case devices.EvFault:
+	case event.EvFault:
 		t.res.Fired[e.Detail]++
 	case oracle.EvSubmit:
 		acc := t.accepted[e.Session]
@@ -520,7 +521,7 @@ func (t *trial) count(e *devices.Event) {
 		} else {
 			t.res.Paths["check failed"]++
 		}
-	case devices.EvQuarantineEnd:
+	case event.EvQuarantineEnd:
 		t.res.Paths["quarantine released"]++
 	}
 }

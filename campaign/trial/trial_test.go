@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -73,7 +74,7 @@ func TestRenewedWorldIsAFreshWorld(t *testing.T) {
 	forged := func(x exchange.Config) engine.Programs {
 		prepare := exchange.Programs(x)
 		return func(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
-			gpu.Fabric().Events().Emit(devices.HostActor, owner, devices.EvAlloc, 0, 64, "forged")
+			gpu.Fabric().Events().Emit(event.HostActor, owner, event.EvAlloc, 0, 64, "forged")
 			return prepare(line, gpu, npu, owner)
 		}
 	}

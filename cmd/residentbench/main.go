@@ -42,6 +42,7 @@ import (
 
 	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" backend
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/internal/bench"
 	"github.com/residentlua/residentlua/internal/resultfile"
 )
@@ -56,7 +57,7 @@ func main() {
 	only := flag.String("only", "", "measure only these comma-separated `groups` of figures of the -gpu sim table: "+strings.Join(bench.Groups(), ", ")+" (the raw round trip is always measured)")
 	repeats := flag.Int("repeat", 1, "run the table `N` times, one run after another, and print each figure's median run and how many runs met its goal")
 	force := flag.Bool("force", false, "let -json, -cpuprofile and -memprofile replace an existing file that does not look like one they write")
-	gpu := flag.String("gpu", devices.SimBackend, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(devices.Backends(), ", "))
+	gpu := flag.String("gpu", backend.Sim, "GPU `backend`: sim for the simulated GPU's table, or a real GPU's figures; this build has "+strings.Join(backend.Names(), ", "))
 	flag.Parse()
 	waits, err := parseWaits(*wait)
 	if err != nil {
@@ -70,7 +71,7 @@ func main() {
 		refuse("-only: %v", err)
 	}
 	measure := bench.Run
-	if *gpu != devices.SimBackend {
+	if *gpu != backend.Sim {
 		switch err := devices.CheckBackend(*gpu); {
 		case err != nil:
 			refuse("-gpu: %v", err)

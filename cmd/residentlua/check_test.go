@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/check"
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -190,7 +190,7 @@ func forgedDecision(h *check.Host) {
 	}
 	_ = s.Abort()
 	if h.ChooseAmong("a forgery", []string{"none", "a second decision"}) == 1 {
-		h.Fabric().Events().Emit(devices.HostActor, s.ID(), oracle.EvDecide, uint64(program.StartupAbort), 0, "")
+		h.Fabric().Events().Emit(event.HostActor, s.ID(), oracle.EvDecide, uint64(program.StartupAbort), 0, "")
 	}
 	s.Close(0)
 	h.ResetDevices()

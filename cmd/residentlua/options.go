@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
@@ -175,7 +176,7 @@ func (o *options) setLong(name, value string) error {
 		o.wait = value
 	case "gpu":
 		if value == "" || devices.CheckBackend(value) != nil {
-			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(devices.Backends()))}
+			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(backend.Names()))}
 		}
 		o.gpu = value
 	case "timing":
@@ -235,7 +236,7 @@ func (o *options) fabricConfig() devices.Config {
 // than as a traceback when a script first needs the fabric.
 func (o *options) checkFabric() error {
 	cfg := o.fabricConfig()
-	if o.gpu != "" && o.gpu != devices.SimBackend && cfg.Mode == devices.Simulated {
+	if o.gpu != "" && o.gpu != backend.Sim && cfg.Mode == devices.Simulated {
 		return fmt.Errorf("--gpu %s is a real GPU, which runs in real time: use --mode realtime (the default) with it, or leave --gpu out to simulate the GPU", o.gpu)
 	}
 	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {

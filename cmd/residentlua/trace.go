@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/resultfile"
@@ -60,7 +61,7 @@ func (r *traceRecorder) attach(f *devices.Fabric) {
 		tracks = append(tracks, d.Name())
 	}
 	tf := r.begin(fmt.Sprintf("%s, seed %d", f.Mode(), f.Seed()), tracks)
-	f.Events().Subscribe(func(e *devices.Event) { r.record(tf, *e) })
+	f.Events().Subscribe(func(e *event.Event) { r.record(tf, *e) })
 }
 
 // begin gives a new fabric its pid and writes the metadata naming its
@@ -75,7 +76,7 @@ func (r *traceRecorder) begin(about string, tracks []string) *tracedFabric {
 }
 
 // record writes e as an instant event and the spans it ends.
-func (r *traceRecorder) record(tf *tracedFabric, e devices.Event) {
+func (r *traceRecorder) record(tf *tracedFabric, e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
@@ -291,7 +292,7 @@ type tracedFabric struct {
 
 // openSpan is a span that has begun: its first event, name and arguments.
 type openSpan struct {
-	start devices.Event
+	start event.Event
 	name  string
 	args  []traceArg
 }
@@ -313,7 +314,7 @@ func (tf *tracedFabric) metadata(label string, tracks []string) []traceEvent {
 
 // tid is the track of an actor: its number, or the host's track when the
 // actor is unknown to the fabric.
-func (tf *tracedFabric) tid(a devices.Actor) int {
+func (tf *tracedFabric) tid(a event.Actor) int {
 	if int(a) < tf.tracks {
 		return int(a)
 	}
@@ -326,7 +327,7 @@ func (tf *tracedFabric) tid(a devices.Actor) int {
 // with the event's fields as arguments. A real GPU's kernel.observe and
 // kernel.retire stand at the kernel's own time (their B), not when the
 // host noticed.
-func (tf *tracedFabric) instant(e devices.Event) traceEvent {
+func (tf *tracedFabric) instant(e event.Event) traceEvent {
 	args := []traceArg{{"seq", e.Seq}, {"session", e.Session}, {"a", e.A}, {"b", e.B}}
 	if e.Detail != "" {
 		args = append(args, traceArg{"detail", e.Detail})
@@ -352,16 +353,16 @@ func (tf *tracedFabric) instant(e devices.Event) traceEvent {
 // on the host track, "wait" from a wait to its end. A span that begins
 // again before it ended (a second start of an invocation) is dropped, and
 // an end without a beginning ignored.
-func (tf *tracedFabric) observe(e devices.Event, out []traceEvent) []traceEvent {
+func (tf *tracedFabric) observe(e event.Event, out []traceEvent) []traceEvent {
 	tf.last = e.Time
 	switch e.Kind {
-	case devices.EvStart:
+	case event.EvStart:
 		tf.runs[e.A] = &openSpan{start: e, name: "run", args: []traceArg{{"session", e.Session}, {"invocation", e.A}}}
 	case exchange.EvPayloadWrite, exchange.EvPayloadRead:
 		out = tf.end(out, tf.rounds, e.A, e.Time)
 		tf.rounds[e.A] = &openSpan{start: e, name: "round", args: []traceArg{
 			{"session", e.Session}, {"invocation", e.A}, {"generation", e.B}, {"step", string(e.Kind)}}}
-	case devices.EvRetire:
+	case event.EvRetire:
 		out = tf.end(out, tf.rounds, e.A, e.Time)
 		if r := tf.runs[e.A]; r != nil {
 			status := "ok"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -216,13 +217,13 @@ func TestTraceSpansFromEvents(t *testing.T) {
 	// ignored.
 	tf := newTracedFabric(1, 3)
 	var spans []traceEvent
-	for _, e := range []devices.Event{
+	for _, e := range []event.Event{
 		{Seq: 1, Time: 0, Actor: 0, Kind: oracle.EvWaitEnd, A: 1},
-		{Seq: 2, Time: time.Microsecond, Actor: 1, Session: 1, Kind: devices.EvStart, A: 10},
+		{Seq: 2, Time: time.Microsecond, Actor: 1, Session: 1, Kind: event.EvStart, A: 10},
 		{Seq: 3, Time: 2 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 1},
 		{Seq: 4, Time: 3 * time.Microsecond, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 10, B: 2},
 		{Seq: 5, Time: 3 * time.Microsecond, Actor: 0, Session: 1, Kind: oracle.EvWait, A: 1000},
-		{Seq: 6, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: devices.EvFault},
+		{Seq: 6, Time: 5 * time.Microsecond, Actor: 9, Session: 1, Kind: event.EvFault},
 	} {
 		spans = tf.observe(e, spans)
 	}
@@ -247,7 +248,7 @@ func TestTraceSpansFromEvents(t *testing.T) {
 		t.Errorf("spans %+v", spans)
 	}
 	// An actor the fabric does not know goes on the host track.
-	if in := tf.instant(devices.Event{Seq: 6, Actor: 9, Kind: devices.EvFault}); in.Tid != 0 || in.Cat != "fault" {
+	if in := tf.instant(event.Event{Seq: 6, Actor: 9, Kind: event.EvFault}); in.Tid != 0 || in.Cat != "fault" {
 		t.Errorf("instant %+v", in)
 	}
 }
@@ -266,8 +267,8 @@ func argOf(e traceEvent, key string) any {
 // GPU's track.
 func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
 	tf := newTracedFabric(1, 3)
-	k := tf.instant(devices.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: kernel.EvObserve, A: 10, B: uint64(4 * time.Microsecond)})
-	o := tf.instant(devices.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: program.EvObserve, A: 10, B: 1})
+	k := tf.instant(event.Event{Seq: 1, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: kernel.EvObserve, A: 10, B: uint64(4 * time.Microsecond)})
+	o := tf.instant(event.Event{Seq: 2, Time: 9 * time.Microsecond, Actor: 1, Session: 1, Kind: program.EvObserve, A: 10, B: 1})
 	if k.Ts != 4 || k.Tid != 1 || k.Cat != "device" || o.Ts != 9 {
 		t.Errorf("instants %+v, %+v; want kernel.observe at 4 µs on the GPU's track, observe at 9 µs", k, o)
 	}
@@ -279,14 +280,14 @@ func TestTraceKernelEventsAtTheKernelsTime(t *testing.T) {
 func TestTraceHoldsEveryEvent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.json")
 	rec := newTraceRecorder(path)
-	var streams [][]devices.Event // by pid-1
+	var streams [][]event.Event // by pid-1
 	var names [][]string
 	for seed := uint64(1); seed <= 4; seed++ {
 		trial.Run(trial.Config{Seed: seed, OnFabric: func(f *devices.Fabric) {
 			rec.attach(f)
 			i := len(streams)
 			streams = append(streams, nil)
-			f.Events().Subscribe(func(e *devices.Event) { streams[i] = append(streams[i], *e) })
+			f.Events().Subscribe(func(e *event.Event) { streams[i] = append(streams[i], *e) })
 			tracks := []string{"host"}
 			for _, d := range f.Devices() {
 				tracks = append(tracks, d.Name())
@@ -336,7 +337,7 @@ func TestTraceHoldsEveryEvent(t *testing.T) {
 				t.Fatalf("fabric %d: instant %d is %+v for %+v", pid, j, in, e)
 			}
 			switch e.Kind {
-			case devices.EvStart:
+			case event.EvStart:
 				want["run"]++
 			case exchange.EvPayloadWrite, exchange.EvPayloadRead:
 				want["round"]++
@@ -365,12 +366,12 @@ func TestTraceHoldsOnlyOpenSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	tracks := []string{"host", "gpu0", "npu0"}
-	oneRun := []devices.Event{
-		{Seq: 1, Time: 1000, Actor: 1, Session: 1, Kind: devices.EvStart, A: 7},
+	oneRun := []event.Event{
+		{Seq: 1, Time: 1000, Actor: 1, Session: 1, Kind: event.EvStart, A: 7},
 		{Seq: 2, Time: 2000, Actor: 0, Session: 1, Kind: oracle.EvWait, A: 1e6},
 		{Seq: 3, Time: 3000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 1},
 		{Seq: 4, Time: 4000, Actor: 1, Session: 1, Kind: exchange.EvPayloadWrite, A: 7, B: 2},
-		{Seq: 5, Time: 5000, Actor: 1, Session: 1, Kind: devices.EvRetire, A: 7},
+		{Seq: 5, Time: 5000, Actor: 1, Session: 1, Kind: event.EvRetire, A: 7},
 		{Seq: 6, Time: 6000, Actor: 0, Session: 1, Kind: oracle.EvWaitEnd, A: 1},
 	}
 	r := newTraceRecorder(path)
@@ -435,7 +436,7 @@ func TestTraceFailedWriteLeavesThePrevious(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range []*traceRecorder{newTraceRecorder(path), {}} {
-		r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault})
+		r.record(r.begin("sim, seed 1", []string{"host"}), event.Event{Seq: 1, Kind: event.EvFault})
 		if err := r.write(); err == nil {
 			t.Error("renaming over a directory succeeded")
 		}
@@ -461,7 +462,7 @@ func TestTraceEmptyAndOneFabric(t *testing.T) {
 		t.Errorf("events %+v in an empty trace", evs)
 	}
 	r := newTraceRecorder(path)
-	r.record(r.begin("sim, seed 1", []string{"host"}), devices.Event{Seq: 1, Kind: devices.EvFault, Detail: "x"})
+	r.record(r.begin("sim, seed 1", []string{"host"}), event.Event{Seq: 1, Kind: event.EvFault, Detail: "x"})
 	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +496,7 @@ func TestTraceJSONLikeEncodingJSON(t *testing.T) {
 // in a trace under their own names.
 func TestTraceNamesAProgramsNotes(t *testing.T) {
 	var tf tracedFabric
-	e := tf.instant(devices.Event{Seq: 1, Actor: 1, Session: 1, Kind: program.EvNote, A: 3, B: 7, Detail: "chunk.sent half 1"})
+	e := tf.instant(event.Event{Seq: 1, Actor: 1, Session: 1, Kind: program.EvNote, A: 3, B: 7, Detail: "chunk.sent half 1"})
 	if e.Name != "chunk.sent" {
 		t.Errorf("a note named chunk.sent stands as %q", e.Name)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -17,25 +19,25 @@ import (
 // the one a transcript states. No reading, no comparison.
 type budgetChecker struct {
 	v           *verdicts
-	reading     func() devices.BudgetState // nil: none to compare with
-	live        int64                      // bytes of live buffers charged to the fabric's budget
+	reading     func() memory.BudgetState // nil: none to compare with
+	live        int64                     // bytes of live buffers charged to the fabric's budget
 	quarantined int64
 }
 
-func (c *budgetChecker) observe(e *devices.Event, open bool) {
+func (c *budgetChecker) observe(e *event.Event, open bool) {
 	switch e.Kind {
-	case devices.EvAlloc:
+	case event.EvAlloc:
 		if e.Detail != devices.PrivateBudget {
 			c.live += int64(e.B)
 		}
-	case devices.EvRelease:
+	case event.EvRelease:
 		if e.Detail != devices.PrivateBudget {
 			c.live -= int64(e.B)
 		}
 		return
-	case devices.EvQuarantine:
+	case event.EvQuarantine:
 		c.quarantined += int64(e.A)
-	case devices.EvQuarantineEnd:
+	case event.EvQuarantineEnd:
 		c.quarantined -= int64(e.A)
 	case EvClose:
 	default:

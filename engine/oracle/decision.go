@@ -3,7 +3,7 @@ package oracle
 import (
 	"fmt"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -30,7 +30,7 @@ type admission struct {
 	ownFault  bool    // a fault fired at a site of a program's own (not a generic site)
 }
 
-func (c *decisionChecker) observe(e *devices.Event, open bool) {
+func (c *decisionChecker) observe(e *event.Event, open bool) {
 	if !open {
 		return
 	}
@@ -64,7 +64,7 @@ func (c *decisionChecker) observe(e *devices.Event, open bool) {
 		if e.A == uint64(StartupAbort) {
 			a.aborted = a.rejected
 		}
-	case devices.EvHostStore:
+	case event.EvHostStore:
 		if e.A != a.line || e.B == 0 {
 			return
 		}
@@ -77,7 +77,7 @@ func (c *decisionChecker) observe(e *devices.Event, open bool) {
 		case e.B == uint64(StartupRun) && !(a.accepted[0] && a.accepted[1]):
 			c.v.violate(2, e.Session, fmt.Sprintf("RUN was stored to the startup line with GPU accepted=%v and NPU accepted=%v", a.accepted[0], a.accepted[1]))
 		}
-	case devices.EvFault:
+	case event.EvFault:
 		a.ownFault = a.ownFault || fault.Action(e.B) != fault.Off && !fault.Site(e.A).Generic()
 	case EvCheck:
 		if e.B == 1 && !a.ownFault {

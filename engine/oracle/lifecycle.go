@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -54,7 +54,7 @@ type closeRecord struct {
 	reported bool          // invariant 10 was reported for it
 }
 
-func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
+func (c *lifecycleChecker) observe(e *event.Event, open bool) {
 	if !open {
 		return
 	}
@@ -68,7 +68,7 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 		if l.close.begun && l.decisions == 1 && Decision(e.A) != StartupAbort {
 			c.violateClose(l, e.Session, fmt.Sprintf("the close of an undecided session decided %d, not ABORT", e.A))
 		}
-	case devices.EvFault:
+	case event.EvFault:
 		l.faulted = l.faulted || fault.Action(e.B) != fault.Off
 	case EvPublished:
 		if e.B == 1 && !l.poisoned {
@@ -93,7 +93,7 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 		c.checkDeadline(l, e, joinEnded[who])
 	case EvWaitEnd:
 		c.waitEnds(l, e)
-	case devices.EvQuarantine:
+	case event.EvQuarantine:
 		c.checkClose(l, e.Session, true)
 		if l.close.begun && l.decisions > 0 && !l.close.joined && !l.retired {
 			c.v.violate(12, e.Session, fmt.Sprintf("the close quarantined a session decided %s without attempting to join its participants", l.decision))
@@ -106,7 +106,7 @@ func (c *lifecycleChecker) observe(e *devices.Event, open bool) {
 	}
 }
 
-func (c *lifecycleChecker) waitBegins(l *lifecycle, e *devices.Event) {
+func (c *lifecycleChecker) waitBegins(l *lifecycle, e *event.Event) {
 	l.wait = waitRecord{at: e.Time, timeout: time.Duration(e.A)}
 	if !l.close.begun {
 		return
@@ -119,7 +119,7 @@ func (c *lifecycleChecker) waitBegins(l *lifecycle, e *devices.Event) {
 	}
 }
 
-func (c *lifecycleChecker) waitEnds(l *lifecycle, e *devices.Event) {
+func (c *lifecycleChecker) waitEnds(l *lifecycle, e *event.Event) {
 	if !l.wait.joined[0] || !l.wait.joined[1] {
 		c.v.violate(6, e.Session, fmt.Sprintf("Wait returned having joined GPU=%v NPU=%v", l.wait.joined[0], l.wait.joined[1]))
 	}
@@ -139,7 +139,7 @@ func (c *lifecycleChecker) waitEnds(l *lifecycle, e *devices.Event) {
 // simulated time, none of whose joins a context or a close ended, of a
 // session decided once, whose decision was published, in which no fault
 // fired and that is not poisoned.
-func (c *lifecycleChecker) checkLive(l *lifecycle, e *devices.Event) {
+func (c *lifecycleChecker) checkLive(l *lifecycle, e *event.Event) {
 	if e.A == 1 || c.longEnough <= 0 || !c.simulated || l.wait.timeout < c.longEnough || l.wait.cancelled ||
 		l.decisions != 1 || !l.published || l.faulted || l.poisoned {
 		return
@@ -155,7 +155,7 @@ var joinEnded = [2]string{ParticipantGPU: "its GPU join ended", ParticipantNPU: 
 // 11). Only simulated time is exact: in real time a wait overshoots its
 // deadline by however late its thread is scheduled, so no bound holds there
 // and the invariant is not checked.
-func (c *lifecycleChecker) checkDeadline(l *lifecycle, e *devices.Event, what string) {
+func (c *lifecycleChecker) checkDeadline(l *lifecycle, e *event.Event, what string) {
 	over := e.Time - l.wait.at - l.wait.timeout
 	if !c.simulated || l.wait.overdue || over <= 0 {
 		return

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
 // ParseEvent reads the fields of an event line (FormatEvent): time, actor, session, kind, then
 // A, B and the detail, each optional.
-func ParseEvent(f []string) (devices.Event, error) {
-	var e devices.Event
+func ParseEvent(f []string) (event.Event, error) {
+	var e event.Event
 	if len(f) < 4 {
 		return e, fmt.Errorf("want <time> <actor> <session> <kind> [<A> [<B> [<detail>]]]")
 	}
@@ -28,7 +28,7 @@ func ParseEvent(f []string) (devices.Event, error) {
 		if err != nil || n == 0 {
 			return e, fmt.Errorf("actor %q: want host or d1, d2, ...", actor)
 		}
-		e.Actor = devices.Actor(n)
+		e.Actor = event.Actor(n)
 	default:
 		return e, fmt.Errorf("actor %q: want host or d1, d2, ...", actor)
 	}
@@ -61,9 +61,9 @@ func ParseEvent(f []string) (devices.Event, error) {
 // blanks at the end trimmed. It is how the tests of the oracle and of the
 // session write events as text a reader follows without Go; ParseEvent
 // reads it back.
-func FormatEvent(e devices.Event) string {
+func FormatEvent(e event.Event) string {
 	actor, session := "host", "-"
-	if e.Actor != devices.HostActor {
+	if e.Actor != event.HostActor {
 		actor = "d" + strconv.Itoa(int(e.Actor))
 	}
 	if e.Session != 0 {

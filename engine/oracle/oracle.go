@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -45,7 +46,7 @@ type Violation struct {
 	Invariant int
 	Session   uint64
 	Message   string
-	Events    []devices.Event
+	Events    []event.Event
 
 	at uint64 // the sequence number of the event that broke it
 }
@@ -69,7 +70,7 @@ type Oracle struct {
 	mu       sync.Mutex
 	fabric   *devices.Fabric // nil for a transcript's oracle (Transcript)
 	cancel   func()
-	observer func(*devices.Event) // observe, bound once: a renewal subscribes it again
+	observer func(*event.Event) // observe, bound once: a renewal subscribes it again
 
 	open      records[openSession] // sessions watched: from the startup event until close
 	verdicts  verdicts
@@ -174,7 +175,7 @@ func (o *Oracle) Violations() []Violation {
 	for i := range out {
 		v := &out[i]
 		if v.Events == nil && v.Session != 0 {
-			v.Events = o.fabric.Events().Events(func(e *devices.Event) bool { return e.Session == v.Session && e.Seq <= v.at })
+			v.Events = o.fabric.Events().Events(func(e *event.Event) bool { return e.Session == v.Session && e.Seq <= v.at })
 		}
 	}
 	o.mu.Lock()
@@ -224,7 +225,7 @@ func (o *Oracle) tracked() int {
 // made). Protocol events of other sessions (made before the oracle, or
 // closed) go to none. The order of the checkers is the order in which one
 // event's violations are reported.
-func (o *Oracle) observe(e *devices.Event) {
+func (o *Oracle) observe(e *event.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.verdicts.seen = e.Seq
@@ -237,26 +238,26 @@ func (o *Oracle) observe(e *devices.Event) {
 	o.decisions.observe(e, open)
 	o.lifecycle.observe(e, open)
 	o.reach.observe(e, open)
-	if open && e.Kind == devices.EvPlainRead {
+	if open && e.Kind == event.EvPlainRead {
 		o.verdicts.violate(16, e.Session, e.Detail)
 	}
 	switch {
 	case !open:
 	case e.Kind == EvCloseBegin:
 		s.closing = true
-	case e.Kind == EvClose, e.Kind == devices.EvRelease && e.A == s.line && !s.closing:
+	case e.Kind == EvClose, e.Kind == event.EvRelease && e.A == s.line && !s.closing:
 		o.forget(e.Session) // closed, or abandoned before any close: nothing more to check of it
 	}
 }
 
 // session is the record of e's open session, opened by its startup event;
 // nil when e's session is not watched.
-func (o *Oracle) session(e *devices.Event) *openSession {
+func (o *Oracle) session(e *event.Event) *openSession {
 	if e.Session == 0 {
 		return nil
 	}
 	s := o.open.get(e.Session)
-	if s == nil && e.Kind == EvStartup && e.Actor == devices.HostActor {
+	if s == nil && e.Kind == EvStartup && e.Actor == event.HostActor {
 		s = o.open.add(e.Session)
 		*s = openSession{line: e.B}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -26,16 +26,16 @@ type reachChecker struct {
 
 // sessionReach is what reachChecker keeps of one open session.
 type sessionReach struct {
-	line    uint64           // the startup line's buffer
-	devices [2]devices.Actor // by participant, from the session event; 0 before it
-	reach   []uint64         // buffers its invocations reach
+	line    uint64         // the startup line's buffer
+	devices [2]event.Actor // by participant, from the session event; 0 before it
+	reach   []uint64       // buffers its invocations reach
 }
 
 // running is an invocation: a program running on a device, from its dispatch until
 // it retires or its device is reset.
 type running struct {
 	session  uint64
-	device   devices.Actor
+	device   event.Actor
 	reach    []uint64
 	sawAbort bool
 }
@@ -43,11 +43,11 @@ type running struct {
 // quarantine is the devices a quarantine holds that were not reset since,
 // and the buffers it keeps.
 type quarantine struct {
-	waiting []devices.Actor
+	waiting []event.Actor
 	kept    []uint64
 }
 
-func (c *reachChecker) observe(e *devices.Event, open bool) {
+func (c *reachChecker) observe(e *event.Event, open bool) {
 	var s *sessionReach
 	if open {
 		s = c.sessions.of(e.Session, func(s *sessionReach) { *s = sessionReach{reach: s.reach[:0]} })
@@ -56,15 +56,15 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 	case EvStartup:
 		s.line = e.B
 	case EvSession:
-		s.devices = [2]devices.Actor{devices.Actor(e.A), devices.Actor(e.B)}
-	case devices.EvDispatch:
+		s.devices = [2]event.Actor{event.Actor(e.A), event.Actor(e.B)}
+	case event.EvDispatch:
 		c.dispatched(e)
 		inv := c.invocations.get(e.A)
 		if inv == nil {
 			inv = c.invocations.add(e.A)
 		}
 		*inv = running{session: e.Session, device: e.Actor, reach: inv.reach[:0]}
-	case devices.EvReach:
+	case event.EvReach:
 		if inv := c.invocations.get(e.A); inv != nil {
 			inv.reach = append(inv.reach, e.B)
 		}
@@ -75,17 +75,17 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 		if inv := c.invocations.get(e.A); inv != nil && e.B == uint64(StartupAbort) {
 			inv.sawAbort = true
 		}
-	case devices.EvRetire:
+	case event.EvRetire:
 		c.invocations.remove(e.A)
-	case devices.EvReset:
+	case event.EvReset:
 		c.invocations.remove(e.A)
 		if e.B == 0 {
 			c.deviceReset(e.Actor)
 		}
-	case devices.EvHold, devices.EvKeep:
+	case event.EvHold, event.EvKeep:
 		c.holds(e)
-	case devices.EvRelease, devices.EvReleaseRefused:
-		if e.Kind == devices.EvRelease {
+	case event.EvRelease, event.EvReleaseRefused:
+		if e.Kind == event.EvRelease {
 			c.checkKept(e)
 		}
 		for i := range c.invocations.n {
@@ -95,11 +95,11 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 				}
 			}
 		}
-	case devices.EvQuarantine:
+	case event.EvQuarantine:
 		if s != nil {
 			c.checkHolds(s, e.Session)
 		}
-	case devices.EvQuarantineEnd:
+	case event.EvQuarantineEnd:
 		c.quarantineEnds(e.Session)
 	default:
 		// Most events are a running program's: the rare invocation that
@@ -115,7 +115,7 @@ func (c *reachChecker) observe(e *devices.Event, open bool) {
 // device may be outstanding (invariant 14), and no quarantine may hold the
 // device (invariant 13). Each message names the lowest id, so that it does
 // not depend on the order things began in.
-func (c *reachChecker) dispatched(e *devices.Event) {
+func (c *reachChecker) dispatched(e *event.Event) {
 	if id, inv := c.invocations.lowest(func(inv *running) bool { return inv.device == e.Actor }); inv != nil {
 		c.v.violate(14, e.Session, fmt.Sprintf("invocation %d was dispatched on device %d while invocation %d of session %d had not retired there", e.A, e.Actor, id, inv.session))
 	}
@@ -126,10 +126,10 @@ func (c *reachChecker) dispatched(e *devices.Event) {
 
 // holds records what a quarantine beginning holds (a device) or keeps (a
 // buffer).
-func (c *reachChecker) holds(e *devices.Event) {
+func (c *reachChecker) holds(e *event.Event) {
 	q := c.quarantines.of(e.Session, func(q *quarantine) { *q = quarantine{waiting: q.waiting[:0], kept: q.kept[:0]} })
-	if e.Kind == devices.EvHold {
-		q.waiting = append(q.waiting, devices.Actor(e.A))
+	if e.Kind == event.EvHold {
+		q.waiting = append(q.waiting, event.Actor(e.A))
 	} else {
 		q.kept = append(q.kept, e.A)
 	}
@@ -160,16 +160,16 @@ func (c *reachChecker) checkHolds(s *sessionReach, session uint64) {
 
 // deviceReset notes that device d was reset: no quarantine holds it any
 // more.
-func (c *reachChecker) deviceReset(d devices.Actor) {
+func (c *reachChecker) deviceReset(d event.Actor) {
 	for i := range c.quarantines.n {
 		q := c.quarantines.recs[i]
-		q.waiting = slices.DeleteFunc(q.waiting, func(a devices.Actor) bool { return a == d })
+		q.waiting = slices.DeleteFunc(q.waiting, func(a event.Actor) bool { return a == d })
 	}
 }
 
 // checkKept checks the release of a buffer: none that a quarantine keeps
 // may be released before each device it holds was reset (invariant 13).
-func (c *reachChecker) checkKept(e *devices.Event) {
+func (c *reachChecker) checkKept(e *event.Event) {
 	for i := range c.quarantines.n { // a buffer is kept by one quarantine at most
 		if owner, q := c.quarantines.keys[i], c.quarantines.recs[i]; len(q.waiting) > 0 && slices.Contains(q.kept, e.A) {
 			c.v.violate(13, owner, fmt.Sprintf("buffer %d was released while the quarantine of session %d still holds device %d, not yet reset", e.A, owner, q.waiting[0]))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
@@ -83,7 +84,7 @@ func setFault(t *testing.T, f *devices.Fabric, site fault.Site, chain string) {
 // forgeDecision emits a decide event for session, as a buggy engine would:
 // the stream is the oracle's only input.
 func forgeDecision(f *devices.Fabric, session uint64, decision uint32) {
-	f.Events().Emit(devices.HostActor, session, oracle.EvDecide, uint64(decision), 0, "forged")
+	f.Events().Emit(event.HostActor, session, oracle.EvDecide, uint64(decision), 0, "forged")
 }
 
 // wantNoViolations fails the test with every violation the oracle found.

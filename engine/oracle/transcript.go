@@ -1,6 +1,6 @@
 package oracle
 
-import "github.com/residentlua/residentlua/devices"
+import "github.com/residentlua/residentlua/devices/event"
 
 // Transcript is the Oracle of no fabric, fed events one at a time by its
 // owner: how events that residentlua did not produce (a recorded run of
@@ -26,7 +26,7 @@ func NewTranscript(exact bool) *Transcript {
 // is overwritten), and returns the violations it broke, in the order the
 // checkers found them; the slice is the transcript's until the next call.
 // A violation's Events are nil: the transcript keeps no events.
-func (t *Transcript) Observe(e *devices.Event) []Violation {
+func (t *Transcript) Observe(e *event.Event) []Violation {
 	t.seq++
 	e.Seq = t.seq
 	o := t.o

@@ -3,14 +3,14 @@ package oracle
 import (
 	"testing"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 )
 
 // A Transcript reports each violation with the event that broke it, and
 // keeps none of them once returned.
 func TestTranscriptReportsAtTheEvent(t *testing.T) {
 	tr := NewTranscript(true)
-	events := []devices.Event{
+	events := []event.Event{
 		{Kind: EvStartup, Session: 1, B: 7},
 		{Kind: EvDecide, Session: 1, A: uint64(StartupAbort)},
 		{Kind: EvDecide, Session: 1, A: uint64(StartupAbort)}, // a second decision: invariant 1
@@ -30,12 +30,12 @@ func TestTranscriptReportsAtTheEvent(t *testing.T) {
 	if tr.Open() != 1 || len(tr.o.verdicts.list) != 1 {
 		t.Errorf("open %d, violations kept %d; want 1 session open and only the last event's violation", tr.Open(), len(tr.o.verdicts.list))
 	}
-	closeEv := devices.Event{Kind: EvClose, Session: 1}
+	closeEv := event.Event{Kind: EvClose, Session: 1}
 	tr.Observe(&closeEv)
 	if tr.Open() != 0 {
 		t.Errorf("a closed session is still open")
 	}
-	alloc := devices.Event{Kind: devices.EvAlloc, A: 3, B: 64}
+	alloc := event.Event{Kind: event.EvAlloc, A: 3, B: 64}
 	tr.Observe(&alloc)
 	if err := tr.Settle(); err == nil {
 		t.Error("64 bytes left allocated with nothing open settled clean")

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // rewrite has TestOracleTranscripts write the transcripts' verdicts with
@@ -67,7 +67,7 @@ func TestOracleTranscripts(t *testing.T) {
 // verdicts.
 func replay(transcript string) (string, error) {
 	o := newOracle(true)
-	var reading *devices.BudgetState
+	var reading *memory.BudgetState
 	seq := uint64(0)
 	for n, line := range strings.Split(transcript, "\n") {
 		if i := strings.Index(line, "#"); i >= 0 {
@@ -92,7 +92,7 @@ func replay(transcript string) (string, error) {
 			o.Liveness(d)
 			continue
 		case "budget":
-			var st devices.BudgetState
+			var st memory.BudgetState
 			if len(f) != 3 {
 				return "", bad("want budget <charged> <quarantined>")
 			}
@@ -103,7 +103,7 @@ func replay(transcript string) (string, error) {
 				return "", bad("want budget <charged> <quarantined>, whole numbers of bytes")
 			}
 			if reading == nil {
-				o.budget.reading = func() devices.BudgetState { return *reading }
+				o.budget.reading = func() memory.BudgetState { return *reading }
 			}
 			reading = &st
 			continue

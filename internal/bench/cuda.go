@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // RunBackend measures the figures of a real GPU, the named backend's (see
-// devices.RegisterBackend), as the GPU participant, beside the raw round
+// backend.Register), as the GPU participant, beside the raw round
 // trip of the backend's own ping-pong kernel through the same kind of
 // mapped memory, measured in the same run and interleaved with them. It
 // fails with an Unsupported error where the hardware is missing or the
@@ -20,8 +22,8 @@ import (
 // NPU and the host wait under o.Wait's one policy; without one, they spin
 // as the resident kernel does where the machine has a core for each
 // (devices.WaitSpin), and wait hybrid where it has not.
-func RunBackend(o Options, backend string) ([]Figure, error) {
-	if backend == "" || backend == devices.SimBackend {
+func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
+	if gpuBackend == "" || gpuBackend == backend.Sim {
 		return nil, devices.Errorf(devices.KindInvalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
 	}
 	wait := devices.WaitHybrid
@@ -35,14 +37,14 @@ func RunBackend(o Options, backend string) ([]Figure, error) {
 	default:
 		return nil, devices.Errorf(devices.KindInvalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
 	}
-	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: wait}, backend)
+	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: wait}, gpuBackend)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	g, ok := f.First(devices.GPU).Accelerator().(RoundTripper)
 	if !ok {
-		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", backend)
+		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", gpuBackend)
 	}
 	repeats, sessions, longs, trips, launches := 7, 50, 5, 20_000, 200
 	if o.Short {
@@ -176,7 +178,7 @@ func kernelTimes(f *devices.Fabric, id uint64) (kernelClock, error) {
 			gpu = append(gpu, string(e.Kind))
 		}
 		switch e.Kind {
-		case devices.EvHostStore:
+		case event.EvHostStore:
 			if e.B == uint64(program.StartupRun) {
 				k.stored = e.Time
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -85,8 +86,8 @@ func steppedLifecycle(f *devices.Fabric, cfg exchange.Config) (*engine.Session, 
 }
 
 // sessionEvents returns the events of one session still in the stream.
-func sessionEvents(f *devices.Fabric, id uint64) []devices.Event {
-	return f.Events().Events(func(e *devices.Event) bool { return e.Session == id })
+func sessionEvents(f *devices.Fabric, id uint64) []event.Event {
+	return f.Events().Events(func(e *event.Event) bool { return e.Session == id })
 }
 
 // PublicationLatency runs one real-time session and returns the time from
@@ -116,7 +117,7 @@ func publication(f *devices.Fabric) (latency, lateStart time.Duration, err error
 			decided = e.Time
 		case program.EvObserve:
 			observed = max(observed, e.Time)
-		case devices.EvStart:
+		case event.EvStart:
 			started = max(started, e.Time)
 		}
 	}
@@ -134,7 +135,7 @@ func ExchangeRoundTrip(f *devices.Fabric, rounds int) (time.Duration, error) {
 	// the exchange's thousands would make garbage that a collection, with
 	// its pauses and write barriers, cleans up during the next exchange.
 	var first, last time.Duration
-	for _, e := range f.Events().Events(func(e *devices.Event) bool {
+	for _, e := range f.Events().Events(func(e *event.Event) bool {
 		return e.Session == s.ID() && (e.Kind == exchange.EvPayloadWrite && e.B == 1 || e.Kind == exchange.EvPayloadRead && e.B == uint64(rounds))
 	}) {
 		if e.Kind == exchange.EvPayloadWrite {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 )
 
 // The publication and exchange figures of each wait policy are measured on
@@ -128,7 +129,7 @@ func reportRaw(b *testing.B) {
 func BenchmarkEventEmit(b *testing.B) {
 	f := waitFabric(b, devices.WaitHybrid)
 	for range b.N {
-		f.Events().Emit(devices.HostActor, 0, devices.EvHostStore, 1, 2, "")
+		f.Events().Emit(event.HostActor, 0, event.EvHostStore, 1, 2, "")
 	}
 }
 

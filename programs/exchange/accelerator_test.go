@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -191,15 +193,15 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	if v, _ := exchange.Of(s.NPU()).Verification(); !v.OK {
 		t.Fatalf("verification: %s", v.Problem)
 	}
-	var clock [2]devices.Stamp // the kernel's observation and retirement, by its events
+	var clock [2]event.Stamp // the kernel's observation and retirement, by its events
 	for i, kind := range []program.EventKind{program.EvObserve, kernel.EvObserve, kernel.EvRetire} {
-		events := f.Events().Events(func(e *devices.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
+		events := f.Events().Events(func(e *event.Event) bool { return e.Session == s.ID() && e.Kind == kind && e.Actor == gpu.Actor() })
 		if len(events) != 1 {
 			t.Errorf("%d %s events from the GPU, want 1", len(events), kind)
 			continue
 		}
 		if i > 0 {
-			clock[i-1] = devices.Stamp{At: time.Duration(events[0].B), Set: true}
+			clock[i-1] = event.Stamp{At: time.Duration(events[0].B), Set: true}
 		}
 	}
 	if observed, retired := s.GPU().Program().(kernel.Clocked).KernelTimes(); observed != clock[0] || retired != clock[1] {
@@ -241,14 +243,14 @@ func TestResetTearsTheAcceleratorDownAndKeepsMemoryWhileTeardownFails(t *testing
 	npu.Reset()
 	g.setResetErr(errors.New("context destroy failed"))
 	gpu.Reset()
-	failed := f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvReset && e.B == 1 })
+	failed := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvReset && e.B == 1 })
 	if len(failed) != 1 || failed[0].Detail != "context destroy failed" {
 		t.Fatalf("reset events with a failed teardown: %v, want one saying why", failed)
 	}
 	if !gpu.Occupied() || len(f.Quarantines()) != 1 {
 		t.Fatalf("after a failed teardown: GPU occupied %v, quarantines %d; want held and kept", gpu.Occupied(), len(f.Quarantines()))
 	}
-	if n := len(f.Events().Events(func(e *devices.Event) bool { return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
+	if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvRetire && e.Actor == gpu.Actor() })); n != 0 {
 		t.Fatalf("the GPU's invocation retired %d times after a failed teardown; it must stay, with its reach", n)
 	}
 	g.setResetErr(nil)
@@ -280,7 +282,7 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 // nothing stays charged.
 func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	devs := devices.DefaultDevices()
-	devs[0].Accelerator = struct{ devices.Accelerator }{&fakeGPU{}} // hides Launch
+	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Launch
 	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
 	if err != nil {
 		t.Fatal(err)

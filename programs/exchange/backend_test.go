@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // testBackend opens the accelerator it holds, or fails with err.
 type testBackend struct {
-	accel devices.Accelerator
+	accel backend.Accelerator
 	err   error
 	opens int
 }
 
-func (b *testBackend) Open() (devices.Accelerator, error) {
+func (b *testBackend) Open() (backend.Accelerator, error) {
 	b.opens++
 	if b.err != nil {
 		return nil, b.err
@@ -34,14 +35,14 @@ var (
 )
 
 func init() {
-	devices.RegisterBackend("test-fake", fakeBackend)
-	devices.RegisterBackend("test-broken", brokenBackend)
+	backend.Register("test-fake", fakeBackend)
+	backend.Register("test-broken", brokenBackend)
 }
 
 func TestBackendsListsSimFirstThenTheRegisteredOnes(t *testing.T) {
-	got := devices.Backends()
+	got := backend.Names()
 	if len(got) < 3 || got[0] != "sim" || !slices.IsSorted(got[1:]) || !slices.Contains(got, "test-fake") || !slices.Contains(got, "test-broken") {
-		t.Errorf("Backends() = %q, want sim then the registered names in order", got)
+		t.Errorf("backend.Names() = %q, want sim then the registered names in order", got)
 	}
 	for _, name := range []string{"", "sim", "test-fake"} {
 		if err := devices.CheckBackend(name); err != nil {
@@ -54,10 +55,10 @@ func TestBackendsListsSimFirstThenTheRegisteredOnes(t *testing.T) {
 	}
 }
 
-func TestRegisterBackendRefusesMistakes(t *testing.T) {
+func TestRegisterRefusesMistakes(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		b    devices.Backend
+		b    backend.Backend
 		want string
 	}{
 		{"", fakeBackend, `needs a name other than "" and "sim", got ""`},
@@ -68,10 +69,10 @@ func TestRegisterBackendRefusesMistakes(t *testing.T) {
 		func() {
 			defer func() {
 				if msg, _ := recover().(string); !strings.Contains(msg, tc.want) {
-					t.Errorf("RegisterBackend(%q) panicked with %q, want %q", tc.name, msg, tc.want)
+					t.Errorf("backend.Register(%q) panicked with %q, want %q", tc.name, msg, tc.want)
 				}
 			}()
-			devices.RegisterBackend(tc.name, tc.b)
+			backend.Register(tc.name, tc.b)
 		}()
 	}
 }

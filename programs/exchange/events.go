@@ -5,7 +5,7 @@ import (
 )
 
 // Event kinds the exchange's programs emit, besides the runtime's own
-// (devices.EvDispatch, devices.EvRetire, ...).
+// (event.EvDispatch, event.EvRetire, ...).
 var (
 	EvPayloadWrite = program.DefineEvent("payload.write", program.CategoryRound) // A: invocation, B: generation
 	EvPayloadRead  = program.DefineEvent("payload.read", program.CategoryRound)  // A: invocation, B: generation

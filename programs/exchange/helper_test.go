@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -40,7 +41,7 @@ func dispatchedExchange(t testing.TB, f *devices.Fabric, cfg Config) (line *devi
 // runExchange stores RUN in the line and releases it to the NPU.
 func runExchange(t testing.TB, line *devices.Buffer, release *devices.Publication) {
 	t.Helper()
-	if _, err := line.Publish(devices.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
+	if _, err := line.Publish(event.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
 		t.Fatal(err)
 	}
 }

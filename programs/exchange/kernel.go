@@ -4,13 +4,14 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// Launcher is what a hardware backend's accelerator (devices.Accelerator)
+// Launcher is what a hardware backend's accelerator (backend.Accelerator)
 // implements to run the GPU half of the exchange itself, as a resident
 // kernel, in place of the simulated program. Prepare asserts it on the
 // GPU's accelerator; backends/cuda implements it.
@@ -99,7 +100,7 @@ type kernelExchange struct {
 const faultCheckEvery = 1 << 12
 
 // KernelTimes is the kernel's own times (kernel.Clocked).
-func (p *kernelExchange) KernelTimes() (observed, retired devices.Stamp) { return p.clock.Times() }
+func (p *kernelExchange) KernelTimes() (observed, retired event.Stamp) { return p.clock.Times() }
 
 // Step watches the kernel, which Dispatch launched. It polls (Poll) while
 // nothing changes, so the executor paces it.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -144,8 +145,8 @@ func TestReadersAreNotBlockedByALaunchOrAReset(t *testing.T) {
 	if gpu.Occupied() {
 		t.Error("the GPU is occupied after its reset")
 	}
-	retired := f.Events().Events(func(e *devices.Event) bool {
-		return e.Kind == devices.EvRetire && e.Actor == gpu.Actor() && e.B == 1
+	retired := f.Events().Events(func(e *event.Event) bool {
+		return e.Kind == event.EvRetire && e.Actor == gpu.Actor() && e.B == 1
 	})
 	if len(retired) != 1 {
 		t.Errorf("the GPU's invocation retired with an error %d times after the reset, want once", len(retired))

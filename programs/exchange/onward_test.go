@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -70,7 +71,7 @@ func preparedByHand(tb testing.TB, f *devices.Fabric, cfg Config) *Exchange {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := line.Publish(devices.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
+	if _, err := line.Publish(event.Event{}, 0, program.StartupRun, []*devices.Publication{release}); err != nil {
 		tb.Fatal(err)
 	}
 	return x

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -110,13 +110,13 @@ type Clocked interface {
 	// KernelTimes is when the kernel saw the decision and when it retired,
 	// by its clock aligned with the fabric's (the B of EvObserve and
 	// EvRetire); unset until it reported them.
-	KernelTimes() (observed, retired devices.Stamp)
+	KernelTimes() (observed, retired event.Stamp)
 }
 
 // Clock reports a kernel's own times as events and keeps them for
 // Clocked. A program keeps one and hands it what the kernel's status says.
 type Clock struct {
-	observed, retired devices.StampCell
+	observed, retired event.StampCell
 }
 
 // Observe reports, the first time decision is no longer WAIT, that the
@@ -139,7 +139,7 @@ func (c *Clock) Retire(env program.Env, at time.Duration) {
 }
 
 // Times returns the times reported, unset until they were.
-func (c *Clock) Times() (observed, retired devices.Stamp) {
+func (c *Clock) Times() (observed, retired event.Stamp) {
 	return c.observed.Load(), c.retired.Load()
 }
 
@@ -195,7 +195,7 @@ func (p *Program) Start(env program.Env) error {
 }
 
 // KernelTimes is the kernel's own times (Clocked).
-func (p *Program) KernelTimes() (observed, retired devices.Stamp) { return p.clock.Times() }
+func (p *Program) KernelTimes() (observed, retired event.Stamp) { return p.clock.Times() }
 
 // Step watches the kernel. It polls (Poll) while nothing changes, so the
 // executor paces it; every faultCheckEvery polls it asks the driver

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -58,7 +59,7 @@ func (k *fakeKernel) Check() (bool, error) {
 
 // run dispatches the kernel program of m on a simulated fabric, with site
 // armed as term when not empty, and waits for it.
-func run(t *testing.T, m *fakeModule, term string) (error, []devices.Event) {
+func run(t *testing.T, m *fakeModule, term string) (error, []event.Event) {
 	t.Helper()
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
@@ -89,10 +90,10 @@ func run(t *testing.T, m *fakeModule, term string) (error, []devices.Event) {
 	if !ok && err == nil {
 		t.Fatalf("the kernel program did not retire within a simulated second")
 	}
-	return err, f.Events().Events(func(e *devices.Event) bool { return e.Session == 7 })
+	return err, f.Events().Events(func(e *event.Event) bool { return e.Session == 7 })
 }
 
-func kinds(events []devices.Event) string {
+func kinds(events []event.Event) string {
 	var ks []string
 	for _, e := range events {
 		ks = append(ks, string(e.Kind))
@@ -114,10 +115,10 @@ func TestKernelProgram(t *testing.T) {
 			t.Errorf("launched with %+v", m.block)
 		}
 		observed, retired := m.program.KernelTimes()
-		if want := (devices.Stamp{At: 3, Set: true}); observed != want {
+		if want := (event.Stamp{At: 3, Set: true}); observed != want {
 			t.Errorf("the kernel's observation %+v, want its clock's %+v", observed, want)
 		}
-		if want := (devices.Stamp{At: 6, Set: true}); retired != want {
+		if want := (event.Stamp{At: 6, Set: true}); retired != want {
 			t.Errorf("the kernel's retirement %+v, want its clock's %+v", retired, want)
 		}
 	})

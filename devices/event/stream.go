@@ -1,52 +1,14 @@
-package devices
+package event
 
 import (
-	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
-
-// Event kinds emitted by the hardware model.
-var (
-	EvAlloc          = program.DefineEvent("alloc", program.CategoryMemory)           // A: buffer, B: bytes
-	evAllocFailed    = program.DefineEvent("alloc.failed", program.CategoryMemory)    // Detail: why
-	EvRelease        = program.DefineEvent("release", program.CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
-	EvReleaseRefused = program.DefineEvent("release.refused", program.CategoryMemory) // A: buffer, B: bytes; Detail: why
-	EvHostStore      = program.DefineEvent("host.store", program.CategoryHost)        // A: buffer, B: value
-	EvPublication    = program.DefineEvent("publication", program.CategoryHost)       // A: device actor, B: 0 done, 1 skipped, 2 failed; Detail: device and family
-	EvDispatch       = program.DefineEvent("dispatch", program.CategoryDevice)        // A: invocation, B: family ordinal
-	evReject         = program.DefineEvent("dispatch.reject", program.CategoryDevice) // A: family ordinal; Detail: why
-	EvReach          = program.DefineEvent("reach", program.CategoryDevice)           // A: invocation, B: buffer it can reach
-	EvStart          = program.DefineEvent("start", program.CategoryDevice)           // A: invocation
-	EvRetire         = program.DefineEvent("retire", program.CategoryDevice)          // A: invocation, B: 0 ok, 1 error; Detail: error
-	EvFault          = program.DefineEvent("fault", program.CategoryFault)            // A: site, B: action; Detail: site and action
-	EvReset          = program.DefineEvent("reset", program.CategoryDevice)           // A: invocation stopped (0 when idle), B: 1 when teardown failed; Detail: why
-	EvQuarantine     = program.DefineEvent("quarantine", program.CategoryMemory)      // A: bytes kept charged to the fabric's budget, B: to other budgets
-	EvHold           = program.DefineEvent("quarantine.hold", program.CategoryMemory) // A: a device's actor that the quarantine beginning holds
-	EvKeep           = program.DefineEvent("quarantine.keep", program.CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
-	EvQuarantineEnd  = program.DefineEvent("quarantine.end", program.CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
-)
-
-// Actor says who acted: the host or a device.
-type Actor uint8
-
-// HostActor is the host; devices are 1, 2, ... in fabric order.
-const HostActor Actor = 0
-
-// Event is one step of the protocol or of a device.
-type Event struct {
-	Seq     uint64        // position in the stream, from 1
-	Time    time.Duration // since the fabric was made; virtual in simulated time
-	Actor   Actor
-	Session uint64 // the owner tag of the buffer or program (the engine's session id); 0 if none
-	Kind    program.EventKind
-	A, B    uint64 // kind-specific numbers, see the kind's comment
-	Detail  string
-}
 
 // Stream is the fabric's bounded event stream. It keeps the last events
 // (a ring), feeds every event to its subscribers in order, and keeps a digest
@@ -54,16 +16,16 @@ type Event struct {
 //
 // In real time, events reach it in batches where that keeps their
 // recording off the path a device waits on: a running program's through
-// its device's log (deviceLog), a publication's once its last release is
-// made (Buffer.Publish). Each actor's events stay in the order they
+// its device's log (MoveIn), a publication's once its last release is
+// made (devices.Buffer.Publish). Each actor's events stay in the order they
 // happened, and an event stays after the ones that caused it; but the
 // stream's order is not the order of time between actors running at once.
 type Stream struct {
-	// gate orders a host's batch of events (Buffer.Publish) before the
+	// gate orders a host's batch of events (BeginBatch) before the
 	// device events its releases allow: the batch holds it, and a device
-	// log read-holds it while it moves events in (deviceLog).
+	// log read-holds it while it moves events in (MoveIn).
 	gate   sync.RWMutex
-	held   []Event // a batch's events (hostEvents), kept for the next under gate
+	held   []Event // a batch's events (HostEvents), kept for the next under gate
 	mu     sync.Mutex
 	ring   []Event // grows up to capacity, then wraps: event seq is at (seq-1) % capacity
 	limit  int
@@ -71,7 +33,7 @@ type Stream struct {
 	subs   []*subscription
 	digest uint64
 	clock  func() time.Duration
-	emit   emitFunc // emitLocked, bound once: atomically hands it out
+	emit   EmitFunc // emitLocked, bound once: Atomically hands it out
 }
 
 type subscription struct {
@@ -79,7 +41,7 @@ type subscription struct {
 	stream *Stream
 }
 
-// init readies the stream, new or of a renewed fabric, to keep capacity
+// Init readies the stream, new or of a renewed fabric, to keep capacity
 // events (in buffer when it is large enough, else in the ring it has when
 // that is), with no event and no subscriber. whole says to make a ring of
 // the full capacity now, its memory written once, where the stream would
@@ -87,7 +49,7 @@ type subscription struct {
 // run, and each growth copies the ring under the lock a device's log may
 // wait for, makes garbage whose collection stops the devices, and leaves
 // new pages whose first writes fault (docs/performance.md).
-func (s *Stream) init(capacity int, buffer []Event, whole bool, clock func() time.Duration) {
+func (s *Stream) Init(capacity int, buffer []Event, whole bool, clock func() time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.limit, s.seq, s.digest, s.clock = capacity, 0, fnvOffset, clock
@@ -103,17 +65,17 @@ func (s *Stream) init(capacity int, buffer []Event, whole bool, clock func() tim
 		clear(s.ring) // the ring keeps no details alive
 		s.ring = s.ring[:0]
 	case whole:
-		s.ring = writtenEvents(capacity)
+		s.ring = Written(capacity)
 	default:
 		s.ring = nil
 	}
 }
 
-// writtenEvents is an empty slice with room for n events whose memory has
+// Written is an empty slice with room for n events whose memory has
 // been written once. Memory fresh from the system, which make leaves as it
 // is, is not there until the first write into each page faults: a real-time
 // device writing events must not take those faults in its rounds.
-func writtenEvents(n int) []Event {
+func Written(n int) []Event {
 	b := make([]Event, n)
 	clear(b)
 	return b[:0]
@@ -128,16 +90,16 @@ func (s *Stream) Emit(actor Actor, session uint64, kind program.EventKind, a, b 
 	return s.emitLocked(actor, session, kind, a, b, detail)
 }
 
-// emitFunc emits an event and returns its time; inside atomically it is
-// emitLocked.
-type emitFunc func(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration
+// EmitFunc emits an event and returns its time; inside Atomically it
+// emits under the stream's lock.
+type EmitFunc func(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration
 
-// atomically runs fn under the stream's lock, handing it the way to emit
+// Atomically runs fn under the stream's lock, handing it the way to emit
 // there. What fn changes together with the events it emits is seen by
 // subscribers exactly when they see those events: no subscriber can find
 // the budget charged or refunded before the event that says so. fn must not
 // call Emit.
-func (s *Stream) atomically(fn func(emit emitFunc)) {
+func (s *Stream) Atomically(fn func(emit EmitFunc)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn(s.emit)
@@ -149,25 +111,30 @@ func (s *Stream) emitLocked(actor Actor, session uint64, kind program.EventKind,
 	return at
 }
 
-// hostEvents is where the host's events of one operation go: into the
-// stream at once, or, in a batch, held in the stream's room for them until
-// endBatch adds them all, stamped with the time the batch began.
-type hostEvents struct {
+// HostEvents is where the host's events of one operation go: into the
+// stream at once (Direct), or, in a batch (BeginBatch), held in the
+// stream's room for them until EndBatch adds them all, stamped with the
+// time the batch began.
+type HostEvents struct {
 	stream *Stream
 	batch  bool
 	at     time.Duration
 }
 
-// beginBatch holds the events of a host operation until endBatch; no
+// Direct is where a host operation's events go when they enter the stream
+// as they are emitted.
+func (s *Stream) Direct() HostEvents { return HostEvents{stream: s} }
+
+// BeginBatch holds the events of a host operation until EndBatch; no
 // device's events enter the stream in between.
-func (s *Stream) beginBatch() hostEvents {
+func (s *Stream) BeginBatch() HostEvents {
 	s.gate.Lock()
 	s.held = s.held[:0]
-	return hostEvents{stream: s, batch: true, at: s.clock()}
+	return HostEvents{stream: s, batch: true, at: s.clock()}
 }
 
-// endBatch adds the batch's events to the stream.
-func (h *hostEvents) endBatch() {
+// EndBatch adds the batch's events to the stream.
+func (h *HostEvents) EndBatch() {
 	s := h.stream
 	defer s.gate.Unlock()
 	s.mu.Lock()
@@ -176,7 +143,9 @@ func (h *hostEvents) endBatch() {
 	clear(s.held) // the room keeps no details alive
 }
 
-func (h *hostEvents) emit(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration {
+// Emit emits an event of the host operation and returns its time: the
+// batch's beginning in a batch.
+func (h *HostEvents) Emit(actor Actor, session uint64, kind program.EventKind, a, b uint64, detail string) time.Duration {
 	s := h.stream
 	if !h.batch {
 		return s.Emit(actor, session, kind, a, b, detail)
@@ -186,10 +155,30 @@ func (h *hostEvents) emit(actor Actor, session uint64, kind program.EventKind, a
 }
 
 // recordLocked adds events that were stamped when they happened (a
-// device's log, see deviceLog), in their order (s.mu held).
+// device's log, see MoveIn), in their order (s.mu held).
 func (s *Stream) recordLocked(events []Event) {
 	for _, e := range events {
 		s.add(e)
+	}
+}
+
+// MoveIn records the batch handed holds, if any, clearing handed, then
+// filling, unless it is nil, which it empties: a device's log of events,
+// stamped when they happened, joining the stream. It runs under the
+// stream's lock, behind any host batch in progress, so that of two callers
+// (the host collecting, the device flushing) one records a handed batch.
+func (s *Stream) MoveIn(handed *atomic.Pointer[[]Event], filling *[]Event) {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if batch := handed.Load(); batch != nil {
+		s.recordLocked(*batch)
+		handed.Store(nil)
+	}
+	if filling != nil {
+		s.recordLocked(*filling)
+		*filling = (*filling)[:0]
 	}
 }
 
@@ -301,13 +290,4 @@ func (s *Stream) Digest() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.digest
-}
-
-// Format renders an event as one line, naming actors with names.
-func (e Event) Format(names func(Actor) string) string {
-	s := fmt.Sprintf("%12v %-5s s%-3d %-16s a=%d b=%d", e.Time, names(e.Actor), e.Session, e.Kind, e.A, e.B)
-	if e.Detail != "" {
-		s += " " + e.Detail
-	}
-	return s
 }
