@@ -158,6 +158,10 @@ type Options struct {
 type Pair struct {
 	Name   string
 	Digest string
+	// OwnArgs says the pair runs with arguments of its own, not the
+	// built-in exchange's shape, so the bounds' rounds and credits do
+	// not apply to it (a report leaves them out).
+	OwnArgs bool
 }
 
 // PairDigest is the digest of a pair that a replay string records: of

@@ -64,8 +64,12 @@ func (r *Report) String() string {
 	if r.Bounds.Misuse <= 0 {
 		misuse = "off"
 	}
-	fmt.Fprintf(&b, "bounds: rounds <= %d, credits <= %d, faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
-		r.Bounds.Rounds, r.Bounds.Credits, r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps, r.Bounds.Sessions, misuse)
+	b.WriteString("bounds: ")
+	if !r.Pair.OwnArgs {
+		fmt.Fprintf(&b, "rounds <= %d, credits <= %d, ", r.Bounds.Rounds, r.Bounds.Credits)
+	}
+	fmt.Fprintf(&b, "faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
+		r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps, r.Bounds.Sessions, misuse)
 	if r.NoPrune {
 		b.WriteString("without pruning: no state hashed\n")
 	}

@@ -186,7 +186,7 @@ func scalarArgs(L *lua.LState, t *lua.LTable, name string) map[string]any {
 // with args: their names, and a digest of their texts and arguments.
 func PairIdentity(gpu, npu *luaprogram.Program, args map[string]any) check.Pair {
 	words := ArgsWords(args)
-	pair := check.Pair{Name: filepath.Base(gpu.Name()) + "," + filepath.Base(npu.Name()), Digest: check.PairDigest(gpu.Text(), npu.Text(), words)}
+	pair := check.Pair{Name: filepath.Base(gpu.Name()) + "," + filepath.Base(npu.Name()), Digest: check.PairDigest(gpu.Text(), npu.Text(), words), OwnArgs: args != nil}
 	if words != "" {
 		pair.Name += " with " + words
 	}

@@ -82,7 +82,7 @@ func TestCheckPairWithoutItsArgs(t *testing.T) {
 
 	given := checkRun(t, "--programs", pair, "--args", "chunks=2,words=4", "--faults", "0", "--preemptions", "1", "--sessions", "1", "--misuse", "off")
 	given.wantCode(t, 0)
-	contains(t, "stdout", given.stdout, "args chunks=2,words=4", "bounded space exhausted", "no invariant broken")
+	contains(t, "stdout", given.stdout, "args chunks=2,words=4", "bounds: faults <= 0, preemptions <= 1, steps <= 200, sessions <= 1, misuse off\n", "bounded space exhausted", "no invariant broken")
 	m := regexp.MustCompile(`a session made in ([0-9]+) schedules, decided RUN in ([0-9]+), a RUN session retired in ([0-9]+)`).FindStringSubmatch(given.stdout)
 	if m == nil || m[2] == "0" || m[3] == "0" {
 		t.Fatalf("no runs that decided RUN and retired counted:\n%s", given.stdout)
