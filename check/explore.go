@@ -98,6 +98,22 @@ func (b *Bounds) Set(name string, v int) error {
 	return nil
 }
 
+// pairDefaults is b with the defaults of a pair of one's own (Pair.OwnArgs)
+// where b leaves them: one session and no misuse. Those two bounds explore
+// the host's side of the protocol (sessions sharing the devices, calls out
+// of order), which the built-in scenario checks; a pair's search spends its
+// schedules on its programs' orders, faults and preemptions instead, and
+// ends in minutes where the built-in defaults take hours of Lua.
+func (b Bounds) pairDefaults() Bounds {
+	if b.Sessions == 0 {
+		b.Sessions = 1
+	}
+	if b.Misuse == 0 {
+		b.Misuse = -1
+	}
+	return b
+}
+
 func (b Bounds) withDefaults() Bounds {
 	if b.Steps <= 0 {
 		b.Steps = 200
@@ -273,7 +289,11 @@ func (r *Report) Vacuous() string {
 // it finds the scenario not deterministic (Report.Nondeterministic).
 func Check(ctx context.Context, scenario Scenario, opts Options) Report {
 	start := time.Now()
-	x := &explorer{scenario: scenario, bounds: opts.Bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates, pair: opts.Pair}
+	bounds := opts.Bounds
+	if opts.Pair.OwnArgs {
+		bounds = bounds.pairDefaults()
+	}
+	x := &explorer{scenario: scenario, bounds: bounds.withDefaults(), opts: opts, start: start, maxStates: opts.MaxStates, pair: opts.Pair}
 	if x.maxStates <= 0 {
 		x.maxStates = DefaultMaxStates
 	}

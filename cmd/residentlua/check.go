@@ -53,10 +53,11 @@ found that breaks each invariant broken.
   --steps N         choices of one run that may branch (default 200)
   --sessions S      sessions the built-in scenario may make, sharing the
                     GPU and the NPU, their operations interleaved (default
-                    2; from 1 to 3)
+                    2, 1 for a pair given --args; from 1 to 3)
   --misuse on|off   whether the built-in scenario also makes host calls out
                     of order, and a close that races a wait from another
-                    thread (default on; 1 and 0 say the same)
+                    thread (default on, off for a pair given --args; 1 and
+                    0 say the same)
   --no-prune        explore without state hashing: slower, and finds the
                     same (a check of the pruning)
   --programs G,N    the built-in scenario runs the GPU program G and the NPU

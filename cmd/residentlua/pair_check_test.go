@@ -279,3 +279,34 @@ end
 	c.wantCode(t, 0)
 	contains(t, "stdout", c.stdout, "20  ok")
 }
+
+// TestRingVariantsCaughtAtDefaultBounds checks the ring pair and its four
+// broken variants with residentlua check at its default bounds for a pair of
+// one's own (no bound given: one session, no misuse, a fault, two
+// preemptions): the correct pair's search is exhausted clean, and each
+// broken variant's names its invariant or rule. Minutes of search, so CI
+// runs it without the race detector, beside the checker's other
+// default-bounds run.
+func TestRingVariantsCaughtAtDefaultBounds(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("minutes of search a pair; .ci/run runs it without the race detector")
+	}
+	for i, v := range ringVariants {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			gpu, npu := writeRingVariant(t, dir, i)
+			c := checkRun(t, "--programs", gpu+","+npu, "--args", "slots=2,msgs=3,words=2")
+			contains(t, "stdout", c.stdout, "bounds: faults <= 1, preemptions <= 2, steps <= 200, sessions <= 1, misuse off\n", "bounded space exhausted")
+			if v.invariants == nil {
+				c.wantCode(t, 0)
+				contains(t, "stdout", c.stdout, "no invariant broken")
+				return
+			}
+			c.wantCode(t, 1)
+			if !namesOne(c.stdout, v.invariants) {
+				t.Errorf("check names none of %v:\n%s", v.invariants, c.stdout)
+			}
+		})
+	}
+}

@@ -11,8 +11,11 @@ import (
 )
 
 // checkBounds are the bounds of the checker's figures: the built-in
-// scenario's smallest exchange, one fault and one preemption per run.
-var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+// scenario's smallest exchange, one fault and one preemption per run, and
+// the built-in scenario's two sessions and misuse, given so that a user's
+// pair (whose defaults are one session and no misuse) is searched under
+// the same bounds as the exchanges.
+var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Sessions: 2, Misuse: 1}
 
 // fillGPU and sumNPU are a user's pair of about the exchange's size, as
 // one writes it from docs/programs.md: the GPU fills chunks of words and
