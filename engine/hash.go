@@ -5,17 +5,6 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
-// bits packs flags into a word, the first flag in the lowest bit.
-func bits(flags ...bool) uint64 {
-	var w uint64
-	for i, f := range flags {
-		if f {
-			w |= 1 << i
-		}
-	}
-	return w
-}
-
 // HashState adds to h what the session's future depends on: its
 // decision, whether it is poisoned, retired, verified or closed, how its
 // participants' completions stand, and the words of its buffers, for a
@@ -25,14 +14,14 @@ func (s *Session) HashState(h *program.StateHash) {
 	defer s.mu.Unlock()
 	h.Add(s.startup.id)
 	h.Add(uint64(s.decision)<<8 | uint64(s.outcome))
-	h.Add(bits(s.poisoned, s.retired, s.checked, s.checkErr != nil, s.closing))
+	h.Add(program.Flags(s.poisoned, s.retired, s.checked, s.checkErr != nil, s.closing))
 	for _, c := range []*devices.Completion{s.gpuDone, s.npuDone} {
 		if c == nil {
 			h.Add(0)
 			continue
 		}
 		done, err := c.IsComplete()
-		h.Add(c.ID()<<2 | bits(done, err != nil))
+		h.Add(c.ID()<<2 | program.Flags(done, err != nil))
 		if err != nil {
 			h.AddString(err.Error())
 		}

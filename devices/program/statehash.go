@@ -24,6 +24,17 @@ func (h *StateHash) AddString(s string) {
 	}
 }
 
+// Flags packs flags into a word for Add, the first flag in the lowest bit.
+func Flags(flags ...bool) uint64 {
+	var w uint64
+	for i, f := range flags {
+		if f {
+			w |= 1 << i
+		}
+	}
+	return w
+}
+
 // Sum is the hash.
 func (h *StateHash) Sum() uint64 { return h.sum }
 

@@ -96,6 +96,6 @@ func (c *decisionChecker) hash(h *program.StateHash) {
 		h.Add(id)
 		h.Add(a.line)
 		h.Add(uint64(a.decisions)<<32 | uint64(a.stores))
-		h.Add(bits(a.accepted[0], a.accepted[1], a.rejected[0], a.rejected[1], a.aborted[0], a.aborted[1], a.ownFault))
+		h.Add(program.Flags(a.accepted[0], a.accepted[1], a.rejected[0], a.rejected[1], a.aborted[0], a.aborted[1], a.ownFault))
 	}
 }

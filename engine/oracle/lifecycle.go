@@ -197,7 +197,7 @@ func (c *lifecycleChecker) hash(h *program.StateHash, now time.Duration) {
 		l := c.sessions.get(id)
 		h.Add(id)
 		h.Add(uint64(l.decision)<<32 | uint64(l.decisions))
-		h.Add(bits(l.faulted, l.published, l.poisoned, l.retired,
+		h.Add(program.Flags(l.faulted, l.published, l.poisoned, l.retired,
 			l.wait.joined[0], l.wait.joined[1], l.wait.failed, l.wait.cancelled, l.wait.overdue,
 			l.close.begun, l.close.joined, l.close.reported))
 		h.Add(uint64(l.wait.result[0])<<8 | uint64(l.wait.result[1]))

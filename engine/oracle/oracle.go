@@ -283,21 +283,10 @@ func (o *Oracle) HashState(h *program.StateHash) {
 	defer o.mu.Unlock()
 	h.Add(uint64(len(o.verdicts.list)))
 	for _, id := range o.open.sorted() {
-		h.Add(id<<1 | bits(o.open.get(id).closing))
+		h.Add(id<<1 | program.Flags(o.open.get(id).closing))
 	}
 	o.budget.hash(h)
 	o.decisions.hash(h)
 	o.lifecycle.hash(h, now)
 	o.reach.hash(h)
-}
-
-// bits packs flags into a word, the first flag in the lowest bit.
-func bits(flags ...bool) uint64 {
-	var w uint64
-	for i, f := range flags {
-		if f {
-			w |= 1 << i
-		}
-	}
-	return w
 }

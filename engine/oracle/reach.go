@@ -208,7 +208,7 @@ func (c *reachChecker) hash(h *program.StateHash) {
 	for _, id := range c.invocations.sorted() {
 		inv := c.invocations.get(id)
 		h.Add(id)
-		h.Add(inv.session<<9 | uint64(inv.device)<<1 | bits(inv.sawAbort))
+		h.Add(inv.session<<9 | uint64(inv.device)<<1 | program.Flags(inv.sawAbort))
 		for _, b := range inv.reach {
 			h.Add(b)
 		}
