@@ -6,50 +6,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/residentlua/residentlua/internal/bench"
 )
 
 // fillGPU and sumNPU are a chunked fill and sum written from the docs
-// alone: their buffers need args.chunks and args.words, which only --args
-// gives them.
+// alone (the checker's benchmark pair): their buffers need args.chunks and
+// args.words, which only --args gives them.
 const (
-	fillGPU = `return {
-	buffers = function(a) return {data = a.chunks * a.words * 4, flags = 64} end,
-	run = function(p, a)
-		local seen = p:load(p.startup, 0)
-		while seen == p.WAIT do seen = p:wait(p.startup, 0, seen) end
-		p:event("observe", seen)
-		if seen ~= p.RUN then return end
-		for k = 1, a.chunks do
-			local w = {}
-			for i = 1, a.words do w[i] = k * 100 + i end
-			p:write(p.buffers.data, (k - 1) * a.words * 4, w)
-			p:store(p.buffers.flags, 0, k)
-		end
-	end,
-}`
-	sumNPU = `return {
-	buffers = function(a) return {data = a.chunks * a.words * 4, flags = 64} end,
-	run = function(p, a)
-		local seen = p:load(p.startup, 0)
-		while seen == p.WAIT do seen = p:wait(p.startup, 0, seen) end
-		p:event("observe", seen)
-		if seen ~= p.RUN then return end
-		local f = p:load(p.buffers.flags, 0)
-		while f < a.chunks do f = p:wait(p.buffers.flags, 0, f) end
-		local w = p:read(p.buffers.data, 0, a.chunks * a.words)
-		local sum = 0
-		for i = 1, #w do sum = sum + w[i] end
-		p:store(p.buffers.flags, 4, sum)
-		p:drain(p.buffers.flags)
-	end,
-	check = function(c, a)
-		local want = 0
-		for k = 1, a.chunks do for i = 1, a.words do want = want + k * 100 + i end end
-		local got = c:load(c.buffers.flags, 4)
-		if got ~= want then return false, "sum " .. got .. ", want " .. want end
-		return true
-	end,
-}`
+	fillGPU = bench.FillGPU
+	sumNPU  = bench.SumNPU
 )
 
 // writeFiles writes each name's text into a fresh folder and returns it.

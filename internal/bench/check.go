@@ -17,12 +17,14 @@ import (
 // the same bounds as the exchanges.
 var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Sessions: 2, Misuse: 1}
 
-// fillGPU and sumNPU are a user's pair of about the exchange's size, as
-// one writes it from docs/programs.md: the GPU fills chunks of words and
-// raises a flag after each, the NPU waits for the last, sums the words and
-// returns the sum, which its check verifies.
+// FillGPU and SumNPU are a user's pair of about the exchange's size, as
+// one writes it from docs/programs.md: the GPU fills args.chunks chunks of
+// args.words words and raises a flag after each, the NPU waits for the
+// last, sums the words and returns the sum, which its check verifies. Their
+// buffers need both arguments, so the pair runs only when given them. The
+// command's tests check the pair too.
 const (
-	fillGPU = `return {
+	FillGPU = `return {
 	buffers = function(a) return {data = a.chunks * a.words * 4, flags = 64} end,
 	run = function(p, a)
 		local seen = p:load(p.startup, 0)
@@ -37,7 +39,7 @@ const (
 		end
 	end,
 }`
-	sumNPU = `return {
+	SumNPU = `return {
 	buffers = function(a) return {data = a.chunks * a.words * 4, flags = 64} end,
 	run = function(p, a)
 		local seen = p:load(p.startup, 0)
@@ -121,7 +123,7 @@ func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
 
 // checkPrograms compiles the Lua pair of a figure.
 func checkPrograms(pair CheckPair) (gpu, npu *luaprogram.Program, err error) {
-	texts := [2]string{fillGPU, sumNPU}
+	texts := [2]string{FillGPU, SumNPU}
 	names := [2]string{"=fill_gpu.lua", "=sum_npu.lua"}
 	if pair == CheckLuaExchange {
 		for i, f := range []string{"exchange/exchange_gpu.lua", "exchange/exchange_npu.lua"} {
