@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
@@ -301,7 +302,9 @@ func (o *checkOptions) scenarioName() string {
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
+	restore := gctune.ForBatch()
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair})
+	restore()
 	intr.disarm()
 	prog.stop()
 	return o.report(&rep, stdout)

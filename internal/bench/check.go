@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs"
@@ -118,6 +119,7 @@ func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
 		defer cancel()
 	}
 	opts.Bounds = checkBounds
+	defer gctune.ForBatch()() // as the command checks
 	return check.Check(ctx, scenario, opts), nil
 }
 
