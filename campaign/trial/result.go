@@ -18,7 +18,8 @@ type Session struct {
 	// ID is the session's id in events, 0 when it could not be made.
 	ID uint64
 	// Args are the arguments the session's pair drew, in words ("2
-	// rounds, 1 credit, 64-byte slots on aql" for the built-in exchange).
+	// rounds, 1 credit, 64-byte slots on aql" for the built-in exchange);
+	// empty with Config.NoOps, as the operations' lines are.
 	Args string
 	// Outcome is how Close ended it, 0 when it could not be made.
 	Outcome engine.Outcome

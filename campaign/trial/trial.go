@@ -57,10 +57,10 @@ type Config struct {
 	// OnFabric, when set, is called with the trial's fabric before anything
 	// happens on it (to subscribe a trace recorder, say).
 	OnFabric func(*devices.Fabric)
-	// NoOps leaves Result.Ops empty: the host operations are made, and their
-	// errors counted, as ever, but their lines are not kept. A campaign that
-	// reads only how trials ended sets it; the lines were most of what a
-	// trial allocated.
+	// NoOps leaves Result.Ops, and each Session's Args, empty: the host
+	// operations are made, and their errors counted, as ever, but their
+	// lines are not kept. A campaign that reads only how trials ended sets
+	// it; the lines were most of what a trial allocated.
 	NoOps bool
 }
 
@@ -238,6 +238,7 @@ func NewWorld() *World {
 	w := &World{}
 	t := &w.trial
 	t.world, t.accepted = w, map[uint64][2]bool{}
+	t.words = make([]byte, 0, 64) // a session's arguments in words: one allocation, not one per growth
 	t.rng = rand.New(&t.pcg)
 	t.counter = t.count
 	return w
@@ -631,7 +632,10 @@ func (t *trial) openSession() *sessionPlan {
 	var programs engine.Programs
 	programs, t.words = t.cfg.Pair.Draw(t.rng, t.words[:0])
 	s, err := engine.Open(t.gpu, t.npu, programs)
-	ts := Session{Args: string(t.words)}
+	var ts Session
+	if !t.cfg.NoOps {
+		ts.Args = string(t.words)
+	}
 	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
 	}
