@@ -20,8 +20,9 @@ type machine struct {
 	L     *lua.LState
 	chunk *lua.LFunction
 	// host is what the chunk returned when the machine was made: whether
-	// it has a check, and its sites. Its functions are never run: each
-	// call of a check or a buffers declaration runs the chunk afresh.
+	// it has a check, and its sites. Its functions are never run: a
+	// buffers declaration runs the chunk afresh, and an invocation or a
+	// check runs the function fresh gives it.
 	host spec
 	// globals are the state's globals as made (lib the index in libs of
 	// those that are library tables, -1 for the others), and libs the
