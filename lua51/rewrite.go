@@ -39,6 +39,7 @@ const (
 	opAppend                     // t[#t + 1] = v, with a v that has no effects
 	opForBound                   // a numeric for's initial value, limit or step
 	opTable                      // a constructor of more than constructorBatch items
+	opSpread                     // the arguments of a call, or values of a return, that take too many registers
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -47,7 +48,7 @@ type site struct {
 	op       opKind
 	names    operandNames
 	operator string
-	sizes    []int // an opTable's number of items in each part
+	sizes    []int // an opTable's or opSpread's number of items in each part
 }
 
 // operandNames describes the operands of one chain for error messages:
@@ -394,6 +395,7 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.functionExpr(s.Func, s.Name.Func == nil)
 	case *ast.ReturnStmt:
 		t.exprs(s.Exprs)
+		s.Exprs = t.spread(s.Exprs)
 	}
 }
 
@@ -454,6 +456,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			e.Receiver = t.expr(e.Receiver)
 		}
 		t.exprs(e.Args)
+		e.Args = t.spread(e.Args)
 	case *ast.LogicalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 		return foldLogical(e)
