@@ -57,11 +57,12 @@ type site struct {
 type operandNames []string
 
 // compileChunk parses src, rewrites its operations and assignments and
-// compiles it as a main chunk called id. A chunk that the rewrite leaves
-// without room (a function with 200 registers already in use) is compiled
-// as it is. It touches no state, so that a host may leave it running on
-// another goroutine when its call is cancelled (loadBytes).
-func compileChunk(src []byte, id string) (*compiled, error) {
+// compiles it as a main chunk called id; constructors are its table
+// constructors as the syntax check found them. A chunk that the rewrite
+// leaves without room (a function with 200 registers already in use) is
+// compiled as it is. It touches no state, so that a host may leave it
+// running on another goroutine when its call is cancelled (loadBytes).
+func compileChunk(src []byte, id string, constructors []constructorStores) (*compiled, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
 	if err != nil {
@@ -70,10 +71,12 @@ func compileChunk(src []byte, id string) (*compiled, error) {
 	if !rewriteChunks {
 		return compileTransformed(chunk, id, nil)
 	}
-	tr := &transformer{rewrite: true, gotoName: gotoName}
+	tr := &transformer{rewrite: true, gotoName: gotoName, stores: &storeLines{checked: constructors}}
 	tr.function(0, mainChunk, nil, chunk)
+	tr.stores.mark()
 	c, err := compileTransformed(chunk, id, tr.sites)
 	if err == nil {
+		tr.stores.fix(c.proto)
 		fixLocalEnds(c.proto, tr.locals)
 	}
 	if err == nil || !tr.changed {
@@ -82,10 +85,12 @@ func compileChunk(src []byte, id string) (*compiled, error) {
 	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 		return nil, err
 	}
-	tr = &transformer{gotoName: gotoName}
+	tr = &transformer{gotoName: gotoName, stores: &storeLines{checked: constructors}}
 	tr.function(0, mainChunk, nil, chunk)
+	tr.stores.mark()
 	c, err = compileTransformed(chunk, id, nil)
 	if err == nil {
+		tr.stores.fix(c.proto)
 		fixLocalEnds(c.proto, tr.locals)
 	}
 	return c, err
@@ -206,6 +211,7 @@ type transformer struct {
 	sites    []site
 	changed  bool         // a site or an assignment was rewritten
 	locals   []*localEnds // each function's locals, the main chunk's first
+	stores   *storeLines  // the lines of constructors' stores (storelines.go)
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -429,6 +435,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 	case *ast.AttrGetExpr:
 		e.Object, e.Key = t.expr(e.Object), t.expr(e.Key)
 	case *ast.TableExpr:
+		t.stores.meet(e)
 		for _, f := range e.Fields {
 			if f.Key != nil {
 				f.Key = t.expr(f.Key)
