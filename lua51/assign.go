@@ -29,6 +29,10 @@ import (
 // assignment leaves alone (as Lua 5.1 reads those in place). The hidden
 // names are not Lua names, so no script can use them, and an error names
 // the variable that loaded them, as Lua 5.1's does.
+//
+// Where a local for each value would take more registers than gopher-lua's
+// compiler has (see spread.go), the values are held in one hidden table
+// instead, (values) = {a, f()}, and stored from (values)[1], (values)[2].
 
 // assignment is the block that replaces a, or nil when gopher-lua compiles
 // a right as it is: one target and one value that is not an and/or chain.
@@ -59,11 +63,34 @@ func (t *transformer) assignment(a *ast.AssignStmt) ast.Stmt {
 		indexed.SetLastLine(target.LastLine())
 		targets[i] = indexed
 	}
-	values := make([]*ast.IdentExpr, len(a.Lhs))
-	for i := range a.Lhs {
-		values[i] = h.name("(v" + strconv.Itoa(i+1) + ")")
+	values := make([]ast.Expr, len(a.Lhs))
+	if len(h.names)+len(a.Lhs)+t.activeLocals() > spreadRegisters {
+		// A local for each value would take more registers than gopher-lua's
+		// compiler has (Lua 5.1's has 50 more): the values are held in a
+		// table, in order, the last call's or ...'s values all there.
+		all := h.name("(values)")
+		table := &ast.TableExpr{}
+		for _, e := range a.Rhs {
+			table.Fields = append(table.Fields, &ast.Field{Value: e})
+		}
+		table.SetLine(a.Rhs[0].Line())
+		table.SetLastLine(a.Rhs[len(a.Rhs)-1].LastLine())
+		h.exprs = append(h.exprs, table)
+		for i := range a.Lhs {
+			index := &ast.NumberExpr{Value: strconv.Itoa(i + 1)}
+			value := &ast.AttrGetExpr{Object: all, Key: index}
+			for _, n := range []ast.PositionHolder{index, value} {
+				n.SetLine(h.line)
+				n.SetLastLine(h.line)
+			}
+			values[i] = value
+		}
+	} else {
+		for i := range a.Lhs {
+			values[i] = h.name("(v" + strconv.Itoa(i+1) + ")")
+		}
+		h.exprs = append(h.exprs, a.Rhs...)
 	}
-	h.exprs = append(h.exprs, a.Rhs...)
 	end := a.Line() // the parser gives an assignment no last line
 	for _, e := range a.Rhs {
 		end = max(end, e.Line(), e.LastLine())

@@ -51,20 +51,52 @@ func (t *transformer) constructor(e *ast.TableExpr) ast.Expr {
 		items = append(items, f.Value)
 		constant = constant && t.standalone(f.Value)
 	}
-	var rest ast.Expr // the last item when it gives any number of values
+	items, rest := splitRest(items)
+	batch := max(constructorBatch, (len(items)+maxParts-1)/maxParts)
+	parts, sizes := splitItems(items, batch, constant)
+	operands := parts
+	if rest != nil {
+		operands = append(operands, rest)
+	}
+	call := t.call(e, opTable, operands...)
+	giveAll(rest)
+	t.sites[len(t.sites)-1].sizes = sizes
+	return call
+}
+
+// splitRest takes the last of items off when it gives any number of
+// values (a call or ... not in parentheses), and returns it as rest.
+func splitRest(items []ast.Expr) (_ []ast.Expr, rest ast.Expr) {
 	switch last := items[len(items)-1].(type) {
 	case *ast.FuncCallExpr:
 		if !last.AdjustRet {
-			rest, items = last, items[:len(items)-1]
+			return items[:len(items)-1], last
 		}
 	case *ast.Comma3Expr:
 		if !last.AdjustRet {
-			rest, items = last, items[:len(items)-1]
+			return items[:len(items)-1], last
 		}
 	}
-	var parts []ast.Expr
-	var sizes []int
-	batch := max(constructorBatch, (len(items)+maxParts-1)/maxParts)
+	return items, nil
+}
+
+// giveAll makes rest, a call or ... that splitRest took off and call made
+// an operand of one value, give all its values again, as the last operand.
+func giveAll(rest ast.Expr) {
+	switch rest := rest.(type) {
+	case *ast.FuncCallExpr:
+		rest.AdjustRet = false
+	case *ast.Comma3Expr:
+		rest.AdjustRet = false
+	}
+}
+
+// splitItems puts items, in order, into constructors of at most batch
+// items each, with the number of items of each; when wrap is set each is
+// built by a function of its own (see above). An item that gives any
+// number of values (a call, ...) may give them all when it ends a part:
+// the sizes say which to read.
+func splitItems(items []ast.Expr, batch int, wrap bool) (parts []ast.Expr, sizes []int) {
 	for len(items) > 0 {
 		n := min(len(items), batch)
 		part := &ast.TableExpr{}
@@ -74,7 +106,7 @@ func (t *transformer) constructor(e *ast.TableExpr) ast.Expr {
 		part.SetLine(items[0].Line())
 		part.SetLastLine(items[n-1].LastLine())
 		var built ast.Expr = part
-		if constant {
+		if wrap {
 			ret := &ast.ReturnStmt{Exprs: []ast.Expr{part}}
 			ret.SetLine(part.Line())
 			ret.SetLastLine(part.LastLine())
@@ -90,20 +122,7 @@ func (t *transformer) constructor(e *ast.TableExpr) ast.Expr {
 		sizes = append(sizes, n)
 		items = items[n:]
 	}
-	operands := parts
-	if rest != nil {
-		operands = append(operands, rest)
-	}
-	call := t.call(e, opTable, operands...)
-	if rest != nil {
-		if c, ok := rest.(*ast.FuncCallExpr); ok {
-			c.AdjustRet = false // all its values, as the last item
-		} else {
-			rest.(*ast.Comma3Expr).AdjustRet = false
-		}
-	}
-	t.sites[len(t.sites)-1].sizes = sizes
-	return call
+	return parts, sizes
 }
 
 // standalone reports whether e means the same in a function of its own:

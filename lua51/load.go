@@ -212,10 +212,11 @@ func compileSource(src []byte, chunkname string) (*compiled, error) {
 	if isBinaryChunk(src) {
 		return nil, syntaxFailure(binaryChunkError(src, chunkname), nil)
 	}
-	if se := checkSyntax(src); se != nil {
+	constructors, se := checkSyntax(src)
+	if se != nil {
 		return nil, syntaxFailure(se.format(chunkID(chunkname, srcSize)), se)
 	}
-	c, err := compileChunk(src, ChunkID(chunkname))
+	c, err := compileChunk(src, ChunkID(chunkname), constructors)
 	if err != nil {
 		return nil, syntaxFailure(rewordSyntax(src, chunkID(chunkname, srcSize), err), err)
 	}

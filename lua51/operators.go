@@ -43,6 +43,8 @@ func (o *operators) call(L *lua.LState) int {
 		L.Push(forBound(L.Get(2)))
 	case opTable:
 		L.Push(buildTable(L, s))
+	case opSpread:
+		return spreadValues(L, s)
 	}
 	return 1
 }

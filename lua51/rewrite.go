@@ -39,6 +39,7 @@ const (
 	opAppend                     // t[#t + 1] = v, with a v that has no effects
 	opForBound                   // a numeric for's initial value, limit or step
 	opTable                      // a constructor of more than constructorBatch items
+	opSpread                     // the arguments of a call, or values of a return, that take too many registers
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -47,7 +48,7 @@ type site struct {
 	op       opKind
 	names    operandNames
 	operator string
-	sizes    []int // an opTable's number of items in each part
+	sizes    []int // an opTable's or opSpread's number of items in each part
 }
 
 // operandNames describes the operands of one chain for error messages:
@@ -56,11 +57,12 @@ type site struct {
 type operandNames []string
 
 // compileChunk parses src, rewrites its operations and assignments and
-// compiles it as a main chunk called id. A chunk that the rewrite leaves
-// without room (a function with 200 registers already in use) is compiled
-// as it is. It touches no state, so that a host may leave it running on
-// another goroutine when its call is cancelled (loadBytes).
-func compileChunk(src []byte, id string) (*compiled, error) {
+// compiles it as a main chunk called id; constructors are its table
+// constructors as the syntax check found them. A chunk that the rewrite
+// leaves without room (a function with 200 registers already in use) is
+// compiled as it is. It touches no state, so that a host may leave it
+// running on another goroutine when its call is cancelled (loadBytes).
+func compileChunk(src []byte, id string, constructors []constructorStores) (*compiled, error) {
 	src, gotoName := hideGotoNames(src)
 	chunk, err := parse.Parse(bytes.NewReader(src), id)
 	if err != nil {
@@ -69,10 +71,12 @@ func compileChunk(src []byte, id string) (*compiled, error) {
 	if !rewriteChunks {
 		return compileTransformed(chunk, id, nil)
 	}
-	tr := &transformer{rewrite: true, gotoName: gotoName}
+	tr := &transformer{rewrite: true, gotoName: gotoName, stores: &storeLines{checked: constructors}}
 	tr.function(0, mainChunk, nil, chunk)
+	tr.stores.mark()
 	c, err := compileTransformed(chunk, id, tr.sites)
 	if err == nil {
+		tr.stores.fix(c.proto)
 		fixLocalEnds(c.proto, tr.locals)
 	}
 	if err == nil || !tr.changed {
@@ -81,10 +85,12 @@ func compileChunk(src []byte, id string) (*compiled, error) {
 	if chunk, err = parse.Parse(bytes.NewReader(src), id); err != nil {
 		return nil, err
 	}
-	tr = &transformer{gotoName: gotoName}
+	tr = &transformer{gotoName: gotoName, stores: &storeLines{checked: constructors}}
 	tr.function(0, mainChunk, nil, chunk)
+	tr.stores.mark()
 	c, err = compileTransformed(chunk, id, nil)
 	if err == nil {
+		tr.stores.fix(c.proto)
 		fixLocalEnds(c.proto, tr.locals)
 	}
 	return c, err
@@ -205,6 +211,7 @@ type transformer struct {
 	sites    []site
 	changed  bool         // a site or an assignment was rewritten
 	locals   []*localEnds // each function's locals, the main chunk's first
+	stores   *storeLines  // the lines of constructors' stores (storelines.go)
 }
 
 // restoreGoto renames gotoName back to goto in names.
@@ -394,6 +401,7 @@ func (t *transformer) stmt(s ast.Stmt) {
 		t.functionExpr(s.Func, s.Name.Func == nil)
 	case *ast.ReturnStmt:
 		t.exprs(s.Exprs)
+		s.Exprs = t.spread(s.Exprs)
 	}
 }
 
@@ -427,6 +435,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 	case *ast.AttrGetExpr:
 		e.Object, e.Key = t.expr(e.Object), t.expr(e.Key)
 	case *ast.TableExpr:
+		t.stores.meet(e)
 		for _, f := range e.Fields {
 			if f.Key != nil {
 				f.Key = t.expr(f.Key)
@@ -454,6 +463,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 			e.Receiver = t.expr(e.Receiver)
 		}
 		t.exprs(e.Args)
+		e.Args = t.spread(e.Args)
 	case *ast.LogicalOpExpr:
 		e.Lhs, e.Rhs = t.expr(e.Lhs), t.expr(e.Rhs)
 		return foldLogical(e)

@@ -389,6 +389,9 @@ type parser5 struct {
 	lastline int
 	fs       *funcState
 	level    int // nested chunks and expressions, with the C calls below
+	// constructors are the chunk's table constructors in the order their
+	// '{' comes, each with the line its keyed fields are stored on.
+	constructors []constructorStores
 }
 
 // Lua 5.1 counts nested blocks and expressions with the C calls below the
@@ -400,8 +403,9 @@ const (
 )
 
 // checkSyntax parses src as Lua 5.1 does and returns its first syntax
-// error, or nil when Lua 5.1 would accept it.
-func checkSyntax(src []byte) (err *syntaxError) {
+// error, or nil when Lua 5.1 would accept it, and then its table
+// constructors.
+func checkSyntax(src []byte) (constructors []constructorStores, err *syntaxError) {
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(*syntaxError)
@@ -416,7 +420,7 @@ func checkSyntax(src []byte) (err *syntaxError) {
 	p.next()
 	p.chunk()
 	p.check(tkEOS)
-	return nil
+	return p.constructors, nil
 }
 
 func (p *parser5) next() {
@@ -834,8 +838,18 @@ func (p *parser5) funcArgs() {
 	}
 }
 
+// constructorStores is one table constructor: the line of its '{', and
+// for each keyed field, in order, the line Lua 5.1's compiler gives its
+// store, that of the last token of its value (storelines.go).
+type constructorStores struct {
+	line   int
+	stores []int
+}
+
 func (p *parser5) constructor() {
 	line := p.lx.line
+	n := len(p.constructors)
+	p.constructors = append(p.constructors, constructorStores{line: line})
 	p.checkNext("{")
 	for p.t.kind != "}" {
 		switch p.t.kind {
@@ -846,6 +860,7 @@ func (p *parser5) constructor() {
 				p.next()
 				p.checkNext("=")
 				p.expr()
+				p.constructors[n].stores = append(p.constructors[n].stores, p.lastline)
 			}
 		case "[":
 			p.next()
@@ -853,6 +868,7 @@ func (p *parser5) constructor() {
 			p.checkNext("]")
 			p.checkNext("=")
 			p.expr()
+			p.constructors[n].stores = append(p.constructors[n].stores, p.lastline)
 		default:
 			p.expr()
 		}

@@ -18,7 +18,11 @@ import (
 func TestVersionAndHelp(t *testing.T) {
 	r := runCmd(t, "", "", "-v")
 	r.wantCode(t, 0)
-	contains(t, "-v stdout", r.stdout, "residentlua ", "(gopher-lua v1.1.2, Lua 5.1)")
+	// On standard error, as lua.c writes it.
+	contains(t, "-v stderr", r.stderr, "residentlua ", "(gopher-lua v1.1.2, Lua 5.1)")
+	if r.stdout != "" {
+		t.Errorf("-v wrote %q to standard output; lua.c writes its version to standard error", r.stdout)
+	}
 
 	r = runCmd(t, "", "", "--help")
 	r.wantCode(t, 0)
@@ -396,8 +400,8 @@ func TestPlainInteractive(t *testing.T) {
 	// It prints values, continues incomplete chunks, survives errors.
 	r := runCmd(t, "", "1+1\nfor i = 1, 2 do\nprint(i * 10)\nend\nerror('oops')\nprint('after')\n=3*3\n", "-i")
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "(gopher-lua v1.1.2, Lua 5.1)", "> 2\n", ">> ", "10\n20\n", "after\n", "9\n")
-	contains(t, "stderr", r.stderr, "stdin:1: oops", "stack traceback:")
+	contains(t, "stdout", r.stdout, "> 2\n", ">> ", "10\n20\n", "after\n", "9\n")
+	contains(t, "stderr", r.stderr, "(gopher-lua v1.1.2, Lua 5.1)", "stdin:1: oops", "stack traceback:")
 	// -i after a script: the script's globals are there.
 	dir := t.TempDir()
 	writeFile(t, dir, "setx.lua", "x = 41\n")

@@ -68,7 +68,9 @@ func run(args []string) int {
 		return 1
 	}
 	if opts.version {
-		fmt.Println(versionLine())
+		// lua.c writes its version to standard error, so a script that
+		// runs the interpreter with -v reads it there.
+		fmt.Fprintln(os.Stderr, versionLine())
 	}
 	c, err := newCommand(opts)
 	if err != nil {
@@ -166,7 +168,7 @@ func (c *command) main() int {
 		}
 	case !c.opts.hasScript() && !c.opts.hasExec() && !c.opts.version:
 		if isTerminal(os.Stdin) {
-			fmt.Println(versionLine())
+			fmt.Fprintln(os.Stderr, versionLine())
 			if !c.repl() {
 				return 1
 			}
