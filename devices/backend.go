@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
@@ -25,7 +26,7 @@ func lookupBackend(name string) (backend.Backend, error) {
 	}
 	b, ok := backend.Lookup(name)
 	if !ok {
-		return nil, Errorf(KindInvalid, "fabric", "unknown GPU backend %q; use %s", name, quotedChoices(backend.Names()))
+		return nil, failure.Errorf(failure.Invalid, "fabric", "unknown GPU backend %q; use %s", name, quotedChoices(backend.Names()))
 	}
 	return b, nil
 }
@@ -56,10 +57,10 @@ func NewFabricWith(cfg Config, backend string) (*Fabric, error) {
 		return NewFabric(cfg)
 	}
 	if cfg.Mode == Simulated {
-		return nil, Errorf(KindInvalid, "fabric", "the %s backend is a real GPU, which runs in real time; use mode \"realtime\"", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the %s backend is a real GPU, which runs in real time; use mode \"realtime\"", backend)
 	}
 	if cfg.NoFineGrained {
-		return nil, Errorf(KindInvalid, "fabric", "fine_grained = false (NoFineGrained) does not apply to the %s backend, whose memory is always pinned; leave it out", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "fine_grained = false (NoFineGrained) does not apply to the %s backend, whose memory is always pinned; leave it out", backend)
 	}
 	devs := cfg.Devices
 	if devs == nil {
@@ -68,10 +69,10 @@ func NewFabricWith(cfg Config, backend string) (*Fabric, error) {
 	devs = slices.Clone(devs)
 	gpu := slices.IndexFunc(devs, func(d DeviceConfig) bool { return d.Kind == GPU })
 	if gpu < 0 {
-		return nil, Errorf(KindInvalid, "fabric", "the %s backend needs a GPU in the fabric", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the %s backend needs a GPU in the fabric", backend)
 	}
 	if devs[gpu].Accelerator != nil {
-		return nil, Errorf(KindInvalid, "fabric", "the GPU already has an accelerator (%s); leave Accelerator unset for the %s backend", devs[gpu].Accelerator.Describe(), backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the GPU already has an accelerator (%s); leave Accelerator unset for the %s backend", devs[gpu].Accelerator.Describe(), backend)
 	}
 	accel, err := b.Open()
 	if err != nil {
@@ -98,7 +99,7 @@ func (f *Fabric) CheckFault(site fault.Site) error {
 			continue
 		}
 		if why := fs.UnsupportedFault(site); why != "" {
-			return Errorf(KindInvalid, "fault", "%s does not apply to a real GPU (%s): %s", site, d.accel.Describe(), why)
+			return failure.Errorf(failure.Invalid, "fault", "%s does not apply to a real GPU (%s): %s", site, d.accel.Describe(), why)
 		}
 	}
 	return nil

@@ -2,9 +2,11 @@ package devices
 
 import (
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -35,7 +37,7 @@ func BenchmarkRefusedDispatch(b *testing.B) {
 	again := mmPrepare(b, gpu, AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1)
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := again.Dispatch(); !errors.Is(err, KindBusy) {
+		if _, err := again.Dispatch(); !errors.Is(err, failure.Busy) {
 			b.Fatalf("dispatch on an occupied device returned %v, want a busy error", err)
 		}
 	}

@@ -2,11 +2,13 @@ package devices
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/backend"
-	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"golang.org/x/sys/cpu"
 
@@ -66,7 +68,7 @@ func ParseCommand(name string) (Command, error) {
 			return c, nil
 		}
 	}
-	return 0, Errorf(KindInvalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
+	return 0, failure.Errorf(failure.Invalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
 }
 
 // QueueFamily is one of a device's queue families.
@@ -129,7 +131,7 @@ func (d *Device) Family(c Command) (QueueFamily, error) {
 			return f, nil
 		}
 	}
-	return QueueFamily{}, Errorf(KindUnsupported, "queue", "%s has no %s queue family", d.name, c)
+	return QueueFamily{}, failure.Errorf(failure.Unsupported, "queue", "%s has no %s queue family", d.name, c)
 }
 
 // Occupied reports whether the device runs an invocation or is held by a quarantine.

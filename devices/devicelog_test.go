@@ -2,11 +2,13 @@ package devices
 
 import (
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -146,7 +148,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 			}
 			before := f.Events().Count()
 			at, err := b.Publish(event.Event{Actor: event.HostActor, Kind: evCause}, 0, 5, pubs)
-			mmKind(t, "Publish", err, KindPublish)
+			mmKind(t, "Publish", err, failure.Publish)
 			var kinds []program.EventKind
 			events := f.Events().Events(func(e *event.Event) bool { return e.Seq > before })
 			for _, e := range events {
@@ -202,7 +204,7 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 			if err := f.Faults().Set(fault.HostPublish, "1*error(bus)"); err != nil {
 				t.Fatal(err)
 			}
-			mmKind(t, "a failed release", publishErr(b.Publish(cause, 64, 4, release(64, 128))), KindPublish)
+			mmKind(t, "a failed release", publishErr(b.Publish(cause, 64, 4, release(64, 128))), failure.Publish)
 			mmLoad(t, "a store whose release failed", nv, 64, 0)
 			if err := publishErr(b.Publish(cause, 64, 5, release(0, 128))); err != nil {
 				t.Fatal(err)

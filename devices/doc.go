@@ -9,7 +9,8 @@
 // devices/event (what happened: events, actors, the stream, the times of
 // steps), devices/memory (raw memory and the budget), devices/program (how
 // a program is written),
-// devices/fault (fault sites and chains), devices/backend (real hardware
+// devices/fault (fault sites and chains), devices/failure (the error
+// every layer returns, and its kinds), devices/backend (real hardware
 // behind a GPU) and devices/choice (a checker's say in a simulated
 // fabric's choices).
 //

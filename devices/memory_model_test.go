@@ -8,7 +8,6 @@ package devices
 import (
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/event"
 	"os"
 	"runtime"
 	"slices"
@@ -18,6 +17,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -168,10 +170,10 @@ func mmCharged(t testing.TB, f *Fabric, charged, quarantined int64) {
 	}
 }
 
-// mmKind checks that err is an *Error of kind k that errors.Is matches.
-func mmKind(t testing.TB, what string, err error, k ErrorKind) {
+// mmKind checks that err is a *failure.Error of kind k that errors.Is matches.
+func mmKind(t testing.TB, what string, err error, k failure.Kind) {
 	t.Helper()
-	var e *Error
+	var e *failure.Error
 	if !errors.As(err, &e) || e.Kind != k || !errors.Is(err, k) {
 		t.Fatalf("%s: error %v, want a %v error", what, err, k)
 	}
@@ -579,7 +581,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	if _, err := other.View(npu1, fams[0]); err == nil {
 		t.Error("View of a buffer for a device outside its profile succeeded")
 	} else {
-		mmKind(t, "View outside the profile", err, KindInvalid)
+		mmKind(t, "View outside the profile", err, failure.Invalid)
 	}
 	if _, err := other.PrepareHostRelease(npu1, fams[0], 0, 64); err == nil {
 		t.Error("PrepareHostRelease for a device outside the profile succeeded")
@@ -610,7 +612,7 @@ func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
 		if _, err := b.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), r[0], r[1]); err == nil {
 			t.Errorf("PrepareHostRelease(%d, %d) of a 192-byte buffer succeeded", r[0], r[1])
 		} else {
-			mmKind(t, fmt.Sprintf("PrepareHostRelease(%d, %d)", r[0], r[1]), err, KindInvalid)
+			mmKind(t, fmt.Sprintf("PrepareHostRelease(%d, %d)", r[0], r[1]), err, failure.Invalid)
 		}
 	}
 }
@@ -667,7 +669,7 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 
 // The protocol's publications matter: skip one and the NPU never sees RUN.
 // host.publish=skip makes a publication succeed without the release, error
-// makes it fail with KindPublish; either way the NPU stays blind, and an
+// makes it fail with failure.Publish; either way the NPU stays blind, and an
 // event says which.
 func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	f, _, npu, b := mmShared(t, Config{}, 64)
@@ -690,7 +692,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = pub.release()
-	mmKind(t, "Execute with host.publish=error", err, KindPublish)
+	mmKind(t, "Execute with host.publish=error", err, failure.Publish)
 	if !strings.Contains(err.Error(), "link down") {
 		t.Errorf("publish error %q does not carry the fault's message", err)
 	}
@@ -978,7 +980,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 		if _, err := all[len(all)-1].Allocate(64, nil, 0); err == nil {
 			t.Error("allocating host memory from the device-local profile succeeded")
 		} else {
-			mmKind(t, "device-local Allocate", err, KindUnsupported)
+			mmKind(t, "device-local Allocate", err, failure.Unsupported)
 		}
 		if after := f.Budget().State(); after != before {
 			t.Errorf("a refused device-local allocation changed the budget: %+v -> %+v", before, after)
@@ -996,7 +998,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 
 // "A memory.Budget has a limit in bytes; allocations charge it, releases
 // return it": charged per allocation rounded to lines, refused over the
-// limit with a KindBudget error that changes nothing.
+// limit with a failure.Budget error that changes nothing.
 func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	f := mmFabric(t, Config{Budget: 256})
 	p := mmProfile(t, f, FineGrained)
@@ -1009,7 +1011,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if err == nil {
 		t.Fatal("an allocation over the budget succeeded")
 	}
-	mmKind(t, "Allocate over the budget", err, KindBudget)
+	mmKind(t, "Allocate over the budget", err, failure.Budget)
 	mmCharged(t, f, 192, 0)
 	if evs := f.Events().Events(func(e *event.Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
 		t.Errorf("alloc.failed events %+v, want one of 128 bytes", evs)
@@ -1020,7 +1022,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if _, err := p.Allocate(1, nil, 0); err == nil {
 		t.Fatal("an allocation over a full budget succeeded")
 	} else {
-		mmKind(t, "Allocate over a full budget", err, KindBudget)
+		mmKind(t, "Allocate over a full budget", err, failure.Budget)
 	}
 	if st := f.Budget().State(); st.Limit != 256 {
 		t.Errorf("budget limit %d, want 256", st.Limit)
@@ -1038,7 +1040,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if err := a.Release(); err == nil {
 		t.Error("releasing a buffer twice succeeded")
 	} else {
-		mmKind(t, "second Release", err, KindBusy)
+		mmKind(t, "second Release", err, failure.Busy)
 	}
 	mmCharged(t, f, 0, 0)
 
@@ -1056,7 +1058,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if _, err := p.Allocate(0, nil, 0); err == nil {
 		t.Error("Allocate(0) succeeded")
 	} else {
-		mmKind(t, "Allocate(0)", err, KindInvalid)
+		mmKind(t, "Allocate(0)", err, failure.Invalid)
 	}
 }
 
@@ -1077,12 +1079,12 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			}
 			c := mmDispatch(t, pp)
 			err := b.Release()
-			mmKind(t, "Release while reachable (just dispatched)", err, KindBusy)
+			mmKind(t, "Release while reachable (just dispatched)", err, failure.Busy)
 			if ok, _ := c.Wait(mmNever); ok {
 				t.Fatal("the program retired on its own")
 			}
 			err = b.Release()
-			mmKind(t, "Release while reachable (waiting)", err, KindBusy)
+			mmKind(t, "Release while reachable (waiting)", err, failure.Busy)
 			if !strings.Contains(err.Error(), "reachable") {
 				t.Errorf("refusal %q does not say the buffer is reachable", err)
 			}
@@ -1145,7 +1147,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if err := b.Release(); err == nil {
 				t.Fatal("Release of quarantined memory succeeded")
 			} else {
-				mmKind(t, "Release of quarantined memory", err, KindBusy)
+				mmKind(t, "Release of quarantined memory", err, failure.Busy)
 			}
 			if n, _ := mmSharedMappings(t, size); n != before+1 {
 				t.Errorf("quarantined buffer: %d mappings of its size, want %d (still mapped)", n, before+1)
@@ -1160,14 +1162,14 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if _, err := np.Dispatch(); err == nil {
 				t.Error("a dispatch to a device held by a quarantine was accepted")
 			} else {
-				mmKind(t, "Dispatch to a held device", err, KindBusy)
+				mmKind(t, "Dispatch to a held device", err, failure.Busy)
 			}
 
 			gpu.Reset()
 			if ok, err := c.Wait(mmSoon); !ok || err == nil {
 				t.Errorf("completion of the reset program: %v, %v; want retired with a reset error", ok, err)
 			} else {
-				mmKind(t, "reset program", err, KindDevice)
+				mmKind(t, "reset program", err, failure.Device)
 			}
 			mmCharged(t, f, total, total) // the NPU was not reset yet
 			if qs := f.Quarantines(); len(qs) != 1 || strings.Join(qs[0].Waiting, ",") != "npu0" {

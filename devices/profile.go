@@ -2,10 +2,12 @@ package devices
 
 import (
 	"fmt"
+	"slices"
+
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
-	"slices"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -56,11 +58,11 @@ type Profile struct {
 // between devs; with hostAccess only host-accessible ones.
 func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile, error) {
 	if len(devs) == 0 {
-		return nil, Errorf(KindInvalid, "profiles", "no devices given")
+		return nil, failure.Errorf(failure.Invalid, "profiles", "no devices given")
 	}
 	for _, d := range devs {
 		if d == nil || d.fabric != f {
-			return nil, Errorf(KindInvalid, "profiles", "a device is not part of this fabric")
+			return nil, failure.Errorf(failure.Invalid, "profiles", "a device is not part of this fabric")
 		}
 	}
 	kinds := make([]ProfileKind, 0, 3) // on the stack
@@ -122,14 +124,14 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 		return nil, staleError("alloc", "the "+p.kind.String()+" profile")
 	}
 	if p.kind == DeviceLocal {
-		return nil, Errorf(KindUnsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
+		return nil, failure.Errorf(failure.Unsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
 	}
 	if size <= 0 || size > maxBuffer {
-		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
+		return nil, failure.Errorf(failure.Invalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
 	}
 	if fired := f.hitFault(event.HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
 		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
-		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
+		return nil, failure.Errorf(failure.Device, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
 	made, lineStale := newAllocated(rounded)
@@ -141,7 +143,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	}
 	if err != nil {
 		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
-		return nil, Errorf(KindDevice, "alloc", "%w", err)
+		return nil, failure.Errorf(failure.Device, "alloc", "%w", err)
 	}
 	b := &made.buffer
 	b.lineStale = lineStale
@@ -162,7 +164,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	// Charge and say so in one step: a subscriber never sees one without the other.
 	f.events.Atomically(func(emit event.EmitFunc) {
 		if st, ok := budget.Charge(int64(rounded)); !ok {
-			err = Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+			err = failure.Errorf(failure.Budget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
 				rounded, st.Charged, st.Limit, st.Quarantined)
 			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return

@@ -1,11 +1,13 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // A quarantine whose devices were both reset stays in force while a program
@@ -71,7 +73,7 @@ func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 			c, err := pp.Dispatch()
-			mmKind(t, "Dispatch after Release", err, KindBusy)
+			mmKind(t, "Dispatch after Release", err, failure.Busy)
 			if c != nil || !strings.Contains(err.Error(), "released") {
 				t.Errorf("Dispatch = %v, %v; want no completion and an error naming the released buffer", c, err)
 			}

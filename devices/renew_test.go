@@ -2,10 +2,12 @@ package devices
 
 import (
 	"context"
-	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -70,7 +72,7 @@ func TestRenewedFabricStartsAfresh(t *testing.T) {
 
 // Every handle made before a renewal, its buffers, profiles, prepared
 // programs, views, publications and completions, is refused with a
-// KindStale error, and acts on nothing: not on the buffer the renewed
+// failure.Stale error, and acts on nothing: not on the buffer the renewed
 // fabric makes with the same id, not on its events, budget or devices.
 func TestStaleHandlesAreRefused(t *testing.T) {
 	f, err := NewFabric(Config{Mode: Simulated, Seed: 5, Budget: 1 << 20})
@@ -120,7 +122,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 		"Completion.Wait":       waitErr,
 		"Quarantine":            f.Quarantine(1, "stale", []*Device{gpu}, []*Buffer{old}),
 	} {
-		mmKind(t, what, err, KindStale)
+		mmKind(t, what, err, failure.Stale)
 		if !strings.Contains(err.Error(), "renewed") {
 			t.Errorf("%s: %q does not say the fabric was renewed", what, err)
 		}
@@ -160,7 +162,7 @@ func TestRenewRefusesOtherDevices(t *testing.T) {
 		{Mode: Simulated, Budget: -1},
 	} {
 		err := f.Renew(cfg)
-		mmKind(t, "Renew", err, KindInvalid)
+		mmKind(t, "Renew", err, failure.Invalid)
 	}
 	if g := f.generation.Load(); g != 0 {
 		t.Errorf("a refused Renew moved the generation to %d", g)

@@ -3,6 +3,7 @@ package devices
 import (
 	"time"
 
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -29,7 +30,7 @@ func TimingFigure(t *program.Timing, name string) (*time.Duration, error) {
 	if d, ok := t.Figure(name); ok {
 		return d, nil
 	}
-	return nil, Errorf(KindInvalid, "timing", "unknown timing figure %q; figures are %v", name, program.TimingFigures)
+	return nil, failure.Errorf(failure.Invalid, "timing", "unknown timing figure %q; figures are %v", name, program.TimingFigures)
 }
 
 // TimingProfile returns the named profile, "ideal" or "published".
@@ -40,7 +41,7 @@ func TimingProfile(name string) (program.Timing, error) {
 	case "published":
 		return PublishedTiming(), nil
 	}
-	return program.Timing{}, Errorf(KindInvalid, "timing", "unknown timing profile %q; use \"ideal\" or \"published\"", name)
+	return program.Timing{}, failure.Errorf(failure.Invalid, "timing", "unknown timing profile %q; use \"ideal\" or \"published\"", name)
 }
 
 // dispatchLatency is how long a program dispatched to a queue of command c
@@ -62,7 +63,7 @@ func dispatchLatency(t *program.Timing, c Command) time.Duration {
 func validateTiming(t *program.Timing) error {
 	for _, name := range program.TimingFigures {
 		if d, _ := t.Figure(name); *d < 0 {
-			return Errorf(KindInvalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
+			return failure.Errorf(failure.Invalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package devices
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // WaitPolicy says how the waits of a real-time fabric pass: a device
@@ -55,7 +57,7 @@ func ParseWaitPolicy(name string) (WaitPolicy, error) {
 			return w, nil
 		}
 	}
-	return 0, Errorf(KindInvalid, "fabric", "unknown wait policy %q; use \"spin\", \"hybrid\" or \"block\"", name)
+	return 0, failure.Errorf(failure.Invalid, "fabric", "unknown wait policy %q; use \"spin\", \"hybrid\" or \"block\"", name)
 }
 
 // usableCores is how many goroutines can run at once: GOMAXPROCS, which
@@ -69,13 +71,13 @@ func usableCores() int { return runtime.GOMAXPROCS(0) }
 // hand-off waits for the scheduler's time slice (milliseconds).
 func checkWait(w WaitPolicy, mode Mode, n int) error {
 	if w > WaitBlock {
-		return Errorf(KindInvalid, "fabric", "unknown wait policy %d; use WaitSpin, WaitHybrid or WaitBlock", uint8(w))
+		return failure.Errorf(failure.Invalid, "fabric", "unknown wait policy %d; use WaitSpin, WaitHybrid or WaitBlock", uint8(w))
 	}
 	if w != WaitSpin || mode != RealTime {
 		return nil
 	}
 	if need, have := n+1, usableCores(); have < need {
-		return Errorf(KindInvalid, "fabric", "the spin wait policy needs a core for each of its %d spinning participants (%d devices and the waiting host), and %d are usable (GOMAXPROCS, of %d CPUs); use the hybrid policy, or run with more cores", need, n, have, runtime.NumCPU())
+		return failure.Errorf(failure.Invalid, "fabric", "the spin wait policy needs a core for each of its %d spinning participants (%d devices and the waiting host), and %d are usable (GOMAXPROCS, of %d CPUs); use the hybrid policy, or run with more cores", need, n, have, runtime.NumCPU())
 	}
 	return nil
 }

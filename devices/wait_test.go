@@ -6,10 +6,12 @@ package devices
 import (
 	"context"
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -176,7 +178,7 @@ func TestDurationArithmeticSaturates(t *testing.T) {
 // A negative timing figure is refused when the fabric is made.
 func TestNegativeTimingIsRefused(t *testing.T) {
 	_, err := NewFabric(Config{Mode: Simulated, Timing: program.Timing{NPUDMALine: -time.Microsecond}})
-	mmKind(t, "NewFabric with a negative figure", err, KindInvalid)
+	mmKind(t, "NewFabric with a negative figure", err, failure.Invalid)
 	if want := "invalid: timing figure npu_dma_line is -1µs; give zero or more"; err.Error() != want {
 		t.Errorf("error %q does not say %q", err, want)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // withCores sets GOMAXPROCS to n until the test ends, so that NewFabric
@@ -40,8 +42,8 @@ func TestWaitPolicyNamesRoundTrip(t *testing.T) {
 		t.Errorf("the zero policy is %v and the first listed %v; want hybrid, the default", WaitPolicy(0), WaitPolicies()[0])
 	}
 	_, err := ParseWaitPolicy("busy")
-	var de *Error
-	if !errors.As(err, &de) || de.Kind != KindInvalid || !strings.Contains(err.Error(), `"spin", "hybrid" or "block"`) {
+	var de *failure.Error
+	if !errors.As(err, &de) || de.Kind != failure.Invalid || !strings.Contains(err.Error(), `"spin", "hybrid" or "block"`) {
 		t.Errorf("ParseWaitPolicy(\"busy\") = %v; want an invalid error naming the three policies", err)
 	}
 }
@@ -52,8 +54,8 @@ func TestWaitPolicyNamesRoundTrip(t *testing.T) {
 func TestSpinNeedsACorePerParticipant(t *testing.T) {
 	withCores(t, 2)
 	_, err := NewFabric(Config{Mode: RealTime, Wait: WaitSpin})
-	var de *Error
-	if !errors.As(err, &de) || de.Kind != KindInvalid {
+	var de *failure.Error
+	if !errors.As(err, &de) || de.Kind != failure.Invalid {
 		t.Fatalf("spin with 2 devices on 2 cores: %v; want an invalid error", err)
 	}
 	for _, want := range []string{"3 spinning participants", "2 devices and the waiting host", "2 are usable", "hybrid"} {
@@ -78,7 +80,7 @@ func TestSpinNeedsACorePerParticipant(t *testing.T) {
 		}
 		f.Close()
 	}
-	if _, err := NewFabric(Config{Mode: RealTime, Wait: WaitPolicy(9)}); !errors.As(err, &de) || de.Kind != KindInvalid {
+	if _, err := NewFabric(Config{Mode: RealTime, Wait: WaitPolicy(9)}); !errors.As(err, &de) || de.Kind != failure.Invalid {
 		t.Errorf("an unknown policy: %v; want an invalid error", err)
 	}
 }
@@ -129,7 +131,7 @@ func TestSpinFabricCloseEndsItsThreads(t *testing.T) {
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
 	f.Close()
 	done, err := c.IsComplete()
-	var de *Error
+	var de *failure.Error
 	if !done || !errors.As(err, &de) || de.Op != "reset" {
 		t.Errorf("after Close the spinning program is done=%v with %v; want it reset", done, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -251,7 +252,7 @@ func dispatchPattern(t *testing.T, seed uint64) string {
 	for range 16 {
 		s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
 		if err := s.SubmitGPU(); err != nil {
-			wantErrMentions(t, "SubmitGPU", err, devices.KindDevice, "coin")
+			wantErrMentions(t, "SubmitGPU", err, failure.Device, "coin")
 			b.WriteByte('x')
 		} else {
 			b.WriteByte('.')

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -306,14 +307,14 @@ func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("%s: got %v, which is not %v", what, err, kind)
 	}
-	for _, other := range []error{devices.KindUnsupported, devices.KindBusy, devices.KindDevice, devices.KindPublish, devices.KindBudget, devices.KindInvalid, devices.KindStale} {
+	for _, other := range []error{failure.Unsupported, failure.Busy, failure.Device, failure.Publish, failure.Budget, failure.Invalid, failure.Stale} {
 		if other != kind && errors.Is(err, other) {
 			t.Errorf("%s: %v also matches %v", what, err, other)
 		}
 	}
-	var e *devices.Error
+	var e *failure.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("%s: %v (%T) is not an *devices.Error", what, err, err)
+		t.Fatalf("%s: %v (%T) is not a *failure.Error", what, err, err)
 	}
 	if msg != "" && e.Message != msg {
 		t.Errorf("%s: message %q, want %q", what, e.Message, msg)
@@ -549,7 +550,7 @@ func deviceNames(devs ...*devices.Device) []string {
 	return out
 }
 
-// wantErrMentions requires that err is an *devices.Error of the kind sentinel and of no
+// wantErrMentions requires that err is a *failure.Error of the kind sentinel and of no
 // other kind, whose text contains every one of contains.
 func wantErrMentions(t *testing.T, what string, err, kind error, contains ...string) {
 	t.Helper()
@@ -666,7 +667,7 @@ func errWord(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	var e *devices.Error
+	var e *failure.Error
 	if errors.As(err, &e) {
 		return e.Kind.String()
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -43,14 +44,14 @@ func TestStartupRefusesWrongDeviceKinds(t *testing.T) {
 			if st != nil {
 				t.Errorf("newStartup returned a startup line with its error")
 			}
-			wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "newStartup", err, failure.Unsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
 			wantBudget(t, f, 0, 0)
 			if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
 			_, err = newExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
-			wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "NewExchangeSession", err, failure.Unsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
 }
@@ -65,9 +66,9 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
 		_, err = newStartup(gpu, npu, nil)
-		wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "newStartup", err, failure.Unsupported, "resident startup requires coherent GPU backing")
 		_, err = newExchangeSession(gpu, npu, exchange.Default())
-		wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "NewExchangeSession", err, failure.Unsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 			t.Errorf("%d allocations were made before the refusal", n)
@@ -283,7 +284,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		if s != nil {
 			t.Errorf("%s: newSessionOf returned a session with its error", tc.name)
 		}
-		wantErr(t, tc.name, err, devices.KindInvalid, tc.msg)
+		wantErr(t, tc.name, err, failure.Invalid, tc.msg)
 	}
 	// A refused newSessionOf leaves the startup free for a good one, once.
 	s, err := newSessionOf(st, x.GPU(), x.NPU())
@@ -292,7 +293,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
 	_, err = newSessionOf(st, x.GPU(), x.NPU())
-	wantErr(t, "a second newSessionOf on the line", err, devices.KindBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
+	wantErr(t, "a second newSessionOf on the line", err, failure.Busy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
 	start(t, s)
 	waitDone(t, s, time.Second)
 	closeAs(t, "Close", s, Retired)
@@ -377,7 +378,7 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 	if ok {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
-	wantErr(t, "IsComplete", err, devices.KindDevice, "gpu0 completion reported an error: boom")
+	wantErr(t, "IsComplete", err, failure.Device, "gpu0 completion reported an error: boom")
 	closeAs(t, "Close of a poisoned session", s, Quarantined)
 	resetBoth(t, f)
 	wantSettled(t, f, o)
@@ -422,7 +423,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	if ok {
 		t.Errorf("WaitContext returned true with a crashed GPU")
 	}
-	wantErr(t, "WaitContext", err, devices.KindDevice, "gpu0 crashed: boom")
+	wantErr(t, "WaitContext", err, failure.Device, "gpu0 crashed: boom")
 	// Regression: wait once skipped the poison whenever ctx was cancelled,
 	// although the error was the GPU's, not the context's.
 	wantState(t, s, StatePoisoned)
@@ -543,7 +544,7 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		if who == oracle.ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
 		}
-		wantErr(t, "a dispatch on "+dev.Name(), submit(), devices.KindBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
+		wantErr(t, "a dispatch on "+dev.Name(), submit(), failure.Busy, dev.Name()+" is held by a quarantined session; reset it to free it")
 		closeAs(t, "Close of the refused session", other, Retired)
 	}
 	wantBudget(t, f, bytes, bytes)
@@ -569,53 +570,53 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		kind error
 		run  func(*testing.T, *devices.Fabric) result
 	}{
-		{"unsupported: not a GPU and an NPU", devices.Config{}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: not a GPU and an NPU", devices.Config{}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newStartup(npu, gpu, nil)
 			return result{err, "resident startup requires a GPU and an NPU"}
 		}},
-		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newStartup(gpu, npu, nil)
 			return result{err, "resident startup requires coherent GPU backing"}
 		}},
 		{"unsupported: no such GPU queue", devices.Config{Devices: []devices.DeviceConfig{
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
-		}}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		}}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
-		{"busy: GPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: GPU submitted twice", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.SubmitGPU(), "GPU participant already submitted"}
 		}},
-		{"busy: NPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: NPU submitted twice", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitNPU", s.SubmitNPU())
 			return result{s.SubmitNPU(), "NPU participant already submitted"}
 		}},
-		{"busy: RUN before both accepted", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: RUN before both accepted", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.Start(), "both resident participants must be accepted before RUN"}
 		}},
-		{"busy: already decided", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: already decided", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			return result{s.SubmitGPU(), "resident startup is already decided or failed"}
 		}},
-		{"busy: undecided wait", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: undecided wait", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			_, err := session(t, f).Wait(time.Second)
 			return result{err, "resident startup remains undecided"}
 		}},
-		{"device: dispatch rejected", devices.Config{}, devices.KindDevice, func(t *testing.T, f *devices.Fabric) result {
+		{"device: dispatch rejected", devices.Config{}, failure.Device, func(t *testing.T, f *devices.Fabric) result {
 			setFault(t, f, fault.GPUDispatch, "error(no queue)")
 			return result{session(t, f).SubmitGPU(), "gpu0 rejected the dispatch: no queue"}
 		}},
-		{"publish: publication failed", devices.Config{}, devices.KindPublish, func(t *testing.T, f *devices.Fabric) result {
+		{"publish: publication failed", devices.Config{}, failure.Publish, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			setFault(t, f, fault.HostPublish, "error(boom)")
 			t.Cleanup(func() { // poisoned: quarantined until both devices are reset
@@ -625,23 +626,23 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			})
 			return result{s.Abort(), fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", s.startup.line.ID())}
 		}},
-		{"budget: exhausted", devices.Config{Budget: 128}, devices.KindBudget, func(t *testing.T, f *devices.Fabric) result {
+		{"budget: exhausted", devices.Config{Budget: 128}, failure.Budget, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},
-		{"invalid: negative wait", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: negative wait", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			_, err := s.Wait(-time.Second)
 			return result{err, "timeout -1s is negative; give zero or more"}
 		}},
-		{"invalid: no devices", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: no devices", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			_, err := newStartup(nil, nil, nil)
 			return result{err, ""}
 		}},
-		{"invalid: bad exchange", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: bad exchange", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
 			return result{err, ""}
@@ -653,7 +654,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			wantErr(t, tc.name, r.err, tc.kind, r.msg)
 			// Wrapped, it still matches by kind and by type.
 			wrapped := fmt.Errorf("experiment 7: %w", r.err)
-			var e *devices.Error
+			var e *failure.Error
 			if !errors.Is(wrapped, tc.kind) || !errors.As(wrapped, &e) || error(e) != r.err {
 				t.Errorf("the wrapped error %v does not match %v by kind and type", wrapped, tc.kind)
 			}

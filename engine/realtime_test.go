@@ -13,6 +13,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -86,7 +87,7 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 	f, o, s := newRealTimeSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	setFault(t, f, fault.NPUDispatch, "error(boom)")
 	noErr(t, "SubmitGPU", s.SubmitGPU())
-	wantErr(t, "SubmitNPU", s.SubmitNPU(), devices.KindDevice, "npu0 rejected the dispatch: boom")
+	wantErr(t, "SubmitNPU", s.SubmitNPU(), failure.Device, "npu0 rejected the dispatch: boom")
 	inOrder(t, f, s.ID(),
 		evAB(oracle.EvSubmit, oracle.ParticipantNPU, 1),
 		evA(oracle.EvDecide, uint64(program.StartupAbort)),
@@ -107,7 +108,7 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
 	submitBoth(t, s, false)
 	noErr(t, "Abort", s.Abort())
-	wantErr(t, "Start after Abort", s.Start(), devices.KindBusy, "resident startup is already decided or failed")
+	wantErr(t, "Start after Abort", s.Start(), failure.Busy, "resident startup is already decided or failed")
 	waitDone(t, s, longWait)
 	wantState(t, s, StateAborted)
 	wantDecisionSeen(t, f, s, program.StartupAbort)
@@ -216,7 +217,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		if err := <-errs; err == nil {
 			won++
 		} else {
-			wantErr(t, "a losing decision", err, devices.KindBusy, "resident startup is already decided or failed")
+			wantErr(t, "a losing decision", err, failure.Busy, "resident startup is already decided or failed")
 		}
 	}
 	if won != 1 {

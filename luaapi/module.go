@@ -15,6 +15,7 @@ import (
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -294,7 +295,7 @@ func (m *Module) current() (*fabricState, error) {
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, gpuBackend string) (*devices.Fabric, error) {
 	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (gpuBackend != "" && gpuBackend != backend.Sim)) {
-		return nil, devices.Errorf(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
+		return nil, failure.Errorf(failure.Invalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
@@ -530,7 +531,7 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 }
 
 // errClosed is raised by every module function after Close.
-var errClosed = devices.Errorf(devices.KindBusy, "resident", "the resident module is closed")
+var errClosed = failure.Errorf(failure.Busy, "resident", "the resident module is closed")
 
 // fn makes f's Lua function: no Go panic escapes it, and unless
 // f.AfterClose it raises a busy error after Close.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -414,7 +415,7 @@ func (t *trial) putResult(err error) {
 		t.put("ok")
 		return
 	}
-	if e, ok := err.(*devices.Error); ok { // As without its allocation, and Error() without its concatenation
+	if e, ok := err.(*failure.Error); ok { // As without its allocation, and Error() without its concatenation
 		t.res.ErrorKinds[e.Kind.String()]++
 		t.put(e.Kind.String())
 		t.put(": ")
@@ -422,7 +423,7 @@ func (t *trial) putResult(err error) {
 		return
 	}
 	kind := "other"
-	var de *devices.Error
+	var de *failure.Error
 	if errors.As(err, &de) {
 		kind = de.Kind.String()
 	}
@@ -698,7 +699,7 @@ func (t *trial) step(p *sessionPlan) {
 		if err == nil {
 			p.submitted[who] = true
 		}
-		if again && !errors.Is(err, devices.KindBusy) {
+		if again && !errors.Is(err, failure.Busy) {
 			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
 		}
 	case opStart:
@@ -714,7 +715,7 @@ func (t *trial) step(p *sessionPlan) {
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
 		t.logCall(id, "wait("+op.d.String()+")", err, ok)
-		if undecided && !errors.Is(err, devices.KindBusy) {
+		if undecided && !errors.Is(err, failure.Busy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
@@ -242,7 +243,7 @@ func (o *options) checkFabric() error {
 	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {
 		if err := devices.CheckWait(devices.WaitSpin, len(devices.DefaultDevices())); err != nil {
 			msg := err.Error()
-			if e, ok := errors.AsType[*devices.Error](err); ok {
+			if e, ok := errors.AsType[*failure.Error](err); ok {
 				msg = e.Message
 			}
 			return fmt.Errorf("--wait spin: %s", msg)

@@ -8,6 +8,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -24,7 +25,7 @@ import (
 // (devices.WaitSpin), and wait hybrid where it has not.
 func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
 	if gpuBackend == "" || gpuBackend == backend.Sim {
-		return nil, devices.Errorf(devices.KindInvalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
+		return nil, failure.Errorf(failure.Invalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
 	}
 	wait := devices.WaitHybrid
 	switch len(o.Wait) {
@@ -35,7 +36,7 @@ func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
 	case 1:
 		wait = o.Wait[0]
 	default:
-		return nil, devices.Errorf(devices.KindInvalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
+		return nil, failure.Errorf(failure.Invalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
 	}
 	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: wait}, gpuBackend)
 	if err != nil {
@@ -44,7 +45,7 @@ func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
 	defer f.Close()
 	g, ok := f.First(devices.GPU).Accelerator().(RoundTripper)
 	if !ok {
-		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", gpuBackend)
+		return nil, failure.Errorf(failure.Unsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", gpuBackend)
 	}
 	repeats, sessions, longs, trips, launches := 7, 50, 5, 20_000, 200
 	if o.Short {

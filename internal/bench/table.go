@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // Options size a run of every figure.
@@ -79,7 +80,7 @@ func (o Options) selected() (map[string]bool, error) {
 	}
 	for _, name := range o.Only {
 		if _, ok := want[name]; !ok {
-			return nil, devices.Errorf(devices.KindInvalid, "bench", "no group of figures is named %q; the groups are %s", name, strings.Join(Groups(), ", "))
+			return nil, failure.Errorf(failure.Invalid, "bench", "no group of figures is named %q; the groups are %s", name, strings.Join(Groups(), ", "))
 		}
 		want[name] = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -125,7 +126,7 @@ func TestKernelProgram(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		m := &fakeModule{script: fakeKernel{observeAt: 1, endAt: 2, done: kernel.DoneCrashed}}
 		err, _ := run(t, m, "crash(boom)")
-		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, devices.KindDevice) {
+		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, failure.Device) {
 			t.Errorf("retired with %v, want the device error gpu0 crashed: boom", err)
 		}
 		if m.block.Mode != kernel.ModeCrash {
