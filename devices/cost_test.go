@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/program"
 )

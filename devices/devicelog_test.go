@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -46,7 +47,7 @@ func (p *ticker) Step(env program.Env) program.Next {
 // move in themselves; both are run, with several batches' worth of events.
 func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 	const steps, perStep = 1000, 3 // about three batches (logBatch) a device
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		for _, hostPolls := range []bool{true, false} {
 			name := w.String() + "/host polls"
 			if !hostPolls {
@@ -219,7 +220,7 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 // and moves the batch into the stream, while the device goes on stepping:
 // the device, which neither blocks nor retires, never moves it itself.
 func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
-	f := mmFabric(t, Config{Mode: RealTime, Wait: WaitHybrid})
+	f := mmFabric(t, Config{Mode: RealTime, Wait: wait.Hybrid})
 	var emit, seen atomic.Bool
 	emitted := false
 	prog := &mmProgram{step: func(env program.Env) program.Next {

@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"golang.org/x/sys/cpu"
 
@@ -82,7 +83,7 @@ const defaultBudget = 1 << 30
 // Config says how to make a fabric. The zero value of every field means its default.
 type Config struct {
 	Mode          Mode           // default RealTime
-	Wait          WaitPolicy     // how real-time waits pass; default WaitHybrid; ignored in simulated time
+	Wait          wait.Policy    // how real-time waits pass; default wait.Hybrid; ignored in simulated time
 	Seed          uint64         // 0 picks one; Fabric.Seed reports it
 	Timing        program.Timing // default IdealTiming
 	Budget        int64          // bytes; 0 means 1 GiB
@@ -111,7 +112,7 @@ type Fabric struct {
 	// submitted or started takes no line from the host.
 	_           cpu.CacheLinePad
 	mode        Mode
-	wait        WaitPolicy
+	wait        wait.Policy
 	seed        uint64
 	timing      program.Timing
 	fineGrained bool

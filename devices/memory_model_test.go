@@ -20,6 +20,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -35,7 +36,7 @@ func mmFabric(t testing.TB, cfg Config) *Fabric {
 	if cfg.Seed == 0 {
 		cfg.Seed = 33
 	}
-	if cfg.Mode == RealTime && cfg.Wait == WaitSpin {
+	if cfg.Mode == RealTime && cfg.Wait == wait.Spin {
 		spinnable(t, cfg)
 	}
 	f, err := NewFabric(cfg)
@@ -244,7 +245,7 @@ func mmWaitNonZero(v *View, off int, seen *atomic.Uint32) *mmProgram {
 // and real time under each wait policy.
 func mmConfigs() []Config {
 	configs := []Config{{Mode: Simulated}}
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		configs = append(configs, Config{Mode: RealTime, Wait: w})
 	}
 	return configs

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // poller polls until done is set, then retires.
@@ -44,12 +45,12 @@ func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Compl
 // processor, and it still retires once what it waits for happens: after
 // its polling budget under the hybrid policy, at once under block.
 func TestRealTimePollingProgramNapsAndFinishes(t *testing.T) {
-	for _, w := range []WaitPolicy{WaitHybrid, WaitBlock} {
+	for _, w := range []wait.Policy{wait.Hybrid, wait.Block} {
 		t.Run(w.String(), func(t *testing.T) { testPollerNaps(t, w) })
 	}
 }
 
-func testPollerNaps(t *testing.T, w WaitPolicy) {
+func testPollerNaps(t *testing.T, w wait.Policy) {
 	f, err := NewFabric(Config{Mode: RealTime, Wait: w})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -100,12 +101,12 @@ func TestSimulatedWaitForTheExecutorEndsWithItsContext(t *testing.T) {
 // completion that came first wins over a context that ended; under every
 // wait policy (a spinning host checks its context between bursts of polls).
 func TestRealTimeWaitEndsWithItsContext(t *testing.T) {
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		t.Run(w.String(), func(t *testing.T) { testWaitEndsWithContext(t, w) })
 	}
 }
 
-func testWaitEndsWithContext(t *testing.T, w WaitPolicy) {
+func testWaitEndsWithContext(t *testing.T, w wait.Policy) {
 	f := mmFabric(t, Config{Mode: RealTime, Wait: w})
 	gpu := f.First(GPU)
 	gdone := hung(t, gpu)

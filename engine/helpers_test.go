@@ -18,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -50,12 +51,12 @@ const longWait = 2 * time.Minute
 
 // realTimeWait is the wait policy of the real-time fabrics the helpers
 // make when the test names none (waitpolicy_test.go changes it).
-var realTimeWait = devices.WaitHybrid
+var realTimeWait = wait.Hybrid
 
 // openFabric makes a fabric of cfg or fails the test.
 func openFabric(t *testing.T, cfg devices.Config) *devices.Fabric {
 	t.Helper()
-	if cfg.Mode == devices.RealTime && cfg.Wait == devices.WaitHybrid {
+	if cfg.Mode == devices.RealTime && cfg.Wait == wait.Hybrid {
 		cfg.Wait = realTimeWait
 	}
 	f, err := devices.NewFabric(cfg)

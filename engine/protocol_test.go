@@ -18,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -312,7 +313,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 // and four payload.write events before "host host.store 1").
 func TestStreamIsCausalInRealTime(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0)))) // spin needs a core a participant
-	for _, wait := range devices.WaitPolicies() {
+	for _, wait := range wait.Policies() {
 		t.Run(wait.String(), func(t *testing.T) {
 			f, o := newFabric(t, devices.Config{Mode: devices.RealTime, Wait: wait})
 			_, npu := devicePair(t, f)

@@ -2,11 +2,13 @@ package luaapi
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -146,7 +148,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 		cfg.Mode = mode
 	}
 	if v := stringField(L, 1, name, t, "wait", ""); v != "" {
-		w, err := devices.ParseWaitPolicy(v)
+		w, err := wait.Parse(v)
 		if err != nil {
 			fieldError(L, 1, name, "wait", `"spin", "hybrid" or "block" expected, got "`+v+`"`)
 		}

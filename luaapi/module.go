@@ -17,6 +17,7 @@ import (
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -313,11 +314,11 @@ func (m *Module) newFabric(cfg devices.Config, gpuBackend string) (*devices.Fabr
 func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 	fs := &fabricState{f: f, own: own, timing: timingLabel(f.Timing())}
 	if own && (m.fabricsMade == 1 || m.opts.ReportEveryFabric) {
-		wait := "" // the default policy, and any policy in simulated time, go unsaid
-		if f.Mode() == devices.RealTime && f.Wait() != devices.WaitHybrid {
-			wait = " wait=" + f.Wait().String()
+		policy := "" // the default policy, and any policy in simulated time, go unsaid
+		if f.Mode() == devices.RealTime && f.Wait() != wait.Hybrid {
+			policy = " wait=" + f.Wait().String()
 		}
-		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
+		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, policy)
 	}
 	fs.oracle = oracle.New(f)
 	// Every session the module watches owes the protocol's obligations of programs: a

@@ -9,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
@@ -171,7 +172,7 @@ func (o *options) setLong(name, value string) error {
 		}
 		o.mode = value
 	case "wait":
-		if _, err := devices.ParseWaitPolicy(value); err != nil {
+		if _, err := wait.Parse(value); err != nil {
 			return &usageError{fmt.Sprintf("--wait %q: use spin, hybrid or block", value)}
 		}
 		o.wait = value
@@ -225,7 +226,7 @@ func (o *options) fabricConfig() devices.Config {
 		cfg.Timing, _ = devices.TimingProfile(o.timing)
 	}
 	if o.wait != "" {
-		cfg.Wait, _ = devices.ParseWaitPolicy(o.wait)
+		cfg.Wait, _ = wait.Parse(o.wait)
 	}
 	cfg.Seed = o.seed
 	return cfg
@@ -240,8 +241,8 @@ func (o *options) checkFabric() error {
 	if o.gpu != "" && o.gpu != backend.Sim && cfg.Mode == devices.Simulated {
 		return fmt.Errorf("--gpu %s is a real GPU, which runs in real time: use --mode realtime (the default) with it, or leave --gpu out to simulate the GPU", o.gpu)
 	}
-	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {
-		if err := devices.CheckWait(devices.WaitSpin, len(devices.DefaultDevices())); err != nil {
+	if cfg.Wait == wait.Spin && cfg.Mode != devices.Simulated {
+		if err := wait.Check(wait.Spin, len(devices.DefaultDevices())); err != nil {
 			msg := err.Error()
 			if e, ok := errors.AsType[*failure.Error](err); ok {
 				msg = e.Message

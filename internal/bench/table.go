@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // Options size a run of every figure.
@@ -19,8 +20,8 @@ type Options struct {
 	// Wait lists the wait policies that the real-time publication and
 	// exchange figures run under, a pair of figures for each; empty: the
 	// default (hybrid) alone. Spin needs a core per device and one for the
-	// host (devices.WaitSpin).
-	Wait []devices.WaitPolicy
+	// host (wait.Spin).
+	Wait []wait.Policy
 	// Only lists the groups of figures to measure (Groups); empty: every
 	// one. The raw round trip, the baseline of the wait figures, is
 	// always measured.
@@ -113,7 +114,7 @@ func Run(o Options) ([]Figure, error) {
 	figures := []Figure{goalFigure("raw round trip, one line for both words", oneLine, raw, "raw round trip", goal{})}
 	waits := o.Wait
 	if len(waits) == 0 {
-		waits = []devices.WaitPolicy{devices.WaitHybrid}
+		waits = []wait.Policy{wait.Hybrid}
 	}
 	// A policy this machine cannot run (spin on too few cores) leaves out
 	// its figures, not the rest of the table: its error comes at the end.
@@ -122,7 +123,7 @@ func Run(o Options) ([]Figure, error) {
 		if !want["wait"] {
 			break
 		}
-		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
+		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != wait.Hybrid)
 		if err != nil {
 			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
 			continue
@@ -179,8 +180,8 @@ type goal struct {
 // are the table's first goals, spin's those of a device that polls on its
 // own core; block's figures are reported.
 var (
-	publicationGoals = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 2×", 2}, devices.WaitSpin: {"≤ 3×", 3}}
-	exchangeGoals    = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 1.5×", 1.5}, devices.WaitSpin: {"≤ 2×", 2}}
+	publicationGoals = map[wait.Policy]goal{wait.Hybrid: {"≤ 2×", 2}, wait.Spin: {"≤ 3×", 3}}
+	exchangeGoals    = map[wait.Policy]goal{wait.Hybrid: {"≤ 1.5×", 1.5}, wait.Spin: {"≤ 2×", 2}}
 )
 
 // waitFigures measures publication latency and the exchange round trip on
@@ -188,7 +189,7 @@ var (
 // processor time the process spent per session of the publication runs
 // (every thread's, user and system): what the policy's latency costs.
 // named says to name the policy in the figures' names.
-func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) ([]Figure, error) {
+func waitFigures(w wait.Policy, z sizes, raw Sample, named bool) ([]Figure, error) {
 	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
 	if err != nil {
 		return nil, err
