@@ -85,7 +85,7 @@ type Config struct {
 	Mode          Mode           // default RealTime
 	Wait          wait.Policy    // how real-time waits pass; default wait.Hybrid; ignored in simulated time
 	Seed          uint64         // 0 picks one; Fabric.Seed reports it
-	Timing        program.Timing // default IdealTiming
+	Timing        program.Timing // default timing.Ideal
 	Budget        int64          // bytes; 0 means 1 GiB
 	Devices       []DeviceConfig // default DefaultDevices
 	NoFineGrained bool           // offer no fine-grained memory (startup must then fail)

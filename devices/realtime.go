@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/program"
@@ -87,7 +88,7 @@ type deviceThread struct {
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
+	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != timing.Ideal(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
 	r.yields = f.wait == wait.Hybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
 		t := &deviceThread{exec: r, log: newDeviceLog(&f.events, r.collectable), queue: make(chan *invocation, 1), parker: newParker()}

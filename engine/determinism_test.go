@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -49,7 +50,7 @@ type runRecord struct {
 // quarantine.
 func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRecord {
 	t.Helper()
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: devices.PublishedTiming(), EventCapacity: 1 << 20})
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: timing.Published(), EventCapacity: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -136,7 +137,7 @@ type world struct {
 // The test checks the oracle itself (settle, wantNoViolations).
 func newWorld(t *testing.T, mode devices.Mode, seed uint64) *world {
 	t.Helper()
-	return newWorldConfig(t, devices.Config{Mode: mode, Seed: seed, Timing: devices.IdealTiming()})
+	return newWorldConfig(t, devices.Config{Mode: mode, Seed: seed, Timing: timing.Ideal()})
 }
 
 // newWorldConfig is newWorld for a fabric of cfg.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 
 	lua "github.com/yuin/gopher-lua"
@@ -295,7 +296,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 	case *lua.LNilType:
 		return base
 	case lua.LString:
-		t, err := devices.TimingProfile(string(v))
+		t, err := timing.Profile(string(v))
 		if err != nil {
 			m.raise(L, err)
 		}
@@ -308,7 +309,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 				fieldError(L, 1, "fabric", "timing.profile", "string expected, got "+valueTypeName(p))
 			}
 			var err error
-			if t, err = devices.TimingProfile(string(ps)); err != nil {
+			if t, err = timing.Profile(string(ps)); err != nil {
 				m.raise(L, err)
 			}
 		}
@@ -322,7 +323,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 		})
 		sort.Strings(keys)
 		for _, k := range keys {
-			fig, err := devices.TimingFigure(&t, k)
+			fig, err := timing.Figure(&t, k)
 			if err != nil {
 				m.raise(L, err)
 			}

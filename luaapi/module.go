@@ -17,6 +17,7 @@ import (
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -355,9 +356,9 @@ func (m *Module) retire() {
 // timingLabel names a timing profile: ideal, published, or custom.
 func timingLabel(t program.Timing) string {
 	switch t {
-	case devices.IdealTiming():
+	case timing.Ideal():
 		return "ideal"
-	case devices.PublishedTiming():
+	case timing.Published():
 		return "published"
 	}
 	return "custom"

@@ -24,6 +24,7 @@ import (
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -117,7 +118,7 @@ func (c Config) withDefaults() Config {
 // published jitter and stalls); 0, not checked, for larger exchanges.
 func (c Config) livenessWait() time.Duration {
 	lines := (c.SlotBytes + 63) / 64
-	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
+	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * timing.Published().NPUDMALine
 	if need > engine.DefaultCloseTimeout/10 {
 		return 0
 	}
@@ -456,11 +457,11 @@ func (t *trial) run() {
 	if t.chance(0.25) {
 		budget = int64(1024 + 64*t.rng.IntN(64)) // tight: overlapping sessions run out
 	}
-	timing := devices.IdealTiming()
+	tm := timing.Ideal()
 	if t.chance(0.5) {
-		timing = devices.PublishedTiming()
+		tm = timing.Published()
 	}
-	f, o, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
+	f, o, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: tm, Budget: budget, EventCapacity: ringSize})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -182,7 +183,7 @@ func (o *options) setLong(name, value string) error {
 		}
 		o.gpu = value
 	case "timing":
-		if _, err := devices.TimingProfile(value); err != nil {
+		if _, err := timing.Profile(value); err != nil {
 			return &usageError{fmt.Sprintf("--timing %q: use ideal or published", value)}
 		}
 		o.timing = value
@@ -223,7 +224,7 @@ func (o *options) fabricConfig() devices.Config {
 		cfg.Mode, _ = devices.ParseMode(o.mode)
 	}
 	if o.timing != "" {
-		cfg.Timing, _ = devices.TimingProfile(o.timing)
+		cfg.Timing, _ = timing.Profile(o.timing)
 	}
 	if o.wait != "" {
 		cfg.Wait, _ = wait.Parse(o.wait)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/devices/wait"
 )
 
@@ -382,7 +383,7 @@ func speedupFigure(z sizes, what string, factor float64, run func(n, workers int
 }
 
 func modelFigure(z sizes) (Figure, error) {
-	cfg := devices.Config{Timing: devices.PublishedTiming()}
+	cfg := devices.Config{Timing: timing.Published()}
 	// The figures exactly, without the published stalls: the real run and
 	// the simulated one draw theirs from other seeds, and the ratio is of
 	// the tool's overhead, not of two draws.
