@@ -2,45 +2,20 @@ package devices
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// CheckBackend says what is wrong with a backend name: nil for "" (the
-// simulated GPU), "sim" and every registered name; otherwise an invalid
-// error that lists the names there are.
-func CheckBackend(name string) error {
-	_, err := lookupBackend(name)
-	return err
-}
-
-// lookupBackend finds a registered backend; nil (and no error) for the
-// simulated GPU.
+// lookupBackend finds a registered backend (backend.Check says what is
+// wrong with a name); nil, and no error, for the simulated GPU.
 func lookupBackend(name string) (backend.Backend, error) {
-	if name == "" || name == backend.Sim {
-		return nil, nil
+	if err := backend.Check(name); err != nil {
+		return nil, err
 	}
-	b, ok := backend.Lookup(name)
-	if !ok {
-		return nil, failure.Errorf(failure.Invalid, "fabric", "unknown GPU backend %q; use %s", name, quotedChoices(backend.Names()))
-	}
+	b, _ := backend.Lookup(name)
 	return b, nil
-}
-
-// quotedChoices is `"a", "b" or "c"`.
-func quotedChoices(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // NewFabricWith makes a fabric from cfg whose first GPU is the named

@@ -359,15 +359,6 @@ func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) 
 	return nil, failure.Errorf(failure.Invalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.Ordinal, family.Command)
 }
 
-// Coherent reports whether family of d sees the buffer coherently.
-func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
-	a, err := b.attachment(d, family)
-	if err != nil {
-		return false, err
-	}
-	return a.coherent, nil
-}
-
 // Release unmaps the buffer and returns its budget. It refuses, and keeps the
 // memory, while a program that can reach the buffer has not retired or while
 // a quarantine holds it; the refused attempt is recorded as an event, so the
@@ -408,7 +399,7 @@ func (b *Buffer) releaseEmitting(quarantined bool, emit event.EmitFunc, pinned [
 	b.released = true
 	size := b.region.Len()
 	b.budget.Refund(int64(size), quarantined)
-	if b.profile.kind == Pinned {
+	if b.profile.kind == memory.Pinned {
 		pinned = append(pinned, b.region)
 	} else {
 		_ = b.region.Unmap() // only fails when already unmapped, which released excludes
@@ -426,13 +417,9 @@ func unmapAll(regions *[]*memory.Region) {
 	}
 }
 
-// PrivateBudget is the Detail of alloc and release events of buffers charged
-// to a budget other than the fabric's.
-const PrivateBudget = "private budget"
-
 func (b *Buffer) budgetLabel() string {
 	if b.budget != &b.profile.fabric.budget {
-		return PrivateBudget
+		return event.PrivateBudget
 	}
 	return ""
 }

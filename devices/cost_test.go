@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/memory"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -41,7 +42,7 @@ func costs(t *testing.T, timing program.Timing, kind DeviceKind, ops ...func(v *
 	if kind == NPU {
 		c = XDNA
 	}
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 1024)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: ops, v: mmView(t, b, d, c)}
 	comp := mmDispatch(t, mmPrepare(t, d, c, p, 1, b))
 	if ok, err := comp.Wait(time.Second); !ok || err != nil {
@@ -170,7 +171,7 @@ func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	const dma = 300 * time.Microsecond
 	f := mmFabric(t, Config{Mode: RealTime, Timing: program.Timing{NPUDMALine: dma}})
 	d := f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 1024)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: []func(v *View){readAll(0, 32), store(0), drain}, v: mmView(t, b, d, XDNA)}
 	comp := mmDispatch(t, mmPrepare(t, d, XDNA, p, 1, b))
 	if ok, err := comp.Wait(time.Minute); !ok || err != nil {

@@ -324,8 +324,8 @@ func (c *Completion) ID() uint64 { return c.inv.id }
 // Steps says when the invocation's program observed the decision and when
 // it retired, at the times of the events that say so. It may be called
 // from any goroutine, while the program runs too.
-func (c *Completion) Steps() Steps {
-	st := Steps{Observed: c.observed.Load()}
+func (c *Completion) Steps() event.Steps {
+	st := event.Steps{Observed: c.observed.Load()}
 	if c.done.Load() {
 		st.Retired, st.Err = event.Stamp{At: c.retiredAt, Set: true}, c.err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
@@ -54,7 +55,7 @@ func mmShared(t testing.TB, cfg Config, size int) (f *Fabric, gpu, npu *Device, 
 	t.Helper()
 	f = mmFabric(t, cfg)
 	gpu, npu = f.First(GPU), f.First(NPU)
-	return f, gpu, npu, mmAlloc(t, mmProfile(t, f, FineGrained), size)
+	return f, gpu, npu, mmAlloc(t, mmProfile(t, f, memory.FineGrained), size)
 }
 
 // mmFamily returns d's family for command c.
@@ -69,7 +70,7 @@ func mmFamily(t testing.TB, d *Device, c Command) QueueFamily {
 
 // mmProfile returns the first host-accessible profile for devs, which must be
 // of kind want.
-func mmProfile(t testing.TB, f *Fabric, want ProfileKind, devs ...*Device) *Profile {
+func mmProfile(t testing.TB, f *Fabric, want memory.Kind, devs ...*Device) *Profile {
 	t.Helper()
 	if len(devs) == 0 {
 		devs = f.Devices()
@@ -84,8 +85,8 @@ func mmProfile(t testing.TB, f *Fabric, want ProfileKind, devs ...*Device) *Prof
 	return ps[0]
 }
 
-func mmKinds(ps []*Profile) []ProfileKind {
-	out := make([]ProfileKind, len(ps))
+func mmKinds(ps []*Profile) []memory.Kind {
+	out := make([]memory.Kind, len(ps))
 	for i, p := range ps {
 		out[i] = p.Kind()
 	}
@@ -272,7 +273,7 @@ const (
 // 64-byte aligned, ... unmapped only when released."
 func TestMemoryBuffersAreSharedAnonymousMappingsUnmappedOnRelease(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	const size = 1237 * 4096 // a size no other mapping of the test binary has
 	before, _ := mmSharedMappings(t, size)
 	b := mmAlloc(t, p, size)
@@ -299,7 +300,7 @@ func TestMemoryBuffersAreSharedAnonymousMappingsUnmappedOnRelease(t *testing.T) 
 // every family.
 func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	gpu, npu := f.First(GPU), f.First(NPU)
 	var charged int64
 	for _, size := range []int{1, 4, 63, 64, 65, 100, 128, 4095, 4096, 4097, 1 << 20} {
@@ -348,7 +349,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 // has not released yet.
 func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	gpu, npu := f.First(GPU), f.First(NPU)
 	b := mmAlloc(t, p, 128)
 	gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
@@ -412,14 +413,14 @@ func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 	f := mmFabric(t, Config{})
 	gpu, npu := f.First(GPU), f.First(NPU)
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	b := mmAlloc(t, p, 256)
 	for i, fam := range slices.Collect(gpu.Families()) {
 		if !p.Coherent(gpu, fam) {
 			t.Errorf("fine-grained profile: %s %s is not coherent", gpu.Name(), fam.Command)
 		}
-		if c, err := b.Coherent(gpu, fam); err != nil || !c {
-			t.Errorf("Buffer.Coherent(%s %s) = %v, %v; want true", gpu.Name(), fam.Command, c, err)
+		if a, err := b.attachment(gpu, fam); err != nil || !a.coherent {
+			t.Errorf("the buffer's attachment to %s %s: %+v, %v; want it coherent", gpu.Name(), fam.Command, a, err)
 		}
 		v := mmView(t, b, gpu, fam.Command)
 		if !v.Coherent() {
@@ -540,7 +541,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	}})
 	devs := f.Devices()
 	npu0, npu1 := devs[1], devs[2]
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	v0 := mmView(t, b, npu0, XDNA)
 	fams := slices.Collect(npu1.Families())
 	v10, err := b.View(npu1, fams[0])
@@ -578,7 +579,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	mmLoad(t, "npu1 family 1, released", v11, 0, 5)
 
 	// A buffer is not shared with a family of a device outside its profile.
-	other := mmAlloc(t, mmProfile(t, f, FineGrained, devs[0], npu0), 64)
+	other := mmAlloc(t, mmProfile(t, f, memory.FineGrained, devs[0], npu0), 64)
 	if _, err := other.View(npu1, fams[0]); err == nil {
 		t.Error("View of a buffer for a device outside its profile succeeded")
 	} else {
@@ -649,7 +650,7 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			f := mmFabric(t, Config{Mode: mode})
 			gpu, npu := f.First(GPU), f.First(NPU)
-			b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+			b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 128)
 			gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
 			b.storeWord(64, 5)
 			mmRelease(t, b, npu, XDNA, 0, 128) // the NPU sees both lines: zeros, then 5
@@ -907,7 +908,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 || ps[0].Kind() != CoarseGrained {
+	if len(ps) != 1 || ps[0].Kind() != memory.CoarseGrained {
 		t.Fatalf("profiles without fine-grained memory: %v, want [coarse-grained]", mmKinds(ps))
 	}
 	p := ps[0]
@@ -917,8 +918,8 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 			if p.Coherent(d, fam) {
 				t.Errorf("coarse-grained: %s %s is coherent", d.Name(), fam.Command)
 			}
-			if c, err := b.Coherent(d, fam); err != nil || c {
-				t.Errorf("coarse-grained Buffer.Coherent(%s %s) = %v, %v", d.Name(), fam.Command, c, err)
+			if a, err := b.attachment(d, fam); err != nil || a.coherent {
+				t.Errorf("coarse-grained buffer's attachment to %s %s: %+v, %v; want it non-coherent", d.Name(), fam.Command, a, err)
 			}
 		}
 	}
@@ -944,7 +945,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := mmKinds(ps); len(k) != 2 || k[0] != FineGrained || k[1] != CoarseGrained {
+	if k := mmKinds(ps); len(k) != 2 || k[0] != memory.FineGrained || k[1] != memory.CoarseGrained {
 		t.Errorf("default host-accessible profiles %v, want [fine-grained coarse-grained]", k)
 	}
 	for _, d := range g.Devices() {
@@ -966,7 +967,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range host {
-			if p.Kind() == DeviceLocal {
+			if p.Kind() == memory.DeviceLocal {
 				t.Errorf("NoFineGrained=%v: device-local offered with host access: %v", noFine, mmKinds(host))
 			}
 		}
@@ -974,7 +975,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(all) != len(host)+1 || all[len(all)-1].Kind() != DeviceLocal {
+		if len(all) != len(host)+1 || all[len(all)-1].Kind() != memory.DeviceLocal {
 			t.Fatalf("NoFineGrained=%v: profiles without host access %v, want %v then device-local", noFine, mmKinds(all), mmKinds(host))
 		}
 		before := f.Budget().State()
@@ -1002,7 +1003,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 // limit with a failure.Budget error that changes nothing.
 func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	f := mmFabric(t, Config{Budget: 256})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	a := mmAlloc(t, p, 1) // 64
 	mmCharged(t, f, 64, 0)
 	b := mmAlloc(t, p, 100) // 128
@@ -1070,7 +1071,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 		t.Run(mmName(cfg), func(t *testing.T) {
 			f := mmFabric(t, cfg)
 			gpu := f.First(GPU)
-			p := mmProfile(t, f, FineGrained)
+			p := mmProfile(t, f, memory.FineGrained)
 			b := mmAlloc(t, p, 128)
 			unreached := mmAlloc(t, p, 64)
 			var seen atomic.Uint32
@@ -1128,7 +1129,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 		t.Run(mmName(cfg), func(t *testing.T) {
 			f := mmFabric(t, cfg)
 			gpu, npu := f.First(GPU), f.First(NPU)
-			p := mmProfile(t, f, FineGrained)
+			p := mmProfile(t, f, memory.FineGrained)
 			const size = 1239 * 4096
 			before, _ := mmSharedMappings(t, size)
 			b := mmAlloc(t, p, size)
@@ -1206,7 +1207,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 func TestMemoryFirstHostStoreHiddenFromConcurrentReader(t *testing.T) {
 	f := mmFabric(t, Config{})
 	npu := f.First(NPU)
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	xdna := mmFamily(t, npu, XDNA)
 	var cur atomic.Pointer[View]
 	var stop atomic.Bool

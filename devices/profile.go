@@ -1,7 +1,6 @@
 package devices
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/residentlua/residentlua/devices/backend"
@@ -13,42 +12,10 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
-// ProfileKind is a way memory can be shared by devices.
-type ProfileKind uint8
-
-// Allocation profile kinds.
-const (
-	// FineGrained host memory: GPU families coherent, NPU families not.
-	FineGrained ProfileKind = iota + 1
-	// CoarseGrained host memory: every family non-coherent.
-	CoarseGrained
-	// DeviceLocal memory: not host-accessible.
-	DeviceLocal
-	// Pinned host memory lent by a GPU's accelerator: that GPU coherent at
-	// system scope, every other family not. The only host profile offered
-	// for devices that include an accelerated GPU.
-	Pinned
-)
-
-// String is the profile's name.
-func (k ProfileKind) String() string {
-	switch k {
-	case FineGrained:
-		return "fine-grained"
-	case CoarseGrained:
-		return "coarse-grained"
-	case DeviceLocal:
-		return "device-local"
-	case Pinned:
-		return "pinned"
-	}
-	return fmt.Sprintf("profile(%d)", uint8(k))
-}
-
 // Profile is one way to allocate memory shared by a set of devices, saying
 // for every (device, family) whether it sees the memory coherently.
 type Profile struct {
-	kind    ProfileKind
+	kind    memory.Kind
 	fabric  *Fabric
 	made    made
 	devices []*Device
@@ -65,17 +32,17 @@ func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile
 			return nil, failure.Errorf(failure.Invalid, "profiles", "a device is not part of this fabric")
 		}
 	}
-	kinds := make([]ProfileKind, 0, 3) // on the stack
+	kinds := make([]memory.Kind, 0, 3) // on the stack
 	switch {
 	case acceleratorOf(devs) != nil:
-		kinds = append(kinds, Pinned) // the accelerator reaches nothing else
+		kinds = append(kinds, memory.Pinned) // the accelerator reaches nothing else
 	case f.fineGrained:
-		kinds = append(kinds, FineGrained, CoarseGrained)
+		kinds = append(kinds, memory.FineGrained, memory.CoarseGrained)
 	default:
-		kinds = append(kinds, CoarseGrained)
+		kinds = append(kinds, memory.CoarseGrained)
 	}
 	if !hostAccess {
-		kinds = append(kinds, DeviceLocal)
+		kinds = append(kinds, memory.DeviceLocal)
 	}
 	// The profiles, their list and the devices they share, made together.
 	profiles := make([]Profile, len(kinds))
@@ -99,17 +66,14 @@ func acceleratorOf(devs []*Device) backend.Accelerator {
 }
 
 // Kind is the profile's kind.
-func (p *Profile) Kind() ProfileKind { return p.kind }
-
-// Devices lists the devices the profile shares memory between.
-func (p *Profile) Devices() []*Device { return append([]*Device(nil), p.devices...) }
+func (p *Profile) Kind() memory.Kind { return p.kind }
 
 // Coherent reports whether family sees memory of this profile coherently.
 func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
-	if p.kind == Pinned {
+	if p.kind == memory.Pinned {
 		return d.accel != nil
 	}
-	return p.kind == FineGrained && d.kind == GPU
+	return p.kind == memory.FineGrained && d.kind == GPU
 }
 
 // Allocate takes size bytes (rounded up to whole lines), zeroed, charged to
@@ -123,7 +87,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	if p.made.stale() {
 		return nil, staleError("alloc", "the "+p.kind.String()+" profile")
 	}
-	if p.kind == DeviceLocal {
+	if p.kind == memory.DeviceLocal {
 		return nil, failure.Errorf(failure.Unsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
 	}
 	if size <= 0 || size > maxBuffer {
@@ -136,7 +100,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	rounded := memory.RoundUp(size)
 	made, lineStale := newAllocated(rounded)
 	region, err := &made.region, error(nil) // kept with the buffer
-	if p.kind == Pinned {
+	if p.kind == memory.Pinned {
 		region, err = acceleratorOf(p.devices).Map(rounded)
 	} else {
 		err = f.arena.AllocIn(region, rounded)

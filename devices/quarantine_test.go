@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // A quarantine whose devices were both reset stays in force while a program
@@ -21,7 +22,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			f.Quarantine(9, "test quarantine", []*Device{gpu, npu}, []*Buffer{b})
 			gpu.Reset()
 			// The program waits on a word of its own buffer and can reach b.
-			own := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+			own := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 			var seen atomic.Uint32
 			c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, own, gpu, AQL), 0, &seen), 2, b, own))
 			npu.Reset()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -17,7 +18,7 @@ import (
 // figures and ids all feed it).
 func simRun(t *testing.T, f *Fabric) uint64 {
 	t.Helper()
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 256)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 256)
 	if err := b.storeWord(0, 7); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	}
 	defer f.Close()
 	gpu, npu := f.First(GPU), f.First(NPU)
-	profile := mmProfile(t, f, FineGrained)
+	profile := mmProfile(t, f, memory.FineGrained)
 	old := mmAlloc(t, profile, 64) // never released: its memory stays its own
 	if err := old.storeWord(0, 11); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	if err := f.Renew(Config{Mode: Simulated, Seed: 5, Budget: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	fresh := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	fresh := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	if fresh.ID() != old.ID() {
 		t.Fatalf("the renewed fabric's first buffer is %d, the stale one %d: the test needs the ids to meet", fresh.ID(), old.ID())
 	}
@@ -155,7 +156,7 @@ func TestRenewRefusesOtherDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	for _, cfg := range []Config{
 		{Mode: Simulated, Devices: []DeviceConfig{{Kind: GPU, Families: []Command{AQL}}}},
 		{Mode: Simulated, Devices: []DeviceConfig{{Name: "other", Kind: GPU, Families: []Command{PM4, AQL}}, {Kind: NPU, Families: []Command{XDNA}}}},
@@ -181,7 +182,7 @@ func TestRenewedRealTimeFabricRuns(t *testing.T) {
 	}
 	defer f.Close()
 	for round := range 3 {
-		b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+		b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 		c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
 		if ok, err := c.Wait(mmSoon); !ok || err != nil {
 			t.Fatalf("round %d: the program did not retire: %v, %v", round, ok, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/wait"
 )
 
@@ -110,7 +111,7 @@ func TestSpinFabricCloseEndsItsThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	gpu := f.First(GPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	var seen atomic.Uint32
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
 	f.Close()

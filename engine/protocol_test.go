@@ -17,6 +17,7 @@ import (
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -63,7 +64,7 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 		gpu, npu := devicePair(t, f)
 		profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
 		noErr(t, "AllocationProfiles", err)
-		if len(profiles) == 0 || profiles[0].Kind() != devices.CoarseGrained {
+		if len(profiles) == 0 || profiles[0].Kind() != memory.CoarseGrained {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
 		_, err = newStartup(gpu, npu, nil)
@@ -81,14 +82,12 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 		st, err := newStartup(gpu, npu, nil)
 		noErr(t, "newStartup", err)
 		line := st.line
-		if k := line.Profile().Kind(); k != devices.FineGrained {
+		if k := line.Profile().Kind(); k != memory.FineGrained {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
 		}
 		for _, d := range []*devices.Device{gpu, npu} {
 			for fam := range d.Families() {
-				coherent, err := line.Coherent(d, fam)
-				noErr(t, "Coherent", err)
-				if want := d.Kind() == devices.GPU; coherent != want {
+				if coherent, want := line.Profile().Coherent(d, fam), d.Kind() == devices.GPU; coherent != want {
 					t.Errorf("%s %v sees the line coherent=%v, want %v", d.Name(), fam.Command, coherent, want)
 				}
 			}
@@ -213,8 +212,8 @@ func TestStartupChargesTheGivenBudget(t *testing.T) {
 			}
 			wantBudget(t, f, 0, 0)
 			inOrder(t, f, st.id, match{event.EvAlloc, int64(st.line.ID()), 64})
-			if a := events(f, st.id, event.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
-				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
+			if a := events(f, st.id, event.EvAlloc); len(a) != 1 || a[0].Detail != event.PrivateBudget {
+				t.Errorf("alloc events %v, want one marked %q", a, event.PrivateBudget)
 			}
 
 			x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)

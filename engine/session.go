@@ -613,7 +613,7 @@ func (s *Session) Decision() oracle.Decision {
 type Timeline struct {
 	Accepted [2]event.Stamp // by Participant
 	Decided  event.Stamp
-	Programs [2]devices.Steps // by Participant; unset for one never accepted
+	Programs [2]event.Steps // by Participant; unset for one never accepted
 }
 
 // Timeline reports the session's steps so far, from any goroutine.

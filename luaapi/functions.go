@@ -194,7 +194,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 			if !ok {
 				fieldError(L, 1, name, "gpu.backend", "string expected, got "+valueTypeName(v))
 			}
-			if err := devices.CheckBackend(string(s)); err != nil {
+			if err := backend.Check(string(s)); err != nil {
 				m.raise(L, err)
 			}
 			gpuBackend = string(s)

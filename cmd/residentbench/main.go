@@ -41,7 +41,6 @@ import (
 	"syscall"
 
 	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" backend
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/bench"
@@ -73,7 +72,7 @@ func main() {
 	}
 	measure := bench.Run
 	if *gpu != backend.Sim {
-		switch err := devices.CheckBackend(*gpu); {
+		switch err := backend.Check(*gpu); {
 		case err != nil:
 			refuse("-gpu: %v", err)
 		case len(o.Only) > 0:

@@ -178,7 +178,7 @@ func (o *options) setLong(name, value string) error {
 		}
 		o.wait = value
 	case "gpu":
-		if value == "" || devices.CheckBackend(value) != nil {
+		if value == "" || backend.Check(value) != nil {
 			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(backend.Names()))}
 		}
 		o.gpu = value

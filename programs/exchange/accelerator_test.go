@@ -182,9 +182,8 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	}
 	aql, _ := gpu.Family(devices.AQL)
 	xdna, _ := npu.Family(devices.XDNA)
-	gc, _ := line.Coherent(gpu, aql)
-	nc, _ := line.Coherent(npu, xdna)
-	if line.Profile().Kind() != devices.Pinned || !gc || nc {
+	gc, nc := line.Profile().Coherent(gpu, aql), line.Profile().Coherent(npu, xdna)
+	if line.Profile().Kind() != memory.Pinned || !gc || nc {
 		t.Errorf("startup line from %s, GPU coherent %v, NPU coherent %v; want pinned, true, false", line.Profile().Kind(), gc, nc)
 	}
 	fakeStarted(t, s)

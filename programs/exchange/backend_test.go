@@ -46,13 +46,13 @@ func TestBackendsListsSimFirstThenTheRegisteredOnes(t *testing.T) {
 		t.Errorf("backend.Names() = %q, want sim then the registered names in order", got)
 	}
 	for _, name := range []string{"", "sim", "test-fake"} {
-		if err := devices.CheckBackend(name); err != nil {
-			t.Errorf("CheckBackend(%q) = %v", name, err)
+		if err := backend.Check(name); err != nil {
+			t.Errorf("backend.Check(%q) = %v", name, err)
 		}
 	}
-	err := devices.CheckBackend("rocm")
+	err := backend.Check("rocm")
 	if !errors.Is(err, failure.Invalid) || !strings.HasSuffix(err.Error(), `unknown GPU backend "rocm"; use "sim", "test-broken" or "test-fake"`) {
-		t.Errorf("CheckBackend(rocm) = %v, want the names listed", err)
+		t.Errorf("backend.Check(rocm) = %v, want the names listed", err)
 	}
 }
 

@@ -225,7 +225,7 @@ func launcherOf(gpu *devices.Device, startup *devices.Buffer) (Launcher, error) 
 	if accel == nil {
 		return nil, nil
 	}
-	if kind := startup.Profile().Kind(); kind != devices.Pinned {
+	if kind := startup.Profile().Kind(); kind != memory.Pinned {
 		return nil, failure.Errorf(failure.Unsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.Name(), kind)
 	}
 	launcher, ok := accel.(Launcher)
