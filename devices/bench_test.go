@@ -58,7 +58,7 @@ func BenchmarkRealTimeStep(b *testing.B) {
 	pp := mmPrepare(b, f.First(GPU), AQL, prog, 1)
 	b.ResetTimer()
 	c := mmDispatch(b, pp)
-	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+	if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 		b.Fatalf("the program did not retire: ok=%v err=%v", ok, err)
 	}
 }

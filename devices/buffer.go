@@ -113,9 +113,6 @@ type staleness struct {
 // ID identifies the buffer in events.
 func (b *Buffer) ID() uint64 { return b.id }
 
-// Size is the buffer's size in bytes (whole lines).
-func (b *Buffer) Size() int { return b.region.Len() }
-
 // Profile is the profile the buffer was allocated from.
 func (b *Buffer) Profile() *Profile { return b.profile }
 
@@ -352,11 +349,11 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 
 func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) {
 	for i := range b.attachments {
-		if a := &b.attachments[i]; a.device == d && a.family.Ordinal == family.Ordinal {
+		if a := &b.attachments[i]; a.device == d && a.family.ordinal == family.ordinal {
 			return a, nil
 		}
 	}
-	return nil, failure.Errorf(failure.Invalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.Ordinal, family.Command)
+	return nil, failure.Errorf(failure.Invalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.ordinal, family.Command)
 }
 
 // Release unmaps the buffer and returns its budget. It refuses, and keeps the
@@ -446,7 +443,7 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 		return nil, failure.Errorf(failure.Invalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
 	}
 	p := &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
-		label: d.labels[family.Ordinal]}
+		label: d.labels[family.ordinal]}
 	return p, nil
 }
 

@@ -45,7 +45,7 @@ func costs(t *testing.T, timing program.Timing, kind DeviceKind, ops ...func(v *
 	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: ops, v: mmView(t, b, d, c)}
 	comp := mmDispatch(t, mmPrepare(t, d, c, p, 1, b))
-	if ok, err := comp.Wait(time.Second); !ok || err != nil {
+	if ok, err := comp.waitFor(time.Second); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
 	ticks := f.Events().Events(func(e *event.Event) bool { return e.Kind == evTick })
@@ -174,7 +174,7 @@ func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: []func(v *View){readAll(0, 32), store(0), drain}, v: mmView(t, b, d, XDNA)}
 	comp := mmDispatch(t, mmPrepare(t, d, XDNA, p, 1, b))
-	if ok, err := comp.Wait(time.Minute); !ok || err != nil {
+	if ok, err := comp.waitFor(time.Minute); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
 	at := func(kind program.EventKind) []time.Duration {

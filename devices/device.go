@@ -71,9 +71,11 @@ func ParseCommand(name string) (Command, error) {
 	return 0, failure.Errorf(failure.Invalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
 }
 
-// QueueFamily is one of a device's queue families.
+// QueueFamily is one of a device's queue families. Its index among them
+// (its place in Device.Families) is what events (dispatch's B) and error
+// messages call its ordinal.
 type QueueFamily struct {
-	Ordinal int
+	ordinal int
 	Command Command
 }
 

@@ -69,7 +69,7 @@ func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 							time.Sleep(time.Millisecond)
 						}
 					}
-					if ok, err := c.Wait(time.Minute); !ok || err != nil {
+					if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 						t.Fatalf("ticker did not retire: ok=%v err=%v", ok, err)
 					}
 				}
@@ -238,7 +238,7 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, prog, 7))
 	waited := make(chan error, 1)
 	go func() {
-		ok, err := c.Wait(time.Minute)
+		ok, err := c.waitFor(time.Minute)
 		if err == nil && !ok {
 			err = errors.New("the completion timed out")
 		}

@@ -39,8 +39,8 @@ func (d *Device) Prepare(family QueueFamily, prog program.Program, owner uint64,
 			return nil, err
 		}
 	}
-	if family.Ordinal < 0 || family.Ordinal >= len(d.families) || d.families[family.Ordinal] != family {
-		return nil, failure.Errorf(failure.Invalid, "prepare", "%s has no queue family %d (%s)", d.name, family.Ordinal, family.Command)
+	if family.ordinal < 0 || family.ordinal >= len(d.families) || d.families[family.ordinal] != family {
+		return nil, failure.Errorf(failure.Invalid, "prepare", "%s has no queue family %d (%s)", d.name, family.ordinal, family.Command)
 	}
 	if prog == nil {
 		return nil, failure.Errorf(failure.Invalid, "prepare", "no program given")
@@ -69,7 +69,7 @@ func (p *Prepared) Program() program.Program { return p.program }
 // with no event.
 func (p *Prepared) Dispatch() (*Completion, error) {
 	if p.made.stale() {
-		return nil, staleError("dispatch", "the program prepared on "+p.device.labels[p.family.Ordinal])
+		return nil, staleError("dispatch", "the program prepared on "+p.device.labels[p.family.ordinal])
 	}
 	if s, ok := p.program.(program.Starter); ok {
 		// Work outside the fabric (a kernel on hardware) is admitted once
@@ -129,7 +129,7 @@ func (p *Prepared) dispatchStarting(start func(env *env) *failure.Error) (*Compl
 // rejectLocked records a refused dispatch and returns its error (fabric.mu
 // held).
 func (p *Prepared) rejectLocked(err *failure.Error) error {
-	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.Ordinal), 0, err.Message)
+	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.ordinal), 0, err.Message)
 	return err
 }
 
@@ -185,7 +185,7 @@ func (p *Prepared) startLocked(inv *invocation, delay time.Duration) {
 	d := p.device
 	f := d.fabric
 	d.current = inv
-	f.events.Emit(d.actor, p.owner, event.EvDispatch, inv.id, uint64(p.family.Ordinal), "")
+	f.events.Emit(d.actor, p.owner, event.EvDispatch, inv.id, uint64(p.family.ordinal), "")
 	for _, b := range p.reach {
 		f.events.Emit(d.actor, p.owner, event.EvReach, inv.id, b.id, "")
 	}
@@ -289,17 +289,13 @@ func (c *Completion) IsComplete() (bool, error) {
 	return true, c.err
 }
 
-// Wait waits up to timeout for retirement: in simulated time by letting
-// virtual time pass, in real time on the wall clock. It returns false on
-// timeout; a device error is returned as the error.
-func (c *Completion) Wait(timeout time.Duration) (bool, error) {
-	return c.WaitContext(context.Background(), timeout)
-}
-
-// WaitContext is Wait that also ends, returning false and ctx's error, as
-// soon as ctx is done: in real time at once, in simulated time after the
-// device step in progress (the executor checks ctx between steps), however
-// much virtual time the wait still had. A retirement that came first wins.
+// WaitContext waits up to timeout for retirement: in simulated time by
+// letting virtual time pass, in real time on the wall clock. It returns
+// false on timeout; a device error is returned as the error. It also ends,
+// returning false and ctx's error, as soon as ctx is done: in real time at
+// once, in simulated time after the device step in progress (the executor
+// checks ctx between steps), however much virtual time the wait still had.
+// A retirement that came first wins.
 // docs/memory-model.md says how the two clocks relate.
 //
 // A completion of a stale invocation (dispatched before its fabric was

@@ -273,7 +273,7 @@ func (f *Fabric) makeDevices(devs []DeviceConfig) {
 		d.families = make([]QueueFamily, len(dc.Families))
 		d.labels = make([]string, len(dc.Families))
 		for ord, c := range dc.Families {
-			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
+			d.families[ord] = QueueFamily{ordinal: ord, Command: c}
 			d.labels[ord] = d.name + " " + c.String()
 		}
 		f.devices[i] = d

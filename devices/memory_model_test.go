@@ -307,8 +307,8 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			b := mmAlloc(t, p, size)
 			want := (size + 63) / 64 * 64
-			if b.Size() != want || b.Size()%64 != 0 {
-				t.Errorf("Allocate(%d).Size() = %d, want %d (whole 64-byte lines)", size, b.Size(), want)
+			if b.region.Len() != want || b.region.Len()%64 != 0 {
+				t.Errorf("Allocate(%d) made %d bytes, want %d (whole 64-byte lines)", size, b.region.Len(), want)
 			}
 			charged += int64(want)
 			mmCharged(t, f, charged, 0)
@@ -316,7 +316,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 				t.Errorf("alloc events of buffer %d: %+v, want one with B=%d", b.ID(), evs, want)
 			}
 			gv, nv := mmView(t, b, gpu, AQL), mmView(t, b, npu, XDNA)
-			for off := 0; off < b.Size(); off += 4 {
+			for off := 0; off < b.region.Len(); off += 4 {
 				if b.HostLoad(off) != 0 || gv.Load(off) != 0 || nv.Load(off) != 0 {
 					t.Fatalf("word %d of a fresh %d-byte buffer is not zero (host %d, gpu %d, npu %d)", off, size, b.HostLoad(off), gv.Load(off), nv.Load(off))
 				}
@@ -325,14 +325,14 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 	}
 	// Memory that held data before is zero when allocated again.
 	b := mmAlloc(t, p, 4096)
-	for off := 0; off < b.Size(); off += 4 {
+	for off := 0; off < b.region.Len(); off += 4 {
 		b.storeWord(off, 0xdeadbeef)
 	}
 	if err := b.Release(); err != nil {
 		t.Fatal(err)
 	}
 	b = mmAlloc(t, p, 4096)
-	for off := 0; off < b.Size(); off += 4 {
+	for off := 0; off < b.region.Len(); off += 4 {
 		if b.HostLoad(off) != 0 {
 			t.Fatalf("word %d of a reallocated buffer reads %#x, want 0", off, b.HostLoad(off))
 		}
@@ -505,7 +505,7 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 			prog := mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &seen)
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
 			b.storeWord(0, 3)
-			if ok, err := c.Wait(mmNever); ok || err != nil {
+			if ok, err := c.waitFor(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
 			// On a busy machine the device's thread may not have run in
@@ -516,11 +516,11 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 					t.Fatal("the program never ran")
 				}
 			}
-			if ok, err := c.Wait(mmNever); ok || err != nil {
+			if ok, err := c.waitFor(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release, once the program ran = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
 			mmRelease(t, b, npu, XDNA, 0, 4)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait after the release = %v, %v; want retired", ok, err)
 			}
 			if seen.Load() != 3 {
@@ -876,7 +876,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 				}
 			}}
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
-			if ok, _ := c.Wait(mmNever); ok {
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("the program retired without the host's go")
 			}
 			select {
@@ -888,7 +888,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 			mmHost(t, "host, the NPU stored but did not drain", b, 64, 0)
 			b.storeWord(0, 1)
 			mmRelease(t, b, npu, XDNA, 0, 64)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			mmLoad(t, "GPU after the drain", gv, 64, 42)
@@ -1082,7 +1082,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			c := mmDispatch(t, pp)
 			err := b.Release()
 			mmKind(t, "Release while reachable (just dispatched)", err, failure.Busy)
-			if ok, _ := c.Wait(mmNever); ok {
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("the program retired on its own")
 			}
 			err = b.Release()
@@ -1099,7 +1099,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			mmCharged(t, f, 192, 0)
 			// The memory is still mapped and usable.
 			b.storeWord(64, 77)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			if seen.Load() != 77 {
@@ -1136,7 +1136,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			line := mmAlloc(t, p, 64)
 			hang := &mmProgram{step: func(program.Env) program.Next { return program.Hang() }}
 			c := mmDispatch(t, mmPrepare(t, gpu, PM4, hang, 99, b, line))
-			if ok, _ := c.Wait(mmNever); ok {
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("a hanging program retired")
 			}
 			total := int64(size + 64)
@@ -1168,7 +1168,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			}
 
 			gpu.Reset()
-			if ok, err := c.Wait(mmSoon); !ok || err == nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err == nil {
 				t.Errorf("completion of the reset program: %v, %v; want retired with a reset error", ok, err)
 			} else {
 				mmKind(t, "reset program", err, failure.Device)

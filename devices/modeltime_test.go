@@ -71,7 +71,7 @@ func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
 			}
 			f := mmFabric(t, Config{Mode: RealTime, Wait: w, Timing: program.Timing{Completion: time.Microsecond}})
 			c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &napper{rounds: rounds, nap: nap}, 7))
-			if ok, err := c.Wait(time.Minute); !ok || err != nil {
+			if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 				t.Fatalf("napper did not retire: ok=%v err=%v", ok, err)
 			}
 			ticks := f.Events().Events(func(e *event.Event) bool { return e.A != 0 && e.Kind == evTick })

@@ -63,7 +63,7 @@ func testPollerNaps(t *testing.T, w wait.Policy) {
 		runtime.Gosched()
 	}
 	done.Store(true)
-	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+	if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
 	}
 }
@@ -83,7 +83,7 @@ func TestSimulatedPollLetsTimePass(t *testing.T) {
 		t.Errorf("%d polls in 100 µs of simulated time, want about one per µs", p.polls)
 	}
 	done.Store(true)
-	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
+	if ok, err := c.waitFor(time.Millisecond); !ok || err != nil {
 		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
 	}
 }

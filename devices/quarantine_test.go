@@ -38,7 +38,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 				t.Errorf("Release of the kept buffer = %v, want the quarantine refusal", err)
 			}
 			own.storeWord(0, 5) // the program retires
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("the program did not retire: %v, %v", ok, err)
 			}
 			deadline := time.Now().Add(mmSoon) // in real time the device goroutine ends the quarantine

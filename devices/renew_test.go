@@ -23,7 +23,7 @@ func simRun(t *testing.T, f *Fabric) uint64 {
 		t.Fatal(err)
 	}
 	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
-	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
+	if ok, err := c.waitFor(time.Millisecond); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v, %v", ok, err)
 	}
 	if err := b.Release(); err != nil {
@@ -111,17 +111,17 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	_, dispatchErr := prepared.Dispatch()
 	_, waitErr := running.WaitContext(context.Background(), time.Millisecond)
 	for what, err := range map[string]error{
-		"Zero":                  old.Zero(),
-		"Release":               old.Release(),
-		"View":                  viewErr,
-		"PrepareHostRelease":    pubErr,
-		"Publish":               publishErr(old.Publish(event.Event{}, 0, 99, nil)),
-		"Publish of stale pubs": publishErr(fresh.Publish(event.Event{}, 0, 99, []*Publication{pub})),
-		"Profile.Allocate":      allocErr,
-		"Prepare reaching it":   prepErr,
-		"Dispatch":              dispatchErr,
-		"Completion.Wait":       waitErr,
-		"Quarantine":            f.Quarantine(1, "stale", []*Device{gpu}, []*Buffer{old}),
+		"Zero":                   old.Zero(),
+		"Release":                old.Release(),
+		"View":                   viewErr,
+		"PrepareHostRelease":     pubErr,
+		"Publish":                publishErr(old.Publish(event.Event{}, 0, 99, nil)),
+		"Publish of stale pubs":  publishErr(fresh.Publish(event.Event{}, 0, 99, []*Publication{pub})),
+		"Profile.Allocate":       allocErr,
+		"Prepare reaching it":    prepErr,
+		"Dispatch":               dispatchErr,
+		"Completion.WaitContext": waitErr,
+		"Quarantine":             f.Quarantine(1, "stale", []*Device{gpu}, []*Buffer{old}),
 	} {
 		mmKind(t, what, err, failure.Stale)
 		if !strings.Contains(err.Error(), "renewed") {
@@ -184,7 +184,7 @@ func TestRenewedRealTimeFabricRuns(t *testing.T) {
 	for round := range 3 {
 		b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 		c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
-		if ok, err := c.Wait(mmSoon); !ok || err != nil {
+		if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 			t.Fatalf("round %d: the program did not retire: %v, %v", round, ok, err)
 		}
 		if err := b.Release(); err != nil {

@@ -55,7 +55,7 @@ func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
 				t.Errorf("Prepared.Program is %v, want the program prepared", pp.Program())
 			}
 			c := mmDispatch(t, pp)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			if p.started != 1 || p.startDev != gpu.Name() || p.stepped || p.steps != 1 {
@@ -114,7 +114,7 @@ func TestEnvResetErrorIsTheResetError(t *testing.T) {
 	gpu := f.First(GPU)
 	p := &starterProgram{retire: func(env program.Env) error { return env.ResetError() }}
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, p, 1))
-	_, err := c.Wait(mmSoon)
+	_, err := c.waitFor(mmSoon)
 	mmKind(t, "the program's retirement", err, failure.Device)
 	if want := fmt.Sprintf("%s was reset while invocation %d was running", gpu.Name(), c.ID()); err.(*failure.Error).Message != want {
 		t.Errorf("ResetError says %q, want %q", err.(*failure.Error).Message, want)

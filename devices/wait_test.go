@@ -18,6 +18,11 @@ import (
 	"github.com/residentlua/residentlua/devices/program"
 )
 
+// waitFor is c.WaitContext with a context that never ends.
+func (c *Completion) waitFor(timeout time.Duration) (bool, error) {
+	return c.WaitContext(context.Background(), timeout)
+}
+
 // endless dispatches, on d's AQL or XDNA family, a program that steps
 // forever at one instant, emitting an event per step, and returns its
 // completion: a wait on it ends only by its timeout or its context.
@@ -129,14 +134,14 @@ func TestSimulatedClockNeverReachesForever(t *testing.T) {
 	f, gpu, _, b := mmShared(t, Config{}, 64)
 	var seen atomic.Uint32
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
-	if ok, err := c.Wait(forever); ok || err != nil {
+	if ok, err := c.waitFor(forever); ok || err != nil {
 		t.Fatalf("Wait(forever) on a program nobody wakes = %v, %v; want false, nil", ok, err)
 	}
 	if now := f.Now(); now != simEnd {
 		t.Fatalf("after Wait(forever) the clock is at %v, want the end of simulated time %v", now, simEnd)
 	}
 	b.storeWord(0, 7)
-	if ok, err := c.Wait(time.Second); !ok || err != nil || seen.Load() != 7 {
+	if ok, err := c.waitFor(time.Second); !ok || err != nil || seen.Load() != 7 {
 		t.Errorf("after the store, Wait = %v, %v (saw %d); want the program to retire at the end of time", ok, err, seen.Load())
 	}
 	f.Advance(forever)
@@ -155,7 +160,7 @@ func TestDispatchDelaysThatOverflowSaturate(t *testing.T) {
 	var seen atomic.Uint32
 	b.storeWord(0, 1) // the program would retire at its first step
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
-	if ok, _ := c.Wait(24 * time.Hour); ok {
+	if ok, _ := c.waitFor(24 * time.Hour); ok {
 		t.Error("a program whose dispatch latency is about 292 years retired within a day")
 	}
 	if starts := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvStart }); len(starts) != 0 {

@@ -69,7 +69,7 @@ func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 // quarantined with both devices held and all its memory still charged.
 func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
-	bytes := int64(s.startup.line.Size() + exchangeOf(s).Payload().Size())
+	bytes := int64(s.startup.line.Region().Len() + exchangeOf(s).Payload().Region().Len())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
 		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want quarantined", out)

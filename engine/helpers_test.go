@@ -371,9 +371,9 @@ func wantBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 
 // sessionBytes is the memory a session owns: its startup line and payload.
 func sessionBytes(s *Session) int64 {
-	n := int64(s.startup.line.Size())
+	n := int64(s.startup.line.Region().Len())
 	if x := exchangeOf(s); x != nil {
-		n += int64(x.Payload().Size())
+		n += int64(x.Payload().Region().Len())
 	}
 	return n
 }
@@ -740,7 +740,7 @@ func waitWhileProgressing(s *Session) (bool, error) {
 
 // payloadWords are the words of b as the host loads them.
 func payloadWords(b *devices.Buffer) []uint32 {
-	words := make([]uint32, b.Size()/4)
+	words := make([]uint32, b.Region().Len()/4)
 	for i := range words {
 		words[i] = b.HostLoad(4 * i)
 	}

@@ -200,7 +200,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := c.Wait(time.Second); !ok || err != nil {
+		if ok, err := c.WaitContext(t.Context(), time.Second); !ok || err != nil {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := wantViolation(t, o, 4, s.ID(), kind)

@@ -139,7 +139,8 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 			noErr(t, "newStartup", err)
 			var got []pub
 			for _, p := range st.publications {
-				got = append(got, pub{p.Device().Name(), p.Family().Ordinal, p.Family().Command})
+				ordinal := slices.Index(slices.Collect(p.Device().Families()), p.Family()) // families come in ordinal order
+				got = append(got, pub{p.Device().Name(), ordinal, p.Family().Command})
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("publications %v, want %v", got, tc.want)
@@ -147,8 +148,8 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 
 			// One 64-byte line, charged to the fabric's budget, zeroed (WAIT).
 			line := st.line
-			if line.Size() != 64 {
-				t.Errorf("the startup line has %d bytes, want 64", line.Size())
+			if line.Region().Len() != 64 {
+				t.Errorf("the startup line has %d bytes, want 64", line.Region().Len())
 			}
 			wantBudget(t, f, 64, 0)
 			for off := 0; off < 64; off += 4 {
@@ -528,12 +529,12 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		t.Errorf("quarantine %+v, want owner %d, %d bytes, waiting for %v, and a reason", q[0], s.ID(), bytes, deviceNames(gpu, npu))
 	}
 	// Still mapped: the host can read the line and the payload.
-	if n := s.startup.line.Size(); n != 64 {
+	if n := s.startup.line.Region().Len(); n != 64 {
 		t.Errorf("the quarantined line has %d bytes mapped, want 64", n)
 	}
 	_ = s.startup.line.HostLoad(0)
 	if x := exchangeOf(s); x != nil {
-		_ = x.Payload().HostLoad(x.Payload().Size() - 4)
+		_ = x.Payload().HostLoad(x.Payload().Region().Len() - 4)
 	}
 	if !gpu.Occupied() || !npu.Occupied() {
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())

@@ -87,7 +87,7 @@ func run(t *testing.T, m *fakeModule, term string) (error, []event.Event) {
 	if err != nil {
 		return err, nil
 	}
-	ok, err := c.Wait(time.Second)
+	ok, err := c.WaitContext(t.Context(), time.Second)
 	if !ok && err == nil {
 		t.Fatalf("the kernel program did not retire within a simulated second")
 	}
