@@ -447,12 +447,6 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 	return p, nil
 }
 
-// Family is the queue family the publication releases to.
-func (p *Publication) Family() QueueFamily { return p.att.family }
-
-// Device is the device the publication releases to.
-func (p *Publication) Device() *Device { return p.att.device }
-
 // execute performs the release, its events going to events. The fault
 // site host.publish can make it fail (error) or do nothing (skip).
 func (p *Publication) execute(events *event.HostEvents) error {

@@ -462,8 +462,8 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pub.Device() != npu || pub.Family().Command != XDNA {
-		t.Errorf("publication is for %s %s, want %s xdna", pub.Device().Name(), pub.Family().Command, npu.Name())
+	if pub.att.device != npu || pub.att.family.Command != XDNA {
+		t.Errorf("publication is for %s %s, want %s xdna", pub.att.device.Name(), pub.att.family.Command, npu.Name())
 	}
 	mmLoad(t, "prepared, not executed", nv, 0, 0)
 	if err := pub.release(); err != nil {

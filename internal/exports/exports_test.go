@@ -17,9 +17,9 @@ import (
 const module = "github.com/residentlua/residentlua"
 
 // maxDevices is the most exported names package devices may have: the front
-// (fabrics, devices, buffers, waits) and the author's API (programs, views,
-// events) that docs/programs.md describes, and no more.
-const maxDevices = 171
+// (fabrics, devices, buffers, waits, quarantine) and the author's API
+// (programs, views, events) that docs/programs.md describes, and no more.
+const maxDevices = 119
 
 // standard names methods whose callers are the standard library, through
 // fmt.Stringer, error and the errors package's Is, As and Unwrap: no file of
