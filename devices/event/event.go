@@ -2,8 +2,8 @@
 // fabric, its devices and their programs emit (Event), who emitted them
 // (Actor), the kinds the runtime itself emits, and the fabric's bounded
 // stream of them (Stream), with its digest for comparing runs, and the
-// times of steps they stamp (Stamp, StampCell). Kinds that
-// programs and the engine emit are defined where they are, with
+// times of steps they stamp (Stamp, StampCell; an invocation's Steps).
+// Kinds that programs and the engine emit are defined where they are, with
 // program.DefineEvent.
 package event
 
