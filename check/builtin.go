@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,9 +35,79 @@ var builtinFaults = []struct {
 	{fault.MemoryAlloc, "error(no memory)"},
 }
 
+// Exchange is the built-in exchange's arguments as the built-in scenario
+// takes them: the largest exchange it makes (default 2 rounds and 2
+// credits), which tries every size up to them. They are the arguments of
+// one pair, the built-in exchange (Exchange.Pair), not bounds of the
+// search; a scenario script reads them as c.rounds and c.credits. The
+// zero value of each field means its default.
+type Exchange struct{ Rounds, Credits int }
+
+// exchangeNames are the built-in exchange's arguments (ExchangeNames).
+var exchangeNames = []string{"rounds", "credits"}
+
+// ExchangeNames lists the built-in exchange's arguments, as the command's
+// flags and resident.check's fields name them: the names Exchange.Set
+// takes.
+func ExchangeNames() []string { return slices.Clone(exchangeNames) }
+
+// Set sets the argument name (one of ExchangeNames) to v, as a person
+// gives it: rounds from 1 to exchange.MaxRounds, credits from 1 to
+// exchange.MaxCredits. The error says the range.
+func (e *Exchange) Set(name string, v int) error {
+	dst, hi := &e.Rounds, exchange.MaxRounds
+	switch name {
+	case "rounds":
+	case "credits":
+		dst, hi = &e.Credits, exchange.MaxCredits
+	default:
+		return fmt.Errorf("%s is not an argument of the built-in exchange; its arguments are %s", name, strings.Join(exchangeNames, ", "))
+	}
+	if v < 1 || v > hi {
+		return fmt.Errorf("%s must be a whole number from 1 to %d, got %d", name, hi, v)
+	}
+	*dst = v
+	return nil
+}
+
+func (e Exchange) withDefaults() Exchange {
+	if e.Rounds <= 0 {
+		e.Rounds = 2
+	}
+	if e.Credits <= 0 {
+		e.Credits = 2
+	}
+	return e
+}
+
+// Words are the arguments as a pair's name gives them: "rounds <= 2,
+// credits <= 2".
+func (e Exchange) Words() string {
+	e = e.withDefaults()
+	return "rounds <= " + strconv.Itoa(e.Rounds) + ", credits <= " + strconv.Itoa(e.Credits)
+}
+
+// Pair is the built-in exchange with these arguments, as reports and
+// replay strings name it (Options.Pair).
+func (e Exchange) Pair() Pair {
+	e = e.withDefaults()
+	return Pair{Name: "the built-in exchange, " + e.Words(), Digest: PairDigest("the built-in exchange", strconv.Itoa(e.Rounds), strconv.Itoa(e.Credits))}
+}
+
+// Scenario is sc run with these arguments of the built-in exchange
+// (Host.Exchange): the built-in scenario makes exchanges up to them, and a
+// scenario script reads them.
+func (e Exchange) Scenario(sc Scenario) Scenario {
+	e = e.withDefaults()
+	return func(h *Host) {
+		h.exchange = e
+		sc(h)
+	}
+}
+
 // Builtin is the built-in scenario. The host chooses a setup (at most one
 // fault of builtinFaults, when the fault bound allows one, and an exchange
-// of up to Rounds rounds and Credits credits), makes one session, then
+// of up to the rounds and credits of Host.Exchange), makes one session, then
 // chooses a plan and carries it out. A plan of one session: both
 // submissions in either order, START or ABORT (or neither) before, between
 // or after them, a Wait of 0 (its deadline passes at once, racing the
@@ -51,7 +122,7 @@ var builtinFaults = []struct {
 // charged.
 func Builtin(h *Host) {
 	b := h.Bounds()
-	setups := builtinSetups(b, h.pairName != "")
+	setups := builtinSetups(b, h.Exchange(), h.pairName != "")
 	s := setups.at(h.ChooseLabelled("the setup", setups.n(), setups.label))
 	if s.fault >= 0 {
 		f := builtinFaults[s.fault]
@@ -85,7 +156,8 @@ func Builtin(h *Host) {
 // BuiltinWith is the built-in scenario with the programs that programs
 // prepares for each exchange shape in place of the built-in exchange: a
 // user's pair, checked under every plan, fault and interleaving the
-// built-in scenario explores.
+// built-in scenario explores, shaped by the exchange's arguments
+// (Host.Exchange).
 func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
 	return func(h *Host) {
 		h.programs = programs
@@ -95,7 +167,7 @@ func BuiltinWith(programs func(exchange.Config) engine.Programs) Scenario {
 
 // BuiltinOf is the built-in scenario with a pair of one's own and its
 // own arguments, prepare, in place of the built-in exchange: named name in
-// the counterexamples. Rounds and credits are the exchange's arguments, not
+// the counterexamples. The exchange's arguments (Host.Exchange) are not
 // this pair's, so they shape nothing here: each setup is a fault (or none),
 // and the plans are those of the smallest exchange (racing closes and
 // shared sessions included).
@@ -120,7 +192,7 @@ type setupSpace struct {
 	fixed                   bool // a pair of one's own with its own arguments (BuiltinOf)
 }
 
-func builtinSetups(b Bounds, fixed bool) setupSpace {
+func builtinSetups(b Bounds, x Exchange, fixed bool) setupSpace {
 	faults := 0
 	if b.Faults > 0 {
 		faults = len(builtinFaults)
@@ -128,7 +200,7 @@ func builtinSetups(b Bounds, fixed bool) setupSpace {
 	if fixed {
 		return setupSpace{faults: faults + 1, rounds: 1, credits: 1, fixed: true}
 	}
-	return setupSpace{faults: faults + 1, rounds: b.Rounds, credits: b.Credits}
+	return setupSpace{faults: faults + 1, rounds: x.Rounds, credits: x.Credits}
 }
 
 // n is how many setups there are.

@@ -17,8 +17,13 @@ import (
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
-// smallBounds keep the built-in scenario's space small enough for a test.
-var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+// smallBounds keep the built-in scenario's space small enough for a test,
+// with the smallest exchange (smallest).
+var smallBounds = check.Bounds{Faults: 1, Preemptions: 1}
+
+// smallest is the built-in scenario with the smallest built-in exchange:
+// one round and one credit.
+var smallest = check.Exchange{Rounds: 1, Credits: 1}.Scenario(check.Builtin)
 
 // TestBuiltinAcceptanceBoundsExhaustedClean is the checker's acceptance run:
 // the built-in scenario with its default bounds (rounds and credits up to
@@ -31,12 +36,13 @@ var smallBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
 // of its own, without the detector.
 func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 	var opts check.Options
-	want := check.Bounds{Rounds: 2, Credits: 2, Faults: 1, Preemptions: 2, Steps: 200, Sessions: 2, Misuse: 1}
+	want := check.Bounds{Faults: 1, Preemptions: 2, Steps: 200, Sessions: 2, Misuse: 1}
+	scenario := check.Builtin
 	if raceEnabled {
-		opts.Bounds = raceBounds
-		want = check.Bounds{Rounds: 1, Credits: 1, Faults: 0, Preemptions: 1, Steps: 200, Sessions: 2, Misuse: 1}
+		opts.Bounds, scenario = raceBounds, smallest
+		want = check.Bounds{Faults: 0, Preemptions: 1, Steps: 200, Sessions: 2, Misuse: 1}
 	}
-	rep := check.Check(context.Background(), check.Builtin, opts)
+	rep := check.Check(context.Background(), scenario, opts)
 	if rep.Bounds != want {
 		t.Fatalf("the bounds are %+v, want %+v", rep.Bounds, want)
 	}
@@ -47,10 +53,10 @@ func TestBuiltinAcceptanceBoundsExhaustedClean(t *testing.T) {
 }
 
 // raceBounds are what the searches of the whole built-in scenario explore
-// under the race detector: the smallest exchange, no fault and one
-// preemption, with the default sessions and misuse, so that the racing
-// close and the shared sessions run under the detector in seconds.
-var raceBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
+// under the race detector, with the smallest exchange (smallest): no fault
+// and one preemption, with the default sessions and misuse, so that the
+// racing close and the shared sessions run under the detector in seconds.
+var raceBounds = check.Bounds{Faults: -1, Preemptions: 1}
 
 // TestBuiltinExhaustedClean explores the built-in scenario exhaustively
 // under small bounds (raceBounds under the race detector; .ci/run runs it
@@ -60,7 +66,7 @@ func TestBuiltinExhaustedClean(t *testing.T) {
 	if raceEnabled {
 		bounds = raceBounds
 	}
-	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
+	rep := check.Check(context.Background(), smallest, check.Options{Bounds: bounds})
 	if !rep.OK() || !rep.Exhausted || rep.Truncated != 0 {
 		t.Fatalf("want an exhausted space with no violation and no run at the step bound:\n%s", rep.String())
 	}
@@ -74,7 +80,7 @@ func TestBuiltinExhaustedClean(t *testing.T) {
 func TestCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls int
-	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: smallBounds, ProgressEvery: 1, Progress: func(p check.Progress) {
+	rep := check.Check(ctx, smallest, check.Options{Bounds: smallBounds, ProgressEvery: 1, Progress: func(p check.Progress) {
 		calls++
 		if p.Schedules >= 10 {
 			cancel()
@@ -91,8 +97,8 @@ func TestCheckCancelled(t *testing.T) {
 // TestReplayRejectsForeignStrings refuses replay strings that are not one
 // of the scenario's schedules.
 func TestReplayRejectsForeignStrings(t *testing.T) {
-	for _, s := range []string{"", "1.2.3", "x:1", "r1c1f1:1.x", "r1c1f1:999"} {
-		if _, err := check.Replay(context.Background(), check.Builtin, s, nil); err == nil {
+	for _, s := range []string{"", "1.2.3", "x:1", "f1:1.x", "f1:999", "r1c1f1:1"} {
+		if _, err := check.Replay(context.Background(), smallest, s, nil); err == nil {
 			t.Errorf("Replay(%q) did not fail", s)
 		}
 	}
@@ -101,7 +107,7 @@ func TestReplayRejectsForeignStrings(t *testing.T) {
 // TestReplayOfDefaultSchedule replays the schedule of first alternatives
 // and finds the host operations of the first plan.
 func TestReplayOfDefaultSchedule(t *testing.T) {
-	r, err := check.Replay(context.Background(), check.Builtin, "r1c1f1:", nil)
+	r, err := check.Replay(context.Background(), smallest, "f1:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +127,7 @@ func TestReplayOfDefaultSchedule(t *testing.T) {
 func BenchmarkBuiltinScenario(b *testing.B) {
 	schedules := 0
 	for b.Loop() {
-		rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: smallBounds})
+		rep := check.Check(context.Background(), smallest, check.Options{Bounds: smallBounds})
 		schedules += rep.Schedules
 	}
 	b.ReportMetric(float64(schedules)/b.Elapsed().Seconds(), "schedules/s")
@@ -136,7 +142,7 @@ func TestBoundsSet(t *testing.T) {
 			t.Errorf("Set(%s, 1): %v", name, err)
 		}
 	}
-	if b != (check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Steps: 1, Sessions: 1, Misuse: 1}) {
+	if b != (check.Bounds{Faults: 1, Preemptions: 1, Steps: 1, Sessions: 1, Misuse: 1}) {
 		t.Errorf("after setting every bound to 1: %+v", b)
 	}
 	if err := b.Set("faults", 0); err != nil || b.Faults != -1 {
@@ -153,14 +159,13 @@ func TestBoundsSet(t *testing.T) {
 		v    int
 		want string
 	}{
-		{"rounds", 0, "rounds must be a whole number from 1 to 1000000, got 0"},
-		{"credits", 65, "credits must be a whole number from 1 to 64, got 65"},
 		{"faults", -1, "faults must be a whole number from 0 to 100, got -1"},
 		{"steps", 2_000_000, "steps must be a whole number from 1 to 1000000, got 2000000"},
 		{"sessions", 4, "sessions must be a whole number from 1 to 3, got 4"},
 		{"sessions", 0, "sessions must be a whole number from 1 to 3, got 0"},
 		{"misuse", 2, "misuse must be 0 (off) or 1 (on), got 2"},
-		{"depth", 1, "depth is not a bound; the bounds are rounds, credits, faults, preemptions, steps, sessions, misuse"},
+		{"depth", 1, "depth is not a bound; the bounds are faults, preemptions, steps, sessions, misuse"},
+		{"rounds", 1, "rounds is not a bound; the bounds are faults, preemptions, steps, sessions, misuse"},
 	} {
 		if err := b.Set(c.name, c.v); err == nil || err.Error() != c.want {
 			t.Errorf("Set(%s, %d): %v, want %q", c.name, c.v, err, c.want)
@@ -188,7 +193,7 @@ func TestNondeterministicScenario(t *testing.T) {
 	}{
 		{"the number of alternatives varies", func(runs int, h *check.Host) {
 			h.Choose(2+runs%2, "a choice whose alternatives vary")
-		}, "replaying the choices r2c2f1:1 of an earlier run, choice 1 had 2 alternatives (a host choice), where the earlier run had 3 (a host choice)"},
+		}, "replaying the choices f1:1 of an earlier run, choice 1 had 2 alternatives (a host choice), where the earlier run had 3 (a host choice)"},
 		{"the kind varies", func(runs int, h *check.Host) {
 			if runs == 1 {
 				h.Choose(2, "first")
@@ -206,13 +211,13 @@ func TestNondeterministicScenario(t *testing.T) {
 		{"the operations vary", func(runs int, h *check.Host) {
 			h.Record(fmt.Sprintf("an operation that returned %d", runs), nil)
 			h.Choose(2, "a choice after it")
-		}, "replaying the choices r2c2f1:1 of an earlier run, the host's operations or their results before choice 1 differed from the earlier run's"},
+		}, "replaying the choices f1:1 of an earlier run, the host's operations or their results before choice 1 differed from the earlier run's"},
 		{"the scenario ends early", func(runs int, h *check.Host) {
 			if runs == 1 {
 				h.Choose(2, "first")
 				h.Choose(2, "second")
 			}
-		}, "replaying the choices r2c2f1:0.1 of an earlier run, the scenario ended after 0 choices, where the earlier run went on to choice 1"},
+		}, "replaying the choices f1:0.1 of an earlier run, the scenario ended after 0 choices, where the earlier run went on to choice 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			runs := 0
@@ -234,7 +239,7 @@ func TestNondeterministicScenario(t *testing.T) {
 // TestDeterministicScenariosPass runs the built-in scenario, whose runs are
 // functions of their choices, and finds no nondeterminism.
 func TestDeterministicScenariosPass(t *testing.T) {
-	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}})
+	rep := check.Check(context.Background(), smallest, check.Options{Bounds: check.Bounds{Faults: -1, Preemptions: 1}})
 	if rep.Nondeterministic != "" || !rep.Exhausted {
 		t.Errorf("the built-in scenario: %s", rep.String())
 	}
@@ -244,52 +249,116 @@ func TestDeterministicScenariosPass(t *testing.T) {
 // out of the ranges the bound flags take, and reads those in range.
 func TestParseReplayValidatesBounds(t *testing.T) {
 	for s, want := range map[string]string{
-		"r0c0f0:1":                   `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0; give the string a counterexample printed`,
-		"r1c1f-1:":                   `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
-		"r5c100f1:":                  `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
-		"r1c1f101:2":                 `faults must be a whole number from 0 to 100, got 101`,
-		"r1000001c1f1:":              `rounds must be a whole number from 1 to 1000000, got 1000001`,
-		"r99999999999999999999c1f1:": `rounds 99999999999999999999 is out of range`,
-		"r1c1f1x:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
-		"r+1c1f1:0":                  `does not begin with r<rounds>c<credits>f<faults>`,
+		"f-1:":                   `replay "f-1:": faults must be a whole number from 0 to 100, got -1; give the string a counterexample printed`,
+		"f101:2":                 `faults must be a whole number from 0 to 100, got 101`,
+		"f99999999999999999999:": `faults 99999999999999999999 is out of range`,
+		"f1x:0":                  `does not begin with f<faults>`,
+		"f+1:0":                  `does not begin with f<faults>`,
+		"f1pabc:0":               `does not begin with f<faults>`,
+		"r1c1f1:0":               `does not begin with f<faults>`,
 	} {
-		if _, _, err := check.ParseReplay(s); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, _, err := check.ParseReplay(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseReplay(%q): %v, want %q", s, err, want)
 		}
 	}
-	b, values, err := check.ParseReplay("r1000000c64f0:5.0")
-	if err != nil || b.Rounds != 1_000_000 || b.Credits != 64 || b.Faults != -1 || len(values) != 2 {
-		t.Errorf("ParseReplay(r1000000c64f0:5.0) = %+v, %v, %v", b, values, err)
+	b, digest, values, err := check.ParseReplay("f0p0123abcd:5.0")
+	if err != nil || b.Faults != -1 || digest != "0123abcd" || len(values) != 2 {
+		t.Errorf("ParseReplay(f0p0123abcd:5.0) = %+v, %q, %v, %v", b, digest, values, err)
 	}
 }
 
-// TestBuiltinWithHugeBounds explores the built-in scenario under bounds
-// with 896 million setups: the search starts at once, in little memory,
-// and stops when its context ends; the setups replay by number, the first
+// TestExchangeSet sets the built-in exchange's arguments within their
+// ranges and refuses others; the bounds know neither.
+func TestExchangeSet(t *testing.T) {
+	var x check.Exchange
+	for _, name := range check.ExchangeNames() {
+		if err := x.Set(name, 3); err != nil {
+			t.Errorf("Set(%s, 3): %v", name, err)
+		}
+	}
+	if x != (check.Exchange{Rounds: 3, Credits: 3}) {
+		t.Errorf("after setting both to 3: %+v", x)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+		want string
+	}{
+		{"rounds", 0, "rounds must be a whole number from 1 to 1000000, got 0"},
+		{"credits", 65, "credits must be a whole number from 1 to 64, got 65"},
+		{"faults", 1, "faults is not an argument of the built-in exchange; its arguments are rounds, credits"},
+	} {
+		if err := x.Set(c.name, c.v); err == nil || err.Error() != c.want {
+			t.Errorf("Set(%s, %d): %v, want %q", c.name, c.v, err, c.want)
+		}
+	}
+	var b check.Bounds
+	if err := b.Set("credits", 1); err == nil {
+		t.Error("Bounds.Set(credits, 1) did not fail: credits are the built-in exchange's argument")
+	}
+}
+
+// TestReplayRefusesAnotherPair: a search of a pair (Options.Pair) records
+// the pair's digest in its replay strings, which replay on that pair and
+// are refused, naming both, on the built-in exchange with other arguments
+// or on a scenario that records no pair.
+func TestReplayRefusesAnotherPair(t *testing.T) {
+	one, two := check.Exchange{Rounds: 1, Credits: 1}, check.Exchange{Rounds: 2, Credits: 1}
+	if one.Pair().Digest == two.Pair().Digest || one.Pair().Digest != (check.Exchange{Rounds: 1, Credits: 1}).Pair().Digest {
+		t.Fatalf("the exchange's digests: %v, %v", one.Pair(), two.Pair())
+	}
+	if got, want := (check.Exchange{}).Pair().Name, "the built-in exchange, rounds <= 2, credits <= 2"; got != want {
+		t.Errorf("the default exchange is named %q, want %q", got, want)
+	}
+	rep := check.Check(context.Background(), one.Scenario(forgedSecondDecision), check.Options{Bounds: check.Bounds{Faults: -1}, Pair: one.Pair()})
+	if len(rep.Counterexamples) != 1 {
+		t.Fatalf("want one counterexample:\n%s", rep.String())
+	}
+	replay := rep.Counterexamples[0].Replay
+	if want := "f0p" + one.Pair().Digest + ":"; !strings.HasPrefix(replay, want) || !strings.Contains(rep.String(), "pair: the built-in exchange, rounds <= 1, credits <= 1 (digest "+one.Pair().Digest+")\n") {
+		t.Fatalf("want the replay string to begin with %s and the report to name the pair:\n%s", want, rep.String())
+	}
+	if r, err := check.ReplayPair(context.Background(), one.Scenario(forgedSecondDecision), one.Pair(), replay, nil); err != nil || len(r.Violations) != 1 {
+		t.Errorf("replayed on its pair: %v, %v; want the violation", r, err)
+	}
+	_, err := check.ReplayPair(context.Background(), two.Scenario(forgedSecondDecision), two.Pair(), replay, nil)
+	if want := "was made by the programs whose digest is " + one.Pair().Digest + ", not by the built-in exchange, rounds <= 2, credits <= 1 (digest " + two.Pair().Digest + ")"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("replayed on another exchange: %v, want %q", err, want)
+	}
+	_, err = check.Replay(context.Background(), forgedSecondDecision, replay, nil)
+	if want := "not by a scenario that records no pair"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("replayed on no pair: %v, want %q", err, want)
+	}
+}
+
+// TestBuiltinWithHugeBounds explores the built-in scenario with an exchange
+// of 896 million setups: the search starts at once, in little memory, and
+// stops when its context ends; the setups replay by number, the first
 // ones and the last.
 func TestBuiltinWithHugeBounds(t *testing.T) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithCancel(context.Background())
-	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 1_000_000, Credits: 64}, ProgressEvery: 1, Progress: func(p check.Progress) {
+	huge := check.Exchange{Rounds: 1_000_000, Credits: 64}.Scenario(check.Builtin)
+	rep := check.Check(ctx, huge, check.Options{ProgressEvery: 1, Progress: func(p check.Progress) {
 		if p.Schedules >= 20 {
 			cancel()
 		}
 	}})
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	if rep.Exhausted || rep.Schedules < 20 || rep.Bounds.Rounds != 1_000_000 || rep.Bounds.Credits != 64 {
-		t.Errorf("want a search of the huge bounds stopped after 20 schedules:\n%s", rep.String())
+	if rep.Exhausted || rep.Schedules < 20 {
+		t.Errorf("want a search of the huge exchange stopped after 20 schedules:\n%s", rep.String())
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 200<<20 {
 		t.Errorf("20 schedules allocated %d MiB", grew>>20)
 	}
 	for replay, want := range map[string]string{
-		"r1000000c64f1:5":         "host chooses the setup: no fault, rounds 1, credits 6",
-		"r1000000c64f1:895999999": "host chooses the setup: fault memory.alloc 50%1*error(no memory), rounds 1000000, credits 64",
+		"f1:5":         "host chooses the setup: no fault, rounds 1, credits 6",
+		"f1:895999999": "host chooses the setup: fault memory.alloc 50%1*error(no memory), rounds 1000000, credits 64",
 	} {
-		r, err := check.Replay(context.Background(), check.Builtin, replay, nil)
+		r, err := check.Replay(context.Background(), huge, replay, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,10 +410,10 @@ func TestLongWaitStopsWithTheSearch(t *testing.T) {
 // remembers no more and prunes less, so it runs more schedules, and finds
 // what it would have found.
 func TestMaxStates(t *testing.T) {
-	bounds := check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Preemptions: 1}
-	full := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds})
+	bounds := check.Bounds{Faults: -1, Preemptions: 1}
+	full := check.Check(context.Background(), smallest, check.Options{Bounds: bounds})
 	most := full.States * 3 / 4
-	capped := check.Check(context.Background(), check.Builtin, check.Options{Bounds: bounds, MaxStates: most})
+	capped := check.Check(context.Background(), smallest, check.Options{Bounds: bounds, MaxStates: most})
 	if full.StatesFull || !capped.StatesFull || capped.States != most {
 		t.Fatalf("uncapped: full %v, %d states; capped at %d: full %v, %d states", full.StatesFull, full.States, most, capped.StatesFull, capped.States)
 	}
@@ -386,7 +455,7 @@ func TestWaitRacingClose(t *testing.T) {
 	if !none.OK() || none.Schedules >= rep.Schedules {
 		t.Errorf("without preemptions: %d schedules, with one %d; want fewer", none.Schedules, rep.Schedules)
 	}
-	r, err := check.Replay(context.Background(), racingClose, "r2c2f0:0.1", nil)
+	r, err := check.Replay(context.Background(), racingClose, "f0:0.1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +473,7 @@ func TestWaitRacingClose(t *testing.T) {
 	if len(r.Violations) != 0 {
 		t.Errorf("violations %v", r.Violations)
 	}
-	r, err = check.Replay(context.Background(), racingClose, "r2c2f0:", nil)
+	r, err = check.Replay(context.Background(), racingClose, "f0:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,24 +487,24 @@ func TestWaitRacingClose(t *testing.T) {
 // then replays with those bounds; strings without them take the defaults.
 func TestReplayStringsCarrySessionsAndMisuse(t *testing.T) {
 	for s, want := range map[string]check.Bounds{
-		"r1c1f1:3":       {Rounds: 1, Credits: 1, Faults: 1},
-		"r1c1f1s1:3":     {Rounds: 1, Credits: 1, Faults: 1, Sessions: 1},
-		"r1c1f1m0:3":     {Rounds: 1, Credits: 1, Faults: 1, Misuse: -1},
-		"r2c1f0s3m1:3.1": {Rounds: 2, Credits: 1, Faults: -1, Sessions: 3, Misuse: 1},
+		"f1:3":       {Faults: 1},
+		"f1s1:3":     {Faults: 1, Sessions: 1},
+		"f1m0:3":     {Faults: 1, Misuse: -1},
+		"f0s3m1:3.1": {Faults: -1, Sessions: 3, Misuse: 1},
 	} {
-		b, _, err := check.ParseReplay(s)
+		b, _, _, err := check.ParseReplay(s)
 		if err != nil || b != want {
 			t.Errorf("ParseReplay(%q) = %+v, %v; want %+v", s, b, err, want)
 		}
 	}
-	for _, s := range []string{"r1c1f1s0:", "r1c1f1s4:", "r1c1f1m2:", "r1c1f1m0s1:"} {
-		if _, _, err := check.ParseReplay(s); err == nil {
+	for _, s := range []string{"f1s0:", "f1s4:", "f1m2:", "f1m0s1:"} {
+		if _, _, _, err := check.ParseReplay(s); err == nil {
 			t.Errorf("ParseReplay(%q) did not fail", s)
 		}
 	}
-	rep := check.Check(context.Background(), forgedSecondDecision, check.Options{Bounds: check.Bounds{Rounds: 1, Credits: 1, Faults: -1, Sessions: 1, Misuse: -1}})
-	if len(rep.Counterexamples) != 1 || !strings.HasPrefix(rep.Counterexamples[0].Replay, "r1c1f0s1m0:") {
-		t.Fatalf("want one counterexample replayed by r1c1f0s1m0:...:\n%s", rep.String())
+	rep := check.Check(context.Background(), forgedSecondDecision, check.Options{Bounds: check.Bounds{Faults: -1, Sessions: 1, Misuse: -1}})
+	if len(rep.Counterexamples) != 1 || !strings.HasPrefix(rep.Counterexamples[0].Replay, "f0s1m0:") {
+		t.Fatalf("want one counterexample replayed by f0s1m0:...:\n%s", rep.String())
 	}
 }
 
@@ -501,7 +570,7 @@ func TestHostOpensAnyPrograms(t *testing.T) {
 	if !rep.OK() || !rep.Exhausted || rep.Decided != rep.Schedules || rep.Retired != rep.Schedules {
 		t.Fatalf("a session of the pair in every schedule, each retired:\n%s", rep.String())
 	}
-	r, err := check.Replay(context.Background(), scenario(exchange.Programs(cfg)), "r2c2f0:", nil)
+	r, err := check.Replay(context.Background(), scenario(exchange.Programs(cfg)), "f0:", nil)
 	if err != nil || len(r.Steps) == 0 || r.Steps[0].Text != "s1 = session of my pair = ok" {
 		t.Fatalf("the replay's first step is %v (%v), want the session of my pair", r.Steps, err)
 	}

@@ -11,15 +11,20 @@
 //
 // # Checking a scenario
 //
-//	rep := check.Check(ctx, check.Builtin, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2}})
+//	x := check.Exchange{Rounds: 2, Credits: 2} // the built-in exchange's arguments
+//	scenario, pair := x.Scenario(check.Builtin), x.Pair()
+//	rep := check.Check(ctx, scenario, check.Options{Bounds: check.Bounds{Faults: 1}, Pair: pair})
 //	fmt.Print(rep.String()) // the figures, and each counterexample with its replay string
 //	if !rep.OK() {
-//		r, err := check.Replay(ctx, check.Builtin, rep.Counterexamples[0].Replay, nil)
+//		r, err := check.ReplayPair(ctx, scenario, pair, rep.Counterexamples[0].Replay, nil)
 //		...
 //	}
 //
-// Bounds limit the search (BoundNames lists those a person sets); cancelling
-// ctx stops it with what it found.
+// Bounds limit the search of any pair of programs (BoundNames lists those
+// a person sets); the pair's own arguments, the built-in exchange's rounds
+// and credits among them, are not bounds. A replay string records the
+// pair's digest (Options.Pair), and a replay on another pair is refused.
+// Cancelling ctx stops a search with what it found.
 //
 // # Scenarios
 //
@@ -27,7 +32,8 @@
 // through a Host (Host.Open of any pair of programs, or Host.NewSession of
 // the built-in exchange, then the Session's verbs) and asks it for
 // host-side choices (Host.Choose); Builtin is the built-in one, and
-// BuiltinWith and BuiltinOf run it on programs of one's own. A scenario written in Lua
+// BuiltinWith and BuiltinOf run it on programs of one's own. A scenario
+// written in Lua
 // is luaapi.Scenario, which drives sessions through the Lua module and
 // reports its operations to the Host. The command residentlua check and the
 // Lua function resident.check run the checker; docs/checking.md says what

@@ -12,10 +12,11 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
-	"github.com/residentlua/residentlua/programs/exchange"
 )
 
-// Bounds bound the search. The zero value of every field means its default.
+// Bounds bound the search, whatever pair of programs it runs: the built-in
+// exchange's rounds and credits are that pair's arguments (Exchange), not
+// bounds. The zero value of every field means its default.
 type Bounds struct {
 	// Steps is how many choice points of a run may branch (default 200):
 	// later ones take their first alternative.
@@ -25,12 +26,6 @@ type Bounds struct {
 	Preemptions int
 	// Faults is how many faults may fire in a run (default 1; -1 for none).
 	Faults int
-	// Rounds and Credits are not bounds of the search but the built-in
-	// exchange's arguments: the largest exchange the built-in scenario
-	// makes (default 2 each), which tries every size up to them. A pair of
-	// one's own with its own arguments (BuiltinOf, Host.Open) is bounded by
-	// the others alone, which apply to any pair.
-	Rounds, Credits int
 	// Sessions is how many sessions the built-in scenario may make (default
 	// 2, at most MaxSessions): with two or more it also explores plans in
 	// which that many sessions share the fabric's GPU and NPU, their host
@@ -52,15 +47,14 @@ type Bounds struct {
 const MaxSessions = 3
 
 // boundNames are the bounds a person sets (BoundNames).
-var boundNames = []string{"rounds", "credits", "faults", "preemptions", "steps", "sessions", "misuse"}
+var boundNames = []string{"faults", "preemptions", "steps", "sessions", "misuse"}
 
 // BoundNames lists the bounds a person sets, as the command's flags and
 // resident.check's fields name them: the names Bounds.Set takes.
 func BoundNames() []string { return slices.Clone(boundNames) }
 
 // Set sets the bound name (one of BoundNames) to v, as a person gives it:
-// rounds from 1 to exchange.MaxRounds, credits from 1 to
-// exchange.MaxCredits, steps from 1 to 1,000,000, faults and preemptions
+// steps from 1 to 1,000,000, faults and preemptions
 // from 0 (none, which Set stores as -1) to 100, sessions from 1 to
 // MaxSessions, misuse 0 (off, stored as -1) or 1 (on). The error says the
 // range.
@@ -68,10 +62,6 @@ func (b *Bounds) Set(name string, v int) error {
 	lo, hi := 1, 1_000_000
 	var dst *int
 	switch name {
-	case "rounds":
-		dst, hi = &b.Rounds, exchange.MaxRounds
-	case "credits":
-		dst, hi = &b.Credits, exchange.MaxCredits
 	case "steps":
 		dst = &b.Steps
 	case "faults":
@@ -126,12 +116,6 @@ func (b Bounds) withDefaults() Bounds {
 		b.Faults = 1
 	}
 	b.Faults = max(b.Faults, 0)
-	if b.Rounds <= 0 {
-		b.Rounds = 2
-	}
-	if b.Credits <= 0 {
-		b.Credits = 2
-	}
 	if b.Sessions <= 0 {
 		b.Sessions = defaultSessions
 	}
@@ -162,22 +146,27 @@ type Options struct {
 	// the search finds the same violations and the same final outcomes,
 	// more slowly; Report.States is then 0.
 	NoPrune bool
-	// Pair names the programs the scenario runs when they are not the
-	// built-in exchange: its digest goes into every replay string, so
-	// that a replay on another pair is refused.
+	// Pair names the programs the scenario runs and their arguments (the
+	// built-in exchange's: Exchange.Pair): its digest goes into every
+	// replay string, so that a replay on another pair is refused. The zero
+	// Pair records none.
 	Pair Pair
 }
 
 // Pair is what a replay string records of the programs that made it: a
 // digest of their texts and arguments (PairDigest), and a name for
-// messages ("fill_gpu.lua,sum_npu.lua chunks=2").
+// messages and reports ("fill_gpu.lua,sum_npu.lua with chunks=2").
 type Pair struct {
 	Name   string
 	Digest string
 	// OwnArgs says the pair runs with arguments of its own, not the
-	// built-in exchange's shape, so the bounds' rounds and credits do
-	// not apply to it (a report leaves them out).
+	// built-in exchange's shape: its search defaults to one session and no
+	// misuse (Bounds.Sessions, Bounds.Misuse).
 	OwnArgs bool
+	// Optional says a run may make no session of the pair (a scenario
+	// script, which makes the sessions it likes, reads the pair's
+	// arguments): a search that decided none RUN is not vacuous.
+	Optional bool
 }
 
 // PairDigest is the digest of a pair that a replay string records: of
@@ -258,14 +247,15 @@ type Report struct {
 // OK reports whether no invariant broke.
 func (r *Report) OK() bool { return len(r.Counterexamples) == 0 }
 
-// Vacuous says why a search of a pair of one's own (Options.Pair) proved
-// nothing of the programs, when no run decided a session RUN: no session
+// Vacuous says why a search of a pair (Options.Pair) proved nothing of
+// the programs, when no run decided a session RUN: no session
 // was made (the programs' first error, when one was refused), or none was
 // started. It is empty when a run decided RUN, when the search found a
 // violation, stopped before the end or met errors of the scenario itself,
-// and for a scenario of no pair: a scenario script may make no session.
+// and for a scenario of no pair or of an optional one (Pair.Optional): a
+// scenario script may make no session.
 func (r *Report) Vacuous() string {
-	if r.Pair.Digest == "" || r.Decided > 0 || !r.OK() || !r.Exhausted || r.Schedules == 0 || r.ScenarioErrors > 0 {
+	if r.Pair.Digest == "" || r.Pair.Optional || r.Decided > 0 || !r.OK() || !r.Exhausted || r.Schedules == 0 || r.ScenarioErrors > 0 {
 		return ""
 	}
 	why := "no schedule decided a session RUN"

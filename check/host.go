@@ -39,6 +39,7 @@ type Host struct {
 	sessions []*engine.Session // every session made in the run, whose state the checker hashes
 	made     int               // sessions NewSession made, which names them s1, s2, ...
 	bounds   Bounds
+	exchange Exchange                              // the built-in exchange's arguments (Exchange.Scenario)
 	programs func(exchange.Config) engine.Programs // in place of the built-in exchange (BuiltinWith, BuiltinOf)
 	pairName string                                // the pair of BuiltinOf, which its sessions are named by
 }
@@ -52,8 +53,13 @@ func (h *Host) Fabric() *devices.Fabric { return h.fabric }
 func (h *Host) Context() context.Context { return h.ctx }
 
 // Bounds are the bounds of the search, for a scenario that sizes its
-// sessions by them (rounds, credits, faults).
+// choices by them (faults, sessions, misuse).
 func (h *Host) Bounds() Bounds { return h.bounds }
+
+// Exchange is the built-in exchange's arguments the scenario runs with
+// (Exchange.Scenario; the defaults when it gives none), by which the
+// built-in scenario sizes its exchanges.
+func (h *Host) Exchange() Exchange { return h.exchange.withDefaults() }
 
 // Choose returns a host-side choice in [0, n), which the checker varies
 // from run to run; what says what is chosen, for the counterexample

@@ -64,11 +64,10 @@ func (r *Report) String() string {
 	if r.Bounds.Misuse <= 0 {
 		misuse = "off"
 	}
-	b.WriteString("bounds: ")
-	if !r.Pair.OwnArgs {
-		fmt.Fprintf(&b, "rounds <= %d, credits <= %d, ", r.Bounds.Rounds, r.Bounds.Credits)
+	if r.Pair.Name != "" {
+		fmt.Fprintf(&b, "pair: %s (digest %s)\n", r.Pair.Name, r.Pair.Digest)
 	}
-	fmt.Fprintf(&b, "faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
+	fmt.Fprintf(&b, "bounds: faults <= %d, preemptions <= %d, steps <= %d, sessions <= %d, misuse %s\n",
 		r.Bounds.Faults, r.Bounds.Preemptions, r.Bounds.Steps, r.Bounds.Sessions, misuse)
 	if r.NoPrune {
 		b.WriteString("without pruning: no state hashed\n")
@@ -161,16 +160,18 @@ func FormatEvents(events []event.Event) []string {
 	return out
 }
 
-// replayString is "r<rounds>c<credits>f<faults>", then "s<sessions>" and
-// "m0" (misuse off) where they are not the defaults, then ":" and the
-// choices joined by dots: the bounds that decide how many alternatives the
-// built-in scenario's host choices have, then the schedule.
+// replayString is "f<faults>", then "s<sessions>" and "m0" (misuse off)
+// where they are not the defaults, then "p" and the pair's digest
+// (Options.Pair) when it has one, then ":" and the choices joined by dots:
+// the bounds that decide how many alternatives the built-in scenario's
+// host choices have, the programs and arguments that made the schedule,
+// then the schedule.
 func (x *explorer) replayString(values []int) string {
 	parts := make([]string, len(values))
 	for i, v := range values {
 		parts[i] = strconv.Itoa(v)
 	}
-	head := fmt.Sprintf("r%dc%df%d", x.bounds.Rounds, x.bounds.Credits, x.bounds.Faults)
+	head := "f" + strconv.Itoa(x.bounds.Faults)
 	if x.bounds.Sessions != defaultSessions {
 		head += "s" + strconv.Itoa(x.bounds.Sessions)
 	}
@@ -183,41 +184,25 @@ func (x *explorer) replayString(values []int) string {
 	return head + ":" + strings.Join(parts, ".")
 }
 
-// replayHead is the bounds of a replay string:
-// r<rounds>c<credits>f<faults>[s<sessions>][m<misuse>][p<digest>].
-var replayHead = regexp.MustCompile(`^r(-?[0-9]+)c(-?[0-9]+)f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?(?:p([0-9a-f]{8}))?$`)
+// replayHead is the head of a replay string:
+// f<faults>[s<sessions>][m<misuse>][p<digest>].
+var replayHead = regexp.MustCompile(`^f(-?[0-9]+)(?:s(-?[0-9]+))?(?:m(-?[0-9]+))?(?:p([0-9a-f]{8}))?$`)
 
-// ParseReplay reads a replay string into the bounds it fixes (Rounds,
-// Credits, Faults, and Sessions and Misuse when it gives them), each in the
-// range Bounds.Set allows, and its choices: what a tool that keeps the
+// ParseReplay reads a replay string into the bounds it fixes (Faults, and
+// Sessions and Misuse when it gives them), each in the range Bounds.Set
+// allows, the digest of the pair that made it ("" when it names none,
+// Options.Pair) and its choices: what a tool that keeps the
 // counterexamples a report printed reads back.
-func ParseReplay(s string) (Bounds, []int, error) {
-	b, _, values, err := parseReplay(s)
-	return b, values, err
-}
-
-// parseReplay is ParseReplay, with the digest of the pair that made the
-// replay string ("" for the built-in exchange's).
-func parseReplay(s string) (Bounds, string, []int, error) {
-	b, values, err := parseReplayBounds(s)
-	if err != nil {
-		return b, "", nil, err
-	}
-	head, _, _ := strings.Cut(s, ":")
-	return b, replayHead.FindStringSubmatch(head)[6], values, nil
-}
-
-func parseReplayBounds(s string) (Bounds, []int, error) {
-	var b Bounds
+func ParseReplay(s string) (b Bounds, digest string, values []int, err error) {
 	head, tail, ok := strings.Cut(s, ":")
 	if !ok {
-		return b, nil, fmt.Errorf("replay %q has no ':'; give the string a counterexample printed, such as r2c2f1:3.0.1", s)
+		return b, "", nil, fmt.Errorf("replay %q has no ':'; give the string a counterexample printed, such as f1:3.0.1", s)
 	}
 	m := replayHead.FindStringSubmatch(head)
 	if m == nil {
-		return b, nil, fmt.Errorf("replay %q does not begin with r<rounds>c<credits>f<faults>; give the string a counterexample printed", s)
+		return b, "", nil, fmt.Errorf("replay %q does not begin with f<faults>; give the string a counterexample printed", s)
 	}
-	for i, name := range []string{"rounds", "credits", "faults", "sessions", "misuse"} {
+	for i, name := range []string{"faults", "sessions", "misuse"} {
 		if m[i+1] == "" {
 			continue // not given: the default
 		}
@@ -228,20 +213,19 @@ func parseReplayBounds(s string) (Bounds, []int, error) {
 			err = b.Set(name, v)
 		}
 		if err != nil {
-			return b, nil, fmt.Errorf("replay %q: %v; give the string a counterexample printed", s, err)
+			return b, "", nil, fmt.Errorf("replay %q: %v; give the string a counterexample printed", s, err)
 		}
 	}
-	var values []int
 	if tail != "" {
 		for _, p := range strings.Split(tail, ".") {
 			v, err := strconv.Atoi(p)
 			if err != nil || v < 0 {
-				return b, nil, fmt.Errorf("replay %q has %q where a choice (a number from 0) belongs", s, p)
+				return b, "", nil, fmt.Errorf("replay %q has %q where a choice (a number from 0) belongs", s, p)
 			}
 			values = append(values, v)
 		}
 	}
-	return b, values, nil
+	return b, m[4], values, nil
 }
 
 // Replay reruns the one schedule a replay string names and reports it: the
@@ -256,7 +240,7 @@ func Replay(ctx context.Context, scenario Scenario, replay string, onFabric func
 // ReplayPair is Replay of a scenario that runs pair (Options.Pair): a
 // replay string that another pair made is refused, naming both.
 func ReplayPair(ctx context.Context, scenario Scenario, pair Pair, replay string, onFabric func(*devices.Fabric)) (*Replayed, error) {
-	b, digest, values, err := parseReplay(replay)
+	b, digest, values, err := ParseReplay(replay)
 	if err != nil {
 		return nil, err
 	}
@@ -276,12 +260,12 @@ func ReplayPair(ctx context.Context, scenario Scenario, pair Pair, replay string
 	return &Replayed{Steps: r.trace, Violations: r.violations}, nil
 }
 
-// pairWords names a pair in a refusal: the built-in exchange when digest
-// is empty, else its name (when known) and digest.
+// pairWords names a pair in a refusal: none when digest is empty, else
+// its name (when known) and digest.
 func pairWords(digest, name string) string {
 	switch {
 	case digest == "":
-		return "no programs of one's own (the built-in exchange, or a scenario script's)"
+		return "a scenario that records no pair"
 	case name == "":
 		return "the programs whose digest is " + digest
 	}

@@ -321,8 +321,8 @@ function resident.validate(file, ...) end
 ---@field choose fun(n: integer, what?: string): integer a host-side choice from 0 to n-1, which the checker varies from run to run; what says what is chosen, in a counterexample
 ---@field reset fun() resets every device and checks that nothing is left charged
 ---@field args table<string, number|string|boolean> the scenario's arguments by name (the command's --arg k=v)
----@field rounds integer the rounds bound
----@field credits integer the credits bound
+---@field rounds integer the built-in exchange's rounds (the command's --rounds): an argument of that pair, not a bound
+---@field credits integer the built-in exchange's credits (the command's --credits): an argument of that pair, not a bound
 ---@field faults integer the faults bound (0: none)
 ---@field sessions integer the sessions bound: how many sessions the built-in scenario may make that share the devices
 ---@field misuse boolean the misuse bound: whether the built-in scenario also makes host calls out of order

@@ -29,8 +29,9 @@ import (
 
 var mutantReportFile = flag.String("mutant.report", "", "where TestMutantCaught writes what caught the mutant, as JSON, for TestMutantsAreCaught to check with the engine correct")
 
-// checkBounds are small bounds under which every mutant shows.
-var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1}
+// checkBounds are small bounds under which every mutant shows, with the
+// smallest exchange (checkExchange).
+var checkBounds = check.Bounds{Faults: 1, Preemptions: 1}
 
 // TestMutantCaught requires of the mutant this binary was built as (its
 // name given by -mutant) that a campaign of TestCampaign's trials report
@@ -127,7 +128,7 @@ func traceCatches(t *testing.T, seed uint64, inv int) {
 // invariant inv with a counterexample of at most 8 steps whose replay
 // reproduces the violation, and returns the replay string.
 func checkerCatches(t *testing.T, inv int) string {
-	rep := check.Check(context.Background(), check.Builtin, check.Options{Bounds: checkBounds})
+	rep := check.Check(context.Background(), checkExchange.Scenario(check.Builtin), check.Options{Bounds: checkBounds, Pair: checkExchange.Pair()})
 	i := slices.IndexFunc(rep.Counterexamples, func(cx check.Counterexample) bool { return cx.Invariant == inv })
 	if i < 0 {
 		t.Fatalf("the checker did not report invariant %d (%s):\n%s", inv, oracle.Invariant(inv), rep.String())
@@ -136,7 +137,7 @@ func checkerCatches(t *testing.T, inv int) string {
 	if cx.Length() > 8 {
 		t.Errorf("the counterexample has %d host operations and choices, want at most 8:\n%s", cx.Length(), cx)
 	}
-	replayed, err := check.Replay(context.Background(), check.Builtin, cx.Replay, nil)
+	replayed, err := check.ReplayPair(context.Background(), checkExchange.Scenario(check.Builtin), checkExchange.Pair(), cx.Replay, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func luaScenarioCatchesEarlyRun(t *testing.T) {
 	if len(rep.Counterexamples) == 0 || rep.Counterexamples[0].Invariant != 2 {
 		t.Fatalf("want invariant 2 broken:\n%s", rep.String())
 	}
-	if cx := rep.Counterexamples[0]; cx.Length() != 4 || cx.Replay != "r2c2f1:1" {
-		t.Errorf("want the counterexample of 4 steps (startup, submit_gpu, the choice, start) replayed by r2c2f1:1:\n%s", cx)
+	if cx := rep.Counterexamples[0]; cx.Length() != 4 || cx.Replay != "f1:1" {
+		t.Errorf("want the counterexample of 4 steps (startup, submit_gpu, the choice, start) replayed by f1:1:\n%s", cx)
 	}
 }

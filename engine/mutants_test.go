@@ -32,6 +32,12 @@ var (
 	mutantRun      = flag.String("mutants", "", "TestMutantsAreCaught builds and runs only the mutants whose names contain this")
 )
 
+// checkExchange is the built-in exchange's arguments the checker runs the
+// mutants with (TestMutantCaught, under checkBounds): the smallest
+// exchange. A mutant's replay string replays on the correct engine with
+// them.
+var checkExchange = check.Exchange{Rounds: 1, Credits: 1}
+
 // mutantsDir holds one file per mutant (see parseMutant for its form).
 const mutantsDir = "testdata/mutants"
 
@@ -328,7 +334,7 @@ func runMutant(t *testing.T, m mutant, binary, dir string) string {
 	if r := trial.Run(trial.Config{Seed: rep.CampaignSeed}); !r.OK() {
 		t.Errorf("the campaign's trial of seed %d caught the mutant, but it fails with the engine correct too:\n%s", rep.CampaignSeed, r.Report())
 	}
-	if clean, err := check.Replay(context.Background(), check.Builtin, rep.Replay, nil); err != nil || len(clean.Violations) > 0 {
+	if clean, err := check.ReplayPair(context.Background(), checkExchange.Scenario(check.Builtin), checkExchange.Pair(), rep.Replay, nil); err != nil || len(clean.Violations) > 0 {
 		t.Errorf("the checker's counterexample %s caught the mutant, but with the engine correct its replay gave %v (error %v), want no violation", rep.Replay, clean.Violations, err)
 	}
 	t.Logf("caught (wall %v)", time.Since(start).Round(time.Millisecond))

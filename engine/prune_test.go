@@ -17,7 +17,11 @@ import (
 // the end without pruning in seconds, and under which the checker finds
 // every mutant: one fault, one preemption, and branching only at the first
 // 8 choices of a run.
-var pruneBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Steps: 8}
+var pruneBounds = check.Bounds{Faults: 1, Preemptions: 1, Steps: 8}
+
+// pruneExchange is the built-in exchange's arguments the pruning is
+// checked with: the smallest exchange.
+var pruneExchange = check.Exchange{Rounds: 1, Credits: 1}
 
 // TestPruningIsSound explores the built-in scenario with the engine correct
 // (each mutant's test binary does the same with the mutant: TestMutantCaught)
@@ -48,7 +52,7 @@ func pruningAgrees(t *testing.T, bounds check.Bounds) []string {
 	var ends [2]map[string]bool
 	for i, noPrune := range []bool{false, true} {
 		ends[i] = map[string]bool{}
-		rep := check.Check(context.Background(), recordingEnds(ends[i]), check.Options{Bounds: bounds, NoPrune: noPrune})
+		rep := check.Check(context.Background(), pruneExchange.Scenario(recordingEnds(ends[i])), check.Options{Bounds: bounds, NoPrune: noPrune})
 		if !rep.Exhausted {
 			t.Fatalf("not exhausted:\n%s", rep.String())
 		}

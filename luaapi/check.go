@@ -18,9 +18,11 @@ import (
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
-// checkFn is resident.check{scenario=, rounds=, credits=, faults=,
-// preemptions=, steps=, sessions=, misuse=, prune=, replay=}: the model
-// checker (package check) on the built-in scenario or a scenario script.
+// checkFn is resident.check{scenario=, programs=, args=, rounds=,
+// credits=, faults=, preemptions=, steps=, sessions=, misuse=, prune=,
+// replay=}: the model checker (package check) on the built-in scenario or
+// a scenario script. Rounds and credits are the built-in exchange's
+// arguments (check.Exchange), the others the search's bounds.
 // Without replay it explores every schedule within the bounds and returns
 // the report's figures and counterexamples; with replay it reruns that one
 // schedule and returns its steps and violations. The search stops when the
@@ -28,8 +30,17 @@ import (
 // how far it came.
 func (m *Module) checkFn(L *lua.LState) int {
 	const name = "check"
-	known := append(append([]string{"scenario", "replay", "programs", "args"}, check.BoundNames()...), "prune")
+	known := append(append(append([]string{"scenario", "replay", "programs", "args"}, check.ExchangeNames()...), check.BoundNames()...), "prune")
 	t := fields(L, 1, name, true, known...)
+	var x check.Exchange
+	for _, key := range check.ExchangeNames() {
+		if field(t, key) == lua.LNil {
+			continue
+		}
+		if err := x.Set(key, int(intField(L, 1, name, t, key, 0))); err != nil {
+			fieldError(L, 1, name, key, err.Error())
+		}
+	}
 	var bounds check.Bounds
 	var given string
 	for _, key := range check.BoundNames() {
@@ -56,10 +67,10 @@ func (m *Module) checkFn(L *lua.LState) int {
 	noPrune := !boolField(L, 1, name, t, "prune") && field(t, "prune") != lua.LNil
 	replay := stringField(L, 1, name, t, "replay", "")
 	if replay == "" && field(t, "replay") != lua.LNil {
-		fieldError(L, 1, name, "replay", "give the replay string a counterexample printed, such as r1c1f1:2.0.1")
+		fieldError(L, 1, name, "replay", "give the replay string a counterexample printed, such as f1:2.0.1")
 	}
 	if replay != "" && given != "" {
-		fieldError(L, 1, name, given, "does not go with replay: the replay string fixes the schedule and its bounds")
+		fieldError(L, 1, name, given, "does not go with replay: the replay string fixes the schedule and its bounds (the pair's arguments, rounds and credits or args, are given as for the search)")
 	}
 	if replay != "" && field(t, "prune") != lua.LNil {
 		fieldError(L, 1, name, "prune", "does not go with replay: a replay runs one schedule, and prunes nothing")
@@ -72,13 +83,12 @@ func (m *Module) checkFn(L *lua.LState) int {
 		m.raise(L, failure.Errorf(failure.Unsupported, name, "a scenario script is a file, which this sandboxed state may not read; leave scenario out for the built-in one"))
 	}
 	ctx := ctxOf(L)
-	scenario := check.Scenario(check.Builtin)
-	var pair check.Pair
+	scenario, pair := x.Scenario(check.Builtin), x.Pair()
 	if field(t, "programs") != lua.LNil {
 		if path != "" {
 			fieldError(L, 1, name, "programs", "goes with the built-in scenario; a scenario script makes its sessions of programs itself")
 		}
-		scenario, pair = m.checkPair(L, t, given)
+		scenario, pair = m.checkPair(L, t, x)
 	} else if field(t, "args") != lua.LNil {
 		fieldError(L, 1, name, "args", "goes with programs: they are the arguments of that pair")
 	}
@@ -89,10 +99,11 @@ func (m *Module) checkFn(L *lua.LState) int {
 		if replay != "" {
 			out = m.stdout
 		}
-		var err error
-		if scenario, err = loadScenario(ctx, path, out); err != nil {
+		sc, err := loadScenario(ctx, path, out)
+		if err != nil {
 			raiseString(L, "resident.check: %s", err.Error())
 		}
+		scenario, pair = ScriptChecked(sc, x)
 	}
 	if replay != "" {
 		r, err := check.ReplayPair(ctx, scenario, pair, replay, m.opts.OnFabric)
@@ -120,9 +131,9 @@ func (m *Module) checkFn(L *lua.LState) int {
 // resident.program) and args = {k = v, ...} (numbers, strings and
 // booleans): the built-in scenario with that pair, and the pair's name and
 // digest for the replay strings. With args, the pair runs with those
-// alone, and the exchange's rounds and credits (given, the last bound
-// given) are refused; without, it is shaped like the exchange.
-func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Scenario, check.Pair) {
+// alone, and the exchange's rounds and credits are refused; without, it is
+// shaped like the exchange with x.
+func (m *Module) checkPair(L *lua.LState, t *lua.LTable, x check.Exchange) (check.Scenario, check.Pair) {
 	const name = "check"
 	pt, ok := field(t, "programs").(*lua.LTable)
 	var gpu, npu *programValue
@@ -134,20 +145,41 @@ func (m *Module) checkPair(L *lua.LState, t *lua.LTable, given string) (check.Sc
 	}
 	args := scalarArgs(L, t, name)
 	if args != nil {
-		if given == "rounds" || given == "credits" || field(t, "rounds") != lua.LNil || field(t, "credits") != lua.LNil {
-			fieldError(L, 1, name, "rounds", "rounds and credits are the built-in exchange's arguments, not bounds of a pair of one's own: give them in args if the pair takes them")
+		for _, key := range check.ExchangeNames() {
+			if field(t, key) != lua.LNil {
+				fieldError(L, 1, name, key, key+" is the built-in exchange's argument, not this pair's: give it in args if the pair takes it")
+			}
 		}
 	}
-	pair := PairIdentity(gpu.prog, npu.prog, args)
 	// The programs' steps are bounded by their instruction budget, not by
 	// the script's context: once it ends the search, the checker reruns
 	// what it found to describe it, and programs stopped at once would make
 	// that rerun differ (reported as not deterministic).
-	runs := context.WithoutCancel(ctxOf(L))
+	return PairChecked(context.WithoutCancel(ctxOf(L)), gpu.prog, npu.prog, args, x)
+}
+
+// PairChecked is the built-in scenario of the checker run on gpu and npu,
+// and the pair its reports and replay strings name: with args (their own
+// arguments, numbers, strings and booleans by name), the pair runs with
+// those alone; with args nil, each session is shaped like the built-in
+// exchange (rounds, credits and slot_bytes as args) up to x. ctx ends the
+// programs' Lua code.
+func PairChecked(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]any, x check.Exchange) (check.Scenario, check.Pair) {
+	pair := PairIdentity(gpu, npu, args, x)
 	if args == nil {
-		return check.BuiltinWith(ExchangeShaped(runs, gpu.prog, npu.prog, nil)), pair
+		return x.Scenario(check.BuiltinWith(ExchangeShaped(ctx, gpu, npu, nil))), pair
 	}
-	return check.BuiltinOf(pair.Name, PairOf(runs, gpu.prog, npu.prog, args)), pair
+	return check.BuiltinOf(pair.Name, PairOf(ctx, gpu, npu, args)), pair
+}
+
+// ScriptChecked is a scenario script's scenario run with x, the built-in
+// exchange's arguments it reads as c.rounds and c.credits, and the pair
+// its replay strings record: the built-in exchange with x, which a run of
+// the script need not make a session of (check.Pair.Optional).
+func ScriptChecked(sc check.Scenario, x check.Exchange) (check.Scenario, check.Pair) {
+	pair := x.Pair()
+	pair.Optional = true
+	return x.Scenario(sc), pair
 }
 
 // scalarArgs reads field args of table t, argument 1 of function name: a
@@ -183,12 +215,19 @@ func scalarArgs(L *lua.LState, t *lua.LTable, name string) map[string]any {
 }
 
 // PairIdentity is what the checker's replay strings record of gpu and npu
-// with args: their names, and a digest of their texts and arguments.
-func PairIdentity(gpu, npu *luaprogram.Program, args map[string]any) check.Pair {
+// with args: their names, and a digest of their texts and arguments; with
+// args nil, the pair is shaped like the built-in exchange with x, whose
+// arguments are then the pair's.
+func PairIdentity(gpu, npu *luaprogram.Program, args map[string]any, x check.Exchange) check.Pair {
 	words := ArgsWords(args)
+	if args == nil {
+		words = "shaped as the built-in exchange, " + x.Words()
+	}
 	pair := check.Pair{Name: filepath.Base(gpu.Name()) + "," + filepath.Base(npu.Name()), Digest: check.PairDigest(gpu.Text(), npu.Text(), words), OwnArgs: args != nil}
-	if words != "" {
+	if args != nil {
 		pair.Name += " with " + words
+	} else {
+		pair.Name += " " + words
 	}
 	return pair
 }

@@ -9,7 +9,15 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/residentlua/residentlua/check"
 )
+
+// smallestReplay is a replay string of the built-in exchange of one round
+// and one credit: its head, with the exchange's digest, then choices.
+func smallestReplay(choices string) string {
+	return "f1p" + check.Exchange{Rounds: 1, Credits: 1}.Pair().Digest + ":" + choices
+}
 
 // TestCheckBuiltin explores the built-in scenario under small bounds and
 // reads the report's figures.
@@ -57,13 +65,20 @@ np = resident.check(small)`)
 }
 
 // TestCheckReplay replays a schedule of the built-in scenario: its steps
-// in words, no violation.
+// in words, no violation. The replay string records the built-in
+// exchange's arguments: with others, it is refused, naming both.
 func TestCheckReplay(t *testing.T) {
 	h := sim(t)
-	h.run(`r = resident.check{replay = "r1c1f1:2.0.1"}`)
+	h.run(`r = resident.check{rounds = 1, credits = 1, replay = "` + smallestReplay("2.0.1") + `"}`)
 	if got := h.str(`tostring(r.ok) .. " " .. #r.violations .. " " .. table.concat(r.steps, "|")`); !strings.HasPrefix(got, "true 0 host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1|") ||
 		!strings.Contains(got, "|fault npu.dispatch fires (50%)|") || !strings.Contains(got, "|s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected|") {
 		t.Errorf("replay: %s", got)
+	}
+	msg := h.fails(`resident.check{replay = "` + smallestReplay("2.0.1") + `"}`)
+	for _, want := range []string{"was made by the programs whose digest is " + check.Exchange{Rounds: 1, Credits: 1}.Pair().Digest, "not by the built-in exchange, rounds <= 2, credits <= 2 (digest "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("a replay on another exchange: %s, want %q", msg, want)
+		}
 	}
 }
 
@@ -83,7 +98,7 @@ func TestCheckScenarioScript(t *testing.T) {
 	if out := h.stdout.String(); out != "" {
 		t.Errorf("the search printed %q", out)
 	}
-	h.run(`x = resident.check{scenario = ` + strconv.Quote(path) + `, replay = "r2c2f0:1"}`)
+	h.run(`x = resident.check{scenario = ` + strconv.Quote(path) + `, replay = "f0p` + check.Exchange{}.Pair().Digest + `:1"}`)
 	if out := h.stdout.String(); out != "closed\tretired\n" {
 		t.Errorf("the replay printed %q", out)
 	}
@@ -97,23 +112,23 @@ func TestCheckScenarioScript(t *testing.T) {
 func TestCheckBadArguments(t *testing.T) {
 	h := sim(t)
 	for code, want := range map[string]string{
-		`resident.check(3)`:                                  "bad argument #1 to 'check' (table expected, got number)",
-		`resident.check{depth = 3}`:                          "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, programs, args, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
-		`resident.check{sessions = 4}`:                       "bad argument #1 to 'check' (field 'sessions': sessions must be a whole number from 1 to 3, got 4)",
-		`resident.check{misuse = 2}`:                         "bad argument #1 to 'check' (field 'misuse': misuse must be 0 (off) or 1 (on), got 2)",
-		`resident.check{misuse = "on"}`:                      "bad argument #1 to 'check' (field 'misuse': true, false, 1 or 0 expected, got string)",
-		`resident.check{prune = 0}`:                          "bad argument #1 to 'check' (field 'prune': boolean expected, got number)",
-		`resident.check{replay = "r1c1f1:", prune = false}`:  "bad argument #1 to 'check' (field 'prune': does not go with replay: a replay runs one schedule, and prunes nothing)",
-		`resident.check{rounds = 0}`:                         "bad argument #1 to 'check' (field 'rounds': rounds must be a whole number from 1 to 1000000, got 0)",
-		`resident.check{credits = 1.5}`:                      "bad argument #1 to 'check' (field 'credits': number has no integer representation, got 1.5)",
-		`resident.check{preemptions = "2"}`:                  "bad argument #1 to 'check' (field 'preemptions': number expected, got string)",
-		`resident.check{faults = 101}`:                       "bad argument #1 to 'check' (field 'faults': faults must be a whole number from 0 to 100, got 101)",
-		`resident.check{replay = "r1c1f1:", steps = 5}`:      "bad argument #1 to 'check' (field 'steps': does not go with replay: the replay string fixes the schedule and its bounds)",
-		`resident.check{replay = ""}`:                        "bad argument #1 to 'check' (field 'replay': give the replay string a counterexample printed",
-		`resident.check{scenario = ""}`:                      "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
-		`resident.check{replay = 7}`:                         "bad argument #1 to 'check' (field 'replay': string expected, got number)",
-		`resident.check{replay = "r1c1f1:999"}`:              `invalid: replay "r1c1f1:999": choice 1 is 999 but has only 14 alternatives there`,
-		`resident.check{scenario = "/nonexistent/file.lua"}`: "resident.check: cannot open /nonexistent/file.lua: no such file or directory",
+		`resident.check(3)`:                             "bad argument #1 to 'check' (table expected, got number)",
+		`resident.check{depth = 3}`:                     "bad argument #1 to 'check' (unknown field 'depth'; fields are scenario, replay, programs, args, rounds, credits, faults, preemptions, steps, sessions, misuse, prune)",
+		`resident.check{sessions = 4}`:                  "bad argument #1 to 'check' (field 'sessions': sessions must be a whole number from 1 to 3, got 4)",
+		`resident.check{misuse = 2}`:                    "bad argument #1 to 'check' (field 'misuse': misuse must be 0 (off) or 1 (on), got 2)",
+		`resident.check{misuse = "on"}`:                 "bad argument #1 to 'check' (field 'misuse': true, false, 1 or 0 expected, got string)",
+		`resident.check{prune = 0}`:                     "bad argument #1 to 'check' (field 'prune': boolean expected, got number)",
+		`resident.check{replay = "f1:", prune = false}`: "bad argument #1 to 'check' (field 'prune': does not go with replay: a replay runs one schedule, and prunes nothing)",
+		`resident.check{rounds = 0}`:                    "bad argument #1 to 'check' (field 'rounds': rounds must be a whole number from 1 to 1000000, got 0)",
+		`resident.check{credits = 1.5}`:                 "bad argument #1 to 'check' (field 'credits': number has no integer representation, got 1.5)",
+		`resident.check{preemptions = "2"}`:             "bad argument #1 to 'check' (field 'preemptions': number expected, got string)",
+		`resident.check{faults = 101}`:                  "bad argument #1 to 'check' (field 'faults': faults must be a whole number from 0 to 100, got 101)",
+		`resident.check{replay = "f1:", steps = 5}`:     "bad argument #1 to 'check' (field 'steps': does not go with replay: the replay string fixes the schedule and its bounds",
+		`resident.check{replay = ""}`:                   "bad argument #1 to 'check' (field 'replay': give the replay string a counterexample printed",
+		`resident.check{scenario = ""}`:                 "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
+		`resident.check{replay = 7}`:                    "bad argument #1 to 'check' (field 'replay': string expected, got number)",
+		`resident.check{rounds = 1, credits = 1, replay = "` + smallestReplay("999") + `"}`: `invalid: replay "` + smallestReplay("999") + `": choice 1 is 999 but has only 14 alternatives there`,
+		`resident.check{scenario = "/nonexistent/file.lua"}`:                                "resident.check: cannot open /nonexistent/file.lua: no such file or directory",
 	} {
 		if got := h.fails(code); !strings.Contains(got, want) {
 			t.Errorf("%s: %s, want %q", code, got, want)
@@ -129,7 +144,7 @@ func TestCheckSandbox(t *testing.T) {
 	if got := h.str("not ok and tostring(err)"); !strings.HasPrefix(got, "unsupported: a scenario script is a file, which this sandboxed state may not read") {
 		t.Errorf("a scenario in a sandbox: %s", got)
 	}
-	if got := h.str(`r.check{replay = "r1c1f1:"}.ok`); got != "true" {
+	if got := h.str(`r.check{rounds = 1, credits = 1, replay = "` + smallestReplay("") + `"}.ok`); got != "true" {
 		t.Errorf("the built-in scenario in a sandbox: %s", got)
 	}
 }
@@ -192,7 +207,7 @@ n = resident.program{file = "../examples/ring/ring_npu.lua"}`)
 	if h.eval("r.ok and r.exhausted and r.decided > 0 and r.retired > 0 and r.made >= r.decided") != lua.LTrue {
 		t.Errorf("report:\n%s", h.str("r.report"))
 	}
-	if msg := h.fails(`resident.check{programs = {g, n}, args = {slots = 1}, rounds = 2}`); !strings.Contains(msg, "the built-in exchange's arguments") {
+	if msg := h.fails(`resident.check{programs = {g, n}, args = {slots = 1}, rounds = 2}`); !strings.Contains(msg, "field 'rounds': rounds is the built-in exchange's argument, not this pair's") {
 		t.Errorf("rounds with args: %s", msg)
 	}
 	if msg := h.fails(`resident.check{args = {slots = 1}}`); !strings.Contains(msg, "goes with programs") {

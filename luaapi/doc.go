@@ -44,8 +44,11 @@
 // LoadScenario loads a model-checking scenario written in Lua, which drives
 // sessions with the module's functions, for package check; each run of it
 // opens the module in a fresh state, on the checker's fabric, with its
-// operations recorded for the counterexamples. ExchangeShaped runs a pair
-// of Lua device programs where the built-in exchange would run. Package
+// operations recorded for the counterexamples (ScriptChecked gives it the
+// built-in exchange's arguments and the pair its replay strings record).
+// ExchangeShaped runs a pair of Lua device programs where the built-in
+// exchange would run, and PairChecked is the checker's built-in scenario
+// on such a pair, or on one with its own arguments. Package
 // luacampaign runs a campaign's trials from a Lua trial script, each
 // worker's state opened with this package (Module.Restart starts each trial
 // afresh).

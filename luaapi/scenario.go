@@ -34,8 +34,9 @@ import (
 //     charged;
 //   - c.args holds the named arguments the scenario was given
 //     (LoadScenarioArgs);
-//   - c.rounds, c.credits, c.faults, c.sessions and c.misuse (a boolean)
-//     are the bounds.
+//   - c.rounds and c.credits are the built-in exchange's arguments
+//     (check.Host.Exchange), c.faults, c.sessions and c.misuse (a boolean)
+//     the search's bounds.
 //
 // Each run of the search runs the script in a fresh Lua state (its top
 // level, then scenario(c)), with math.random seeded with 1, on the run's
@@ -169,10 +170,10 @@ const scenarioFields = "choose, reset, args, rounds, credits, faults, sessions, 
 
 // table is the c a run's scenario(c) gets.
 func (sc *Scenario) table(L *lua.LState, m *Module, h *check.Host) *lua.LTable {
-	b := h.Bounds()
+	b, x := h.Bounds(), h.Exchange()
 	c := L.CreateTable(0, 7)
-	c.RawSetString("rounds", lua.LNumber(b.Rounds))
-	c.RawSetString("credits", lua.LNumber(b.Credits))
+	c.RawSetString("rounds", lua.LNumber(x.Rounds))
+	c.RawSetString("credits", lua.LNumber(x.Credits))
 	c.RawSetString("faults", lua.LNumber(b.Faults))
 	c.RawSetString("sessions", lua.LNumber(b.Sessions))
 	c.RawSetString("misuse", lua.LBool(b.Misuse > 0))

@@ -54,11 +54,11 @@ func replaySteps(t *testing.T, sc *Scenario, replay string) string {
 // operations the script makes, written as it writes them.
 func TestLuaScenario(t *testing.T) {
 	sc := mustLoadScenario(t, "testdata/scenario.lua")
-	rep := check.Check(context.Background(), sc.Run, check.Options{Bounds: check.Bounds{Rounds: 2, Credits: 2, Faults: -1}})
+	rep := check.Check(context.Background(), sc.Run, check.Options{Bounds: check.Bounds{Faults: -1}})
 	if !rep.OK() || !rep.Exhausted || rep.ScenarioErrors != 0 || rep.Nondeterministic != "" || rep.Schedules < 4 {
 		t.Fatalf("want at least 4 schedules, exhausted, no violation nor error:\n%s", rep.String())
 	}
-	got := replaySteps(t, sc, "r2c2f0:0.1")
+	got := replaySteps(t, sc, "f0:0.1")
 	for _, want := range []string{"resident.startup{credits = 2, rounds = 2} = s1", "host chooses 0 of 2 for the order of the submissions",
 		"s1:submit_gpu() = ok", "host chooses 1 of 2 for start or abort", "s1:abort() = ok", "s1:wait(0) = true", `s1:close(1) = "retired"`, "reset every device = ok"} {
 		if !strings.Contains(got, want) {
@@ -98,10 +98,10 @@ func TestScenarioVerbsRaise(t *testing.T) {
 end
 `))
 	rep := check.Check(context.Background(), sc.Run, check.Options{Bounds: check.Bounds{Faults: -1}})
-	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "s.lua:6: busy: ") || !strings.Contains(rep.ScenarioError, "(replay r2c2f0:1)") {
+	if rep.ScenarioErrors != 1 || !strings.Contains(rep.ScenarioError, "s.lua:6: busy: ") || !strings.Contains(rep.ScenarioError, "(replay f0:1)") {
 		t.Errorf("want the uncaught busy error of line 6, once, with its replay:\n%s", rep.String())
 	}
-	got := replaySteps(t, sc, "r2c2f0:1")
+	got := replaySteps(t, sc, "f0:1")
 	for _, want := range []string{"s1:start() = error: busy: ", "host chooses 1 of 2 for c.choose(2)", "s.lua:6: busy: both resident participants must be accepted before RUN"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the replay lacks %q:\n%s", want, got)
@@ -143,7 +143,7 @@ function scenario(c)
 end
 `))
 	rep := check.Check(context.Background(), sc.Run, check.Options{})
-	if !strings.HasPrefix(rep.Nondeterministic, "scenario is not deterministic: replaying the choices r2c2f1:1 of an earlier run, choice 1 had 3 alternatives") || rep.Exhausted {
+	if !strings.HasPrefix(rep.Nondeterministic, "scenario is not deterministic: replaying the choices f1:1 of an earlier run, choice 1 had 3 alternatives") || rep.Exhausted {
 		t.Errorf("want the scenario found not deterministic:\n%s", rep.String())
 	}
 }
@@ -237,7 +237,7 @@ end
 `))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := 0
-	_, err := check.Replay(ctx, sc.Run, "r2c2f0:", func(f *devices.Fabric) {
+	_, err := check.Replay(ctx, sc.Run, "f0:", func(f *devices.Fabric) {
 		f.Events().Subscribe(func(e *event.Event) {
 			switch {
 			case e.Kind == oracle.EvWait:
@@ -247,7 +247,7 @@ end
 			}
 		})
 	})
-	if err == nil || !strings.Contains(err.Error(), `replay "r2c2f0:" interrupted before the end of the scenario`) {
+	if err == nil || !strings.Contains(err.Error(), `replay "f0:" interrupted before the end of the scenario`) {
 		t.Errorf("the replay returned %v, want it interrupted", err)
 	}
 	if cancelled == 0 {
@@ -271,22 +271,38 @@ func BenchmarkLuaScenario(b *testing.B) {
 }
 
 // TestScenarioSeesTheBounds gives a scenario's c the bounds, the built-in
-// scenario's sessions and misuse among them: the replay string fixes them,
-// and the scenario records what it saw as an operation.
+// scenario's sessions and misuse among them, which the replay string
+// fixes, and the built-in exchange's arguments it runs with
+// (ScriptChecked), which the replay string records the digest of: the
+// scenario records what it saw as an operation.
 func TestScenarioSeesTheBounds(t *testing.T) {
 	sc := mustLoadScenario(t, writeScenario(t, `function scenario(c)
   resident.fault("npu.run", "off")
   c.choose(2, string.format("rounds %d, credits %d, faults %d, sessions %d, misuse %s", c.rounds, c.credits, c.faults, c.sessions, tostring(c.misuse)))
 end
 `))
-	for replay, want := range map[string]string{
-		"r1c2f1:":     "rounds 1, credits 2, faults 1, sessions 2, misuse true",
-		"r2c1f0s3m0:": "rounds 2, credits 1, faults 0, sessions 3, misuse false",
-		"r1c1f1s1:1":  "rounds 1, credits 1, faults 1, sessions 1, misuse true",
-		"r1c1f1m1:1":  "rounds 1, credits 1, faults 1, sessions 2, misuse true",
+	for _, c := range []struct {
+		x            check.Exchange
+		head, choice string
+		want         string
+	}{
+		{check.Exchange{Rounds: 1, Credits: 2}, "f1", "", "rounds 1, credits 2, faults 1, sessions 2, misuse true"},
+		{check.Exchange{Rounds: 2, Credits: 1}, "f0s3m0", "", "rounds 2, credits 1, faults 0, sessions 3, misuse false"},
+		{check.Exchange{Rounds: 1, Credits: 1}, "f1s1", "1", "rounds 1, credits 1, faults 1, sessions 1, misuse true"},
+		{check.Exchange{}, "f1m1", "1", "rounds 2, credits 2, faults 1, sessions 2, misuse true"},
 	} {
-		if got := replaySteps(t, sc, replay); !strings.Contains(got, want) {
-			t.Errorf("replay %s:\n%s\nwant %q", replay, got, want)
+		scenario, pair := ScriptChecked(sc.Run, c.x)
+		replay := c.head + "p" + pair.Digest + ":" + c.choice
+		r, err := check.ReplayPair(context.Background(), scenario, pair, replay, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range r.Steps {
+			got = append(got, s.Text)
+		}
+		if !strings.Contains(strings.Join(got, "\n"), c.want) {
+			t.Errorf("replay %s:\n%s\nwant %q", replay, got, c.want)
 		}
 	}
 }

@@ -39,11 +39,16 @@ func (m *Module) trialFn(L *lua.LState) int {
 	if seed < 1 || seed > seeds.Max {
 		m.invalid(L, name, "seed must be a whole number from 1 to 2^53-1 (%d), got %d", seeds.Max, seed)
 	}
+	sessions := int(number("sessions", 3, 1, maxTrialSessions))
+	// Rounds and credits are the built-in exchange's arguments, which a
+	// pair given as gpu and npu is shaped by too.
+	x := trial.Exchange{
+		Rounds:  int(number("rounds", 8, 1, exchange.MaxRounds)),
+		Credits: int(number("credits", 4, 1, exchange.MaxCredits)),
+	}
 	cfg := trial.Config{
 		Seed:      uint64(seed),
-		Sessions:  int(number("sessions", 3, 1, maxTrialSessions)),
-		Rounds:    int(number("rounds", 8, 1, exchange.MaxRounds)),
-		Credits:   int(number("credits", 4, 1, exchange.MaxCredits)),
+		Sessions:  sessions,
 		MaxFaults: int(number("faults", 3, 0, int64(len(trial.Sites())))),
 		Mode:      devices.Simulated,
 		OnFabric:  m.opts.OnFabric, // so that a --trace holds every trial
@@ -64,10 +69,11 @@ func (m *Module) trialFn(L *lua.LState) int {
 		if g == nil || n == nil {
 			argError(L, 1, name, "gpu and npu go together, each a program (resident.program)")
 		}
-		cfg.Programs = m.exchangeShapes(g.prog, n.prog, scalarArgs(L, t, name)).programs(ctxOf(L))
+		x.Programs = m.exchangeShapes(g.prog, n.prog, scalarArgs(L, t, name)).programs(ctxOf(L))
 	} else if field(t, "args") != lua.LNil {
 		fieldError(L, 1, name, "args", "goes with gpu and npu: they are the arguments of that pair")
 	}
+	cfg.Pair = x
 	if m.trials == nil {
 		m.trials = trial.NewWorld()
 	}

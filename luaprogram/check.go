@@ -25,19 +25,20 @@ func (in *Instance) check() error {
 	if m.host.check == nil {
 		return nil
 	}
-	s, err := m.spec() // a fresh environment, as an invocation's
+	check, err := m.fresh(checkEntry) // a fresh environment, as an invocation's
 	if err != nil {
 		return err
 	}
-	if s.check == nil {
+	if check == nil {
 		return errors.New(in.prog.Name() + ": the chunk returned a check when it was made, and none this time; a program's chunk must return the same table each time it runs")
 	}
 	m.checking = in
 	defer func() { m.checking = nil }()
-	c := m.newCheck(in)
-	m.L.Push(s.check)
+	args := in.cfg.Args.lua(m.L)
+	c := m.newCheck(in, args)
+	m.L.Push(check)
 	m.L.Push(c)
-	m.L.Push(in.cfg.Args.lua(m.L))
+	m.L.Push(args)
 	if err := m.pcallHost(2, 2); err != nil {
 		return fmt.Errorf("%s: the check failed: %s", in.prog.Name(), m.hostBudgetText(err, m.describe(err), "check"))
 	}
@@ -55,10 +56,11 @@ func (in *Instance) check() error {
 	return errors.New(truncateMessage(lua.LVAsString(msg)))
 }
 
-// newCheck makes a check's c for in: its fields, and c:load and c:read,
-// which read the buffers as the host sees them (the machine's, made once:
-// they act on the invocation being checked).
-func (m *machine) newCheck(in *Instance) *lua.LTable {
+// newCheck makes a check's c for in: its fields (c.args is args, the
+// check's second argument, as p.args is the program's), and c:load and
+// c:read, which read the buffers as the host sees them (the machine's,
+// made once: they act on the invocation being checked).
+func (m *machine) newCheck(in *Instance, args lua.LValue) *lua.LTable {
 	L := m.L
 	c := L.NewTable()
 	c.RawSetString("startup", m.newHandle(in, -1))
@@ -67,7 +69,7 @@ func (m *machine) newCheck(in *Instance) *lua.LTable {
 		bufs.RawSetString(b.Name, m.newHandle(in, i))
 	}
 	c.RawSetString("buffers", bufs)
-	c.RawSetString("args", in.cfg.Args.lua(L))
+	c.RawSetString("args", args)
 	c.RawSetString("owner", lua.LNumber(in.cfg.Owner))
 	c.RawSetString("load", m.checkLoad)
 	c.RawSetString("read", m.checkRead)

@@ -59,7 +59,7 @@ func TestLuaExchangeGivesTheGoExchangesEvents(t *testing.T) {
 	programs := luaPrograms(t, gpu, npu)
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		goRun := trial.Run(trial.Config{Seed: seed})
-		luaRun := trial.Run(trial.Config{Seed: seed, Programs: programs})
+		luaRun := trial.Run(trial.Config{Seed: seed, Pair: trial.Exchange{Programs: programs}})
 		if goRun.Digest != luaRun.Digest || goRun.Events != luaRun.Events {
 			t.Fatalf("seed %d: the Go exchange gave %d events (digest %#x), the Lua one %d (digest %#x)\nGo:\n%s\nLua:\n%s",
 				seed, goRun.Events, goRun.Digest, luaRun.Events, luaRun.Digest, goRun, luaRun)
@@ -153,7 +153,7 @@ func BenchmarkTrial(b *testing.B) {
 				defer w.Close()
 				var r trial.Result
 				for i := 0; b.Loop(); i++ {
-					w.Run(trial.Config{Seed: uint64(i%1000 + 1), SlotBytes: slot, Programs: c.programs, NoOps: true}, &r)
+					w.Run(trial.Config{Seed: uint64(i%1000 + 1), Pair: trial.Exchange{SlotBytes: slot, Programs: c.programs}, NoOps: true}, &r)
 				}
 			})
 		}
@@ -180,7 +180,7 @@ func TestStatesOutliveTheirUsersContexts(t *testing.T) {
 			}
 			return pair.Programs
 		}
-		r := trial.Run(trial.Config{Seed: seed, Programs: programs})
+		r := trial.Run(trial.Config{Seed: seed, Pair: trial.Exchange{Programs: programs}})
 		cancel()
 		if !r.OK() {
 			t.Fatalf("seed %d: %s", seed, r.Report())

@@ -144,7 +144,7 @@ func (in *Instance) begin() program.Next {
 	in.m = m
 	m.setContext(in.cfg.Context)
 	m.reseed(in.cfg.Seed)
-	s, err := m.spec()
+	run, err := m.fresh(runEntry)
 	if err != nil {
 		return in.end(program.Retire(err), true)
 	}
@@ -158,7 +158,7 @@ func (in *Instance) begin() program.Next {
 	// A thread whose function returned is marked dead, its stack empty:
 	// Resume starts the next function on it once it is not.
 	m.th.Dead = false
-	m.th.Env, in.run = s.run.Env, s.run
+	m.th.Env, in.run = run.Env, run
 	args := in.cfg.Args.lua(m.L)
 	in.p = m.newP(in, args)
 	return in.resume([]lua.LValue{in.p, args})

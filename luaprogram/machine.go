@@ -68,6 +68,10 @@ type machine struct {
 	// generator when pendingSeed says it has not yet (seedLazily).
 	seed        uint64
 	pendingSeed bool
+	// out counts what print wrote, and sealed are the chunk's run and
+	// check as its last runs made them (fresh).
+	out    *writeCounter
+	sealed [2]*sealed
 }
 
 // field is a key of a table and its value.
@@ -105,12 +109,13 @@ var removedGlobals = []string{"io", "os", "package", "require", "module", "dofil
 // newMachine makes a Lua state of the program, compiling its chunk under
 // ctx (nil for none), and runs the chunk there.
 func (p *Program) newMachine(ctx context.Context) (*machine, error) {
-	L := lua51.NewState(lua51.Options{Stdout: p.opts.Stdout, MemoryLimit: p.opts.MemoryLimit})
+	out := &writeCounter{w: p.opts.Stdout}
+	L := lua51.NewState(lua51.Options{Stdout: out, MemoryLimit: p.opts.MemoryLimit})
 	for _, name := range removedGlobals {
 		L.SetGlobal(name, lua.LNil)
 	}
 	openBit32(L)
-	m := &machine{prog: p, L: L, pShare: map[deviceKey][]field{}}
+	m := &machine{prog: p, L: L, pShare: map[deviceKey][]field{}, out: out}
 	m.seedLazily()
 	L.G.Global.ForEach(func(k, v lua.LValue) {
 		if k == lua.LString("_G") {
@@ -309,8 +314,11 @@ func count(t *lua.LTable) int {
 
 // spec runs the chunk afresh in a fresh environment and reads what it
 // returns.
-func (m *machine) spec() (spec, error) {
-	fn := m.chunkIn(m.environment())
+func (m *machine) spec() (spec, error) { return m.specIn(m.environment()) }
+
+// specIn runs the chunk afresh in env and reads what it returns.
+func (m *machine) specIn(env *lua.LTable) (spec, error) {
+	fn := m.chunkIn(env)
 	res, err := m.call(fn)
 	if err != nil {
 		return spec{}, fmt.Errorf("%s: %w", m.prog.Name(), err)

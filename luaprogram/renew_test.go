@@ -16,6 +16,7 @@ import (
 // environment, retiring with "leaked: ..." (or failing its check so) when
 // it finds any, then tampers with it by the route its arguments name.
 const tamperer = `
+local count, helper = 0, function() return 1 end
 local function leaks()
 	local bad = {}
 	local function no(cond, what) if cond then bad[#bad + 1] = what end end
@@ -29,6 +30,9 @@ local function leaks()
 	no(type(string.len) ~= "function" or string.len("ab") ~= 2, "string.len")
 	no(getmetatable(math) ~= nil or math.tampered ~= nil, "math")
 	no(table.foo ~= nil, "table")
+	no(count ~= 0, "a top-level local")
+	no(helper() ~= 1, "a top-level function")
+	no(getfenv(helper) ~= getfenv(1), "setfenv")
 	no(("").tampered ~= nil or getmetatable("").__call ~= nil or getmetatable("").__add("1", "1") ~= 2, "strings' metatable")
 	return table.concat(bad, ", ")
 end
@@ -50,6 +54,10 @@ local function tamper(route)
 	elseif route == "smeta" then getmetatable("").__index = {tampered = true}
 	elseif route == "smetaadd" then getmetatable("").__add = function() return 0 end; getmetatable("").__call = print
 	elseif route == "smetaindex" then getmetatable("").__index.tampered = true
+	elseif route == "upvalue" then count = count + 1
+	elseif route == "upvaluefn" then helper = function() return 2 end
+	elseif route == "setfenv" then setfenv(helper, setmetatable({}, {__index = _G}))
+	elseif route == "setfenvself" then setfenv(leaks, setmetatable({x = 1}, {__index = _G}))
 	end
 end
 
@@ -89,7 +97,8 @@ return {
 // invocation, so that each is given the Lua state (and the environment,
 // when the last one left it as made) of the one before: each tampers with
 // its globals, its libraries, the metatables it reaches, the strings'
-// metatable and its p by another route, and stops by returning, by an error or by
+// metatable, its p, its chunk's locals and its functions' environments by
+// another route, and stops by returning, by an error or by
 // hanging; the next run, check and buffers declaration find nothing of it.
 func TestRenewedStatesLeakNothing(t *testing.T) {
 	gpu, err := luaprogram.Compile("=tamperer", tamperer, luaprogram.Options{Stdout: io.Discard})
@@ -102,7 +111,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables"}
+	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -11,15 +11,16 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
-	"github.com/residentlua/residentlua/programs/exchange"
 )
 
 // Session is what became of one session of a trial.
 type Session struct {
 	// ID is the session's id in events, 0 when it could not be made.
 	ID uint64
-	// Exchange is the exchange the session ran.
-	Exchange exchange.Config
+	// Args are the arguments the session's pair drew, in words ("2
+	// rounds, 1 credit, 64-byte slots on aql" for the built-in exchange);
+	// empty with Config.NoOps, as the operations' lines are.
+	Args string
 	// Outcome is how Close ended it, 0 when it could not be made.
 	Outcome engine.Outcome
 	// Decision is the decision published (RUN or ABORT), StartupWait for

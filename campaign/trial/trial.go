@@ -32,9 +32,9 @@ import (
 
 // Config says how to run one randomized trial: a fabric (simulated unless
 // Mode says otherwise) made with Seed, an oracle.Oracle attached to it,
-// random fault chains at random sites, and a few resident sessions driven
-// by random host operations in a random interleaving. The zero value of
-// every field but Seed means its default.
+// random fault chains at random sites, and a few resident sessions of a
+// pair of programs (Pair) driven by random host operations in a random
+// interleaving. The zero value of every field but Seed means its default.
 type Config struct {
 	// Seed drives the fabric (its scheduler and fault plane) and every host
 	// choice of the trial; in simulated time the same seed replays the same
@@ -43,15 +43,9 @@ type Config struct {
 	// Sessions is how many sessions the trial opens, one after another, with
 	// at most two open at once. Default 3.
 	Sessions int
-	// Rounds is the most generations of an exchange; each session draws from
-	// 1 to Rounds. Default 8.
-	Rounds int
-	// Credits is the most ring slots of an exchange; each session draws from
-	// 1 to Credits. Default 4.
-	Credits int
-	// SlotBytes is the most bytes of a slot; each session draws a multiple
-	// of 8 from 8 to SlotBytes. Default 256.
-	SlotBytes int
+	// Pair is the programs the sessions run and the arguments each draws.
+	// Default the built-in exchange with its default arguments (Exchange).
+	Pair Pair
 	// MaxFaults is the most fault sites armed; each trial arms from 0 to
 	// MaxFaults distinct sites. Default 3; negative arms none.
 	MaxFaults int
@@ -65,17 +59,107 @@ type Config struct {
 	// OnFabric, when set, is called with the trial's fabric before anything
 	// happens on it (to subscribe a trace recorder, say).
 	OnFabric func(*devices.Fabric)
-	// NoOps leaves Result.Ops empty: the host operations are made, and their
-	// errors counted, as ever, but their lines are not kept. A campaign that
-	// reads only how trials ended sets it; the lines were most of what a
-	// trial allocated.
+	// NoOps leaves Result.Ops, and each Session's Args, empty: the host
+	// operations are made, and their errors counted, as ever, but their
+	// lines are not kept. A campaign that reads only how trials ended sets
+	// it; the lines were most of what a trial allocated.
 	NoOps bool
+}
+
+// Pair is a pair of programs as a trial's sessions run it: each session
+// draws its arguments from the trial's generator, so that a trial stays a
+// function of its seed. The built-in exchange (Exchange) is one pair.
+type Pair interface {
+	// Draw draws one session's arguments with rng and returns the
+	// programs prepared for them, with words (a buffer the trial reuses)
+	// and the arguments in words appended, as the trial's operations name
+	// the session's ("2 rounds, 1 credit, 64-byte slots on aql").
+	Draw(rng *rand.Rand, words []byte) (engine.Programs, []byte)
+	// Need is how long a fault-free session of the pair may take to
+	// retire on the published timing, at most, with room for jitter and
+	// stalls: when it is a tenth of engine.DefaultCloseTimeout or less,
+	// the oracle requires a wait of that timeout to see such a session
+	// retire (oracle.Oracle.Liveness). A pair that cannot bound it returns
+	// more, and no liveness is required.
+	Need() time.Duration
+}
+
+// Exchange is the built-in exchange as a trial's pair: each session draws
+// from 1 to Rounds rounds, from 1 to Credits credits, a multiple of 8 from
+// 8 to SlotBytes bytes a slot, and the AQL or the PM4 queue. The zero value
+// of each of those fields means its default: 8 rounds, 4 credits, 256
+// bytes.
+type Exchange struct {
+	Rounds, Credits, SlotBytes int
 	// Programs, when set, prepares each session's programs for the
-	// exchange shape the trial drew: a harness that runs another text of
-	// the exchange (its Lua programs, say) sets it. Nil is
-	// exchange.Programs.
+	// exchange shape drawn: a harness that runs another text of the
+	// exchange (its Lua programs, say) sets it. Nil is exchange.Programs.
 	Programs func(exchange.Config) engine.Programs
 }
+
+// most is the largest shape x draws from.
+func (x Exchange) most() (rounds, credits, slotBytes int) {
+	rounds, credits, slotBytes = x.Rounds, x.Credits, x.SlotBytes
+	if rounds <= 0 {
+		rounds = 8
+	}
+	if credits <= 0 {
+		credits = 4
+	}
+	if slotBytes < 8 {
+		slotBytes = 256
+	}
+	return min(rounds, exchange.MaxRounds), min(credits, exchange.MaxCredits), min(slotBytes, exchange.MaxSlotBytes)
+}
+
+// Draw draws an exchange shape (Pair).
+func (x Exchange) Draw(rng *rand.Rand, words []byte) (engine.Programs, []byte) {
+	rounds, credits, slotBytes := x.most()
+	c := exchange.Config{
+		Rounds:    1 + rng.IntN(rounds),
+		Credits:   1 + rng.IntN(credits),
+		SlotBytes: 8 * (1 + rng.IntN(slotBytes/8)),
+		GPUQueue:  devices.AQL,
+	}
+	if rng.Float64() < 0.5 {
+		c.GPUQueue = devices.PM4
+	}
+	words = appendCount(words, c.Rounds, "round")
+	words = append(words, ", "...)
+	words = appendCount(words, c.Credits, "credit")
+	words = append(words, ", "...)
+	words = strconv.AppendInt(words, int64(c.SlotBytes), 10)
+	words = append(words, "-byte slots on "...)
+	words = append(words, c.GPUQueue.String()...)
+	if x.Programs != nil {
+		return x.Programs(c), words
+	}
+	return exchange.Programs(c), words
+}
+
+// Need is the time the largest exchange x draws needs (Pair): per round, a
+// DMA of every line of a slot and two more, ten times over (room for the
+// other two lines a round's NPU pays for and for the published jitter and
+// stalls).
+func (x Exchange) Need() time.Duration {
+	rounds, _, slotBytes := x.most()
+	lines := (slotBytes + 63) / 64
+	return time.Duration(rounds) * time.Duration(lines+2) * 10 * timing.Published().NPUDMALine
+}
+
+// appendCount appends "1 noun" or "n nouns".
+func appendCount(b []byte, n int, noun string) []byte {
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ' ')
+	b = append(b, noun...)
+	if n != 1 {
+		b = append(b, 's')
+	}
+	return b
+}
+
+// defaultPair is Config.Pair when it is nil.
+var defaultPair Pair = Exchange{}
 
 // RealTimeCap bounds every timeout and pause of a real-time trial.
 const RealTimeCap = 2 * time.Millisecond
@@ -87,18 +171,9 @@ func (c Config) withDefaults() Config {
 	if c.Sessions <= 0 {
 		c.Sessions = 3
 	}
-	if c.Rounds <= 0 {
-		c.Rounds = 8
+	if c.Pair == nil {
+		c.Pair = defaultPair
 	}
-	c.Rounds = min(c.Rounds, exchange.MaxRounds)
-	if c.Credits <= 0 {
-		c.Credits = 4
-	}
-	c.Credits = min(c.Credits, exchange.MaxCredits)
-	if c.SlotBytes < 8 {
-		c.SlotBytes = 256
-	}
-	c.SlotBytes = min(c.SlotBytes, exchange.MaxSlotBytes)
 	if c.Mode == 0 {
 		c.Mode = devices.Simulated
 	}
@@ -111,15 +186,11 @@ func (c Config) withDefaults() Config {
 
 // livenessWait is how long a Wait must be for the oracle to require that
 // it see a fault-free session retire (oracle.Oracle.Liveness): the longest
-// timeout trials draw, engine.DefaultCloseTimeout, when the largest
-// exchange the trial may draw needs a tenth of it at most on the published
-// timing (per round, a DMA of every line of a slot and two more, ten times
-// over: room for the other two lines a round's NPU pays for and for the
-// published jitter and stalls); 0, not checked, for larger exchanges.
+// timeout trials draw, engine.DefaultCloseTimeout, when the pair's
+// sessions need a tenth of it at most (Pair.Need); 0, not checked, for
+// pairs that need more.
 func (c Config) livenessWait() time.Duration {
-	lines := (c.SlotBytes + 63) / 64
-	need := time.Duration(c.Rounds) * time.Duration(lines+2) * 10 * timing.Published().NPUDMALine
-	if need > engine.DefaultCloseTimeout/10 {
+	if c.Pair.Need() > engine.DefaultCloseTimeout/10 {
 		return 0
 	}
 	return engine.DefaultCloseTimeout
@@ -169,6 +240,7 @@ func NewWorld() *World {
 	w := &World{}
 	t := &w.trial
 	t.world, t.accepted = w, map[uint64][2]bool{}
+	t.words = make([]byte, 0, 64) // a session's arguments in words: one allocation, not one per growth
 	t.rng = rand.New(&t.pcg)
 	t.counter = t.count
 	return w
@@ -236,6 +308,7 @@ type trial struct {
 	open     []*sessionPlan     // the sessions open
 	closed   []*sessionPlan     // plans of closed sessions, reused for the next ones
 	term     []byte             // a fault chain being drawn
+	words    []byte             // a session's arguments in words, being drawn
 	counter  func(*event.Event) // count, bound once
 	devs     []*devices.Device  // the fabric's devices
 }
@@ -378,35 +451,12 @@ func (t *trial) logCall(id uint64, call string, err error, value ...bool) {
 
 func (t *trial) put(s string) { t.text = append(t.text, s...) }
 
-func (t *trial) putInt(n int) { t.text = strconv.AppendInt(t.text, int64(n), 10) }
-
 func (t *trial) putBool(b bool) { t.text = strconv.AppendBool(t.text, b) }
 
 // putSession writes a session's name, "s" and its id.
 func (t *trial) putSession(id uint64) {
 	t.text = append(t.text, 's')
 	t.text = strconv.AppendUint(t.text, id, 10)
-}
-
-// putCount writes "1 noun" or "n nouns".
-func (t *trial) putCount(n int, noun string) {
-	t.putInt(n)
-	t.put(" ")
-	t.put(noun)
-	if n != 1 {
-		t.put("s")
-	}
-}
-
-// putShape writes an exchange's shape.
-func (t *trial) putShape(x exchange.Config) {
-	t.putCount(x.Rounds, "round")
-	t.put(", ")
-	t.putCount(x.Credits, "credit")
-	t.put(", ")
-	t.putInt(x.SlotBytes)
-	t.put("-byte slots on ")
-	t.put(x.GPUQueue.String())
 }
 
 // putResult writes what an operation returned ("ok" or the error's text)
@@ -578,23 +628,16 @@ func (t *trial) faultTerm(site fault.Site) string {
 	return site.String() + "=" + termPrefixes[t.rng.IntN(len(termPrefixes))] + string(action)
 }
 
-// openSession makes a session with a random exchange and draws its plan.
+// openSession makes a session of the pair with arguments it draws, and
+// draws its plan.
 func (t *trial) openSession() *sessionPlan {
-	x := exchange.Config{
-		Rounds:    1 + t.rng.IntN(t.cfg.Rounds),
-		Credits:   1 + t.rng.IntN(t.cfg.Credits),
-		SlotBytes: 8 * (1 + t.rng.IntN(t.cfg.SlotBytes/8)),
-		GPUQueue:  devices.AQL,
-	}
-	if t.chance(0.5) {
-		x.GPUQueue = devices.PM4
-	}
-	programs := engine.Programs(exchange.Programs(x))
-	if t.cfg.Programs != nil {
-		programs = t.cfg.Programs(x)
-	}
+	var programs engine.Programs
+	programs, t.words = t.cfg.Pair.Draw(t.rng, t.words[:0])
 	s, err := engine.Open(t.gpu, t.npu, programs)
-	ts := Session{Exchange: x}
+	var ts Session
+	if !t.cfg.NoOps {
+		ts.Args = string(t.words)
+	}
 	if cap(t.res.Sessions) == 0 {
 		t.res.Sessions = make([]Session, 0, t.cfg.Sessions) // one allocation for all of them
 	}
@@ -603,7 +646,7 @@ func (t *trial) openSession() *sessionPlan {
 		t.res.Sessions = append(t.res.Sessions, ts)
 		t.begin()
 		t.put("new session ")
-		t.putShape(x)
+		t.text = append(t.text, t.words...)
 		t.put(": ")
 		t.putResult(err)
 		t.end()
@@ -614,7 +657,7 @@ func (t *trial) openSession() *sessionPlan {
 	t.begin()
 	t.putSession(s.ID())
 	t.put(" new: ")
-	t.putShape(x)
+	t.text = append(t.text, t.words...)
 	t.end()
 	var p *sessionPlan
 	if n := len(t.closed); n > 0 {

@@ -3,8 +3,11 @@ package trial
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
@@ -20,7 +23,7 @@ func TestRunDefaults(t *testing.T) {
 	if r.Seed != 1 || len(r.Sessions) != 3 {
 		t.Fatalf("Run(Config{}) ran seed %d with %d sessions, want seed 1 with 3", r.Seed, len(r.Sessions))
 	}
-	full := Run(Config{Seed: 1, Sessions: 3, Rounds: 8, Credits: 4, MaxFaults: 3, Mode: devices.Simulated})
+	full := Run(Config{Seed: 1, Sessions: 3, Pair: Exchange{Rounds: 8, Credits: 4, SlotBytes: 256}, MaxFaults: 3, Mode: devices.Simulated})
 	if r.Digest != full.Digest || r.Events != full.Events {
 		t.Errorf("the zero Config gave %d events (digest %#x), its defaults spelled out %d (digest %#x)", r.Events, r.Digest, full.Events, full.Digest)
 	}
@@ -78,12 +81,12 @@ func TestRenewedWorldIsAFreshWorld(t *testing.T) {
 			return prepare(line, gpu, npu, owner)
 		}
 	}
-	shapes := []Config{{}, {Sessions: 5, MaxFaults: 1}, {SlotBytes: 8, Rounds: 2}, {MaxFaults: -1, Credits: 1}, {Programs: forged}}
+	shapes := []Config{{}, {Sessions: 5, MaxFaults: 1}, {Pair: Exchange{SlotBytes: 8, Rounds: 2}}, {MaxFaults: -1, Pair: Exchange{Credits: 1}}, {Pair: Exchange{Programs: forged}}}
 	for i, seed := range []uint64{1, 2, 30, 7, 7, 11, 1000, 3, 2999, 12, 5, 64} {
 		cfg := shapes[i%len(shapes)]
 		cfg.Seed = seed
 		want := Run(cfg) // on a fresh world
-		if cfg.Programs != nil && len(want.Violations) == 0 {
+		if x, ok := cfg.Pair.(Exchange); ok && x.Programs != nil && len(want.Violations) == 0 {
 			t.Fatalf("seed %d: the forged allocation broke no invariant", seed)
 		}
 		w.Run(cfg, &reused)
@@ -109,6 +112,45 @@ func TestRenewedWorldIsAFreshWorld(t *testing.T) {
 			if hooked == nil || hooked == w.fabric {
 				t.Fatalf("the OnFabric trial ran on the world's fabric")
 			}
+		}
+	}
+}
+
+// smallestPair is a pair of one's own as a trial runs it: every session
+// runs the exchange of one round and one credit, drawing nothing.
+type smallestPair struct{}
+
+func (smallestPair) Draw(_ *rand.Rand, words []byte) (engine.Programs, []byte) {
+	x := exchange.Default()
+	x.Rounds, x.Credits = 1, 1
+	return exchange.Programs(x), append(words, "the smallest exchange"...)
+}
+
+func (smallestPair) Need() time.Duration { return 0 }
+
+// TestTrialOfAnyPair runs trials of a pair that is not the built-in
+// exchange's drawing: its sessions run, are named by the pair's words, and
+// the trials pass; the built-in exchange's sessions are named by the shape
+// they drew.
+func TestTrialOfAnyPair(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := Run(Config{Seed: seed, Pair: smallestPair{}})
+		if !r.OK() || len(r.Sessions) != 3 {
+			t.Fatalf("seed %d of the smallest exchange failed, or ran other than 3 sessions:\n%s", seed, r.Report())
+		}
+		for _, s := range r.Sessions {
+			if s.Args != "the smallest exchange" {
+				t.Errorf("seed %d: a session's arguments are %q", seed, s.Args)
+			}
+		}
+		if ops := strings.Join(r.Ops, "\n"); !strings.Contains(ops, "s1 new: the smallest exchange\n") && !strings.Contains(ops, "new session the smallest exchange: ") {
+			t.Errorf("seed %d: no operation names the pair's session:\n%s", seed, ops)
+		}
+	}
+	shape := regexp.MustCompile(`^[1-8] rounds?, [1-4] credits?, [0-9]+-byte slots on (aql|pm4)$`)
+	for _, s := range Run(Config{Seed: 1}).Sessions {
+		if !shape.MatchString(s.Args) {
+			t.Errorf("a session of the built-in exchange has arguments %q", s.Args)
 		}
 	}
 }

@@ -366,7 +366,7 @@ func runCampaign(args []string) int {
 	case o.replay != 0:
 		return o.runReplay()
 	}
-	defer gctune.ForCampaign()()
+	defer gctune.ForBatch()()
 	return o.runTrials()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
@@ -20,9 +21,11 @@ import (
 // checkOptions is the command line of residentlua check.
 type checkOptions struct {
 	scenario  string            // SCENARIO.lua; empty for the built-in scenario
-	bounds    check.Bounds      // --rounds, --credits, --faults, --preemptions, --steps, --sessions, --misuse
+	bounds    check.Bounds      // --faults, --preemptions, --steps, --sessions, --misuse
+	exchange  check.Exchange    // --rounds, --credits: the built-in exchange's arguments
 	noPrune   bool              // --no-prune: explore without state hashing
 	given     []string          // the bounds given, as flags, to refuse them with --replay
+	shaped    []string          // the exchange's arguments given, to refuse them with --args
 	replay    string            // --replay STR
 	programs  []string          // --programs GPU.lua,NPU.lua: the pair the built-in scenario runs
 	args      map[string]any    // --args k=v,...: the pair's own arguments
@@ -45,8 +48,11 @@ const checkUsage = `usage: residentlua check [SCENARIO.lua] [options]
 Explores every schedule of the built-in scenario, or of SCENARIO.lua's
 function scenario(c), within the bounds, and prints the shortest schedule
 found that breaks each invariant broken.
+The built-in exchange's arguments (and those of a pair given --programs
+without --args; a scenario script reads them as c.rounds and c.credits):
   --rounds R        the largest exchange's rounds (default 2)
   --credits C       the largest exchange's credits (default 2)
+The bounds of the search, whatever the pair:
   --faults F        faults that may fire in one run (default 1; 0: none)
   --preemptions P   switches away from a program that can still step, in
                     one run (default 2; 0: none)
@@ -73,7 +79,8 @@ found that breaks each invariant broken.
                     string) and sees arg as a script does; give one --arg
                     for each
   --replay STR      rerun the one schedule a counterexample's replay string
-                    names, with the scenario that printed it
+                    names, with the scenario and the pair (--programs,
+                    --args, --rounds, --credits) that printed it
   --trace FILE      with --replay: write the run's timeline (Chrome
                     trace-event JSON)
   --force           let --trace replace a file that does not look like a
@@ -86,7 +93,7 @@ stopped), 2 when the check cannot be made. See docs/checking.md.
 func parseCheckArgs(args []string) (*checkOptions, error) {
 	o := &checkOptions{}
 	valued := map[string]bool{"replay": true, "trace": true, "programs": true, "args": true, "arg": true, "force": false, "no-prune": false}
-	for _, name := range check.BoundNames() {
+	for _, name := range append(check.BoundNames(), check.ExchangeNames()...) {
 		valued[name] = true
 	}
 	scenario, help, err := parseSubcommandArgs("check", "scenario script", args, valued, o.set)
@@ -100,16 +107,14 @@ func parseCheckArgs(args []string) (*checkOptions, error) {
 	if o.args != nil && o.programs == nil {
 		return nil, &usageError{"--args goes with --programs: they are the arguments of that pair (the built-in exchange takes --rounds and --credits)"}
 	}
-	for _, name := range o.given {
-		if o.args != nil && (name == "rounds" || name == "credits") {
-			return nil, &usageError{fmt.Sprintf("--%s is the built-in exchange's argument, not a bound of a pair of one's own: give it in --args (--args %s=N,...) if the pair takes it", name, name)}
-		}
+	if o.args != nil && len(o.shaped) > 0 {
+		return nil, &usageError{fmt.Sprintf("--%s is the built-in exchange's argument, not this pair's: give it in --args (--args %s=N,...) if the pair takes it", o.shaped[0], o.shaped[0])}
 	}
 	if o.tracePath != "" && o.replay == "" {
 		return nil, &usageError{"--trace goes with --replay STR: a search runs too many schedules to trace; replay the one a counterexample names"}
 	}
 	if o.replay != "" && len(o.given) > 0 {
-		return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: the replay string fixes the schedule and its bounds", o.given[0])}
+		return nil, &usageError{fmt.Sprintf("--%s does not go with --replay: the replay string fixes the schedule and its bounds (the pair and its arguments are given as for the search)", o.given[0])}
 	}
 	if o.replay != "" && o.noPrune {
 		return nil, &usageError{"--no-prune does not go with --replay: a replay runs one schedule, and prunes nothing"}
@@ -122,7 +127,7 @@ func (o *checkOptions) set(name, value string) error {
 	switch name {
 	case "replay":
 		if value == "" {
-			return &usageError{`--replay "": give the replay string a counterexample printed, such as r1c1f1:2.0.1`}
+			return &usageError{`--replay "": give the replay string a counterexample printed, such as f1:2.0.1`}
 		}
 		o.replay = value
 		return nil
@@ -156,13 +161,17 @@ func (o *checkOptions) set(name, value string) error {
 			value = "0"
 		}
 	}
-	if !slices.Contains(check.BoundNames(), name) {
+	shaped := slices.Contains(check.ExchangeNames(), name)
+	if !shaped && !slices.Contains(check.BoundNames(), name) {
 		return &usageError{fmt.Sprintf("check: unrecognized option '--%s'", name)}
 	}
 	n, err := strconv.Atoi(value)
-	if err == nil {
+	switch {
+	case err == nil && shaped:
+		err = o.exchange.Set(name, n)
+	case err == nil:
 		err = o.bounds.Set(name, n)
-	} else {
+	default:
 		err = fmt.Errorf("%s must be a whole number", name)
 		if name == "misuse" {
 			err = fmt.Errorf("misuse must be on or off (or 1 or 0)")
@@ -171,7 +180,11 @@ func (o *checkOptions) set(name, value string) error {
 	if err != nil {
 		return &usageError{fmt.Sprintf("--%s %q: %v", name, value, err)}
 	}
-	o.given = append(o.given, name)
+	if shaped {
+		o.shaped = append(o.shaped, name)
+	} else {
+		o.given = append(o.given, name)
+	}
 	return nil
 }
 
@@ -258,19 +271,17 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 			return nil, nil, err
 		}
 		closePair := func() { gpu.Close(); npu.Close() }
-		o.pair = luaapi.PairIdentity(gpu, npu, o.args)
 		// The programs' steps are bounded by their instruction budget, not
 		// by the signals: once a signal stops the search, the checker
 		// reruns what it found to describe it, and programs stopped at once
 		// would make that rerun differ (reported as not deterministic).
-		runs := context.WithoutCancel(ctx)
-		if o.args != nil {
-			return check.BuiltinOf(o.pair.Name, luaapi.PairOf(runs, gpu, npu, o.args)), closePair, nil
-		}
-		return check.BuiltinWith(luaapi.ExchangeShaped(runs, gpu, npu, nil)), closePair, nil
+		var scenario check.Scenario
+		scenario, o.pair = luaapi.PairChecked(context.WithoutCancel(ctx), gpu, npu, o.args, o.exchange)
+		return scenario, closePair, nil
 	}
 	if o.scenario == "" {
-		return check.Builtin, func() {}, nil
+		o.pair = o.exchange.Pair()
+		return o.exchange.Scenario(check.Builtin), func() {}, nil
 	}
 	if o.programs != nil {
 		return nil, nil, &usageError{"--programs goes with the built-in scenario; a scenario script makes its sessions of programs itself"}
@@ -279,7 +290,9 @@ func (o *checkOptions) loadScenario(ctx context.Context, stdout io.Writer) (chec
 	if err != nil {
 		return nil, nil, err
 	}
-	return sc.Run, func() {}, nil
+	var scenario check.Scenario
+	scenario, o.pair = luaapi.ScriptChecked(sc.Run, o.exchange)
+	return scenario, func() {}, nil
 }
 
 // scenarioName says which scenario is checked, for the report.
@@ -301,7 +314,9 @@ func (o *checkOptions) scenarioName() string {
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
+	restore := gctune.ForBatch()
 	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair})
+	restore()
 	intr.disarm()
 	prog.stop()
 	return o.report(&rep, stdout)

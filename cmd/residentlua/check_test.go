@@ -37,7 +37,8 @@ func TestCheckBuiltinClean(t *testing.T) {
 	r := checkRun(t, smallCheck...)
 	r.wantCode(t, 0)
 	contains(t, "stdout", r.stdout, "check: the built-in scenario",
-		"bounds: rounds <= 1, credits <= 1, faults <= 1, preemptions <= 1, steps <= 200, sessions <= 1, misuse off\n",
+		"pair: the built-in exchange, rounds <= 1, credits <= 1 (digest c31dabf9)\n",
+		"bounds: faults <= 1, preemptions <= 1, steps <= 200, sessions <= 1, misuse off\n",
 		" distinct states, ", "bounded space exhausted in ", "no invariant broken")
 	if !regexp.MustCompile(`\n[1-9][0-9]* schedules, [1-9][0-9]* distinct states`).MatchString(r.stdout) {
 		t.Errorf("no schedules and states counted:\n%s", r.stdout)
@@ -101,9 +102,9 @@ end
 	if strings.Contains(r.stdout, "closing") {
 		t.Errorf("the search showed the scenario's prints:\n%s", r.stdout)
 	}
-	r = checkRun(t, script, "--replay", "r1c1f0:1")
+	r = checkRun(t, script, "--rounds", "1", "--credits", "1", "--replay", "f0pc31dabf9:1")
 	r.wantCode(t, 0)
-	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay r1c1f0:1 of the scenario of "+script,
+	contains(t, "replay stdout", r.stdout, "closing\tretired\n", "replay f0pc31dabf9:1 of the scenario of "+script,
 		"* host  host chooses 1 of 2 for c.choose(2)", "* host  s1:abort() = ok", "no invariant broken")
 }
 
@@ -125,18 +126,21 @@ func TestCheckScenarioFails(t *testing.T) {
 
 func TestCheckReplayWithTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "t.json")
-	r := checkRun(t, "--replay", "r1c1f1:2.0.1", "--trace", trace)
+	r := checkRun(t, "--rounds", "1", "--credits", "1", "--replay", "f1pc31dabf9:2.0.1", "--trace", trace)
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "replay r1c1f1:2.0.1 of the built-in scenario (first alternatives marked -):",
+	contains(t, "stdout", r.stdout, "replay f1pc31dabf9:2.0.1 of the built-in scenario (first alternatives marked -):",
 		"  * host  host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1",
 		"  - host  host chooses the plan: submit_gpu, submit_npu, close(0s)",
 		"  *       fault npu.dispatch fires (50%)",
 		"  * host  s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected",
 		"  * host  reset every device = ok", "no invariant broken")
 	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, `"dispatch.reject"`)
-	r = checkRun(t, "--replay", "r1c1f1:999")
+	r = checkRun(t, "--rounds", "1", "--credits", "1", "--replay", "f1pc31dabf9:999")
 	r.wantCode(t, 2)
-	contains(t, "stderr", r.stderr, `replay "r1c1f1:999": choice 1 is 999 but has only`)
+	contains(t, "stderr", r.stderr, `replay "f1pc31dabf9:999": choice 1 is 999 but has only`)
+	r = checkRun(t, "--replay", "f1pc31dabf9:2.0.1")
+	r.wantCode(t, 2)
+	contains(t, "stderr", r.stderr, `was made by the programs whose digest is c31dabf9, not by the built-in exchange, rounds <= 2, credits <= 2 (digest 354c2724)`)
 }
 
 func TestCheckUsageErrors(t *testing.T) {
@@ -155,16 +159,16 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"-x"}, "check: unrecognized option '-x'"},
 		{[]string{"a.lua", "b.lua"}, "one scenario script at most, got a.lua b.lua"},
 		{[]string{"--trace", "t.json"}, "--trace goes with --replay STR"},
-		{[]string{"--replay", "r1c1f1:", "--faults", "0"}, "--faults does not go with --replay"},
-		{[]string{"--replay", "r1c1f1:", "--trace", "-e"}, `--trace "-e": give a file name`},
+		{[]string{"--replay", "f1:", "--faults", "0"}, "--faults does not go with --replay"},
+		{[]string{"--replay", "f1:", "--trace", "-e"}, `--trace "-e": give a file name`},
 		{[]string{"--replay", "nope"}, `replay "nope" has no ':'`},
 		{[]string{"--replay="}, `--replay "": give the replay string a counterexample printed`},
 		{[]string{"--sessions", "4"}, `--sessions "4": sessions must be a whole number from 1 to 3, got 4`},
 		{[]string{"--misuse", "maybe"}, `--misuse "maybe": misuse must be on or off (or 1 or 0)`},
 		{[]string{"--misuse=2"}, `--misuse "2": misuse must be 0 (off) or 1 (on), got 2`},
 		{[]string{"--no-prune=yes"}, "check: '--no-prune' takes no argument"},
-		{[]string{"--replay", "r1c1f1:", "--sessions", "1"}, "--sessions does not go with --replay"},
-		{[]string{"--replay", "r1c1f1:", "--no-prune"}, "--no-prune does not go with --replay: a replay runs one schedule, and prunes nothing"},
+		{[]string{"--replay", "f1:", "--sessions", "1"}, "--sessions does not go with --replay"},
+		{[]string{"--replay", "f1:", "--no-prune"}, "--no-prune does not go with --replay: a replay runs one schedule, and prunes nothing"},
 	} {
 		r := checkRun(t, tc.args...)
 		r.wantCode(t, 2)
@@ -208,7 +212,7 @@ func TestCheckReportsViolation(t *testing.T) {
 	}
 	contains(t, "report", out.String(), "bounded space exhausted",
 		"invariant 1 (at most one decision per startup line, and it is RUN or ABORT) violated in session 1",
-		"* host  host chooses a forgery: a second decision", "events that led to it:", "replay: r2c2f1:0.1")
+		"* host  host chooses a forgery: a second decision", "events that led to it:", "replay: f1:0.1")
 	replay := regexp.MustCompile(`replay: (\S+)`).FindStringSubmatch(out.String())[1]
 	out.Reset()
 	o.replay = replay
@@ -313,11 +317,11 @@ func TestCheckFindsABrokenProgram(t *testing.T) {
 	bad := checkRun(t, append([]string{"--programs", badPrograms}, programBounds...)...)
 	bad.wantCode(t, 1)
 	contains(t, "stdout", bad.stdout, "invariant 7 (", "its NPU program's check failed: generation 1 has checksum", "the slot was corrupted", "shortest schedule found")
-	m := regexp.MustCompile(`replay: (r2c1f0s1m0p[0-9a-f]{8}:[0-9.]+)`).FindStringSubmatch(bad.stdout)
+	m := regexp.MustCompile(`replay: (f0s1m0p[0-9a-f]{8}:[0-9.]+)`).FindStringSubmatch(bad.stdout)
 	if m == nil {
 		t.Fatalf("no replay string:\n%s", bad.stdout)
 	}
-	replay := checkRun(t, "--programs", badPrograms, "--replay", m[1])
+	replay := checkRun(t, "--programs", badPrograms, "--rounds", "2", "--credits", "1", "--replay", m[1])
 	replay.wantCode(t, 1)
 	contains(t, "stdout", replay.stdout, "replay "+m[1]+" of the built-in scenario with", "invariant 7 (", "generation 1 has checksum")
 
@@ -348,9 +352,9 @@ func TestCheckNotAScenario(t *testing.T) {
 // out of the bound flags' ranges, rather than replaying other bounds.
 func TestCheckReplayValidatesBounds(t *testing.T) {
 	for replay, want := range map[string]string{
-		"r0c0f0:1":  `replay "r0c0f0:1": rounds must be a whole number from 1 to 1000000, got 0`,
-		"r1c1f-1:":  `replay "r1c1f-1:": faults must be a whole number from 0 to 100, got -1`,
-		"r5c100f1:": `replay "r5c100f1:": credits must be a whole number from 1 to 64, got 100`,
+		"f-1:":     `replay "f-1:": faults must be a whole number from 0 to 100, got -1`,
+		"f1s9:":    `replay "f1s9:": sessions must be a whole number from 1 to 3, got 9`,
+		"r1c1f1:2": `replay "r1c1f1:2" does not begin with f<faults>`,
 	} {
 		r := checkRun(t, "--replay", replay)
 		r.wantCode(t, 2)
@@ -369,7 +373,7 @@ func TestCheckOsExit(t *testing.T) {
 	inRun := writeFile(t, dir, "exit.lua", "local exit = os.exit\nfunction scenario(c)\n  if c.choose(2) == 1 then exit(3) end\nend\n")
 	r := checkRun(t, inRun)
 	r.wantCode(t, 2)
-	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 run; the first: ", "os.exit is not available in a check scenario", "(replay r2c2f1:1)")
+	contains(t, "stdout", r.stdout, "2 schedules", "the scenario itself failed in 1 run; the first: ", "os.exit is not available in a check scenario", "(replay f1p354c2724:1)")
 	top := writeFile(t, dir, "top.lua", "os.exit(9)\nfunction scenario(c) end\n")
 	r = checkRun(t, top)
 	r.wantCode(t, 2)
@@ -465,7 +469,7 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	}
 	contains(t, "stdout", p.stdout.String(), "check: the scenario of "+script, "\n1 schedule, ", "bounded space not exhausted (stopped)", "no invariant broken")
 	os.Remove(marker)
-	p = startCommand(t, "check", script, "--replay", "r2c2f0:")
+	p = startCommand(t, "check", script, "--replay", "f0p354c2724:")
 	waitForFile(t, p, marker)
 	p.cmd.Process.Signal(os.Interrupt)
 	code, took = p.wait(t, 30*time.Second)
@@ -473,7 +477,7 @@ func TestCheckStopsInALongWait(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stderr", p.stderr.String(), `replay "r2c2f0:" interrupted before the end of the scenario`)
+	contains(t, "stderr", p.stderr.String(), `replay "f0p354c2724:" interrupted before the end of the scenario`)
 }
 
 // TestCheckHugeBounds runs the built-in scenario under bounds with 896
@@ -493,7 +497,7 @@ func TestCheckHugeBounds(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
-	contains(t, "stdout", p.stdout.String(), "bounds: rounds <= 1000000, credits <= 64, faults <= 1", "bounded space not exhausted (stopped)")
+	contains(t, "stdout", p.stdout.String(), "pair: the built-in exchange, rounds <= 1000000, credits <= 64 (digest 5809033b)\nbounds: faults <= 1", "bounded space not exhausted (stopped)")
 	p = startCommand(t, "-e", `resident.check{rounds = 1000000, credits = 64}`)
 	time.Sleep(time.Second)
 	p.cmd.Process.Signal(os.Interrupt)
@@ -501,7 +505,7 @@ func TestCheckHugeBounds(t *testing.T) {
 		t.Errorf("resident.check: exit status %d after Ctrl-C, want 1\nstderr:\n%s", code, p.stderr.String())
 	}
 	contains(t, "resident.check stderr", p.stderr.String(), "resident.check interrupted ")
-	r := checkRun(t, "--replay", "r1000000c64f1:5")
+	r := checkRun(t, "--rounds", "1000000", "--credits", "64", "--replay", "f1p5809033b:5")
 	r.wantCode(t, 0)
 	contains(t, "replay", r.stdout, "host chooses the setup: no fault, rounds 1, credits 6", "no invariant broken")
 }

@@ -57,7 +57,7 @@ func TestCheckPairWithoutItsArgs(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"--args chunks=2", "--args goes with --programs"},
 		{"--programs " + pair + " --args chunks", `give name=value`},
-		{"--programs " + pair + " --args chunks=2 --rounds 2", "--rounds is the built-in exchange's argument"},
+		{"--programs " + pair + " --args chunks=2 --rounds 2", "--rounds is the built-in exchange's argument, not this pair's"},
 		{"--programs " + pair + " --args chunks=2,chunks=3", "chunks given twice"},
 	} {
 		r := checkRun(t, strings.Fields(c.args)...)
@@ -67,23 +67,27 @@ func TestCheckPairWithoutItsArgs(t *testing.T) {
 }
 
 // TestCheckReplayOfAnotherPair checks that a replay string records the pair
-// and its arguments that made it: replayed with other arguments, or with
-// the built-in exchange, it is refused, naming both.
+// and its arguments that made it: replayed with other arguments (its own,
+// or another exchange shape), or with the built-in exchange, it is
+// refused, naming both.
 func TestCheckReplayOfAnotherPair(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"fill_gpu.lua": fillGPU, "sum_npu.lua": sumNPU})
 	pair := filepath.Join(dir, "fill_gpu.lua") + "," + filepath.Join(dir, "sum_npu.lua")
 	bare := checkRun(t, "--programs", pair, "--rounds", "1", "--credits", "1", "--faults", "0")
-	m := regexp.MustCompile(`\(replay (r1c1f0p[0-9a-f]{8}:[0-9.]*)\)`).FindStringSubmatch(bare.stderr)
+	m := regexp.MustCompile(`\(replay (f0p[0-9a-f]{8}:[0-9.]*)\)`).FindStringSubmatch(bare.stderr)
 	if m == nil {
 		t.Fatalf("no replay string of the pair's error:\n%s", bare.stderr)
 	}
 	other := checkRun(t, "--programs", pair, "--args", "chunks=2,words=4", "--replay", m[1])
 	other.wantCode(t, 2)
 	contains(t, "stderr", other.stderr, "was made by the programs whose digest is", "not by fill_gpu.lua,sum_npu.lua with chunks=2,words=4 (digest ")
-	builtin := checkRun(t, "--replay", m[1])
+	builtin := checkRun(t, "--rounds", "1", "--credits", "1", "--replay", m[1])
 	builtin.wantCode(t, 2)
-	contains(t, "stderr", builtin.stderr, "not by no programs of one's own")
-	same := checkRun(t, "--programs", pair, "--replay", m[1])
+	contains(t, "stderr", builtin.stderr, "not by the built-in exchange, rounds <= 1, credits <= 1 (digest ")
+	shaped := checkRun(t, "--programs", pair, "--replay", m[1])
+	shaped.wantCode(t, 2)
+	contains(t, "stderr", shaped.stderr, "not by fill_gpu.lua,sum_npu.lua shaped as the built-in exchange, rounds <= 2, credits <= 2 (digest ")
+	same := checkRun(t, "--programs", pair, "--rounds", "1", "--credits", "1", "--replay", m[1])
 	contains(t, "stdout", same.stdout, "replay "+m[1])
 }
 
@@ -161,7 +165,7 @@ func TestRingVariantsCaught(t *testing.T) {
 				if !namesOne(c.stdout, v.invariants) {
 					t.Errorf("check names none of %v:\n%s", v.invariants, c.stdout)
 				}
-				m := regexp.MustCompile(`replay: (r[0-9a-z]+:[0-9.]*)`).FindStringSubmatch(c.stdout)
+				m := regexp.MustCompile(`replay: (f[0-9a-z]+:[0-9.]*)`).FindStringSubmatch(c.stdout)
 				if m == nil {
 					t.Fatalf("no replay string:\n%s", c.stdout)
 				}

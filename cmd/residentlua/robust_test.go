@@ -321,7 +321,7 @@ func TestOutputsNeverClobberInputs(t *testing.T) {
 		{[]string{"--trace", mine, mine}, "--trace " + mine + " is the same file as the input " + mine},
 		{[]string{"--stats", filepath.Join(dir, "myexp.lua"), "-e", "x = 1"}, "the file exists and is a Lua script, not what --stats writes (a JSON array); give another name, or --force to replace it"},
 		{[]string{"--stats", filepath.Join(dir, "notes.json"), "-e", "x = 1"}, "the file exists and does not look like what --stats writes (a JSON array)"},
-		{[]string{"check", mine, "--replay", "r1c1f0:0", "--trace", mine}, "--trace " + mine + " is the same file as the input"},
+		{[]string{"check", mine, "--replay", "f0:0", "--trace", mine}, "--trace " + mine + " is the same file as the input"},
 	} {
 		r := runCmd(t, "", "", c.args...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) {

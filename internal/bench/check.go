@@ -5,17 +5,21 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/check"
+	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs"
 )
 
-// checkBounds are the bounds of the checker's figures: the built-in
-// scenario's smallest exchange, one fault and one preemption per run, and
-// the built-in scenario's two sessions and misuse, given so that a user's
-// pair (whose defaults are one session and no misuse) is searched under
-// the same bounds as the exchanges.
-var checkBounds = check.Bounds{Rounds: 1, Credits: 1, Faults: 1, Preemptions: 1, Sessions: 2, Misuse: 1}
+// checkBounds are the bounds of the checker's figures: one fault and one
+// preemption per run, and the built-in scenario's two sessions and misuse,
+// given so that a user's pair (whose defaults are one session and no
+// misuse) is searched under the same bounds as the exchanges.
+var checkBounds = check.Bounds{Faults: 1, Preemptions: 1, Sessions: 2, Misuse: 1}
+
+// checkExchange is the exchanges' arguments in the checker's figures: the
+// built-in scenario's smallest exchange.
+var checkExchange = check.Exchange{Rounds: 1, Credits: 1}
 
 // FillGPU and SumNPU are a user's pair of about the exchange's size, as
 // one writes it from docs/programs.md: the GPU fills args.chunks chunks of
@@ -95,8 +99,8 @@ func CheckRate(pair CheckPair, d time.Duration) (float64, error) {
 // compiled before the search's clock starts, as the command compiles them
 // before its search.
 func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
-	scenario := check.Scenario(check.Builtin)
-	var opts check.Options
+	scenario := checkExchange.Scenario(check.Builtin)
+	opts := check.Options{Pair: checkExchange.Pair()}
 	ctx := context.Background()
 	if pair != CheckGo {
 		gpu, npu, err := checkPrograms(pair)
@@ -105,12 +109,11 @@ func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
 		}
 		defer gpu.Close()
 		defer npu.Close()
+		args := fillSumArgs
 		if pair == CheckLuaExchange {
-			scenario = check.BuiltinWith(luaapi.ExchangeShaped(ctx, gpu, npu, nil))
-		} else {
-			opts.Pair = luaapi.PairIdentity(gpu, npu, fillSumArgs)
-			scenario = check.BuiltinOf(opts.Pair.Name, luaapi.PairOf(ctx, gpu, npu, fillSumArgs))
+			args = nil // shaped as the exchange, by checkExchange
 		}
+		scenario, opts.Pair = luaapi.PairChecked(ctx, gpu, npu, args, checkExchange)
 	}
 	if d > 0 {
 		var cancel context.CancelFunc
@@ -118,6 +121,7 @@ func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
 		defer cancel()
 	}
 	opts.Bounds = checkBounds
+	defer gctune.ForBatch()() // as the command checks
 	return check.Check(ctx, scenario, opts), nil
 }
 

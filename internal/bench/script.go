@@ -55,7 +55,7 @@ func RunBuiltinTrials(n, workers int) (perSecond float64, err error) {
 // the command does, and returns its trials per second; a violation or a
 // failed trial is an error, since a figure of a broken run means nothing.
 func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
-	defer gctune.ForCampaign()()
+	defer gctune.ForBatch()()
 	start := time.Now()
 	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {

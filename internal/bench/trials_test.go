@@ -14,8 +14,12 @@ import (
 // campaign figures run the campaign's built-in trial instead
 // (RunBuiltinTrials).
 func StandardTrial(seed uint64) trial.Config {
-	return trial.Config{Seed: seed, Sessions: 1, Rounds: 100, MaxFaults: 1}
+	return trial.Config{Seed: seed, Sessions: 1, Pair: standardPair, MaxFaults: 1}
 }
+
+// standardPair is StandardTrial's pair: the built-in exchange of up to 100
+// rounds, made once rather than for each trial.
+var standardPair trial.Pair = trial.Exchange{Rounds: 100}
 
 // RunTrials runs the standard trials of seeds first..first+n-1 on workers
 // goroutines and returns each trial's event digest (by seed order) and the

@@ -1,6 +1,7 @@
-// Package gctune sets the garbage collector's target a campaign runs with.
-// residentlua campaign runs its trials under it, and so do residentbench's
-// campaign figures, so that they measure what the command does; one
+// Package gctune sets the garbage collector's target of a batch: a
+// campaign's trials or a check's schedules. residentlua campaign and
+// residentlua check run under it, and so do residentbench's campaign and
+// checker figures, so that they measure what the command does; one
 // package keeps the two from drifting apart. It lives in the commands'
 // reach rather than in package campaign because it changes a setting of
 // the whole process, which a library must leave to the program.
@@ -11,16 +12,17 @@ import (
 	"runtime/debug"
 )
 
-// Percent is the collector's target (GOGC) a campaign runs with unless the
-// environment sets GOGC: trials allocate briefly and keep little, so with
-// Go's default of 100 collection is most of a campaign's CPU on many
-// cores, while the heap of a campaign is small (tens of MB) and letting it
-// grow four times before a collection costs little memory.
+// Percent is the collector's target (GOGC) a batch runs with unless the
+// environment sets GOGC: trials and schedules allocate briefly and keep
+// little, so with Go's default of 100 collection is most of a campaign's
+// CPU on many cores, and much of a check of Lua programs, while the heap
+// of a batch is small (tens of MB) and letting it grow four times before a
+// collection costs little memory.
 const Percent = 400
 
-// ForCampaign sets the collector's target to Percent, unless the
-// environment sets GOGC, and returns what puts the previous target back.
-func ForCampaign() (restore func()) {
+// ForBatch sets the collector's target to Percent, unless the environment
+// sets GOGC, and returns what puts the previous target back.
+func ForBatch() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}

@@ -5,14 +5,14 @@ import (
 	"testing"
 )
 
-// TestForCampaign checks that the target is Percent while a campaign runs,
+// TestForBatch checks that the target is Percent while a campaign runs,
 // that restoring puts back the one before, and that GOGC in the
 // environment wins.
-func TestForCampaign(t *testing.T) {
+func TestForBatch(t *testing.T) {
 	t.Setenv("GOGC", "")
 	before := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(before)
-	restore := ForCampaign()
+	restore := ForBatch()
 	if got := debug.SetGCPercent(Percent); got != Percent {
 		t.Errorf("the target during a campaign is %d, want %d", got, Percent)
 	}
@@ -21,7 +21,7 @@ func TestForCampaign(t *testing.T) {
 		t.Errorf("restored to %d, want 150", got)
 	}
 	t.Setenv("GOGC", "50")
-	ForCampaign()()
+	ForBatch()()
 	if got := debug.SetGCPercent(150); got != 150 {
 		t.Errorf("with GOGC set, the target became %d, want 150 left alone", got)
 	}
