@@ -8,6 +8,7 @@ import (
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -20,7 +21,7 @@ import (
 // it records the rounds and, when the session retired, the fabric time
 // from RUN to both retirements.
 func sessionTrial(ctx context.Context, t *campaign.Trial) error {
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: t.Seed, Timing: devices.PublishedTiming()})
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: t.Seed, Timing: timing.Published()})
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"os"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/memory"
 )
@@ -12,7 +13,7 @@ import (
 // add no page-sized mapping each and at most one arena chunk.
 func TestSmallBuffersCostNoMappingOfTheirOwn(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	pages, _ := mmSharedMappings(t, os.Getpagesize())
 	chunks, _ := mmSharedMappings(t, memory.ChunkBytes)
 	var bufs []*Buffer
@@ -40,7 +41,7 @@ func TestQuarantinedMemoryIsNeverReused(t *testing.T) {
 	f, gpu, npu, q := mmShared(t, Config{}, 64)
 	q.storeWord(60, 0xfeed)
 	f.Quarantine(5, "test", []*Device{gpu, npu}, []*Buffer{q})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	for range 2000 {
 		b := mmAlloc(t, p, 64)
 		b.Zero()

@@ -2,44 +2,20 @@ package devices
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 )
 
-// CheckBackend says what is wrong with a backend name: nil for "" (the
-// simulated GPU), "sim" and every registered name; otherwise an invalid
-// error that lists the names there are.
-func CheckBackend(name string) error {
-	_, err := lookupBackend(name)
-	return err
-}
-
-// lookupBackend finds a registered backend; nil (and no error) for the
-// simulated GPU.
+// lookupBackend finds a registered backend (backend.Check says what is
+// wrong with a name); nil, and no error, for the simulated GPU.
 func lookupBackend(name string) (backend.Backend, error) {
-	if name == "" || name == backend.Sim {
-		return nil, nil
+	if err := backend.Check(name); err != nil {
+		return nil, err
 	}
-	b, ok := backend.Lookup(name)
-	if !ok {
-		return nil, Errorf(KindInvalid, "fabric", "unknown GPU backend %q; use %s", name, quotedChoices(backend.Names()))
-	}
+	b, _ := backend.Lookup(name)
 	return b, nil
-}
-
-// quotedChoices is `"a", "b" or "c"`.
-func quotedChoices(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // NewFabricWith makes a fabric from cfg whose first GPU is the named
@@ -56,10 +32,10 @@ func NewFabricWith(cfg Config, backend string) (*Fabric, error) {
 		return NewFabric(cfg)
 	}
 	if cfg.Mode == Simulated {
-		return nil, Errorf(KindInvalid, "fabric", "the %s backend is a real GPU, which runs in real time; use mode \"realtime\"", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the %s backend is a real GPU, which runs in real time; use mode \"realtime\"", backend)
 	}
 	if cfg.NoFineGrained {
-		return nil, Errorf(KindInvalid, "fabric", "fine_grained = false (NoFineGrained) does not apply to the %s backend, whose memory is always pinned; leave it out", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "fine_grained = false (NoFineGrained) does not apply to the %s backend, whose memory is always pinned; leave it out", backend)
 	}
 	devs := cfg.Devices
 	if devs == nil {
@@ -68,10 +44,10 @@ func NewFabricWith(cfg Config, backend string) (*Fabric, error) {
 	devs = slices.Clone(devs)
 	gpu := slices.IndexFunc(devs, func(d DeviceConfig) bool { return d.Kind == GPU })
 	if gpu < 0 {
-		return nil, Errorf(KindInvalid, "fabric", "the %s backend needs a GPU in the fabric", backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the %s backend needs a GPU in the fabric", backend)
 	}
 	if devs[gpu].Accelerator != nil {
-		return nil, Errorf(KindInvalid, "fabric", "the GPU already has an accelerator (%s); leave Accelerator unset for the %s backend", devs[gpu].Accelerator.Describe(), backend)
+		return nil, failure.Errorf(failure.Invalid, "fabric", "the GPU already has an accelerator (%s); leave Accelerator unset for the %s backend", devs[gpu].Accelerator.Describe(), backend)
 	}
 	accel, err := b.Open()
 	if err != nil {
@@ -98,7 +74,7 @@ func (f *Fabric) CheckFault(site fault.Site) error {
 			continue
 		}
 		if why := fs.UnsupportedFault(site); why != "" {
-			return Errorf(KindInvalid, "fault", "%s does not apply to a real GPU (%s): %s", site, d.accel.Describe(), why)
+			return failure.Errorf(failure.Invalid, "fault", "%s does not apply to a real GPU (%s): %s", site, d.accel.Describe(), why)
 		}
 	}
 	return nil

@@ -2,9 +2,11 @@ package devices
 
 import (
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -35,7 +37,7 @@ func BenchmarkRefusedDispatch(b *testing.B) {
 	again := mmPrepare(b, gpu, AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1)
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := again.Dispatch(); !errors.Is(err, KindBusy) {
+		if _, err := again.Dispatch(); !errors.Is(err, failure.Busy) {
 			b.Fatalf("dispatch on an occupied device returned %v, want a busy error", err)
 		}
 	}
@@ -56,7 +58,7 @@ func BenchmarkRealTimeStep(b *testing.B) {
 	pp := mmPrepare(b, f.First(GPU), AQL, prog, 1)
 	b.ResetTimer()
 	c := mmDispatch(b, pp)
-	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+	if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 		b.Fatalf("the program did not retire: ok=%v err=%v", ok, err)
 	}
 }

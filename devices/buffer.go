@@ -1,11 +1,13 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/choice"
-	"github.com/residentlua/residentlua/devices/event"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
@@ -78,7 +80,7 @@ func newAllocated(size int) (*allocated, *lineStaleness) {
 }
 
 // Renewed reports whether b's fabric was renewed (Fabric.Renew) since b
-// was made: every operation on b then fails with KindStale. A client that
+// was made: every operation on b then fails with failure.Stale. A client that
 // makes handles of its own over a buffer (the engine's sessions over their
 // startup line) asks it to refuse them in turn.
 func (b *Buffer) Renewed() bool { return b.profile.made.stale() }
@@ -110,9 +112,6 @@ type staleness struct {
 
 // ID identifies the buffer in events.
 func (b *Buffer) ID() uint64 { return b.id }
-
-// Size is the buffer's size in bytes (whole lines).
-func (b *Buffer) Size() int { return b.region.Len() }
 
 // Profile is the profile the buffer was allocated from.
 func (b *Buffer) Profile() *Profile { return b.profile }
@@ -149,7 +148,7 @@ func (b *Buffer) HostLoad(off int) uint32 { return b.region.Load(off) }
 // before the choices its publication makes.
 //
 // On a stale buffer, or with a stale publication, it does nothing and
-// fails with KindStale.
+// fails with failure.Stale.
 func (b *Buffer) Publish(cause event.Event, off int, v uint32, pubs []*Publication) (event.Stamp, error) {
 	if err := b.staleError("publish"); err != nil {
 		return event.Stamp{}, err
@@ -277,7 +276,7 @@ func (b *Buffer) hostStore(off int, v uint32, events *event.HostEvents) {
 // the line would take its mark from the host when a release shows it
 // again, a second cache line after the word: a session's startup line,
 // made zeroed, reaches the NPU with its RUN alone. It fails only on a stale
-// buffer (KindStale), storing nothing.
+// buffer (failure.Stale), storing nothing.
 func (b *Buffer) Zero() error {
 	if err := b.staleError("zero"); err != nil {
 		return err
@@ -350,26 +349,17 @@ func (b *Buffer) hideFromNonCoherent(lo, hi int) {
 
 func (b *Buffer) attachment(d *Device, family QueueFamily) (*attachment, error) {
 	for i := range b.attachments {
-		if a := &b.attachments[i]; a.device == d && a.family.Ordinal == family.Ordinal {
+		if a := &b.attachments[i]; a.device == d && a.family.ordinal == family.ordinal {
 			return a, nil
 		}
 	}
-	return nil, Errorf(KindInvalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.Ordinal, family.Command)
-}
-
-// Coherent reports whether family of d sees the buffer coherently.
-func (b *Buffer) Coherent(d *Device, family QueueFamily) (bool, error) {
-	a, err := b.attachment(d, family)
-	if err != nil {
-		return false, err
-	}
-	return a.coherent, nil
+	return nil, failure.Errorf(failure.Invalid, "view", "buffer %d is not shared with %s family %d (%s)", b.id, d.name, family.ordinal, family.Command)
 }
 
 // Release unmaps the buffer and returns its budget. It refuses, and keeps the
 // memory, while a program that can reach the buffer has not retired or while
 // a quarantine holds it; the refused attempt is recorded as an event, so the
-// oracle sees it. A stale buffer is refused (KindStale) and keeps its
+// oracle sees it. A stale buffer is refused (failure.Stale) and keeps its
 // memory, which the renewed fabric never carves again.
 func (b *Buffer) Release() error {
 	if err := b.staleError("release"); err != nil {
@@ -381,17 +371,17 @@ func (b *Buffer) Release() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b.released {
-		return Errorf(KindBusy, "release", "buffer %d is already released", b.id)
+		return failure.Errorf(failure.Busy, "release", "buffer %d is already released", b.id)
 	}
-	refuse := func(err *Error) error {
+	refuse := func(err *failure.Error) error {
 		f.events.Emit(event.HostActor, b.owner, event.EvReleaseRefused, b.id, uint64(b.region.Len()), err.Message)
 		return err
 	}
 	if b.quarantined {
-		return refuse(Errorf(KindBusy, "release", "buffer %d is quarantined; reset its devices to release it", b.id))
+		return refuse(failure.Errorf(failure.Busy, "release", "buffer %d is quarantined; reset its devices to release it", b.id))
 	}
 	if inv := f.reachingLocked(b); inv != nil {
-		return refuse(Errorf(KindBusy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, inv.dev.name))
+		return refuse(failure.Errorf(failure.Busy, "release", "buffer %d is still reachable by invocation %d on %s; wait for it to retire, quarantine it, or reset the device", b.id, inv.id, inv.dev.name))
 	}
 	f.events.Atomically(func(emit event.EmitFunc) { pinned = b.releaseEmitting(false, emit, pinned) })
 	return nil
@@ -406,7 +396,7 @@ func (b *Buffer) releaseEmitting(quarantined bool, emit event.EmitFunc, pinned [
 	b.released = true
 	size := b.region.Len()
 	b.budget.Refund(int64(size), quarantined)
-	if b.profile.kind == Pinned {
+	if b.profile.kind == memory.Pinned {
 		pinned = append(pinned, b.region)
 	} else {
 		_ = b.region.Unmap() // only fails when already unmapped, which released excludes
@@ -424,13 +414,9 @@ func unmapAll(regions *[]*memory.Region) {
 	}
 }
 
-// PrivateBudget is the Detail of alloc and release events of buffers charged
-// to a budget other than the fabric's.
-const PrivateBudget = "private budget"
-
 func (b *Buffer) budgetLabel() string {
 	if b.budget != &b.profile.fabric.budget {
-		return PrivateBudget
+		return event.PrivateBudget
 	}
 	return ""
 }
@@ -454,18 +440,12 @@ func (b *Buffer) PrepareHostRelease(d *Device, family QueueFamily, lo, hi int) (
 		return nil, err
 	}
 	if lo < 0 || hi > b.region.Len() || lo >= hi {
-		return nil, Errorf(KindInvalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
+		return nil, failure.Errorf(failure.Invalid, "publication", "range [%d, %d) is outside buffer %d of %d bytes", lo, hi, b.id, b.region.Len())
 	}
 	p := &Publication{buffer: b, att: a, lo: lo / memory.LineBytes, hi: (hi + memory.LineBytes - 1) / memory.LineBytes,
-		label: d.labels[family.Ordinal]}
+		label: d.labels[family.ordinal]}
 	return p, nil
 }
-
-// Family is the queue family the publication releases to.
-func (p *Publication) Family() QueueFamily { return p.att.family }
-
-// Device is the device the publication releases to.
-func (p *Publication) Device() *Device { return p.att.device }
 
 // execute performs the release, its events going to events. The fault
 // site host.publish can make it fail (error) or do nothing (skip).
@@ -501,7 +481,7 @@ func (p *Publication) record(events *event.HostEvents, fired fault.Fired) (lands
 	switch fired.Action {
 	case fault.Error:
 		events.Emit(event.HostActor, b.owner, event.EvPublication, uint64(p.att.device.actor), 2, p.label+": "+fired.Message)
-		return false, Errorf(KindPublish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
+		return false, failure.Errorf(failure.Publish, "publish", "host release of buffer %d to %s %s failed: %s", b.id, p.att.device.name, p.att.family.Command, fired.Message)
 	case fault.Skip:
 		events.Emit(event.HostActor, b.owner, event.EvPublication, uint64(p.att.device.actor), 1, p.label)
 		return false, nil

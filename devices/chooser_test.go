@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // firstChooser takes the first alternative of every choice.
@@ -20,8 +21,8 @@ func (c *firstChooser) Choose(ch choice.Choice) int {
 // devices' threads decide.
 func TestChooserNeedsSimulatedTime(t *testing.T) {
 	_, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Chooser: &firstChooser{}})
-	var de *devices.Error
-	if !errors.As(err, &de) || de.Kind != devices.KindInvalid {
+	var de *failure.Error
+	if !errors.As(err, &de) || de.Kind != failure.Invalid {
 		t.Fatalf("NewFabric with a chooser in real time: %v, want an invalid error", err)
 	}
 }

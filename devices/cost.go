@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"math/rand/v2"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"

@@ -1,9 +1,11 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/memory"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -40,10 +42,10 @@ func costs(t *testing.T, timing program.Timing, kind DeviceKind, ops ...func(v *
 	if kind == NPU {
 		c = XDNA
 	}
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 1024)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: ops, v: mmView(t, b, d, c)}
 	comp := mmDispatch(t, mmPrepare(t, d, c, p, 1, b))
-	if ok, err := comp.Wait(time.Second); !ok || err != nil {
+	if ok, err := comp.waitFor(time.Second); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
 	ticks := f.Events().Events(func(e *event.Event) bool { return e.Kind == evTick })
@@ -169,10 +171,10 @@ func TestMemoryOperationsCostTheirFiguresInRealTime(t *testing.T) {
 	const dma = 300 * time.Microsecond
 	f := mmFabric(t, Config{Mode: RealTime, Timing: program.Timing{NPUDMALine: dma}})
 	d := f.First(NPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 1024)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 1024)
 	p := &opRunner{ops: []func(v *View){readAll(0, 32), store(0), drain}, v: mmView(t, b, d, XDNA)}
 	comp := mmDispatch(t, mmPrepare(t, d, XDNA, p, 1, b))
-	if ok, err := comp.Wait(time.Minute); !ok || err != nil {
+	if ok, err := comp.waitFor(time.Minute); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v %v", ok, err)
 	}
 	at := func(kind program.EventKind) []time.Duration {

@@ -2,11 +2,13 @@ package devices
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/backend"
-	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"golang.org/x/sys/cpu"
 
@@ -66,12 +68,14 @@ func ParseCommand(name string) (Command, error) {
 			return c, nil
 		}
 	}
-	return 0, Errorf(KindInvalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
+	return 0, failure.Errorf(failure.Invalid, "queue", "unknown queue kind %q; use pm4, aql, sdma or xdna", name)
 }
 
-// QueueFamily is one of a device's queue families.
+// QueueFamily is one of a device's queue families. Its index among them
+// (its place in Device.Families) is what events (dispatch's B) and error
+// messages call its ordinal.
 type QueueFamily struct {
-	Ordinal int
+	ordinal int
 	Command Command
 }
 
@@ -129,7 +133,7 @@ func (d *Device) Family(c Command) (QueueFamily, error) {
 			return f, nil
 		}
 	}
-	return QueueFamily{}, Errorf(KindUnsupported, "queue", "%s has no %s queue family", d.name, c)
+	return QueueFamily{}, failure.Errorf(failure.Unsupported, "queue", "%s has no %s queue family", d.name, c)
 }
 
 // Occupied reports whether the device runs an invocation or is held by a quarantine.

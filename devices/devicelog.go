@@ -1,10 +1,11 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
-	"github.com/residentlua/residentlua/devices/program"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/program"
 
 	"golang.org/x/sys/cpu"
 )

@@ -2,11 +2,14 @@ package devices
 
 import (
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -44,7 +47,7 @@ func (p *ticker) Step(env program.Env) program.Next {
 // move in themselves; both are run, with several batches' worth of events.
 func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 	const steps, perStep = 1000, 3 // about three batches (logBatch) a device
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		for _, hostPolls := range []bool{true, false} {
 			name := w.String() + "/host polls"
 			if !hostPolls {
@@ -66,7 +69,7 @@ func TestRealTimeDeviceEventsReachTheStreamInOrder(t *testing.T) {
 							time.Sleep(time.Millisecond)
 						}
 					}
-					if ok, err := c.Wait(time.Minute); !ok || err != nil {
+					if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 						t.Fatalf("ticker did not retire: ok=%v err=%v", ok, err)
 					}
 				}
@@ -146,7 +149,7 @@ func TestPublishRecordsItsEventsAtItsStart(t *testing.T) {
 			}
 			before := f.Events().Count()
 			at, err := b.Publish(event.Event{Actor: event.HostActor, Kind: evCause}, 0, 5, pubs)
-			mmKind(t, "Publish", err, KindPublish)
+			mmKind(t, "Publish", err, failure.Publish)
 			var kinds []program.EventKind
 			events := f.Events().Events(func(e *event.Event) bool { return e.Seq > before })
 			for _, e := range events {
@@ -202,7 +205,7 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 			if err := f.Faults().Set(fault.HostPublish, "1*error(bus)"); err != nil {
 				t.Fatal(err)
 			}
-			mmKind(t, "a failed release", publishErr(b.Publish(cause, 64, 4, release(64, 128))), KindPublish)
+			mmKind(t, "a failed release", publishErr(b.Publish(cause, 64, 4, release(64, 128))), failure.Publish)
 			mmLoad(t, "a store whose release failed", nv, 64, 0)
 			if err := publishErr(b.Publish(cause, 64, 5, release(0, 128))); err != nil {
 				t.Fatal(err)
@@ -217,7 +220,7 @@ func TestPublishShowsItsStoreOnlyWhereItsReleasesLand(t *testing.T) {
 // and moves the batch into the stream, while the device goes on stepping:
 // the device, which neither blocks nor retires, never moves it itself.
 func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
-	f := mmFabric(t, Config{Mode: RealTime, Wait: WaitHybrid})
+	f := mmFabric(t, Config{Mode: RealTime, Wait: wait.Hybrid})
 	var emit, seen atomic.Bool
 	emitted := false
 	prog := &mmProgram{step: func(env program.Env) program.Next {
@@ -235,7 +238,7 @@ func TestBlockedHostCollectsAHandedBatch(t *testing.T) {
 	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, prog, 7))
 	waited := make(chan error, 1)
 	go func() {
-		ok, err := c.Wait(time.Minute)
+		ok, err := c.waitFor(time.Minute)
 		if err == nil && !ok {
 			err = errors.New("the completion timed out")
 		}

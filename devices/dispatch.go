@@ -3,13 +3,15 @@ package devices
 import (
 	"context"
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"iter"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -37,11 +39,11 @@ func (d *Device) Prepare(family QueueFamily, prog program.Program, owner uint64,
 			return nil, err
 		}
 	}
-	if family.Ordinal < 0 || family.Ordinal >= len(d.families) || d.families[family.Ordinal] != family {
-		return nil, Errorf(KindInvalid, "prepare", "%s has no queue family %d (%s)", d.name, family.Ordinal, family.Command)
+	if family.ordinal < 0 || family.ordinal >= len(d.families) || d.families[family.ordinal] != family {
+		return nil, failure.Errorf(failure.Invalid, "prepare", "%s has no queue family %d (%s)", d.name, family.ordinal, family.Command)
 	}
 	if prog == nil {
-		return nil, Errorf(KindInvalid, "prepare", "no program given")
+		return nil, failure.Errorf(failure.Invalid, "prepare", "no program given")
 	}
 	return &Prepared{device: d, made: d.fabric.madeNow(), family: family, program: prog, owner: owner, reach: reach}, nil
 }
@@ -63,16 +65,16 @@ func (p *Prepared) Program() program.Program { return p.program }
 // occupied (Busy), when the program was dispatched before (Busy), when the
 // device's dispatch fault fires (Device), or when a Starter program's Start
 // fails. An accepted program starts after its queue's dispatch latency. A
-// program prepared before its fabric was renewed is refused (KindStale),
+// program prepared before its fabric was renewed is refused (failure.Stale),
 // with no event.
 func (p *Prepared) Dispatch() (*Completion, error) {
 	if p.made.stale() {
-		return nil, staleError("dispatch", "the program prepared on "+p.device.labels[p.family.Ordinal])
+		return nil, staleError("dispatch", "the program prepared on "+p.device.labels[p.family.ordinal])
 	}
 	if s, ok := p.program.(program.Starter); ok {
 		// Work outside the fabric (a kernel on hardware) is admitted once
 		// it has started.
-		return p.dispatchStarting(func(env *env) *Error {
+		return p.dispatchStarting(func(env *env) *failure.Error {
 			if err := s.Start(env); err != nil {
 				return startError(p.device, err)
 			}
@@ -98,7 +100,7 @@ func (p *Prepared) Dispatch() (*Completion, error) {
 // with only the device's hw lock held, which keeps the device's resets (and
 // so Fabric.Close) out, and then the invocation starts, or the reservation
 // is undone and the dispatch rejected with start's error.
-func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, error) {
+func (p *Prepared) dispatchStarting(start func(env *env) *failure.Error) (*Completion, error) {
 	d := p.device
 	f := d.fabric
 	d.hw.Lock()
@@ -126,8 +128,8 @@ func (p *Prepared) dispatchStarting(start func(env *env) *Error) (*Completion, e
 
 // rejectLocked records a refused dispatch and returns its error (fabric.mu
 // held).
-func (p *Prepared) rejectLocked(err *Error) error {
-	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.Ordinal), 0, err.Message)
+func (p *Prepared) rejectLocked(err *failure.Error) error {
+	p.device.fabric.events.Emit(p.device.actor, p.owner, evReject, uint64(p.family.ordinal), 0, err.Message)
 	return err
 }
 
@@ -138,21 +140,21 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	d := p.device
 	f := d.fabric
 	if f.closed {
-		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the fabric is closed; make a new one"))
+		return nil, 0, p.rejectLocked(failure.Errorf(failure.Busy, "dispatch", "the fabric is closed; make a new one"))
 	}
 	for _, b := range p.reach {
 		if b.released {
-			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
+			return nil, 0, p.rejectLocked(failure.Errorf(failure.Busy, "dispatch", "the program can reach buffer %d, which was released (its owner closed); prepare the program again with live buffers", b.id))
 		}
 	}
 	if d.occupiedLocked() {
 		if d.held > 0 {
-			return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
+			return nil, 0, p.rejectLocked(failure.Errorf(failure.Busy, "dispatch", "%s is held by a quarantined session; reset it to free it", d.name))
 		}
-		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
+		return nil, 0, p.rejectLocked(failure.Errorf(failure.Busy, "dispatch", "%s is occupied by invocation %d; one invocation runs per device, wait for it to retire", d.name, d.current.id))
 	}
 	if p.dispatched.Load() {
-		return nil, 0, p.rejectLocked(Errorf(KindBusy, "dispatch", "this program was already dispatched; prepare a new one"))
+		return nil, 0, p.rejectLocked(failure.Errorf(failure.Busy, "dispatch", "this program was already dispatched; prepare a new one"))
 	}
 	site := fault.NPUDispatch
 	if d.kind == GPU {
@@ -161,7 +163,7 @@ func (p *Prepared) admitLocked() (*invocation, time.Duration, error) {
 	delay := dispatchLatency(&f.timing, p.family.Command)
 	switch fired := f.hitFault(d.actor, p.owner, site); fired.Action {
 	case fault.Error:
-		return nil, 0, p.rejectLocked(Errorf(KindDevice, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
+		return nil, 0, p.rejectLocked(failure.Errorf(failure.Device, "dispatch", "%s rejected the dispatch: %s", d.name, fired.Message))
 	case fault.Delay:
 		delay = addDurations(delay, fired.Delay) // saturates: never wraps into "start at once"
 	}
@@ -183,7 +185,7 @@ func (p *Prepared) startLocked(inv *invocation, delay time.Duration) {
 	d := p.device
 	f := d.fabric
 	d.current = inv
-	f.events.Emit(d.actor, p.owner, event.EvDispatch, inv.id, uint64(p.family.Ordinal), "")
+	f.events.Emit(d.actor, p.owner, event.EvDispatch, inv.id, uint64(p.family.ordinal), "")
 	for _, b := range p.reach {
 		f.events.Emit(d.actor, p.owner, event.EvReach, inv.id, b.id, "")
 	}
@@ -195,13 +197,13 @@ func (p *Prepared) startLocked(inv *invocation, delay time.Duration) {
 }
 
 // startError is a Starter's failure as the dispatch's error: the Start's own
-// *Error when it is one, otherwise a device error that wraps it.
-func startError(d *Device, err error) *Error {
-	var e *Error
+// *failure.Error when it is one, otherwise a device error that wraps it.
+func startError(d *Device, err error) *failure.Error {
+	var e *failure.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return Errorf(KindDevice, "dispatch", "%s could not start the program: %w", d.name, err)
+	return failure.Errorf(failure.Device, "dispatch", "%s could not start the program: %w", d.name, err)
 }
 
 // invocation is one dispatched program and its executor state.
@@ -287,21 +289,17 @@ func (c *Completion) IsComplete() (bool, error) {
 	return true, c.err
 }
 
-// Wait waits up to timeout for retirement: in simulated time by letting
-// virtual time pass, in real time on the wall clock. It returns false on
-// timeout; a device error is returned as the error.
-func (c *Completion) Wait(timeout time.Duration) (bool, error) {
-	return c.WaitContext(context.Background(), timeout)
-}
-
-// WaitContext is Wait that also ends, returning false and ctx's error, as
-// soon as ctx is done: in real time at once, in simulated time after the
-// device step in progress (the executor checks ctx between steps), however
-// much virtual time the wait still had. A retirement that came first wins.
+// WaitContext waits up to timeout for retirement: in simulated time by
+// letting virtual time pass, in real time on the wall clock. It returns
+// false on timeout; a device error is returned as the error. It also ends,
+// returning false and ctx's error, as soon as ctx is done: in real time at
+// once, in simulated time after the device step in progress (the executor
+// checks ctx between steps), however much virtual time the wait still had.
+// A retirement that came first wins.
 // docs/memory-model.md says how the two clocks relate.
 //
 // A completion of a stale invocation (dispatched before its fabric was
-// renewed) fails with KindStale, waiting for nothing.
+// renewed) fails with failure.Stale, waiting for nothing.
 func (c *Completion) WaitContext(ctx context.Context, timeout time.Duration) (bool, error) {
 	if c.made.stale() {
 		return false, staleError("wait", "invocation "+strconv.FormatUint(c.inv.id, 10))
@@ -322,8 +320,8 @@ func (c *Completion) ID() uint64 { return c.inv.id }
 // Steps says when the invocation's program observed the decision and when
 // it retired, at the times of the events that say so. It may be called
 // from any goroutine, while the program runs too.
-func (c *Completion) Steps() Steps {
-	st := Steps{Observed: c.observed.Load()}
+func (c *Completion) Steps() event.Steps {
+	st := event.Steps{Observed: c.observed.Load()}
 	if c.done.Load() {
 		st.Retired, st.Err = event.Stamp{At: c.retiredAt, Set: true}, c.err
 	}
@@ -345,13 +343,13 @@ func (c *Completion) finish(err error) {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = Errorf(KindDevice, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
+		err = failure.Errorf(failure.Device, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
 	}
-	var known *Error
+	var known *failure.Error
 	if err != nil && !errors.As(err, &known) {
 		// A program's own error (a crash it was told to have, a Lua
 		// error) is its device's failure.
-		err = &Error{Kind: KindDevice, Op: "run", Message: err.Error(), Err: err}
+		err = &failure.Error{Kind: failure.Device, Op: "run", Message: err.Error(), Err: err}
 	}
 	status, detail := uint64(0), ""
 	if err != nil {

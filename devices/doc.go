@@ -7,11 +7,12 @@
 // quarantine, timing profiles, the fault plane and the event stream.
 // Beside it are the parts a host or an author reads without the rest:
 // devices/event (what happened: events, actors, the stream, the times of
-// steps), devices/memory (raw memory and the budget), devices/program (how
-// a program is written),
-// devices/fault (fault sites and chains), devices/backend (real hardware
-// behind a GPU) and devices/choice (a checker's say in a simulated
-// fabric's choices).
+// steps), devices/memory (raw memory, its kinds and the budget),
+// devices/program (how a program is written), devices/fault (fault sites
+// and chains), devices/failure (the error every layer returns, and its
+// kinds), devices/timing (the timing profiles), devices/wait (the wait
+// policies of real time), devices/backend (real hardware behind a GPU)
+// and devices/choice (a checker's say in a simulated fabric's choices).
 //
 // Programs run under one of two executors chosen when the fabric is made:
 // real time (one goroutine per device, wall-clock deadlines) or simulated

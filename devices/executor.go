@@ -3,6 +3,8 @@ package devices
 import (
 	"context"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // executor runs device programs: simExecutor in virtual time,
@@ -28,7 +30,7 @@ type executor interface {
 
 // errReset is the error of an invocation stopped by a device reset.
 func errReset(inv *invocation) error {
-	return Errorf(KindDevice, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
+	return failure.Errorf(failure.Device, "reset", "%s was reset while invocation %d was running", inv.dev.name, inv.id)
 }
 
 // forever is a timeout that never expires, and a wake time that never comes.

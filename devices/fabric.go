@@ -2,15 +2,18 @@ package devices
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/backend"
-	"github.com/residentlua/residentlua/devices/choice"
-	"github.com/residentlua/residentlua/devices/event"
-	"github.com/residentlua/residentlua/devices/program"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"golang.org/x/sys/cpu"
 
@@ -49,7 +52,7 @@ func ParseMode(name string) (Mode, error) {
 	case "realtime":
 		return RealTime, nil
 	}
-	return 0, Errorf(KindInvalid, "fabric", "unknown mode %q; use \"sim\" or \"realtime\"", name)
+	return 0, failure.Errorf(failure.Invalid, "fabric", "unknown mode %q; use \"sim\" or \"realtime\"", name)
 }
 
 // DeviceConfig describes one device of a fabric.
@@ -80,9 +83,9 @@ const defaultBudget = 1 << 30
 // Config says how to make a fabric. The zero value of every field means its default.
 type Config struct {
 	Mode          Mode           // default RealTime
-	Wait          WaitPolicy     // how real-time waits pass; default WaitHybrid; ignored in simulated time
+	Wait          wait.Policy    // how real-time waits pass; default wait.Hybrid; ignored in simulated time
 	Seed          uint64         // 0 picks one; Fabric.Seed reports it
-	Timing        program.Timing // default IdealTiming
+	Timing        program.Timing // default timing.Ideal
 	Budget        int64          // bytes; 0 means 1 GiB
 	Devices       []DeviceConfig // default DefaultDevices
 	NoFineGrained bool           // offer no fine-grained memory (startup must then fail)
@@ -109,7 +112,7 @@ type Fabric struct {
 	// submitted or started takes no line from the host.
 	_           cpu.CacheLinePad
 	mode        Mode
-	wait        WaitPolicy
+	wait        wait.Policy
 	seed        uint64
 	timing      program.Timing
 	fineGrained bool
@@ -161,7 +164,7 @@ func NewFabric(cfg Config) (*Fabric, error) {
 // What was made on the fabric before is stale afterwards: profiles,
 // buffers, prepared programs, completions and publications, and what
 // clients made of them (the engine's startups and sessions). Whatever they
-// would do to the fabric fails with a KindStale error instead, so a handle
+// would do to the fabric fails with a failure.Stale error instead, so a handle
 // kept from before never acts on what the renewed fabric made since. The
 // fabric's own parts, its devices, event stream, fault plane and budget,
 // are renewed with it and stay its own; subscriptions to the stream end.
@@ -194,7 +197,7 @@ func (cfg Config) complete() (Config, error) {
 		cfg.Mode = RealTime
 	}
 	if cfg.Mode != Simulated && cfg.Mode != RealTime {
-		return cfg, Errorf(KindInvalid, "fabric", "unknown mode %d", cfg.Mode)
+		return cfg, failure.Errorf(failure.Invalid, "fabric", "unknown mode %d", cfg.Mode)
 	}
 	if cfg.Devices == nil {
 		cfg.Devices = defaultDevices
@@ -209,13 +212,13 @@ func (cfg Config) complete() (Config, error) {
 		cfg.Budget = defaultBudget
 	}
 	if cfg.Budget < 0 {
-		return cfg, Errorf(KindInvalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
+		return cfg, failure.Errorf(failure.Invalid, "fabric", "budget of %d bytes is negative; give a positive number of bytes", cfg.Budget)
 	}
 	if err := validateTiming(&cfg.Timing); err != nil {
 		return cfg, err
 	}
 	if cfg.Chooser != nil && cfg.Mode != Simulated {
-		return cfg, Errorf(KindInvalid, "fabric", "a chooser decides the choices of simulated time; use the sim mode with it")
+		return cfg, failure.Errorf(failure.Invalid, "fabric", "a chooser decides the choices of simulated time; use the sim mode with it")
 	}
 	if cfg.EventCapacity <= 0 {
 		cfg.EventCapacity = 1 << 16
@@ -227,19 +230,19 @@ func (cfg Config) complete() (Config, error) {
 func checkDevices(devs []DeviceConfig, mode Mode) error {
 	for i, dc := range devs {
 		if dc.Kind != GPU && dc.Kind != NPU {
-			return Errorf(KindInvalid, "fabric", "device %d has no kind; use GPU or NPU", i)
+			return failure.Errorf(failure.Invalid, "fabric", "device %d has no kind; use GPU or NPU", i)
 		}
 		name := deviceName(devs, i)
 		for j := range i {
 			if deviceName(devs, j) == name {
-				return Errorf(KindInvalid, "fabric", "two devices are named %s; give each device its own name", name)
+				return failure.Errorf(failure.Invalid, "fabric", "two devices are named %s; give each device its own name", name)
 			}
 		}
 		if dc.Accelerator != nil && dc.Kind != GPU {
-			return Errorf(KindInvalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
+			return failure.Errorf(failure.Invalid, "fabric", "device %s is an %s; only a GPU can have an accelerator", name, dc.Kind)
 		}
 		if dc.Accelerator != nil && mode != RealTime {
-			return Errorf(KindInvalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
+			return failure.Errorf(failure.Invalid, "fabric", "device %s is real hardware (%s), which runs in real time; use the realtime mode", name, dc.Accelerator.Describe())
 		}
 	}
 	return nil
@@ -270,7 +273,7 @@ func (f *Fabric) makeDevices(devs []DeviceConfig) {
 		d.families = make([]QueueFamily, len(dc.Families))
 		d.labels = make([]string, len(dc.Families))
 		for ord, c := range dc.Families {
-			d.families[ord] = QueueFamily{Ordinal: ord, Command: c}
+			d.families[ord] = QueueFamily{ordinal: ord, Command: c}
 			d.labels[ord] = d.name + " " + c.String()
 		}
 		f.devices[i] = d
@@ -289,11 +292,11 @@ func (f *Fabric) sameDevices(devs []DeviceConfig) error {
 		}
 	}
 	if !same {
-		return Errorf(KindInvalid, "fabric", "a renewed fabric keeps its devices; describe the same devices, or make a new fabric for others")
+		return failure.Errorf(failure.Invalid, "fabric", "a renewed fabric keeps its devices; describe the same devices, or make a new fabric for others")
 	}
 	for _, d := range f.devices {
 		if d.accel != nil {
-			return Errorf(KindInvalid, "fabric", "%s is real hardware (%s), which a fabric closes for good; make a new fabric", d.name, d.accel.Describe())
+			return failure.Errorf(failure.Invalid, "fabric", "%s is real hardware (%s), which a fabric closes for good; make a new fabric", d.name, d.accel.Describe())
 		}
 	}
 	return nil
@@ -371,7 +374,7 @@ func (f *Fabric) attachAccelerators() error {
 		}
 		if err := d.accel.Attach(f.exec.now); err != nil {
 			f.Close()
-			return Errorf(KindDevice, "fabric", "%s (%s) could not start: %w", d.name, d.accel.Describe(), err)
+			return failure.Errorf(failure.Device, "fabric", "%s (%s) could not start: %w", d.name, d.accel.Describe(), err)
 		}
 	}
 	return nil
@@ -393,7 +396,7 @@ func (m made) stale() bool { return m.fabric.generation.Load() != m.generation }
 // staleError is the error of op on a stale handle, what saying which
 // ("buffer 4").
 func staleError(op, what string) error {
-	return Errorf(KindStale, op, "%s was made before its fabric was renewed; use what the renewed fabric makes", what)
+	return failure.Errorf(failure.Stale, op, "%s was made before its fabric was renewed; use what the renewed fabric makes", what)
 }
 
 // Mode is the fabric's executor mode.
@@ -419,7 +422,7 @@ func (f *Fabric) Device(name string) (*Device, error) {
 			return d, nil
 		}
 	}
-	return nil, Errorf(KindInvalid, "fabric", "no device named %q", name)
+	return nil, failure.Errorf(failure.Invalid, "fabric", "no device named %q", name)
 }
 
 // First returns the first device of kind k, or nil.

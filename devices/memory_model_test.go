@@ -8,7 +8,6 @@ package devices
 import (
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/event"
 	"os"
 	"runtime"
 	"slices"
@@ -18,6 +17,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -33,7 +37,7 @@ func mmFabric(t testing.TB, cfg Config) *Fabric {
 	if cfg.Seed == 0 {
 		cfg.Seed = 33
 	}
-	if cfg.Mode == RealTime && cfg.Wait == WaitSpin {
+	if cfg.Mode == RealTime && cfg.Wait == wait.Spin {
 		spinnable(t, cfg)
 	}
 	f, err := NewFabric(cfg)
@@ -51,7 +55,7 @@ func mmShared(t testing.TB, cfg Config, size int) (f *Fabric, gpu, npu *Device, 
 	t.Helper()
 	f = mmFabric(t, cfg)
 	gpu, npu = f.First(GPU), f.First(NPU)
-	return f, gpu, npu, mmAlloc(t, mmProfile(t, f, FineGrained), size)
+	return f, gpu, npu, mmAlloc(t, mmProfile(t, f, memory.FineGrained), size)
 }
 
 // mmFamily returns d's family for command c.
@@ -66,7 +70,7 @@ func mmFamily(t testing.TB, d *Device, c Command) QueueFamily {
 
 // mmProfile returns the first host-accessible profile for devs, which must be
 // of kind want.
-func mmProfile(t testing.TB, f *Fabric, want ProfileKind, devs ...*Device) *Profile {
+func mmProfile(t testing.TB, f *Fabric, want memory.Kind, devs ...*Device) *Profile {
 	t.Helper()
 	if len(devs) == 0 {
 		devs = f.Devices()
@@ -81,8 +85,8 @@ func mmProfile(t testing.TB, f *Fabric, want ProfileKind, devs ...*Device) *Prof
 	return ps[0]
 }
 
-func mmKinds(ps []*Profile) []ProfileKind {
-	out := make([]ProfileKind, len(ps))
+func mmKinds(ps []*Profile) []memory.Kind {
+	out := make([]memory.Kind, len(ps))
 	for i, p := range ps {
 		out[i] = p.Kind()
 	}
@@ -168,10 +172,10 @@ func mmCharged(t testing.TB, f *Fabric, charged, quarantined int64) {
 	}
 }
 
-// mmKind checks that err is an *Error of kind k that errors.Is matches.
-func mmKind(t testing.TB, what string, err error, k ErrorKind) {
+// mmKind checks that err is a *failure.Error of kind k that errors.Is matches.
+func mmKind(t testing.TB, what string, err error, k failure.Kind) {
 	t.Helper()
-	var e *Error
+	var e *failure.Error
 	if !errors.As(err, &e) || e.Kind != k || !errors.Is(err, k) {
 		t.Fatalf("%s: error %v, want a %v error", what, err, k)
 	}
@@ -242,7 +246,7 @@ func mmWaitNonZero(v *View, off int, seen *atomic.Uint32) *mmProgram {
 // and real time under each wait policy.
 func mmConfigs() []Config {
 	configs := []Config{{Mode: Simulated}}
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		configs = append(configs, Config{Mode: RealTime, Wait: w})
 	}
 	return configs
@@ -269,7 +273,7 @@ const (
 // 64-byte aligned, ... unmapped only when released."
 func TestMemoryBuffersAreSharedAnonymousMappingsUnmappedOnRelease(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	const size = 1237 * 4096 // a size no other mapping of the test binary has
 	before, _ := mmSharedMappings(t, size)
 	b := mmAlloc(t, p, size)
@@ -296,15 +300,15 @@ func TestMemoryBuffersAreSharedAnonymousMappingsUnmappedOnRelease(t *testing.T) 
 // every family.
 func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	gpu, npu := f.First(GPU), f.First(NPU)
 	var charged int64
 	for _, size := range []int{1, 4, 63, 64, 65, 100, 128, 4095, 4096, 4097, 1 << 20} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			b := mmAlloc(t, p, size)
 			want := (size + 63) / 64 * 64
-			if b.Size() != want || b.Size()%64 != 0 {
-				t.Errorf("Allocate(%d).Size() = %d, want %d (whole 64-byte lines)", size, b.Size(), want)
+			if b.region.Len() != want || b.region.Len()%64 != 0 {
+				t.Errorf("Allocate(%d) made %d bytes, want %d (whole 64-byte lines)", size, b.region.Len(), want)
 			}
 			charged += int64(want)
 			mmCharged(t, f, charged, 0)
@@ -312,7 +316,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 				t.Errorf("alloc events of buffer %d: %+v, want one with B=%d", b.ID(), evs, want)
 			}
 			gv, nv := mmView(t, b, gpu, AQL), mmView(t, b, npu, XDNA)
-			for off := 0; off < b.Size(); off += 4 {
+			for off := 0; off < b.region.Len(); off += 4 {
 				if b.HostLoad(off) != 0 || gv.Load(off) != 0 || nv.Load(off) != 0 {
 					t.Fatalf("word %d of a fresh %d-byte buffer is not zero (host %d, gpu %d, npu %d)", off, size, b.HostLoad(off), gv.Load(off), nv.Load(off))
 				}
@@ -321,14 +325,14 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 	}
 	// Memory that held data before is zero when allocated again.
 	b := mmAlloc(t, p, 4096)
-	for off := 0; off < b.Size(); off += 4 {
+	for off := 0; off < b.region.Len(); off += 4 {
 		b.storeWord(off, 0xdeadbeef)
 	}
 	if err := b.Release(); err != nil {
 		t.Fatal(err)
 	}
 	b = mmAlloc(t, p, 4096)
-	for off := 0; off < b.Size(); off += 4 {
+	for off := 0; off < b.region.Len(); off += 4 {
 		if b.HostLoad(off) != 0 {
 			t.Fatalf("word %d of a reallocated buffer reads %#x, want 0", off, b.HostLoad(off))
 		}
@@ -345,7 +349,7 @@ func TestMemoryBuffersAreWholeLinesAndZeroed(t *testing.T) {
 // has not released yet.
 func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 	f := mmFabric(t, Config{})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	gpu, npu := f.First(GPU), f.First(NPU)
 	b := mmAlloc(t, p, 128)
 	gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
@@ -409,14 +413,14 @@ func TestMemoryConcurrentWordsAreAtomic(t *testing.T) {
 func TestMemoryCoherentGPUFamiliesActOnMemoryAtOnce(t *testing.T) {
 	f := mmFabric(t, Config{})
 	gpu, npu := f.First(GPU), f.First(NPU)
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	b := mmAlloc(t, p, 256)
 	for i, fam := range slices.Collect(gpu.Families()) {
 		if !p.Coherent(gpu, fam) {
 			t.Errorf("fine-grained profile: %s %s is not coherent", gpu.Name(), fam.Command)
 		}
-		if c, err := b.Coherent(gpu, fam); err != nil || !c {
-			t.Errorf("Buffer.Coherent(%s %s) = %v, %v; want true", gpu.Name(), fam.Command, c, err)
+		if a, err := b.attachment(gpu, fam); err != nil || !a.coherent {
+			t.Errorf("the buffer's attachment to %s %s: %+v, %v; want it coherent", gpu.Name(), fam.Command, a, err)
 		}
 		v := mmView(t, b, gpu, fam.Command)
 		if !v.Coherent() {
@@ -458,8 +462,8 @@ func TestMemoryNonCoherentSeesHostStoreOnlyAfterRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pub.Device() != npu || pub.Family().Command != XDNA {
-		t.Errorf("publication is for %s %s, want %s xdna", pub.Device().Name(), pub.Family().Command, npu.Name())
+	if pub.att.device != npu || pub.att.family.Command != XDNA {
+		t.Errorf("publication is for %s %s, want %s xdna", pub.att.device.Name(), pub.att.family.Command, npu.Name())
 	}
 	mmLoad(t, "prepared, not executed", nv, 0, 0)
 	if err := pub.release(); err != nil {
@@ -501,7 +505,7 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 			prog := mmWaitNonZero(mmView(t, b, npu, XDNA), 0, &seen)
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
 			b.storeWord(0, 3)
-			if ok, err := c.Wait(mmNever); ok || err != nil {
+			if ok, err := c.waitFor(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
 			// On a busy machine the device's thread may not have run in
@@ -512,11 +516,11 @@ func TestMemoryNPUProgramWakesOnlyAfterRelease(t *testing.T) {
 					t.Fatal("the program never ran")
 				}
 			}
-			if ok, err := c.Wait(mmNever); ok || err != nil {
+			if ok, err := c.waitFor(mmNever); ok || err != nil {
 				t.Fatalf("Wait before the release, once the program ran = %v, %v; want a timeout: the NPU must not see the store", ok, err)
 			}
 			mmRelease(t, b, npu, XDNA, 0, 4)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait after the release = %v, %v; want retired", ok, err)
 			}
 			if seen.Load() != 3 {
@@ -537,7 +541,7 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	}})
 	devs := f.Devices()
 	npu0, npu1 := devs[1], devs[2]
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	v0 := mmView(t, b, npu0, XDNA)
 	fams := slices.Collect(npu1.Families())
 	v10, err := b.View(npu1, fams[0])
@@ -575,11 +579,11 @@ func TestMemoryReleaseIsForOneFamilyOnly(t *testing.T) {
 	mmLoad(t, "npu1 family 1, released", v11, 0, 5)
 
 	// A buffer is not shared with a family of a device outside its profile.
-	other := mmAlloc(t, mmProfile(t, f, FineGrained, devs[0], npu0), 64)
+	other := mmAlloc(t, mmProfile(t, f, memory.FineGrained, devs[0], npu0), 64)
 	if _, err := other.View(npu1, fams[0]); err == nil {
 		t.Error("View of a buffer for a device outside its profile succeeded")
 	} else {
-		mmKind(t, "View outside the profile", err, KindInvalid)
+		mmKind(t, "View outside the profile", err, failure.Invalid)
 	}
 	if _, err := other.PrepareHostRelease(npu1, fams[0], 0, 64); err == nil {
 		t.Error("PrepareHostRelease for a device outside the profile succeeded")
@@ -610,7 +614,7 @@ func TestMemoryReleaseOfAnotherRangeDoesNotHelp(t *testing.T) {
 		if _, err := b.PrepareHostRelease(npu, mmFamily(t, npu, XDNA), r[0], r[1]); err == nil {
 			t.Errorf("PrepareHostRelease(%d, %d) of a 192-byte buffer succeeded", r[0], r[1])
 		} else {
-			mmKind(t, fmt.Sprintf("PrepareHostRelease(%d, %d)", r[0], r[1]), err, KindInvalid)
+			mmKind(t, fmt.Sprintf("PrepareHostRelease(%d, %d)", r[0], r[1]), err, failure.Invalid)
 		}
 	}
 }
@@ -646,7 +650,7 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			f := mmFabric(t, Config{Mode: mode})
 			gpu, npu := f.First(GPU), f.First(NPU)
-			b := mmAlloc(t, mmProfile(t, f, FineGrained), 128)
+			b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 128)
 			gv, nv := mmView(t, b, gpu, PM4), mmView(t, b, npu, XDNA)
 			b.storeWord(64, 5)
 			mmRelease(t, b, npu, XDNA, 0, 128) // the NPU sees both lines: zeros, then 5
@@ -667,7 +671,7 @@ func TestMemoryZeroStoresOnlyIntoLinesThatChange(t *testing.T) {
 
 // The protocol's publications matter: skip one and the NPU never sees RUN.
 // host.publish=skip makes a publication succeed without the release, error
-// makes it fail with KindPublish; either way the NPU stays blind, and an
+// makes it fail with failure.Publish; either way the NPU stays blind, and an
 // event says which.
 func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 	f, _, npu, b := mmShared(t, Config{}, 64)
@@ -690,7 +694,7 @@ func TestMemoryHostPublishFaultsLeaveNPUBlind(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = pub.release()
-	mmKind(t, "Execute with host.publish=error", err, KindPublish)
+	mmKind(t, "Execute with host.publish=error", err, failure.Publish)
 	if !strings.Contains(err.Error(), "link down") {
 		t.Errorf("publish error %q does not carry the fault's message", err)
 	}
@@ -872,7 +876,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 				}
 			}}
 			c := mmDispatch(t, mmPrepare(t, npu, XDNA, prog, 0, b))
-			if ok, _ := c.Wait(mmNever); ok {
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("the program retired without the host's go")
 			}
 			select {
@@ -884,7 +888,7 @@ func TestMemoryNPUProgramStoreReachesGPUOnDrain(t *testing.T) {
 			mmHost(t, "host, the NPU stored but did not drain", b, 64, 0)
 			b.storeWord(0, 1)
 			mmRelease(t, b, npu, XDNA, 0, 64)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			mmLoad(t, "GPU after the drain", gv, 64, 42)
@@ -904,7 +908,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 || ps[0].Kind() != CoarseGrained {
+	if len(ps) != 1 || ps[0].Kind() != memory.CoarseGrained {
 		t.Fatalf("profiles without fine-grained memory: %v, want [coarse-grained]", mmKinds(ps))
 	}
 	p := ps[0]
@@ -914,8 +918,8 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 			if p.Coherent(d, fam) {
 				t.Errorf("coarse-grained: %s %s is coherent", d.Name(), fam.Command)
 			}
-			if c, err := b.Coherent(d, fam); err != nil || c {
-				t.Errorf("coarse-grained Buffer.Coherent(%s %s) = %v, %v", d.Name(), fam.Command, c, err)
+			if a, err := b.attachment(d, fam); err != nil || a.coherent {
+				t.Errorf("coarse-grained buffer's attachment to %s %s: %+v, %v; want it non-coherent", d.Name(), fam.Command, a, err)
 			}
 		}
 	}
@@ -941,7 +945,7 @@ func TestMemoryCoarseGrainedEveryFamilyNonCoherent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := mmKinds(ps); len(k) != 2 || k[0] != FineGrained || k[1] != CoarseGrained {
+	if k := mmKinds(ps); len(k) != 2 || k[0] != memory.FineGrained || k[1] != memory.CoarseGrained {
 		t.Errorf("default host-accessible profiles %v, want [fine-grained coarse-grained]", k)
 	}
 	for _, d := range g.Devices() {
@@ -963,7 +967,7 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range host {
-			if p.Kind() == DeviceLocal {
+			if p.Kind() == memory.DeviceLocal {
 				t.Errorf("NoFineGrained=%v: device-local offered with host access: %v", noFine, mmKinds(host))
 			}
 		}
@@ -971,14 +975,14 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(all) != len(host)+1 || all[len(all)-1].Kind() != DeviceLocal {
+		if len(all) != len(host)+1 || all[len(all)-1].Kind() != memory.DeviceLocal {
 			t.Fatalf("NoFineGrained=%v: profiles without host access %v, want %v then device-local", noFine, mmKinds(all), mmKinds(host))
 		}
 		before := f.Budget().State()
 		if _, err := all[len(all)-1].Allocate(64, nil, 0); err == nil {
 			t.Error("allocating host memory from the device-local profile succeeded")
 		} else {
-			mmKind(t, "device-local Allocate", err, KindUnsupported)
+			mmKind(t, "device-local Allocate", err, failure.Unsupported)
 		}
 		if after := f.Budget().State(); after != before {
 			t.Errorf("a refused device-local allocation changed the budget: %+v -> %+v", before, after)
@@ -996,10 +1000,10 @@ func TestMemoryDeviceLocalNotOfferedWithHostAccess(t *testing.T) {
 
 // "A memory.Budget has a limit in bytes; allocations charge it, releases
 // return it": charged per allocation rounded to lines, refused over the
-// limit with a KindBudget error that changes nothing.
+// limit with a failure.Budget error that changes nothing.
 func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	f := mmFabric(t, Config{Budget: 256})
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	a := mmAlloc(t, p, 1) // 64
 	mmCharged(t, f, 64, 0)
 	b := mmAlloc(t, p, 100) // 128
@@ -1009,7 +1013,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if err == nil {
 		t.Fatal("an allocation over the budget succeeded")
 	}
-	mmKind(t, "Allocate over the budget", err, KindBudget)
+	mmKind(t, "Allocate over the budget", err, failure.Budget)
 	mmCharged(t, f, 192, 0)
 	if evs := f.Events().Events(func(e *event.Event) bool { return e.Kind == evAllocFailed }); len(evs) != 1 || evs[0].B != 128 {
 		t.Errorf("alloc.failed events %+v, want one of 128 bytes", evs)
@@ -1020,7 +1024,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if _, err := p.Allocate(1, nil, 0); err == nil {
 		t.Fatal("an allocation over a full budget succeeded")
 	} else {
-		mmKind(t, "Allocate over a full budget", err, KindBudget)
+		mmKind(t, "Allocate over a full budget", err, failure.Budget)
 	}
 	if st := f.Budget().State(); st.Limit != 256 {
 		t.Errorf("budget limit %d, want 256", st.Limit)
@@ -1038,7 +1042,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if err := a.Release(); err == nil {
 		t.Error("releasing a buffer twice succeeded")
 	} else {
-		mmKind(t, "second Release", err, KindBusy)
+		mmKind(t, "second Release", err, failure.Busy)
 	}
 	mmCharged(t, f, 0, 0)
 
@@ -1056,7 +1060,7 @@ func TestMemoryBudgetChargesWholeLinesAndRefusesOverLimit(t *testing.T) {
 	if _, err := p.Allocate(0, nil, 0); err == nil {
 		t.Error("Allocate(0) succeeded")
 	} else {
-		mmKind(t, "Allocate(0)", err, KindInvalid)
+		mmKind(t, "Allocate(0)", err, failure.Invalid)
 	}
 }
 
@@ -1067,7 +1071,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 		t.Run(mmName(cfg), func(t *testing.T) {
 			f := mmFabric(t, cfg)
 			gpu := f.First(GPU)
-			p := mmProfile(t, f, FineGrained)
+			p := mmProfile(t, f, memory.FineGrained)
 			b := mmAlloc(t, p, 128)
 			unreached := mmAlloc(t, p, 64)
 			var seen atomic.Uint32
@@ -1077,12 +1081,12 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			}
 			c := mmDispatch(t, pp)
 			err := b.Release()
-			mmKind(t, "Release while reachable (just dispatched)", err, KindBusy)
-			if ok, _ := c.Wait(mmNever); ok {
+			mmKind(t, "Release while reachable (just dispatched)", err, failure.Busy)
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("the program retired on its own")
 			}
 			err = b.Release()
-			mmKind(t, "Release while reachable (waiting)", err, KindBusy)
+			mmKind(t, "Release while reachable (waiting)", err, failure.Busy)
 			if !strings.Contains(err.Error(), "reachable") {
 				t.Errorf("refusal %q does not say the buffer is reachable", err)
 			}
@@ -1095,7 +1099,7 @@ func TestMemoryReleaseRefusedWhileReachableProgramRuns(t *testing.T) {
 			mmCharged(t, f, 192, 0)
 			// The memory is still mapped and usable.
 			b.storeWord(64, 77)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			if seen.Load() != 77 {
@@ -1125,14 +1129,14 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 		t.Run(mmName(cfg), func(t *testing.T) {
 			f := mmFabric(t, cfg)
 			gpu, npu := f.First(GPU), f.First(NPU)
-			p := mmProfile(t, f, FineGrained)
+			p := mmProfile(t, f, memory.FineGrained)
 			const size = 1239 * 4096
 			before, _ := mmSharedMappings(t, size)
 			b := mmAlloc(t, p, size)
 			line := mmAlloc(t, p, 64)
 			hang := &mmProgram{step: func(program.Env) program.Next { return program.Hang() }}
 			c := mmDispatch(t, mmPrepare(t, gpu, PM4, hang, 99, b, line))
-			if ok, _ := c.Wait(mmNever); ok {
+			if ok, _ := c.waitFor(mmNever); ok {
 				t.Fatal("a hanging program retired")
 			}
 			total := int64(size + 64)
@@ -1145,7 +1149,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if err := b.Release(); err == nil {
 				t.Fatal("Release of quarantined memory succeeded")
 			} else {
-				mmKind(t, "Release of quarantined memory", err, KindBusy)
+				mmKind(t, "Release of quarantined memory", err, failure.Busy)
 			}
 			if n, _ := mmSharedMappings(t, size); n != before+1 {
 				t.Errorf("quarantined buffer: %d mappings of its size, want %d (still mapped)", n, before+1)
@@ -1160,14 +1164,14 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 			if _, err := np.Dispatch(); err == nil {
 				t.Error("a dispatch to a device held by a quarantine was accepted")
 			} else {
-				mmKind(t, "Dispatch to a held device", err, KindBusy)
+				mmKind(t, "Dispatch to a held device", err, failure.Busy)
 			}
 
 			gpu.Reset()
-			if ok, err := c.Wait(mmSoon); !ok || err == nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err == nil {
 				t.Errorf("completion of the reset program: %v, %v; want retired with a reset error", ok, err)
 			} else {
-				mmKind(t, "reset program", err, KindDevice)
+				mmKind(t, "reset program", err, failure.Device)
 			}
 			mmCharged(t, f, total, total) // the NPU was not reset yet
 			if qs := f.Quarantines(); len(qs) != 1 || strings.Join(qs[0].Waiting, ",") != "npu0" {
@@ -1203,7 +1207,7 @@ func TestMemoryQuarantinedMemoryStaysMappedAndCharged(t *testing.T) {
 func TestMemoryFirstHostStoreHiddenFromConcurrentReader(t *testing.T) {
 	f := mmFabric(t, Config{})
 	npu := f.First(NPU)
-	p := mmProfile(t, f, FineGrained)
+	p := mmProfile(t, f, memory.FineGrained)
 	xdna := mmFamily(t, npu, XDNA)
 	var cur atomic.Pointer[View]
 	var stop atomic.Bool

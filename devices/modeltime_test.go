@@ -1,9 +1,11 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -54,22 +56,22 @@ func (p *napper) Step(env program.Env) program.Next {
 // after a latency begins at the latency's end, never sooner, and exactly
 // there whenever the device noticed it within wakeSlack. On a loaded
 // machine a device may notice late; across many rounds, some must end
-// exactly on the model's time, except under WaitBlock, whose timers fire
+// exactly on the model's time, except under wait.Block, whose timers fire
 // up to a timerSlack late and so always begin the next burst when they do.
 func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
 	const nap = 20 * time.Microsecond
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		t.Run(w.String(), func(t *testing.T) {
 			// Many rounds where a round is a nap (20 ms in all), so that
 			// a loaded machine still wakes some within wakeSlack; under
 			// block a round is a timer's millisecond, and fewer suffice.
 			rounds := 1000
-			if w == WaitBlock {
+			if w == wait.Block {
 				rounds = 50
 			}
 			f := mmFabric(t, Config{Mode: RealTime, Wait: w, Timing: program.Timing{Completion: time.Microsecond}})
 			c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &napper{rounds: rounds, nap: nap}, 7))
-			if ok, err := c.Wait(time.Minute); !ok || err != nil {
+			if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 				t.Fatalf("napper did not retire: ok=%v err=%v", ok, err)
 			}
 			ticks := f.Events().Events(func(e *event.Event) bool { return e.A != 0 && e.Kind == evTick })
@@ -92,7 +94,7 @@ func TestTimedRealTimeDeviceKeepsTheModelsInstants(t *testing.T) {
 					exact++
 				}
 			}
-			if exact == 0 && w != WaitBlock {
+			if exact == 0 && w != wait.Block {
 				t.Errorf("no burst of %d began at the end of the latency before it: the device does not resume at the model's instants", rounds-1)
 			}
 		})

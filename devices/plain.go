@@ -1,11 +1,12 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/program"
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // poller polls until done is set, then retires.
@@ -44,12 +45,12 @@ func dispatchPoller(t *testing.T, f *Fabric, done *atomic.Bool) (*poller, *Compl
 // processor, and it still retires once what it waits for happens: after
 // its polling budget under the hybrid policy, at once under block.
 func TestRealTimePollingProgramNapsAndFinishes(t *testing.T) {
-	for _, w := range []WaitPolicy{WaitHybrid, WaitBlock} {
+	for _, w := range []wait.Policy{wait.Hybrid, wait.Block} {
 		t.Run(w.String(), func(t *testing.T) { testPollerNaps(t, w) })
 	}
 }
 
-func testPollerNaps(t *testing.T, w WaitPolicy) {
+func testPollerNaps(t *testing.T, w wait.Policy) {
 	f, err := NewFabric(Config{Mode: RealTime, Wait: w})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func testPollerNaps(t *testing.T, w WaitPolicy) {
 		runtime.Gosched()
 	}
 	done.Store(true)
-	if ok, err := c.Wait(time.Minute); !ok || err != nil {
+	if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
 	}
 }
@@ -82,7 +83,7 @@ func TestSimulatedPollLetsTimePass(t *testing.T) {
 		t.Errorf("%d polls in 100 µs of simulated time, want about one per µs", p.polls)
 	}
 	done.Store(true)
-	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
+	if ok, err := c.waitFor(time.Millisecond); !ok || err != nil {
 		t.Fatalf("the polling program did not retire: ok=%v err=%v", ok, err)
 	}
 }

@@ -1,52 +1,21 @@
 package devices
 
 import (
-	"fmt"
+	"slices"
+
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
-	"slices"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
-// ProfileKind is a way memory can be shared by devices.
-type ProfileKind uint8
-
-// Allocation profile kinds.
-const (
-	// FineGrained host memory: GPU families coherent, NPU families not.
-	FineGrained ProfileKind = iota + 1
-	// CoarseGrained host memory: every family non-coherent.
-	CoarseGrained
-	// DeviceLocal memory: not host-accessible.
-	DeviceLocal
-	// Pinned host memory lent by a GPU's accelerator: that GPU coherent at
-	// system scope, every other family not. The only host profile offered
-	// for devices that include an accelerated GPU.
-	Pinned
-)
-
-// String is the profile's name.
-func (k ProfileKind) String() string {
-	switch k {
-	case FineGrained:
-		return "fine-grained"
-	case CoarseGrained:
-		return "coarse-grained"
-	case DeviceLocal:
-		return "device-local"
-	case Pinned:
-		return "pinned"
-	}
-	return fmt.Sprintf("profile(%d)", uint8(k))
-}
-
 // Profile is one way to allocate memory shared by a set of devices, saying
 // for every (device, family) whether it sees the memory coherently.
 type Profile struct {
-	kind    ProfileKind
+	kind    memory.Kind
 	fabric  *Fabric
 	made    made
 	devices []*Device
@@ -56,24 +25,24 @@ type Profile struct {
 // between devs; with hostAccess only host-accessible ones.
 func (f *Fabric) AllocationProfiles(devs []*Device, hostAccess bool) ([]*Profile, error) {
 	if len(devs) == 0 {
-		return nil, Errorf(KindInvalid, "profiles", "no devices given")
+		return nil, failure.Errorf(failure.Invalid, "profiles", "no devices given")
 	}
 	for _, d := range devs {
 		if d == nil || d.fabric != f {
-			return nil, Errorf(KindInvalid, "profiles", "a device is not part of this fabric")
+			return nil, failure.Errorf(failure.Invalid, "profiles", "a device is not part of this fabric")
 		}
 	}
-	kinds := make([]ProfileKind, 0, 3) // on the stack
+	kinds := make([]memory.Kind, 0, 3) // on the stack
 	switch {
 	case acceleratorOf(devs) != nil:
-		kinds = append(kinds, Pinned) // the accelerator reaches nothing else
+		kinds = append(kinds, memory.Pinned) // the accelerator reaches nothing else
 	case f.fineGrained:
-		kinds = append(kinds, FineGrained, CoarseGrained)
+		kinds = append(kinds, memory.FineGrained, memory.CoarseGrained)
 	default:
-		kinds = append(kinds, CoarseGrained)
+		kinds = append(kinds, memory.CoarseGrained)
 	}
 	if !hostAccess {
-		kinds = append(kinds, DeviceLocal)
+		kinds = append(kinds, memory.DeviceLocal)
 	}
 	// The profiles, their list and the devices they share, made together.
 	profiles := make([]Profile, len(kinds))
@@ -97,17 +66,14 @@ func acceleratorOf(devs []*Device) backend.Accelerator {
 }
 
 // Kind is the profile's kind.
-func (p *Profile) Kind() ProfileKind { return p.kind }
-
-// Devices lists the devices the profile shares memory between.
-func (p *Profile) Devices() []*Device { return append([]*Device(nil), p.devices...) }
+func (p *Profile) Kind() memory.Kind { return p.kind }
 
 // Coherent reports whether family sees memory of this profile coherently.
 func (p *Profile) Coherent(d *Device, family QueueFamily) bool {
-	if p.kind == Pinned {
+	if p.kind == memory.Pinned {
 		return d.accel != nil
 	}
-	return p.kind == FineGrained && d.kind == GPU
+	return p.kind == memory.FineGrained && d.kind == GPU
 }
 
 // Allocate takes size bytes (rounded up to whole lines), zeroed, charged to
@@ -121,27 +87,27 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	if p.made.stale() {
 		return nil, staleError("alloc", "the "+p.kind.String()+" profile")
 	}
-	if p.kind == DeviceLocal {
-		return nil, Errorf(KindUnsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
+	if p.kind == memory.DeviceLocal {
+		return nil, failure.Errorf(failure.Unsupported, "alloc", "device-local memory is not host-accessible; allocate from a host profile")
 	}
 	if size <= 0 || size > maxBuffer {
-		return nil, Errorf(KindInvalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
+		return nil, failure.Errorf(failure.Invalid, "alloc", "cannot allocate %d bytes; give a size from 1 to %d", size, maxBuffer)
 	}
 	if fired := f.hitFault(event.HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
 		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
-		return nil, Errorf(KindDevice, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
+		return nil, failure.Errorf(failure.Device, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
 	made, lineStale := newAllocated(rounded)
 	region, err := &made.region, error(nil) // kept with the buffer
-	if p.kind == Pinned {
+	if p.kind == memory.Pinned {
 		region, err = acceleratorOf(p.devices).Map(rounded)
 	} else {
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
 		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
-		return nil, Errorf(KindDevice, "alloc", "%w", err)
+		return nil, failure.Errorf(failure.Device, "alloc", "%w", err)
 	}
 	b := &made.buffer
 	b.lineStale = lineStale
@@ -162,7 +128,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	// Charge and say so in one step: a subscriber never sees one without the other.
 	f.events.Atomically(func(emit event.EmitFunc) {
 		if st, ok := budget.Charge(int64(rounded)); !ok {
-			err = Errorf(KindBudget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+			err = failure.Errorf(failure.Budget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
 				rounded, st.Charged, st.Limit, st.Quarantined)
 			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return

@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"

@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"slices"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/memory"
 )
@@ -37,7 +38,7 @@ type QuarantineInfo struct {
 
 // Quarantine keeps bufs mapped and charged and holds devs occupied until each
 // of them is reset. It never frees anything. Stale buffers (made before the
-// fabric was renewed) are refused with KindStale, and then nothing is held.
+// fabric was renewed) are refused with failure.Stale, and then nothing is held.
 func (f *Fabric) Quarantine(owner uint64, label string, devs []*Device, bufs []*Buffer) error {
 	for _, b := range bufs {
 		if err := b.staleError("quarantine"); err != nil {

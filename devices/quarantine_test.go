@@ -1,11 +1,14 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 )
 
 // A quarantine whose devices were both reset stays in force while a program
@@ -19,7 +22,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 			f.Quarantine(9, "test quarantine", []*Device{gpu, npu}, []*Buffer{b})
 			gpu.Reset()
 			// The program waits on a word of its own buffer and can reach b.
-			own := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+			own := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 			var seen atomic.Uint32
 			c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, own, gpu, AQL), 0, &seen), 2, b, own))
 			npu.Reset()
@@ -35,7 +38,7 @@ func TestQuarantineOutlivesResetsWhileAProgramCanReachIt(t *testing.T) {
 				t.Errorf("Release of the kept buffer = %v, want the quarantine refusal", err)
 			}
 			own.storeWord(0, 5) // the program retires
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("the program did not retire: %v, %v", ok, err)
 			}
 			deadline := time.Now().Add(mmSoon) // in real time the device goroutine ends the quarantine
@@ -71,7 +74,7 @@ func TestDispatchRefusesAProgramThatReachesAReleasedBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 			c, err := pp.Dispatch()
-			mmKind(t, "Dispatch after Release", err, KindBusy)
+			mmKind(t, "Dispatch after Release", err, failure.Busy)
 			if c != nil || !strings.Contains(err.Error(), "released") {
 				t.Errorf("Dispatch = %v, %v; want no completion and an error naming the released buffer", c, err)
 			}

@@ -2,24 +2,27 @@ package devices
 
 import (
 	"context"
-	"github.com/residentlua/residentlua/devices/event"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
 
 // realTimeExecutor runs each device on its own goroutine against the wall
-// clock, and its waits pass by the fabric's WaitPolicy. Under WaitHybrid
+// clock, and its waits pass by the fabric's wait.Policy. Under wait.Hybrid
 // (the default) a waiting program polls, and blocks only when the wait
 // lasts longer than spinFor, so that a peer's write is seen within a poll
 // instead of a thread wake-up; on fewer cores than waiters (yields) it hands
 // its processor to any other runnable goroutine between short bursts of
-// polls, so that a 2-core machine is not starved by polling devices. Under WaitSpin it polls without yielding or
-// blocking; under WaitBlock it blocks at once.
+// polls, so that a 2-core machine is not starved by polling devices. Under wait.Spin it polls without yielding or
+// blocking; under wait.Block it blocks at once.
 //
-// Only under WaitSpin are the device goroutines locked to OS threads:
+// Only under wait.Spin are the device goroutines locked to OS threads:
 // runtime.Gosched on a locked thread parks the thread and costs a futex
 // wake-up (tens of microseconds) every time, while on an ordinary goroutine
 // it costs about a hundred nanoseconds where other goroutines wait for a
@@ -27,7 +30,7 @@ import (
 // docs/performance.md has the measurements.
 type realTimeExecutor struct {
 	fabric *Fabric
-	policy WaitPolicy
+	policy wait.Policy
 	// yields says that a hybrid waiter hands its processor to another
 	// goroutine between bursts of polls: only where the process has
 	// fewer usable cores than the fabric's devices and the host. Where it
@@ -85,8 +88,8 @@ type deviceThread struct {
 }
 
 func newRealTimeExecutor(f *Fabric) *realTimeExecutor {
-	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != IdealTiming(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
-	r.yields = f.wait == WaitHybrid && usableCores() < len(f.devices)+1
+	r := &realTimeExecutor{fabric: f, policy: f.wait, timed: f.timing != timing.Ideal(), epoch: time.Now(), collectable: make(chan struct{}, 1), quit: make(chan struct{})}
+	r.yields = f.wait == wait.Hybrid && usableCores() < len(f.devices)+1
 	for range f.devices {
 		t := &deviceThread{exec: r, log: newDeviceLog(&f.events, r.collectable), queue: make(chan *invocation, 1), parker: newParker()}
 		r.devices = append(r.devices, t)
@@ -118,15 +121,15 @@ func (r *realTimeExecutor) changed() {
 	}
 }
 
-// backoff paces a polling loop by a wait policy. Under WaitHybrid it
+// backoff paces a polling loop by a wait policy. Under wait.Hybrid it
 // polls until budget has passed since its first clock read: where it
 // yields, pollsPerYield times back to back between yields of the
 // processor, reading the clock at each yield; otherwise reading the clock
-// every pollsPerClock polls. Under WaitSpin it polls without yielding
+// every pollsPerClock polls. Under wait.Spin it polls without yielding
 // until budget has passed (never, for a budget of forever); under
-// WaitBlock it does not poll.
+// wait.Block it does not poll.
 type backoff struct {
-	policy WaitPolicy
+	policy wait.Policy
 	yields bool // hybrid on fewer cores than waiters (realTimeExecutor.yields)
 	polls  int
 	start  time.Time
@@ -136,7 +139,7 @@ type backoff struct {
 // backoff is a device's backoff for a wait: hybrid polls for budget,
 // spin for as long as the wait lasts.
 func (r *realTimeExecutor) backoff(budget time.Duration) backoff {
-	if r.policy == WaitSpin {
+	if r.policy == wait.Spin {
 		budget = forever
 	}
 	return backoff{policy: r.policy, yields: r.yields, budget: budget}
@@ -145,7 +148,7 @@ func (r *realTimeExecutor) backoff(budget time.Duration) backoff {
 // next is called after each poll that found nothing; it reports whether to
 // keep polling.
 func (b *backoff) next() bool {
-	if b.policy == WaitBlock {
+	if b.policy == wait.Block {
 		return false
 	}
 	b.polls++
@@ -182,7 +185,7 @@ func (r *realTimeExecutor) wait(ctx context.Context, c *Completion, timeout time
 	if r.yields {
 		b.budget = min(hostSpinFor, timeout)
 	}
-	if r.policy == WaitSpin {
+	if r.policy == wait.Spin {
 		b.budget = timeout
 	}
 	for !c.done.Load() {
@@ -247,7 +250,7 @@ func (r *realTimeExecutor) close() {
 
 func (t *deviceThread) loop() {
 	defer t.exec.wg.Done()
-	if t.exec.policy == WaitSpin {
+	if t.exec.policy == wait.Spin {
 		// The goroutine ends without unlocking, which ends the thread too.
 		runtime.LockOSThread()
 	}
@@ -458,7 +461,7 @@ const (
 // backoff for spinFor, then naps, each nap twice the last up to longNap, so
 // that a device watching hardware which makes no progress (a kernel waiting
 // for a decision the host has not made) does not take a processor. Under
-// WaitSpin it never naps; under WaitBlock it naps at once.
+// wait.Spin it never naps; under wait.Block it naps at once.
 type pacer struct {
 	burst backoff
 	nap   time.Duration
@@ -505,7 +508,7 @@ func (t *deviceThread) waitWord(inv *invocation, v program.View, off int, old ui
 
 // sleepUntil waits for the clock to reach at: polling (and, under hybrid,
 // yielding) for the last timerSlack, blocking on a timer before that; under
-// WaitBlock it blocks on the timer all the way, and may end up to a
+// wait.Block it blocks on the timer all the way, and may end up to a
 // timerSlack late. It returns false when the invocation is stopped.
 func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 	polls := 0
@@ -530,11 +533,11 @@ func (t *deviceThread) sleepUntil(inv *invocation, at time.Duration) bool {
 }
 
 // nap is how long sleepUntil blocks when left remains: all of it under
-// WaitBlock, otherwise all but the last timerSlack, and nothing once less
+// wait.Block, otherwise all but the last timerSlack, and nothing once less
 // than twice that remains (the rest is polled).
 func (t *deviceThread) nap(left time.Duration) time.Duration {
 	switch {
-	case t.exec.policy == WaitBlock:
+	case t.exec.policy == wait.Block:
 		return left
 	case left > 2*timerSlack:
 		return left - timerSlack

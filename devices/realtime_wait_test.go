@@ -23,7 +23,7 @@ func TestRealTimeBlockedDevicesWakeOnPublication(t *testing.T) {
 	b.storeWord(0, 1)
 	mmRelease(t, b, npu, XDNA, 0, 64)
 	for _, c := range []*Completion{gdone, ndone} {
-		if ok, err := c.Wait(time.Minute); !ok || err != nil {
+		if ok, err := c.waitFor(time.Minute); !ok || err != nil {
 			t.Fatalf("a blocked device did not finish after the publication: ok=%v err=%v", ok, err)
 		}
 	}

@@ -2,10 +2,13 @@ package devices
 
 import (
 	"context"
-	"github.com/residentlua/residentlua/devices/event"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -15,12 +18,12 @@ import (
 // figures and ids all feed it).
 func simRun(t *testing.T, f *Fabric) uint64 {
 	t.Helper()
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 256)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 256)
 	if err := b.storeWord(0, 7); err != nil {
 		t.Fatal(err)
 	}
 	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
-	if ok, err := c.Wait(time.Millisecond); !ok || err != nil {
+	if ok, err := c.waitFor(time.Millisecond); !ok || err != nil {
 		t.Fatalf("the program did not retire: %v, %v", ok, err)
 	}
 	if err := b.Release(); err != nil {
@@ -70,7 +73,7 @@ func TestRenewedFabricStartsAfresh(t *testing.T) {
 
 // Every handle made before a renewal, its buffers, profiles, prepared
 // programs, views, publications and completions, is refused with a
-// KindStale error, and acts on nothing: not on the buffer the renewed
+// failure.Stale error, and acts on nothing: not on the buffer the renewed
 // fabric makes with the same id, not on its events, budget or devices.
 func TestStaleHandlesAreRefused(t *testing.T) {
 	f, err := NewFabric(Config{Mode: Simulated, Seed: 5, Budget: 1 << 20})
@@ -79,7 +82,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	}
 	defer f.Close()
 	gpu, npu := f.First(GPU), f.First(NPU)
-	profile := mmProfile(t, f, FineGrained)
+	profile := mmProfile(t, f, memory.FineGrained)
 	old := mmAlloc(t, profile, 64) // never released: its memory stays its own
 	if err := old.storeWord(0, 11); err != nil {
 		t.Fatal(err)
@@ -95,7 +98,7 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	if err := f.Renew(Config{Mode: Simulated, Seed: 5, Budget: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	fresh := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	fresh := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	if fresh.ID() != old.ID() {
 		t.Fatalf("the renewed fabric's first buffer is %d, the stale one %d: the test needs the ids to meet", fresh.ID(), old.ID())
 	}
@@ -108,19 +111,19 @@ func TestStaleHandlesAreRefused(t *testing.T) {
 	_, dispatchErr := prepared.Dispatch()
 	_, waitErr := running.WaitContext(context.Background(), time.Millisecond)
 	for what, err := range map[string]error{
-		"Zero":                  old.Zero(),
-		"Release":               old.Release(),
-		"View":                  viewErr,
-		"PrepareHostRelease":    pubErr,
-		"Publish":               publishErr(old.Publish(event.Event{}, 0, 99, nil)),
-		"Publish of stale pubs": publishErr(fresh.Publish(event.Event{}, 0, 99, []*Publication{pub})),
-		"Profile.Allocate":      allocErr,
-		"Prepare reaching it":   prepErr,
-		"Dispatch":              dispatchErr,
-		"Completion.Wait":       waitErr,
-		"Quarantine":            f.Quarantine(1, "stale", []*Device{gpu}, []*Buffer{old}),
+		"Zero":                   old.Zero(),
+		"Release":                old.Release(),
+		"View":                   viewErr,
+		"PrepareHostRelease":     pubErr,
+		"Publish":                publishErr(old.Publish(event.Event{}, 0, 99, nil)),
+		"Publish of stale pubs":  publishErr(fresh.Publish(event.Event{}, 0, 99, []*Publication{pub})),
+		"Profile.Allocate":       allocErr,
+		"Prepare reaching it":    prepErr,
+		"Dispatch":               dispatchErr,
+		"Completion.WaitContext": waitErr,
+		"Quarantine":             f.Quarantine(1, "stale", []*Device{gpu}, []*Buffer{old}),
 	} {
-		mmKind(t, what, err, KindStale)
+		mmKind(t, what, err, failure.Stale)
 		if !strings.Contains(err.Error(), "renewed") {
 			t.Errorf("%s: %q does not say the fabric was renewed", what, err)
 		}
@@ -153,14 +156,14 @@ func TestRenewRefusesOtherDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	for _, cfg := range []Config{
 		{Mode: Simulated, Devices: []DeviceConfig{{Kind: GPU, Families: []Command{AQL}}}},
 		{Mode: Simulated, Devices: []DeviceConfig{{Name: "other", Kind: GPU, Families: []Command{PM4, AQL}}, {Kind: NPU, Families: []Command{XDNA}}}},
 		{Mode: Simulated, Budget: -1},
 	} {
 		err := f.Renew(cfg)
-		mmKind(t, "Renew", err, KindInvalid)
+		mmKind(t, "Renew", err, failure.Invalid)
 	}
 	if g := f.generation.Load(); g != 0 {
 		t.Errorf("a refused Renew moved the generation to %d", g)
@@ -179,9 +182,9 @@ func TestRenewedRealTimeFabricRuns(t *testing.T) {
 	}
 	defer f.Close()
 	for round := range 3 {
-		b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+		b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 		c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, &mmProgram{step: func(program.Env) program.Next { return program.Retire(nil) }}, 1, b))
-		if ok, err := c.Wait(mmSoon); !ok || err != nil {
+		if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 			t.Fatalf("round %d: the program did not retire: %v, %v", round, ok, err)
 		}
 		if err := b.Release(); err != nil {

@@ -2,11 +2,12 @@ package devices
 
 import (
 	"context"
-	"github.com/residentlua/residentlua/devices/choice"
-	"github.com/residentlua/residentlua/devices/event"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/choice"
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/internal/slot"

@@ -1,9 +1,10 @@
 package devices
 
 import (
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/event"
 
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -52,7 +53,7 @@ func TestAProgramHitsOnlyItsOwnSites(t *testing.T) {
 	}
 	p := &declaring{own: []fault.Site{testMine}, hit: []fault.Site{testMine, testTheirs, fault.GPURun}}
 	c := mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, p, 1))
-	if ok, err := c.Wait(time.Second); !ok || err != nil {
+	if ok, err := c.waitFor(time.Second); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v", ok, err)
 	}
 	if want := []fault.Action{fault.Skip, fault.None, fault.Delay}; len(p.fired) != 3 || p.fired[0] != want[0] || p.fired[1] != want[1] || p.fired[2] != want[2] {
@@ -63,7 +64,7 @@ func TestAProgramHitsOnlyItsOwnSites(t *testing.T) {
 	}
 	undeclared := &declaring{hit: []fault.Site{testMine}}
 	c = mmDispatch(t, mmPrepare(t, f.First(GPU), AQL, undeclared, 2))
-	if ok, err := c.Wait(time.Second); !ok || err != nil {
+	if ok, err := c.waitFor(time.Second); !ok || err != nil {
 		t.Fatalf("Wait = %v, %v", ok, err)
 	}
 	if undeclared.fired[0] != fault.None {

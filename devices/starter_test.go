@@ -6,8 +6,10 @@ package devices
 import (
 	"errors"
 	"fmt"
-	"github.com/residentlua/residentlua/devices/event"
 	"testing"
+
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -53,7 +55,7 @@ func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
 				t.Errorf("Prepared.Program is %v, want the program prepared", pp.Program())
 			}
 			c := mmDispatch(t, pp)
-			if ok, err := c.Wait(mmSoon); !ok || err != nil {
+			if ok, err := c.waitFor(mmSoon); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want retired", ok, err)
 			}
 			if p.started != 1 || p.startDev != gpu.Name() || p.stepped || p.steps != 1 {
@@ -63,20 +65,20 @@ func TestStarterStartsOnceBeforeTheFirstStep(t *testing.T) {
 	}
 }
 
-// A Start that fails rejects the dispatch: an *Error as it is, any other
+// A Start that fails rejects the dispatch: a *failure.Error as it is, any other
 // error wrapped in a device error that names the device. The program never
 // steps, the device stays free, and a reject event says why.
 func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 	cause := errors.New("no streams left")
-	own := Errorf(KindUnsupported, "dispatch", "the hardware is asleep")
+	own := failure.Errorf(failure.Unsupported, "dispatch", "the hardware is asleep")
 	for _, tc := range []struct {
 		name string
 		err  error
-		kind ErrorKind
+		kind failure.Kind
 		msg  string
 	}{
-		{"plain error", cause, KindDevice, "gpu0 could not start the program: no streams left"},
-		{"device error", own, KindUnsupported, "the hardware is asleep"},
+		{"plain error", cause, failure.Device, "gpu0 could not start the program: no streams left"},
+		{"device error", own, failure.Unsupported, "the hardware is asleep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := mmFabric(t, Config{})
@@ -87,7 +89,7 @@ func TestStarterFailureRejectsTheDispatch(t *testing.T) {
 				t.Fatal("a dispatch whose Start failed returned a completion")
 			}
 			mmKind(t, "Dispatch", err, tc.kind)
-			if !errors.Is(err, tc.err) || err.(*Error).Message != tc.msg {
+			if !errors.Is(err, tc.err) || err.(*failure.Error).Message != tc.msg {
 				t.Errorf("Dispatch error %v, want %q wrapping %v", err, tc.msg, tc.err)
 			}
 			if gpu.Occupied() {
@@ -112,9 +114,9 @@ func TestEnvResetErrorIsTheResetError(t *testing.T) {
 	gpu := f.First(GPU)
 	p := &starterProgram{retire: func(env program.Env) error { return env.ResetError() }}
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, p, 1))
-	_, err := c.Wait(mmSoon)
-	mmKind(t, "the program's retirement", err, KindDevice)
-	if want := fmt.Sprintf("%s was reset while invocation %d was running", gpu.Name(), c.ID()); err.(*Error).Message != want {
-		t.Errorf("ResetError says %q, want %q", err.(*Error).Message, want)
+	_, err := c.waitFor(mmSoon)
+	mmKind(t, "the program's retirement", err, failure.Device)
+	if want := fmt.Sprintf("%s was reset while invocation %d was running", gpu.Name(), c.ID()); err.(*failure.Error).Message != want {
+		t.Errorf("ResetError says %q, want %q", err.(*failure.Error).Message, want)
 	}
 }

@@ -6,14 +6,22 @@ package devices
 import (
 	"context"
 	"errors"
-	"github.com/residentlua/residentlua/devices/event"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/wait"
+
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
+
+// waitFor is c.WaitContext with a context that never ends.
+func (c *Completion) waitFor(timeout time.Duration) (bool, error) {
+	return c.WaitContext(context.Background(), timeout)
+}
 
 // endless dispatches, on d's AQL or XDNA family, a program that steps
 // forever at one instant, emitting an event per step, and returns its
@@ -98,12 +106,12 @@ func TestSimulatedWaitForTheExecutorEndsWithItsContext(t *testing.T) {
 // completion that came first wins over a context that ended; under every
 // wait policy (a spinning host checks its context between bursts of polls).
 func TestRealTimeWaitEndsWithItsContext(t *testing.T) {
-	for _, w := range WaitPolicies() {
+	for _, w := range wait.Policies() {
 		t.Run(w.String(), func(t *testing.T) { testWaitEndsWithContext(t, w) })
 	}
 }
 
-func testWaitEndsWithContext(t *testing.T, w WaitPolicy) {
+func testWaitEndsWithContext(t *testing.T, w wait.Policy) {
 	f := mmFabric(t, Config{Mode: RealTime, Wait: w})
 	gpu := f.First(GPU)
 	gdone := hung(t, gpu)
@@ -126,14 +134,14 @@ func TestSimulatedClockNeverReachesForever(t *testing.T) {
 	f, gpu, _, b := mmShared(t, Config{}, 64)
 	var seen atomic.Uint32
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
-	if ok, err := c.Wait(forever); ok || err != nil {
+	if ok, err := c.waitFor(forever); ok || err != nil {
 		t.Fatalf("Wait(forever) on a program nobody wakes = %v, %v; want false, nil", ok, err)
 	}
 	if now := f.Now(); now != simEnd {
 		t.Fatalf("after Wait(forever) the clock is at %v, want the end of simulated time %v", now, simEnd)
 	}
 	b.storeWord(0, 7)
-	if ok, err := c.Wait(time.Second); !ok || err != nil || seen.Load() != 7 {
+	if ok, err := c.waitFor(time.Second); !ok || err != nil || seen.Load() != 7 {
 		t.Errorf("after the store, Wait = %v, %v (saw %d); want the program to retire at the end of time", ok, err, seen.Load())
 	}
 	f.Advance(forever)
@@ -152,7 +160,7 @@ func TestDispatchDelaysThatOverflowSaturate(t *testing.T) {
 	var seen atomic.Uint32
 	b.storeWord(0, 1) // the program would retire at its first step
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
-	if ok, _ := c.Wait(24 * time.Hour); ok {
+	if ok, _ := c.waitFor(24 * time.Hour); ok {
 		t.Error("a program whose dispatch latency is about 292 years retired within a day")
 	}
 	if starts := f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvStart }); len(starts) != 0 {
@@ -176,7 +184,7 @@ func TestDurationArithmeticSaturates(t *testing.T) {
 // A negative timing figure is refused when the fabric is made.
 func TestNegativeTimingIsRefused(t *testing.T) {
 	_, err := NewFabric(Config{Mode: Simulated, Timing: program.Timing{NPUDMALine: -time.Microsecond}})
-	mmKind(t, "NewFabric with a negative figure", err, KindInvalid)
+	mmKind(t, "NewFabric with a negative figure", err, failure.Invalid)
 	if want := "invalid: timing figure npu_dma_line is -1µs; give zero or more"; err.Error() != want {
 		t.Errorf("error %q does not say %q", err, want)
 	}

@@ -7,6 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/memory"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // withCores sets GOMAXPROCS to n until the test ends, so that NewFabric
@@ -29,31 +33,14 @@ func spinnable(t testing.TB, cfg Config) {
 	withCores(t, max(usableCores(), n+1))
 }
 
-func TestWaitPolicyNamesRoundTrip(t *testing.T) {
-	for _, w := range WaitPolicies() {
-		got, err := ParseWaitPolicy(w.String())
-		if err != nil || got != w {
-			t.Errorf("ParseWaitPolicy(%q) = %v, %v; want %v", w.String(), got, err, w)
-		}
-	}
-	if WaitPolicy(0) != WaitHybrid || WaitPolicies()[0] != WaitHybrid {
-		t.Errorf("the zero policy is %v and the first listed %v; want hybrid, the default", WaitPolicy(0), WaitPolicies()[0])
-	}
-	_, err := ParseWaitPolicy("busy")
-	var de *Error
-	if !errors.As(err, &de) || de.Kind != KindInvalid || !strings.Contains(err.Error(), `"spin", "hybrid" or "block"`) {
-		t.Errorf("ParseWaitPolicy(\"busy\") = %v; want an invalid error naming the three policies", err)
-	}
-}
-
 // Spin needs a core for every device and one for the host; otherwise
 // NewFabric says how many it needs, how many there are, and what to use.
 // Other policies, and spin in simulated time, need none.
 func TestSpinNeedsACorePerParticipant(t *testing.T) {
 	withCores(t, 2)
-	_, err := NewFabric(Config{Mode: RealTime, Wait: WaitSpin})
-	var de *Error
-	if !errors.As(err, &de) || de.Kind != KindInvalid {
+	_, err := NewFabric(Config{Mode: RealTime, Wait: wait.Spin})
+	var de *failure.Error
+	if !errors.As(err, &de) || de.Kind != failure.Invalid {
 		t.Fatalf("spin with 2 devices on 2 cores: %v; want an invalid error", err)
 	}
 	for _, want := range []string{"3 spinning participants", "2 devices and the waiting host", "2 are usable", "hybrid"} {
@@ -63,10 +50,10 @@ func TestSpinNeedsACorePerParticipant(t *testing.T) {
 	}
 	one := []DeviceConfig{{Name: "gpu0", Kind: GPU, Families: []Command{AQL}}}
 	for _, cfg := range []Config{
-		{Mode: RealTime, Wait: WaitSpin, Devices: one},
-		{Mode: RealTime, Wait: WaitHybrid},
-		{Mode: RealTime, Wait: WaitBlock},
-		{Mode: Simulated, Wait: WaitSpin},
+		{Mode: RealTime, Wait: wait.Spin, Devices: one},
+		{Mode: RealTime, Wait: wait.Hybrid},
+		{Mode: RealTime, Wait: wait.Block},
+		{Mode: Simulated, Wait: wait.Spin},
 	} {
 		f, err := NewFabric(cfg)
 		if err != nil {
@@ -78,7 +65,7 @@ func TestSpinNeedsACorePerParticipant(t *testing.T) {
 		}
 		f.Close()
 	}
-	if _, err := NewFabric(Config{Mode: RealTime, Wait: WaitPolicy(9)}); !errors.As(err, &de) || de.Kind != KindInvalid {
+	if _, err := NewFabric(Config{Mode: RealTime, Wait: wait.Policy(9)}); !errors.As(err, &de) || de.Kind != failure.Invalid {
 		t.Errorf("an unknown policy: %v; want an invalid error", err)
 	}
 }
@@ -88,11 +75,11 @@ func TestSpinNeedsACorePerParticipant(t *testing.T) {
 // two bursts and a yield where it yields, after twice pollsPerClock polls
 // otherwise.
 func TestBackoffByPolicy(t *testing.T) {
-	block := backoff{policy: WaitBlock, budget: time.Hour}
+	block := backoff{policy: wait.Block, budget: time.Hour}
 	if block.next() {
 		t.Error("block polled; want it to block at once")
 	}
-	spin := backoff{policy: WaitSpin, budget: forever}
+	spin := backoff{policy: wait.Spin, budget: forever}
 	for i := 0; i < 100*pollsPerYield; i++ {
 		if !spin.next() {
 			t.Fatalf("spin stopped polling after %d polls; want it to poll while the wait lasts", i)
@@ -102,7 +89,7 @@ func TestBackoffByPolicy(t *testing.T) {
 		yields bool
 		want   int
 	}{{true, 2 * pollsPerYield}, {false, 2 * pollsPerClock}} {
-		hybrid := backoff{policy: WaitHybrid, yields: tc.yields}
+		hybrid := backoff{policy: wait.Hybrid, yields: tc.yields}
 		polls := 1
 		for hybrid.next() {
 			polls++
@@ -117,19 +104,19 @@ func TestBackoffByPolicy(t *testing.T) {
 // no one writes is reset, and an idle device's thread ends too (Close
 // waits for every device goroutine).
 func TestSpinFabricCloseEndsItsThreads(t *testing.T) {
-	cfg := Config{Mode: RealTime, Wait: WaitSpin}
+	cfg := Config{Mode: RealTime, Wait: wait.Spin}
 	spinnable(t, cfg)
 	f, err := NewFabric(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gpu := f.First(GPU)
-	b := mmAlloc(t, mmProfile(t, f, FineGrained), 64)
+	b := mmAlloc(t, mmProfile(t, f, memory.FineGrained), 64)
 	var seen atomic.Uint32
 	c := mmDispatch(t, mmPrepare(t, gpu, AQL, mmWaitNonZero(mmView(t, b, gpu, AQL), 0, &seen), 1, b))
 	f.Close()
 	done, err := c.IsComplete()
-	var de *Error
+	var de *failure.Error
 	if !done || !errors.As(err, &de) || de.Op != "reset" {
 		t.Errorf("after Close the spinning program is done=%v with %v; want it reset", done, err)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -48,7 +50,7 @@ type runRecord struct {
 // quarantine.
 func recordScript(t *testing.T, seed uint64, faults map[fault.Site]string) runRecord {
 	t.Helper()
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: devices.PublishedTiming(), EventCapacity: 1 << 20})
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: seed, Timing: timing.Published(), EventCapacity: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +253,7 @@ func dispatchPattern(t *testing.T, seed uint64) string {
 	for range 16 {
 		s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
 		if err := s.SubmitGPU(); err != nil {
-			wantErrMentions(t, "SubmitGPU", err, devices.KindDevice, "coin")
+			wantErrMentions(t, "SubmitGPU", err, failure.Device, "coin")
 			b.WriteByte('x')
 		} else {
 			b.WriteByte('.')

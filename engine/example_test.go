@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -148,7 +149,7 @@ func ExampleSession_renewedFabric() {
 	}
 	fmt.Println("same id:", s.ID() == old.ID())
 	err = old.SubmitGPU()
-	fmt.Println("stale:", errors.Is(err, devices.KindStale))
+	fmt.Println("stale:", errors.Is(err, failure.Stale))
 	fmt.Println(err)
 	fmt.Println("new session:", s.State())
 	// Output:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -126,7 +127,7 @@ func TestExchangeShapesAreValidated(t *testing.T) {
 		if _, err := newExchangeSession(w.gpu, w.npu, cfg); err == nil {
 			t.Errorf("newExchangeSession(%+v) succeeded", cfg)
 		} else {
-			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, devices.KindInvalid)
+			wantErrMentions(t, fmt.Sprintf("newExchangeSession(%+v)", cfg), err, failure.Invalid)
 		}
 	}
 	if n := len(w.f.Events().Events(func(e *event.Event) bool { return e.Kind == oracle.EvSubmit || e.Kind == event.EvDispatch })); n != 0 {

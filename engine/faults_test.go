@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -68,7 +69,7 @@ func (x *faultRun) waitForError(t *testing.T, s *Session) error {
 // quarantined with both devices held and all its memory still charged.
 func (x *faultRun) quarantined(t *testing.T, s *Session) {
 	t.Helper()
-	bytes := int64(s.startup.line.Size() + exchangeOf(s).Payload().Size())
+	bytes := int64(s.startup.line.Region().Len() + exchangeOf(s).Payload().Region().Len())
 	if out := s.CloseWithin(t.Context(), x.short); out != Quarantined {
 		logEvents(t, x.f, events(x.f, s.ID()))
 		t.Fatalf("Close = %v, want quarantined", out)
@@ -194,7 +195,7 @@ func faultCases() []faultCase {
 				t.Fatalf("submitting the peer: %v", err)
 			}
 			err := submit(s, true)
-			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "queue full", dev.Name())
+			wantErrMentions(t, "rejected submit", err, failure.Device, "queue full", dev.Name())
 			if s.Decision() != oracle.StartupAbort {
 				t.Errorf("oracle.Decision() = %d after a rejected dispatch, want ABORT", s.Decision())
 			}
@@ -204,8 +205,8 @@ func faultCases() []faultCase {
 			if pub.A != uint64(program.StartupAbort) || pub.B != 0 || len(ret) != 2 || ret[1].A != uint64(participant) || ret[1].B != 1 || pub.Seq > ret[1].Seq {
 				t.Errorf("published %+v, submit returns %+v; want ABORT published before the rejected submit returned", pub, ret)
 			}
-			wantErrMentions(t, "submit again", submit(s, true), devices.KindBusy)
-			wantErrMentions(t, "Start after the rejection", s.Start(), devices.KindBusy)
+			wantErrMentions(t, "submit again", submit(s, true), failure.Busy)
+			wantErrMentions(t, "Start after the rejection", s.Start(), failure.Busy)
 			if ok, err := s.Wait(longWait); !ok || err != nil {
 				t.Fatalf("Wait = %v, %v; want the peer retired after ABORT", ok, err)
 			}
@@ -225,11 +226,11 @@ func faultCases() []faultCase {
 		add(side.name+".dispatch/error/first", side.dispatch, "error", func(t *testing.T, x *faultRun) {
 			s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.PM4))
 			err := submit(s, true)
-			wantErrMentions(t, "rejected submit", err, devices.KindDevice, "injected error at "+side.dispatch.String())
+			wantErrMentions(t, "rejected submit", err, failure.Device, "injected error at "+side.dispatch.String())
 			if s.Decision() != oracle.StartupAbort {
 				t.Errorf("oracle.Decision() = %d, want ABORT", s.Decision())
 			}
-			wantErrMentions(t, "peer submit after ABORT", submit(s, false), devices.KindBusy)
+			wantErrMentions(t, "peer submit after ABORT", submit(s, false), failure.Busy)
 			if ok, err := s.Wait(x.short); !ok || err != nil {
 				t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 			}
@@ -291,7 +292,7 @@ func faultCases() []faultCase {
 				dev, _ := x.who(gpuSide)
 				start(t, s)
 				err := x.waitForError(t, s)
-				wantErrMentions(t, "Wait after a crash", err, devices.KindDevice, "melted", dev.Name())
+				wantErrMentions(t, "Wait after a crash", err, failure.Device, "melted", dev.Name())
 				wantState(t, s, StatePoisoned)
 				if len(actorEvents(x.f, s.ID(), oracle.EvPoison, nil)) != 1 {
 					t.Error("no poison event")
@@ -364,7 +365,7 @@ func faultCases() []faultCase {
 			if ok {
 				t.Fatal("Wait succeeded despite the completion error")
 			}
-			wantErrMentions(t, "Wait", err, devices.KindDevice, "lost signal", dev.Name())
+			wantErrMentions(t, "Wait", err, failure.Device, "lost signal", dev.Name())
 			wantState(t, s, StatePoisoned)
 			if _, err := s.IsComplete(); err == nil {
 				t.Error("IsComplete reports no error after a completion error")
@@ -415,18 +416,18 @@ func faultCases() []faultCase {
 		x.retired(t, s)
 	})
 
-	// host.publish error: Start fails with KindPublish after recording the
+	// host.publish error: Start fails with failure.Publish after recording the
 	// decision; the session is poisoned and no other decision is published.
 	add("host.publish/error/RUN", fault.HostPublish, "error(pcie down)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, false)
-		wantErrMentions(t, "Start", s.Start(), devices.KindPublish, "pcie down")
+		wantErrMentions(t, "Start", s.Start(), failure.Publish, "pcie down")
 		wantState(t, s, StatePoisoned)
 		if s.Decision() != oracle.StartupRun {
 			t.Errorf("oracle.Decision() = %d, want RUN (recorded before publishing)", s.Decision())
 		}
-		wantErrMentions(t, "Abort after a failed publication", s.Abort(), devices.KindBusy)
-		wantErrMentions(t, "Start again", s.Start(), devices.KindBusy)
+		wantErrMentions(t, "Abort after a failed publication", s.Abort(), failure.Busy)
+		wantErrMentions(t, "Start again", s.Start(), failure.Busy)
 		if e := oneEvent(t, x.f, s.ID(), oracle.EvPublished, nil); e.A != uint64(program.StartupRun) || e.B != 1 {
 			t.Errorf("published event %+v, want RUN failed", e)
 		}
@@ -441,7 +442,7 @@ func faultCases() []faultCase {
 	add("host.publish/error/ABORT", fault.HostPublish, "error", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
 		submitBoth(t, s, true)
-		wantErrMentions(t, "Abort", s.Abort(), devices.KindPublish, "injected error at host.publish")
+		wantErrMentions(t, "Abort", s.Abort(), failure.Publish, "injected error at host.publish")
 		wantState(t, s, StatePoisoned)
 		x.quarantined(t, s)
 		if x.counts.get(s.ID(), oracle.EvDecide) != 1 {
@@ -451,9 +452,9 @@ func faultCases() []faultCase {
 	// Even with no participant to join, a poisoned session is quarantined.
 	add("host.publish/error/ABORT before any submit", fault.HostPublish, "error(bus reset)", func(t *testing.T, x *faultRun) {
 		s := newSession(t, x.f, exchangeConfig(1, 1, 64, devices.AQL))
-		wantErrMentions(t, "Abort", s.Abort(), devices.KindPublish, "bus reset")
+		wantErrMentions(t, "Abort", s.Abort(), failure.Publish, "bus reset")
 		wantState(t, s, StatePoisoned)
-		wantErrMentions(t, "SubmitGPU after a failed publication", s.SubmitGPU(), devices.KindBusy)
+		wantErrMentions(t, "SubmitGPU after a failed publication", s.SubmitGPU(), failure.Busy)
 		if ok, err := s.Wait(x.short); !ok || err != nil {
 			t.Errorf("Wait = %v, %v; want true (nobody to join)", ok, err)
 		}
@@ -495,7 +496,7 @@ func faultCases() []faultCase {
 			if s != nil {
 				t.Fatal("NewExchangeSession returned a session despite the failed allocation")
 			}
-			wantErrMentions(t, "NewExchangeSession", err, devices.KindDevice, "alloc", "out of pinned memory")
+			wantErrMentions(t, "NewExchangeSession", err, failure.Device, "alloc", "out of pinned memory")
 			if st := x.f.Budget().State(); st.Charged != 0 || st.Quarantined != 0 {
 				t.Errorf("budget %+v after a failed session, want nothing charged", st)
 			}
@@ -627,7 +628,7 @@ func TestFaultTermsAreCheckedWhenSet(t *testing.T) {
 	}
 	// The chain in force is the first one: it still rejects one dispatch.
 	s := newSession(t, w.f, exchangeConfig(1, 1, 8, devices.AQL))
-	wantErrMentions(t, "SubmitGPU", s.SubmitGPU(), devices.KindDevice, "first")
+	wantErrMentions(t, "SubmitGPU", s.SubmitGPU(), failure.Device, "first")
 	if out := s.Close(); out != Retired {
 		t.Errorf("Close = %v, want retired", out)
 	}

@@ -15,8 +15,11 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -49,12 +52,12 @@ const longWait = 2 * time.Minute
 
 // realTimeWait is the wait policy of the real-time fabrics the helpers
 // make when the test names none (waitpolicy_test.go changes it).
-var realTimeWait = devices.WaitHybrid
+var realTimeWait = wait.Hybrid
 
 // openFabric makes a fabric of cfg or fails the test.
 func openFabric(t *testing.T, cfg devices.Config) *devices.Fabric {
 	t.Helper()
-	if cfg.Mode == devices.RealTime && cfg.Wait == devices.WaitHybrid {
+	if cfg.Mode == devices.RealTime && cfg.Wait == wait.Hybrid {
 		cfg.Wait = realTimeWait
 	}
 	f, err := devices.NewFabric(cfg)
@@ -134,7 +137,7 @@ type world struct {
 // The test checks the oracle itself (settle, wantNoViolations).
 func newWorld(t *testing.T, mode devices.Mode, seed uint64) *world {
 	t.Helper()
-	return newWorldConfig(t, devices.Config{Mode: mode, Seed: seed, Timing: devices.IdealTiming()})
+	return newWorldConfig(t, devices.Config{Mode: mode, Seed: seed, Timing: timing.Ideal()})
 }
 
 // newWorldConfig is newWorld for a fabric of cfg.
@@ -306,14 +309,14 @@ func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("%s: got %v, which is not %v", what, err, kind)
 	}
-	for _, other := range []error{devices.KindUnsupported, devices.KindBusy, devices.KindDevice, devices.KindPublish, devices.KindBudget, devices.KindInvalid, devices.KindStale} {
+	for _, other := range []error{failure.Unsupported, failure.Busy, failure.Device, failure.Publish, failure.Budget, failure.Invalid, failure.Stale} {
 		if other != kind && errors.Is(err, other) {
 			t.Errorf("%s: %v also matches %v", what, err, other)
 		}
 	}
-	var e *devices.Error
+	var e *failure.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("%s: %v (%T) is not an *devices.Error", what, err, err)
+		t.Fatalf("%s: %v (%T) is not a *failure.Error", what, err, err)
 	}
 	if msg != "" && e.Message != msg {
 		t.Errorf("%s: message %q, want %q", what, e.Message, msg)
@@ -368,9 +371,9 @@ func wantBudget(t *testing.T, f *devices.Fabric, charged, quarantined int64) {
 
 // sessionBytes is the memory a session owns: its startup line and payload.
 func sessionBytes(s *Session) int64 {
-	n := int64(s.startup.line.Size())
+	n := int64(s.startup.line.Region().Len())
 	if x := exchangeOf(s); x != nil {
-		n += int64(x.Payload().Size())
+		n += int64(x.Payload().Region().Len())
 	}
 	return n
 }
@@ -549,7 +552,7 @@ func deviceNames(devs ...*devices.Device) []string {
 	return out
 }
 
-// wantErrMentions requires that err is an *devices.Error of the kind sentinel and of no
+// wantErrMentions requires that err is a *failure.Error of the kind sentinel and of no
 // other kind, whose text contains every one of contains.
 func wantErrMentions(t *testing.T, what string, err, kind error, contains ...string) {
 	t.Helper()
@@ -666,7 +669,7 @@ func errWord(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	var e *devices.Error
+	var e *failure.Error
 	if errors.As(err, &e) {
 		return e.Kind.String()
 	}
@@ -737,7 +740,7 @@ func waitWhileProgressing(s *Session) (bool, error) {
 
 // payloadWords are the words of b as the host loads them.
 func payloadWords(b *devices.Buffer) []uint32 {
-	words := make([]uint32, b.Size()/4)
+	words := make([]uint32, b.Region().Len()/4)
 	for i := range words {
 		words[i] = b.HostLoad(4 * i)
 	}

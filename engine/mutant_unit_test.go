@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
@@ -99,7 +99,7 @@ func oracleInvariant3EngineSkipsAbort(t *testing.T) {
 	setFault(t, f, fault.NPUDispatch, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	noErr(t, "SubmitGPU", s.SubmitGPU())
-	if err := s.SubmitNPU(); !errors.Is(err, devices.KindDevice) {
+	if err := s.SubmitNPU(); !errors.Is(err, failure.Device) {
 		t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 	}
 	v := wantViolation(t, o, 3, s.ID(), oracle.EvSubmitReturn)
@@ -154,7 +154,7 @@ func oracleInvariant9EngineSkipsPublicationPoison(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.HostPublish, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.Abort(); !errors.Is(err, devices.KindPublish) {
+	if err := s.Abort(); !errors.Is(err, failure.Publish) {
 		t.Fatalf("Abort with the publication failing: %v, want a Publish error", err)
 	}
 	wantViolation(t, o, 9, s.ID(), oracle.EvPublished)
@@ -166,7 +166,7 @@ func oracleInvariant9EngineSkipsParticipantPoison(t *testing.T) {
 	setFault(t, f, fault.NPUComplete, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	start(t, s)
-	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindDevice) {
+	if _, err := s.Wait(time.Second); !errors.Is(err, failure.Device) {
 		t.Fatalf("Wait with the NPU failing: %v, want a Device error", err)
 	}
 	wantViolation(t, o, 9, s.ID(), oracle.EvWaitEnd)
@@ -209,7 +209,7 @@ func oracleInvariant10PoisonedMayQuarantineAtOnce(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.HostPublish, "error(test)")
 	s := newSession(t, f, roundsConfig(1))
-	if err := s.Abort(); !errors.Is(err, devices.KindPublish) {
+	if err := s.Abort(); !errors.Is(err, failure.Publish) {
 		t.Fatalf("Abort: %v, want a Publish error", err)
 	}
 	if out := s.Close(); out != Quarantined {
@@ -248,7 +248,7 @@ func oracleInvariant12LateDecision(t *testing.T) {
 	setFault(t, f, fault.HostPublish, "1*error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	submitBoth(t, s, false)
-	if err := s.Start(); !errors.Is(err, devices.KindPublish) {
+	if err := s.Start(); !errors.Is(err, failure.Publish) {
 		t.Fatalf("Start: %v, want a Publish error", err)
 	}
 	if _, err := s.Wait(time.Second); err == nil || !strings.Contains(err.Error(), "undecided") {

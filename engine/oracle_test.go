@@ -12,6 +12,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
@@ -95,7 +96,7 @@ func TestOracleInvariant2EngineRefusesEarlyStart(t *testing.T) {
 	if err := s.SubmitNPU(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); !errors.Is(err, devices.KindBusy) {
+	if err := s.Start(); !errors.Is(err, failure.Busy) {
 		t.Fatalf("Start with the GPU not submitted: %v, want Busy", err)
 	}
 	if s.Close() != Retired {
@@ -149,7 +150,7 @@ func TestOracleInvariant3EngineAborts(t *testing.T) {
 		if err := ok(); err != nil {
 			t.Fatal(err)
 		}
-		if err := rejected(); !errors.Is(err, devices.KindDevice) {
+		if err := rejected(); !errors.Is(err, failure.Device) {
 			t.Fatalf("rejected dispatch returned %v, want a Device error", err)
 		}
 		if s.Decision() != oracle.StartupAbort {
@@ -199,7 +200,7 @@ func TestOracleInvariant4PayloadAfterAbort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := c.Wait(time.Second); !ok || err != nil {
+		if ok, err := c.WaitContext(t.Context(), time.Second); !ok || err != nil {
 			t.Fatalf("wait: %v, %v", ok, err)
 		}
 		v := wantViolation(t, o, 4, s.ID(), kind)
@@ -252,7 +253,7 @@ func TestOracleInvariant5ReleaseWhileReachable(t *testing.T) {
 	}
 	f.Advance(time.Millisecond)
 	// The device layer refuses, but the attempt is the bug.
-	if err := buf.Release(); !errors.Is(err, devices.KindBusy) {
+	if err := buf.Release(); !errors.Is(err, failure.Busy) {
 		t.Fatalf("releasing a reachable buffer returned %v, want Busy", err)
 	}
 	v := wantViolation(t, o, 5, s.ID(), event.EvReleaseRefused)
@@ -550,7 +551,7 @@ func TestOracleInvariant12KeptAfterFailedPublication(t *testing.T) {
 	setFault(t, f, fault.HostPublish, "1*error(test)")
 	s := newSession(t, f, roundsConfig(1))
 	submitBoth(t, s, false)
-	if err := s.Start(); !errors.Is(err, devices.KindPublish) {
+	if err := s.Start(); !errors.Is(err, failure.Publish) {
 		t.Fatalf("Start: %v, want a Publish error", err)
 	}
 	if _, err := s.Wait(time.Second); err != nil && strings.Contains(err.Error(), "undecided") {
@@ -567,7 +568,7 @@ func TestOracleInvariant12KeptAfterFailedPublication(t *testing.T) {
 func TestOracleInvariant12UndecidedBeforeADecision(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, roundsConfig(1))
-	if _, err := s.Wait(time.Second); !errors.Is(err, devices.KindBusy) {
+	if _, err := s.Wait(time.Second); !errors.Is(err, failure.Busy) {
 		t.Fatalf("Wait before a decision: %v, want busy", err)
 	}
 	if len(events(f, s.ID(), oracle.EvUndecided)) != 1 {
@@ -631,7 +632,7 @@ func TestOracleInvariant14KeptWithTwoSessions(t *testing.T) {
 	if err := s1.SubmitGPU(); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "the second session's GPU dispatch", s2.SubmitGPU(), devices.KindBusy, "")
+	wantErr(t, "the second session's GPU dispatch", s2.SubmitGPU(), failure.Busy, "")
 	wantNoViolations(t, o)
 }
 
@@ -872,7 +873,7 @@ func TestOracleSettledAfterQuarantineAndReset(t *testing.T) {
 func TestOracleSettledAfterFailedSession(t *testing.T) {
 	f, o := newOracleFabric(t)
 	setFault(t, f, fault.MemoryAlloc, "1*off->1*error") // the line is made, the payload is not
-	if _, err := newExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, devices.KindDevice) {
+	if _, err := newExchangeSession(f.First(devices.GPU), f.First(devices.NPU), exchange.Default()); !errors.Is(err, failure.Device) {
 		t.Fatalf("making a session with the payload allocation failing: %v, want a Device error", err)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {

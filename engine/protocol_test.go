@@ -15,8 +15,11 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -43,14 +46,14 @@ func TestStartupRefusesWrongDeviceKinds(t *testing.T) {
 			if st != nil {
 				t.Errorf("newStartup returned a startup line with its error")
 			}
-			wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "newStartup", err, failure.Unsupported, "resident startup requires a GPU and an NPU")
 			// Refused before anything was allocated.
 			wantBudget(t, f, 0, 0)
 			if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 				t.Errorf("%d allocations were made before the refusal", n)
 			}
 			_, err = newExchangeSession(devs[tc.gpu], devs[tc.npu], exchange.Default())
-			wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires a GPU and an NPU")
+			wantErr(t, "NewExchangeSession", err, failure.Unsupported, "resident startup requires a GPU and an NPU")
 		})
 	}
 }
@@ -61,13 +64,13 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 		gpu, npu := devicePair(t, f)
 		profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
 		noErr(t, "AllocationProfiles", err)
-		if len(profiles) == 0 || profiles[0].Kind() != devices.CoarseGrained {
+		if len(profiles) == 0 || profiles[0].Kind() != memory.CoarseGrained {
 			t.Fatalf("the first host-accessible profile should be coarse-grained here")
 		}
 		_, err = newStartup(gpu, npu, nil)
-		wantErr(t, "newStartup", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "newStartup", err, failure.Unsupported, "resident startup requires coherent GPU backing")
 		_, err = newExchangeSession(gpu, npu, exchange.Default())
-		wantErr(t, "NewExchangeSession", err, devices.KindUnsupported, "resident startup requires coherent GPU backing")
+		wantErr(t, "NewExchangeSession", err, failure.Unsupported, "resident startup requires coherent GPU backing")
 		wantBudget(t, f, 0, 0)
 		if n := len(f.Events().Events(func(e *event.Event) bool { return e.Kind == event.EvAlloc })); n != 0 {
 			t.Errorf("%d allocations were made before the refusal", n)
@@ -79,14 +82,12 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 		st, err := newStartup(gpu, npu, nil)
 		noErr(t, "newStartup", err)
 		line := st.line
-		if k := line.Profile().Kind(); k != devices.FineGrained {
+		if k := line.Profile().Kind(); k != memory.FineGrained {
 			t.Errorf("the startup line is %v memory, want fine-grained", k)
 		}
 		for _, d := range []*devices.Device{gpu, npu} {
 			for fam := range d.Families() {
-				coherent, err := line.Coherent(d, fam)
-				noErr(t, "Coherent", err)
-				if want := d.Kind() == devices.GPU; coherent != want {
+				if coherent, want := line.Profile().Coherent(d, fam), d.Kind() == devices.GPU; coherent != want {
 					t.Errorf("%s %v sees the line coherent=%v, want %v", d.Name(), fam.Command, coherent, want)
 				}
 			}
@@ -99,7 +100,6 @@ func TestStartupRequiresCoherentGPUBacking(t *testing.T) {
 func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 	type pub struct {
 		device  string
-		ordinal int
 		command devices.Command
 	}
 	for _, tc := range []struct {
@@ -113,20 +113,20 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 			gpu:   []devices.Command{devices.PM4, devices.AQL, devices.SDMA},
 			npu:   []devices.Command{devices.XDNA},
 			queue: devices.AQL,
-			want:  []pub{{"gpu0", 0, devices.PM4}, {"gpu0", 1, devices.AQL}, {"npu0", 0, devices.XDNA}},
+			want:  []pub{{"gpu0", devices.PM4}, {"gpu0", devices.AQL}, {"npu0", devices.XDNA}},
 		},
 		{
 			name:  "SDMA between and around, two XDNA queues",
 			gpu:   []devices.Command{devices.SDMA, devices.AQL, devices.SDMA, devices.PM4},
 			npu:   []devices.Command{devices.XDNA, devices.XDNA},
 			queue: devices.PM4,
-			want:  []pub{{"gpu0", 1, devices.AQL}, {"gpu0", 3, devices.PM4}, {"npu0", 0, devices.XDNA}, {"npu0", 1, devices.XDNA}},
+			want:  []pub{{"gpu0", devices.AQL}, {"gpu0", devices.PM4}, {"npu0", devices.XDNA}, {"npu0", devices.XDNA}},
 		},
 		{
 			name: "a GPU with only SDMA",
 			gpu:  []devices.Command{devices.SDMA},
 			npu:  []devices.Command{devices.XDNA},
-			want: []pub{{"npu0", 0, devices.XDNA}},
+			want: []pub{{"npu0", devices.XDNA}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,18 +136,10 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 			gpu, npu := devicePair(t, f)
 			st, err := newStartup(gpu, npu, nil)
 			noErr(t, "newStartup", err)
-			var got []pub
-			for _, p := range st.publications {
-				got = append(got, pub{p.Device().Name(), p.Family().Ordinal, p.Family().Command})
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("publications %v, want %v", got, tc.want)
-			}
-
 			// One 64-byte line, charged to the fabric's budget, zeroed (WAIT).
 			line := st.line
-			if line.Size() != 64 {
-				t.Errorf("the startup line has %d bytes, want 64", line.Size())
+			if line.Region().Len() != 64 {
+				t.Errorf("the startup line has %d bytes, want 64", line.Region().Len())
 			}
 			wantBudget(t, f, 64, 0)
 			for off := 0; off < 64; off += 4 {
@@ -159,31 +151,40 @@ func TestStartupPreparesPublicationsForPM4AQLAndXDNAButNotSDMA(t *testing.T) {
 				evAB(event.EvAlloc, line.ID(), 64),
 				evAB(oracle.EvStartup, uint64(len(tc.want)), line.ID()))
 
+			// Publishing executes every prepared publication, in order: the
+			// line's decision reaches each family that polls it.
+			published := func() {
+				t.Helper()
+				var labels, want []string
+				for _, e := range events(f, st.id, event.EvPublication) {
+					if e.B != 0 {
+						t.Errorf("publication %q did not complete (b=%d)", e.Detail, e.B)
+					}
+					labels = append(labels, e.Detail)
+				}
+				for _, p := range tc.want {
+					want = append(want, p.device+" "+p.command.String())
+				}
+				if !slices.Equal(labels, want) {
+					t.Errorf("publications executed %q, want %q", labels, want)
+				}
+			}
 			if tc.queue == 0 {
-				// No GPU program can run here: give the line back.
+				// No GPU program can run here: publish the line's WAIT as a
+				// decision would be, then give the line back.
+				_, err := line.Publish(event.Event{}, 0, program.StartupWait, st.publications)
+				noErr(t, "Publish", err)
+				published()
 				noErr(t, "Release", line.Release())
 				wantSettled(t, f, o)
 				return
 			}
-			// Publishing executes every prepared publication, in order.
 			x, err := exchange.Prepare(line, gpu, npu, exchangeConfig(1, 1, 64, tc.queue), st.id)
 			noErr(t, "exchange.Prepare", err)
 			s, err := newSessionOf(st, x.GPU(), x.NPU())
 			noErr(t, "newSessionOf", err)
 			noErr(t, "Abort", s.Abort())
-			var labels, want []string
-			for _, e := range events(f, s.ID(), event.EvPublication) {
-				if e.B != 0 {
-					t.Errorf("publication %q did not complete (b=%d)", e.Detail, e.B)
-				}
-				labels = append(labels, e.Detail)
-			}
-			for _, p := range tc.want {
-				want = append(want, p.device+" "+p.command.String())
-			}
-			if !slices.Equal(labels, want) {
-				t.Errorf("publications executed %q, want %q", labels, want)
-			}
+			published()
 			closeAs(t, "Close", s, Retired)
 			wantSettled(t, f, o)
 		})
@@ -211,8 +212,8 @@ func TestStartupChargesTheGivenBudget(t *testing.T) {
 			}
 			wantBudget(t, f, 0, 0)
 			inOrder(t, f, st.id, match{event.EvAlloc, int64(st.line.ID()), 64})
-			if a := events(f, st.id, event.EvAlloc); len(a) != 1 || a[0].Detail != devices.PrivateBudget {
-				t.Errorf("alloc events %v, want one marked %q", a, devices.PrivateBudget)
+			if a := events(f, st.id, event.EvAlloc); len(a) != 1 || a[0].Detail != event.PrivateBudget {
+				t.Errorf("alloc events %v, want one marked %q", a, event.PrivateBudget)
 			}
 
 			x, err := exchange.Prepare(st.line, gpu, npu, exchange.Default(), st.id)
@@ -283,7 +284,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		if s != nil {
 			t.Errorf("%s: newSessionOf returned a session with its error", tc.name)
 		}
-		wantErr(t, tc.name, err, devices.KindInvalid, tc.msg)
+		wantErr(t, tc.name, err, failure.Invalid, tc.msg)
 	}
 	// A refused newSessionOf leaves the startup free for a good one, once.
 	s, err := newSessionOf(st, x.GPU(), x.NPU())
@@ -292,7 +293,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 		t.Errorf("the session does not own the startup line and the exchange it was made of")
 	}
 	_, err = newSessionOf(st, x.GPU(), x.NPU())
-	wantErr(t, "a second newSessionOf on the line", err, devices.KindBusy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
+	wantErr(t, "a second newSessionOf on the line", err, failure.Busy, fmt.Sprintf("startup line %d already belongs to a session; make a new one", st.id))
 	start(t, s)
 	waitDone(t, s, time.Second)
 	closeAs(t, "Close", s, Retired)
@@ -311,7 +312,7 @@ func TestSessionOwnsOneStartupAndTwoPreparedPrograms(t *testing.T) {
 // and four payload.write events before "host host.store 1").
 func TestStreamIsCausalInRealTime(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0)))) // spin needs a core a participant
-	for _, wait := range devices.WaitPolicies() {
+	for _, wait := range wait.Policies() {
 		t.Run(wait.String(), func(t *testing.T) {
 			f, o := newFabric(t, devices.Config{Mode: devices.RealTime, Wait: wait})
 			_, npu := devicePair(t, f)
@@ -377,7 +378,7 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 	if ok {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
-	wantErr(t, "IsComplete", err, devices.KindDevice, "gpu0 completion reported an error: boom")
+	wantErr(t, "IsComplete", err, failure.Device, "gpu0 completion reported an error: boom")
 	closeAs(t, "Close of a poisoned session", s, Quarantined)
 	resetBoth(t, f)
 	wantSettled(t, f, o)
@@ -422,7 +423,7 @@ func TestWaitContextCancelledAfterADeviceErrorStillPoisons(t *testing.T) {
 	if ok {
 		t.Errorf("WaitContext returned true with a crashed GPU")
 	}
-	wantErr(t, "WaitContext", err, devices.KindDevice, "gpu0 crashed: boom")
+	wantErr(t, "WaitContext", err, failure.Device, "gpu0 crashed: boom")
 	// Regression: wait once skipped the poison whenever ctx was cancelled,
 	// although the error was the GPU's, not the context's.
 	wantState(t, s, StatePoisoned)
@@ -527,12 +528,12 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		t.Errorf("quarantine %+v, want owner %d, %d bytes, waiting for %v, and a reason", q[0], s.ID(), bytes, deviceNames(gpu, npu))
 	}
 	// Still mapped: the host can read the line and the payload.
-	if n := s.startup.line.Size(); n != 64 {
+	if n := s.startup.line.Region().Len(); n != 64 {
 		t.Errorf("the quarantined line has %d bytes mapped, want 64", n)
 	}
 	_ = s.startup.line.HostLoad(0)
 	if x := exchangeOf(s); x != nil {
-		_ = x.Payload().HostLoad(x.Payload().Size() - 4)
+		_ = x.Payload().HostLoad(x.Payload().Region().Len() - 4)
 	}
 	if !gpu.Occupied() || !npu.Occupied() {
 		t.Errorf("occupied gpu=%v npu=%v, want both held by the quarantine", gpu.Occupied(), npu.Occupied())
@@ -543,7 +544,7 @@ func wantQuarantineHolds(t *testing.T, f *devices.Fabric, s *Session, bytes int6
 		if who == oracle.ParticipantNPU {
 			submit, dev = other.SubmitNPU, npu
 		}
-		wantErr(t, "a dispatch on "+dev.Name(), submit(), devices.KindBusy, dev.Name()+" is held by a quarantined session; reset it to free it")
+		wantErr(t, "a dispatch on "+dev.Name(), submit(), failure.Busy, dev.Name()+" is held by a quarantined session; reset it to free it")
 		closeAs(t, "Close of the refused session", other, Retired)
 	}
 	wantBudget(t, f, bytes, bytes)
@@ -569,53 +570,53 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 		kind error
 		run  func(*testing.T, *devices.Fabric) result
 	}{
-		{"unsupported: not a GPU and an NPU", devices.Config{}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: not a GPU and an NPU", devices.Config{}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newStartup(npu, gpu, nil)
 			return result{err, "resident startup requires a GPU and an NPU"}
 		}},
-		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		{"unsupported: no coherent GPU backing", devices.Config{NoFineGrained: true}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newStartup(gpu, npu, nil)
 			return result{err, "resident startup requires coherent GPU backing"}
 		}},
 		{"unsupported: no such GPU queue", devices.Config{Devices: []devices.DeviceConfig{
 			{Kind: devices.GPU, Families: []devices.Command{devices.PM4}}, {Kind: devices.NPU, Families: []devices.Command{devices.XDNA}},
-		}}, devices.KindUnsupported, func(t *testing.T, f *devices.Fabric) result {
+		}}, failure.Unsupported, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, "gpu0 has no aql queue family"}
 		}},
-		{"busy: GPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: GPU submitted twice", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.SubmitGPU(), "GPU participant already submitted"}
 		}},
-		{"busy: NPU submitted twice", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: NPU submitted twice", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitNPU", s.SubmitNPU())
 			return result{s.SubmitNPU(), "NPU participant already submitted"}
 		}},
-		{"busy: RUN before both accepted", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: RUN before both accepted", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "SubmitGPU", s.SubmitGPU())
 			return result{s.Start(), "both resident participants must be accepted before RUN"}
 		}},
-		{"busy: already decided", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: already decided", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			return result{s.SubmitGPU(), "resident startup is already decided or failed"}
 		}},
-		{"busy: undecided wait", devices.Config{}, devices.KindBusy, func(t *testing.T, f *devices.Fabric) result {
+		{"busy: undecided wait", devices.Config{}, failure.Busy, func(t *testing.T, f *devices.Fabric) result {
 			_, err := session(t, f).Wait(time.Second)
 			return result{err, "resident startup remains undecided"}
 		}},
-		{"device: dispatch rejected", devices.Config{}, devices.KindDevice, func(t *testing.T, f *devices.Fabric) result {
+		{"device: dispatch rejected", devices.Config{}, failure.Device, func(t *testing.T, f *devices.Fabric) result {
 			setFault(t, f, fault.GPUDispatch, "error(no queue)")
 			return result{session(t, f).SubmitGPU(), "gpu0 rejected the dispatch: no queue"}
 		}},
-		{"publish: publication failed", devices.Config{}, devices.KindPublish, func(t *testing.T, f *devices.Fabric) result {
+		{"publish: publication failed", devices.Config{}, failure.Publish, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			setFault(t, f, fault.HostPublish, "error(boom)")
 			t.Cleanup(func() { // poisoned: quarantined until both devices are reset
@@ -625,23 +626,23 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			})
 			return result{s.Abort(), fmt.Sprintf("host release of buffer %d to gpu0 pm4 failed: boom", s.startup.line.ID())}
 		}},
-		{"budget: exhausted", devices.Config{Budget: 128}, devices.KindBudget, func(t *testing.T, f *devices.Fabric) result {
+		{"budget: exhausted", devices.Config{Budget: 128}, failure.Budget, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchange.Default())
 			wantBudget(t, f, 0, 0) // the line was given back
 			return result{err, ""}
 		}},
-		{"invalid: negative wait", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: negative wait", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			s := session(t, f)
 			noErr(t, "Abort", s.Abort())
 			_, err := s.Wait(-time.Second)
 			return result{err, "timeout -1s is negative; give zero or more"}
 		}},
-		{"invalid: no devices", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: no devices", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			_, err := newStartup(nil, nil, nil)
 			return result{err, ""}
 		}},
-		{"invalid: bad exchange", devices.Config{}, devices.KindInvalid, func(t *testing.T, f *devices.Fabric) result {
+		{"invalid: bad exchange", devices.Config{}, failure.Invalid, func(t *testing.T, f *devices.Fabric) result {
 			gpu, npu := devicePair(t, f)
 			_, err := newExchangeSession(gpu, npu, exchangeConfig(0, 1, 64, devices.AQL))
 			return result{err, ""}
@@ -653,7 +654,7 @@ func TestErrorsMatchByKindWithErrorsIs(t *testing.T) {
 			wantErr(t, tc.name, r.err, tc.kind, r.msg)
 			// Wrapped, it still matches by kind and by type.
 			wrapped := fmt.Errorf("experiment 7: %w", r.err)
-			var e *devices.Error
+			var e *failure.Error
 			if !errors.Is(wrapped, tc.kind) || !errors.As(wrapped, &e) || error(e) != r.err {
 				t.Errorf("the wrapped error %v does not match %v by kind and type", wrapped, tc.kind)
 			}

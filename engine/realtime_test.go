@@ -13,8 +13,10 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -25,8 +27,8 @@ func TestRealTimeLifecycleVerifies(t *testing.T) {
 		timing program.Timing
 		queue  devices.Command
 	}{
-		{"ideal timing, AQL", devices.IdealTiming(), devices.AQL},
-		{"published timing, PM4", devices.PublishedTiming(), devices.PM4},
+		{"ideal timing, AQL", timing.Ideal(), devices.AQL},
+		{"published timing, PM4", timing.Published(), devices.PM4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, o, s := newRealTimeSession(t, tc.timing, exchangeConfig(1000, 4, 64, tc.queue))
@@ -83,10 +85,10 @@ func wantDecisionSeen(t *testing.T, f *devices.Fabric, s *Session, decision uint
 }
 
 func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *testing.T) {
-	f, o, s := newRealTimeSession(t, devices.PublishedTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Published(), exchangeConfig(100, 2, 64, devices.AQL))
 	setFault(t, f, fault.NPUDispatch, "error(boom)")
 	noErr(t, "SubmitGPU", s.SubmitGPU())
-	wantErr(t, "SubmitNPU", s.SubmitNPU(), devices.KindDevice, "npu0 rejected the dispatch: boom")
+	wantErr(t, "SubmitNPU", s.SubmitNPU(), failure.Device, "npu0 rejected the dispatch: boom")
 	inOrder(t, f, s.ID(),
 		evAB(oracle.EvSubmit, oracle.ParticipantNPU, 1),
 		evA(oracle.EvDecide, uint64(program.StartupAbort)),
@@ -104,10 +106,10 @@ func TestRealTimeNPURejectedAfterGPUAcceptedPublishesAbortBeforeErrorReturns(t *
 }
 
 func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
-	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Ideal(), exchangeConfig(100, 2, 64, devices.AQL))
 	submitBoth(t, s, false)
 	noErr(t, "Abort", s.Abort())
-	wantErr(t, "Start after Abort", s.Start(), devices.KindBusy, "resident startup is already decided or failed")
+	wantErr(t, "Start after Abort", s.Start(), failure.Busy, "resident startup is already decided or failed")
 	waitDone(t, s, longWait)
 	wantState(t, s, StateAborted)
 	wantDecisionSeen(t, f, s, program.StartupAbort)
@@ -123,7 +125,7 @@ func TestRealTimeAbortBeforeStartRetiresBothUntouched(t *testing.T) {
 }
 
 func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
-	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(10, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Ideal(), exchangeConfig(10, 2, 64, devices.AQL))
 	gpu, npu := devicePair(t, f)
 	setFault(t, f, fault.GPURun, "hang")
 	bytes := sessionBytes(s)
@@ -154,7 +156,7 @@ func TestRealTimeHangQuarantinesAndResetReleases(t *testing.T) {
 }
 
 func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
-	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(50, 2, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Ideal(), exchangeConfig(50, 2, 64, devices.AQL))
 	setFault(t, f, fault.GPURun, "1*delay(1s)")
 	began := time.Now()
 	start(t, s)
@@ -186,7 +188,7 @@ func TestRealTimeTimedOutWaitThenSucceeds(t *testing.T) {
 func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	const rounds = 20000
-	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(rounds, 1, 8, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Ideal(), exchangeConfig(rounds, 1, 8, devices.AQL))
 	start(t, s)
 	began := time.Now()
 	waitDone(t, s, 3*time.Minute)
@@ -199,7 +201,7 @@ func TestRealTimeThreeBusyParticipantsOnTwoCores(t *testing.T) {
 // Start and Abort raced from eight goroutines in real time: exactly one
 // decision wins and reaches the line; every other one is Busy.
 func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
-	f, o, s := newRealTimeSession(t, devices.IdealTiming(), exchangeConfig(100, 4, 64, devices.AQL))
+	f, o, s := newRealTimeSession(t, timing.Ideal(), exchangeConfig(100, 4, 64, devices.AQL))
 	submitBoth(t, s, false)
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -216,7 +218,7 @@ func TestRealTimeConcurrentDecisionsPublishOnce(t *testing.T) {
 		if err := <-errs; err == nil {
 			won++
 		} else {
-			wantErr(t, "a losing decision", err, devices.KindBusy, "resident startup is already decided or failed")
+			wantErr(t, "a losing decision", err, failure.Busy, "resident startup is already decided or failed")
 		}
 	}
 	if won != 1 {

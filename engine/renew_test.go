@@ -5,11 +5,12 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
 // A session, its prepared programs and a startup line made before their
-// fabric was renewed are refused with devices.KindStale, and act on nothing of the
+// fabric was renewed are refused with failure.Stale, and act on nothing of the
 // renewed fabric: not on the session it opens with the same id, nor on
 // its events; the new session runs and retires as any does.
 func TestStaleSessionIsRefused(t *testing.T) {
@@ -51,7 +52,7 @@ func TestStaleSessionIsRefused(t *testing.T) {
 		"Dispatch of its NPU": dispatchErr,
 		"Publish to its line": publishErr,
 	} {
-		wantErrMentions(t, what, err, devices.KindStale, "renewed")
+		wantErrMentions(t, what, err, failure.Stale, "renewed")
 	}
 	closeAs(t, "Close of the stale session", old, Quarantined)
 	if n := f.Events().Count(); n != events {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/slot"
@@ -92,25 +93,25 @@ type Session struct {
 // Both must poll exactly the startup line, never write it, and retire without
 // peer progress after ABORT. Once the fabric is renewed
 // (devices.Fabric.Renew), every operation of the session fails with a
-// KindStale error and does nothing.
+// failure.Stale error and does nothing.
 func newSessionOf(startup *startupLine, gpu, npu *devices.Prepared) (*Session, error) {
 	if startup == nil || gpu == nil || npu == nil {
-		return nil, devices.Errorf(devices.KindInvalid, "session", "a startup line and two prepared programs are needed; got nil")
+		return nil, failure.Errorf(failure.Invalid, "session", "a startup line and two prepared programs are needed; got nil")
 	}
 	if err := startup.stale("session"); err != nil {
 		return nil, err
 	}
 	switch {
 	case startup.used:
-		return nil, devices.Errorf(devices.KindBusy, "session", "startup line %d already belongs to a session; make a new one", startup.id)
+		return nil, failure.Errorf(failure.Busy, "session", "startup line %d already belongs to a session; make a new one", startup.id)
 	case gpu.Device() != startup.gpu:
-		return nil, devices.Errorf(devices.KindInvalid, "session", "the GPU program is prepared for %s, not the startup's %s", gpu.Device().Name(), startup.gpu.Name())
+		return nil, failure.Errorf(failure.Invalid, "session", "the GPU program is prepared for %s, not the startup's %s", gpu.Device().Name(), startup.gpu.Name())
 	case npu.Device() != startup.npu:
-		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program is prepared for %s, not the startup's %s", npu.Device().Name(), startup.npu.Name())
+		return nil, failure.Errorf(failure.Invalid, "session", "the NPU program is prepared for %s, not the startup's %s", npu.Device().Name(), startup.npu.Name())
 	case gpu.Family().Command != devices.PM4 && gpu.Family().Command != devices.AQL:
-		return nil, devices.Errorf(devices.KindInvalid, "session", "the GPU program must be on a PM4 or AQL queue, not %s", gpu.Family().Command)
+		return nil, failure.Errorf(failure.Invalid, "session", "the GPU program must be on a PM4 or AQL queue, not %s", gpu.Family().Command)
 	case npu.Family().Command != devices.XDNA:
-		return nil, devices.Errorf(devices.KindInvalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
+		return nil, failure.Errorf(failure.Invalid, "session", "the NPU program must be on an XDNA queue, not %s", npu.Family().Command)
 	}
 	startup.used = true
 	s := &Session{joinSlot: slot.New(), startup: startup, gpu: gpu, npu: npu}
@@ -162,7 +163,7 @@ func (s *Session) emit(kind program.EventKind, a, b uint64, detail string) time.
 // ready refuses once the session is poisoned or decided.
 func (s *Session) ready(op string) error {
 	if s.outcome != 0 {
-		return devices.Errorf(devices.KindBusy, op, "session %d is closed", s.startup.id)
+		return failure.Errorf(failure.Busy, op, "session %d is closed", s.startup.id)
 	}
 	if s.poisoned || s.decision != 0 {
 		return errDecided(op)
@@ -206,7 +207,7 @@ func (s *Session) admit(who oracle.Participant, op string, prog *devices.Prepare
 		return err
 	}
 	if *done != nil {
-		return devices.Errorf(devices.KindBusy, op, "%s participant already submitted", who)
+		return failure.Errorf(failure.Busy, op, "%s participant already submitted", who)
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
@@ -256,7 +257,7 @@ func (s *Session) Start() error {
 		return err
 	}
 	if s.gpuDone == nil || s.npuDone == nil {
-		return devices.Errorf(devices.KindBusy, "start", "both resident participants must be accepted before RUN")
+		return failure.Errorf(failure.Busy, "start", "both resident participants must be accepted before RUN")
 	}
 	return s.decide("start", oracle.StartupRun)
 }
@@ -317,10 +318,10 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 		return false, err
 	}
 	if s.outcome != 0 || s.closing {
-		return false, devices.Errorf(devices.KindBusy, "wait", "session %d is closed", s.startup.id)
+		return false, failure.Errorf(failure.Busy, "wait", "session %d is closed", s.startup.id)
 	}
 	if timeout < 0 {
-		return false, devices.Errorf(devices.KindInvalid, "wait", "timeout %v is negative; give zero or more", timeout)
+		return false, failure.Errorf(failure.Invalid, "wait", "timeout %v is negative; give zero or more", timeout)
 	}
 	var jctx context.Context
 	if ctx.Done() == nil {
@@ -338,7 +339,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 	defer func() { s.stopWait = nil }()
 	ok, err := s.wait(jctx, timeout)
 	if err != nil && isContextError(err) && ctx.Err() == nil {
-		err = devices.Errorf(devices.KindBusy, "wait", "session %d was closed during the wait", s.startup.id)
+		err = failure.Errorf(failure.Busy, "wait", "session %d was closed during the wait", s.startup.id)
 	}
 	return ok, err
 }
@@ -348,7 +349,7 @@ func (s *Session) WaitContext(ctx context.Context, timeout time.Duration) (bool,
 func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error) {
 	if s.decision == 0 {
 		s.emit(oracle.EvUndecided, 0, 0, "")
-		return false, devices.Errorf(devices.KindBusy, "wait", "resident startup remains undecided")
+		return false, failure.Errorf(failure.Busy, "wait", "resident startup remains undecided")
 	}
 	f := s.startup.fabric
 	start := f.Now()
@@ -612,7 +613,7 @@ func (s *Session) Decision() oracle.Decision {
 type Timeline struct {
 	Accepted [2]event.Stamp // by Participant
 	Decided  event.Stamp
-	Programs [2]devices.Steps // by Participant; unset for one never accepted
+	Programs [2]event.Steps // by Participant; unset for one never accepted
 }
 
 // Timeline reports the session's steps so far, from any goroutine.

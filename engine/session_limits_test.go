@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -34,7 +35,7 @@ func TestOpeningSessionsUntilRefusedIsAnError(t *testing.T) {
 	if len(open) != budget/perSession {
 		t.Errorf("%d sessions opened before the refusal, want %d (the budget's worth)", len(open), budget/perSession)
 	}
-	if !errors.Is(err, devices.KindBudget) || !strings.Contains(err.Error(), "raise the budget") {
+	if !errors.Is(err, failure.Budget) || !strings.Contains(err.Error(), "raise the budget") {
 		t.Fatalf("the refusal is %v, want the budget's error saying what to do", err)
 	}
 	healthy := make([]byte, 64<<20) // the runtime can still map memory

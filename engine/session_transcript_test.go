@@ -14,6 +14,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -168,18 +169,18 @@ func (k *transcriptKit) fabric(t *testing.T, d *datadriven.TestData) string {
 	if k.f != nil {
 		d.Fatalf(t, "one fabric a transcript")
 	}
-	cfg := devices.Config{Mode: devices.Simulated, Seed: simSeed, Timing: devices.IdealTiming()}
+	cfg := devices.Config{Mode: devices.Simulated, Seed: simSeed, Timing: timing.Ideal()}
 	if d.HasArg("seed") {
 		d.ScanArgs(t, "seed", &cfg.Seed)
 	}
 	if d.HasArg("timing") {
 		var name string
 		d.ScanArgs(t, "timing", &name)
-		timing, err := devices.TimingProfile(name)
+		tm, err := timing.Profile(name)
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}
-		cfg.Timing = timing
+		cfg.Timing = tm
 	}
 	f, err := devices.NewFabric(cfg)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -105,7 +106,7 @@ func TestSessionWaitBlocksNeitherStateNorClose(t *testing.T) {
 			took := time.Since(start)
 			select {
 			case r := <-waited:
-				if r.ok || !errors.Is(r.err, devices.KindBusy) || !strings.Contains(r.err.Error(), "closed during the wait") {
+				if r.ok || !errors.Is(r.err, failure.Busy) || !strings.Contains(r.err.Error(), "closed during the wait") {
 					t.Errorf("the interrupted Wait = %v, %v; want false and a busy error saying the session was closed", r.ok, r.err)
 				}
 			case <-time.After(longWait):
@@ -131,7 +132,7 @@ func TestClosedSessionsProgramIsRefused(t *testing.T) {
 	waitDone(t, s, sessionGenerous)
 	closeAs(t, "Close", s, Retired)
 	c, err := exchangeOf(s).GPU().Dispatch()
-	if c != nil || !errors.Is(err, devices.KindBusy) || !strings.Contains(err.Error(), "released") {
+	if c != nil || !errors.Is(err, failure.Busy) || !strings.Contains(err.Error(), "released") {
 		t.Errorf("Dispatch of a closed session's GPU program = %v, %v; want a busy error about the released buffer", c, err)
 	}
 }
@@ -265,7 +266,7 @@ func TestCloseEndsAWaitAndTakesTheJoin(t *testing.T) {
 				stopClose()
 			}()
 			out := s.CloseWithin(closeCtx, 10*time.Millisecond)
-			if err := <-waited; !errors.Is(err, devices.KindBusy) || !strings.Contains(err.Error(), "closed during the wait") {
+			if err := <-waited; !errors.Is(err, failure.Busy) || !strings.Contains(err.Error(), "closed during the wait") {
 				t.Errorf("the Wait the close ended returned %v, want a busy error saying the session was closed", err)
 			}
 			if out != Quarantined {
@@ -355,7 +356,7 @@ func TestWaitGivesUpOnTheJoinSlotACloseHolds(t *testing.T) {
 	}
 	select {
 	case r := <-background:
-		if r.ok || !errors.Is(r.err, devices.KindBusy) || !strings.Contains(r.err.Error(), "is closed") {
+		if r.ok || !errors.Is(r.err, failure.Busy) || !strings.Contains(r.err.Error(), "is closed") {
 			t.Errorf("the Wait that waited out the close = %v, %v; want false and a busy error saying the session is closed", r.ok, r.err)
 		}
 	case <-time.After(longWait):

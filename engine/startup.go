@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
@@ -26,21 +27,21 @@ type startupLine struct {
 // both gives the GPU coherent backing.
 func newStartup(gpu, npu *devices.Device, budget *memory.Budget) (*startupLine, error) {
 	if gpu == nil || npu == nil {
-		return nil, devices.Errorf(devices.KindInvalid, "startup", "both a GPU and an NPU device are needed; got nil")
+		return nil, failure.Errorf(failure.Invalid, "startup", "both a GPU and an NPU device are needed; got nil")
 	}
 	if gpu.Kind() != devices.GPU || npu.Kind() != devices.NPU {
-		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU")
+		return nil, failure.Errorf(failure.Unsupported, "startup", "resident startup requires a GPU and an NPU")
 	}
 	f := gpu.Fabric()
 	if npu.Fabric() != f {
-		return nil, devices.Errorf(devices.KindInvalid, "startup", "%s and %s belong to different fabrics", gpu.Name(), npu.Name())
+		return nil, failure.Errorf(failure.Invalid, "startup", "%s and %s belong to different fabrics", gpu.Name(), npu.Name())
 	}
 	profiles, err := f.AllocationProfiles([]*devices.Device{gpu, npu}, true)
 	if err != nil {
 		return nil, err
 	}
 	if len(profiles) == 0 || !coherentForGPU(profiles[0], gpu) {
-		return nil, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires coherent GPU backing")
+		return nil, failure.Errorf(failure.Unsupported, "startup", "resident startup requires coherent GPU backing")
 	}
 	id := f.NewOwnerID()
 	line, err := profiles[0].Allocate(memory.LineBytes, budget, id)
@@ -86,12 +87,12 @@ func coherentForGPU(p *devices.Profile, gpu *devices.Device) bool {
 }
 
 // stale is nil while the startup's fabric has not been renewed since the
-// line was made (devices.Fabric.Renew), otherwise op's KindStale error.
+// line was made (devices.Fabric.Renew), otherwise op's failure.Stale error.
 func (s *startupLine) stale(op string) error {
 	if !s.line.Renewed() {
 		return nil
 	}
-	return devices.Errorf(devices.KindStale, op, "session %d was opened before its fabric was renewed; open a new one", s.id)
+	return failure.Errorf(failure.Stale, op, "session %d was opened before its fabric was renewed; open a new one", s.id)
 }
 
 // publish records decided, stores the decision (release) and executes

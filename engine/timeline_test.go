@@ -43,7 +43,7 @@ func TestTimelineHoldsTheTimesOfItsStepsEvents(t *testing.T) {
 				Decided:  first(oracle.EvDecide, event.HostActor, 0),
 			}
 			for i, d := range []*devices.Device{gpu, npu} {
-				want.Programs[i] = devices.Steps{Observed: first(program.EvObserve, d.Actor(), 0), Retired: first(event.EvRetire, d.Actor(), 0)}
+				want.Programs[i] = event.Steps{Observed: first(program.EvObserve, d.Actor(), 0), Retired: first(event.EvRetire, d.Actor(), 0)}
 			}
 			if got != want {
 				t.Errorf("timeline\n %+v\nwant the times of the events\n %+v", got, want)
@@ -73,7 +73,7 @@ func TestTimelineCarriesAProgramsError(t *testing.T) {
 	if err := rejected.SubmitGPU(); err == nil {
 		t.Fatal("SubmitGPU succeeded, want the dispatch fault")
 	}
-	if got := rejected.Timeline(); got.Accepted[oracle.ParticipantGPU].Set || got.Programs[oracle.ParticipantGPU] != (devices.Steps{}) || !got.Decided.Set {
+	if got := rejected.Timeline(); got.Accepted[oracle.ParticipantGPU].Set || got.Programs[oracle.ParticipantGPU] != (event.Steps{}) || !got.Decided.Set {
 		t.Errorf("a rejected GPU's timeline %+v, want it never accepted, with no steps, and ABORT decided", got)
 	}
 	closeAs(t, "a session whose GPU was rejected", rejected, Retired)

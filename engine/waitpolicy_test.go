@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // TestRealTimeUnderEachWaitPolicy runs the real-time tests again with the
@@ -32,15 +32,15 @@ func TestRealTimeUnderEachWaitPolicy(t *testing.T) {
 		{"SecondWaitEndsWithItsContext", TestSessionSecondWaitEndsWithItsContext, false},
 		{"ExchangeAcrossShapes", TestExchangeVerifiesAcrossShapes, false},
 	}
-	for _, w := range []devices.WaitPolicy{devices.WaitSpin, devices.WaitBlock} {
+	for _, w := range []wait.Policy{wait.Spin, wait.Block} {
 		t.Run(w.String(), func(t *testing.T) {
-			defer func(saved devices.WaitPolicy) { realTimeWait = saved }(realTimeWait)
+			defer func(saved wait.Policy) { realTimeWait = saved }(realTimeWait)
 			realTimeWait = w
-			if w == devices.WaitSpin {
+			if w == wait.Spin {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0))))
 			}
 			for _, tc := range tests {
-				if tc.twoCores && w == devices.WaitSpin {
+				if tc.twoCores && w == wait.Spin {
 					continue // NewFabric refuses spin there, as TestSpinNeedsACorePerParticipant shows
 				}
 				t.Run(tc.name, tc.run)

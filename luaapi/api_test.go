@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/internal/luamodule"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -265,7 +266,7 @@ func TestErrorValues(t *testing.T) {
 	`)
 	err := h.L.DoString(`s2 = startup{}; s2:start()`)
 	e, ok := ErrorOf(err)
-	if !ok || e.Kind != devices.KindBusy || e.Op != "start" || !errors.Is(e, devices.KindBusy) {
+	if !ok || e.Kind != failure.Busy || e.Op != "start" || !errors.Is(e, failure.Busy) {
 		t.Fatalf("ErrorOf(%v) = %+v, %v", err, e, ok)
 	}
 	if got := ErrorString(err); got != "busy: both resident participants must be accepted before RUN" {
@@ -277,8 +278,8 @@ func TestErrorValues(t *testing.T) {
 	if _, ok := ErrorOf(lua.LString("x")); ok {
 		t.Error("a string is not a protocol error")
 	}
-	for k := devices.KindUnsupported; k.String() != fmt.Sprintf("kind(%d)", uint8(k)); k++ {
-		v := h.m.errorValue(h.L, devices.Errorf(k, "op", "what happened"))
+	for k := failure.Unsupported; k.String() != fmt.Sprintf("kind(%d)", uint8(k)); k++ {
+		v := h.m.errorValue(h.L, failure.Errorf(k, "op", "what happened"))
 		if e, ok := ErrorOf(v); !ok || e.Kind != k || e.Op != "op" || e.Message != "what happened" {
 			t.Errorf("ErrorOf(the error value of a %v error) = %+v, %v; want the same error", k, e, ok)
 		}
@@ -446,7 +447,7 @@ func TestFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SubmitGPU(); !errors.Is(err, devices.KindBusy) {
+	if err := old.SubmitGPU(); !errors.Is(err, failure.Busy) {
 		t.Errorf("a replaced fabric still accepts dispatches: %v", err)
 	}
 	old.Close()

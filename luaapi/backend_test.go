@@ -8,6 +8,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -26,7 +27,7 @@ type fakeBackend struct{ absent bool }
 
 func (b fakeBackend) Open() (backend.Accelerator, error) {
 	if b.absent {
-		return nil, devices.Errorf(devices.KindUnsupported, "fake", "no fake GPU is present")
+		return nil, failure.Errorf(failure.Unsupported, "fake", "no fake GPU is present")
 	}
 	return stubGPU{}, nil
 }

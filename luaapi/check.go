@@ -11,10 +11,10 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/luaprogram"
 
 	"github.com/residentlua/residentlua/check"
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine/oracle"
 )
 
@@ -80,7 +80,7 @@ func (m *Module) checkFn(L *lua.LState) int {
 		fieldError(L, 1, name, "scenario", "give a scenario script's file name, or leave scenario out for the built-in scenario")
 	}
 	if path != "" && m.opts.Sandbox {
-		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "a scenario script is a file, which this sandboxed state may not read; leave scenario out for the built-in one"))
+		m.raise(L, failure.Errorf(failure.Unsupported, name, "a scenario script is a file, which this sandboxed state may not read; leave scenario out for the built-in one"))
 	}
 	ctx := ctxOf(L)
 	scenario, pair := x.Scenario(check.Builtin), x.Pair()

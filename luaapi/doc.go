@@ -33,7 +33,7 @@
 //
 // # Reading results back in Go
 //
-// ErrorOf turns an error a script raised back into a *devices.Error, which
+// ErrorOf turns an error a script raised back into a *failure.Error, which
 // errors.Is understands, and ErrorString words it as Lua does.
 // Module.Stats lists what every session did (SessionStats, ready for JSON),
 // Module.Violations what the protocol's oracle found, and Module.Close the

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/residentlua/residentlua/devices/failure"
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/residentlua/residentlua/devices"
 )
 
 // errorTypeName is the __name of the error values' metatable.
@@ -30,7 +29,7 @@ func newErrorMeta(L *lua.LState) *lua.LTable {
 }
 
 // errorValue turns e into the Lua value raised for it.
-func (m *Module) errorValue(L *lua.LState, e *devices.Error) *lua.LTable {
+func (m *Module) errorValue(L *lua.LState, e *failure.Error) *lua.LTable {
 	t := L.CreateTable(0, 3)
 	t.RawSetString("kind", lua.LString(e.Kind.String()))
 	t.RawSetString("op", lua.LString(e.Op))
@@ -43,7 +42,7 @@ func (m *Module) errorValue(L *lua.LState, e *devices.Error) *lua.LTable {
 // may be the value itself (a table with kind, op and message, as pcall returns
 // it) or the *lua.ApiError that L.DoString or L.PCall returned. ok is false
 // for anything else.
-func ErrorOf(v any) (e *devices.Error, ok bool) {
+func ErrorOf(v any) (e *failure.Error, ok bool) {
 	if api, isAPI := v.(*lua.ApiError); isAPI {
 		v = api.Object
 	}
@@ -55,11 +54,11 @@ func ErrorOf(v any) (e *devices.Error, ok bool) {
 	if mt == nil || mt.RawGetString("__name") != lua.LString(errorTypeName) {
 		return nil, false
 	}
-	k, known := devices.ParseErrorKind(lua.LVAsString(t.RawGetString("kind")))
+	k, known := failure.ParseKind(lua.LVAsString(t.RawGetString("kind")))
 	if !known {
 		return nil, false
 	}
-	return &devices.Error{Kind: k, Op: lua.LVAsString(t.RawGetString("op")), Message: lua.LVAsString(t.RawGetString("message"))}, true
+	return &failure.Error{Kind: k, Op: lua.LVAsString(t.RawGetString("op")), Message: lua.LVAsString(t.RawGetString("message"))}, true
 }
 
 // ErrorString renders a Lua error value as a person reads it: a protocol
@@ -85,7 +84,7 @@ func ErrorString(v any) string {
 // raise raises err in L: a protocol error as an error value, anything else as
 // a string.
 func (m *Module) raise(L *lua.LState, err error) {
-	var e *devices.Error
+	var e *failure.Error
 	if errors.As(err, &e) {
 		L.Error(m.errorValue(L, e), 1)
 		return
@@ -95,7 +94,7 @@ func (m *Module) raise(L *lua.LState, err error) {
 
 // invalid raises an invalid error value for op.
 func (m *Module) invalid(L *lua.LState, op, format string, args ...any) {
-	m.raise(L, devices.Errorf(devices.KindInvalid, op, format, args...))
+	m.raise(L, failure.Errorf(failure.Invalid, op, format, args...))
 }
 
 // argError raises "bad argument #n to 'name' (msg)", as Lua's auxiliary

@@ -2,11 +2,14 @@ package luaapi
 
 import (
 	"fmt"
-	"github.com/residentlua/residentlua/devices/program"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -146,7 +149,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 		cfg.Mode = mode
 	}
 	if v := stringField(L, 1, name, t, "wait", ""); v != "" {
-		w, err := devices.ParseWaitPolicy(v)
+		w, err := wait.Parse(v)
 		if err != nil {
 			fieldError(L, 1, name, "wait", `"spin", "hybrid" or "block" expected, got "`+v+`"`)
 		}
@@ -191,7 +194,7 @@ func (m *Module) fabricConfig(L *lua.LState, t *lua.LTable) (cfg devices.Config,
 			if !ok {
 				fieldError(L, 1, name, "gpu.backend", "string expected, got "+valueTypeName(v))
 			}
-			if err := devices.CheckBackend(string(s)); err != nil {
+			if err := backend.Check(string(s)); err != nil {
 				m.raise(L, err)
 			}
 			gpuBackend = string(s)
@@ -293,7 +296,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 	case *lua.LNilType:
 		return base
 	case lua.LString:
-		t, err := devices.TimingProfile(string(v))
+		t, err := timing.Profile(string(v))
 		if err != nil {
 			m.raise(L, err)
 		}
@@ -306,7 +309,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 				fieldError(L, 1, "fabric", "timing.profile", "string expected, got "+valueTypeName(p))
 			}
 			var err error
-			if t, err = devices.TimingProfile(string(ps)); err != nil {
+			if t, err = timing.Profile(string(ps)); err != nil {
 				m.raise(L, err)
 			}
 		}
@@ -320,7 +323,7 @@ func (m *Module) timingOption(L *lua.LState, v lua.LValue, base program.Timing) 
 		})
 		sort.Strings(keys)
 		for _, k := range keys {
-			fig, err := devices.TimingFigure(&t, k)
+			fig, err := timing.Figure(&t, k)
 			if err != nil {
 				m.raise(L, err)
 			}

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -84,7 +85,7 @@ func (k *kernelValue) load(fs *fabricState) error {
 		launcher, _ = gpu.Accelerator().(kernel.Launcher)
 	}
 	if launcher == nil {
-		return devices.Errorf(devices.KindUnsupported, "kernel", "resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda on a machine with an NVIDIA GPU (docs/cuda.md), or write the GPU program in Lua (resident.program)")
+		return failure.Errorf(failure.Unsupported, "kernel", "resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda on a machine with an NVIDIA GPU (docs/cuda.md), or write the GPU program in Lua (resident.program)")
 	}
 	mod, err := launcher.Load(k.ptx, k.entry)
 	if err != nil {
@@ -133,7 +134,7 @@ func (k *kernelValue) gpuProgram(fs *fabricState, args luaprogram.Args) (func(*d
 	for i, n := range k.values {
 		f, ok := args.Number(n)
 		if !ok || f != math.Trunc(f) || math.Abs(f) > maxSize {
-			return nil, devices.Errorf(devices.KindInvalid, "startup", "kernel %s takes args.%s, which must be a whole number; got none or another value", k.entry, n)
+			return nil, failure.Errorf(failure.Invalid, "startup", "kernel %s takes args.%s, which must be a whole number; got none or another value", k.entry, n)
 		}
 		values[i] = int64(f)
 	}

@@ -15,7 +15,10 @@ import (
 	"github.com/residentlua/residentlua/campaign/trial"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/internal/seeds"
@@ -294,7 +297,7 @@ func (m *Module) current() (*fabricState, error) {
 // seed when cfg has none.
 func (m *Module) newFabric(cfg devices.Config, gpuBackend string) (*devices.Fabric, error) {
 	if m.opts.SimulatedOnly && (cfg.Mode != devices.Simulated || (gpuBackend != "" && gpuBackend != backend.Sim)) {
-		return nil, devices.Errorf(devices.KindInvalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
+		return nil, failure.Errorf(failure.Invalid, "fabric", "only a simulated fabric can be made here: its results must follow from its seed; leave out mode = \"realtime\" and a hardware gpu.backend")
 	}
 	m.fabricsMade++
 	if cfg.Seed == 0 {
@@ -312,11 +315,11 @@ func (m *Module) newFabric(cfg devices.Config, gpuBackend string) (*devices.Fabr
 func (m *Module) adopt(f *devices.Fabric, own bool) *fabricState {
 	fs := &fabricState{f: f, own: own, timing: timingLabel(f.Timing())}
 	if own && (m.fabricsMade == 1 || m.opts.ReportEveryFabric) {
-		wait := "" // the default policy, and any policy in simulated time, go unsaid
-		if f.Mode() == devices.RealTime && f.Wait() != devices.WaitHybrid {
-			wait = " wait=" + f.Wait().String()
+		policy := "" // the default policy, and any policy in simulated time, go unsaid
+		if f.Mode() == devices.RealTime && f.Wait() != wait.Hybrid {
+			policy = " wait=" + f.Wait().String()
 		}
-		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, wait)
+		fmt.Fprintf(m.stderr, "resident: fabric mode=%s seed=%d timing=%s%s\n", f.Mode(), f.Seed(), fs.timing, policy)
 	}
 	fs.oracle = oracle.New(f)
 	// Every session the module watches owes the protocol's obligations of programs: a
@@ -353,9 +356,9 @@ func (m *Module) retire() {
 // timingLabel names a timing profile: ideal, published, or custom.
 func timingLabel(t program.Timing) string {
 	switch t {
-	case devices.IdealTiming():
+	case timing.Ideal():
 		return "ideal"
-	case devices.PublishedTiming():
+	case timing.Published():
 		return "published"
 	}
 	return "custom"
@@ -530,7 +533,7 @@ func (m *Module) CloseContext(ctx context.Context) []CloseReport {
 }
 
 // errClosed is raised by every module function after Close.
-var errClosed = devices.Errorf(devices.KindBusy, "resident", "the resident module is closed")
+var errClosed = failure.Errorf(failure.Busy, "resident", "the resident module is closed")
 
 // fn makes f's Lua function: no Go panic escapes it, and unless
 // f.AfterClose it raises a busy error after Close.

@@ -10,7 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/plot"
 )
 
@@ -23,7 +23,7 @@ import (
 func (m *Module) plotFn(L *lua.LState) int {
 	const name = "plot"
 	if m.opts.Sandbox {
-		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "plot writes a file, which this sandboxed state may not do"))
+		m.raise(L, failure.Errorf(failure.Unsupported, name, "plot writes a file, which this sandboxed state may not do"))
 	}
 	t := fields(L, 1, name, false, "file", "kind", "title", "x", "y", "log_x", "log_y", "series")
 	file := stringField(L, 1, name, t, "file", "")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/internal/input"
 
 	lua "github.com/yuin/gopher-lua"
@@ -272,7 +273,7 @@ func PairOf(ctx context.Context, gpu, npu *luaprogram.Program, args map[string]a
 	pair, err := pairOf(gpu, npu, luaprogram.Scalars(args), nil)
 	if err != nil {
 		return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
-			return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
+			return nil, nil, failure.Errorf(failure.Invalid, "startup", "%s", err.Error())
 		}
 	}
 	pair.Queue, pair.Context = exchange.Default().GPUQueue, ctx
@@ -308,7 +309,7 @@ func (s *exchangeShapes) programs(ctx context.Context) func(exchange.Config) eng
 		pair, err := s.pair(exchangeShape{x.Rounds, x.Credits, x.SlotBytes})
 		if err != nil {
 			return func(*devices.Buffer, *devices.Device, *devices.Device, uint64) (*devices.Prepared, *devices.Prepared, error) {
-				return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%s", err.Error())
+				return nil, nil, failure.Errorf(failure.Invalid, "startup", "%s", err.Error())
 			}
 		}
 		pair.Queue, pair.Context = x.GPUQueue, ctx

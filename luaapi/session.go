@@ -10,6 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/lua51"
@@ -280,7 +281,7 @@ func (m *Module) live(L *lua.LState, name string) (*session, *engine.Session) {
 // session is closed.
 func (m *Module) opened(L *lua.LState, s *session, name string) *engine.Session {
 	if !s.open() {
-		m.raise(L, devices.Errorf(devices.KindBusy, name, "session %d is closed", s.id))
+		m.raise(L, failure.Errorf(failure.Busy, name, "session %d is closed", s.id))
 	}
 	return s.eng
 }
@@ -374,7 +375,7 @@ func (m *Module) queueOption(L *lua.LState, name, queue, key string) devices.Com
 // new session, once the state may keep another.
 func (m *Module) sessionDevices(L *lua.LState) (*fabricState, *devices.Device, *devices.Device) {
 	if len(m.tracked) >= m.opts.MaxOpenSessions {
-		m.raise(L, devices.Errorf(devices.KindBusy, "startup", "%d sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones", len(m.tracked)))
+		m.raise(L, failure.Errorf(failure.Busy, "startup", "%d sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones", len(m.tracked)))
 	}
 	fs, err := m.current()
 	if err != nil {
@@ -382,7 +383,7 @@ func (m *Module) sessionDevices(L *lua.LState) (*fabricState, *devices.Device, *
 	}
 	gpu, npu := fs.f.First(devices.GPU), fs.f.First(devices.NPU)
 	if gpu == nil || npu == nil {
-		m.raise(L, devices.Errorf(devices.KindUnsupported, "startup", "resident startup requires a GPU and an NPU"))
+		m.raise(L, failure.Errorf(failure.Unsupported, "startup", "resident startup requires a GPU and an NPU"))
 	}
 	return fs, gpu, npu
 }

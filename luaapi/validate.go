@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/trace"
 )
 
@@ -21,7 +21,7 @@ func (m *Module) validateFn(L *lua.LState) int {
 		argError(L, 1, name, "string expected, got no value")
 	}
 	if m.opts.Sandbox {
-		m.raise(L, devices.Errorf(devices.KindUnsupported, name, "a trace is a file, which this sandboxed state may not read"))
+		m.raise(L, failure.Errorf(failure.Unsupported, name, "a trace is a file, which this sandboxed state may not read"))
 	}
 	paths := make([]string, n)
 	for i := range paths {

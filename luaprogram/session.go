@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 )
@@ -73,14 +74,14 @@ func Declared(gpu, npu *Program, args Args) ([]Buffer, error) {
 // it allocated.
 func (pr Pair) Programs(line *devices.Buffer, gpu, npu *devices.Device, owner uint64) (*devices.Prepared, *devices.Prepared, error) {
 	if len(pr.Buffers) > maxBuffers {
-		return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "%d buffers; a session's programs reach at most %d", len(pr.Buffers), maxBuffers)
+		return nil, nil, failure.Errorf(failure.Invalid, "startup", "%d buffers; a session's programs reach at most %d", len(pr.Buffers), maxBuffers)
 	}
 	queue := pr.Queue
 	if queue == 0 {
 		queue = devices.AQL
 	}
 	if queue != devices.AQL && queue != devices.PM4 {
-		return nil, nil, devices.Errorf(devices.KindInvalid, "startup", "the GPU program's queue must be aql or pm4, got %s", queue)
+		return nil, nil, failure.Errorf(failure.Invalid, "startup", "the GPU program's queue must be aql or pm4, got %s", queue)
 	}
 	gfam, err := gpu.Family(queue)
 	if err != nil {

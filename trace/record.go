@@ -341,7 +341,7 @@ func (ft *fabricTrace) observe(e *event.Event) {
 		ev.Kind, ev.Result = "close", result(e.A, "retired", "quarantined")
 		ft.open--
 	case event.EvAlloc, event.EvRelease:
-		ev.Kind, ev.Buffer, ev.Bytes, ev.Private, ev.Why = string(e.Kind), ft.ptr(e.A), num(e.B), e.Detail == devices.PrivateBudget, ""
+		ev.Kind, ev.Buffer, ev.Bytes, ev.Private, ev.Why = string(e.Kind), ft.ptr(e.A), num(e.B), e.Detail == event.PrivateBudget, ""
 	case event.EvReleaseRefused:
 		ev.Kind, ev.Buffer, ev.Bytes, ev.Result = "release", ft.ptr(e.A), num(e.B), "refused"
 	case event.EvHold, event.EvKeep:

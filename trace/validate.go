@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -509,7 +508,7 @@ func (v *validator) translate(e *Event, log *sessionLog) ([]event.Event, error) 
 		add(evClose, failed(e.Result), 0)
 	case "alloc", "release":
 		if e.Private {
-			base.Detail = devices.PrivateBudget
+			base.Detail = event.PrivateBudget
 		}
 		kind := event.EvAlloc
 		switch {

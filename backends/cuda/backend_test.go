@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -20,7 +20,7 @@ func TestImportingRegistersTheCUDABackend(t *testing.T) {
 	}
 	a, err := opener{}.Open()
 	if err != nil {
-		if a != nil || !errors.Is(err, devices.KindUnsupported) {
+		if a != nil || !errors.Is(err, failure.Unsupported) {
 			t.Fatalf("Open = %v, %v; want no accelerator and an Unsupported error", a, err)
 		}
 		return

@@ -26,7 +26,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/memory"
 )
 
@@ -169,7 +169,7 @@ func Open() (*GPU, error) { return open(libraryName) }
 func open(library string) (*GPU, error) {
 	drv, err := loadDriver(library)
 	if err != nil {
-		return nil, devices.Errorf(devices.KindUnsupported, "cuda", "%w", err)
+		return nil, failure.Errorf(failure.Unsupported, "cuda", "%w", err)
 	}
 	g := &GPU{drv: drv, thread: startThread()}
 	g.pinned = memory.NewArenaOf(g.lendPinned)
@@ -215,18 +215,18 @@ func (g *GPU) start() (err error) {
 	d := g.drv
 	if err := d.call("cuInit", 0); err != nil {
 		if re := (*resultError)(nil); errors.As(err, &re) && re.code == cudaErrNoDevice {
-			return devices.Errorf(devices.KindUnsupported, "cuda", "no CUDA GPU is present (%w)", err)
+			return failure.Errorf(failure.Unsupported, "cuda", "no CUDA GPU is present (%w)", err)
 		}
-		return devices.Errorf(devices.KindUnsupported, "cuda", "the driver did not start: %w", err)
+		return failure.Errorf(failure.Unsupported, "cuda", "the driver did not start: %w", err)
 	}
 	if err := d.call("cuDeviceGetCount", g.out()); err != nil {
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%w", err)
+		return failure.Errorf(failure.Unsupported, "cuda", "%w", err)
 	}
 	if g.scratch.Load(scratchOut) == 0 {
-		return devices.Errorf(devices.KindUnsupported, "cuda", "no CUDA GPU is present (the driver found none)")
+		return failure.Errorf(failure.Unsupported, "cuda", "no CUDA GPU is present (the driver found none)")
 	}
 	if err := d.call("cuDeviceGet", g.out(), 0); err != nil {
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%w", err)
+		return failure.Errorf(failure.Unsupported, "cuda", "%w", err)
 	}
 	g.device = uintptr(g.scratch.Load(scratchOut))
 	if err := d.call("cuDeviceGetName", g.scratch.Addr(scratchName), 255, g.device); err == nil {
@@ -241,11 +241,11 @@ func (g *GPU) start() (err error) {
 	}
 	switch {
 	case err != nil:
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%w", err)
+		return failure.Errorf(failure.Unsupported, "cuda", "%w", err)
 	case canMap == 0:
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%s cannot map host memory, which the resident kernel polls", g.name)
+		return failure.Errorf(failure.Unsupported, "cuda", "%s cannot map host memory, which the resident kernel polls", g.name)
 	case g.major*10+g.minor < minCompute:
-		return devices.Errorf(devices.KindUnsupported, "cuda", "%s is sm_%d%d; the resident kernel needs sm_75 or newer", g.name, g.major, g.minor)
+		return failure.Errorf(failure.Unsupported, "cuda", "%s is sm_%d%d; the resident kernel needs sm_75 or newer", g.name, g.major, g.minor)
 	}
 	if g.memCtx, err = g.createContext(); err != nil {
 		return err
@@ -271,7 +271,7 @@ func (g *GPU) attribute(attr uintptr) (int, error) {
 
 func (g *GPU) createContext() (uintptr, error) {
 	if err := g.drv.call("cuCtxCreate_v2", g.out(), ctxMapHost, g.device); err != nil {
-		return 0, devices.Errorf(devices.KindDevice, "cuda", "%w", err)
+		return 0, failure.Errorf(failure.Device, "cuda", "%w", err)
 	}
 	return uintptr(g.scratch.Load64(scratchOut)), nil
 }
@@ -281,10 +281,10 @@ func (g *GPU) createContext() (uintptr, error) {
 func (g *GPU) hostAlloc(size int, freed func()) (*memory.Region, error) {
 	d := g.drv
 	if err := d.call("cuCtxSetCurrent", g.memCtx); err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "cuda", "%w", err)
+		return nil, failure.Errorf(failure.Device, "cuda", "%w", err)
 	}
 	if err := d.call("cuMemHostAlloc", g.out(), uintptr(size), hostAllocPortable|hostAllocDeviceMap); err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "alloc", "pinned host memory of %d bytes: %w", size, err)
+		return nil, failure.Errorf(failure.Device, "alloc", "pinned host memory of %d bytes: %w", size, err)
 	}
 	addr := uintptr(g.scratch.Load64(scratchOut))
 	free := func() error {
@@ -316,7 +316,7 @@ func (g *GPU) startExecution() error {
 	x := execution{ctx: ctx}
 	fail := func(err error) error {
 		_ = d.call("cuCtxDestroy_v2", ctx)
-		return devices.Errorf(devices.KindDevice, "cuda", "%w", err)
+		return failure.Errorf(failure.Device, "cuda", "%w", err)
 	}
 	if err := d.call("cuModuleLoadData", g.out(), g.image.Addr(0)); err != nil {
 		return fail(fmt.Errorf("loading the kernels (PTX ISA 9.0 for sm_75 and newer, which needs a CUDA 13 driver) on %s: %w", g.name, err))
@@ -430,7 +430,7 @@ func (g *GPU) Map(size int) (*memory.Region, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, devices.Errorf(devices.KindBusy, "alloc", "the CUDA backend is closed")
+		return nil, failure.Errorf(failure.Busy, "alloc", "the CUDA backend is closed")
 	}
 	return g.pinned.Alloc(size)
 }

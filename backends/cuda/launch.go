@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -25,13 +25,13 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, devices.Errorf(devices.KindBusy, "dispatch", "the CUDA backend is closed")
+		return nil, failure.Errorf(failure.Busy, "dispatch", "the CUDA backend is closed")
 	}
 	if g.exec.ctx == 0 {
-		return nil, devices.Errorf(devices.KindDevice, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
+		return nil, failure.Errorf(failure.Device, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
 	}
 	if g.clock == nil {
-		return nil, devices.Errorf(devices.KindInvalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
+		return nil, failure.Errorf(failure.Invalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
 	}
 	if g.clock()-g.alignedAt > realignEvery {
 		if err := g.align(realignRounds); err != nil {
@@ -77,9 +77,9 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
 		// No invocation will own this kernel: end it before the memory it
 		// was given can be released.
-		err := devices.Errorf(devices.KindDevice, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
+		err := failure.Errorf(failure.Device, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
 		if terr := g.teardown(); terr != nil {
-			err = devices.Errorf(devices.KindDevice, "dispatch", "%w, and tearing it down failed: %w", err, terr)
+			err = failure.Errorf(failure.Device, "dispatch", "%w, and tearing it down failed: %w", err, terr)
 		}
 		return nil, err
 	}
@@ -113,9 +113,9 @@ func (g *GPU) checkIdle() error {
 // dispatchError is the error of a launch that failed in onCaller.
 func (g *GPU) dispatchError(err error) error {
 	if errors.Is(err, errBusy) {
-		return devices.Errorf(devices.KindBusy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
+		return failure.Errorf(failure.Busy, "dispatch", "a kernel still runs on %s; reset the device", g.name)
 	}
-	return devices.Errorf(devices.KindDevice, "dispatch", "%w", err)
+	return failure.Errorf(failure.Device, "dispatch", "%w", err)
 }
 
 // streamStatus asks the driver about the execution context's stream, with
@@ -252,10 +252,10 @@ func (g *GPU) EmptyLaunches(n int) ([]time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
+		return nil, failure.Errorf(failure.Busy, "cuda", "the CUDA backend is closed")
 	}
 	if n < 1 {
-		return nil, devices.Errorf(devices.KindInvalid, "cuda", "launches must be at least 1, got %d", n)
+		return nil, failure.Errorf(failure.Invalid, "cuda", "launches must be at least 1, got %d", n)
 	}
 	out := make([]time.Duration, n)
 	err := g.onCaller(func() error {
@@ -283,7 +283,7 @@ func (g *GPU) EmptyLaunches(n int) ([]time.Duration, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching an empty kernel: %w", err)
+		return nil, failure.Errorf(failure.Device, "cuda", "launching an empty kernel: %w", err)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -311,10 +311,10 @@ func (g *GPU) roundTrips(rounds int, withClock bool) ([]time.Duration, error) {
 // bounces rounds pings off it (g.mu held).
 func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) ([]trip, error) {
 	if g.closed {
-		return nil, devices.Errorf(devices.KindBusy, "cuda", "the CUDA backend is closed")
+		return nil, failure.Errorf(failure.Busy, "cuda", "the CUDA backend is closed")
 	}
 	if rounds < 1 || rounds >= pingStop {
-		return nil, devices.Errorf(devices.KindInvalid, "cuda", "round trips must be from 1 to %d, got %d", pingStop-1, rounds)
+		return nil, failure.Errorf(failure.Invalid, "cuda", "round trips must be from 1 to %d, got %d", pingStop-1, rounds)
 	}
 	c := g.control
 	err := g.thread.do(func() error {
@@ -334,7 +334,7 @@ func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) (
 		return g.launch(fn, ctlPingList)
 	})
 	if err != nil {
-		return nil, devices.Errorf(devices.KindDevice, "cuda", "launching ping_pong: %w", err)
+		return nil, failure.Errorf(failure.Device, "cuda", "launching ping_pong: %w", err)
 	}
 	trips := make([]trip, rounds)
 	for i := range trips {
@@ -343,7 +343,7 @@ func (g *GPU) pingPong(rounds int, clock func() time.Duration, withClock bool) (
 		c.Store(ctlPing, uint32(i+1))
 		if !spinUntil(c, ctlPong, uint32(i+1), kernelAnswerTimeout) {
 			c.Store(ctlPing, pingStop)
-			return nil, devices.Errorf(devices.KindDevice, "cuda", "ping_pong did not answer round trip %d within %v", i+1, kernelAnswerTimeout)
+			return nil, failure.Errorf(failure.Device, "cuda", "ping_pong did not answer round trip %d within %v", i+1, kernelAnswerTimeout)
 		}
 		t.end = clock()
 		t.kernelClock = c.Load64(ctlClock)
@@ -387,9 +387,9 @@ func (g *GPU) waitIdle(timeout time.Duration) error {
 		case r == cudaSuccess:
 			return nil
 		case r != cudaErrNotReady:
-			return devices.Errorf(devices.KindDevice, "cuda", "%v", result("the stream", r))
+			return failure.Errorf(failure.Device, "cuda", "%v", result("the stream", r))
 		case time.Since(start) > timeout:
-			return devices.Errorf(devices.KindDevice, "cuda", "a kernel did not finish within %v", timeout)
+			return failure.Errorf(failure.Device, "cuda", "a kernel did not finish within %v", timeout)
 		}
 		time.Sleep(50 * time.Microsecond)
 	}
@@ -425,7 +425,7 @@ func (g *GPU) teardown() error {
 		return g.startExecution()
 	})
 	if err != nil {
-		return devices.Errorf(devices.KindDevice, "reset", "%s could not be reset: %w (the kernel was asked to stop: %v)", g.name, err, stopErr)
+		return failure.Errorf(failure.Device, "reset", "%s could not be reset: %w (the kernel was asked to stop: %v)", g.name, err, stopErr)
 	}
 	return nil
 }

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // Without the driver library, Open fails with an Unsupported error that
 // names the library and says what to install.
 func TestOpenWithoutTheDriverSaysWhichLibraryIsMissing(t *testing.T) {
 	_, err := open("libcuda-not-installed.so.1")
-	if !errors.Is(err, devices.KindUnsupported) {
+	if !errors.Is(err, failure.Unsupported) {
 		t.Fatalf("open = %v, want an Unsupported error", err)
 	}
 	for _, want := range []string{"libcuda-not-installed.so.1 was not found", "install"} {
@@ -30,7 +30,7 @@ func TestOpenWithoutTheDriverSaysWhichLibraryIsMissing(t *testing.T) {
 func TestOpenSaysWhatWasMissingOrDescribesTheGPU(t *testing.T) {
 	g, err := Open()
 	if err != nil {
-		if !errors.Is(err, devices.KindUnsupported) {
+		if !errors.Is(err, failure.Unsupported) {
 			t.Fatalf("Open = %v, want an Unsupported error", err)
 		}
 		if !strings.Contains(err.Error(), "libcuda.so.1") && !strings.Contains(err.Error(), "no CUDA GPU") {

@@ -189,7 +189,7 @@ func TestPartialAdmissionAbortsTheKernel(t *testing.T) {
 		t.Fatalf("GPU observed %v, want ABORT once", obs)
 	}
 	payload := exchange.Of(s.NPU()).Payload()
-	for off := 0; off < payload.Size(); off += 4 {
+	for off := 0; off < payload.Region().Len(); off += 4 {
 		if v := payload.HostLoad(off); v != 0 {
 			t.Fatalf("payload word at %d is %#x after ABORT; the kernel must not touch it", off, v)
 		}

@@ -3,7 +3,7 @@ package cuda
 import (
 	"fmt"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -47,7 +47,7 @@ type userModule struct {
 // before anything is dispatched.
 func (g *GPU) Load(ptx []byte, entry string) (kernel.Module, error) {
 	if len(entry) == 0 || len(entry) > maxEntry {
-		return nil, devices.Errorf(devices.KindInvalid, "kernel", "the entry %q must be a kernel's name of 1 to %d bytes", entry, maxEntry)
+		return nil, failure.Errorf(failure.Invalid, "kernel", "the entry %q must be a kernel's name of 1 to %d bytes", entry, maxEntry)
 	}
 	image, err := memory.Map(len(ptx) + 1)
 	if err != nil {
@@ -69,24 +69,24 @@ func (g *GPU) Load(ptx []byte, entry string) (kernel.Module, error) {
 func (m *userModule) load() error {
 	g := m.g
 	if g.closed {
-		return devices.Errorf(devices.KindBusy, "kernel", "the CUDA backend is closed")
+		return failure.Errorf(failure.Busy, "kernel", "the CUDA backend is closed")
 	}
 	if g.exec.ctx == 0 {
-		return devices.Errorf(devices.KindDevice, "kernel", "%s has no execution context since a reset failed; reset the device again", g.name)
+		return failure.Errorf(failure.Device, "kernel", "%s has no execution context since a reset failed; reset the device again", g.name)
 	}
 	return g.thread.do(func() error {
 		d := g.drv
 		if err := d.call("cuCtxSetCurrent", g.exec.ctx); err != nil {
-			return devices.Errorf(devices.KindDevice, "kernel", "%w", err)
+			return failure.Errorf(failure.Device, "kernel", "%w", err)
 		}
 		if err := d.call("cuModuleLoadData", g.out(), m.image.Addr(0)); err != nil {
-			return devices.Errorf(devices.KindInvalid, "kernel", "the PTX does not load on %s (sm_%d%d): %w; check that it is PTX text for this GPU (nvcc --ptx)", g.name, g.major, g.minor, err)
+			return failure.Errorf(failure.Invalid, "kernel", "the PTX does not load on %s (sm_%d%d): %w; check that it is PTX text for this GPU (nvcc --ptx)", g.name, g.major, g.minor, err)
 		}
 		module := uintptr(g.scratch.Load64(scratchOut))
 		g.scratch.Write(scratchEntry, append([]byte(m.entry), 0))
 		if err := d.call("cuModuleGetFunction", g.out(), module, g.scratch.Addr(scratchEntry)); err != nil {
 			_ = d.call("cuModuleUnload", module)
-			return devices.Errorf(devices.KindInvalid, "kernel", "the PTX has no kernel entry %q (%w); name an extern \"C\" __global__ function of it", m.entry, err)
+			return failure.Errorf(failure.Invalid, "kernel", "the PTX has no kernel entry %q (%w); name an extern \"C\" __global__ function of it", m.entry, err)
 		}
 		m.module, m.fn, m.generation = module, uintptr(g.scratch.Load64(scratchOut)), g.generation
 		return nil
@@ -101,7 +101,7 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, devices.Errorf(devices.KindBusy, "dispatch", "the CUDA backend is closed")
+		return nil, failure.Errorf(failure.Busy, "dispatch", "the CUDA backend is closed")
 	}
 	if m.generation != g.generation {
 		if err := m.load(); err != nil {

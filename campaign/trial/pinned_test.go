@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/timing"
 )
 
 // The digests of the trials of seeds 1–3000, folded into one hash for the
@@ -31,7 +32,7 @@ func TestDigestsOfSeeds1To3000(t *testing.T) {
 	var nIdeal, nPublished int
 	for seed := uint64(1); seed <= 3000; seed++ {
 		pub := false
-		r := Run(Config{Seed: seed, OnFabric: func(f *devices.Fabric) { pub = f.Timing() != devices.IdealTiming() }})
+		r := Run(Config{Seed: seed, OnFabric: func(f *devices.Fabric) { pub = f.Timing() != timing.Ideal() }})
 		line := strconv.FormatUint(seed, 10) + " " + strconv.FormatUint(r.Digest, 16) + " " + strconv.FormatUint(r.Events, 10) + "\n"
 		if pub {
 			published.Write([]byte(line))

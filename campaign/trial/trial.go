@@ -22,7 +22,9 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
@@ -142,7 +144,7 @@ func (x Exchange) Draw(rng *rand.Rand, words []byte) (engine.Programs, []byte) {
 func (x Exchange) Need() time.Duration {
 	rounds, _, slotBytes := x.most()
 	lines := (slotBytes + 63) / 64
-	return time.Duration(rounds) * time.Duration(lines+2) * 10 * devices.PublishedTiming().NPUDMALine
+	return time.Duration(rounds) * time.Duration(lines+2) * 10 * timing.Published().NPUDMALine
 }
 
 // appendCount appends "1 noun" or "n nouns".
@@ -464,7 +466,7 @@ func (t *trial) putResult(err error) {
 		t.put("ok")
 		return
 	}
-	if e, ok := err.(*devices.Error); ok { // As without its allocation, and Error() without its concatenation
+	if e, ok := err.(*failure.Error); ok { // As without its allocation, and Error() without its concatenation
 		t.res.ErrorKinds[e.Kind.String()]++
 		t.put(e.Kind.String())
 		t.put(": ")
@@ -472,7 +474,7 @@ func (t *trial) putResult(err error) {
 		return
 	}
 	kind := "other"
-	var de *devices.Error
+	var de *failure.Error
 	if errors.As(err, &de) {
 		kind = de.Kind.String()
 	}
@@ -505,11 +507,11 @@ func (t *trial) run() {
 	if t.chance(0.25) {
 		budget = int64(1024 + 64*t.rng.IntN(64)) // tight: overlapping sessions run out
 	}
-	timing := devices.IdealTiming()
+	tm := timing.Ideal()
 	if t.chance(0.5) {
-		timing = devices.PublishedTiming()
+		tm = timing.Published()
 	}
-	f, o, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: timing, Budget: budget, EventCapacity: ringSize})
+	f, o, err := t.fabric(devices.Config{Mode: t.cfg.Mode, Seed: t.cfg.Seed, Timing: tm, Budget: budget, EventCapacity: ringSize})
 	if err != nil {
 		t.problem("making the fabric: %v", err)
 		return
@@ -741,7 +743,7 @@ func (t *trial) step(p *sessionPlan) {
 		if err == nil {
 			p.submitted[who] = true
 		}
-		if again && !errors.Is(err, devices.KindBusy) {
+		if again && !errors.Is(err, failure.Busy) {
 			t.problem("session %d: a second %s returned %v, want Busy", id, name, err)
 		}
 	case opStart:
@@ -757,7 +759,7 @@ func (t *trial) step(p *sessionPlan) {
 		undecided := s.Decision() == 0
 		ok, err := s.Wait(op.d)
 		t.logCall(id, "wait("+op.d.String()+")", err, ok)
-		if undecided && !errors.Is(err, devices.KindBusy) {
+		if undecided && !errors.Is(err, failure.Busy) {
 			t.problem("session %d: Wait before a decision returned %v, %v; want Busy", id, ok, err)
 		}
 	case opIsComplete:

@@ -7,7 +7,7 @@
 //	go run ./cmd/residentbench [-short] [-wide] [-wait spin|hybrid|block|all] [-only GROUPS] [-repeat N] [-gpu sim|cuda] [-json FILE] [-cpuprofile FILE] [-memprofile FILE] [-force]
 //
 // -wait runs the real-time publication and exchange figures under that
-// wait policy (devices.WaitPolicy), or under each of them with -wait all.
+// wait policy (wait.Policy), or under each of them with -wait all.
 // -only measures the named groups of the simulated GPU's figures alone
 // (bench.Groups; a real GPU's table is measured whole), and
 // -repeat N runs the table N times in a row and prints each figure's
@@ -41,8 +41,8 @@ import (
 	"syscall"
 
 	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" backend
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/bench"
 	"github.com/residentlua/residentlua/internal/resultfile"
 )
@@ -72,7 +72,7 @@ func main() {
 	}
 	measure := bench.Run
 	if *gpu != backend.Sim {
-		switch err := devices.CheckBackend(*gpu); {
+		switch err := backend.Check(*gpu); {
 		case err != nil:
 			refuse("-gpu: %v", err)
 		case len(o.Only) > 0:
@@ -140,18 +140,18 @@ func stopOnSignal() (stopped func() (syscall.Signal, bool)) {
 
 // parseWaits reads -wait: one policy, "all" for every one, or nothing
 // for each table's default.
-func parseWaits(name string) ([]devices.WaitPolicy, error) {
+func parseWaits(name string) ([]wait.Policy, error) {
 	switch name {
 	case "":
 		return nil, nil
 	case "all":
-		return devices.WaitPolicies(), nil
+		return wait.Policies(), nil
 	}
-	w, err := devices.ParseWaitPolicy(name)
+	w, err := wait.Parse(name)
 	if err != nil {
 		return nil, fmt.Errorf("%q: use spin, hybrid, block or all", name)
 	}
-	return []devices.WaitPolicy{w}, nil
+	return []wait.Policy{w}, nil
 }
 
 // repeated measures the table n times in a row and combines the runs
@@ -178,7 +178,7 @@ func repeated(measure func(bench.Options) ([]bench.Figure, error), n int, stoppe
 }
 
 // waitNames is "hybrid" or "hybrid,spin,block", or "default" for none.
-func waitNames(waits []devices.WaitPolicy) string {
+func waitNames(waits []wait.Policy) string {
 	if len(waits) == 0 {
 		return "default"
 	}

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/bench"
 )
 
 func TestParseWaits(t *testing.T) {
-	for name, want := range map[string][]devices.WaitPolicy{
-		"spin":   {devices.WaitSpin},
-		"hybrid": {devices.WaitHybrid},
-		"block":  {devices.WaitBlock},
-		"all":    {devices.WaitHybrid, devices.WaitSpin, devices.WaitBlock},
+	for name, want := range map[string][]wait.Policy{
+		"spin":   {wait.Spin},
+		"hybrid": {wait.Hybrid},
+		"block":  {wait.Block},
+		"all":    {wait.Hybrid, wait.Spin, wait.Block},
 		"":       nil, // each table's default
 	} {
 		got, err := parseWaits(name)
@@ -28,7 +28,7 @@ func TestParseWaits(t *testing.T) {
 	if _, err := parseWaits("busy"); err == nil || !strings.Contains(err.Error(), "spin, hybrid, block or all") {
 		t.Errorf("parseWaits(\"busy\") = %v; want an error listing the choices", err)
 	}
-	if got := waitNames(devices.WaitPolicies()); got != "hybrid,spin,block" {
+	if got := waitNames(wait.Policies()); got != "hybrid,spin,block" {
 		t.Errorf("waitNames = %q", got)
 	}
 	if got := waitNames(nil); got != "default" {

@@ -8,6 +8,9 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/internal/resultfile"
 	"github.com/residentlua/residentlua/internal/seeds"
 	"github.com/residentlua/residentlua/lua51"
@@ -170,17 +173,17 @@ func (o *options) setLong(name, value string) error {
 		}
 		o.mode = value
 	case "wait":
-		if _, err := devices.ParseWaitPolicy(value); err != nil {
+		if _, err := wait.Parse(value); err != nil {
 			return &usageError{fmt.Sprintf("--wait %q: use spin, hybrid or block", value)}
 		}
 		o.wait = value
 	case "gpu":
-		if value == "" || devices.CheckBackend(value) != nil {
+		if value == "" || backend.Check(value) != nil {
 			return &usageError{fmt.Sprintf("--gpu %q: use %s", value, orList(backend.Names()))}
 		}
 		o.gpu = value
 	case "timing":
-		if _, err := devices.TimingProfile(value); err != nil {
+		if _, err := timing.Profile(value); err != nil {
 			return &usageError{fmt.Sprintf("--timing %q: use ideal or published", value)}
 		}
 		o.timing = value
@@ -221,10 +224,10 @@ func (o *options) fabricConfig() devices.Config {
 		cfg.Mode, _ = devices.ParseMode(o.mode)
 	}
 	if o.timing != "" {
-		cfg.Timing, _ = devices.TimingProfile(o.timing)
+		cfg.Timing, _ = timing.Profile(o.timing)
 	}
 	if o.wait != "" {
-		cfg.Wait, _ = devices.ParseWaitPolicy(o.wait)
+		cfg.Wait, _ = wait.Parse(o.wait)
 	}
 	cfg.Seed = o.seed
 	return cfg
@@ -239,10 +242,10 @@ func (o *options) checkFabric() error {
 	if o.gpu != "" && o.gpu != backend.Sim && cfg.Mode == devices.Simulated {
 		return fmt.Errorf("--gpu %s is a real GPU, which runs in real time: use --mode realtime (the default) with it, or leave --gpu out to simulate the GPU", o.gpu)
 	}
-	if cfg.Wait == devices.WaitSpin && cfg.Mode != devices.Simulated {
-		if err := devices.CheckWait(devices.WaitSpin, len(devices.DefaultDevices())); err != nil {
+	if cfg.Wait == wait.Spin && cfg.Mode != devices.Simulated {
+		if err := wait.Check(wait.Spin, len(devices.DefaultDevices())); err != nil {
 			msg := err.Error()
-			if e, ok := errors.AsType[*devices.Error](err); ok {
+			if e, ok := errors.AsType[*failure.Error](err); ok {
 				msg = e.Message
 			}
 			return fmt.Errorf("--wait spin: %s", msg)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -46,7 +48,7 @@ func TestFabricConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := o.fabricConfig()
-	if cfg.Mode != devices.Simulated || cfg.Seed != 9 || cfg.Timing != devices.PublishedTiming() || cfg.Wait != devices.WaitSpin {
+	if cfg.Mode != devices.Simulated || cfg.Seed != 9 || cfg.Timing != timing.Published() || cfg.Wait != wait.Spin {
 		t.Errorf("config %+v", cfg)
 	}
 	// No options: the fabric's own defaults (zero values).

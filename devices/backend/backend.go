@@ -7,9 +7,11 @@ package backend
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 )
@@ -105,6 +107,31 @@ func Lookup(name string) (Backend, bool) {
 	defer backends.RUnlock()
 	b, ok := backends.byName[name]
 	return b, ok
+}
+
+// Check says what is wrong with a backend name: nil for "" (the simulated
+// GPU), "sim" and every registered name; otherwise an invalid error that
+// lists the names there are.
+func Check(name string) error {
+	if name == "" || name == Sim {
+		return nil
+	}
+	if _, ok := Lookup(name); !ok {
+		return failure.Errorf(failure.Invalid, "fabric", "unknown GPU backend %q; use %s", name, quotedChoices(Names()))
+	}
+	return nil
+}
+
+// quotedChoices is `"a", "b" or "c"`.
+func quotedChoices(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // FaultSupport is an optional interface of an Accelerator whose hardware

@@ -2,8 +2,8 @@
 // fabric, its devices and their programs emit (Event), who emitted them
 // (Actor), the kinds the runtime itself emits, and the fabric's bounded
 // stream of them (Stream), with its digest for comparing runs, and the
-// times of steps they stamp (Stamp, StampCell). Kinds that
-// programs and the engine emit are defined where they are, with
+// times of steps they stamp (Stamp, StampCell; an invocation's Steps).
+// Kinds that programs and the engine emit are defined where they are, with
 // program.DefineEvent.
 package event
 
@@ -16,7 +16,7 @@ import (
 
 // Event kinds the runtime emits.
 var (
-	EvAlloc          = program.DefineEvent("alloc", program.CategoryMemory)           // A: buffer, B: bytes
+	EvAlloc          = program.DefineEvent("alloc", program.CategoryMemory)           // A: buffer, B: bytes; Detail: PrivateBudget or empty
 	EvRelease        = program.DefineEvent("release", program.CategoryMemory)         // A: buffer, B: bytes; Detail: PrivateBudget or empty
 	EvReleaseRefused = program.DefineEvent("release.refused", program.CategoryMemory) // A: buffer, B: bytes; Detail: why
 	EvHostStore      = program.DefineEvent("host.store", program.CategoryHost)        // A: buffer, B: value
@@ -32,6 +32,10 @@ var (
 	EvKeep           = program.DefineEvent("quarantine.keep", program.CategoryMemory) // A: a buffer that the quarantine beginning keeps, B: bytes
 	EvQuarantineEnd  = program.DefineEvent("quarantine.end", program.CategoryMemory)  // A: bytes returned to the fabric's budget, B: to other budgets
 )
+
+// PrivateBudget is the Detail of alloc and release events of buffers charged
+// to a budget other than the fabric's.
+const PrivateBudget = "private budget"
 
 // Actor says who acted: the host or a device.
 type Actor uint8

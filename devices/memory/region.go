@@ -4,7 +4,9 @@
 // nothing outside this package converts pointers or touches the mapping
 // directly. Small regions are carved from an Arena's larger mappings; the
 // package counts the mappings it holds and refuses, with an error, to make
-// more than the system's limit allows (see mapLimit).
+// more than the system's limit allows (see mapLimit). Kind names the ways
+// memory is shared by devices (fine-grained, coarse-grained, device-local,
+// pinned), which a fabric's allocation profiles offer.
 //
 // Offsets are byte offsets, 4-byte aligned and inside the region; a bad offset
 // is a programming error and panics. A Region must not be used after Unmap:

@@ -3,7 +3,6 @@ package oracle
 import (
 	"fmt"
 
-	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -27,11 +26,11 @@ type budgetChecker struct {
 func (c *budgetChecker) observe(e *event.Event, open bool) {
 	switch e.Kind {
 	case event.EvAlloc:
-		if e.Detail != devices.PrivateBudget {
+		if e.Detail != event.PrivateBudget {
 			c.live += int64(e.B)
 		}
 	case event.EvRelease:
-		if e.Detail != devices.PrivateBudget {
+		if e.Detail != event.PrivateBudget {
 			c.live -= int64(e.B)
 		}
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
 )
 
@@ -135,14 +136,14 @@ func (o *Oracle) Liveness(longEnough time.Duration) {
 // fabric it renews run after run (a campaign worker's world) renews the
 // oracle with it, as the fabric's subscriber, instead of making one per
 // run. What Violations returned before stays the caller's. It refuses,
-// with a KindBusy error, once the fabric has emitted an event (it was not
+// with a failure.Busy error, once the fabric has emitted an event (it was not
 // renewed, or was used since): the oracle would miss what those events
 // opened and charged, and so find violations that are none.
 func (o *Oracle) Renew() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.fabric.Events().Count() != 0 {
-		return devices.Errorf(devices.KindBusy, "oracle", "the fabric has emitted events since it was last renewed; renew the oracle right after the fabric")
+		return failure.Errorf(failure.Busy, "oracle", "the fabric has emitted events since it was last renewed; renew the oracle right after the fabric")
 	}
 	o.cancel() // a no-op: the renewal ended the subscription
 	o.open.clear()

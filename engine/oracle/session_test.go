@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/engine"
@@ -204,8 +205,8 @@ func TestOracleRenewNeedsARenewedFabric(t *testing.T) {
 	f, o := newOracleFabric(t)
 	s := newSession(t, f, 1)
 	err := o.Renew()
-	var e *devices.Error
-	if !errors.As(err, &e) || e.Kind != devices.KindBusy {
+	var e *failure.Error
+	if !errors.As(err, &e) || e.Kind != failure.Busy {
 		t.Fatalf("Renew of an oracle on a used fabric = %v, want a busy error", err)
 	}
 	run(t, s)

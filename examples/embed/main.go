@@ -16,6 +16,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 )
@@ -84,7 +85,7 @@ func run() error {
 	// A protocol error raised in Lua comes back to Go as a value that
 	// errors.Is understands.
 	err = lua51.DoString(L, `local s = require("resident").startup{}; s:start()`)
-	if e, ok := luaapi.ErrorOf(err); ok && errors.Is(e, devices.KindBusy) {
+	if e, ok := luaapi.ErrorOf(err); ok && errors.Is(e, failure.Busy) {
 		fmt.Printf("go: caught %s error from %s: %s\n", e.Kind, e.Op, e.Message)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/timing"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
 
@@ -134,7 +135,7 @@ func BenchmarkProgramTrials(b *testing.B) {
 }
 
 func BenchmarkModelOverhead(b *testing.B) {
-	cfg := devices.Config{Mode: devices.RealTime, Timing: devices.PublishedTiming()}
+	cfg := devices.Config{Mode: devices.RealTime, Timing: timing.Published()}
 	// The figures exactly, without the published stalls: the real run and
 	// the simulated one draw theirs from other seeds, and the ratio is of
 	// the tool's overhead, not of two draws.

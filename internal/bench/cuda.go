@@ -8,7 +8,9 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/programs/exchange"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -21,30 +23,30 @@ import (
 // backend has no raw round trip to measure (RoundTripper). The simulated
 // NPU and the host wait under o.Wait's one policy; without one, they spin
 // as the resident kernel does where the machine has a core for each
-// (devices.WaitSpin), and wait hybrid where it has not.
+// (wait.Spin), and wait hybrid where it has not.
 func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
 	if gpuBackend == "" || gpuBackend == backend.Sim {
-		return nil, devices.Errorf(devices.KindInvalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
+		return nil, failure.Errorf(failure.Invalid, "bench", "RunBackend measures a real GPU; use Run for the simulated one")
 	}
-	wait := devices.WaitHybrid
+	policy := wait.Hybrid
 	switch len(o.Wait) {
 	case 0: // the NPU and the host poll as the kernel does, where the cores allow it
-		if devices.CheckWait(devices.WaitSpin, 2) == nil {
-			wait = devices.WaitSpin
+		if wait.Check(wait.Spin, 2) == nil {
+			policy = wait.Spin
 		}
 	case 1:
-		wait = o.Wait[0]
+		policy = o.Wait[0]
 	default:
-		return nil, devices.Errorf(devices.KindInvalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
+		return nil, failure.Errorf(failure.Invalid, "bench", "a real GPU's figures are measured under one wait policy at a time, got %d", len(o.Wait))
 	}
-	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: wait}, gpuBackend)
+	f, err := devices.NewFabricWith(devices.Config{Mode: devices.RealTime, Wait: policy}, gpuBackend)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	g, ok := f.First(devices.GPU).Accelerator().(RoundTripper)
 	if !ok {
-		return nil, devices.Errorf(devices.KindUnsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", gpuBackend)
+		return nil, failure.Errorf(failure.Unsupported, "bench", "the %s backend has no raw round trip (RoundTrips) to measure its figures against", gpuBackend)
 	}
 	repeats, sessions, longs, trips, launches := 7, 50, 5, 20_000, 200
 	if o.Short {
@@ -114,8 +116,8 @@ func RunBackend(o Options, gpuBackend string) ([]Figure, error) {
 	figures := []Figure{
 		{Name: "GPU: minimal ping-pong round trip (the floor)", Unit: "µs", Value: rawS, Goal: "report (the floor)"},
 		ratioReport("GPU: ping-pong with the kernel's clock", Summarise(clocked), rawS, rawName),
-		ratioFigure("GPU: host publishes (stores) RUN → kernel observes (wait "+wait.String()+")", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
-		ratioFigure("GPU: exchange cost per round (rounds 1000, kernel's clock, wait "+wait.String()+")", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
+		ratioFigure("GPU: host publishes (stores) RUN → kernel observes (wait "+policy.String()+")", "µs", Summarise(observe), rawS, rawName, "≤ 0.6×", 0.6),
+		ratioFigure("GPU: exchange cost per round (rounds 1000, kernel's clock, wait "+policy.String()+")", "µs", Summarise(perRound), rawS, rawName, "≤ 1.2×", 1.2),
 		{Name: "GPU: empty kernel, launch to observed completion", Unit: "µs", Value: Summarise(empty), Goal: "report"},
 		{Name: "GPU: lifecycle floor (empty launch + one round trip)", Unit: "µs", Value: floorS, Goal: "report (the floor)"},
 		ratioFigure("GPU: whole lifecycle, rounds 1 (open to close)", "µs", Summarise(life1), floorS, floorName, "≤ 3×", 3),

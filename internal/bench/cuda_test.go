@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	_ "github.com/residentlua/residentlua/backends/cuda" // registers "cuda", as cmd/residentbench does
-	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 )
 
 // Without a CUDA GPU (CI) the GPU figures fail as unsupported; with one the
@@ -14,7 +14,7 @@ import (
 func TestRunBackendCUDA(t *testing.T) {
 	figures, err := RunBackend(Options{Short: true}, "cuda")
 	if err != nil {
-		if !errors.Is(err, devices.KindUnsupported) {
+		if !errors.Is(err, failure.Unsupported) {
 			t.Fatalf("RunBackend(cuda) = %v, want an Unsupported error without a GPU", err)
 		}
 		return
@@ -49,10 +49,10 @@ func TestRunBackendCUDA(t *testing.T) {
 
 // RunBackend measures real hardware only, found by its registered name.
 func TestRunBackendNeedsARegisteredHardwareBackend(t *testing.T) {
-	if _, err := RunBackend(Options{Short: true}, "sim"); !errors.Is(err, devices.KindInvalid) {
+	if _, err := RunBackend(Options{Short: true}, "sim"); !errors.Is(err, failure.Invalid) {
 		t.Errorf("RunBackend(sim) = %v, want invalid: use Run", err)
 	}
-	if _, err := RunBackend(Options{Short: true}, "rocm"); !errors.Is(err, devices.KindInvalid) || !strings.Contains(err.Error(), `unknown GPU backend "rocm"; use "sim" or "cuda"`) {
+	if _, err := RunBackend(Options{Short: true}, "rocm"); !errors.Is(err, failure.Invalid) || !strings.Contains(err.Error(), `unknown GPU backend "rocm"; use "sim" or "cuda"`) {
 		t.Errorf("RunBackend(rocm) = %v, want the unknown-backend error", err)
 	}
 }

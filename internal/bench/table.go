@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
+	"github.com/residentlua/residentlua/devices/timing"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // Options size a run of every figure.
@@ -18,8 +21,8 @@ type Options struct {
 	// Wait lists the wait policies that the real-time publication and
 	// exchange figures run under, a pair of figures for each; empty: the
 	// default (hybrid) alone. Spin needs a core per device and one for the
-	// host (devices.WaitSpin).
-	Wait []devices.WaitPolicy
+	// host (wait.Spin).
+	Wait []wait.Policy
 	// Only lists the groups of figures to measure (Groups); empty: every
 	// one. The raw round trip, the baseline of the wait figures, is
 	// always measured.
@@ -79,7 +82,7 @@ func (o Options) selected() (map[string]bool, error) {
 	}
 	for _, name := range o.Only {
 		if _, ok := want[name]; !ok {
-			return nil, devices.Errorf(devices.KindInvalid, "bench", "no group of figures is named %q; the groups are %s", name, strings.Join(Groups(), ", "))
+			return nil, failure.Errorf(failure.Invalid, "bench", "no group of figures is named %q; the groups are %s", name, strings.Join(Groups(), ", "))
 		}
 		want[name] = true
 	}
@@ -112,7 +115,7 @@ func Run(o Options) ([]Figure, error) {
 	figures := []Figure{goalFigure("raw round trip, one line for both words", oneLine, raw, "raw round trip", goal{})}
 	waits := o.Wait
 	if len(waits) == 0 {
-		waits = []devices.WaitPolicy{devices.WaitHybrid}
+		waits = []wait.Policy{wait.Hybrid}
 	}
 	// A policy this machine cannot run (spin on too few cores) leaves out
 	// its figures, not the rest of the table: its error comes at the end.
@@ -121,7 +124,7 @@ func Run(o Options) ([]Figure, error) {
 		if !want["wait"] {
 			break
 		}
-		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != devices.WaitHybrid)
+		wf, err := waitFigures(w, z, raw, len(waits) > 1 || w != wait.Hybrid)
 		if err != nil {
 			waitErrs = append(waitErrs, fmt.Errorf("wait %s: %w", w, err))
 			continue
@@ -178,8 +181,8 @@ type goal struct {
 // are the table's first goals, spin's those of a device that polls on its
 // own core; block's figures are reported.
 var (
-	publicationGoals = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 2×", 2}, devices.WaitSpin: {"≤ 3×", 3}}
-	exchangeGoals    = map[devices.WaitPolicy]goal{devices.WaitHybrid: {"≤ 1.5×", 1.5}, devices.WaitSpin: {"≤ 2×", 2}}
+	publicationGoals = map[wait.Policy]goal{wait.Hybrid: {"≤ 2×", 2}, wait.Spin: {"≤ 3×", 3}}
+	exchangeGoals    = map[wait.Policy]goal{wait.Hybrid: {"≤ 1.5×", 1.5}, wait.Spin: {"≤ 2×", 2}}
 )
 
 // waitFigures measures publication latency and the exchange round trip on
@@ -187,7 +190,7 @@ var (
 // processor time the process spent per session of the publication runs
 // (every thread's, user and system): what the policy's latency costs.
 // named says to name the policy in the figures' names.
-func waitFigures(w devices.WaitPolicy, z sizes, raw Sample, named bool) ([]Figure, error) {
+func waitFigures(w wait.Policy, z sizes, raw Sample, named bool) ([]Figure, error) {
 	rt, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
 	if err != nil {
 		return nil, err
@@ -380,7 +383,7 @@ func speedupFigure(z sizes, what string, factor float64, run func(n, workers int
 }
 
 func modelFigure(z sizes) (Figure, error) {
-	cfg := devices.Config{Timing: devices.PublishedTiming()}
+	cfg := devices.Config{Timing: timing.Published()}
 	// The figures exactly, without the published stalls: the real run and
 	// the simulated one draw theirs from other seeds, and the ratio is of
 	// the tool's overhead, not of two draws.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/wait"
 )
 
 // The publication and exchange figures of each wait policy are measured on
@@ -21,14 +22,14 @@ func TestWaitFigures(t *testing.T) {
 	z.publications, z.repeats, z.exchangeRounds = 5, 2, 50
 	raw := Summarise([]float64{0.1})
 	for _, tc := range []struct {
-		wait               devices.WaitPolicy
+		wait               wait.Policy
 		named              bool
 		pubName, pubGoal   string
 		exchName, exchGoal string
 	}{
-		{devices.WaitHybrid, false, "publication latency", "≤ 2×", "exchange round trip", "≤ 1.5×"},
-		{devices.WaitSpin, true, "publication latency (wait spin)", "≤ 3×", "exchange round trip (wait spin)", "≤ 2×"},
-		{devices.WaitBlock, true, "publication latency (wait block)", "report", "exchange round trip (wait block)", "report"},
+		{wait.Hybrid, false, "publication latency", "≤ 2×", "exchange round trip", "≤ 1.5×"},
+		{wait.Spin, true, "publication latency (wait spin)", "≤ 3×", "exchange round trip (wait spin)", "≤ 2×"},
+		{wait.Block, true, "publication latency (wait block)", "report", "exchange round trip (wait block)", "report"},
 	} {
 		figures, err := waitFigures(tc.wait, z, raw, tc.named)
 		if err != nil {
@@ -63,7 +64,7 @@ func TestWaitFigures(t *testing.T) {
 // that there was: where the time of a publication goes. Spin runs
 // only where GOMAXPROCS gives each device and the host a core.
 func BenchmarkPublicationByWait(b *testing.B) {
-	for _, w := range devices.WaitPolicies() {
+	for _, w := range wait.Policies() {
 		b.Run(w.String(), func(b *testing.B) {
 			f := waitFabric(b, w)
 			var total, waiting, late []float64
@@ -97,7 +98,7 @@ func BenchmarkPublicationByWait(b *testing.B) {
 // many events a generation emits.
 func BenchmarkExchangeByWait(b *testing.B) {
 	const rounds = 2000
-	for _, w := range devices.WaitPolicies() {
+	for _, w := range wait.Policies() {
 		b.Run(w.String(), func(b *testing.B) {
 			f := waitFabric(b, w)
 			var total time.Duration
@@ -127,7 +128,7 @@ func reportRaw(b *testing.B) {
 // BenchmarkEventEmit is the cost of one event, uncontended: the stream's
 // lock, a clock read, the ring write and the digest.
 func BenchmarkEventEmit(b *testing.B) {
-	f := waitFabric(b, devices.WaitHybrid)
+	f := waitFabric(b, wait.Hybrid)
 	for range b.N {
 		f.Events().Emit(event.HostActor, 0, event.EvHostStore, 1, 2, "")
 	}
@@ -135,7 +136,7 @@ func BenchmarkEventEmit(b *testing.B) {
 
 // waitFabric is a real-time fabric of policy w for a benchmark, skipping
 // it where the machine cannot spin.
-func waitFabric(b *testing.B, w devices.WaitPolicy) *devices.Fabric {
+func waitFabric(b *testing.B, w wait.Policy) *devices.Fabric {
 	b.Helper()
 	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: w})
 	if err != nil {

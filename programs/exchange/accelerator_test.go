@@ -13,6 +13,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -181,9 +182,8 @@ func TestAcceleratedGPURunsTheExchange(t *testing.T) {
 	}
 	aql, _ := gpu.Family(devices.AQL)
 	xdna, _ := npu.Family(devices.XDNA)
-	gc, _ := line.Coherent(gpu, aql)
-	nc, _ := line.Coherent(npu, xdna)
-	if line.Profile().Kind() != devices.Pinned || !gc || nc {
+	gc, nc := line.Profile().Coherent(gpu, aql), line.Profile().Coherent(npu, xdna)
+	if line.Profile().Kind() != memory.Pinned || !gc || nc {
 		t.Errorf("startup line from %s, GPU coherent %v, NPU coherent %v; want pinned, true, false", line.Profile().Kind(), gc, nc)
 	}
 	fakeStarted(t, s)
@@ -217,7 +217,7 @@ func TestAFailedLaunchRejectsTheDispatch(t *testing.T) {
 	f := fakeFabric(t, &fakeGPU{launchErr: errors.New("out of streams")})
 	s := fakeSession(t, f, exchange.Default())
 	err := s.SubmitGPU()
-	if !errors.Is(err, devices.KindDevice) || !strings.Contains(err.Error(), "could not launch the kernel: out of streams") {
+	if !errors.Is(err, failure.Device) || !strings.Contains(err.Error(), "could not launch the kernel: out of streams") {
 		t.Fatalf("SubmitGPU = %v, want the launch failure as a device error", err)
 	}
 	if out := s.Close(); out != engine.Retired {
@@ -289,7 +289,7 @@ func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	}
 	defer f.Close()
 	_, err = engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
-	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, devices.KindUnsupported) || err.Error() != want {
+	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, failure.Unsupported) || err.Error() != want {
 		t.Errorf("NewExchangeSession = %v, want %q", err, want)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/backend"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/exchange"
 )
@@ -31,7 +32,7 @@ func (b *testBackend) Open() (backend.Accelerator, error) {
 // for the whole test binary.
 var (
 	fakeBackend   = &testBackend{}
-	brokenBackend = &testBackend{err: devices.Errorf(devices.KindUnsupported, "test", "no test GPU is present")}
+	brokenBackend = &testBackend{err: failure.Errorf(failure.Unsupported, "test", "no test GPU is present")}
 )
 
 func init() {
@@ -45,13 +46,13 @@ func TestBackendsListsSimFirstThenTheRegisteredOnes(t *testing.T) {
 		t.Errorf("backend.Names() = %q, want sim then the registered names in order", got)
 	}
 	for _, name := range []string{"", "sim", "test-fake"} {
-		if err := devices.CheckBackend(name); err != nil {
-			t.Errorf("CheckBackend(%q) = %v", name, err)
+		if err := backend.Check(name); err != nil {
+			t.Errorf("backend.Check(%q) = %v", name, err)
 		}
 	}
-	err := devices.CheckBackend("rocm")
-	if !errors.Is(err, devices.KindInvalid) || !strings.HasSuffix(err.Error(), `unknown GPU backend "rocm"; use "sim", "test-broken" or "test-fake"`) {
-		t.Errorf("CheckBackend(rocm) = %v, want the names listed", err)
+	err := backend.Check("rocm")
+	if !errors.Is(err, failure.Invalid) || !strings.HasSuffix(err.Error(), `unknown GPU backend "rocm"; use "sim", "test-broken" or "test-fake"`) {
+		t.Errorf("backend.Check(rocm) = %v, want the names listed", err)
 	}
 }
 
@@ -121,7 +122,7 @@ func TestNewFabricWithRefusesWhatHardwareCannotDo(t *testing.T) {
 	if fakeBackend.opens != before {
 		t.Errorf("the backend was opened %d times for configurations it cannot serve", fakeBackend.opens-before)
 	}
-	if _, err := devices.NewFabricWith(devices.Config{}, "test-broken"); !errors.Is(err, devices.KindUnsupported) || !strings.Contains(err.Error(), "no test GPU is present") {
+	if _, err := devices.NewFabricWith(devices.Config{}, "test-broken"); !errors.Is(err, failure.Unsupported) || !strings.Contains(err.Error(), "no test GPU is present") {
 		t.Errorf("NewFabricWith on missing hardware = %v, want the backend's own error", err)
 	}
 }

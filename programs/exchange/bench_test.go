@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/timing"
 )
 
 // BenchmarkExchangeSteps runs a long exchange's device steps in simulated
@@ -72,7 +73,7 @@ type runningExchange struct {
 // startExchange makes a fabric and runs a long exchange on it into its
 // rounds, with the event ring full.
 func startExchange(b *testing.B) *runningExchange {
-	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Timing: devices.PublishedTiming(), EventCapacity: 256})
+	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1, Timing: timing.Published(), EventCapacity: 256})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/residentlua/residentlua/devices"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -42,13 +43,13 @@ func Default() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Rounds < 1 || c.Rounds > MaxRounds:
-		return devices.Errorf(devices.KindInvalid, "startup", "rounds must be from 1 to %d, got %d", MaxRounds, c.Rounds)
+		return failure.Errorf(failure.Invalid, "startup", "rounds must be from 1 to %d, got %d", MaxRounds, c.Rounds)
 	case c.Credits < 1 || c.Credits > MaxCredits:
-		return devices.Errorf(devices.KindInvalid, "startup", "credits must be from 1 to %d, got %d", MaxCredits, c.Credits)
+		return failure.Errorf(failure.Invalid, "startup", "credits must be from 1 to %d, got %d", MaxCredits, c.Credits)
 	case c.SlotBytes < 8 || c.SlotBytes > MaxSlotBytes || c.SlotBytes%8 != 0:
-		return devices.Errorf(devices.KindInvalid, "startup", "slot_bytes must be a multiple of 8 from 8 to %d, got %d", MaxSlotBytes, c.SlotBytes)
+		return failure.Errorf(failure.Invalid, "startup", "slot_bytes must be a multiple of 8 from 8 to %d, got %d", MaxSlotBytes, c.SlotBytes)
 	case c.GPUQueue != devices.PM4 && c.GPUQueue != devices.AQL:
-		return devices.Errorf(devices.KindInvalid, "startup", "the GPU queue must be pm4 or aql, got %s", c.GPUQueue)
+		return failure.Errorf(failure.Invalid, "startup", "the GPU queue must be pm4 or aql, got %s", c.GPUQueue)
 	}
 	return nil
 }
@@ -224,12 +225,12 @@ func launcherOf(gpu *devices.Device, startup *devices.Buffer) (Launcher, error) 
 	if accel == nil {
 		return nil, nil
 	}
-	if kind := startup.Profile().Kind(); kind != devices.Pinned {
-		return nil, devices.Errorf(devices.KindUnsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.Name(), kind)
+	if kind := startup.Profile().Kind(); kind != memory.Pinned {
+		return nil, failure.Errorf(failure.Unsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.Name(), kind)
 	}
 	launcher, ok := accel.(Launcher)
 	if !ok {
-		return nil, devices.Errorf(devices.KindUnsupported, "startup", "%s (%s) cannot launch the exchange kernel", gpu.Name(), accel.Describe())
+		return nil, failure.Errorf(failure.Unsupported, "startup", "%s (%s) cannot launch the exchange kernel", gpu.Name(), accel.Describe())
 	}
 	return launcher, nil
 }

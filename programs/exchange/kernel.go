@@ -5,6 +5,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
@@ -116,7 +117,7 @@ func (p *kernelExchange) Step(env program.Env) program.Next {
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
 		if err := p.kernel.Fault(); err != nil {
-			return program.Retire(devices.Errorf(devices.KindDevice, "run", "%s: the kernel failed: %w", env.DeviceName(), err))
+			return program.Retire(failure.Errorf(failure.Device, "run", "%s: the kernel failed: %w", env.DeviceName(), err))
 		}
 	}
 	if progress {
@@ -160,7 +161,7 @@ func (p *kernelExchange) Start(env program.Env) error {
 	}
 	kernel, err := p.launcher.Launch(k)
 	if err != nil {
-		return devices.Errorf(devices.KindDevice, "dispatch", "%s could not launch the kernel: %w", env.DeviceName(), err)
+		return failure.Errorf(failure.Device, "dispatch", "%s could not launch the kernel: %w", env.DeviceName(), err)
 	}
 	p.kernel = kernel
 	p.gens = make([]uint32, p.x.cfg.Credits)
@@ -174,11 +175,11 @@ func (p *kernelExchange) ending(env program.Env, st KernelStatus) error {
 	case KernelOK:
 		return nil
 	case KernelCrashed:
-		return devices.Errorf(devices.KindDevice, "run", "%s crashed: %s", name, p.crash)
+		return failure.Errorf(failure.Device, "run", "%s crashed: %s", name, p.crash)
 	case KernelBadDecision:
-		return devices.Errorf(devices.KindDevice, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", name, st.Observed)
+		return failure.Errorf(failure.Device, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", name, st.Observed)
 	case KernelStopped:
 		return env.ResetError()
 	}
-	return devices.Errorf(devices.KindDevice, "run", "%s's kernel ended with unknown code %d", name, st.Done)
+	return failure.Errorf(failure.Device, "run", "%s's kernel ended with unknown code %d", name, st.Done)
 }

@@ -212,7 +212,7 @@ func TestReadersAreNotBlockedByGivingPinnedMemoryBack(t *testing.T) {
 	}
 	defer f.Close()
 	profiles, err := f.AllocationProfiles([]*devices.Device{f.First(devices.GPU), f.First(devices.NPU)}, true)
-	if err != nil || profiles[0].Kind() != devices.Pinned {
+	if err != nil || profiles[0].Kind() != memory.Pinned {
 		t.Fatalf("profiles %v, %v; want pinned first", profiles, err)
 	}
 	b, err := profiles[0].Allocate(4096, nil, 1)

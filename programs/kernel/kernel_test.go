@@ -8,6 +8,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
+	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/programs/kernel"
 )
@@ -86,7 +87,7 @@ func run(t *testing.T, m *fakeModule, term string) (error, []event.Event) {
 	if err != nil {
 		return err, nil
 	}
-	ok, err := c.Wait(time.Second)
+	ok, err := c.WaitContext(t.Context(), time.Second)
 	if !ok && err == nil {
 		t.Fatalf("the kernel program did not retire within a simulated second")
 	}
@@ -125,7 +126,7 @@ func TestKernelProgram(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		m := &fakeModule{script: fakeKernel{observeAt: 1, endAt: 2, done: kernel.DoneCrashed}}
 		err, _ := run(t, m, "crash(boom)")
-		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, devices.KindDevice) {
+		if err == nil || !strings.Contains(err.Error(), "gpu0 crashed: boom") || !errors.Is(err, failure.Device) {
 			t.Errorf("retired with %v, want the device error gpu0 crashed: boom", err)
 		}
 		if m.block.Mode != kernel.ModeCrash {

@@ -9,6 +9,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/devices/wait"
 	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -85,10 +86,10 @@ func TestUserKernelsFlagWakesTheNPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	for _, policy := range []devices.WaitPolicy{devices.WaitSpin, devices.WaitHybrid, devices.WaitBlock} {
+	for _, policy := range []wait.Policy{wait.Spin, wait.Hybrid, wait.Block} {
 		t.Run(policy.String(), func(t *testing.T) {
 			f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Wait: policy, Seed: 1})
-			if err != nil && policy == devices.WaitSpin {
+			if err != nil && policy == wait.Spin {
 				t.Skipf("skipped: %v", err) // spin needs a core for each device and the host
 			}
 			if err != nil {

@@ -1,51 +1,57 @@
-package devices
+// Package failure is the error of the hardware model and the protocol: an
+// Error of a Kind (busy, device, invalid, stale, ...), for an operation, with
+// a message that says what happened and what to do. Every layer that makes
+// or classifies such errors (devices, the engine, the Lua API, backends)
+// shares it; errors.Is(err, failure.Busy) matches an error of a kind,
+// however it was wrapped.
+package failure
 
 import (
 	"fmt"
 	"strings"
 )
 
-// ErrorKind classifies an error. A kind is itself an error value, so that
-// errors.Is(err, KindBusy) matches every Busy error, however it was
+// Kind classifies an error. A kind is itself an error value, so that
+// errors.Is(err, Busy) matches every Busy error, however it was
 // wrapped, and errors.As(err, &kind) finds the kind.
-type ErrorKind uint8
+type Kind uint8
 
 // The kinds of error the hardware model and the protocol return.
 const (
-	// KindUnsupported: the devices or memory cannot do what was asked.
-	KindUnsupported ErrorKind = iota + 1
-	// KindBusy: the operation is not allowed in the current state.
-	KindBusy
-	// KindDevice: a device rejected a dispatch or failed while running.
-	KindDevice
-	// KindPublish: a host-release publication failed.
-	KindPublish
-	// KindBudget: the memory budget is exhausted.
-	KindBudget
-	// KindInvalid: an argument was bad.
-	KindInvalid
-	// KindStale: a handle (a buffer, a prepared program, a completion,
+	// Unsupported: the devices or memory cannot do what was asked.
+	Unsupported Kind = iota + 1
+	// Busy: the operation is not allowed in the current state.
+	Busy
+	// Device: a device rejected a dispatch or failed while running.
+	Device
+	// Publish: a host-release publication failed.
+	Publish
+	// Budget: the memory budget is exhausted.
+	Budget
+	// Invalid: an argument was bad.
+	Invalid
+	// Stale: a handle (a buffer, a prepared program, a completion,
 	// the engine's session, ...) was used after the fabric that made it
 	// was renewed (Fabric.Renew); it did nothing.
-	KindStale
+	Stale
 )
 
-var kindNames = [...]string{KindUnsupported: "unsupported", KindBusy: "busy", KindDevice: "device", KindPublish: "publish", KindBudget: "budget", KindInvalid: "invalid", KindStale: "stale"}
+var kindNames = [...]string{Unsupported: "unsupported", Busy: "busy", Device: "device", Publish: "publish", Budget: "budget", Invalid: "invalid", Stale: "stale"}
 
 // String is the kind's lower-case name ("busy", "device", ...).
-func (k ErrorKind) String() string {
+func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-// ParseErrorKind is the kind whose String is name; ok is false for a name
+// ParseKind is the kind whose String is name; ok is false for a name
 // no kind has.
-func ParseErrorKind(name string) (k ErrorKind, ok bool) {
+func ParseKind(name string) (k Kind, ok bool) {
 	for k := range kindNames {
 		if kindNames[k] != "" && kindNames[k] == name {
-			return ErrorKind(k), true
+			return Kind(k), true
 		}
 	}
 	return 0, false
@@ -53,12 +59,12 @@ func ParseErrorKind(name string) (k ErrorKind, ok bool) {
 
 // Error is the kind's name, as String: a kind is the error that
 // errors.Is matches every error of that kind against.
-func (k ErrorKind) Error() string { return k.String() }
+func (k Kind) Error() string { return k.String() }
 
 // Error is an error of a known kind, in the shape of os.PathError: what
 // happened and what to do, its text made when it is asked for.
 type Error struct {
-	Kind    ErrorKind
+	Kind    Kind
 	Op      string // the operation that failed, such as "dispatch" or "start"
 	Message string // what happened and what to do
 	// Err is the lower error the message reports, if any (what Errorf's
@@ -72,17 +78,17 @@ func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
 // Unwrap is Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is e's kind, so that errors.Is(err, KindBusy)
+// Is reports whether target is e's kind, so that errors.Is(err, Busy)
 // matches every Busy error.
 func (e *Error) Is(target error) bool {
-	k, ok := target.(ErrorKind)
+	k, ok := target.(Kind)
 	return ok && k == e.Kind
 }
 
-// As sets *target to e's kind when target is an *ErrorKind, so that
+// As sets *target to e's kind when target is a *Kind, so that
 // errors.As(err, &kind) finds the kind of the first Error in err's chain.
 func (e *Error) As(target any) bool {
-	k, ok := target.(*ErrorKind)
+	k, ok := target.(*Kind)
 	if ok {
 		*k = e.Kind
 	}
@@ -92,7 +98,7 @@ func (e *Error) As(target any) bool {
 // Errorf makes an Error of kind k for operation op, its message made as
 // fmt.Sprintf makes it. A %w verb formats an error argument and wraps it,
 // as with fmt.Errorf: Err is that error.
-func Errorf(k ErrorKind, op, format string, args ...any) *Error {
+func Errorf(k Kind, op, format string, args ...any) *Error {
 	e := &Error{Kind: k, Op: op}
 	if !strings.Contains(format, "%w") {
 		e.Message = message(format, args)

@@ -1,4 +1,4 @@
-package devices
+package failure
 
 import (
 	"errors"
@@ -10,15 +10,15 @@ func TestErrorWrapsItsCause(t *testing.T) {
 	// Errorf's %w keeps the lower error, so errors.Is and errors.As follow
 	// the chain through the kind to it; %v does not.
 	cause := &fs.PathError{Op: "open", Path: "/dev/x", Err: fs.ErrNotExist}
-	err := Errorf(KindDevice, "alloc", "pinned memory: %w", cause)
+	err := Errorf(Device, "alloc", "pinned memory: %w", cause)
 	if err.Error() != "device: pinned memory: open /dev/x: file does not exist" {
 		t.Errorf("message %q", err.Error())
 	}
 	var pe *fs.PathError
-	if !errors.Is(err, KindDevice) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe != cause || err.Err != cause {
+	if !errors.Is(err, Device) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe != cause || err.Err != cause {
 		t.Errorf("errors.Is/As do not reach the cause through %v", err)
 	}
-	if plain := Errorf(KindDevice, "alloc", "pinned memory: %v", cause); errors.Is(plain, fs.ErrNotExist) || plain.Unwrap() != nil {
+	if plain := Errorf(Device, "alloc", "pinned memory: %v", cause); errors.Is(plain, fs.ErrNotExist) || plain.Unwrap() != nil {
 		t.Errorf("%%v wrapped its argument: %v", plain)
 	}
 }
@@ -26,7 +26,7 @@ func TestErrorWrapsItsCause(t *testing.T) {
 // An error matches its own kind with errors.Is, wrapped or not, and no
 // other kind; errors.As finds the kind itself.
 func TestErrorsIsMatchesTheKind(t *testing.T) {
-	kinds := []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid, KindStale}
+	kinds := []Kind{Unsupported, Busy, Device, Publish, Budget, Invalid, Stale}
 	for _, k := range kinds {
 		err := error(Errorf(k, "op", "it went wrong"))
 		for _, e := range []error{err, fmtWrap(err)} {
@@ -35,7 +35,7 @@ func TestErrorsIsMatchesTheKind(t *testing.T) {
 					t.Errorf("errors.Is(%v, %v) = %v, want %v", e, other, got, other == k)
 				}
 			}
-			var kind ErrorKind
+			var kind Kind
 			if !errors.As(e, &kind) || kind != k {
 				t.Errorf("errors.As(%v) found kind %v, want %v", e, kind, k)
 			}
@@ -50,9 +50,9 @@ func fmtWrap(err error) error { return errors.Join(errors.New("context"), err) }
 // they change: no two errors share anything a caller can change.
 func TestErrorTextFollowsFields(t *testing.T) {
 	for _, e := range []*Error{
-		Errorf(KindBusy, "start", "session is closed"),
-		Errorf(KindBudget, "alloc", "%d bytes over a budget of %d", 64, 1024),
-		Errorf(KindDevice, "alloc", "pinned memory: %w", fs.ErrNotExist),
+		Errorf(Busy, "start", "session is closed"),
+		Errorf(Budget, "alloc", "%d bytes over a budget of %d", 64, 1024),
+		Errorf(Device, "alloc", "pinned memory: %w", fs.ErrNotExist),
 	} {
 		if want := e.Kind.String() + ": " + e.Message; e.Error() != want {
 			t.Errorf("Error() = %q, want %q", e.Error(), want)
@@ -61,30 +61,30 @@ func TestErrorTextFollowsFields(t *testing.T) {
 		if want := e.Kind.String() + ": " + e.Message; e.Error() != want {
 			t.Errorf("after Message changed: Error() = %q, want %q", e.Error(), want)
 		}
-		e.Kind = KindInvalid
+		e.Kind = Invalid
 		if want := "invalid: " + e.Message; e.Error() != want {
 			t.Errorf("after Kind changed: Error() = %q, want %q", e.Error(), want)
 		}
 	}
-	if e := Errorf(KindBudget, "alloc", "%d bytes over a budget of %d", 64, 1024); e.Message != "64 bytes over a budget of 1024" {
+	if e := Errorf(Budget, "alloc", "%d bytes over a budget of %d", 64, 1024); e.Message != "64 bytes over a budget of 1024" {
 		t.Errorf("Message = %q", e.Message)
 	}
-	a, b := Errorf(KindBusy, "start", "no"), Errorf(KindBusy, "start", "no")
+	a, b := Errorf(Busy, "start", "no"), Errorf(Busy, "start", "no")
 	if a == b {
 		t.Error("Errorf returned one error twice")
 	}
 }
 
 // Every kind's name parses back to the kind; a name no kind has does not.
-func TestParseErrorKindInvertsString(t *testing.T) {
-	for _, k := range []ErrorKind{KindUnsupported, KindBusy, KindDevice, KindPublish, KindBudget, KindInvalid, KindStale} {
-		if got, ok := ParseErrorKind(k.String()); !ok || got != k {
-			t.Errorf("ParseErrorKind(%q) = %v, %v; want %v", k.String(), got, ok, k)
+func TestParseKindInvertsString(t *testing.T) {
+	for _, k := range []Kind{Unsupported, Busy, Device, Publish, Budget, Invalid, Stale} {
+		if got, ok := ParseKind(k.String()); !ok || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v; want %v", k.String(), got, ok, k)
 		}
 	}
 	for _, name := range []string{"", "kind(0)", "Busy", "stale "} {
-		if k, ok := ParseErrorKind(name); ok {
-			t.Errorf("ParseErrorKind(%q) = %v; want no kind", name, k)
+		if k, ok := ParseKind(name); ok {
+			t.Errorf("ParseKind(%q) = %v; want no kind", name, k)
 		}
 	}
 }
