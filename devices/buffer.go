@@ -25,6 +25,7 @@ type Buffer struct {
 	attachments []attachment   // one allocation for all of them: a session makes several buffers
 	lineStale   *lineStaleness // room for one staleness of a one-line buffer, or nil
 	name        string         // what its program calls it (Name), for reports
+	plain       *plainBuffer   // in simulated time, its words' unpublished plain stores (rule 8), guarded by the simulated executor's lock
 
 	hostMu      sync.Mutex // serialises host stores and releases
 	released    bool       // guarded by fabric.mu
