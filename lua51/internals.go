@@ -29,7 +29,9 @@ import (
 //   - the fields of the running call frame, read (never written) through
 //     reflect, for debug.sethook's call and line events;
 //   - a table's array part and its index of keys (which keeps a key whose
-//     value was removed), read through reflect, for next's "invalid key".
+//     value was removed), read through reflect, for next's "invalid key",
+//     and the array part's length, to check the memory budget before a
+//     store that makes gopher-lua fill the array up to its key.
 //
 // checkedGopherLua is the version all of it was checked against;
 // internals_test.go fails, naming this file, when another version is
@@ -239,6 +241,16 @@ var (
 	tableArray, tableArrayOK = unexportedField[lua.LTable]("array", reflect.Slice)
 	tableKeys, tableKeysOK   = unexportedField[lua.LTable]("k2i", reflect.Map)
 )
+
+// tableArrayLen is the length of t's array part; 0 when it can't be read,
+// which makes a caller that sizes the array's growth by it assume the
+// most.
+func tableArrayLen(t *lua.LTable) int {
+	if !tableArrayOK {
+		return 0
+	}
+	return reflect.ValueOf(t).Elem().Field(tableArray).Len()
+}
 
 // tableHasSlot reports whether key has a place in t that Lua 5.1's next
 // accepts: an index of t's array part, or a key of its hash part, even one

@@ -31,6 +31,9 @@ func installLibrary(L *lua.LState, opts Options) {
 		"setfenv":        baseSetfenv,
 	})
 	L.G.Global.RawSetString("tostring", newToString(L))
+	if rawset, ok := L.GetGlobal("rawset").(*lua.LFunction); ok && rawset.IsG {
+		L.G.Global.RawSetString("rawset", L.NewFunction(budgetedRawset(rawset.GFunction)))
+	}
 	installPairs(L)
 	installTable(L)
 	installString(L)
@@ -38,6 +41,17 @@ func installLibrary(L *lua.LState, opts Options) {
 	installIO(L, stdout)
 	installMath(L, newRandom(opts.Seed))
 	installOS(L, stdout, opts.ExitRefused)
+}
+
+// budgetedRawset is rawset, which checks the memory budget before a store
+// that makes gopher-lua fill the table's array part (reserveIndex).
+func budgetedRawset(rawset lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			reserveIndex(L, t, L.Get(2))
+		}
+		return rawset(L)
+	}
 }
 
 // setFuncs sets each function of fns in t.
@@ -491,6 +505,7 @@ func tableInsert(L *lua.LState) int {
 	if e >= largeAllocation/16 && e&(e-1) == 0 {
 		reserveProduct(L, e, 16) // the array part may grow by about that much
 	}
+	reserveIndex(L, t, lua.LNumber(pos))
 	t.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0
 }

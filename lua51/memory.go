@@ -238,3 +238,45 @@ func ParseMemorySize(s string) (int64, error) {
 	}
 	return int64(n * float64(scale)), nil
 }
+
+// gopher-lua keeps a table's integer keys from 1 to lua.MaxArrayIndex
+// (2^26) in its array part, and a store past the array's end appends nils
+// one at a time until the array reaches the key: t[2^26 - 1] = 1 on an
+// empty table makes a 1 GiB array within one instruction, which the
+// budget's periodic check cannot stop, and which ends the process when the
+// address space (ulimit -v) has no room for it. So every store whose key
+// may be such a number checks the budget first (reserveIndex): the
+// interpreter's t[k] = v and constructor keys, which the loader rewrites
+// (store.go), rawset and table.insert.
+
+// arrayItemBytes is the size of one item of a table's array part (a Go
+// interface value).
+const arrayItemBytes = 16
+
+// fillKeys is the smallest key whose fill can allocate largeAllocation
+// bytes; smaller ones are left to the periodic check.
+const fillKeys = largeAllocation / arrayItemBytes
+
+// reserveIndex raises "not enough memory" in L unless the memory budget
+// has room for what storing key in t allocates: when key is an integer
+// past the end of t's array part that gopher-lua keeps in that part, an
+// array of about key items and, while it grows, the copy it grows from.
+func reserveIndex(L *lua.LState, t *lua.LTable, key lua.LValue) {
+	n, ok := key.(lua.LNumber)
+	if !ok || n < fillKeys || n >= lua.LNumber(lua.MaxArrayIndex) || n != lua.LNumber(int(n)) {
+		return
+	}
+	if int(n) > tableArrayLen(t)+1 {
+		reserveLarge(L, 2*arrayItemBytes*int(n))
+	}
+}
+
+// reserveKey is reserveIndex for a key of a table a constructor is
+// building, whose array part is at most as long as the constructor's
+// positional items before it: such a key is checked as if the array were
+// empty.
+func reserveKey(L *lua.LState, key lua.LValue) {
+	if n, ok := key.(lua.LNumber); ok && n >= fillKeys && n < lua.LNumber(lua.MaxArrayIndex) && n == lua.LNumber(int(n)) {
+		reserveLarge(L, 2*arrayItemBytes*int(n))
+	}
+}

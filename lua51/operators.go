@@ -43,6 +43,12 @@ func (o *operators) call(L *lua.LState) int {
 		L.Push(forBound(L.Get(2)))
 	case opTable:
 		L.Push(buildTable(L, s))
+	case opStore:
+		storeValue(L, s, L.Get(2), L.Get(3), L.Get(4))
+		return 0
+	case opKey:
+		reserveKey(L, L.Get(2))
+		L.Push(L.Get(2))
 	}
 	return 1
 }

@@ -39,6 +39,8 @@ const (
 	opAppend                     // t[#t + 1] = v, with a v that has no effects
 	opForBound                   // a numeric for's initial value, limit or step
 	opTable                      // a constructor of more than constructorBatch items
+	opStore                      // t[k] = v, with a k that may be a large integer (store.go)
+	opKey                        // a constructor's [k] = v, with such a k (store.go)
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -261,6 +263,10 @@ func (t *transformer) stmts(stmts []ast.Stmt) {
 				stmts[i] = call
 				continue
 			}
+			if call := t.storeCall(a); call != nil {
+				stmts[i] = call
+				continue
+			}
 			if block := t.assignment(a); block != nil {
 				stmts[i] = block
 				continue
@@ -429,7 +435,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 	case *ast.TableExpr:
 		for _, f := range e.Fields {
 			if f.Key != nil {
-				f.Key = t.expr(f.Key)
+				f.Key = t.constructorKey(t.expr(f.Key))
 			}
 			f.Value = t.expr(f.Value)
 		}

@@ -5,10 +5,12 @@
 // MiB of address space for each: the thread starter frees a small block
 // in every new thread, so each of the Go runtime's threads costs 64 MiB of
 // address space that nothing uses. Under a limit on the address space
-// (ulimit -v) that is room the Go heap no longer has: seven idle threads
-// took 448 MiB. Importing the package sets glibc's arena limit to one
-// (mallopt M_ARENA_MAX) as the program starts, before most of its threads
-// exist; the few that started before keep the arenas they have. It lives
+// (ulimit -v) that is room the Go heap no longer has: the seven threads of
+// an idle residentlua took 448 MiB of its 1.8 GB. Importing the package
+// sets glibc's arena limit to one (mallopt M_ARENA_MAX) as the program's
+// packages are initialised, before most of its threads exist; the three or
+// four the runtime started before keep the arenas they have (the idle
+// command is then about 1.5 GB, of which Go's own reservations are 1.1 GB). It lives
 // in the commands' reach rather than in a library because it changes a
 // setting of the whole process.
 package mallocarenas
