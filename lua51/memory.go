@@ -36,7 +36,25 @@ const largeAllocation = 64 << 10
 
 // memoryBudget is the memory budget of a universe, in bytes of Go heap.
 type memoryBudget struct {
-	limit int64
+	limit   int64
+	pending int64 // bytes counted by allocated since the last check
+}
+
+// checkBytes is how many bytes allocated counts between two checks of the
+// budget.
+const checkBytes = 1 << 20
+
+// allocated counts n bytes that the interpreter allocates for L's universe
+// outside a library function's buffers (a coroutine's state) and checks
+// the budget each time they add up to checkBytes: many of them within the
+// instructions between two periodic checks (2,000 coroutines, 44 MiB)
+// could take the rest of the address space under ulimit -v. It counts no
+// instructions, so instruction budgets are left as they are.
+func (b *memoryBudget) allocated(L *lua.LState, n int64) {
+	if b.pending += n; b.pending >= checkBytes {
+		b.pending = 0
+		b.check(L, 0)
+	}
 }
 
 // check raises "not enough memory" in L unless the heap has room for n
