@@ -47,7 +47,7 @@ var plainBinary = sync.OnceValues(func() (string, error) {
 })
 
 func TestREPLSurvivesNotEnoughMemory(t *testing.T) {
-	// Under ulimit -v 4000000 and the default budget (a third of what is
+	// Under ulimit -v 2000000 and the default budget (a third of what is
 	// left of the address space), what would make Go end the process
 	// with "fatal error: out of memory" is Lua 5.1's "not enough memory":
 	// pcall catches it, and the REPL goes on after each.
@@ -55,13 +55,15 @@ func TestREPLSurvivesNotEnoughMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("/bin/sh", "-c", `ulimit -v 4000000 && exec "$0" "$@"`, bin, "--mode", "sim")
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -v 2000000 && exec "$0" "$@"`, bin, "--mode", "sim")
 	tm := startOnTerminal(t, filepath.Join(t.TempDir(), "history"), cmd)
 	tm.prompt()
 	for _, chunk := range []string{
 		`s = string.rep("x", 1e10)`,
 		`s = ("x"):rep(1e9):rep(100)`,
 		`t = {} while true do t[#t + 1] = ("x"):rep(2^20) end`,
+		`t = {} t[2^26 - 1] = 1`,
+		`n = 2^26 - 1; t = {[n] = 1}`,
 	} {
 		tm.send(`print(pcall(function() ` + chunk + ` end))` + "\r")
 		tm.expect("false\tnot enough memory\r\n")
