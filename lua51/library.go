@@ -336,6 +336,10 @@ func baseSelect(L *lua.LState) int {
 // budget is asked for before a function pushes many.
 const valueSize = 16
 
+// minStack is how many values of the data stack a function that pushes
+// many leaves free (Lua 5.1's LUA_MINSTACK).
+const minStack = 20
+
 // maxResults bounds unpack's results: Lua 5.1 allows about 8,000; the
 // project allows more (a CSV row of a long sweep), as far as the state's
 // data stack can grow.
@@ -359,7 +363,7 @@ func baseUnpack(L *lua.LState) int {
 		return 0
 	}
 	n := e - i + 1
-	if n <= 0 || n > maxResults {
+	if n <= 0 || n > maxResults || n > stackRoom(L)-minStack {
 		luaError(L, "too many results to unpack")
 	}
 	reserveProduct(L, n, valueSize)

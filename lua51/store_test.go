@@ -3,6 +3,7 @@ package lua51
 import (
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -84,5 +85,30 @@ func TestStoresWithinTheBudget(t *testing.T) {
 	want := "true true true true true true true true|a=1 c=3|2nil|4"
 	if got := L.Get(-1); got != lua.LString(want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestPushesPastTheDataStackRefused(t *testing.T) {
+	// unpack and string.byte of more values than the data stack has left
+	// fail with Lua 5.1's errors: gopher-lua's own overflow, raised while a
+	// Go function pushes, left the stack full, and the protected call that
+	// caught it panicked out of the interpreter pushing it.
+	for _, c := range []struct{ src, want string }{
+		{`local t = {} for i = 1, 2^20 do t[i] = i end
+			local function f(...) return {...} end
+			for j = 1, 3 do t[j] = f(unpack(t)) end`, "too many results to unpack"},
+		{`local s = ("x"):rep(2^20)
+			local function f(...) return s:byte(1, -1) end
+			f(unpack({}, 1, 2^19))`, "string slice too long"},
+	} {
+		L := NewState(Options{})
+		err := callChunk(t, L, `return pcall(function() `+c.src+` end)`, func(nargs int) error { return PCall(L, nargs, 2) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, msg := L.Get(-2), L.Get(-1).String(); ok != lua.LFalse || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("pcall gave %v, %q; want false and %q", ok, msg, c.want)
+		}
+		L.Close()
 	}
 }

@@ -314,7 +314,7 @@ func strByte(L *lua.LState) int {
 	if posi > pose {
 		return 0
 	}
-	if pose-posi >= maxResults {
+	if pose-posi >= maxResults || pose-posi >= stackRoom(L)-minStack {
 		luaError(L, "string slice too long")
 	}
 	reserveProduct(L, pose-posi+1, valueSize)
