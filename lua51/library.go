@@ -363,10 +363,13 @@ func baseUnpack(L *lua.LState) int {
 		return 0
 	}
 	n := e - i + 1
-	if n <= 0 || n > maxResults || n > stackRoom(L)-minStack {
+	if n <= 0 || n > maxResults {
 		luaError(L, "too many results to unpack")
 	}
 	reserveProduct(L, n, valueSize)
+	if n > stackRoom(L)-minStack {
+		luaError(L, "too many results to unpack")
+	}
 	chargeItems(L, n)
 	for ; i <= e; i++ {
 		L.Push(t.RawGetInt(i))

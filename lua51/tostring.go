@@ -314,10 +314,13 @@ func strByte(L *lua.LState) int {
 	if posi > pose {
 		return 0
 	}
-	if pose-posi >= maxResults || pose-posi >= stackRoom(L)-minStack {
+	if pose-posi >= maxResults {
 		luaError(L, "string slice too long")
 	}
 	reserveProduct(L, pose-posi+1, valueSize)
+	if pose-posi >= stackRoom(L)-minStack {
+		luaError(L, "string slice too long")
+	}
 	chargeItems(L, pose-posi+1)
 	for i := posi; i <= pose; i++ {
 		L.Push(lua.LNumber(s[i-1]))
