@@ -125,8 +125,8 @@ func processSize() int64 {
 
 // reserve raises Lua 5.1's "not enough memory" in L unless the memory
 // budget of L's universe has room for n more bytes. Library functions call
-// it before they allocate n bytes (or, while a buffer grows, with its size,
-// for the growth to come); below largeAllocation it checks nothing.
+// it before they allocate n bytes (a buffer that grows checks through
+// growth); below largeAllocation it checks nothing.
 func reserve(L *lua.LState, n int) {
 	if n >= largeAllocation {
 		reserveLarge(L, n)
@@ -149,8 +149,12 @@ func reserveProduct(L *lua.LState, count, size int) {
 	reserve(L, count*size)
 }
 
-// growth checks the budget as a buffer grows: each time its size doubles
-// past largeAllocation, the budget must have room for that much more.
+// growth checks the budget as a buffer grows: each time its size grows by
+// a quarter past largeAllocation, the budget must have room for another
+// quarter. Go's append grows a large buffer by about a quarter at a time and
+// the address space of the buffers it left stays taken, so under ulimit -v
+// a check at each doubling let the growth in between (four appends, their
+// buffers side by side) take the rest of the address space.
 type growth struct {
 	L    *lua.LState
 	next int
@@ -161,8 +165,8 @@ func (g *growth) grew(size int) {
 	if size < max(g.next, largeAllocation) {
 		return
 	}
-	reserve(g.L, size)
-	g.next = 2 * size
+	reserveLarge(g.L, size/4)
+	g.next = size + size/4
 }
 
 // monitorOf is the monitor of L's universe, nil for a state Install did

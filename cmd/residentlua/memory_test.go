@@ -106,6 +106,7 @@ func TestNoFatalErrorUnderUlimit(t *testing.T) {
 		{"table.insert", []string{"-e", `table.insert({}, 2^26 - 1, 1)`}, "", 1, "not enough memory"},
 		{"a script on stdin", []string{"-"}, "local t = {} t[2^26 - 1] = 1\n", 1, "not enough memory"},
 		{"string.rep", []string{"-e", `local s = ("x"):rep(1e9)`}, "", 1, "not enough memory"},
+		{"io.read of 2^31 bytes", []string{"-e", `local s = io.open("/dev/zero"):read(2^31)`}, "", 1, "not enough memory"},
 		{"os.date", []string{"-e", `local s = os.date(("%c"):rep(2e7))`}, "", 1, "not enough memory"},
 		{"suspended coroutines", []string{"-e", `local t = {} for i = 1, 1e7 do local co = coroutine.create(function() coroutine.yield() end) coroutine.resume(co) t[i] = co end`}, "", 1, "not enough memory"},
 		{"a table a loop fills", []string{"-e", `local t = {} for i = 1, 1e8 do t[i] = {i} end`}, "", 1, "not enough memory"},
