@@ -18,8 +18,8 @@ import (
 //	{[k] = v}       becomes  {[(operators)(id, k)] = v}
 //
 // The stores of an assignment that is rewritten into hidden locals
-// (assign.go) are such calls too. The call costs a store about 60 ns (the
-// interpreter's own store of an existing key takes about 55), so the
+// (assign.go) are such calls too. The call costs a store about 75 ns (the
+// interpreter's own store of an existing key takes about 50), so the
 // loader rewrites stores only where a fill can end the process: when the
 // address space (ulimit -v) or the data segment (ulimit -d) is limited.
 // Elsewhere the next periodic check stops a script whose fill took it past
