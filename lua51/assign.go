@@ -44,6 +44,12 @@ func (t *transformer) assignment(a *ast.AssignStmt) ast.Stmt {
 	}
 	t.exprs(a.Lhs)
 	t.exprs(a.Rhs)
+	names := make([]string, len(a.Lhs)) // what errors call each target's table
+	for i, lhs := range a.Lhs {
+		if target, ok := lhs.(*ast.AttrGetExpr); ok {
+			names[i] = t.describe(target.Object)
+		}
+	}
 	assigned := map[string]bool{}
 	for _, lhs := range a.Lhs {
 		if id, ok := lhs.(*ast.IdentExpr); ok {
@@ -102,9 +108,13 @@ func (t *transformer) assignment(a *ast.AssignStmt) ast.Stmt {
 	local.SetLastLine(a.LastLine())
 	stmts := []ast.Stmt{local}
 	for i := len(targets) - 1; i >= 0; i-- {
-		store := &ast.AssignStmt{Lhs: []ast.Expr{targets[i]}, Rhs: []ast.Expr{values[i]}}
+		var store ast.Stmt = &ast.AssignStmt{Lhs: []ast.Expr{targets[i]}, Rhs: []ast.Expr{values[i]}}
 		store.SetLine(targets[i].Line())
 		store.SetLastLine(a.LastLine())
+		if target, ok := targets[i].(*ast.AttrGetExpr); ok && checkStores && !smallKey(target.Key) {
+			store = t.store(store.(*ast.AssignStmt), target.Object, target.Key, values[i])
+			t.sites[len(t.sites)-1].names[0] = names[i] // not the hidden local's
+		}
 		stmts = append(stmts, store)
 	}
 	block := &ast.DoBlockStmt{Stmts: stmts}

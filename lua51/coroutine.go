@@ -53,6 +53,10 @@ func (c *coroutines) createFunc(L *lua.LState) int {
 	return 1
 }
 
+// coroutineBytes is about what a suspended coroutine holds on the heap
+// (its state, data stack and call stack: 22 KB measured).
+const coroutineBytes = 24 << 10
+
 // newCoroutine makes a coroutine of the function at index 1 of L's stack,
 // pushes it and returns it. Made by watched code, it runs with a context
 // of its own, which counts its instructions and holds its hooks; behind it
@@ -60,6 +64,7 @@ func (c *coroutines) createFunc(L *lua.LState) int {
 // (gopher-lua would derive it from the context of the call that made it,
 // which the command cancels once that chunk ends).
 func (c *coroutines) newCoroutine(L *lua.LState) *lua.LState {
+	c.monitor.memory.allocated(L, coroutineBytes)
 	if !c.monitor.watched(L) {
 		c.create(L)
 		return L.Get(-1).(*lua.LState)

@@ -2,6 +2,7 @@ package lua51
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -29,7 +30,11 @@ import (
 //   - the fields of the running call frame, read (never written) through
 //     reflect, for debug.sethook's call and line events;
 //   - a table's array part and its index of keys (which keeps a key whose
-//     value was removed), read through reflect, for next's "invalid key".
+//     value was removed), read through reflect, for next's "invalid key",
+//     and the array part's length, to check the memory budget before a
+//     store that makes gopher-lua fill the array up to its key;
+//   - a state's data stack's top and largest size, read through reflect,
+//     so that unpack and string.byte refuse what would overflow it.
 //
 // checkedGopherLua is the version all of it was checked against;
 // internals_test.go fails, naming this file, when another version is
@@ -240,6 +245,16 @@ var (
 	tableKeys, tableKeysOK   = unexportedField[lua.LTable]("k2i", reflect.Map)
 )
 
+// tableArrayLen is the length of t's array part; 0 when it can't be read,
+// which makes a caller that sizes the array's growth by it assume the
+// most.
+func tableArrayLen(t *lua.LTable) int {
+	if !tableArrayOK {
+		return 0
+	}
+	return reflect.ValueOf(t).Elem().Field(tableArray).Len()
+}
+
 // tableHasSlot reports whether key has a place in t that Lua 5.1's next
 // accepts: an index of t's array part, or a key of its hash part, even one
 // whose value was removed (gopher-lua keeps such keys in its index, so that
@@ -360,3 +375,25 @@ func runningLua(L *lua.LState) bool {
 
 // lfunctionIsG is the index of LFunction.IsG.
 var lfunctionIsG, _ = fieldOf(reflect.TypeFor[lua.LFunction](), "IsG", reflect.Bool)
+
+// The fields of a state's data stack that stackRoom reads: the state's
+// registry, its top and the size it may grow to.
+var (
+	stateReg, stateRegOK = unexportedField[lua.LState]("reg", reflect.Pointer)
+	regType              = reflect.TypeFor[lua.LState]().Field(stateReg).Type.Elem()
+	regTop, regTopOK     = fieldOf(regType, "top", reflect.Int)
+	regMax, regMaxOK     = fieldOf(regType, "maxSize", reflect.Int)
+)
+
+// stackRoom is how many more values L's data stack can take before
+// gopher-lua raises "registry overflow": inside a Go function that pushes
+// them, that error leaves the stack full, and the protected call that
+// catches it then fails to push it and panics out of the interpreter. It
+// is the most an int holds when the stack can't be read.
+func stackRoom(L *lua.LState) int {
+	if !stateRegOK || !regTopOK || !regMaxOK {
+		return math.MaxInt
+	}
+	reg := reflect.ValueOf(L).Elem().Field(stateReg).Elem()
+	return int(reg.Field(regMax).Int() - reg.Field(regTop).Int())
+}

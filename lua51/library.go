@@ -31,6 +31,9 @@ func installLibrary(L *lua.LState, opts Options) {
 		"setfenv":        baseSetfenv,
 	})
 	L.G.Global.RawSetString("tostring", newToString(L))
+	if rawset, ok := L.GetGlobal("rawset").(*lua.LFunction); ok && rawset.IsG {
+		L.G.Global.RawSetString("rawset", L.NewFunction(budgetedRawset(rawset.GFunction)))
+	}
 	installPairs(L)
 	installTable(L)
 	installString(L)
@@ -38,6 +41,17 @@ func installLibrary(L *lua.LState, opts Options) {
 	installIO(L, stdout)
 	installMath(L, newRandom(opts.Seed))
 	installOS(L, stdout, opts.ExitRefused)
+}
+
+// budgetedRawset is rawset, which checks the memory budget before a store
+// that makes gopher-lua fill the table's array part (reserveIndex).
+func budgetedRawset(rawset lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			reserveIndex(L, t, L.Get(2))
+		}
+		return rawset(L)
+	}
 }
 
 // setFuncs sets each function of fns in t.
@@ -322,6 +336,10 @@ func baseSelect(L *lua.LState) int {
 // budget is asked for before a function pushes many.
 const valueSize = 16
 
+// minStack is how many values of the data stack a function that pushes
+// many leaves free (Lua 5.1's LUA_MINSTACK).
+const minStack = 20
+
 // maxResults bounds unpack's results: Lua 5.1 allows about 8,000; the
 // project allows more (a CSV row of a long sweep), as far as the state's
 // data stack can grow.
@@ -349,6 +367,9 @@ func baseUnpack(L *lua.LState) int {
 		luaError(L, "too many results to unpack")
 	}
 	reserveProduct(L, n, valueSize)
+	if n > stackRoom(L)-minStack {
+		luaError(L, "too many results to unpack")
+	}
 	chargeItems(L, n)
 	for ; i <= e; i++ {
 		L.Push(t.RawGetInt(i))
@@ -491,6 +512,7 @@ func tableInsert(L *lua.LState) int {
 	if e >= largeAllocation/16 && e&(e-1) == 0 {
 		reserveProduct(L, e, 16) // the array part may grow by about that much
 	}
+	reserveIndex(L, t, lua.LNumber(pos))
 	t.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0
 }

@@ -36,7 +36,25 @@ const largeAllocation = 64 << 10
 
 // memoryBudget is the memory budget of a universe, in bytes of Go heap.
 type memoryBudget struct {
-	limit int64
+	limit   int64
+	pending int64 // bytes counted by allocated since the last check
+}
+
+// checkBytes is how many bytes allocated counts between two checks of the
+// budget.
+const checkBytes = 1 << 20
+
+// allocated counts n bytes that the interpreter allocates for L's universe
+// outside a library function's buffers (a coroutine's state) and checks
+// the budget each time they add up to checkBytes: many of them within the
+// instructions between two periodic checks (2,000 coroutines, 44 MiB)
+// could take the rest of the address space under ulimit -v. It counts no
+// instructions, so instruction budgets are left as they are.
+func (b *memoryBudget) allocated(L *lua.LState, n int64) {
+	if b.pending += n; b.pending >= checkBytes {
+		b.pending = 0
+		b.check(L, 0)
+	}
 }
 
 // check raises "not enough memory" in L unless the heap has room for n
@@ -107,8 +125,8 @@ func processSize() int64 {
 
 // reserve raises Lua 5.1's "not enough memory" in L unless the memory
 // budget of L's universe has room for n more bytes. Library functions call
-// it before they allocate n bytes (or, while a buffer grows, with its size,
-// for the growth to come); below largeAllocation it checks nothing.
+// it before they allocate n bytes (a buffer that grows checks through
+// growth); below largeAllocation it checks nothing.
 func reserve(L *lua.LState, n int) {
 	if n >= largeAllocation {
 		reserveLarge(L, n)
@@ -131,8 +149,12 @@ func reserveProduct(L *lua.LState, count, size int) {
 	reserve(L, count*size)
 }
 
-// growth checks the budget as a buffer grows: each time its size doubles
-// past largeAllocation, the budget must have room for that much more.
+// growth checks the budget as a buffer grows: each time its size grows by
+// a quarter past largeAllocation, the budget must have room for another
+// quarter. Go's append grows a large buffer by about a quarter at a time and
+// the address space of the buffers it left stays taken, so under ulimit -v
+// a check at each doubling let the growth in between (four appends, their
+// buffers side by side) take the rest of the address space.
 type growth struct {
 	L    *lua.LState
 	next int
@@ -143,8 +165,8 @@ func (g *growth) grew(size int) {
 	if size < max(g.next, largeAllocation) {
 		return
 	}
-	reserve(g.L, size)
-	g.next = 2 * size
+	reserveLarge(g.L, size/4)
+	g.next = size + size/4
 }
 
 // monitorOf is the monitor of L's universe, nil for a state Install did
@@ -237,4 +259,46 @@ func ParseMemorySize(s string) (int64, error) {
 		return 0, fmt.Errorf("memory size %q: give a positive number of bytes with a unit, such as 512MiB or 4GiB (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", s)
 	}
 	return int64(n * float64(scale)), nil
+}
+
+// gopher-lua keeps a table's integer keys from 1 to lua.MaxArrayIndex
+// (2^26) in its array part, and a store past the array's end appends nils
+// one at a time until the array reaches the key: t[2^26 - 1] = 1 on an
+// empty table makes a 1 GiB array within one instruction, which the
+// budget's periodic check cannot stop, and which ends the process when the
+// address space (ulimit -v) has no room for it. So every store whose key
+// may be such a number checks the budget first (reserveIndex): the
+// interpreter's t[k] = v and constructor keys, which the loader rewrites
+// (store.go), rawset and table.insert.
+
+// arrayItemBytes is the size of one item of a table's array part (a Go
+// interface value).
+const arrayItemBytes = 16
+
+// fillKeys is the smallest key whose fill can allocate largeAllocation
+// bytes; smaller ones are left to the periodic check.
+const fillKeys = largeAllocation / arrayItemBytes
+
+// reserveIndex raises "not enough memory" in L unless the memory budget
+// has room for what storing key in t allocates: when key is an integer
+// past the end of t's array part that gopher-lua keeps in that part, an
+// array of about key items and, while it grows, the copy it grows from.
+func reserveIndex(L *lua.LState, t *lua.LTable, key lua.LValue) {
+	n, ok := key.(lua.LNumber)
+	if !ok || n < fillKeys || n >= lua.LNumber(lua.MaxArrayIndex) || n != lua.LNumber(int(n)) {
+		return
+	}
+	if int(n) > tableArrayLen(t)+1 {
+		reserveLarge(L, 2*arrayItemBytes*int(n))
+	}
+}
+
+// reserveKey is reserveIndex for a key of a table a constructor is
+// building, whose array part is at most as long as the constructor's
+// positional items before it: such a key is checked as if the array were
+// empty.
+func reserveKey(L *lua.LState, key lua.LValue) {
+	if n, ok := key.(lua.LNumber); ok && n >= fillKeys && n < lua.LNumber(lua.MaxArrayIndex) && n == lua.LNumber(int(n)) {
+		reserveLarge(L, 2*arrayItemBytes*int(n))
+	}
 }

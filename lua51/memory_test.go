@@ -27,6 +27,7 @@ var memoryCases = []struct{ name, src string }{
 	{"append strings", `local t, s = {}, ("x"):rep(1000) while true do t[#t + 1] = s .. #t end`},
 	{"append tables", `local t = {} while true do t[#t + 1] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16} end`},
 	{"table.insert", `local t, s = {}, ("x"):rep(1000) while true do table.insert(t, s .. #t) end`},
+	{"os.date", `return os.date(("%c"):rep(1e6))`},
 	{"read *a", `local f = assert(io.open("/dev/zero")) return f:read("*a")`},
 	{"read *l", `local f = assert(io.open("/dev/zero")) return f:read("*l")`},
 	{"read n", `local f = assert(io.open("/dev/zero")) return f:read(1e9)`},

@@ -45,6 +45,12 @@ func (o *operators) call(L *lua.LState) int {
 		L.Push(buildTable(L, s))
 	case opSpread:
 		return spreadValues(L, s)
+	case opStore:
+		storeValue(L, s, L.Get(2), L.Get(3), L.Get(4))
+		return 0
+	case opKey:
+		reserveKey(L, L.Get(2))
+		L.Push(L.Get(2))
 	}
 	return 1
 }

@@ -206,10 +206,18 @@ func osDate(L *lua.LState) int {
 	case format == "*t":
 		L.Push(dateTable(L, tm))
 	default:
+		// A conversion gives at most about 30 bytes (%c of a far year)
+		// for its 2: the budget must hold 16 times the format, once as
+		// bytes and once as the string.
+		reserveProduct(L, len(format), 2*dateExpansion)
 		L.Push(lua.LString(strftime(format, tm, utc)))
 	}
 	return 1
 }
+
+// dateExpansion is the most bytes os.date's result has for one byte of
+// its format.
+const dateExpansion = 16
 
 // dateTable is os.date's "*t" table of tm.
 func dateTable(L *lua.LState, tm time.Time) *lua.LTable {

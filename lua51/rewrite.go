@@ -40,6 +40,8 @@ const (
 	opForBound                   // a numeric for's initial value, limit or step
 	opTable                      // a constructor of more than constructorBatch items
 	opSpread                     // the arguments of a call, or values of a return, that take too many registers
+	opStore                      // t[k] = v, with a k that may be a large integer (store.go)
+	opKey                        // a constructor's [k] = v, with such a k (store.go)
 )
 
 // site is one rewritten operation of a chunk: its kind, the names of its
@@ -268,6 +270,10 @@ func (t *transformer) stmts(stmts []ast.Stmt) {
 				stmts[i] = call
 				continue
 			}
+			if call := t.storeCall(a); call != nil {
+				stmts[i] = call
+				continue
+			}
 			if block := t.assignment(a); block != nil {
 				stmts[i] = block
 				continue
@@ -438,7 +444,7 @@ func (t *transformer) expr(e ast.Expr) ast.Expr {
 		t.stores.meet(e)
 		for _, f := range e.Fields {
 			if f.Key != nil {
-				f.Key = t.expr(f.Key)
+				f.Key = t.constructorKey(t.expr(f.Key))
 			}
 			f.Value = t.expr(f.Value)
 		}

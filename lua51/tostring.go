@@ -318,6 +318,9 @@ func strByte(L *lua.LState) int {
 		luaError(L, "string slice too long")
 	}
 	reserveProduct(L, pose-posi+1, valueSize)
+	if pose-posi >= stackRoom(L)-minStack {
+		luaError(L, "string slice too long")
+	}
 	chargeItems(L, pose-posi+1)
 	for i := posi; i <= pose; i++ {
 		L.Push(lua.LNumber(s[i-1]))

@@ -366,7 +366,7 @@ func runCampaign(args []string) int {
 	case o.replay != 0:
 		return o.runReplay()
 	}
-	defer gctune.ForBatch()()
+	defer gctune.ForBatch(lua51.DefaultMemoryLimit())()
 	return o.runTrials()
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/internal/gctune"
 	"github.com/residentlua/residentlua/internal/resultfile"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
 )
@@ -310,12 +311,22 @@ func (o *checkOptions) scenarioName() string {
 	return "the scenario of " + o.scenario
 }
 
+// maxStates is how many states a search remembers: check's default (about
+// 1 GiB of them), or as many as half the memory budget holds when that is
+// less (lua51.DefaultMemoryLimit: a third of what ulimit -v leaves), so
+// that under an address space limit the search stops remembering states
+// before Go's heap takes the rest and the process ends.
+func maxStates() int {
+	perState := int64(1<<30) / check.DefaultMaxStates
+	return int(min(check.DefaultMaxStates, max(1, lua51.DefaultMemoryLimit()/2/perState)))
+}
+
 // runSearch explores the scenario and prints the report, with progress on
 // a terminal; the search stops when ctx ends.
 func (o *checkOptions) runSearch(ctx context.Context, scenario check.Scenario, intr *interrupter, stdout io.Writer) int {
 	prog := newCheckProgress(os.Stderr, isTerminal(os.Stderr))
-	restore := gctune.ForBatch()
-	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair})
+	restore := gctune.ForBatch(lua51.DefaultMemoryLimit())
+	rep := check.Check(ctx, scenario, check.Options{Bounds: o.bounds, Progress: prog.show, NoPrune: o.noPrune, Pair: o.pair, MaxStates: maxStates()})
 	restore()
 	intr.disarm()
 	prog.stop()

@@ -14,7 +14,8 @@ package main
 import (
 	"os"
 
-	_ "github.com/residentlua/residentlua/backends/cuda" // registers the "cuda" GPU backend that --gpu cuda names
+	_ "github.com/residentlua/residentlua/backends/cuda"         // registers the "cuda" GPU backend that --gpu cuda names
+	_ "github.com/residentlua/residentlua/internal/mallocarenas" // one malloc arena, whatever the threads (see the package)
 )
 
 func main() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/residentlua/residentlua/check"
 	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luaapi"
 	"github.com/residentlua/residentlua/luaprogram"
 	"github.com/residentlua/residentlua/programs"
@@ -121,7 +122,7 @@ func checkSearch(pair CheckPair, d time.Duration) (check.Report, error) {
 		defer cancel()
 	}
 	opts.Bounds = checkBounds
-	defer gctune.ForBatch()() // as the command checks
+	defer gctune.ForBatch(lua51.DefaultMemoryLimit())() // as the command checks
 	return check.Check(ctx, scenario, opts), nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/residentlua/residentlua/campaign"
 	"github.com/residentlua/residentlua/internal/gctune"
+	"github.com/residentlua/residentlua/lua51"
 	"github.com/residentlua/residentlua/luacampaign"
 	"github.com/residentlua/residentlua/programs"
 )
@@ -55,7 +56,7 @@ func RunBuiltinTrials(n, workers int) (perSecond float64, err error) {
 // the command does, and returns its trials per second; a violation or a
 // failed trial is an error, since a figure of a broken run means nothing.
 func runCampaign(cfg campaign.Config) (perSecond float64, err error) {
-	defer gctune.ForBatch()()
+	defer gctune.ForBatch(lua51.DefaultMemoryLimit())()
 	start := time.Now()
 	sum, err := campaign.Run(context.Background(), cfg)
 	if err != nil {

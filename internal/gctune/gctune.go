@@ -21,11 +21,22 @@ import (
 const Percent = 400
 
 // ForBatch sets the collector's target to Percent, unless the environment
-// sets GOGC, and returns what puts the previous target back.
-func ForBatch() (restore func()) {
+// sets GOGC, and its soft memory limit to limit bytes (0: none), and
+// returns what puts the previous target and limit back. A target this
+// high lets the heap grow four times past what it keeps; the limit (the
+// memory budget: less than the address space left under ulimit -v) makes
+// the collector run before that growth reaches it.
+func ForBatch(limit int64) (restore func()) {
+	previousLimit := debug.SetMemoryLimit(-1)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
 	if os.Getenv("GOGC") != "" {
-		return func() {}
+		return func() { debug.SetMemoryLimit(previousLimit) }
 	}
 	previous := debug.SetGCPercent(Percent)
-	return func() { debug.SetGCPercent(previous) }
+	return func() {
+		debug.SetGCPercent(previous)
+		debug.SetMemoryLimit(previousLimit)
+	}
 }
