@@ -44,13 +44,16 @@ func installLibrary(L *lua.LState, opts Options) {
 }
 
 // budgetedRawset is rawset, which checks the memory budget before a store
-// that makes gopher-lua fill the table's array part (reserveIndex).
+// that makes gopher-lua fill the table's array part (reserveIndex), and
+// returns the table as Lua 5.1's does (gopher-lua's returns nothing).
 func budgetedRawset(rawset lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
 			reserveIndex(L, t, L.Get(2))
 		}
-		return rawset(L)
+		rawset(L)
+		L.Push(L.Get(1))
+		return 1
 	}
 }
 
