@@ -4,10 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
 	"github.com/residentlua/residentlua/luaprogram"
 )
 
@@ -33,18 +31,7 @@ func checkOf(t *testing.T, check string, opts luaprogram.Options) error {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), pair.Programs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
-		if err := op(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if ok, err := s.Wait(time.Second); !ok || err != nil {
-		t.Fatalf("Wait = %v, %v", ok, err)
-	}
+	s := runSession(t, f, pair)
 	problem, done := s.Checked()
 	if !done {
 		t.Fatal("the check did not run")
