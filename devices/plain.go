@@ -23,9 +23,9 @@ import (
 //
 // Every plain store of a simulated exchange's data goes through it, so it
 // is kept as pages of words per buffer (plainBuffer), reached from the
-// buffer, and a list of the buffers with unpublished words: a store, a
-// read and a publication cost a few loads, where a map of words cost a
-// standard trial three times its time.
+// buffer, and each writer's list of the words it wrote (plainWriter): a
+// store, a read and a publication cost a few loads, where a map of words
+// cost a standard trial three times its time.
 //
 // Only programs' steps reach it (their views' loads and stores, the
 // executor's look at a waiter's word, the checker's state hash at a step's
@@ -175,13 +175,10 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 		return
 	}
 	w, pg, i := p.unpublished(b, off)
-	report := w != nil && w != reader && !pg.reported[i]
-	if report {
-		pg.reported[i] = true
-	}
-	if !report {
+	if w == nil || w == reader || pg.reported[i] {
 		return
 	}
+	pg.reported[i] = true
 	detail := reader.name + " read byte " + strconv.Itoa(off) + " of " + b.describe() +
 		", which " + w.name + " wrote with a plain store that no later release store of " + w.name + " published"
 	b.profile.fabric.events.Emit(reader.actor, b.owner, event.EvPlainRead, b.id, uint64(off), detail)
