@@ -772,7 +772,7 @@ func TestMemoryNPUStoresReachMemoryOnlyWhenDrained(t *testing.T) {
 // reads all of its data, never a word of an earlier one. A non-coherent
 // view keeps a plain store pending, as any store.
 func TestMemoryPlainStoresArePublishedByALaterStore(t *testing.T) {
-	_, gpu, npu, b := mmShared(t, Config{}, 256)
+	_, gpu, npu, b := mmShared(t, Config{Mode: RealTime}, 256)
 	mmPublishGenerations(t, mmView(t, b, gpu, AQL), mmView(t, b, gpu, PM4), 20_000)
 
 	nv := mmView(t, b, npu, XDNA)
@@ -792,7 +792,7 @@ func TestMemoryPlainStoresArePublishedByALaterStore(t *testing.T) {
 // detector sees no race). A word stored with Store and then StorePlain
 // before one drain keeps Store's ordering.
 func TestMemoryDrainedPlainStoresArePublishedByTheDrainedStore(t *testing.T) {
-	_, gpu, npu, b := mmShared(t, Config{}, 256)
+	_, gpu, npu, b := mmShared(t, Config{Mode: RealTime}, 256)
 	writer := mmView(t, b, npu, XDNA)
 	mmPublishGenerations(t, writer, mmView(t, b, gpu, AQL), 5_000)
 	const mixed = 60
@@ -804,7 +804,9 @@ func TestMemoryDrainedPlainStoresArePublishedByTheDrainedStore(t *testing.T) {
 }
 
 // mmPublishGenerations has writer publish gens generations of 14 words at
-// bytes 4 to 56 with plain stores, each followed by the store of its number
+// bytes 4 to 56 with plain stores on a real-time fabric (two goroutines use
+// the views at once, as devices' threads do; a simulated fabric's views
+// are used by its executor's steps alone), each followed by the store of its number
 // into word 0 (and a drain, for a non-coherent writer), while reader, on
 // another goroutine, waits for each number, checks that it reads all of
 // the generation's words, and acknowledges it at byte 128, which the
