@@ -24,12 +24,11 @@ func installCoroutine(L *lua.LState) {
 	if !ok {
 		return
 	}
-	create, ok1 := co.RawGetString("create").(*lua.LFunction)
-	resume, ok2 := co.RawGetString("resume").(*lua.LFunction)
-	if !ok1 || !ok2 || !create.IsG || !resume.IsG {
+	create, resume := goFunction(co, "create"), goFunction(co, "resume")
+	if create == nil || resume == nil {
 		return
 	}
-	c := &coroutines{create: create.GFunction, resume: resume.GFunction, monitor: protectorOf(L).monitor}
+	c := &coroutines{create: create, resume: resume, monitor: protectorOf(L).monitor}
 	L.SetFuncs(co, map[string]lua.LGFunction{
 		"create":  c.createFunc,
 		"yield":   coYield,

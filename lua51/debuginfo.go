@@ -20,11 +20,10 @@ func installGetinfo(L *lua.LState) {
 	if debug == nil {
 		return
 	}
-	orig, ok := debug.RawGetString("getinfo").(*lua.LFunction)
-	if !ok || !orig.IsG {
+	getinfo := goFunction(debug, "getinfo")
+	if getinfo == nil {
 		return
 	}
-	getinfo := orig.GFunction
 	debug.RawSetString("getinfo", L.NewFunction(func(L *lua.LState) int {
 		what := "flnSu"
 		if s, ok := L.Get(2).(lua.LString); ok {
@@ -136,11 +135,10 @@ func installTraceback(L *lua.LState) {
 	if debug == nil {
 		return
 	}
-	orig, ok := debug.RawGetString("traceback").(*lua.LFunction)
-	if !ok || !orig.IsG {
+	traceback := goFunction(debug, "traceback")
+	if traceback == nil {
 		return
 	}
-	traceback := orig.GFunction
 	debug.RawSetString("traceback", L.NewFunction(func(L *lua.LState) int {
 		arg := 0
 		th, isThread := L.Get(1).(*lua.LState)

@@ -31,8 +31,8 @@ func installLibrary(L *lua.LState, opts Options) {
 		"setfenv":        baseSetfenv,
 	})
 	L.G.Global.RawSetString("tostring", newToString(L))
-	if rawset, ok := L.GetGlobal("rawset").(*lua.LFunction); ok && rawset.IsG {
-		L.G.Global.RawSetString("rawset", L.NewFunction(budgetedRawset(rawset.GFunction)))
+	if rawset := goFunction(L.G.Global, "rawset"); rawset != nil {
+		L.G.Global.RawSetString("rawset", L.NewFunction(budgetedRawset(rawset)))
 	}
 	installPairs(L)
 	installTable(L)
@@ -69,6 +69,15 @@ func setFuncs(L *lua.LState, t *lua.LTable, fns map[string]lua.LGFunction) {
 func library(L *lua.LState, name string) *lua.LTable {
 	t, _ := L.GetGlobal(name).(*lua.LTable)
 	return t
+}
+
+// goFunction is the Go function t holds at name, which a replacement
+// wraps, or nil when t holds none there.
+func goFunction(t *lua.LTable, name string) lua.LGFunction {
+	if fn, ok := t.RawGetString(name).(*lua.LFunction); ok && fn.IsG {
+		return fn.GFunction
+	}
+	return nil
 }
 
 // installPairs replaces next, pairs and ipairs with Lua 5.1's, whose
