@@ -55,3 +55,41 @@ func (m *monitor) startBudget(budget int64) (stopAt int64, restore func()) {
 // (Options.MemoryLimit, or DefaultMemoryLimit), which a host gives the
 // other states it makes for the same user: a device program's, say.
 func MemoryLimit(L *lua.LState) int64 { return protectorOf(L).monitor.memory.limit }
+
+// Unwind ends th, a thread of L's universe that yielded to L (a host's
+// coroutine stopped at a yield), without running any more of its code, and
+// reports whether th may start another function: Resume(th, fn, ...) with
+// th.Dead set back to false. It may when th yielded from its outermost
+// function (a Go function that function called yielded): that one frame is
+// ended by an error raised before th's next instruction, which closes its
+// upvalues, and th's stack is left empty, as a thread whose function
+// returned leaves it. A thread that yielded from deeper is left dead, its
+// frames unreachable, and Unwind reports false: make a new thread. So a
+// host whose coroutine was stopped mid-way (a device reset) keeps its thread
+// instead of paying for a new one, which costs more than most steps.
+func Unwind(L, th *lua.LState) bool {
+	if _, started := th.GetStack(0); !started {
+		return true // its function returned, or it never started one
+	}
+	if _, deeper := th.GetStack(1); deeper || th.Dead {
+		return false
+	}
+	saved := th.Context()
+	th.SetContext(unwinding)
+	st, _, _ := L.Resume(th, nil)
+	if saved != nil {
+		th.SetContext(saved)
+	} else {
+		th.RemoveContext()
+	}
+	_, left := th.GetStack(0)
+	return st == lua.ResumeError && !left
+}
+
+// unwinding is the context Unwind resumes a thread under: ended, so the
+// interpreter raises its error before it runs an instruction.
+var unwinding = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()

@@ -11,6 +11,7 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/lua51"
 )
 
 // View is a buffer an invocation reaches, by name, through its device's
@@ -199,11 +200,20 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 }
 
 // Stopped gives the invocation's machine back when a device reset stopped
-// it mid-program (program.Stopper): its thread, stopped inside the
-// program, is dropped, the state kept for the next invocation.
+// it mid-program (program.Stopper), the state kept for the next
+// invocation. Its thread, stopped inside the program, is ended where it
+// stopped (lua51.Unwind) and kept when that leaves it empty, which it does
+// when the program's function itself called the operation; otherwise it is
+// dropped, and no later invocation reaches its frames.
 func (in *Instance) Stopped() {
 	if in.ended || in.m == nil {
 		in.ended = true
+		return
+	}
+	m := in.m
+	if th := m.th; th != nil && lua51.Unwind(m.L, th) {
+		in.ended = true
+		in.prog.give(m)
 		return
 	}
 	in.end(program.Next{}, true)

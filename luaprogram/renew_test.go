@@ -83,6 +83,11 @@ return {
 		while seen == p.WAIT do seen = p:wait(p.startup, 0, seen) end
 		if a.stop == "error" then error("stopped mid-program") end
 		if a.stop == "hang" then p:hang() end
+		-- Waits for a word no one writes, until a reset stops it: in the
+		-- program's function itself, or in a function it called.
+		local function forever() local w = p:load(p.buffers.out, 0) while true do w = p:wait(p.buffers.out, 0, w) end end
+		if a.stop == "wait" then local w = p:load(p.buffers.out, 0) while true do w = p:wait(p.buffers.out, 0, w) end end
+		if a.stop == "waitdeep" then forever() end
 	end,
 	check = function(c, a)
 		local bad = leaks()
@@ -98,8 +103,9 @@ return {
 // when the last one left it as made) of the one before: each tampers with
 // its globals, its libraries, the metatables it reaches, the strings'
 // metatable, its p, its chunk's locals and its functions' environments by
-// another route, and stops by returning, by an error or by
-// hanging; the next run, check and buffers declaration find nothing of it.
+// another route, and stops by returning, by an error, by hanging or by a
+// reset while it waits (in its function, or in one it called); the next
+// run, check and buffers declaration find nothing of it.
 func TestRenewedStatesLeakNothing(t *testing.T) {
 	gpu, err := luaprogram.Compile("=tamperer", tamperer, luaprogram.Options{Stdout: io.Discard})
 	if err != nil {
@@ -117,10 +123,13 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// A stop by a reset while waiting comes before a return, whose
+	// invocation is given the stopped one's thread.
+	stops := []string{"wait", "return", "error", "hang", "waitdeep"}
 	sessions := 0
 	for round := range 3 {
-		for _, stop := range []string{"return", "error", "hang"} {
-			for _, route := range routes {
+		for _, route := range routes {
+			for _, stop := range stops {
 				// Each declaration is a new shape (the arguments differ),
 				// so that it runs rather than being remembered.
 				args := luaprogram.Scalars(map[string]any{"route": route, "stop": stop, "round": float64(round)})
@@ -160,7 +169,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 			}
 		}
 	}
-	if sessions != 3*3*len(routes) {
+	if sessions != 3*len(stops)*len(routes) {
 		t.Fatalf("%d sessions ran", sessions)
 	}
 }
