@@ -133,9 +133,12 @@ func stopping(env program.Env) bool {
 // closed is a channel that is always closed.
 var closed = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
-// stepContextOf is the context of a step run in env under ctx.
+// stepContextOf is the context of a step run in env under ctx. Where
+// steps are interleaved (simulated time) a reset lands between two steps,
+// never during one, so the step's Lua code need not ask at every
+// instruction, and runs under ctx alone.
 func stepContextOf(ctx context.Context, env program.Env) context.Context {
-	if s, ok := env.(program.Stopping); ok {
+	if s, ok := env.(program.Stopping); ok && !env.Interleaved() {
 		return stepContext{Context: ctx, env: s}
 	}
 	return ctx

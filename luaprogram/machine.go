@@ -69,6 +69,9 @@ type machine struct {
 	// generator when pendingSeed says it has not yet (seedLazily).
 	seed        uint64
 	pendingSeed bool
+	draws       uint64 // calls of math.random and math.randomseed
+	// memo remembers the checks that passed (checkMemo).
+	memo checkMemo
 	// out counts what print wrote, and sealed are the chunk's run and
 	// check as its last runs made them (fresh).
 	out    *writeCounter

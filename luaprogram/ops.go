@@ -517,6 +517,7 @@ func (m *machine) seedLazily() {
 		return
 	}
 	math.RawSetString("random", m.L.NewFunction(func(L *lua.LState) int {
+		m.draws++
 		if m.pendingSeed {
 			m.pendingSeed = false
 			L.Push(randomseed)
@@ -526,6 +527,7 @@ func (m *machine) seedLazily() {
 		return random.GFunction(L)
 	}))
 	math.RawSetString("randomseed", m.L.NewFunction(func(L *lua.LState) int {
+		m.draws++
 		m.pendingSeed = false
 		return randomseed.GFunction(L)
 	}))

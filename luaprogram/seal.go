@@ -134,7 +134,7 @@ func (m *machine) fresh(which entry) (*lua.LFunction, error) {
 	if fn := m.sealed[which].intact(env); fn != nil {
 		return fn, nil
 	}
-	printed := m.out.writes
+	printed, draws := m.out.writes, m.draws
 	s, err := m.specIn(env)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (m *machine) fresh(which entry) (*lua.LFunction, error) {
 		fn = s.check
 	}
 	m.sealed[which] = nil
-	if fn != nil && m.out.writes == printed && m.pendingSeed {
+	if fn != nil && m.out.writes == printed && m.draws == draws {
 		m.sealed[which] = seal(fn, env)
 	}
 	return fn, nil

@@ -118,7 +118,10 @@ type Env interface {
 
 // Stopping is an Env that tells whether a device reset is stopping the
 // invocation: a program whose step may run long (Lua code of a user's)
-// looks, and ends the step, so that the reset never waits on it.
+// looks, and ends the step, so that the reset never waits on it. Where
+// steps are interleaved (Interleaved, simulated time) a reset lands
+// between two steps, never during one, so Stopping does not change while
+// a step runs.
 type Stopping interface {
 	Env
 	Stopping() bool
