@@ -14,9 +14,10 @@ import (
 // threadContext, whose Done the interpreter calls before each instruction
 // (see internals.go). Done counts: every checkEvery instructions of the
 // universe it checks the memory budget, it stops a call that ran past its
-// instruction budget (PCallBudget), and it runs the hooks debug.sethook set
-// for the thread it runs code for. Otherwise it only passes on the context
-// of the host's call (Ctrl-C in the command).
+// instruction budget (PCallBudget), it runs the hooks debug.sethook set for
+// the thread it runs code for, and every hostPollEvery instructions it
+// looks whether the context of the host's call (Ctrl-C in the command, a
+// device reset) ended, which stops the code.
 //
 // Code the host runs with lua51.PCall (DoString, DoFile, the command's
 // chunks) is watched so, and so is everything it calls. Code run with
@@ -30,6 +31,12 @@ import (
 // instructions tens to hundreds.
 const checkEvery = 1 << 14
 
+// hostPollEvery is how many instructions run between two looks at the
+// host's context: its end stops Lua code within this many instructions (a
+// few microseconds), and between two looks the interpreter's check before
+// each instruction is a nil channel's, not a call of the host's Done.
+const hostPollEvery = 1 << 10
+
 // monitor watches the execution of one Lua universe (its state and the
 // threads that share its globals), which runs on one goroutine at a time.
 type monitor struct {
@@ -38,6 +45,12 @@ type monitor struct {
 	ticks    int64 // instructions left before the next check
 	period   int64 // the length of the current countdown
 	executed int64 // instructions run before the current countdown
+
+	memoryAt int64 // the count of instructions at which the memory budget is next checked
+
+	// ended is what Done returns: nil, or a closed channel once a look at
+	// the host's context found it ended.
+	ended <-chan struct{}
 
 	budgeted   bool  // a PCallBudget or ResumeBudget is in progress
 	budgetEnd  int64 // the count of instructions at which it stops
@@ -64,10 +77,14 @@ func (m *monitor) newContext(L *lua.LState, thread *scriptThread) *threadContext
 func (m *monitor) now() int64 { return m.executed + m.period - m.ticks }
 
 // schedule starts the countdown to the next check: checkEvery
-// instructions, or what is left of the instruction budget.
+// instructions (hostPollEvery while a host's context may end), or what is
+// left of the instruction budget.
 func (m *monitor) schedule() {
 	m.executed = m.now()
 	period := int64(checkEvery)
+	if m.host != nil {
+		period = hostPollEvery
+	}
 	if m.budgeted {
 		period = max(min(period, m.budgetEnd-m.executed), 1)
 	}
@@ -75,11 +92,24 @@ func (m *monitor) schedule() {
 }
 
 // setHost makes ctx the context of the host's call and returns the one it
-// replaces.
+// replaces. Lua code stops at once when ctx has ended.
 func (m *monitor) setHost(ctx context.Context) context.Context {
 	old := m.host
-	m.host = ctx
+	m.host, m.ended = ctx, nil
+	m.pollHost()
+	m.schedule()
 	return old
+}
+
+// closedDone is the channel of a context that ended.
+var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// pollHost looks whether the host's context ended, and if it did makes
+// Done's channel closed, which stops the interpreter.
+func (m *monitor) pollHost() {
+	if m.host != nil && m.host.Err() != nil {
+		m.ended = closedDone
+	}
 }
 
 // scriptThread is a thread as a script sees it: the main thread (the code
@@ -112,19 +142,16 @@ func (m *monitor) watched(L *lua.LState) bool {
 	return ok
 }
 
-// Done is called by the interpreter before each instruction. It asks the
-// host's context each time, as the interpreter would: a host may count
-// instructions with a context of its own.
+// Done is called by the interpreter before each instruction. It is
+// closed once a look at the host's context (every hostPollEvery
+// instructions) found it ended.
 func (c *threadContext) Done() <-chan struct{} {
 	m := c.m
 	m.ticks--
 	if m.ticks <= 0 || m.hooked > 0 {
 		c.tick()
 	}
-	if m.host != nil {
-		return m.host.Done()
-	}
-	return nil
+	return m.ended
 }
 
 // Err is the host's context's error.
@@ -169,7 +196,11 @@ func (c *threadContext) tick() {
 	}
 	m.schedule()
 	m.stopIfOver(L, 0)
-	m.memory.check(L, 0)
+	m.pollHost()
+	if m.executed >= m.memoryAt {
+		m.memoryAt = m.executed + checkEvery
+		m.memory.check(L, 0)
+	}
 }
 
 // stopIfOver raises the error of a call past its instruction budget, at

@@ -215,30 +215,48 @@ func TestCoroutineMadeUnwatchedIsWatchedWhenResumedWatched(t *testing.T) {
 	}
 }
 
-// countingContext counts the calls of its Done, as a host that bounds a
-// call's instructions with a context of its own does.
-type countingContext struct {
+// endingContext is a context that ends when its end function is called,
+// and counts how often its Err is asked.
+type endingContext struct {
 	context.Context
-	calls int
+	ended bool
+	asked int
 }
 
-func (c *countingContext) Done() <-chan struct{} {
-	c.calls++
-	return c.Context.Done()
+func (c *endingContext) Err() error {
+	c.asked++
+	if c.ended {
+		return context.Canceled
+	}
+	return nil
 }
 
-func TestHostContextSeesEveryInstruction(t *testing.T) {
-	// Behind the helpers' contexts, the host's context is asked before each
-	// instruction, as when the helper ran with it: a host's own budget
-	// (a Lua device program's) still counts the instructions of
-	// lua51.PCall, inside pcall too.
-	L := NewState(Options{})
-	defer L.Close()
-	host := &countingContext{Context: context.Background()}
-	L.SetContext(host)
-	err := callChunk(t, L, "for i = 1, 1000 do end pcall(function() for i = 1, 1000 do end end)", func(nargs int) error { return PCall(L, nargs, 0) })
-	if err != nil || host.calls < 2000 {
-		t.Errorf("the host's Done was called %d times for 2,000 instructions (%v)", host.calls, err)
+func TestHostContextEndStopsCodeWithinAPoll(t *testing.T) {
+	// The host's context is looked at every hostPollEvery instructions,
+	// inside pcall too: a loop that goes on after it ended runs at most
+	// that many more instructions, and a long loop asks it about once a
+	// poll, not at every instruction.
+	for _, chunk := range []string{
+		"for i = 1, 5000 do end ended() n = 0 while true do n = n + 1 end",
+		"for i = 1, 5000 do end pcall(function() ended() n = 0 while true do n = n + 1 end end) error('pcall went on')",
+	} {
+		L := NewState(Options{})
+		host := &endingContext{Context: context.Background()}
+		L.SetGlobal("ended", L.NewFunction(func(*lua.LState) int { host.ended = true; return 0 }))
+		L.SetContext(host)
+		err := callChunk(t, L, chunk, func(nargs int) error { return PCall(L, nargs, 0) })
+		n := int(lua.LVAsNumber(L.GetGlobal("n")))
+		if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+			t.Errorf("%q ended with %v; want the context's end", chunk, err)
+		}
+		// An iteration is three instructions (ADD, SETGLOBAL, JMP).
+		if n > hostPollEvery/3+1 {
+			t.Errorf("%q ran %d iterations after its context ended; want at most a poll's (%d instructions)", chunk, n, hostPollEvery)
+		}
+		if host.asked > 5000*4/hostPollEvery+8 {
+			t.Errorf("%q asked the host's context %d times in about 5,000 loop iterations; want about one a poll", chunk, host.asked)
+		}
+		L.Close()
 	}
 }
 
@@ -260,7 +278,7 @@ func TestContextOfAnotherUniverseIsAHostContext(t *testing.T) {
 		return 0
 	}))
 	outer.SetContext(ctx)
-	outerErr := callChunk(t, outer, "runInner()", func(nargs int) error { return PCall(outer, nargs, 0) })
+	outerErr := callChunk(t, outer, "runInner() while true do end", func(nargs int) error { return PCall(outer, nargs, 0) })
 	for _, err := range []error{innerErr, outerErr} {
 		if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
 			t.Errorf("the inner loop, then the outer chunk, ended with %v, %v; want both cancelled", innerErr, outerErr)

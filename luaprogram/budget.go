@@ -98,7 +98,8 @@ func budgetMessage(limit int64) string {
 
 // stepContext is the context of one step's Lua code: the invocation's,
 // ended too once a device reset is stopping the invocation, which a device
-// whose Env tells (program.Stopping) says at every instruction.
+// whose Env tells (program.Stopping) says whenever the interpreter looks
+// (lua51 looks every thousand instructions or so).
 type stepContext struct {
 	context.Context
 	env program.Stopping
