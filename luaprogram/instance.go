@@ -160,7 +160,7 @@ func (in *Instance) begin() program.Next {
 	// Resume starts the next function on it once it is not.
 	m.th.Dead = false
 	m.th.Env, in.run = run.Env, run
-	args := in.cfg.Args.lua(m.L)
+	args := m.argsOf(in.cfg.Args)
 	in.p = m.newP(in, args)
 	return in.resume([]lua.LValue{in.p, args})
 }

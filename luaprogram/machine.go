@@ -51,6 +51,10 @@ type machine struct {
 
 	run *Instance   // the invocation being stepped, if any
 	p   *lua.LTable // the last invocation's p (newP)
+	// args is the copy of argsFor the last invocation or check was given
+	// (argsOf).
+	args    *lua.LTable
+	argsFor Args
 	// timing is the last invocation's p.timing, made of timingFields, the
 	// figures of timingFor (timingOf).
 	timing       *lua.LTable
@@ -233,6 +237,22 @@ func (m *machine) environment() *lua.LTable {
 		}
 	}
 	return m.env
+}
+
+// argsOf is the copy of a an invocation or a check is given: the last one
+// given when a is the same flat arguments and it holds exactly them (as
+// with the environment, most invocations change nothing of theirs), else a
+// new copy.
+func (m *machine) argsOf(a Args) lua.LValue {
+	if m.args != nil && m.argsFor.root == a.root && a.asMade(m.args) {
+		return m.args
+	}
+	v := a.lua(m.L)
+	m.args = nil
+	if t, ok := v.(*lua.LTable); ok && a.flat() {
+		m.args, m.argsFor = t, a
+	}
+	return v
 }
 
 // maxUses is how many invocations a machine gives one environment at most.

@@ -77,6 +77,7 @@ return {
 		elseif a.route == "pextra" then p.extra = 1
 		elseif a.route == "pmeta" then setmetatable(p, {__index = {tampered = true}})
 		elseif a.route == "ptables" then p.timing.tampered = true; p.timing.npu_dma_line = 5; p.buffers.tampered = true; p.args.tampered = true
+		elseif a.route == "args" then a.stop = "tampered"; a.extra = true; a.round = nil
 		end
 		if bad ~= "" then p:retire("leaked: " .. bad) end
 		local seen = p:load(p.startup, 0)
@@ -91,6 +92,7 @@ return {
 	end,
 	check = function(c, a)
 		local bad = leaks()
+		if c.args ~= a or a.tampered or a.extra or a.stop == "tampered" or type(a.round) ~= "number" then bad = bad .. " args" end
 		tamper(a.route)
 		if bad ~= "" then return false, "leaked: " .. bad end
 		return true
@@ -117,7 +119,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
+	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables", "args", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
