@@ -201,30 +201,27 @@ func (in *Instance) resume(results []lua.LValue) program.Next {
 
 // Stopped gives the invocation's machine back when a device reset stopped
 // it mid-program (program.Stopper), the state kept for the next
-// invocation. Its thread, stopped inside the program, is ended where it
-// stopped (lua51.Unwind) and kept when that leaves it empty, which it does
-// when the program's function itself called the operation; otherwise it is
-// dropped, and no later invocation reaches its frames.
+// invocation.
 func (in *Instance) Stopped() {
 	if in.ended || in.m == nil {
 		in.ended = true
-		return
-	}
-	m := in.m
-	if th := m.th; th != nil && lua51.Unwind(m.L, th) {
-		in.ended = true
-		in.prog.give(m)
 		return
 	}
 	in.end(program.Next{}, true)
 }
 
 // end retires the invocation with next and gives its machine back, when
-// keep says it is fit to run another. The thread is dropped: it stopped
-// inside the program, and no later invocation may reach its frames.
+// keep says it is fit to run another. A thread stopped inside the program
+// (at a retirement, a hang or a reset) is ended where it stopped
+// (lua51.Unwind) and kept when that leaves it empty, which it does when
+// the program's function itself called the operation; otherwise (an
+// error, or an operation called deeper) it is dropped, and no later
+// invocation reaches its frames.
 func (in *Instance) end(next program.Next, keep bool) program.Next {
 	in.ended = true
-	in.m.th = nil
+	if th := in.m.th; th != nil && !lua51.Unwind(in.m.L, th) {
+		in.m.th = nil
+	}
 	if keep {
 		in.prog.give(in.m)
 	}

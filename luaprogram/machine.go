@@ -45,8 +45,10 @@ type machine struct {
 	// th is the thread invocations run on, one after another: a thread
 	// whose function returned has an empty stack, and the next starts
 	// its own function on it. One stopped inside the program (an error,
-	// a retirement, a hang, a reset) is dropped, so that no invocation
-	// reaches another's frames; nil until the next invocation makes one.
+	// a retirement, a hang, a reset) is ended where it stopped and kept
+	// when that empties it (Instance.end), else dropped, so that no
+	// invocation reaches another's frames; nil until the next invocation
+	// makes one.
 	th *lua.LState
 
 	run *Instance   // the invocation being stepped, if any

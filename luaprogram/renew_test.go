@@ -125,9 +125,9 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	// A stop by a reset while waiting comes before a return, whose
-	// invocation is given the stopped one's thread.
-	stops := []string{"wait", "return", "error", "hang", "waitdeep"}
+	// A hang and a stop by a reset while waiting each come before a
+	// return, whose invocation is given the stopped one's thread.
+	stops := []string{"hang", "return", "wait", "return", "error", "waitdeep"}
 	sessions := 0
 	for round := range 3 {
 		for _, route := range routes {
