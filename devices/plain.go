@@ -25,15 +25,19 @@ import (
 // is kept as pages of words per buffer (plainBuffer), reached from the
 // buffer, and each writer's list of the words it wrote (plainWriter): a
 // store, a read and a publication cost a few loads, where a map of words
-// cost a standard trial three times its time.
+// cost a standard trial three times its time. The pages and the lists
+// hold indices, not pointers (a writer's index in writers, a buffer's in
+// buffers), so that the collector neither scans them nor makes each store
+// pay a write barrier.
 //
 // Only programs' steps reach it (their views' loads and stores, the
 // executor's look at a waiter's word, the checker's state hash at a step's
 // choice), and the simulated executor runs every step holding its lock, so
 // that lock guards it too.
 type plainWords struct {
-	n       int           // unpublished words: the fast path of every load
-	writers []plainWriter // each device that made plain stores, and what it wrote since it published
+	n       int            // unpublished words: the fast path of every load
+	writers []plainWriter  // each device that made plain stores, and what it wrote since it published
+	buffers []*plainBuffer // the buffers written since the fabric began, each once
 }
 
 // plainWriter is a device's plain stores since it last published: each
@@ -45,16 +49,16 @@ type plainWriter struct {
 	words []plainRef
 }
 
-// plainRef is word w of a buffer's plainBuffer.
+// plainRef is word w of the buffer of index b in plainWords.buffers.
 type plainRef struct {
-	pb *plainBuffer
-	w  int
+	b, w int32
 }
 
-// plainBuffer is a buffer's unpublished words: who wrote each last (nil:
-// none unpublished), by pages made as words are written.
+// plainBuffer is a buffer's unpublished words: who wrote each last, by
+// pages made as words are written.
 type plainBuffer struct {
 	buf   *Buffer
+	index int32 // in plainWords.buffers
 	pages []*plainPage
 }
 
@@ -64,15 +68,16 @@ const plainPageWords = 512
 // plainPage is a page of a buffer's words: plainPageWords, or fewer in a
 // smaller buffer.
 type plainPage struct {
-	writer   []*Device
-	reported []bool // a read of it was reported: one report a word
+	writer   []int32 // 1 + the index in plainWords.writers of the word's last writer; 0: none unpublished
+	reported []bool  // a read of it was reported: one report a word
 }
 
 // of is b's plainBuffer, made when create says so; nil when it has none.
-// It lives as long as b.
+// It lives until the fabric begins anew (reset).
 func (p *plainWords) of(b *Buffer, create bool) *plainBuffer {
 	if b.plain == nil && create {
-		b.plain = &plainBuffer{buf: b, pages: make([]*plainPage, b.region.Len()/4/plainPageWords+1)}
+		b.plain = &plainBuffer{buf: b, index: int32(len(p.buffers)), pages: make([]*plainPage, b.region.Len()/4/plainPageWords+1)}
+		p.buffers = append(p.buffers, b.plain)
 	}
 	return b.plain
 }
@@ -83,40 +88,40 @@ func (pb *plainBuffer) word(w int, create bool) (*plainPage, int) {
 	pg := pb.pages[w/plainPageWords]
 	if pg == nil && create {
 		n := min(plainPageWords, pb.buf.region.Len()/4)
-		pg = &plainPage{writer: make([]*Device, n), reported: make([]bool, n)}
+		pg = &plainPage{writer: make([]int32, n), reported: make([]bool, n)}
 		pb.pages[w/plainPageWords] = pg
 	}
 	return pg, w % plainPageWords
 }
 
-// writer is dev's plainWriter, added when create says so; nil when it has
-// none.
-func (p *plainWords) writer(dev *Device, create bool) *plainWriter {
+// writer is the index of dev's plainWriter, added when create says so; -1
+// when it has none.
+func (p *plainWords) writer(dev *Device, create bool) int {
 	for i := range p.writers {
 		if p.writers[i].dev == dev {
-			return &p.writers[i]
+			return i
 		}
 	}
 	if !create {
-		return nil
+		return -1
 	}
 	p.writers = append(p.writers, plainWriter{dev: dev})
-	return &p.writers[len(p.writers)-1]
+	return len(p.writers) - 1
 }
 
 // wrote notes a plain store of writer to the word at off of b.
 func (p *plainWords) wrote(b *Buffer, off int, writer *Device) {
 	pb := p.of(b, true)
 	pg, i := pb.word(off/4, true)
-	switch pg.writer[i] {
-	case writer:
+	if last := pg.writer[i]; last != 0 && p.writers[last-1].dev == writer {
 		return // listed since its last store
-	case nil:
+	} else if last == 0 {
 		p.n++
 	}
-	pg.writer[i] = writer
-	wl := p.writer(writer, true)
-	wl.words = append(wl.words, plainRef{pb, off / 4})
+	wi := p.writer(writer, true)
+	pg.writer[i] = int32(wi + 1)
+	wl := &p.writers[wi]
+	wl.words = append(wl.words, plainRef{pb.index, int32(off / 4)})
 }
 
 // publish publishes every plain store of writer: a release store of its
@@ -125,21 +130,22 @@ func (p *plainWords) publish(writer *Device) {
 	if p.n == 0 {
 		return
 	}
-	if wl := p.writer(writer, false); wl != nil {
-		p.forget(wl)
+	if wi := p.writer(writer, false); wi >= 0 {
+		p.forget(wi)
 	}
 }
 
-// forget publishes the words wl lists that its device wrote last.
-func (p *plainWords) forget(wl *plainWriter) {
+// forget publishes the words the writer of index wi lists that it wrote
+// last.
+func (p *plainWords) forget(wi int) {
+	wl := &p.writers[wi]
 	for _, r := range wl.words {
-		pg, i := r.pb.word(r.w, false)
-		if pg.writer[i] == wl.dev {
-			pg.writer[i], pg.reported[i] = nil, false
+		pg, i := p.buffers[r.b].word(int(r.w), false)
+		if pg.writer[i] == int32(wi+1) {
+			pg.writer[i], pg.reported[i] = 0, false
 			p.n--
 		}
 	}
-	clear(wl.words)
 	wl.words = wl.words[:0]
 }
 
@@ -151,10 +157,10 @@ func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *plainPage, int) 
 		return nil, nil, 0
 	}
 	pg, i := pb.word(off/4, false)
-	if pg == nil {
+	if pg == nil || pg.writer[i] == 0 {
 		return nil, nil, 0
 	}
-	return pg.writer[i], pg, i
+	return p.writers[pg.writer[i]-1].dev, pg, i
 }
 
 // hidden reports whether another device than reader wrote the word at off
@@ -193,33 +199,40 @@ func (p *plainWords) hash(h *program.StateHash) {
 		return
 	}
 	var words []plainRef
-	for _, wl := range p.writers {
+	for wi, wl := range p.writers {
 		for _, r := range wl.words {
-			if pg, i := r.pb.word(r.w, false); pg.writer[i] == wl.dev {
+			if pg, i := p.buffers[r.b].word(int(r.w), false); pg.writer[i] == int32(wi+1) {
 				words = append(words, r)
 			}
 		}
 	}
+	id := func(r plainRef) uint64 { return p.buffers[r.b].buf.id }
 	slices.SortFunc(words, func(a, b plainRef) int {
-		return cmp.Or(cmp.Compare(a.pb.buf.id, b.pb.buf.id), cmp.Compare(a.w, b.w))
+		return cmp.Or(cmp.Compare(id(a), id(b)), cmp.Compare(a.w, b.w))
 	})
-	words = slices.CompactFunc(words, func(a, b plainRef) bool { return a.pb == b.pb && a.w == b.w })
+	words = slices.CompactFunc(words, func(a, b plainRef) bool { return a == b })
 	h.Add(uint64(len(words)))
 	for _, r := range words {
-		pg, i := r.pb.word(r.w, false)
-		h.Add(r.pb.buf.id)
+		pg, i := p.buffers[r.b].word(int(r.w), false)
+		h.Add(id(r))
 		h.Add(uint64(4 * r.w))
-		h.Add(uint64(pg.writer[i].actor))
+		h.Add(uint64(p.writers[pg.writer[i]-1].dev.actor))
 		h.Add(boolWord(pg.reported[i]))
 	}
 }
 
-// reset forgets every word: a fabric begun anew.
+// reset forgets every word and buffer: a fabric begun anew, with the same
+// devices, whose lists are kept empty. A buffer kept from before (a handle
+// the renewal made stale) gets a new plainBuffer if it is ever written
+// again.
 func (p *plainWords) reset() {
-	for i := range p.writers {
-		p.forget(&p.writers[i])
+	for _, pb := range p.buffers {
+		pb.buf.plain = nil
 	}
-	clear(p.writers)
-	p.writers = p.writers[:0]
+	clear(p.buffers)
+	p.buffers = p.buffers[:0]
+	for i := range p.writers {
+		p.writers[i].words = p.writers[i].words[:0]
+	}
 	p.n = 0
 }
