@@ -343,7 +343,7 @@ func (c *Completion) finish(err error) {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = failure.Errorf(failure.Device, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
+		err = failure.Errorf(failure.Device, "complete", "%s reported an error: %s", inv.dev.name, fired.Message)
 	}
 	var known *failure.Error
 	if err != nil && !errors.As(err, &known) {
