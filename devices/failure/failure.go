@@ -83,6 +83,18 @@ func (e *Error) Error() string {
 	return e.Kind.String() + ": " + e.Op + ": " + e.Message
 }
 
+// Detail is err's text as an event's detail: "<kind>: <message>" for a
+// *Error (not one wrapped in another error, whose text stays whole), and
+// err.Error() for any other error. It leaves the op out: the event's kind
+// already names the operation, and so the recorded traces and the
+// campaigns' digests keep the text they had before Error printed its op.
+func Detail(err error) string {
+	if e, ok := err.(*Error); ok {
+		return e.Kind.String() + ": " + e.Message
+	}
+	return err.Error()
+}
+
 // Unwrap is Err.
 func (e *Error) Unwrap() error { return e.Err }
 

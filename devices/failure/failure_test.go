@@ -2,6 +2,7 @@ package failure
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"testing"
 )
@@ -98,5 +99,20 @@ func TestParseKindInvertsString(t *testing.T) {
 		if k, ok := ParseKind(name); ok {
 			t.Errorf("ParseKind(%q) = %v; want no kind", name, k)
 		}
+	}
+}
+
+func TestDetailLeavesTheOpOut(t *testing.T) {
+	err := Errorf(Device, "complete", "gpu completion reported an error: injected")
+	if got := Detail(err); got != "device: gpu completion reported an error: injected" {
+		t.Errorf("Detail %q", got)
+	}
+	if got := Detail(&Error{Kind: Busy, Message: "no op"}); got != "busy: no op" {
+		t.Errorf("Detail without op %q", got)
+	}
+	// A wrapped Error keeps its whole text, op included.
+	wrapped := fmt.Errorf("session 3: %w", err)
+	if got := Detail(wrapped); got != wrapped.Error() {
+		t.Errorf("Detail of a wrapped error %q, want %q", got, wrapped.Error())
 	}
 }
