@@ -343,7 +343,7 @@ func (c *Completion) finish(err error) {
 		site = fault.GPUComplete
 	}
 	if fired := f.hitFault(inv.dev.actor, inv.owner, site); fired.Action == fault.Error && err == nil {
-		err = failure.Errorf(failure.Device, "complete", "%s reported an error: %s", inv.dev.name, fired.Message)
+		err = failure.Errorf(failure.Device, "complete", "%s completion reported an error: %s", inv.dev.name, fired.Message)
 	}
 	var known *failure.Error
 	if err != nil && !errors.As(err, &known) {
@@ -353,7 +353,7 @@ func (c *Completion) finish(err error) {
 	}
 	status, detail := uint64(0), ""
 	if err != nil {
-		status, detail = 1, err.Error()
+		status, detail = 1, failure.Detail(err)
 	}
 	c.retiredAt = f.events.Emit(inv.dev.actor, inv.owner, event.EvRetire, inv.id, status, detail)
 	c.err = err

@@ -95,7 +95,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	}
 	if fired := f.hitFault(event.HostActor, owner, fault.MemoryAlloc); fired.Action == fault.Error {
 		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(size), fired.Message)
-		return nil, failure.Errorf(failure.Device, "alloc", "%d bytes failed: %s", size, fired.Message)
+		return nil, failure.Errorf(failure.Device, "alloc", "allocation of %d bytes failed: %s", size, fired.Message)
 	}
 	rounded := memory.RoundUp(size)
 	made, lineStale := newAllocated(rounded)
@@ -106,7 +106,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
-		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), failure.Detail(err))
 		return nil, failure.Errorf(failure.Device, "alloc", "%w", err)
 	}
 	b := &made.buffer
@@ -128,7 +128,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 	// Charge and say so in one step: a subscriber never sees one without the other.
 	f.events.Atomically(func(emit event.EmitFunc) {
 		if st, ok := budget.Charge(int64(rounded)); !ok {
-			err = failure.Errorf(failure.Budget, "alloc", "%d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
+			err = failure.Errorf(failure.Budget, "alloc", "allocating %d bytes would exceed the memory budget (%d of %d bytes charged, %d quarantined); close sessions, reset devices to release quarantines, or raise the budget",
 				rounded, st.Charged, st.Limit, st.Quarantined)
 			emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), "budget")
 			return

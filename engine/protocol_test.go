@@ -378,7 +378,7 @@ func TestIsCompleteReturnsAParticipantsDeviceError(t *testing.T) {
 	if ok {
 		t.Errorf("IsComplete() = true with a failed participant")
 	}
-	wantErr(t, "IsComplete", err, failure.Device, "gpu0 reported an error: boom")
+	wantErr(t, "IsComplete", err, failure.Device, "gpu0 completion reported an error: boom")
 	closeAs(t, "Close of a poisoned session", s, Quarantined)
 	resetBoth(t, f)
 	wantSettled(t, f, o)
