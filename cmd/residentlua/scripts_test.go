@@ -42,7 +42,7 @@ var scriptCases = map[string]scriptCase{
 		"budget      0 bytes still charged",
 	}},
 	"examples/faults.lua": {stdout: []string{
-		"submit_npu  failed: device: npu0 rejected the dispatch: queue full (kind device)",
+		"submit_npu  failed: device: dispatch: npu0 rejected the dispatch: queue full (kind device)",
 		"wait        both retired: true, state=aborted",
 		"close       retired",
 		"wait        both retired: false",
@@ -56,7 +56,7 @@ var scriptCases = map[string]scriptCase{
 	}},
 	"scripts/partial_admission.lua": {stdout: []string{
 		"1. GPU accepted, NPU rejected by the device",
-		"submit_npu raised          device: npu0 rejected the dispatch: command queue full",
+		"submit_npu raised          device: dispatch: npu0 rejected the dispatch: command queue full",
 		"error kind/op              device / dispatch",
 		"after the rejection        state=aborted",
 		"GPU and NPU retired        true",
@@ -94,7 +94,7 @@ var scriptCases = map[string]scriptCase{
 		"budget          limit 1073741824 bytes, 2752 bytes charged, 2752 bytes of them quarantined",
 		"quarantined     session 1, ",
 		"waiting for gpu0 and npu0",
-		"new session     busy: npu0 is held by a quarantined session",
+		"new session     busy: dispatch: npu0 is held by a quarantined session",
 		"reset npu       1 quarantined",
 		"reset gpu       0 quarantined, 0 bytes charged",
 		"new session     both retired: true, close: retired",
