@@ -95,7 +95,7 @@ func TestProgramMemoryOperationInACallback(t *testing.T) {
 	out := filepath.Join(dir, "trials.jsonl")
 	r := runCmd(t, dir, "", "campaign", script, "--trials", "14", "--workers", "2", "--out", out)
 	r.wantCode(t, 1)
-	contains(t, "summary", r.stdout, "campaign: 14 trials", "failures: 14", "FAIL seed 7 (failed): device: concat:")
+	contains(t, "summary", r.stdout, "campaign: 14 trials", "failures: 14", "FAIL seed 7 (failed): device: run: concat:")
 	if n := strings.Count(string(readFile(t, out)), "\n"); n != 14 {
 		t.Errorf("--out has %d lines, want 14", n)
 	}
@@ -290,7 +290,7 @@ io.write(tostring(err))
 	// an empty message.
 	r = runCmd(t, dir, "", "--mode", "sim", script, `return function(p) error(setmetatable({}, {__tostring = function() return {} end})) end`)
 	r.wantCode(t, 0)
-	contains(t, "error object", r.stdout, "device: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
+	contains(t, "error object", r.stdout, "device: run: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
 }
 
 // Invocations are isolated: a program that writes through getfenv(0), the
