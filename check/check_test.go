@@ -463,7 +463,7 @@ func TestWaitRacingClose(t *testing.T) {
 	for _, want := range []string{
 		"host chooses whether s1:close(1s) begins in another thread: now",
 		"s1:close(1s) begins in another thread = the wait is ended",
-		"s1:wait(1s) = false, error: busy: session 1 was closed during the wait",
+		"s1:wait(1s) = false, error: busy: wait: session 1 was closed during the wait",
 		"s1:close(1s) = retired",
 	} {
 		if !strings.Contains(got, want) {

@@ -204,6 +204,6 @@ func (d *Device) resetHardware() (running, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d.held++
-	f.events.Emit(d.actor, 0, event.EvReset, 0, 1, err.Error())
+	f.events.Emit(d.actor, 0, event.EvReset, 0, 1, failure.Detail(err))
 	return running, false
 }

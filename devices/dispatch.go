@@ -353,7 +353,7 @@ func (c *Completion) finish(err error) {
 	}
 	status, detail := uint64(0), ""
 	if err != nil {
-		status, detail = 1, err.Error()
+		status, detail = 1, failure.Detail(err)
 	}
 	c.retiredAt = f.events.Emit(inv.dev.actor, inv.owner, event.EvRetire, inv.id, status, detail)
 	c.err = err

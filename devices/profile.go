@@ -106,7 +106,7 @@ func (p *Profile) Allocate(size int, budget *memory.Budget, owner uint64) (*Buff
 		err = f.arena.AllocIn(region, rounded)
 	}
 	if err != nil {
-		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), err.Error())
+		f.events.Emit(event.HostActor, owner, evAllocFailed, 0, uint64(rounded), failure.Detail(err))
 		return nil, failure.Errorf(failure.Device, "alloc", "%w", err)
 	}
 	b := &made.buffer

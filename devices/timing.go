@@ -26,7 +26,7 @@ func dispatchLatency(t *program.Timing, c Command) time.Duration {
 func validateTiming(t *program.Timing) error {
 	for _, name := range program.TimingFigures {
 		if d, _ := t.Figure(name); *d < 0 {
-			return failure.Errorf(failure.Invalid, "timing", "timing figure %s is %v; give zero or more", name, *d)
+			return failure.Errorf(failure.Invalid, "timing", "figure %s is %v; give zero or more", name, *d)
 		}
 	}
 	return nil

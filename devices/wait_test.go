@@ -185,7 +185,7 @@ func TestDurationArithmeticSaturates(t *testing.T) {
 func TestNegativeTimingIsRefused(t *testing.T) {
 	_, err := NewFabric(Config{Mode: Simulated, Timing: program.Timing{NPUDMALine: -time.Microsecond}})
 	mmKind(t, "NewFabric with a negative figure", err, failure.Invalid)
-	if want := "invalid: timing figure npu_dma_line is -1µs; give zero or more"; err.Error() != want {
+	if want := "invalid: timing: figure npu_dma_line is -1µs; give zero or more"; err.Error() != want {
 		t.Errorf("error %q does not say %q", err, want)
 	}
 }

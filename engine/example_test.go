@@ -52,8 +52,8 @@ func ExampleSession() {
 	// Output:
 	// state: undecided
 	// submit gpu: <nil>
-	// submit gpu again: busy: GPU participant already submitted
-	// start too early: busy: both resident participants must be accepted before RUN
+	// submit gpu again: busy: submit_gpu: GPU participant already submitted
+	// start too early: busy: start: both resident participants must be accepted before RUN
 	// submit npu: <nil>
 	// start: <nil>
 	// state: running
@@ -155,6 +155,6 @@ func ExampleSession_renewedFabric() {
 	// Output:
 	// same id: true
 	// stale: true
-	// stale: session 1 was opened before its fabric was renewed; open a new one
+	// stale: submit_gpu: session 1 was opened before its fabric was renewed; open a new one
 	// new session: undecided
 }

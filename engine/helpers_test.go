@@ -300,7 +300,8 @@ func setFault(t *testing.T, f *devices.Fabric, site fault.Site, chain string) {
 }
 
 // wantErr checks that err is of kind (with errors.Is, and of no other
-// kind) and, unless msg is empty, that its message is exactly msg.
+// kind) and, unless msg is empty, that its message is exactly msg; its
+// text is "<kind>: <op>: <message>", with an op.
 func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	t.Helper()
 	if err == nil {
@@ -321,7 +322,10 @@ func wantErr(t *testing.T, what string, err, kind error, msg string) {
 	if msg != "" && e.Message != msg {
 		t.Errorf("%s: message %q, want %q", what, e.Message, msg)
 	}
-	if want := e.Kind.String() + ": " + e.Message; err.Error() != want {
+	if e.Op == "" {
+		t.Errorf("%s: %v names no op", what, err)
+	}
+	if want := e.Kind.String() + ": " + e.Op + ": " + e.Message; err.Error() != want {
 		t.Errorf("%s: Error() = %q, want %q", what, err.Error(), want)
 	}
 }

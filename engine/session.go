@@ -211,7 +211,7 @@ func (s *Session) admit(who oracle.Participant, op string, prog *devices.Prepare
 	}
 	c, err := prog.Dispatch()
 	if err != nil {
-		s.emit(oracle.EvSubmit, uint64(who), 1, err.Error())
+		s.emit(oracle.EvSubmit, uint64(who), 1, failure.Detail(err))
 		_ = s.decide(op, oracle.StartupAbort) // the peer must not wait for a RUN that never comes
 		return err
 	}
@@ -231,8 +231,8 @@ func (s *Session) decide(op string, v oracle.Decision) error {
 	var err error
 	s.decided, err = s.startup.publish(decided, uint32(v))
 	if err != nil {
-		s.poison("publication failed: " + err.Error())
-		s.emit(oracle.EvPublished, uint64(v), 1, err.Error())
+		s.poison("publication failed: " + failure.Detail(err))
+		s.emit(oracle.EvPublished, uint64(v), 1, failure.Detail(err))
 		return err
 	}
 	s.emit(oracle.EvPublished, uint64(v), 0, "")
@@ -367,7 +367,7 @@ func (s *Session) wait(ctx context.Context, timeout time.Duration) (bool, error)
 	}
 	for _, e := range []error{gpuErr, npuErr} {
 		if e != nil && !isContextError(e) {
-			s.poison("a participant failed: " + e.Error())
+			s.poison("a participant failed: " + failure.Detail(e))
 		}
 	}
 	ok := err == nil && gpuOK && npuOK
@@ -393,7 +393,7 @@ func (s *Session) join(ctx context.Context, who oracle.Participant, c *devices.C
 	}
 	switch {
 	case err != nil:
-		s.emit(oracle.EvJoin, uint64(who), uint64(joinFailure(err)), err.Error())
+		s.emit(oracle.EvJoin, uint64(who), uint64(joinFailure(err)), failure.Detail(err))
 	case !ok:
 		s.emit(oracle.EvJoin, uint64(who), uint64(oracle.JoinTimeout), "")
 	default:
@@ -438,7 +438,7 @@ func (s *Session) check() {
 			s.emit(oracle.EvCheck, uint64(who), 0, "")
 			continue
 		}
-		s.emit(oracle.EvCheck, uint64(who), 1, err.Error())
+		s.emit(oracle.EvCheck, uint64(who), 1, failure.Detail(err))
 		if s.checkErr == nil {
 			s.checkErr = err
 		}

@@ -137,7 +137,7 @@ func TestPartialAdmission(t *testing.T) {
 		print(next(resident.faults()))
 	`)
 	want := "device\tdispatch\tnpu0 rejected the dispatch: queue full\n" +
-		"device: npu0 rejected the dispatch: queue full\n" +
+		"device: dispatch: npu0 rejected the dispatch: queue full\n" +
 		"aborted\tabort\n" +
 		"true\tretired\n" +
 		"nil\n"
@@ -243,7 +243,7 @@ func TestOpenSessionsUntilRefused(t *testing.T) {
 	// says what to do, and the module goes on working.
 	h := newHarness(t, Options{Globals: true, MaxOpenSessions: 300})
 	got := h.fails(`for i = 1, 1000 do startup{} end`)
-	if got != "busy: 300 sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones" {
+	if got != "busy: startup: 300 sessions are open or quarantined, the most this state keeps (Options.MaxOpenSessions); close some with s:close(), and reset the devices of quarantined ones" {
 		t.Errorf("error %q", got)
 	}
 	h.run(`for _, s in ipairs(resident.sessions()) do s:close() end
@@ -258,7 +258,7 @@ func TestErrorValues(t *testing.T) {
 		ok, err = pcall(function() s:submit_gpu() end)
 		assert(not ok and type(err) == "table")
 		assert(err.kind == "busy" and err.op == "submit_gpu" and err.message == "GPU participant already submitted")
-		assert(tostring(err) == "busy: GPU participant already submitted")
+		assert(tostring(err) == "busy: submit_gpu: GPU participant already submitted")
 		assert(getmetatable(err).__name == "resident.error")
 		-- error() re-raises the same value
 		local ok2, err2 = pcall(error, err)
@@ -269,7 +269,7 @@ func TestErrorValues(t *testing.T) {
 	if !ok || e.Kind != failure.Busy || e.Op != "start" || !errors.Is(e, failure.Busy) {
 		t.Fatalf("ErrorOf(%v) = %+v, %v", err, e, ok)
 	}
-	if got := ErrorString(err); got != "busy: both resident participants must be accepted before RUN" {
+	if got := ErrorString(err); got != "busy: start: both resident participants must be accepted before RUN" {
 		t.Errorf("ErrorString: %q", got)
 	}
 	if got := ErrorString(lua.LString("plain")); got != "plain" {
@@ -278,11 +278,38 @@ func TestErrorValues(t *testing.T) {
 	if _, ok := ErrorOf(lua.LString("x")); ok {
 		t.Error("a string is not a protocol error")
 	}
+}
+
+// TestEveryKindIsALuaErrorValue checks that an error of every kind, Stale
+// included, becomes a Lua error value whose tostring is the error's text,
+// op or none, and that ErrorOf turns it back into the same error.
+func TestEveryKindIsALuaErrorValue(t *testing.T) {
+	h := sim(t)
+	tostring := h.L.GetGlobal("tostring")
+	seen := map[failure.Kind]bool{}
 	for k := failure.Unsupported; k.String() != fmt.Sprintf("kind(%d)", uint8(k)); k++ {
-		v := h.m.errorValue(h.L, failure.Errorf(k, "op", "what happened"))
-		if e, ok := ErrorOf(v); !ok || e.Kind != k || e.Op != "op" || e.Message != "what happened" {
-			t.Errorf("ErrorOf(the error value of a %v error) = %+v, %v; want the same error", k, e, ok)
+		seen[k] = true
+		for _, op := range []string{"op", ""} {
+			want := failure.Errorf(k, op, "what happened")
+			v := h.m.errorValue(h.L, want)
+			e, ok := ErrorOf(v)
+			if !ok || e.Kind != k || e.Op != op || e.Message != "what happened" || !errors.Is(e, k) {
+				t.Errorf("ErrorOf(the error value of a %v error, op %q) = %+v, %v; want the same error", k, op, e, ok)
+			}
+			if got := ErrorString(v); got != want.Error() {
+				t.Errorf("ErrorString(the error value of %q) = %q", want.Error(), got)
+			}
+			if err := h.L.CallByParam(lua.P{Fn: tostring, NRet: 1, Protect: true}, v); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.L.Get(-1).String(); got != want.Error() {
+				t.Errorf("tostring(the error value of %q) = %q", want.Error(), got)
+			}
+			h.L.Pop(1)
 		}
+	}
+	if !seen[failure.Stale] || !seen[failure.Unsupported] {
+		t.Errorf("kinds covered: %v; want every kind, Stale included", seen)
 	}
 }
 
@@ -325,10 +352,10 @@ func TestCloseInCreationOrder(t *testing.T) {
 	if again := h.m.Close(); again != nil {
 		t.Errorf("second Close: %+v", again)
 	}
-	if got := h.fails(`startup{}`); got != "busy: the resident module is closed" {
+	if got := h.fails(`startup{}`); got != "busy: resident: the resident module is closed" {
 		t.Errorf("after Close: %q", got)
 	}
-	if got := h.fails(`resident.fault("gpu.run", "hang")`); got != "busy: the resident module is closed" {
+	if got := h.fails(`resident.fault("gpu.run", "hang")`); got != "busy: resident: the resident module is closed" {
 		t.Errorf("after Close: %q", got)
 	}
 	h.run(`assert(tostring(a):find("closed") and a.state == "closed" and a:stats().id == a.id and a:close() == "retired")`)

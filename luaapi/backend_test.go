@@ -43,7 +43,7 @@ func TestFabricWithARegisteredBackend(t *testing.T) {
 		t.Errorf("fabric mode %q, gpu %q; want realtime and the backend's GPU", mode, gpu)
 	}
 	h.run(`ok, r = pcall(resident.fabric, {mode = "realtime", gpu = {backend = "fake-absent"}})`)
-	if got := h.str("tostring(r)"); h.eval("ok").String() != "false" || got != "unsupported: no fake GPU is present" {
+	if got := h.str("tostring(r)"); h.eval("ok").String() != "false" || got != "unsupported: fake: no fake GPU is present" {
 		t.Errorf("fabric on absent hardware: %s, want the backend's unsupported error", got)
 	}
 	if got := h.str("resident.fabric().gpu"); got != "stub: test GPU" {
@@ -101,7 +101,7 @@ func TestPayloadCorruptIsRefusedOnARealGPU(t *testing.T) {
 	if got := h.str("resident.fabric().gpu"); got != "stub: test GPU" {
 		t.Errorf("fabric gpu %q, want the accelerator's description", got)
 	}
-	want := "invalid: payload.corrupt does not apply to a real GPU (stub: test GPU): the kernel writes the slots itself; see docs/faults.md"
+	want := "invalid: fault: payload.corrupt does not apply to a real GPU (stub: test GPU): the kernel writes the slots itself; see docs/faults.md"
 	if got := h.fails(`resident.fault("payload.corrupt", "flip")`); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

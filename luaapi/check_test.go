@@ -71,7 +71,7 @@ func TestCheckReplay(t *testing.T) {
 	h := sim(t)
 	h.run(`r = resident.check{rounds = 1, credits = 1, replay = "` + smallestReplay("2.0.1") + `"}`)
 	if got := h.str(`tostring(r.ok) .. " " .. #r.violations .. " " .. table.concat(r.steps, "|")`); !strings.HasPrefix(got, "true 0 host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1|") ||
-		!strings.Contains(got, "|fault npu.dispatch fires (50%)|") || !strings.Contains(got, "|s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected|") {
+		!strings.Contains(got, "|fault npu.dispatch fires (50%)|") || !strings.Contains(got, "|s1:submit_npu() = error: device: dispatch: npu0 rejected the dispatch: rejected|") {
 		t.Errorf("replay: %s", got)
 	}
 	msg := h.fails(`resident.check{replay = "` + smallestReplay("2.0.1") + `"}`)
@@ -127,7 +127,7 @@ func TestCheckBadArguments(t *testing.T) {
 		`resident.check{replay = ""}`:                   "bad argument #1 to 'check' (field 'replay': give the replay string a counterexample printed",
 		`resident.check{scenario = ""}`:                 "bad argument #1 to 'check' (field 'scenario': give a scenario script's file name",
 		`resident.check{replay = 7}`:                    "bad argument #1 to 'check' (field 'replay': string expected, got number)",
-		`resident.check{rounds = 1, credits = 1, replay = "` + smallestReplay("999") + `"}`: `invalid: replay "` + smallestReplay("999") + `": choice 1 is 999 but has only 14 alternatives there`,
+		`resident.check{rounds = 1, credits = 1, replay = "` + smallestReplay("999") + `"}`: `invalid: check: replay "` + smallestReplay("999") + `": choice 1 is 999 but has only 14 alternatives there`,
 		`resident.check{scenario = "/nonexistent/file.lua"}`:                                "resident.check: cannot open /nonexistent/file.lua: no such file or directory",
 	} {
 		if got := h.fails(code); !strings.Contains(got, want) {
@@ -141,7 +141,7 @@ func TestCheckBadArguments(t *testing.T) {
 func TestCheckSandbox(t *testing.T) {
 	h := newHarness(t, Options{Sandbox: true})
 	h.run(`r = require "resident"; ok, err = pcall(r.check, {scenario = "testdata/scenario.lua"})`)
-	if got := h.str("not ok and tostring(err)"); !strings.HasPrefix(got, "unsupported: a scenario script is a file, which this sandboxed state may not read") {
+	if got := h.str("not ok and tostring(err)"); !strings.HasPrefix(got, "unsupported: check: a scenario script is a file, which this sandboxed state may not read") {
 		t.Errorf("a scenario in a sandbox: %s", got)
 	}
 	if got := h.str(`r.check{rounds = 1, credits = 1, replay = "` + smallestReplay("") + `"}.ok`); got != "true" {

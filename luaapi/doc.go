@@ -24,7 +24,7 @@
 // Lua sees `require "resident"` (and, with Options.Globals, the global
 // `resident` and the verbs startup, submit_gpu, submit_npu, start, abort and
 // wait). Protocol errors are raised as error values with the fields kind, op
-// and message and a __tostring of "<kind>: <message>"; bad arguments raise
+// and message and a __tostring of "<kind>: <op>: <message>"; bad arguments raise
 // the usual "bad argument #n to 'name' (...)" messages. docs/lua-api.md
 // describes every function.
 //

@@ -12,7 +12,8 @@ import (
 const errorTypeName = "resident.error"
 
 // newErrorMeta makes the metatable of protocol error values: tables with
-// kind, op and message whose tostring is "<kind>: <message>".
+// kind, op and message whose tostring is "<kind>: <op>: <message>", or
+// "<kind>: <message>" when op is empty, as failure.Error's text is.
 func newErrorMeta(L *lua.LState) *lua.LTable {
 	mt := L.NewTable()
 	mt.RawSetString("__name", lua.LString(errorTypeName))
@@ -22,7 +23,11 @@ func newErrorMeta(L *lua.LState) *lua.LTable {
 			L.Push(lua.LString(L.Get(1).String()))
 			return 1
 		}
-		L.Push(lua.LString(lua.LVAsString(t.RawGetString("kind")) + ": " + lua.LVAsString(t.RawGetString("message"))))
+		text := lua.LVAsString(t.RawGetString("kind")) + ": "
+		if op := lua.LVAsString(t.RawGetString("op")); op != "" {
+			text += op + ": "
+		}
+		L.Push(lua.LString(text + lua.LVAsString(t.RawGetString("message"))))
 		return 1
 	}))
 	return mt
@@ -62,7 +67,8 @@ func ErrorOf(v any) (e *failure.Error, ok bool) {
 }
 
 // ErrorString renders a Lua error value as a person reads it: a protocol
-// error as "<kind>: <message>", a string as itself, anything else with
+// error as "<kind>: <op>: <message>" (or "<kind>: <message>" when its op
+// is empty), a string as itself, anything else with
 // tostring. v may be an LValue or the *lua.ApiError of a failed call (then
 // the stack trace is left out).
 func ErrorString(v any) string {

@@ -28,7 +28,7 @@ function try(f)
 	end
 	if not ok and type(err) == "table" then
 		check(type(err.kind) == "string" and type(err.op) == "string" and type(err.message) == "string", "a malformed error value")
-		check(tostring(err) == err.kind .. ": " .. err.message, "tostring of an error value")
+		check(tostring(err) == err.kind .. ": " .. (err.op ~= "" and err.op .. ": " or "") .. err.message, "tostring of an error value")
 	end
 end
 `

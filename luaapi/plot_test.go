@@ -61,25 +61,25 @@ func TestPlotBadInput(t *testing.T) {
 	cases := []struct{ name, code, want string }{
 		{"no table", `resident.plot("x.svg")`, `<string>:1: bad argument #1 to 'plot' (table expected, got string)`},
 		{"unknown field", `resident.plot{file = ` + f + `, kind = "cdf", colour = "red"}`, `<string>:1: bad argument #1 to 'plot' (unknown field 'colour'; fields are file, kind, title, x, y, log_x, log_y, series)`},
-		{"no file", `resident.plot{kind = "cdf", series = {a = {1}}}`, `invalid: file: give the picture's file name, ending in .svg or .png`},
+		{"no file", `resident.plot{kind = "cdf", series = {a = {1}}}`, `invalid: plot: file: give the picture's file name, ending in .svg or .png`},
 		{"no series", `resident.plot{file = ` + f + `, kind = "cdf"}`, `<string>:1: bad argument #1 to 'plot' (field 'series': table expected, got nil)`},
-		{"no kind", `resident.plot{file = ` + f + `, series = {a = {1}}}`, `invalid: kind: say what to draw: "cdf" (the distribution of each series' values) or "lines" (y against x)`},
-		{"bad kind", `resident.plot{file = ` + f + `, kind = "bars", series = {a = {1}}}`, `invalid: kind: "bars" is not a kind of picture; give "cdf" (the distribution of each series' values) or "lines" (y against x)`},
+		{"no kind", `resident.plot{file = ` + f + `, series = {a = {1}}}`, `invalid: plot: kind: say what to draw: "cdf" (the distribution of each series' values) or "lines" (y against x)`},
+		{"bad kind", `resident.plot{file = ` + f + `, kind = "bars", series = {a = {1}}}`, `invalid: plot: kind: "bars" is not a kind of picture; give "cdf" (the distribution of each series' values) or "lines" (y against x)`},
 		{"log_x type", `resident.plot{file = ` + f + `, kind = "cdf", log_x = "yes", series = {a = {1}}}`, `<string>:1: bad argument #1 to 'plot' (field 'log_x': boolean expected, got string)`},
-		{"cdf y", `resident.plot{file = ` + f + `, kind = "cdf", y = "n", series = {a = {1}}}`, `invalid: y and log_y: a CDF's y axis is the fraction of values, from 0 to 1; leave them out`},
-		{"empty series table", `resident.plot{file = ` + f + `, kind = "cdf", series = {}}`, `invalid: no series to draw; give at least one named series`},
-		{"empty series", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {}}}`, `invalid: series "a" is empty; give it at least one value or leave it out`},
+		{"cdf y", `resident.plot{file = ` + f + `, kind = "cdf", y = "n", series = {a = {1}}}`, `invalid: plot: y and log_y: a CDF's y axis is the fraction of values, from 0 to 1; leave them out`},
+		{"empty series table", `resident.plot{file = ` + f + `, kind = "cdf", series = {}}`, `invalid: plot: no series to draw; give at least one named series`},
+		{"empty series", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {}}}`, `invalid: plot: series "a" is empty; give it at least one value or leave it out`},
 		{"series key", `resident.plot{file = ` + f + `, kind = "cdf", series = {{1, 2}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series': keys are the series' names (strings), got a number key 1)`},
 		{"series value", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = 5}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a': table expected, got number)`},
 		{"series not a list", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {1, 2, x = 3}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a': a list expected (keys 1 to n), got a table of 3 entries of which 2 are a list)`},
 		{"cdf value", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {1, "2"}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a[2]': number expected, got string)`},
-		{"NaN", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {0/0}}}`, `invalid: series "a": value 1 has x = NaN; values must be finite numbers`},
+		{"NaN", `resident.plot{file = ` + f + `, kind = "cdf", series = {a = {0/0}}}`, `invalid: plot: series "a": value 1 has x = NaN; values must be finite numbers`},
 		{"point shape", `resident.plot{file = ` + f + `, kind = "lines", series = {a = {{1, 2}, {3}}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a[2]': a point {x, y} expected, got a table of 1 values)`},
 		{"point number", `resident.plot{file = ` + f + `, kind = "lines", series = {a = {1, 2}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a[1]': a point {x, y} expected, got number)`},
 		{"point value", `resident.plot{file = ` + f + `, kind = "lines", series = {a = {{1, true}}}}`, `<string>:1: bad argument #1 to 'plot' (field 'series.a[1][2]': number expected, got boolean)`},
-		{"log y", `resident.plot{file = ` + f + `, kind = "lines", log_y = true, series = {a = {{1, 2}, {2, 0}}}}`, `invalid: series "a": point 2 has y = 0, but the y axis is log-scaled and needs values > 0; drop the value or use a linear axis`},
-		{"extension", `resident.plot{file = "p.jpg", kind = "lines", series = {a = {{1, 2}}}}`, `invalid: p.jpg: unknown picture format ".jpg"; supported are .svg and .png`},
-		{"first bad series in name order", `resident.plot{file = ` + f + `, kind = "cdf", series = {b = {}, a = {}, c = {}}}`, `invalid: series "a" is empty; give it at least one value or leave it out`},
+		{"log y", `resident.plot{file = ` + f + `, kind = "lines", log_y = true, series = {a = {{1, 2}, {2, 0}}}}`, `invalid: plot: series "a": point 2 has y = 0, but the y axis is log-scaled and needs values > 0; drop the value or use a linear axis`},
+		{"extension", `resident.plot{file = "p.jpg", kind = "lines", series = {a = {{1, 2}}}}`, `invalid: plot: p.jpg: unknown picture format ".jpg"; supported are .svg and .png`},
+		{"first bad series in name order", `resident.plot{file = ` + f + `, kind = "cdf", series = {b = {}, a = {}, c = {}}}`, `invalid: plot: series "a" is empty; give it at least one value or leave it out`},
 	}
 	for _, c := range cases {
 		h := sim(t)
@@ -110,7 +110,7 @@ func TestPlotSandbox(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "p.svg")
 	h := newHarness(t, Options{Sandbox: true})
 	h.run(`ok, err = pcall(require("resident").plot, {file = ` + strconv.Quote(f) + `, kind = "cdf", series = {a = {1}}})`)
-	if got := h.str("not ok and tostring(err)"); got != "unsupported: plot writes a file, which this sandboxed state may not do" {
+	if got := h.str("not ok and tostring(err)"); got != "unsupported: plot: plot writes a file, which this sandboxed state may not do" {
 		t.Errorf("plot in a sandbox: %s", got)
 	}
 	if _, err := os.Stat(f); !os.IsNotExist(err) {

@@ -206,7 +206,7 @@ func TestKernelNeedsARealGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ code, want string }{
-		{`resident.kernel{ptx = "` + ptx + `", entry = "k"}`, "unsupported: resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda"},
+		{`resident.kernel{ptx = "` + ptx + `", entry = "k"}`, "unsupported: kernel: resident.kernel runs a PTX kernel on a real GPU, and this fabric's GPU is simulated: run with --gpu cuda"},
 		{`resident.kernel{ptx = "` + dir + `/none.ptx", entry = "k"}`, "cannot read PTX " + dir + "/none.ptx: no such file or directory"},
 		{`resident.kernel{ptx = "` + ptx + `"}`, "give the kernel's PTX file as ptx and its name as entry"},
 		{`resident.kernel{ptx = "` + ptx + `", entry = "k", args = {1}}`, "field 'args': item 1 is not a name"},

@@ -102,7 +102,7 @@ end
 		t.Errorf("want the uncaught busy error of line 6, once, with its replay:\n%s", rep.String())
 	}
 	got := replaySteps(t, sc, "f0:1")
-	for _, want := range []string{"s1:start() = error: busy: ", "host chooses 1 of 2 for c.choose(2)", "s.lua:6: busy: both resident participants must be accepted before RUN"} {
+	for _, want := range []string{"s1:start() = error: busy: ", "host chooses 1 of 2 for c.choose(2)", "s.lua:6: busy: start: both resident participants must be accepted before RUN"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the replay lacks %q:\n%s", want, got)
 		}
@@ -158,7 +158,7 @@ func luaString(s string) string {
 // os.exit however it is reached, and a field c does not have.
 func TestScenarioRefusals(t *testing.T) {
 	for body, want := range map[string]string{
-		`resident.fabric{mode = "realtime"}`: "invalid: a check scenario runs on the fabric the checker makes for each run",
+		`resident.fabric{mode = "realtime"}`: "invalid: fabric: a check scenario runs on the fabric the checker makes for each run",
 		`os.exit(3)`:                         "os.exit is not available in a check scenario",
 		`exit(0)`:                            "os.exit is not available in a check scenario",
 		`require("os").exit(true)`:           "os.exit is not available in a check scenario",
@@ -198,7 +198,7 @@ func TestLoadScenarioRefuses(t *testing.T) {
 		"error('at the top')\n":  "s.lua:1: at the top",
 		"startup{rounds = 0}\n":  "invalid: ",
 		"#!/bin/sh\nx = = 1\n":   "s.lua:2: ",
-		"resident.fabric{}\nx=1": "invalid: a check scenario runs on the fabric the checker makes",
+		"resident.fabric{}\nx=1": "invalid: fabric: a check scenario runs on the fabric the checker makes",
 	} {
 		_, err := LoadScenario(context.Background(), writeScenario(t, src), nil)
 		if err == nil || !strings.Contains(err.Error(), want) {

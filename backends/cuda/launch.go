@@ -77,11 +77,13 @@ func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
 	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
 		// No invocation will own this kernel: end it before the memory it
 		// was given can be released.
-		err := failure.Errorf(failure.Device, "dispatch", "the kernel did not start within %v", kernelAnswerTimeout)
+		// One error, not one wrapped in another: its text names the kind
+		// and the op once.
+		late := fmt.Sprintf("the kernel did not start within %v", kernelAnswerTimeout)
 		if terr := g.teardown(); terr != nil {
-			err = failure.Errorf(failure.Device, "dispatch", "%w, and tearing it down failed: %w", err, terr)
+			return nil, failure.Errorf(failure.Device, "dispatch", "%s, and tearing it down failed: %w", late, terr)
 		}
-		return nil, err
+		return nil, failure.Errorf(failure.Device, "dispatch", "%s", late)
 	}
 	return &exchangeKernel{g: g}, nil
 }

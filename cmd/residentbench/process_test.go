@@ -57,7 +57,7 @@ func TestMistakesRefusedBeforeTheRun(t *testing.T) {
 		{[]string{"-cpuprofile", script}, "residentbench: -cpuprofile " + script + ": the file exists and is a Lua script, not what -cpuprofile writes (a pprof profile)"},
 		{[]string{"-json", dir}, "residentbench: -json " + dir + ": is a directory; give a file name"},
 		{[]string{"-json", filepath.Join(dir, "t.json"), "-memprofile", filepath.Join(dir, "t.json")}, "is the same file as -json"},
-		{[]string{"-only", "wait,speed"}, `residentbench: -only: invalid: no group of figures is named "speed"; the groups are wait, lua,`},
+		{[]string{"-only", "wait,speed"}, `residentbench: -only: invalid: bench: no group of figures is named "speed"; the groups are wait, lua,`},
 		{[]string{"-gpu", "cuda", "-only", "", "-wait", "all"}, "residentbench: -wait all: -gpu cuda measures under one wait policy at a time; give spin, hybrid or block"},
 		{[]string{"-gpu", "cuda"}, "residentbench: -only picks groups of the simulated GPU's table; -gpu cuda measures its table whole, so leave -only out"},
 	} {

@@ -132,7 +132,7 @@ func TestCheckReplayWithTrace(t *testing.T) {
 		"  * host  host chooses the setup: fault npu.dispatch 50%1*error(rejected), rounds 1, credits 1",
 		"  - host  host chooses the plan: submit_gpu, submit_npu, close(0s)",
 		"  *       fault npu.dispatch fires (50%)",
-		"  * host  s1:submit_npu() = error: device: npu0 rejected the dispatch: rejected",
+		"  * host  s1:submit_npu() = error: device: dispatch: npu0 rejected the dispatch: rejected",
 		"  * host  reset every device = ok", "no invariant broken")
 	contains(t, "trace", string(readFile(t, trace)), `"traceEvents"`, `"dispatch.reject"`)
 	r = checkRun(t, "--rounds", "1", "--credits", "1", "--replay", "f1pc31dabf9:999")

@@ -38,7 +38,7 @@ func TestConflictingOptionsRefusedAtStart(t *testing.T) {
 func TestTheLargestSizeIsASize(t *testing.T) {
 	r := runCmd(t, "", "", "--mode", "sim", "-e", `print(pcall(resident.fabric, {budget = "9PiB"}))`, "-e", `resident.fabric{budget = "8PiB"}; print(string.format("%d", resident.budget().limit))`)
 	r.wantCode(t, 0)
-	if want := "false\tinvalid: budget: size \"9PiB\" is too large; the most is 8PiB (9007199254740992 bytes)\n9007199254740992\n"; r.stdout != want {
+	if want := "false\tinvalid: fabric: budget: size \"9PiB\" is too large; the most is 8PiB (9007199254740992 bytes)\n9007199254740992\n"; r.stdout != want {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
 }

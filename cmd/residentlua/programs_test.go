@@ -88,14 +88,14 @@ func TestProgramMemoryOperationInACallback(t *testing.T) {
 			t.Fatalf("%s: %d lines, want one per route:\n%s\n%s", mode, len(lines), r.stdout, r.stderr)
 		}
 		for i, route := range callbackRoutes {
-			contains(t, mode+" "+route, lines[i], route+"\tfalse\tquarantined\tdevice: "+route+":",
+			contains(t, mode+" "+route, lines[i], route+"\tfalse\tquarantined\tdevice: run: "+route+":",
 				"p:load was called inside a function that Lua's library or a metamethod called")
 		}
 	}
 	out := filepath.Join(dir, "trials.jsonl")
 	r := runCmd(t, dir, "", "campaign", script, "--trials", "14", "--workers", "2", "--out", out)
 	r.wantCode(t, 1)
-	contains(t, "summary", r.stdout, "campaign: 14 trials", "failures: 14", "FAIL seed 7 (failed): device: concat:")
+	contains(t, "summary", r.stdout, "campaign: 14 trials", "failures: 14", "FAIL seed 7 (failed): device: run: concat:")
 	if n := strings.Count(string(readFile(t, out)), "\n"); n != 14 {
 		t.Errorf("--out has %d lines, want 14", n)
 	}
@@ -133,7 +133,7 @@ func TestProgramMemoryLimit(t *testing.T) {
 	} {
 		r := runCmd(t, dir, "", "--mode", "sim", "--memory-limit", "24MiB", script, src)
 		r.wantCode(t, 0)
-		contains(t, src, r.stdout, "false\tdevice: not enough memory", "quarantined")
+		contains(t, src, r.stdout, "false\tdevice: run: not enough memory", "quarantined")
 	}
 }
 
@@ -156,7 +156,7 @@ print(ok, (tostring(err):gsub("\n.*", "")))
 `)
 	r := runCmd(t, dir, "", "--mode", "sim", budget)
 	r.wantCode(t, 0)
-	contains(t, "stdout", r.stdout, "false\tdevice: gpu:1: the program ran 100000 Lua instructions without a memory operation")
+	contains(t, "stdout", r.stdout, "false\tdevice: run: gpu:1: the program ran 100000 Lua instructions without a memory operation")
 
 	reset := writeFile(t, dir, "reset.lua", `local gpu = resident.program{name = "gpu", instructions = 1e12,
 	source = 'return function(p) `+catastrophicFind+` end'}
@@ -274,7 +274,7 @@ io.write(tostring(err))
 `)
 	r := runCmd(t, dir, "", "--mode", "sim", script, `local function f(n) return 1 + f(n + 1) end return function(p) f(1) end`)
 	r.wantCode(t, 0)
-	contains(t, "stack overflow", r.stdout, "device: stack overflow\nstack traceback:\n\tgpu:1: in function 'f'\n", "\t...\t(skipping ", " levels)\n\tgpu:1: in function 'f'\n")
+	contains(t, "stack overflow", r.stdout, "device: run: stack overflow\nstack traceback:\n\tgpu:1: in function 'f'\n", "\t...\t(skipping ", " levels)\n\tgpu:1: in function 'f'\n")
 	if n := strings.Count(r.stdout, "\n"); n > 25 {
 		t.Errorf("the traceback has %d lines, want at most 25:\n%.3000s", n, r.stdout)
 	}
@@ -290,7 +290,7 @@ io.write(tostring(err))
 	// an empty message.
 	r = runCmd(t, dir, "", "--mode", "sim", script, `return function(p) error(setmetatable({}, {__tostring = function() return {} end})) end`)
 	r.wantCode(t, 0)
-	contains(t, "error object", r.stdout, "device: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
+	contains(t, "error object", r.stdout, "device: run: (an error value that tostring cannot describe: a table whose __tostring gave a table)")
 }
 
 // Invocations are isolated: a program that writes through getfenv(0), the
@@ -307,7 +307,7 @@ func TestCampaignOfTamperingProgramsIsTheSameForAnyWorkers(t *testing.T) {
 		r.wantCode(t, 1)
 		if first == "" {
 			first = r.stdout
-			contains(t, "summary", r.stdout, "50  ok", "10  failed", "failures: 10", "FAIL seed 4 (failed): pmeta: device: tamper:20: attempt to call")
+			contains(t, "summary", r.stdout, "50  ok", "10  failed", "failures: 10", "FAIL seed 4 (failed): pmeta: device: run: tamper:20: attempt to call")
 			if strings.Contains(r.stdout, "leaked") {
 				t.Errorf("an invocation saw what an earlier one did:\n%s", r.stdout)
 			}
@@ -317,7 +317,7 @@ func TestCampaignOfTamperingProgramsIsTheSameForAnyWorkers(t *testing.T) {
 	}
 	r := campaignRun(t, nil, script, "--trials", "60", "--seed", "1", "--replay", "4")
 	r.wantCode(t, 1)
-	contains(t, "replay", r.stdout, "pmeta: device: tamper:20: attempt to call")
+	contains(t, "replay", r.stdout, "pmeta: device: run: tamper:20: attempt to call")
 }
 
 // A program hits the runtime's sites and its own, never a site only another
@@ -333,5 +333,5 @@ local ok, err = pcall(s.wait, s, 1)
 print(ok, (tostring(err):gsub("\n.*", "")))
 `)
 	r := runCmd(t, dir, "", "--mode", "sim", script)
-	contains(t, "stdout", r.stdout, `false	device: gpu:1: p:fault: mine.drop is a site another program declared; declare it in this program's sites (sites = {"mine.drop"}) to hit it`)
+	contains(t, "stdout", r.stdout, `false	device: run: gpu:1: p:fault: mine.drop is a site another program declared; declare it in this program's sites (sites = {"mine.drop"}) to hit it`)
 }

@@ -61,8 +61,9 @@ func ParseKind(name string) (k Kind, ok bool) {
 // errors.Is matches every error of that kind against.
 func (k Kind) Error() string { return k.String() }
 
-// Error is an error of a known kind, in the shape of os.PathError: what
-// happened and what to do, its text made when it is asked for.
+// Error is an error of a known kind, in the shape of os.PathError: the
+// operation that failed, what happened and what to do, its text
+// ("<kind>: <op>: <message>") made when it is asked for.
 type Error struct {
 	Kind    Kind
 	Op      string // the operation that failed, such as "dispatch" or "start"
@@ -72,8 +73,27 @@ type Error struct {
 	Err error
 }
 
-// Error formats the error as "<kind>: <message>".
-func (e *Error) Error() string { return e.Kind.String() + ": " + e.Message }
+// Error formats the error as "<kind>: <op>: <message>", or as
+// "<kind>: <message>" when Op is empty, so that its reader can tell which
+// operation failed.
+func (e *Error) Error() string {
+	if e.Op == "" {
+		return e.Kind.String() + ": " + e.Message
+	}
+	return e.Kind.String() + ": " + e.Op + ": " + e.Message
+}
+
+// Detail is err's text as an event's detail: "<kind>: <message>" for a
+// *Error (not one wrapped in another error, whose text stays whole), and
+// err.Error() for any other error. It leaves the op out: the event's kind
+// already names the operation, and so the recorded traces and the
+// campaigns' digests keep the text they had before Error printed its op.
+func Detail(err error) string {
+	if e, ok := err.(*Error); ok {
+		return e.Kind.String() + ": " + e.Message
+	}
+	return err.Error()
+}
 
 // Unwrap is Err.
 func (e *Error) Unwrap() error { return e.Err }
@@ -96,8 +116,10 @@ func (e *Error) As(target any) bool {
 }
 
 // Errorf makes an Error of kind k for operation op, its message made as
-// fmt.Sprintf makes it. A %w verb formats an error argument and wraps it,
-// as with fmt.Errorf: Err is that error.
+// fmt.Sprintf makes it; the Error's text is "<kind>: <op>: <message>". op
+// is a short operation name ("dispatch", "alloc", ...), which the message
+// need not repeat. A %w verb formats an error argument and wraps it, as
+// with fmt.Errorf: Err is that error.
 func Errorf(k Kind, op, format string, args ...any) *Error {
 	e := &Error{Kind: k, Op: op}
 	if !strings.Contains(format, "%w") {

@@ -2,6 +2,7 @@ package failure
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"testing"
 )
@@ -11,7 +12,7 @@ func TestErrorWrapsItsCause(t *testing.T) {
 	// the chain through the kind to it; %v does not.
 	cause := &fs.PathError{Op: "open", Path: "/dev/x", Err: fs.ErrNotExist}
 	err := Errorf(Device, "alloc", "pinned memory: %w", cause)
-	if err.Error() != "device: pinned memory: open /dev/x: file does not exist" {
+	if err.Error() != "device: alloc: pinned memory: open /dev/x: file does not exist" {
 		t.Errorf("message %q", err.Error())
 	}
 	var pe *fs.PathError
@@ -45,26 +46,38 @@ func TestErrorsIsMatchesTheKind(t *testing.T) {
 
 func fmtWrap(err error) error { return errors.Join(errors.New("context"), err) }
 
-// Error is "<kind>: <message>", made from the fields when it is asked
-// for, for every way Errorf makes an error, and follows the fields when
-// they change: no two errors share anything a caller can change.
+// Error is "<kind>: <op>: <message>", made from the fields when it is
+// asked for, for every way Errorf makes an error, and follows the fields
+// when they change: no two errors share anything a caller can change.
+// Without an op it is "<kind>: <message>".
 func TestErrorTextFollowsFields(t *testing.T) {
 	for _, e := range []*Error{
 		Errorf(Busy, "start", "session is closed"),
 		Errorf(Budget, "alloc", "%d bytes over a budget of %d", 64, 1024),
 		Errorf(Device, "alloc", "pinned memory: %w", fs.ErrNotExist),
 	} {
-		if want := e.Kind.String() + ": " + e.Message; e.Error() != want {
+		if want := e.Kind.String() + ": " + e.Op + ": " + e.Message; e.Error() != want {
 			t.Errorf("Error() = %q, want %q", e.Error(), want)
 		}
 		e.Message += " (changed)"
-		if want := e.Kind.String() + ": " + e.Message; e.Error() != want {
+		if want := e.Kind.String() + ": " + e.Op + ": " + e.Message; e.Error() != want {
 			t.Errorf("after Message changed: Error() = %q, want %q", e.Error(), want)
 		}
 		e.Kind = Invalid
-		if want := "invalid: " + e.Message; e.Error() != want {
+		if want := "invalid: " + e.Op + ": " + e.Message; e.Error() != want {
 			t.Errorf("after Kind changed: Error() = %q, want %q", e.Error(), want)
 		}
+		e.Op = "other"
+		if want := "invalid: other: " + e.Message; e.Error() != want {
+			t.Errorf("after Op changed: Error() = %q, want %q", e.Error(), want)
+		}
+		e.Op = ""
+		if want := "invalid: " + e.Message; e.Error() != want {
+			t.Errorf("without an op: Error() = %q, want %q", e.Error(), want)
+		}
+	}
+	if got := Errorf(Busy, "start", "session %d is closed", 3).Error(); got != "busy: start: session 3 is closed" {
+		t.Errorf("Error() = %q, want the kind, the op and the message", got)
 	}
 	if e := Errorf(Budget, "alloc", "%d bytes over a budget of %d", 64, 1024); e.Message != "64 bytes over a budget of 1024" {
 		t.Errorf("Message = %q", e.Message)
@@ -86,5 +99,20 @@ func TestParseKindInvertsString(t *testing.T) {
 		if k, ok := ParseKind(name); ok {
 			t.Errorf("ParseKind(%q) = %v; want no kind", name, k)
 		}
+	}
+}
+
+func TestDetailLeavesTheOpOut(t *testing.T) {
+	err := Errorf(Device, "complete", "gpu completion reported an error: injected")
+	if got := Detail(err); got != "device: gpu completion reported an error: injected" {
+		t.Errorf("Detail %q", got)
+	}
+	if got := Detail(&Error{Kind: Busy, Message: "no op"}); got != "busy: no op" {
+		t.Errorf("Detail without op %q", got)
+	}
+	// A wrapped Error keeps its whole text, op included.
+	wrapped := fmt.Errorf("session 3: %w", err)
+	if got := Detail(wrapped); got != wrapped.Error() {
+		t.Errorf("Detail of a wrapped error %q, want %q", got, wrapped.Error())
 	}
 }

@@ -289,7 +289,7 @@ func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	}
 	defer f.Close()
 	_, err = engine.Open(f.First(devices.GPU), f.First(devices.NPU), exchange.Programs(exchange.Default()))
-	if want := "unsupported: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, failure.Unsupported) || err.Error() != want {
+	if want := "unsupported: startup: gpu0 (fake: test GPU) cannot launch the exchange kernel"; !errors.Is(err, failure.Unsupported) || err.Error() != want {
 		t.Errorf("NewExchangeSession = %v, want %q", err, want)
 	}
 	if st := f.Budget().State(); st.Charged != 0 {

@@ -111,9 +111,9 @@ func TestNewFabricWithRefusesWhatHardwareCannotDo(t *testing.T) {
 		cfg  devices.Config
 		want string
 	}{
-		{devices.Config{Mode: devices.Simulated}, `invalid: the test-fake backend is a real GPU, which runs in real time; use mode "realtime"`},
-		{devices.Config{NoFineGrained: true}, "invalid: fine_grained = false (NoFineGrained) does not apply to the test-fake backend, whose memory is always pinned; leave it out"},
-		{devices.Config{Devices: npuOnly}, "invalid: the test-fake backend needs a GPU in the fabric"},
+		{devices.Config{Mode: devices.Simulated}, `invalid: fabric: the test-fake backend is a real GPU, which runs in real time; use mode "realtime"`},
+		{devices.Config{NoFineGrained: true}, "invalid: fabric: fine_grained = false (NoFineGrained) does not apply to the test-fake backend, whose memory is always pinned; leave it out"},
+		{devices.Config{Devices: npuOnly}, "invalid: fabric: the test-fake backend needs a GPU in the fabric"},
 	} {
 		if _, err := devices.NewFabricWith(tc.cfg, "test-fake"); err == nil || err.Error() != tc.want {
 			t.Errorf("NewFabricWith(%+v) = %v, want %q", tc.cfg, err, tc.want)
@@ -189,7 +189,7 @@ func TestCheckFaultAsksTheAccelerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := "invalid: payload.corrupt does not apply to a real GPU (fake: test GPU): the kernel writes the slots itself"
+	want := "invalid: fault: payload.corrupt does not apply to a real GPU (fake: test GPU): the kernel writes the slots itself"
 	if err := f.CheckFault(exchange.PayloadCorrupt); err == nil || err.Error() != want {
 		t.Errorf("CheckFault(payload.corrupt) = %v, want %q", err, want)
 	}
