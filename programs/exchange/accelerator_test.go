@@ -336,3 +336,32 @@ func TestClosingTheFabricClosesTheAccelerator(t *testing.T) {
 		t.Error("the accelerator was not closed with its fabric")
 	}
 }
+
+// The exchange's kernel is loaded (a JIT compile on real hardware) once
+// per accelerator, not per session; a kernel that does not load refuses the
+// session before anything is dispatched.
+func TestTheKernelIsLoadedOncePerAccelerator(t *testing.T) {
+	g := &fakeGPU{}
+	f := fakeFabric(t, g)
+	for i := 0; i < 3; i++ {
+		s := fakeSession(t, f, exchange.Default())
+		fakeStarted(t, s)
+		if ok, err := s.Wait(time.Minute); !ok || err != nil {
+			t.Fatalf("session %d: Wait = %v, %v", i, ok, err)
+		}
+		if out := s.Close(); out != engine.Retired {
+			t.Fatalf("session %d: Close = %v", i, out)
+		}
+	}
+	if n := g.loads.Load(); n != 1 {
+		t.Errorf("the kernel was loaded %d times for 3 sessions, want once", n)
+	}
+	bad := fakeFabric(t, &fakeGPU{loadErr: errors.New("the PTX does not load")})
+	_, err := engine.Open(bad.First(devices.GPU), bad.First(devices.NPU), exchange.Programs(exchange.Default()))
+	if want := "gpu0 (fake: test GPU) could not load the exchange kernel: the PTX does not load"; !errors.Is(err, failure.Device) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Open with a kernel that does not load = %v, want %q", err, want)
+	}
+	if st := bad.Budget().State(); st.Charged != 0 {
+		t.Errorf("%d bytes stay charged after the refusal", st.Charged)
+	}
+}
