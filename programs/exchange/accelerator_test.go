@@ -309,11 +309,11 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 }
 
 // An accelerator that cannot launch the exchange's kernel (it is no
-// exchange.Launcher) cannot run the exchange: preparing it is refused, and
+// kernel.Launcher) cannot run the exchange: preparing it is refused, and
 // nothing stays charged.
 func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	devs := devices.DefaultDevices()
-	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Launch
+	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Load
 	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
 	if err != nil {
 		t.Fatal(err)
