@@ -12,6 +12,7 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // The tests register fake hardware backends, as backends/cuda registers
@@ -79,12 +80,12 @@ func (stubGPU) UnsupportedFault(site fault.Site) string {
 	}
 	return ""
 }
-func (stubGPU) Describe() string                                      { return "stub: test GPU" }
-func (stubGPU) Attach(func() time.Duration) error                     { return nil }
-func (stubGPU) Map(size int) (*memory.Region, error)                  { return memory.Map(size) }
-func (stubGPU) Launch(exchange.KernelLaunch) (exchange.Kernel, error) { return nil, errors.New("stub") }
-func (stubGPU) Reset() error                                          { return nil }
-func (stubGPU) Close() error                                          { return nil }
+func (stubGPU) Describe() string                           { return "stub: test GPU" }
+func (stubGPU) Attach(func() time.Duration) error          { return nil }
+func (stubGPU) Map(size int) (*memory.Region, error)       { return memory.Map(size) }
+func (stubGPU) Load([]byte, string) (kernel.Module, error) { return nil, errors.New("stub") }
+func (stubGPU) Reset() error                               { return nil }
+func (stubGPU) Close() error                               { return nil }
 
 // On a real GPU the kernel writes the slots, so payload.corrupt cannot fire:
 // the fabric refuses it with the accelerator's reason (backend.FaultSupport),

@@ -3,7 +3,7 @@ package cuda
 import (
 	"github.com/residentlua/residentlua/devices/backend"
 	"github.com/residentlua/residentlua/devices/fault"
-	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // BackendName is the name this package registers its backend under when it
@@ -25,11 +25,10 @@ func (opener) Open() (backend.Accelerator, error) {
 	return g, nil
 }
 
-// UnsupportedFault refuses payload.corrupt: the kernel writes the payload
-// slots itself, so nothing on the host's side can corrupt them in flight.
+// UnsupportedFault refuses the sites that a program's GPU half hits in the
+// host's steps, which a kernel running on its own cannot honour, as the
+// program registered them (kernel.Unhonoured: the built-in exchange's
+// payload.corrupt, whose slots the kernel writes itself).
 func (g *GPU) UnsupportedFault(site fault.Site) string {
-	if site == exchange.PayloadCorrupt {
-		return "the kernel writes the slots itself; see docs/faults.md"
-	}
-	return ""
+	return kernel.Unsupported(site)
 }

@@ -1,7 +1,10 @@
-// Package cuda is the CUDA backend of a GPU device: the GPU half of the
-// resident exchange runs as a one-thread resident kernel on a real NVIDIA GPU
-// and polls the startup word in pinned, mapped host memory, while the NPU
-// stays simulated and shares that memory non-coherently.
+// Package cuda is the CUDA backend of a GPU device: a session's GPU half runs
+// as a one-thread resident kernel on a real NVIDIA GPU, loaded from PTX
+// through kernel.Launcher (programs/kernel; the built-in exchange's kernel
+// is one such), and polls the startup word in pinned, mapped host memory,
+// while the NPU stays simulated and shares that memory non-coherently. The
+// backend knows no particular program: its own kernels (kernels.cu) are the
+// ping-pongs that align its clock and measure the floor.
 //
 // The driver is loaded at run time with purego (no cgo). One locked OS thread
 // owns two contexts: a memory context that allocates every pinned buffer and
@@ -53,13 +56,12 @@ const (
 // Layout of the scratch region (mapped memory outside the Go heap) that
 // receives the driver's out-parameters and holds C strings.
 const (
-	scratchOut      = 0    // 8 bytes: an out-parameter
-	scratchName     = 64   // 256 bytes: the device name
-	scratchExchange = 512  // "resident_exchange\0"
-	scratchPing     = 576  // "ping_pong\0"
-	scratchClock    = 640  // "ping_pong_clock\0"
-	scratchEntry    = 768  // a user's kernel's entry name, NUL-terminated (at most maxEntry bytes)
-	scratchBytes    = 1024 // whole region
+	scratchOut   = 0    // 8 bytes: an out-parameter
+	scratchName  = 64   // 256 bytes: the device name
+	scratchPing  = 576  // "ping_pong\0" (320 to 575 are unused)
+	scratchClock = 640  // "ping_pong_clock\0"
+	scratchEntry = 768  // a kernel's entry name, NUL-terminated (at most maxEntry bytes)
+	scratchBytes = 1024 // whole region
 )
 
 // Layout of the control region (pinned, mapped): kernel parameter lists,
@@ -67,35 +69,22 @@ const (
 // their arguments by value (the driver copies the block at launch), so the
 // host may rewrite a block once its kernel is launched. Every shared word
 // sits on a 128-byte line written by one side only: the kernel's status and
-// pong lines, the host's stop and ping lines. The argument and status
-// layouts match kernels.cu.
+// pong lines, the host's stop and ping lines. The ping arguments match
+// kernels.cu; the status and a loaded kernel's arguments match ResidentArgs
+// (docs/cuda.md, user.go). Bytes 0 to 7 and 24 to 191 are unused holes (they held
+// an argument block of the exchange's own, before its kernel was launched
+// as any loaded kernel is).
 const (
-	ctlExchangeList = 0   // u64: host address of ctlArgs (kernelParams: one parameter)
-	ctlPingList     = 8   // u64: host address of ctlPingArgs
-	ctlUserList     = 16  // u64: host address of ctlUserArgs
-	ctlArgs         = 64  // ExchangeArgs, 72 bytes
-	ctlPingArgs     = 192 // PingArgs, 32 bytes
-	ctlStatus       = 256 // Status: a line the kernel alone writes
-	ctlStop         = 384 // u32 stop word: a line the host alone writes
-	ctlPing         = 512 // u32 ping word: a line the host alone writes
-	ctlPong         = 640 // u32 pong word and the clock: a line the kernel alone writes
-	ctlClock        = 648 // u64 %globaltimer at the last pong of ping_pong_clock
-	ctlUserArgs     = 768 // a user's kernel's argument block (user.go), userArgsBytes
-	controlBytes    = 1280
-
-	argStartup   = ctlArgs + 0
-	argPayload   = ctlArgs + 8
-	argStatus    = ctlArgs + 16
-	argStop      = ctlArgs + 24
-	argDelay     = ctlArgs + 32
-	argRounds    = ctlArgs + 40
-	argCredits   = ctlArgs + 44
-	argSlotBytes = ctlArgs + 48
-	argStride    = ctlArgs + 52
-	argDataAt    = ctlArgs + 56
-	argCreditAt  = ctlArgs + 60
-	argOwner     = ctlArgs + 64
-	argMode      = ctlArgs + 68
+	ctlPingList  = 8   // u64: host address of ctlPingArgs (kernelParams: one parameter)
+	ctlUserList  = 16  // u64: host address of ctlUserArgs
+	ctlPingArgs  = 192 // PingArgs, 32 bytes
+	ctlStatus    = 256 // Status: a line the kernel alone writes
+	ctlStop      = 384 // u32 stop word: a line the host alone writes
+	ctlPing      = 512 // u32 ping word: a line the host alone writes
+	ctlPong      = 640 // u32 pong word and the clock: a line the kernel alone writes
+	ctlClock     = 648 // u64 %globaltimer at the last pong of ping_pong_clock
+	ctlUserArgs  = 768 // a loaded kernel's argument block (ResidentArgs, user.go), userArgsSize bytes
+	controlBytes = 1280
 
 	statusObserved   = ctlStatus + 0
 	statusDone       = ctlStatus + 4
@@ -112,8 +101,8 @@ const (
 	pingStop = 0xFFFFFFFF // a ping that ends ping_pong early
 )
 
-// GPU is a CUDA device as a backend.Accelerator that also launches the
-// exchange's GPU half as a resident kernel (exchange.Launcher).
+// GPU is a CUDA device as a backend.Accelerator that also loads and
+// launches a session's GPU half as a resident kernel (kernel.Launcher).
 type GPU struct {
 	drv     *driver
 	thread  *thread
@@ -156,7 +145,7 @@ type pinnedLoan struct {
 // functions and stream, and the device address of the control region in it.
 type execution struct {
 	ctx, module, stream uintptr
-	exchange, ping      uintptr
+	ping                uintptr // ping_pong
 	pingClock           uintptr // ping_pong_clock
 	controlDevice       uintptr
 	launched            bool
@@ -209,7 +198,6 @@ func (g *GPU) start() (err error) {
 		return err
 	}
 	g.image.Write(0, kernelsPTX)
-	g.scratch.Write(scratchExchange, []byte("resident_exchange\x00"))
 	g.scratch.Write(scratchPing, []byte("ping_pong\x00"))
 	g.scratch.Write(scratchClock, []byte("ping_pong_clock\x00"))
 	d := g.drv
@@ -322,10 +310,6 @@ func (g *GPU) startExecution() error {
 		return fail(fmt.Errorf("loading the kernels (PTX ISA 9.0 for sm_75 and newer, which needs a CUDA 13 driver) on %s: %w", g.name, err))
 	}
 	x.module = uintptr(g.scratch.Load64(scratchOut))
-	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchExchange)); err != nil {
-		return fail(err)
-	}
-	x.exchange = uintptr(g.scratch.Load64(scratchOut))
 	if err := d.call("cuModuleGetFunction", g.out(), x.module, g.scratch.Addr(scratchPing)); err != nil {
 		return fail(err)
 	}
@@ -342,7 +326,6 @@ func (g *GPU) startExecution() error {
 		return fail(err)
 	}
 	c := g.control
-	c.Store64(ctlExchangeList, uint64(c.Addr(ctlArgs)))
 	c.Store64(ctlPingList, uint64(c.Addr(ctlPingArgs)))
 	c.Store64(ctlUserList, uint64(c.Addr(ctlUserArgs)))
 	g.exec = x

@@ -10,83 +10,7 @@ import (
 
 	"github.com/residentlua/residentlua/devices/failure"
 	"github.com/residentlua/residentlua/devices/memory"
-	"github.com/residentlua/residentlua/devices/program"
-	"github.com/residentlua/residentlua/programs/exchange"
 )
-
-// The exchange asserts its kernel launch on the accelerator; this keeps the
-// method's signature from drifting away from the interface unnoticed.
-var _ exchange.Launcher = (*GPU)(nil)
-
-// Launch starts the exchange kernel: one block of one thread on the
-// execution context's stream. Only one kernel runs at a time (the fabric
-// runs one invocation per device).
-func (g *GPU) Launch(k exchange.KernelLaunch) (exchange.Kernel, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return nil, failure.Errorf(failure.Busy, "dispatch", "the CUDA backend is closed")
-	}
-	if g.exec.ctx == 0 {
-		return nil, failure.Errorf(failure.Device, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
-	}
-	if g.clock == nil {
-		return nil, failure.Errorf(failure.Invalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
-	}
-	if g.clock()-g.alignedAt > realignEvery {
-		if err := g.align(realignRounds); err != nil {
-			return nil, err
-		}
-	}
-	err := g.onCaller(func() error {
-		if err := g.checkIdle(); err != nil {
-			return err
-		}
-		startup, err := g.deviceAddress(k.Startup)
-		if err != nil {
-			return fmt.Errorf("the startup line is not pinned memory of this GPU: %w", err)
-		}
-		payload, err := g.deviceAddress(k.Payload)
-		if err != nil {
-			return fmt.Errorf("the payload is not pinned memory of this GPU: %w", err)
-		}
-		c := g.control
-		for off := ctlStatus; off < ctlStatus+statusBytes; off += 8 {
-			c.Store64(off, 0)
-		}
-		c.Store(ctlStop, 0)
-		c.Store64(argStartup, uint64(startup))
-		c.Store64(argPayload, uint64(payload))
-		c.Store64(argStatus, uint64(g.exec.controlDevice+ctlStatus))
-		c.Store64(argStop, uint64(g.exec.controlDevice+ctlStop))
-		c.Store64(argDelay, uint64(k.Delay.Nanoseconds()))
-		c.Store(argRounds, uint32(k.Config.Rounds))
-		c.Store(argCredits, uint32(k.Config.Credits))
-		c.Store(argSlotBytes, uint32(k.Config.SlotBytes))
-		c.Store(argStride, uint32(k.Slots.Stride))
-		c.Store(argDataAt, uint32(k.Slots.Data))
-		c.Store(argCreditAt, uint32(k.Slots.Credit))
-		c.Store(argOwner, uint32(k.Owner))
-		c.Store(argMode, uint32(k.Mode))
-		return g.launch(g.exec.exchange, ctlExchangeList)
-	})
-	if err != nil {
-		return nil, g.dispatchError(err)
-	}
-	g.exec.launched = true
-	if !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
-		// No invocation will own this kernel: end it before the memory it
-		// was given can be released.
-		// One error, not one wrapped in another: its text names the kind
-		// and the op once.
-		late := fmt.Sprintf("the kernel did not start within %v", kernelAnswerTimeout)
-		if terr := g.teardown(); terr != nil {
-			return nil, failure.Errorf(failure.Device, "dispatch", "%s, and tearing it down failed: %w", late, terr)
-		}
-		return nil, failure.Errorf(failure.Device, "dispatch", "%s", late)
-	}
-	return &exchangeKernel{g: g}, nil
-}
 
 // launch starts fn with one thread, its parameter list at off of the
 // control region (on the thread, execution context current).
@@ -146,36 +70,6 @@ func (g *GPU) lockedStreamStatus() uintptr {
 	return g.streamStatus()
 }
 
-// exchangeKernel is a launched exchange kernel; it reads the status block.
-type exchangeKernel struct{ g *GPU }
-
-// Status reads the status block the kernel writes.
-func (k *exchangeKernel) Status() exchange.KernelStatus {
-	c := k.g.control
-	// Done first: the kernel stores its observation before its ending, so
-	// an ending read first comes with the observation it followed. Read the
-	// other way round, a kernel that observed and ended between the two
-	// loads reads as ended without observing, and its observation is lost.
-	done := exchange.KernelDone(c.Load(statusDone))
-	st := exchange.KernelStatus{Observed: c.Load(statusObserved), Done: done}
-	if st.Observed != program.StartupWait {
-		st.ObservedAt = k.g.fabricTime(c.Load64(statusObservedAt))
-	}
-	if st.Done != exchange.KernelRunning {
-		st.RetiredAt = k.g.fabricTime(c.Load64(statusRetiredAt))
-	}
-	return st
-}
-
-// Fault asks the driver whether the kernel's stream failed.
-func (k *exchangeKernel) Fault() error {
-	r := k.g.lockedStreamStatus()
-	if r == cudaSuccess || r == cudaErrNotReady {
-		return nil
-	}
-	return result("the kernel's stream", r)
-}
-
 // fabricTime converts a %globaltimer reading to the fabric's clock.
 func (g *GPU) fabricTime(gt uint64) time.Duration {
 	return time.Duration(int64(gt) - g.clockOffset.Load())
@@ -192,8 +86,8 @@ func (g *GPU) Attach(clock func() time.Duration) error {
 
 // align bounces the ping word off ping_pong_clock rounds times and sets
 // the kernel clock's offset from the fabric's (alignmentOffset), g.mu held.
-// The two clocks drift apart by microseconds within seconds, so Launch
-// aligns them again when realignEvery has passed.
+// The two clocks drift apart by microseconds within seconds, so a kernel's
+// launch (userModule.Launch) aligns them again when realignEvery has passed.
 func (g *GPU) align(rounds int) error {
 	trips, err := g.pingPong(rounds, g.clock, true)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,14 +67,30 @@ func TestDriverErrorsNameTheResult(t *testing.T) {
 	}
 }
 
-// The embedded PTX holds the three kernels the backend launches, for the
+// The embedded PTX holds the two kernels of the backend's own, for the
 // oldest target Open accepts (sm_75), which the driver compiles for any
-// newer GPU.
+// newer GPU, and nothing of a program: the exchange's kernel is loaded as a
+// user's is (programs/exchange).
 func TestEmbeddedPTXHasTheKernels(t *testing.T) {
 	ptx := string(kernelsPTX)
-	for _, want := range []string{".target sm_75", ".entry resident_exchange(", ".entry ping_pong(", ".entry ping_pong_clock(", "ld.acquire.sys.global.u32", "st.release.sys.global.u32", "%globaltimer"} {
+	for _, want := range []string{".target sm_75", ".entry ping_pong(", ".entry ping_pong_clock(", "ld.acquire.sys.global.u32", "st.release.sys.global.u32", "%globaltimer"} {
 		if !strings.Contains(ptx, want) {
 			t.Errorf("kernels.ptx lacks %q; regenerate it from kernels.cu with the command in that file", want)
+		}
+	}
+	if n := strings.Count(ptx, ".entry "); n != 2 {
+		t.Errorf("kernels.ptx has %d entries, want ping_pong and ping_pong_clock only", n)
+	}
+	if strings.Contains(ptx, "exchange") {
+		t.Error("kernels.ptx holds an exchange's kernel: the backend holds no program's kernel")
+	}
+	cu, err := os.ReadFile("kernels.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"resident_exchange", "ExchangeArgs"} {
+		if strings.Contains(string(cu), gone) {
+			t.Errorf("kernels.cu mentions %q: the backend holds no program's kernel", gone)
 		}
 	}
 }
@@ -84,7 +101,7 @@ func TestEmbeddedPTXHasTheKernels(t *testing.T) {
 // them after every acquire, and its round trip cost 1.9× the floor).
 func TestKernelsReadOnlyTheWordsTheyShare(t *testing.T) {
 	ptx := string(kernelsPTX)
-	for _, kernel := range []string{"resident_exchange", "ping_pong", "ping_pong_clock"} {
+	for _, kernel := range []string{"ping_pong", "ping_pong_clock"} {
 		if !strings.Contains(ptx, ".entry "+kernel+"(\n\t.param .align 8 .b8 "+kernel+"_param_0[") {
 			t.Errorf("%s does not take its argument block by value", kernel)
 		}

@@ -23,11 +23,7 @@ func TestStatusNeverShowsAnEndingWithoutItsObservation(t *testing.T) {
 	defer control.Unmap()
 	g := &GPU{control: control, clock: func() time.Duration { return 0 }}
 	readers := map[string]func() (done, observed uint32){
-		"the exchange's kernel": func() (uint32, uint32) {
-			st := (&exchangeKernel{g: g}).Status()
-			return uint32(st.Done), st.Observed
-		},
-		"a user's kernel": func() (uint32, uint32) {
+		"a loaded kernel (a user's or the exchange's)": func() (uint32, uint32) {
 			st := (&userRunning{g: g}).Status()
 			return uint32(st.Done), st.Observed
 		},

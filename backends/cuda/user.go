@@ -9,8 +9,9 @@ import (
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// A user's kernel runs under kernel.Program; this keeps the backend's
-// methods from drifting away from the interface unnoticed.
+// A user's kernel runs under kernel.Program, and the built-in exchange's
+// GPU half (programs/exchange) through the same interface; this keeps the
+// backend's methods from drifting away from it unnoticed.
 var _ kernel.Launcher = (*GPU)(nil)
 
 // The argument block of a user's kernel, at ctlUserArgs: docs/cuda.md gives
@@ -93,9 +94,13 @@ func (m *userModule) load() error {
 	})
 }
 
-// Launch starts the kernel with block, one block of one thread: the
-// argument block is written in the control region and the driver copies it
-// at launch.
+// Launch starts the kernel with block, one block of one thread on the
+// execution context's stream: the argument block is written in the
+// control region and the driver copies it at launch. Only one kernel runs
+// at a time (the fabric runs one invocation per device). It aligns the
+// kernel's clock with the fabric's again first when realignEvery has
+// passed, and with block.AwaitStart it returns once the kernel stored its
+// start.
 func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 	g := m.g
 	g.mu.Lock()
@@ -103,8 +108,19 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 	if g.closed {
 		return nil, failure.Errorf(failure.Busy, "dispatch", "the CUDA backend is closed")
 	}
+	if g.exec.ctx == 0 {
+		return nil, failure.Errorf(failure.Device, "dispatch", "%s has no execution context since a reset failed; reset the device again", g.name)
+	}
+	if g.clock == nil {
+		return nil, failure.Errorf(failure.Invalid, "dispatch", "the CUDA GPU was not attached to a fabric; give it to one as a device's Accelerator")
+	}
 	if m.generation != g.generation {
 		if err := m.load(); err != nil {
+			return nil, err
+		}
+	}
+	if g.clock()-g.alignedAt > realignEvery {
+		if err := g.align(realignRounds); err != nil {
 			return nil, err
 		}
 	}
@@ -149,15 +165,28 @@ func (m *userModule) Launch(block kernel.Block) (kernel.Running, error) {
 		return nil, g.dispatchError(err)
 	}
 	g.exec.launched = true
+	if block.AwaitStart && !spinUntilNonZero64(g.control, statusStarted, kernelAnswerTimeout) {
+		// No invocation will own this kernel: end it before the memory it
+		// was given can be released.
+		// One error, not one wrapped in another: its text names the kind
+		// and the op once.
+		late := fmt.Sprintf("the kernel did not start within %v", kernelAnswerTimeout)
+		if terr := g.teardown(); terr != nil {
+			return nil, failure.Errorf(failure.Device, "dispatch", "%s, and tearing it down failed: %w", late, terr)
+		}
+		return nil, failure.Errorf(failure.Device, "dispatch", "%s", late)
+	}
 	return &userRunning{g: g}, nil
 }
 
 // userRunning is a launched user's kernel; it reads the status block.
 type userRunning struct{ g *GPU }
 
-// Status reads the status block the kernel writes, its ending first (as
-// the exchange kernel's Status does, so that an ending comes with the
-// observation before it).
+// Status reads the status block the kernel writes, its ending first: the
+// kernel stores its observation before its ending, so an ending read first
+// comes with the observation it followed. Read the other way round, a
+// kernel that observed and ended between the two loads reads as ended
+// without observing, and its observation is lost.
 func (r *userRunning) Status() kernel.Status {
 	c := r.g.control
 	st := kernel.Status{Done: kernel.Done(c.Load(statusDone))}

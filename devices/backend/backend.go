@@ -22,9 +22,9 @@ import (
 // reset and closed; everything else (the NPU, publications, completions,
 // quarantine) stays the fabric's. What a backend runs on the hardware is
 // offered through optional interfaces that the program using it asserts on
-// the accelerator (programs/exchange asserts its kernel launch,
-// exchange.Launcher). backends/cuda is one. A fabric with an accelerator
-// runs in real time.
+// the accelerator (the built-in exchange and a user's kernel both assert
+// kernel.Launcher of programs/kernel). backends/cuda is one. A fabric with
+// an accelerator runs in real time.
 type Accelerator interface {
 	// Describe names the hardware, such as "cuda: NVIDIA H200 (sm_90)".
 	Describe() string

@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -23,15 +24,18 @@ import (
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// fakeGPU is an Accelerator whose "kernel" is a goroutine following
-// backends/cuda/kernels.cu over plain mapped memory, so that the fabric's side
-// of a real-hardware backend (pinned profile, launch at dispatch, status
-// watching, doorbell, reset and teardown) is tested without a GPU.
+// fakeGPU is an Accelerator and a kernel.Launcher whose "kernel" is a
+// goroutine following programs/exchange/exchange_gpu.cu over plain mapped
+// memory, so that the fabric's side of a real-hardware backend (pinned
+// profile, loading and launch at dispatch, status watching, doorbell,
+// reset and teardown) is tested without a GPU.
 type fakeGPU struct {
 	launchErr error // returned by Launch when set
+	loadErr   error // returned by Load when set
 	mu        sync.Mutex
 	resetErr  error // returned by Reset when set
 	resets    atomic.Int32
+	loads     atomic.Int32
 	closed    atomic.Bool
 	stop      atomic.Bool
 	kernels   sync.WaitGroup
@@ -64,30 +68,51 @@ func (g *fakeGPU) setResetErr(err error) {
 	g.resetErr = err
 }
 
+// Load checks that it is given the exchange's kernel, as the backend would
+// find its entry in the PTX.
+func (g *fakeGPU) Load(ptx []byte, entry string) (kernel.Module, error) {
+	g.loads.Add(1)
+	if g.loadErr != nil {
+		return nil, g.loadErr
+	}
+	if entry != "exchange_gpu" || !strings.Contains(string(ptx), ".entry "+entry+"(") {
+		return nil, fmt.Errorf("the PTX has no kernel entry %q", entry)
+	}
+	return &fakeModule{g: g}, nil
+}
+
+type fakeModule struct{ g *fakeGPU }
+
 type fakeKernel struct {
 	observed, done atomic.Uint32
+	checks         atomic.Int32
 }
 
-func (k *fakeKernel) Status() exchange.KernelStatus {
-	return exchange.KernelStatus{Observed: k.observed.Load(), Done: exchange.KernelDone(k.done.Load())}
+func (k *fakeKernel) Status() kernel.Status {
+	return kernel.Status{Observed: k.observed.Load(), Done: kernel.Done(k.done.Load())}
 }
-func (k *fakeKernel) Fault() error { return nil }
+func (k *fakeKernel) Check() (bool, error) { k.checks.Add(1); return false, nil }
 
-func (g *fakeGPU) Launch(l exchange.KernelLaunch) (exchange.Kernel, error) {
+func (m *fakeModule) Launch(b kernel.Block) (kernel.Running, error) {
+	g := m.g
 	if g.launchErr != nil {
 		return nil, g.launchErr
+	}
+	if len(b.Buffers) != 1 || len(b.Values) != 3 || !b.AwaitStart {
+		return nil, fmt.Errorf("the exchange's block has %d buffers, %d values, AwaitStart %v; want the payload, rounds, credits and slot bytes, awaiting the start", len(b.Buffers), len(b.Values), b.AwaitStart)
 	}
 	k := &fakeKernel{}
 	g.kernels.Add(1)
 	go func() {
 		defer g.kernels.Done()
-		k.done.Store(uint32(g.run(l, k)))
+		k.done.Store(uint32(g.run(b, k)))
 	}()
 	return k, nil
 }
 
-// run is the kernel: poll the startup word, then produce every generation.
-func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDone {
+// run is the kernel: poll the startup word, then produce every generation,
+// its slots laid out as exchange_gpu.cu lays them out.
+func (g *fakeGPU) run(b kernel.Block, k *fakeKernel) kernel.Done {
 	wait := func(ready func() bool) bool {
 		for !ready() {
 			if g.stop.Load() {
@@ -97,34 +122,40 @@ func (g *fakeGPU) run(l exchange.KernelLaunch, k *fakeKernel) exchange.KernelDon
 		}
 		return true
 	}
-	if l.Mode == exchange.KernelHang {
+	if b.Mode == kernel.ModeHang {
 		wait(func() bool { return false })
-		return exchange.KernelStopped
+		return kernel.DoneStopped
 	}
 	var seen uint32
 	if !wait(func() bool {
-		seen = l.Startup.Load(0)
-		return seen == program.StartupRun || (seen == program.StartupAbort && l.Mode != exchange.KernelIgnoreAbort)
+		seen = b.Startup.Load(0)
+		return seen == program.StartupRun || (seen == program.StartupAbort && b.Mode != kernel.ModeIgnoreAbort)
 	}) {
-		return exchange.KernelStopped
+		return kernel.DoneStopped
 	}
 	k.observed.Store(seen)
+	if b.Mode == kernel.ModeCrash {
+		return kernel.DoneCrashed
+	}
 	if seen == program.StartupAbort {
-		return exchange.KernelOK
+		return kernel.DoneOK
 	}
-	cfg := l.Config
-	for gen := 1; gen <= cfg.Rounds; gen++ {
-		base := (gen - 1) % cfg.Credits * l.Slots.Stride
-		need := uint32(gen - cfg.Credits)
-		if gen > cfg.Credits && !wait(func() bool { return l.Payload.Load(base+l.Slots.Credit) >= need }) {
-			return exchange.KernelStopped
+	payload := b.Buffers[0]
+	rounds, credits, slotBytes := int(b.Values[0]), int(b.Values[1]), int(b.Values[2])
+	credit := (8 + slotBytes + 127) / 128 * 128
+	stride := credit + 128
+	for gen := 1; gen <= rounds; gen++ {
+		base := (gen - 1) % credits * stride
+		need := uint32(gen - credits)
+		if gen > credits && !wait(func() bool { return payload.Load(base+credit) >= need }) {
+			return kernel.DoneStopped
 		}
-		for i := 0; i < cfg.SlotBytes/4; i++ {
-			l.Payload.Store(base+l.Slots.Data+4*i, exchange.Pattern(l.Owner, gen, i))
+		for i := 0; i < slotBytes/4; i++ {
+			payload.Store(base+8+4*i, exchange.Pattern(b.Owner, gen, i))
 		}
-		l.Payload.Store(base, uint32(gen))
+		payload.Store(base, uint32(gen))
 	}
-	return exchange.KernelOK
+	return kernel.DoneOK
 }
 
 func fakeFabric(t *testing.T, g *fakeGPU) *devices.Fabric {
@@ -278,11 +309,11 @@ func TestAnAcceleratorNeedsARealTimeGPU(t *testing.T) {
 }
 
 // An accelerator that cannot launch the exchange's kernel (it is no
-// exchange.Launcher) cannot run the exchange: preparing it is refused, and
+// kernel.Launcher) cannot run the exchange: preparing it is refused, and
 // nothing stays charged.
 func TestAnAcceleratorThatCannotLaunchIsRefused(t *testing.T) {
 	devs := devices.DefaultDevices()
-	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Launch
+	devs[0].Accelerator = struct{ backend.Accelerator }{&fakeGPU{}} // hides Load
 	f, err := devices.NewFabric(devices.Config{Mode: devices.RealTime, Devices: devs})
 	if err != nil {
 		t.Fatal(err)
@@ -303,5 +334,34 @@ func TestClosingTheFabricClosesTheAccelerator(t *testing.T) {
 	f.Close()
 	if !g.closed.Load() {
 		t.Error("the accelerator was not closed with its fabric")
+	}
+}
+
+// The exchange's kernel is loaded (a JIT compile on real hardware) once
+// per accelerator, not per session; a kernel that does not load refuses the
+// session before anything is dispatched.
+func TestTheKernelIsLoadedOncePerAccelerator(t *testing.T) {
+	g := &fakeGPU{}
+	f := fakeFabric(t, g)
+	for i := 0; i < 3; i++ {
+		s := fakeSession(t, f, exchange.Default())
+		fakeStarted(t, s)
+		if ok, err := s.Wait(time.Minute); !ok || err != nil {
+			t.Fatalf("session %d: Wait = %v, %v", i, ok, err)
+		}
+		if out := s.Close(); out != engine.Retired {
+			t.Fatalf("session %d: Close = %v", i, out)
+		}
+	}
+	if n := g.loads.Load(); n != 1 {
+		t.Errorf("the kernel was loaded %d times for 3 sessions, want once", n)
+	}
+	bad := fakeFabric(t, &fakeGPU{loadErr: errors.New("the PTX does not load")})
+	_, err := engine.Open(bad.First(devices.GPU), bad.First(devices.NPU), exchange.Programs(exchange.Default()))
+	if want := "gpu0 (fake: test GPU) could not load the exchange kernel: the PTX does not load"; !errors.Is(err, failure.Device) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Open with a kernel that does not load = %v, want %q", err, want)
+	}
+	if st := bad.Budget().State(); st.Charged != 0 {
+		t.Errorf("%d bytes stay charged after the refusal", st.Charged)
 	}
 }

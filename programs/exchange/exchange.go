@@ -1,7 +1,8 @@
 // Package exchange is the built-in program pair that a resident session runs
 // on the devices runtime: the host and device halves of the exchange, their
 // events, the verification the host runs after both retire, and the GPU
-// half as a kernel that a hardware backend launches (Launcher). The devices
+// half as a kernel (exchange_gpu.cu) that a hardware backend launches as
+// it launches a user's kernel (kernel.Launcher of programs/kernel). The devices
 // package knows nothing of it; it is one program among those the runtime
 // can run.
 package exchange
@@ -17,6 +18,7 @@ import (
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
 // Config sets the shape of the built-in exchange.
@@ -118,7 +120,8 @@ func newParts(gpu *devices.Device) parts {
 const resultSize = 16
 
 // SlotLayout is where the words of a credit slot are, in bytes from the
-// slot's start: what a kernel that a Launcher launches writes and polls.
+// slot's start: what the exchange's kernel (exchange_gpu.cu) writes and
+// polls, computing the same offsets from the slot bytes it is given.
 //
 // The generation word and the data share their first line, so that the NPU
 // takes one line from the GPU to see a generation and read its data (and
@@ -146,7 +149,7 @@ func Layout(slotBytes int) SlotLayout {
 // prepares both programs: the GPU one on cfg.GPUQueue of gpu, the NPU one on
 // XDNA of npu, both polling word 0 of startup. owner tags everything. When
 // gpu has an accelerator, the GPU half is a kernel the accelerator launches
-// at dispatch, so the accelerator must be a Launcher.
+// at dispatch, so the accelerator must be a kernel.Launcher.
 func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owner uint64) (*Exchange, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -159,7 +162,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	if err != nil {
 		return nil, err
 	}
-	launcher, err := launcherOf(gpu, startup)
+	module, err := kernelOf(gpu, startup)
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +186,8 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	if err == nil {
 		*r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
 		var prog program.Program = r.gpu
-		if launcher != nil {
-			prog = &kernelExchange{x: x, launcher: launcher, startup: startup}
+		if module != nil {
+			prog = &kernelExchange{x: x, module: module, startup: startup}
 		}
 		x.gpu, err = gpu.Prepare(gfam, prog, owner, r.reach[:]...)
 	}
@@ -217,10 +220,10 @@ func Programs(cfg Config) func(line *devices.Buffer, gpu, npu *devices.Device, o
 	}
 }
 
-// launcherOf is gpu's accelerator as a Launcher, or nil when gpu is
-// simulated. Real hardware reaches only pinned memory, so the startup line
-// must be pinned.
-func launcherOf(gpu *devices.Device, startup *devices.Buffer) (Launcher, error) {
+// kernelOf is the exchange's kernel loaded on gpu's accelerator (a
+// kernel.Launcher), or nil when gpu is simulated. Real hardware reaches
+// only pinned memory, so the startup line must be pinned.
+func kernelOf(gpu *devices.Device, startup *devices.Buffer) (kernel.Module, error) {
 	accel := gpu.Accelerator()
 	if accel == nil {
 		return nil, nil
@@ -228,11 +231,15 @@ func launcherOf(gpu *devices.Device, startup *devices.Buffer) (Launcher, error) 
 	if kind := startup.Profile().Kind(); kind != memory.Pinned {
 		return nil, failure.Errorf(failure.Unsupported, "startup", "%s is real hardware and reaches only pinned memory; the startup line is %s", gpu.Name(), kind)
 	}
-	launcher, ok := accel.(Launcher)
+	launcher, ok := accel.(kernel.Launcher)
 	if !ok {
 		return nil, failure.Errorf(failure.Unsupported, "startup", "%s (%s) cannot launch the exchange kernel", gpu.Name(), accel.Describe())
 	}
-	return launcher, nil
+	module, err := moduleOf(launcher)
+	if err != nil {
+		return nil, failure.Errorf(failure.Device, "startup", "%s (%s) could not load the exchange kernel: %w", gpu.Name(), accel.Describe(), err)
+	}
+	return module, nil
 }
 
 // Of is the exchange that p is a half of, or nil when p runs another

@@ -1,7 +1,8 @@
 package exchange
 
 import (
-	"time"
+	_ "embed"
+	"sync"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
@@ -12,69 +13,43 @@ import (
 	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// Launcher is what a hardware backend's accelerator (backend.Accelerator)
-// implements to run the GPU half of the exchange itself, as a resident
-// kernel, in place of the simulated program. Prepare asserts it on the
-// GPU's accelerator; backends/cuda implements it.
-type Launcher interface {
-	// Launch starts the GPU half of an exchange and returns once the
-	// kernel is resident (polling the startup word, or hung by the fault).
-	Launch(k KernelLaunch) (Kernel, error)
+// kernelPTX is the GPU half of the exchange on a real GPU: exchange_gpu.cu
+// compiled (its header says how), launched as a user's kernel is, through
+// a hardware backend's kernel.Launcher. It takes the generic argument block
+// (kernel.Block, ResidentArgs in docs/cuda.md): buffer[0] the payload,
+// value[0] rounds, value[1] credits, value[2] slot bytes; its slots are laid
+// out as Layout lays them out (TestTheKernelLaysSlotsOutAsLayoutDoes).
+//
+//go:embed exchange_gpu.ptx
+var kernelPTX []byte
+
+// kernelEntry is the kernel's entry in kernelPTX.
+const kernelEntry = "exchange_gpu"
+
+// loaded holds the exchange's kernel loaded on each launcher, so that a
+// session does not compile the PTX again (loading it is a JIT compile); a
+// backend's module loads itself again after a reset of its device.
+var loaded struct {
+	mu      sync.Mutex
+	modules map[kernel.Launcher]kernel.Module
 }
 
-// KernelMode is how the gpu.run fault shapes a launched kernel.
-type KernelMode uint32
-
-// Kernel modes.
-const (
-	KernelRun         KernelMode = iota // the exchange as specified
-	KernelHang                          // never observes the startup line
-	KernelIgnoreAbort                   // keeps polling after ABORT
-	KernelCrash                         // retires with an error once it observes the decision
-)
-
-// KernelLaunch is the GPU half of one exchange, as an accelerator runs it:
-// the startup word is word 0 of Startup, and Payload has the exchange's
-// layout (Exchange), its slots laid out as Slots says.
-type KernelLaunch struct {
-	Startup *memory.Region
-	Payload *memory.Region
-	Owner   uint64
-	Config  Config
-	Slots   SlotLayout
-	Mode    KernelMode
-	Delay   time.Duration // waited after observing RUN (gpu.run delay)
-}
-
-// Kernel is a launched resident kernel.
-type Kernel interface {
-	// Status reads what the kernel has reported so far, without a driver call.
-	Status() KernelStatus
-	// Fault asks the driver whether the kernel failed; nil while it runs or
-	// after it ended cleanly.
-	Fault() error
-}
-
-// KernelDone is how a kernel ended.
-type KernelDone uint32
-
-// Kernel endings, as the kernel writes them.
-const (
-	KernelRunning     KernelDone = iota // not ended
-	KernelOK                            // retired cleanly
-	KernelCrashed                       // retired with the crash fault
-	KernelStopped                       // left because a reset asked it to
-	KernelBadDecision                   // read a value that is neither RUN nor ABORT
-)
-
-// KernelStatus is what a kernel reports in its mapped status block. Times
-// are the kernel's own clock (%globaltimer on CUDA), aligned with the
-// fabric's.
-type KernelStatus struct {
-	Observed   uint32 // the decision seen; program.StartupWait until one is
-	ObservedAt time.Duration
-	Done       KernelDone
-	RetiredAt  time.Duration
+// moduleOf is the exchange's kernel loaded on l, loading it the first time.
+func moduleOf(l kernel.Launcher) (kernel.Module, error) {
+	loaded.mu.Lock()
+	defer loaded.mu.Unlock()
+	if m, ok := loaded.modules[l]; ok {
+		return m, nil
+	}
+	m, err := l.Load(kernelPTX, kernelEntry)
+	if err != nil {
+		return nil, err
+	}
+	if loaded.modules == nil {
+		loaded.modules = make(map[kernel.Launcher]kernel.Module)
+	}
+	loaded.modules[l] = m
+	return m, nil
 }
 
 // kernelExchange is the GPU half of an exchange on an accelerator. It is a
@@ -86,14 +61,14 @@ type KernelStatus struct {
 // and rings the doorbell (devices.Env.Ring) whenever the kernel publishes a
 // generation, so that a sleeping NPU wakes as it would for a host write.
 type kernelExchange struct {
-	x        *Exchange
-	launcher Launcher
-	startup  *devices.Buffer
-	kernel   Kernel
-	crash    string   // the crash fault's message, when it fired
-	gens     []uint32 // the generation word of each slot, as last seen
-	polls    uint32
-	clock    kernel.Clock
+	x       *Exchange
+	module  kernel.Module
+	startup *devices.Buffer
+	running kernel.Running
+	crash   string   // the crash fault's message, when it fired
+	gens    []uint32 // the generation word of each slot, as last seen
+	polls   uint32
+	clock   kernel.Clock
 }
 
 // faultCheckEvery is how many status reads pass between asking the driver
@@ -107,16 +82,18 @@ func (p *kernelExchange) KernelTimes() (observed, retired event.Stamp) { return 
 // nothing changes, so the executor paces it.
 func (p *kernelExchange) Step(env program.Env) program.Next {
 	progress := p.ringOnNewGenerations(env)
-	st := p.kernel.Status()
+	st := p.running.Status()
 	if p.clock.Observe(env, st.Observed, st.ObservedAt) {
 		progress = true
 	}
-	if st.Done != KernelRunning {
+	if st.Done != kernel.DoneRunning {
 		p.clock.Retire(env, st.RetiredAt)
 		return program.Retire(p.ending(env, st))
 	}
 	if p.polls++; p.polls%faultCheckEvery == 0 {
-		if err := p.kernel.Fault(); err != nil {
+		// The kernel writes its ending before it returns, so only a failure
+		// counts here: a kernel that ended cleanly shows it in its status.
+		if _, err := p.running.Check(); err != nil {
 			return program.Retire(failure.Errorf(failure.Device, "run", "%s: the kernel failed: %w", env.DeviceName(), err))
 		}
 	}
@@ -142,43 +119,45 @@ func (p *kernelExchange) ringOnNewGenerations(env program.Env) bool {
 }
 
 // Start applies the gpu.run fault to the kernel's mode, once, and launches
-// the kernel; it returns when the kernel is resident. Dispatch calls it
-// before it admits the program.
+// the kernel; it returns when the kernel is resident (it stored its start,
+// Block.AwaitStart). Dispatch calls it before it admits the program.
 func (p *kernelExchange) Start(env program.Env) error {
-	k := KernelLaunch{
-		Startup: p.startup.Region(), Payload: p.x.payload.Region(), Owner: p.x.owner,
-		Config: p.x.cfg, Slots: p.x.slots,
+	cfg := p.x.cfg
+	b := kernel.Block{
+		Startup: p.startup.Region(), Buffers: []*memory.Region{p.x.payload.Region()}, Owner: p.x.owner,
+		Values:     []int64{int64(cfg.Rounds), int64(cfg.Credits), int64(cfg.SlotBytes)},
+		AwaitStart: true,
 	}
 	switch fired := env.Fault(fault.GPURun); fired.Action {
 	case fault.Hang:
-		k.Mode = KernelHang
+		b.Mode = kernel.ModeHang
 	case fault.Crash:
-		k.Mode, p.crash = KernelCrash, fired.Message
+		b.Mode, p.crash = kernel.ModeCrash, fired.Message
 	case fault.IgnoreAbort:
-		k.Mode = KernelIgnoreAbort
+		b.Mode = kernel.ModeIgnoreAbort
 	case fault.Delay:
-		k.Delay = fired.Delay
+		b.Delay = fired.Delay
 	}
-	kernel, err := p.launcher.Launch(k)
+	running, err := p.module.Launch(b)
 	if err != nil {
 		return failure.Errorf(failure.Device, "dispatch", "%s could not launch the kernel: %w", env.DeviceName(), err)
 	}
-	p.kernel = kernel
-	p.gens = make([]uint32, p.x.cfg.Credits)
+	p.running = running
+	p.gens = make([]uint32, cfg.Credits)
 	return nil
 }
 
 // ending turns how the kernel ended into the invocation's result.
-func (p *kernelExchange) ending(env program.Env, st KernelStatus) error {
+func (p *kernelExchange) ending(env program.Env, st kernel.Status) error {
 	name := env.DeviceName()
 	switch st.Done {
-	case KernelOK:
+	case kernel.DoneOK:
 		return nil
-	case KernelCrashed:
+	case kernel.DoneCrashed:
 		return failure.Errorf(failure.Device, "run", "%s crashed: %s", name, p.crash)
-	case KernelBadDecision:
+	case kernel.DoneBadDecision:
 		return failure.Errorf(failure.Device, "run", "%s read %d from the startup word; only RUN (1) or ABORT (2) may follow WAIT", name, st.Observed)
-	case KernelStopped:
+	case kernel.DoneStopped:
 		return env.ResetError()
 	}
 	return failure.Errorf(failure.Device, "run", "%s's kernel ended with unknown code %d", name, st.Done)

@@ -11,9 +11,10 @@ import (
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/engine/oracle"
 	"github.com/residentlua/residentlua/programs/exchange"
+	"github.com/residentlua/residentlua/programs/kernel"
 )
 
-// slowGPU is a fakeGPU whose Launch and Reset do not return until the test
+// slowGPU is a fakeGPU whose kernel's Launch and whose Reset do not return until the test
 // lets them: a launch or a teardown that takes its time, as a real one can
 // (seconds on CUDA).
 type slowGPU struct {
@@ -26,9 +27,24 @@ func newSlowGPU() *slowGPU {
 	return &slowGPU{calls: make(chan string), let: make(chan struct{})}
 }
 
-func (g *slowGPU) Launch(l exchange.KernelLaunch) (exchange.Kernel, error) {
-	g.hold("launch")
-	return g.fakeGPU.Launch(l)
+func (g *slowGPU) Load(ptx []byte, entry string) (kernel.Module, error) {
+	m, err := g.fakeGPU.Load(ptx, entry)
+	if err != nil {
+		return nil, err
+	}
+	return &slowModule{m, g}, nil
+}
+
+// slowModule is the exchange's kernel loaded on a slowGPU: its launch is
+// slow.
+type slowModule struct {
+	kernel.Module
+	g *slowGPU
+}
+
+func (m *slowModule) Launch(b kernel.Block) (kernel.Running, error) {
+	m.g.hold("launch")
+	return m.Module.Launch(b)
 }
 
 func (g *slowGPU) Reset() error {

@@ -1,6 +1,9 @@
 package exchange
 
-import "github.com/residentlua/residentlua/devices/fault"
+import (
+	"github.com/residentlua/residentlua/devices/fault"
+	"github.com/residentlua/residentlua/programs/kernel"
+)
 
 // The exchange's own fault sites, which its programs hit of their own
 // accord (docs/faults.md). They are defined as the package is initialised,
@@ -17,6 +20,13 @@ var (
 	// XORs one bit of the slot in memory.
 	PayloadCorrupt = defineSite("payload.corrupt", fault.Flip)
 )
+
+// On a real GPU the exchange's GPU half is a kernel, which writes the slots
+// itself: nothing on the host's side can corrupt them in flight, and a
+// hardware backend refuses payload.corrupt (kernel.Unsupported).
+func init() {
+	kernel.Unhonoured(PayloadCorrupt, "the kernel writes the slots itself; see docs/faults.md")
+}
 
 // Sites lists the exchange's own sites, in the order of their numbers.
 func Sites() []fault.Site { return []fault.Site{NPUDrain, PayloadCorrupt} }

@@ -1,7 +1,8 @@
 // Package kernel runs a user's own kernel, given as PTX, as a session's GPU
 // program on a real GPU: the program launches the kernel when it is
-// dispatched and watches the status the kernel reports, as the built-in
-// exchange's kernel is run. A hardware backend offers it by implementing
+// dispatched and watches the status the kernel reports. The built-in
+// exchange's GPU half (programs/exchange/exchange_gpu.cu) is launched
+// through the same Launcher. A hardware backend offers it by implementing
 // Launcher on its accelerator (backends/cuda does).
 //
 // The kernel takes one argument, a block passed by value (the driver copies
@@ -74,6 +75,12 @@ type Block struct {
 	Mode    Mode
 	Delay   time.Duration // the run fault's delay: wait it after observing RUN
 	Values  []int64
+	// AwaitStart has Launch return only once the kernel has stored its
+	// status's started, that is, once it is resident and polling; a kernel
+	// that does not within the backend's timeout is torn down and Launch
+	// fails. Only for a kernel that stores started at entry (the built-in
+	// exchange's does; for a user's kernel it is optional).
+	AwaitStart bool
 }
 
 // Done is how a kernel ended, as it writes it in its status.
