@@ -41,6 +41,9 @@ type machine struct {
 	// sets them again, with __index its own copy of string.
 	stringMeta   *lua.LTable
 	stringFields []field
+	// stringEnds are the first and last keys of the strings' metatable in
+	// its iteration order when it was last set as made (nothingElse).
+	stringEnds [2]lua.LValue
 
 	// th is the thread invocations run on, one after another: a thread
 	// whose function returned has an empty stack, and the next starts
@@ -223,7 +226,7 @@ func (m *machine) environment() *lua.LTable {
 	L.Env = m.env
 	if mt := m.stringMeta; mt != nil {
 		index, _ := m.env.RawGetString("string").(*lua.LTable)
-		if mt.Metatable != lua.LNil || !holdsOnlyBut(mt, m.stringFields, "__index", index) {
+		if mt.Metatable != lua.LNil || !holdsBut(mt, m.stringFields, "__index", index) || !nothingElse(mt, m.stringEnds[0], m.stringEnds[1]) {
 			var keys []lua.LValue
 			mt.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
 			for _, k := range keys {
@@ -236,6 +239,7 @@ func (m *machine) environment() *lua.LTable {
 				mt.RawSetString("__index", index)
 			}
 			mt.Metatable = lua.LNil
+			m.stringEnds = ends(mt)
 		}
 	}
 	return m.env
@@ -311,24 +315,32 @@ func nothingElse(t *lua.LTable, first, last lua.LValue) bool {
 	return k == lua.LNil
 }
 
-// holdsOnlyBut reports whether t holds exactly fields, but for the field
-// key, which is v (nil: absent).
-func holdsOnlyBut(t *lua.LTable, fields []field, key string, v *lua.LTable) bool {
-	n := 0
+// holdsBut reports whether t holds fields, but for the field key, which
+// is v (nil: absent). Whether it holds anything else is nothingElse's to
+// say.
+func holdsBut(t *lua.LTable, fields []field, key string, v *lua.LTable) bool {
 	for _, f := range fields {
-		if f.k == lua.LString(key) {
-			continue
-		}
-		if t.RawGet(f.k) != f.v {
+		if f.k != lua.LString(key) && t.RawGet(f.k) != f.v {
 			return false
 		}
-		n++
 	}
 	got := t.RawGetString(key)
 	if v == nil {
-		return got == lua.LNil && count(t) == n
+		return got == lua.LNil
 	}
-	return got == lua.LValue(v) && count(t) == n+1
+	return got == lua.LValue(v)
+}
+
+// ends are the first and last keys of t in its iteration order (nil and
+// nil for an empty t), which nothingElse checks a table against for keys
+// added since.
+func ends(t *lua.LTable) [2]lua.LValue {
+	first, _ := t.Next(lua.LNil)
+	last := first
+	for k := first; k != lua.LNil; k, _ = t.Next(k) {
+		last = k
+	}
+	return [2]lua.LValue{first, last}
 }
 
 // count is how many fields t holds.

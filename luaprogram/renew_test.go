@@ -34,6 +34,7 @@ local function leaks()
 	no(helper() ~= 1, "a top-level function")
 	no(getfenv(helper) ~= getfenv(1), "setfenv")
 	no(("").tampered ~= nil or getmetatable("").__call ~= nil or getmetatable("").__add("1", "1") ~= 2, "strings' metatable")
+	no(rawget(getmetatable(""), 1) ~= nil or rawget(getmetatable(""), "tampered") ~= nil, "a key added to strings' metatable")
 	return table.concat(bad, ", ")
 end
 
@@ -54,6 +55,7 @@ local function tamper(route)
 	elseif route == "smeta" then getmetatable("").__index = {tampered = true}
 	elseif route == "smetaadd" then getmetatable("").__add = function() return 0 end; getmetatable("").__call = print
 	elseif route == "smetaindex" then getmetatable("").__index.tampered = true
+	elseif route == "smetaarray" then getmetatable("")[1] = "tampered"; getmetatable("").tampered = true
 	elseif route == "upvalue" then count = count + 1
 	elseif route == "upvaluefn" then helper = function() return 2 end
 	elseif route == "setfenv" then setfenv(helper, setmetatable({}, {__index = _G}))
@@ -119,7 +121,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "p", "pextra", "pmeta", "ptables", "args", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
+	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "smetaarray", "p", "pextra", "pmeta", "ptables", "args", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
