@@ -56,6 +56,13 @@ type machine struct {
 
 	run *Instance   // the invocation being stepped, if any
 	p   *lua.LTable // the last invocation's p (newP)
+	// startup, bufs, bufHandles and bufNames are the last invocation's
+	// p.startup and p.buffers, with the handles and names bufs was made
+	// with (handles).
+	startup    *lua.LUserData
+	bufs       *lua.LTable
+	bufHandles []*lua.LUserData
+	bufNames   []string
 	// args is the copy of argsFor the last invocation or check was given
 	// (argsOf).
 	args    *lua.LTable

@@ -98,11 +98,8 @@ func (m *machine) newP(in *Instance, args lua.LValue) *lua.LTable {
 		}
 		m.p = p
 	}
-	p.RawSetString("startup", m.newHandle(in, -1))
-	bufs := L.CreateTable(0, len(in.cfg.Buffers))
-	for i, b := range in.cfg.Buffers {
-		bufs.RawSetString(b.Name, m.newHandle(in, i))
-	}
+	startup, bufs := m.handles(in)
+	p.RawSetString("startup", startup)
 	p.RawSetString("buffers", bufs)
 	p.RawSetString("args", args)
 	p.RawSetString("owner", lua.LNumber(in.cfg.Owner))
@@ -186,6 +183,48 @@ func (m *machine) deviceFields(cfg Config) []field {
 	}
 	m.pShare[key] = f
 	return f
+}
+
+// handles are in's p.startup and p.buffers: the last invocation's, each
+// handle pointed at in, when the buffers have the same names and the table
+// holds exactly their handles and has no metatable, else new ones. Nothing
+// of an earlier invocation reaches them otherwise (its p is given anew only
+// as made, its environment likewise, and a function it made is given again
+// only when it holds no table), so no program sees a handle change hands.
+func (m *machine) handles(in *Instance) (*lua.LUserData, *lua.LTable) {
+	if m.bufs == nil || !m.handlesAsMade(in.cfg.Buffers) {
+		m.startup = m.newHandle(in, -1)
+		m.bufs = m.L.CreateTable(0, len(in.cfg.Buffers))
+		m.bufHandles, m.bufNames = m.bufHandles[:0], m.bufNames[:0]
+		for i, b := range in.cfg.Buffers {
+			h := m.newHandle(in, i)
+			m.bufs.RawSetString(b.Name, h)
+			m.bufHandles, m.bufNames = append(m.bufHandles, h), append(m.bufNames, b.Name)
+		}
+		return m.startup, m.bufs
+	}
+	m.startup.Value.(*handle).in = in
+	for _, h := range m.bufHandles {
+		h.Value.(*handle).in = in
+	}
+	return m.startup, m.bufs
+}
+
+// handlesAsMade reports whether the last p.buffers is of buffers of the
+// names bufs has and holds exactly their handles.
+func (m *machine) handlesAsMade(bufs []View) bool {
+	if len(bufs) != len(m.bufNames) || m.bufs.Metatable != lua.LNil {
+		return false
+	}
+	for i, b := range bufs {
+		if b.Name != m.bufNames[i] || m.bufs.RawGetString(b.Name) != m.bufHandles[i] {
+			return false
+		}
+	}
+	if len(bufs) == 0 {
+		return nothingElse(m.bufs, lua.LNil, lua.LNil)
+	}
+	return nothingElse(m.bufs, lua.LString(bufs[0].Name), lua.LString(bufs[len(bufs)-1].Name))
 }
 
 // newHandle makes the handle of in's buffer i (-1: the startup line).

@@ -74,6 +74,7 @@ return {
 		local bad = leaks()
 		if rawget(p, "tampered") or getmetatable(p) or type(p.store) ~= "function" or p.extra or p.device ~= "gpu0" then bad = bad .. " p" end
 		if p.timing.tampered or p.timing.npu_dma_line == 5 or p.buffers.tampered or p.args.tampered then bad = bad .. " p's tables" end
+		if tostring(p.buffers.out) ~= "buffer out (64 bytes)" or tostring(p.startup):sub(1, 14) ~= "buffer startup" then bad = bad .. " p's handles" end
 		tamper(a.route)
 		if a.route == "p" then p.tampered = true; p.device = "x"; p.tampered = nil; p.store = nil; p.extra = 1
 		elseif a.route == "pextra" then p.extra = 1
@@ -84,6 +85,7 @@ return {
 		if bad ~= "" then p:retire("leaked: " .. bad) end
 		local seen = p:load(p.startup, 0)
 		while seen == p.WAIT do seen = p:wait(p.startup, 0, seen) end
+		if a.route == "phandles" then p.buffers.out, p.startup = p.startup, p.buffers.out end
 		if a.stop == "error" then error("stopped mid-program") end
 		if a.stop == "hang" then p:hang() end
 		-- Waits for a word no one writes, until a reset stops it: in the
@@ -121,7 +123,7 @@ func TestRenewedStatesLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer npu.Close()
-	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "smetaarray", "p", "pextra", "pmeta", "ptables", "args", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
+	routes := []string{"none", "global", "fenv0", "fenvgo", "loadstring", "gmeta", "G", "truekey", "strfield", "strarray", "strremove", "strreplace", "readd", "libmeta", "smeta", "smetaadd", "smetaindex", "smetaarray", "p", "pextra", "pmeta", "ptables", "phandles", "args", "upvalue", "upvaluefn", "setfenv", "setfenvself"}
 	f, err := devices.NewFabric(devices.Config{Mode: devices.Simulated, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
