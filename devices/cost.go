@@ -27,20 +27,23 @@ type meter struct {
 	timing  *program.Timing
 	active  bool // a step is running
 	owed    time.Duration
-	touched bool  // the step made a memory operation
-	view    *View // the view and line the step last paid for
-	line    int
-	rng     rand.PCG
+	touched bool // the step made a memory operation
+	// buffer, family and line are the line the step last paid for: of the
+	// buffer of that id, through that family's view (no pointer, so that
+	// a load does not pay a write barrier while the collector runs).
+	buffer, family uint64
+	line           int
+	rng            rand.PCG
 }
 
 // renew readies the meter for a fabric of timing t and seed.
 func (m *meter) renew(t *program.Timing, seed uint64, actor event.Actor) {
-	m.timing, m.active, m.owed, m.touched, m.view = t, false, 0, false, nil
+	m.timing, m.active, m.owed, m.touched, m.buffer = t, false, 0, false, 0
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }
 
 // begin begins a step.
-func (m *meter) begin() { m.active, m.owed, m.touched, m.view = true, 0, false, nil }
+func (m *meter) begin() { m.active, m.owed, m.touched, m.buffer = true, 0, false, 0 }
 
 // load charges a load or read of the word at off of v: a line's cost the
 // first time in a row the step touches the line.
@@ -50,10 +53,10 @@ func (m *meter) load(v *View, off int) {
 	}
 	m.touched = true
 	line := off / memory.LineBytes
-	if m.view == v && m.line == line {
+	if m.buffer == v.buffer.id && m.family == uint64(v.att.family.ordinal) && m.line == line {
 		return
 	}
-	m.view, m.line = v, line
+	m.buffer, m.family, m.line = v.buffer.id, uint64(v.att.family.ordinal), line
 	if v.coherent {
 		m.owed = addDurations(m.owed, m.timing.HostToGPU)
 	} else {

@@ -1252,3 +1252,25 @@ func TestMemoryFirstHostStoreHiddenFromConcurrentReader(t *testing.T) {
 		t.Errorf("a non-coherent reader saw the host's first store into a buffer with no release executed (%d times in %d buffers)", k, n)
 	}
 }
+
+// WritePlain is StorePlain of each word in turn: a coherent view's words
+// are in memory at once, a non-coherent view's after its drain, which
+// writes each (and a word stored twice once, its last value).
+func TestMemoryWritePlainIsAStorePlainOfEachWord(t *testing.T) {
+	_, gpu, npu, b := mmShared(t, Config{Mode: RealTime}, 256)
+	gv := mmView(t, b, gpu, AQL)
+	gv.WritePlain(16, []uint32{1, 2, 3})
+	for i, want := range []uint32{1, 2, 3} {
+		mmHost(t, "a coherent WritePlain", b, 16+4*i, want)
+	}
+	nv := mmView(t, b, npu, XDNA)
+	nv.WritePlain(128, []uint32{4, 5})
+	nv.WritePlain(132, []uint32{6})
+	mmLoad(t, "the NPU reads its own WritePlain", nv, 132, 6)
+	mmHost(t, "a non-coherent WritePlain before Drain", b, 128, 0)
+	if n := nv.Drain(); n != 2 {
+		t.Errorf("Drain wrote %d words, want the two words written", n)
+	}
+	mmHost(t, "a non-coherent WritePlain after Drain", b, 128, 4)
+	mmHost(t, "a word written twice, after Drain", b, 132, 6)
+}

@@ -21,14 +21,14 @@ import (
 // a release); a non-coherent device's drain is its DMA's completion, and
 // what it writes is published.
 //
-// Every plain store of a simulated exchange's data goes through it, so it
-// is kept as pages of words per buffer (plainBuffer), reached from the
-// buffer, and each writer's list of the words it wrote (plainWriter): a
-// store, a read and a publication cost a few loads, where a map of words
-// cost a standard trial three times its time. The pages and the lists
-// hold indices, not pointers (a writer's index in writers, a buffer's in
-// buffers), so that the collector neither scans them nor makes each store
-// pay a write barrier.
+// Every plain store of a simulated exchange's data goes through it (about
+// 600 in a standard trial), so a store costs a few loads and stores: each
+// buffer reaches pages of its words (plainBuffer), each word naming the
+// writer that stored it last and that writer's epoch then; a word is
+// unpublished while its writer is still in that epoch, and a writer
+// publishes every word it wrote at once by starting its next epoch. The
+// pages hold indices, not pointers (a writer's index in writers), so that
+// the collector neither scans them nor makes a store pay a write barrier.
 //
 // Only programs' steps reach it (their views' loads and stores, the
 // executor's look at a waiter's word, the checker's state hash at a step's
@@ -36,62 +36,64 @@ import (
 // that lock guards it too.
 type plainWords struct {
 	n       int            // unpublished words: the fast path of every load
-	writers []plainWriter  // each device that made plain stores, and what it wrote since it published
+	writers []plainWriter  // each device that made plain stores
 	buffers []*plainBuffer // the buffers written since the fabric began, each once
 }
 
-// plainWriter is a device's plain stores since it last published: each
-// word it wrote, which another device may have written over since (the
-// word's writer says who wrote it last), and a word it wrote again is
-// listed again.
+// plainWriter is a device that made plain stores: its epoch, which its
+// next publication ends, and how many words it wrote last in this epoch.
 type plainWriter struct {
 	dev   *Device
-	words []plainRef
+	epoch uint64
+	words int
 }
 
-// plainRef is word w of the buffer of index b in plainWords.buffers.
-type plainRef struct {
-	b, w int32
-}
-
-// plainBuffer is a buffer's unpublished words: who wrote each last, by
-// pages made as words are written.
+// plainBuffer is a buffer's words that plain stores wrote, by pages made
+// as words are written.
 type plainBuffer struct {
 	buf   *Buffer
-	index int32 // in plainWords.buffers
 	pages []*plainPage
 }
 
 // plainPageWords is how many words a page of a plainBuffer holds.
-const plainPageWords = 512
+const plainPageWords = 64
 
 // plainPage is a page of a buffer's words: plainPageWords, or fewer in a
 // smaller buffer.
-type plainPage struct {
-	writer   []int32 // 1 + the index in plainWords.writers of the word's last writer; 0: none unpublished
-	reported []bool  // a read of it was reported: one report a word
+type plainPage []plainWord
+
+// plainWord is who last wrote a word with a plain store: 1 + the writer's
+// index in plainWords.writers (0: none), in which of its epochs, and
+// whether a read of it was reported since (one report a word).
+type plainWord struct {
+	epoch    uint64
+	writer   int32
+	reported bool
 }
 
 // of is b's plainBuffer, made when create says so; nil when it has none.
 // It lives until the fabric begins anew (reset).
 func (p *plainWords) of(b *Buffer, create bool) *plainBuffer {
 	if b.plain == nil && create {
-		b.plain = &plainBuffer{buf: b, index: int32(len(p.buffers)), pages: make([]*plainPage, b.region.Len()/4/plainPageWords+1)}
+		b.plain = &plainBuffer{buf: b, pages: make([]*plainPage, b.region.Len()/4/plainPageWords+1)}
 		p.buffers = append(p.buffers, b.plain)
 	}
 	return b.plain
 }
 
-// word is the page and index of word w, the page made when create says
-// so; nil when it has none.
-func (pb *plainBuffer) word(w int, create bool) (*plainPage, int) {
+// word is word w, its page made when create says so; nil when it has
+// none.
+func (pb *plainBuffer) word(w int, create bool) *plainWord {
 	pg := pb.pages[w/plainPageWords]
-	if pg == nil && create {
-		n := min(plainPageWords, pb.buf.region.Len()/4)
-		pg = &plainPage{writer: make([]int32, n), reported: make([]bool, n)}
+	if pg == nil {
+		if !create {
+			return nil
+		}
+		page := make(plainPage, min(plainPageWords, pb.buf.region.Len()/4))
+		pg = &page
 		pb.pages[w/plainPageWords] = pg
 	}
-	return pg, w % plainPageWords
+	return &(*pg)[w%plainPageWords]
 }
 
 // writer is the index of dev's plainWriter, added when create says so; -1
@@ -105,23 +107,42 @@ func (p *plainWords) writer(dev *Device, create bool) int {
 	if !create {
 		return -1
 	}
-	p.writers = append(p.writers, plainWriter{dev: dev})
+	p.writers = append(p.writers, plainWriter{dev: dev, epoch: 1})
 	return len(p.writers) - 1
+}
+
+// lastWriter is the index of the writer of x when x is unpublished, else
+// -1.
+func (p *plainWords) lastWriter(x *plainWord) int {
+	if x == nil || x.writer == 0 || p.writers[x.writer-1].epoch != x.epoch {
+		return -1
+	}
+	return int(x.writer - 1)
 }
 
 // wrote notes a plain store of writer to the word at off of b.
 func (p *plainWords) wrote(b *Buffer, off int, writer *Device) {
+	p.wroteWords(b, off, 1, writer)
+}
+
+// wroteWords notes plain stores of writer to the n words from off on of b.
+func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
 	pb := p.of(b, true)
-	pg, i := pb.word(off/4, true)
-	if last := pg.writer[i]; last != 0 && p.writers[last-1].dev == writer {
-		return // listed since its last store
-	} else if last == 0 {
-		p.n++
-	}
 	wi := p.writer(writer, true)
-	pg.writer[i] = int32(wi + 1)
-	wl := &p.writers[wi]
-	wl.words = append(wl.words, plainRef{pb.index, int32(off / 4)})
+	w := &p.writers[wi]
+	for k := off / 4; k < off/4+n; k++ {
+		x := pb.word(k, true)
+		switch last := p.lastWriter(x); last {
+		case wi:
+			continue // unpublished since its last store
+		case -1:
+			p.n++
+		default:
+			p.writers[last].words--
+		}
+		w.words++
+		*x = plainWord{epoch: w.epoch, writer: int32(wi + 1)}
+	}
 }
 
 // publish publishes every plain store of writer: a release store of its
@@ -131,36 +152,26 @@ func (p *plainWords) publish(writer *Device) {
 		return
 	}
 	if wi := p.writer(writer, false); wi >= 0 {
-		p.forget(wi)
+		w := &p.writers[wi]
+		p.n -= w.words
+		w.words = 0
+		w.epoch++
 	}
-}
-
-// forget publishes the words the writer of index wi lists that it wrote
-// last.
-func (p *plainWords) forget(wi int) {
-	wl := &p.writers[wi]
-	for _, r := range wl.words {
-		pg, i := p.buffers[r.b].word(int(r.w), false)
-		if pg.writer[i] == int32(wi+1) {
-			pg.writer[i], pg.reported[i] = 0, false
-			p.n--
-		}
-	}
-	wl.words = wl.words[:0]
 }
 
 // unpublished is the writer of the word at off of b when a plain store
-// wrote it that is not yet published, with its page and index.
-func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *plainPage, int) {
+// wrote it that is not yet published, with the word.
+func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *plainWord) {
 	pb := p.of(b, false)
 	if pb == nil {
-		return nil, nil, 0
+		return nil, nil
 	}
-	pg, i := pb.word(off/4, false)
-	if pg == nil || pg.writer[i] == 0 {
-		return nil, nil, 0
+	x := pb.word(off/4, false)
+	wi := p.lastWriter(x)
+	if wi < 0 {
+		return nil, nil
 	}
-	return p.writers[pg.writer[i]-1].dev, pg, i
+	return p.writers[wi].dev, x
 }
 
 // hidden reports whether another device than reader wrote the word at off
@@ -170,7 +181,7 @@ func (p *plainWords) hidden(b *Buffer, off int, reader *Device) bool {
 	if p.n == 0 {
 		return false
 	}
-	w, _, _ := p.unpublished(b, off)
+	w, _ := p.unpublished(b, off)
 	return w != nil && w != reader
 }
 
@@ -180,11 +191,11 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 	if p.n == 0 {
 		return
 	}
-	w, pg, i := p.unpublished(b, off)
-	if w == nil || w == reader || pg.reported[i] {
+	w, x := p.unpublished(b, off)
+	if w == nil || w == reader || x.reported {
 		return
 	}
-	pg.reported[i] = true
+	x.reported = true
 	detail := reader.name + " read byte " + strconv.Itoa(off) + " of " + b.describe() +
 		", which " + w.name + " wrote with a plain store that no later release store of " + w.name + " published"
 	b.profile.fabric.events.Emit(reader.actor, b.owner, event.EvPlainRead, b.id, uint64(off), detail)
@@ -194,45 +205,40 @@ func (p *plainWords) read(b *Buffer, off int, reader *Device) {
 // their count, then each word's buffer, offset, writer and whether a read
 // of it was reported, by buffer and offset.
 func (p *plainWords) hash(h *program.StateHash) {
+	h.Add(uint64(p.n))
 	if p.n == 0 {
-		h.Add(0)
 		return
 	}
-	var words []plainRef
-	for wi, wl := range p.writers {
-		for _, r := range wl.words {
-			if pg, i := p.buffers[r.b].word(int(r.w), false); pg.writer[i] == int32(wi+1) {
-				words = append(words, r)
+	bufs := slices.Clone(p.buffers)
+	slices.SortFunc(bufs, func(a, b *plainBuffer) int { return cmp.Compare(a.buf.id, b.buf.id) })
+	for _, pb := range bufs {
+		for pi, pg := range pb.pages {
+			if pg == nil {
+				continue
+			}
+			for i := range *pg {
+				x := &(*pg)[i]
+				if wi := p.lastWriter(x); wi >= 0 {
+					h.Add(pb.buf.id)
+					h.Add(uint64(4 * (pi*plainPageWords + i)))
+					h.Add(uint64(p.writers[wi].dev.actor))
+					h.Add(boolWord(x.reported))
+				}
 			}
 		}
 	}
-	id := func(r plainRef) uint64 { return p.buffers[r.b].buf.id }
-	slices.SortFunc(words, func(a, b plainRef) int {
-		return cmp.Or(cmp.Compare(id(a), id(b)), cmp.Compare(a.w, b.w))
-	})
-	words = slices.CompactFunc(words, func(a, b plainRef) bool { return a == b })
-	h.Add(uint64(len(words)))
-	for _, r := range words {
-		pg, i := p.buffers[r.b].word(int(r.w), false)
-		h.Add(id(r))
-		h.Add(uint64(4 * r.w))
-		h.Add(uint64(p.writers[pg.writer[i]-1].dev.actor))
-		h.Add(boolWord(pg.reported[i]))
-	}
 }
 
-// reset forgets every word and buffer: a fabric begun anew, with the same
-// devices, whose lists are kept empty. A buffer kept from before (a handle
-// the renewal made stale) gets a new plainBuffer if it is ever written
-// again.
+// reset forgets every word, buffer and writer: a fabric begun anew (whose
+// devices may be new ones). A buffer kept from before (a handle the
+// renewal made stale) gets a new plainBuffer if it is ever written again.
 func (p *plainWords) reset() {
 	for _, pb := range p.buffers {
 		pb.buf.plain = nil
 	}
 	clear(p.buffers)
 	p.buffers = p.buffers[:0]
-	for i := range p.writers {
-		p.writers[i].words = p.writers[i].words[:0]
-	}
+	clear(p.writers)
+	p.writers = p.writers[:0]
 	p.n = 0
 }

@@ -150,6 +150,25 @@ func (v *View) StorePlain(off int, val uint32) {
 	v.keep(off, val, true)
 }
 
+// WritePlain stores words from off on, one after another, each as
+// StorePlain does: what a program writing a run of data before the store
+// that publishes it does, at one bookkeeping of rule 8 for the run.
+func (v *View) WritePlain(off int, words []uint32) {
+	v.att.device.meter.store()
+	if !v.coherent {
+		for i, w := range words {
+			v.keep(off+4*i, w, true)
+		}
+		return
+	}
+	if v.plain != nil {
+		v.plain.wroteWords(v.buffer, off, len(words), v.att.device)
+	}
+	for i, w := range words {
+		v.region.StorePlain(off+4*i, w)
+	}
+}
+
 // Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
 func (v *View) Flip(off int, mask uint32) { v.region.Xor(off, mask) }
 

@@ -255,9 +255,7 @@ func (in *Instance) effect(env program.Env) (res []lua.LValue, next program.Next
 	case opStorePlain:
 		op.view.StorePlain(op.off, op.val)
 	case opWrite:
-		for i, w := range op.words {
-			op.view.StorePlain(op.off+4*i, w)
-		}
+		op.view.WritePlain(op.off, op.words)
 	case opRead:
 		t := op.into
 		for i := 0; i < op.n; i++ {

@@ -185,6 +185,7 @@ func (h *half) prologue(env program.Env, round func(program.Env) program.Next) (
 // that the two devices' threads took from each other on every round.
 type gpuExchange struct {
 	half
+	data []uint32 // a generation's words, as they are written
 }
 
 // Step runs the GPU half one step, or on through the steps that go on
@@ -210,10 +211,11 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 			}
 			p.op = opWrite
 		case opWrite:
-			base := x.dataOff(p.slot)
+			p.data = p.data[:0]
 			for i := range x.words() {
-				p.payload.StorePlain(base+4*i, Pattern(x.owner, p.g, i))
+				p.data = append(p.data, Pattern(x.owner, p.g, i))
 			}
+			p.payload.WritePlain(x.dataOff(p.slot), p.data)
 			if env.Fault(PayloadCorrupt).Action == fault.Flip {
 				p.op = opFlip
 				return program.Continue()
