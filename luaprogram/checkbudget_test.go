@@ -31,7 +31,7 @@ func checkOf(t *testing.T, check string, opts luaprogram.Options) error {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := runSession(t, f, pair)
+	s := luaprogram.RunSession(t, f, pair)
 	problem, done := s.Checked()
 	if !done {
 		t.Fatal("the check did not run")

@@ -4,10 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/devices"
-	"github.com/residentlua/residentlua/engine"
 )
 
 // TestChecksPassAgainOnlyWhatTheyPassed runs sessions of a program whose
@@ -50,18 +48,7 @@ func TestChecksPassAgainOnlyWhatTheyPassed(t *testing.T) {
 			}
 			out.Reset()
 			pair.Seed = seed + 1 // the run's math.random
-			s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), pair.Programs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, op := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
-				if err := op(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if ok, err := s.Wait(time.Second); !ok || err != nil {
-				t.Fatalf("%s, seed %d: Wait = %v, %v", c.name, seed+1, ok, err)
-			}
+			s := runSession(t, f, pair)
 			printed := strings.Fields(out.String())
 			if len(printed) == 0 {
 				t.Fatalf("%s, seed %d: the run printed nothing", c.name, seed+1)

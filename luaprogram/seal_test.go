@@ -3,7 +3,6 @@ package luaprogram_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/engine"
@@ -34,32 +33,13 @@ func printsPerSession(t *testing.T, gpu string, sessions int) []string {
 	var each []string
 	for range sessions {
 		out.Reset()
-		s := runSession(t, f, pair)
+		s := luaprogram.RunSession(t, f, pair)
 		if o := s.CloseWithin(t.Context(), 0); o != engine.Retired {
 			t.Fatalf("closed %v", o)
 		}
 		each = append(each, out.String())
 	}
 	return each
-}
-
-// runSession runs a session of pair on f to its retirement, which must
-// come within a second, and returns it, open.
-func runSession(t *testing.T, f *devices.Fabric, pair luaprogram.Pair) *engine.Session {
-	t.Helper()
-	s, err := engine.Open(f.First(devices.GPU), f.First(devices.NPU), pair.Programs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range []func() error{s.SubmitGPU, s.SubmitNPU, s.Start} {
-		if err := op(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if ok, err := s.Wait(time.Second); !ok || err != nil {
-		t.Fatalf("Wait = %v, %v", ok, err)
-	}
-	return s
 }
 
 // TestEachInvocationRunsTheChunkAfresh checks what a fresh run of the
