@@ -19,7 +19,7 @@ const module = "github.com/residentlua/residentlua"
 // maxDevices is the most exported names package devices may have: the front
 // (fabrics, devices, buffers, waits, quarantine) and the author's API
 // (programs, views, events) that docs/programs.md describes, and no more.
-const maxDevices = 119
+const maxDevices = 120
 
 // standard names methods whose callers are the standard library, through
 // fmt.Stringer, error and the errors package's Is, As and Unwrap: no file of
