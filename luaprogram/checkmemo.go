@@ -22,6 +22,7 @@ type checkMemo struct {
 	of      *sealed              // the check the entries are of
 	passed  map[memoKey][][]byte // the inputs of checks that passed, by their hash
 	entries int                  // how many inputs passed holds
+	bytes   int                  // and their bytes
 	seed    maphash.Seed
 	buf     []byte // the inputs being looked up
 }
@@ -35,10 +36,10 @@ type memoKey struct {
 
 // Bounds of the memo: a check that reaches more memory than maxMemoBytes
 // runs every time (gathering its inputs would cost about what it does),
-// and past maxMemoEntries the memo starts again.
+// and once it holds maxMemoTotal bytes of inputs the memo starts again.
 const (
-	maxMemoBytes   = 64 << 10
-	maxMemoEntries = 4096
+	maxMemoBytes = 64 << 10
+	maxMemoTotal = 4 << 20
 )
 
 // inputs gathers what in's check reads, run as s: the session, and each
@@ -50,7 +51,7 @@ func (c *checkMemo) inputs(in *Instance, s *sealed) (key memoKey, ok bool) {
 		return memoKey{}, false
 	}
 	if c.of != s {
-		c.of, c.passed, c.entries = s, nil, 0
+		c.of, c.passed, c.entries, c.bytes = s, nil, 0, 0
 	}
 	total := in.cfg.Startup.Size()
 	for _, b := range in.cfg.Buffers {
@@ -96,9 +97,10 @@ func (c *checkMemo) passes(key memoKey) bool {
 
 // remember records that the check passed with the inputs of key.
 func (c *checkMemo) remember(key memoKey) {
-	if c.passed == nil || c.entries == maxMemoEntries {
-		c.passed, c.entries = map[memoKey][][]byte{}, 0
+	if c.passed == nil || c.bytes+len(c.buf) > maxMemoTotal {
+		c.passed, c.entries, c.bytes = map[memoKey][][]byte{}, 0, 0
 	}
 	c.passed[key] = append(c.passed[key], bytes.Clone(c.buf))
 	c.entries++
+	c.bytes += len(c.buf)
 }
