@@ -30,10 +30,13 @@ func (in *Instance) check() error {
 	// environment is as made does not matter here: a check always runs in
 	// one, and the sealed function is what a fresh run of the chunk makes
 	// while it is intact.
-	if s := m.sealed[checkEntry]; s != nil && s.intact(s.env) != nil {
-		if key, ok := m.memo.inputs(in, s); ok && m.memo.passes(key) {
-			return nil
-		}
+	s := m.sealed[checkEntry]
+	if s != nil && s.intact(s.env) == nil {
+		s = nil
+	}
+	key, memo := m.memo.inputs(in, s)
+	if memo && m.memo.passes(key) {
+		return nil
 	}
 	check, err := m.fresh(checkEntry) // a fresh environment, as an invocation's
 	if err != nil {
@@ -42,11 +45,7 @@ func (in *Instance) check() error {
 	if check == nil {
 		return errors.New(in.prog.Name() + ": the chunk returned a check when it was made, and none this time; a program's chunk must return the same table each time it runs")
 	}
-	s := m.sealed[checkEntry]
-	if s != nil && s.fn != check {
-		s = nil
-	}
-	key, memo := m.memo.inputs(in, s)
+	memo = memo && m.sealed[checkEntry] == s && s.fn == check // not the chunk run afresh
 	writes, draws := m.out.writes, m.draws
 	m.checking = in
 	defer func() { m.checking = nil }()

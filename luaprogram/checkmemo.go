@@ -19,12 +19,11 @@ import (
 // check whose answer depends on anything else (the collector's count, a
 // table's address) is not one a schedule can be judged by.
 type checkMemo struct {
-	of      *sealed              // the check the entries are of
-	passed  map[memoKey][][]byte // the inputs of checks that passed, by their hash
-	entries int                  // how many inputs passed holds
-	bytes   int                  // and their bytes
-	seed    maphash.Seed
-	buf     []byte // the inputs being looked up
+	of     *sealed              // the check the entries are of
+	passed map[memoKey][][]byte // the inputs of checks that passed, by their hash
+	bytes  int                  // the bytes of the inputs passed holds
+	seed   maphash.Seed
+	buf    []byte // the inputs being looked up
 }
 
 // memoKey is the hash of a check's inputs and its arguments, which are
@@ -51,7 +50,7 @@ func (c *checkMemo) inputs(in *Instance, s *sealed) (key memoKey, ok bool) {
 		return memoKey{}, false
 	}
 	if c.of != s {
-		c.of, c.passed, c.entries, c.bytes = s, nil, 0, 0
+		c.of, c.passed, c.bytes = s, nil, 0
 	}
 	total := in.cfg.Startup.Size()
 	for _, b := range in.cfg.Buffers {
@@ -98,9 +97,8 @@ func (c *checkMemo) passes(key memoKey) bool {
 // remember records that the check passed with the inputs of key.
 func (c *checkMemo) remember(key memoKey) {
 	if c.passed == nil || c.bytes+len(c.buf) > maxMemoTotal {
-		c.passed, c.entries, c.bytes = map[memoKey][][]byte{}, 0, 0
+		c.passed, c.bytes = map[memoKey][][]byte{}, 0
 	}
 	c.passed[key] = append(c.passed[key], bytes.Clone(c.buf))
-	c.entries++
 	c.bytes += len(c.buf)
 }
