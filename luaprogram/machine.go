@@ -63,10 +63,11 @@ type machine struct {
 	bufs       *lua.LTable
 	bufHandles []*lua.LUserData
 	bufNames   []string
-	// args is the copy of argsFor the last invocation or check was given
-	// (argsOf).
-	args    *lua.LTable
-	argsFor Args
+	// args is the copy of argsFor the last invocation or check was given,
+	// made of argsFields (argsOf).
+	args       *lua.LTable
+	argsFor    Args
+	argsFields []field
 	// timing is the last invocation's p.timing, made of timingFields, the
 	// figures of timingFor (timingOf).
 	timing       *lua.LTable
@@ -257,13 +258,17 @@ func (m *machine) environment() *lua.LTable {
 // with the environment, most invocations change nothing of theirs), else a
 // new copy.
 func (m *machine) argsOf(a Args) lua.LValue {
-	if m.args != nil && m.argsFor.root == a.root && a.asMade(m.args) {
+	if m.args != nil && m.argsFor.root == a.root && holdsOnly(m.args, m.argsFields) {
 		return m.args
 	}
 	v := a.lua(m.L)
-	m.args = nil
+	m.args, m.argsFields = nil, m.argsFields[:0]
 	if t, ok := v.(*lua.LTable); ok && a.flat() {
 		m.args, m.argsFor = t, a
+		root := a.root.(*table)
+		for i, k := range root.keys { // in the order lua set them
+			m.argsFields = append(m.argsFields, field{lua.LString(k.(string)), toLua(m.L, root.vals[i])})
+		}
 	}
 	return v
 }
@@ -301,7 +306,7 @@ func holdsOnly(t *lua.LTable, fields []field) bool {
 		return false
 	}
 	for _, f := range fields {
-		if t.RawGet(f.k) != f.v {
+		if !same(t.RawGet(f.k), f.v) {
 			return false
 		}
 	}

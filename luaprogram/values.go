@@ -2,7 +2,6 @@ package luaprogram
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,23 +162,6 @@ func writeKey(b *strings.Builder, v value) {
 	}
 }
 
-// holds reports whether lv is the Lua value of v, a number, a string or a
-// boolean (numbers bit for bit, as same compares them).
-func holds(lv lua.LValue, v value) bool {
-	switch v := v.(type) {
-	case float64:
-		n, ok := lv.(lua.LNumber)
-		return ok && math.Float64bits(float64(n)) == math.Float64bits(v)
-	case string:
-		s, ok := lv.(lua.LString)
-		return ok && string(s) == v
-	case bool:
-		b, ok := lv.(lua.LBool)
-		return ok && bool(b) == v
-	}
-	return false
-}
-
 // lua makes a fresh copy of the arguments in L.
 func (a Args) lua(L *lua.LState) lua.LValue { return toLua(L, a.root) }
 
@@ -200,21 +182,6 @@ func (a Args) flat() bool {
 		}
 	}
 	return true
-}
-
-// asMade reports whether c, a copy of flat arguments a made by lua, holds
-// exactly them and has no metatable.
-func (a Args) asMade(c *lua.LTable) bool {
-	t := a.root.(*table)
-	if c.Metatable != lua.LNil {
-		return false
-	}
-	for i, k := range t.keys {
-		if !holds(c.RawGetString(k.(string)), t.vals[i]) {
-			return false
-		}
-	}
-	return nothingElse(c, lua.LString(t.keys[0].(string)), lua.LString(t.keys[len(t.keys)-1].(string)))
 }
 
 func toLua(L *lua.LState, v value) lua.LValue {
