@@ -28,35 +28,38 @@ type meter struct {
 	active  bool // a step is running
 	owed    time.Duration
 	touched bool // the step made a memory operation
-	// buffer, family and line are the line the step last paid for: of the
-	// buffer of that id, through that family's view (no pointer, so that
-	// a load does not pay a write barrier while the collector runs).
-	buffer, family uint64
-	line           int
-	rng            rand.PCG
+	// last and line are the line the step last paid for: of the buffer
+	// and through the family last names (no pointer, so that a load does
+	// not pay a write barrier while the collector runs).
+	last meterKey
+	line int
+	rng  rand.PCG
 }
 
 // renew readies the meter for a fabric of timing t and seed.
 func (m *meter) renew(t *program.Timing, seed uint64, actor event.Actor) {
-	m.timing, m.active, m.owed, m.touched, m.buffer = t, false, 0, false, 0
+	m.timing, m.active, m.owed, m.touched, m.last = t, false, 0, false, meterKey{}
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }
 
 // begin begins a step.
-func (m *meter) begin() { m.active, m.owed, m.touched, m.buffer = true, 0, false, 0 }
+func (m *meter) begin() { m.active, m.owed, m.touched, m.last, m.line = true, 0, false, meterKey{}, -1 }
 
-// load charges a load or read of the word at off of v: a line's cost the
-// first time in a row the step touches the line.
+// meterKey names the lines of one buffer through one queue family: the
+// buffer's id and the family's ordinal.
+type meterKey struct{ buffer, family uint64 }
+
+// loads reports whether a load of the word at off of v is to be paid for:
+// in a step, the first time in a row the step touches the word's line.
+func (m *meter) loads(v *View, off int) bool {
+	return m.active && (m.line != off/memory.LineBytes || m.last != v.lines)
+}
+
+// load charges a load or read of the word at off of v, which loads says
+// is to be paid for: a line's cost.
 func (m *meter) load(v *View, off int) {
-	if !m.active {
-		return
-	}
 	m.touched = true
-	line := off / memory.LineBytes
-	if m.buffer == v.buffer.id && m.family == uint64(v.att.family.ordinal) && m.line == line {
-		return
-	}
-	m.buffer, m.family, m.line = v.buffer.id, uint64(v.att.family.ordinal), line
+	m.last, m.line = v.lines, off/memory.LineBytes
 	if v.coherent {
 		m.owed = addDurations(m.owed, m.timing.HostToGPU)
 	} else {

@@ -23,12 +23,16 @@ import (
 //
 // Every plain store of a simulated exchange's data goes through it (about
 // 600 in a standard trial), so a store costs a few loads and stores: each
-// buffer reaches pages of its words (plainBuffer), each word naming the
-// writer that stored it last and that writer's epoch then; a word is
-// unpublished while its writer is still in that epoch, and a writer
-// publishes every word it wrote at once by starting its next epoch. The
-// pages hold indices, not pointers (a writer's index in writers), so that
-// the collector neither scans them nor makes a store pay a write barrier.
+// buffer reaches pages of its words (plainBuffer), each word holding the
+// epoch in which its last writer stored it. Epochs are numbered by one
+// clock that only goes forward, so no two writers, in this fabric or an
+// earlier one, ever had the same epoch: a word is unpublished while some
+// writer is still in the epoch it holds, and a writer publishes every word
+// it wrote at once by starting its next epoch. So pages are kept from one
+// fabric to the next (a trial makes its buffers anew) without being
+// cleared: what an earlier fabric left in them is published. Words hold
+// numbers, not pointers, so that the collector neither scans the pages nor
+// makes a store pay a write barrier.
 //
 // Only programs' steps reach it (their views' loads and stores, the
 // executor's look at a waiter's word, the checker's state hash at a step's
@@ -36,8 +40,10 @@ import (
 // that lock guards it too.
 type plainWords struct {
 	n       int            // unpublished words: the fast path of every load
+	clock   uint64         // the last epoch begun
 	writers []plainWriter  // each device that made plain stores
 	buffers []*plainBuffer // the buffers written since the fabric began, each once
+	spare   []*plainBuffer // buffers' pages kept from earlier fabrics, to reuse
 }
 
 // plainWriter is a device that made plain stores: its epoch, which its
@@ -58,42 +64,43 @@ type plainBuffer struct {
 // plainPageWords is how many words a page of a plainBuffer holds.
 const plainPageWords = 64
 
-// plainPage is a page of a buffer's words: plainPageWords, or fewer in a
-// smaller buffer.
-type plainPage []plainWord
+// plainPage is a page of a buffer's words, each the epoch of its last
+// plain store (0: none), with plainReported set once a read of it was
+// reported in that epoch (one report a word).
+type plainPage [plainPageWords]uint64
 
-// plainWord is who last wrote a word with a plain store: 1 + the writer's
-// index in plainWords.writers (0: none), in which of its epochs, and
-// whether a read of it was reported since (one report a word).
-type plainWord struct {
-	epoch    uint64
-	writer   int32
-	reported bool
-}
+// plainReported marks a word whose read was reported.
+const plainReported = 1 << 63
 
-// of is b's plainBuffer, made when create says so; nil when it has none.
-// It lives until the fabric begins anew (reset).
+// of is b's plainBuffer, made (from a spare one when there is) when create
+// says so; nil when it has none. It lives until the fabric begins anew
+// (reset).
 func (p *plainWords) of(b *Buffer, create bool) *plainBuffer {
 	if b.plain == nil && create {
-		b.plain = &plainBuffer{buf: b, pages: make([]*plainPage, b.region.Len()/4/plainPageWords+1)}
-		p.buffers = append(p.buffers, b.plain)
+		n := b.region.Len()/4/plainPageWords + 1
+		var pb *plainBuffer
+		if k := len(p.spare); k > 0 {
+			pb, p.spare = p.spare[k-1], p.spare[:k-1]
+		} else {
+			pb = &plainBuffer{}
+		}
+		pb.buf = b
+		pb.pages = slices.Grow(pb.pages[:0], n)[:n]
+		b.plain = pb
+		p.buffers = append(p.buffers, pb)
 	}
 	return b.plain
 }
 
-// word is word w, its page made when create says so; nil when it has
+// page is the page of word w, made when create says so; nil when it has
 // none.
-func (pb *plainBuffer) word(w int, create bool) *plainWord {
+func (pb *plainBuffer) page(w int, create bool) *plainPage {
 	pg := pb.pages[w/plainPageWords]
-	if pg == nil {
-		if !create {
-			return nil
-		}
-		page := make(plainPage, min(plainPageWords, pb.buf.region.Len()/4))
-		pg = &page
+	if pg == nil && create {
+		pg = new(plainPage)
 		pb.pages[w/plainPageWords] = pg
 	}
-	return &(*pg)[w%plainPageWords]
+	return pg
 }
 
 // writer is the index of dev's plainWriter, added when create says so; -1
@@ -107,17 +114,22 @@ func (p *plainWords) writer(dev *Device, create bool) int {
 	if !create {
 		return -1
 	}
-	p.writers = append(p.writers, plainWriter{dev: dev, epoch: 1})
+	p.clock++
+	p.writers = append(p.writers, plainWriter{dev: dev, epoch: p.clock})
 	return len(p.writers) - 1
 }
 
-// lastWriter is the index of the writer of x when x is unpublished, else
-// -1.
-func (p *plainWords) lastWriter(x *plainWord) int {
-	if x == nil || x.writer == 0 || p.writers[x.writer-1].epoch != x.epoch {
-		return -1
+// lastWriter is the index of the writer of a word holding x when the word
+// is unpublished, else -1.
+func (p *plainWords) lastWriter(x uint64) int {
+	if epoch := x &^ plainReported; epoch != 0 {
+		for i := range p.writers {
+			if p.writers[i].epoch == epoch {
+				return i
+			}
+		}
 	}
-	return int(x.writer - 1)
+	return -1
 }
 
 // wrote notes a plain store of writer to the word at off of b.
@@ -125,23 +137,44 @@ func (p *plainWords) wrote(b *Buffer, off int, writer *Device) {
 	p.wroteWords(b, off, 1, writer)
 }
 
-// wroteWords notes plain stores of writer to the n words from off on of b.
+// wroteWords notes plain stores of writer to the n words from off on of b,
+// a page at a time. While no other writer has an unpublished word (the
+// common case: the other program published what it wrote), a word's
+// epoch is writer's current one or over, and a page's words are stamped
+// without asking whose they were.
 func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
 	pb := p.of(b, true)
 	wi := p.writer(writer, true)
 	w := &p.writers[wi]
-	for k := off / 4; k < off/4+n; k++ {
-		x := pb.word(k, true)
-		switch last := p.lastWriter(x); last {
-		case wi:
-			continue // unpublished since its last store
-		case -1:
-			p.n++
-		default:
-			p.writers[last].words--
+	for k, end := off/4, off/4+n; k < end; {
+		pg := pb.page(k, true)
+		stop := min(end, (k/plainPageWords+1)*plainPageWords)
+		words := pg[k%plainPageWords : k%plainPageWords+stop-k]
+		k = stop
+		if p.n == w.words {
+			added := 0
+			for i, x := range words {
+				if x&^plainReported != w.epoch {
+					words[i] = w.epoch
+					added++
+				}
+			}
+			p.n += added
+			w.words += added
+			continue
 		}
-		w.words++
-		*x = plainWord{epoch: w.epoch, writer: int32(wi + 1)}
+		for i, x := range words {
+			if x&^plainReported == w.epoch {
+				continue // unpublished since its last store
+			}
+			if last := p.lastWriter(x); last >= 0 {
+				p.writers[last].words--
+			} else {
+				p.n++
+			}
+			w.words++
+			words[i] = w.epoch
+		}
 	}
 }
 
@@ -155,19 +188,24 @@ func (p *plainWords) publish(writer *Device) {
 		w := &p.writers[wi]
 		p.n -= w.words
 		w.words = 0
-		w.epoch++
+		p.clock++
+		w.epoch = p.clock
 	}
 }
 
 // unpublished is the writer of the word at off of b when a plain store
 // wrote it that is not yet published, with the word.
-func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *plainWord) {
+func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *uint64) {
 	pb := p.of(b, false)
 	if pb == nil {
 		return nil, nil
 	}
-	x := pb.word(off/4, false)
-	wi := p.lastWriter(x)
+	pg := pb.page(off/4, false)
+	if pg == nil {
+		return nil, nil
+	}
+	x := &pg[off/4%plainPageWords]
+	wi := p.lastWriter(*x)
 	if wi < 0 {
 		return nil, nil
 	}
@@ -186,16 +224,15 @@ func (p *plainWords) hidden(b *Buffer, off int, reader *Device) bool {
 }
 
 // read reports a read by reader of the word at off of b when another
-// device's plain store to it is unpublished (rule 8), once a word.
+// device's plain store to it is unpublished (rule 8), once a word. Its
+// caller looks at n first: with no unpublished word, a read is not
+// looked up.
 func (p *plainWords) read(b *Buffer, off int, reader *Device) {
-	if p.n == 0 {
-		return
-	}
 	w, x := p.unpublished(b, off)
-	if w == nil || w == reader || x.reported {
+	if w == nil || w == reader || *x&plainReported != 0 {
 		return
 	}
-	x.reported = true
+	*x |= plainReported
 	detail := reader.name + " read byte " + strconv.Itoa(off) + " of " + b.describe() +
 		", which " + w.name + " wrote with a plain store that no later release store of " + w.name + " published"
 	b.profile.fabric.events.Emit(reader.actor, b.owner, event.EvPlainRead, b.id, uint64(off), detail)
@@ -212,29 +249,42 @@ func (p *plainWords) hash(h *program.StateHash) {
 	bufs := slices.Clone(p.buffers)
 	slices.SortFunc(bufs, func(a, b *plainBuffer) int { return cmp.Compare(a.buf.id, b.buf.id) })
 	for _, pb := range bufs {
+		words := pb.buf.region.Len() / 4
 		for pi, pg := range pb.pages {
 			if pg == nil {
 				continue
 			}
-			for i := range *pg {
-				x := &(*pg)[i]
-				if wi := p.lastWriter(x); wi >= 0 {
+			for i := range min(plainPageWords, words-pi*plainPageWords) {
+				if wi := p.lastWriter(pg[i]); wi >= 0 {
 					h.Add(pb.buf.id)
 					h.Add(uint64(4 * (pi*plainPageWords + i)))
 					h.Add(uint64(p.writers[wi].dev.actor))
-					h.Add(boolWord(x.reported))
+					h.Add(boolWord(pg[i]&plainReported != 0))
 				}
 			}
 		}
 	}
 }
 
+// plainSpares and plainSparePages bound what reset keeps for the next
+// fabric: so many buffers' pages, each of at most so many pages (a buffer
+// of 256 KiB; a bigger one's pages go to the collector).
+const (
+	plainSpares     = 64
+	plainSparePages = 1024
+)
+
 // reset forgets every word, buffer and writer: a fabric begun anew (whose
-// devices may be new ones). A buffer kept from before (a handle the
+// devices may be new ones). The buffers' pages are kept, as they are, for
+// the next fabric's buffers (up to plainSpares buffers of plainSparePages):
+// every epoch in them is over. A buffer kept from before (a handle the
 // renewal made stale) gets a new plainBuffer if it is ever written again.
 func (p *plainWords) reset() {
 	for _, pb := range p.buffers {
-		pb.buf.plain = nil
+		pb.buf.plain, pb.buf = nil, nil
+		if len(p.spare) < plainSpares && cap(pb.pages) <= plainSparePages {
+			p.spare = append(p.spare, pb)
+		}
 	}
 	clear(p.buffers)
 	p.buffers = p.buffers[:0]

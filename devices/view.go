@@ -27,6 +27,10 @@ type View struct {
 	att      *attachment
 	pending  []pendingWrite
 	plain    *plainWords // in simulated time, the plain stores not yet published (rule 8); nil in real time
+	meter    *meter      // the device's, which its program's loads and stores pay
+	// lines is which lines the meter charges a load for: the buffer's id
+	// and the family's ordinal, as the meter keys the line it last paid.
+	lines meterKey
 }
 
 // paddedView is a view on cache lines of its own, as a real-time fabric
@@ -57,7 +61,8 @@ func (b *Buffer) View(d *Device, family QueueFamily) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := View{buffer: b, region: b.region, coherent: a.coherent, exec: b.profile.fabric.exec, att: a}
+	v := View{buffer: b, region: b.region, coherent: a.coherent, exec: b.profile.fabric.exec, att: a,
+		meter: &d.meter, lines: meterKey{b.id, uint64(family.ordinal)}}
 	if s := b.profile.fabric.simulated(); s != nil {
 		v.plain = &s.plain
 	}
@@ -77,8 +82,10 @@ func (v *View) Coherent() bool { return v.coherent }
 // Load reads the word at byte offset off as this family sees it. The
 // program's step pays for the word's line (meter).
 func (v *View) Load(off int) uint32 {
-	v.att.device.meter.load(v, off)
-	if v.plain != nil {
+	if v.meter.loads(v, off) {
+		v.meter.load(v, off)
+	}
+	if v.plain != nil && v.plain.n != 0 {
 		v.plain.read(v.buffer, off, v.att.device)
 	}
 	return v.load(off)
@@ -109,7 +116,7 @@ func (v *View) load(off int) uint32 {
 
 // Store writes the word at off: at once when coherent, at the next Drain otherwise.
 func (v *View) Store(off int, val uint32) {
-	v.att.device.meter.store()
+	v.meter.store()
 	if v.coherent {
 		if v.plain != nil {
 			v.plain.publish(v.att.device)
@@ -139,7 +146,7 @@ func (v *View) keep(off int, val uint32, plain bool) {
 // non-coherent view keeps it pending, as any store, and its drain writes
 // it with a plain store too.
 func (v *View) StorePlain(off int, val uint32) {
-	v.att.device.meter.store()
+	v.meter.store()
 	if v.coherent {
 		if v.plain != nil {
 			v.plain.wrote(v.buffer, off, v.att.device)
@@ -154,7 +161,7 @@ func (v *View) StorePlain(off int, val uint32) {
 // StorePlain does: what a program writing a run of data before the store
 // that publishes it does, at one bookkeeping of rule 8 for the run.
 func (v *View) WritePlain(off int, words []uint32) {
-	v.att.device.meter.store()
+	v.meter.store()
 	if !v.coherent {
 		for i, w := range words {
 			v.keep(off+4*i, w, true)
@@ -176,7 +183,7 @@ func (v *View) Flip(off int, mask uint32) { v.region.Xor(off, mask) }
 // were made, and returns how many words it wrote. The program's step pays
 // a line's DMA for each line the words lie on (meter).
 func (v *View) Drain() int {
-	v.att.device.meter.drain(v.pending)
+	v.meter.drain(v.pending)
 	n := len(v.pending)
 	if n == 0 {
 		return 0

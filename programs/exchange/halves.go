@@ -211,9 +211,11 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 			}
 			p.op = opWrite
 		case opWrite:
-			p.data = p.data[:0]
-			for i := range x.words() {
-				p.data = append(p.data, Pattern(x.owner, p.g, i))
+			if len(p.data) != x.words() {
+				p.data = make([]uint32, x.words())
+			}
+			for i := range p.data {
+				p.data[i] = Pattern(x.owner, p.g, i)
 			}
 			p.payload.WritePlain(x.dataOff(p.slot), p.data)
 			if env.Fault(PayloadCorrupt).Action == fault.Flip {
