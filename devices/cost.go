@@ -30,7 +30,8 @@ type meter struct {
 	touched bool // the step made a memory operation
 	// last and line are the line the step last paid for: of the buffer
 	// and through the family last names (no pointer, so that a load does
-	// not pay a write barrier while the collector runs).
+	// not pay a write barrier while the collector runs). At a step's
+	// start, line is -1, a line no load is on.
 	last meterKey
 	line int
 	rng  rand.PCG
@@ -50,16 +51,18 @@ func (m *meter) begin() { m.active, m.owed, m.touched, m.last, m.line = true, 0,
 type meterKey struct{ buffer, family uint64 }
 
 // loads reports whether a load of the word at off of v is to be paid for:
-// in a step, the first time in a row the step touches the word's line.
+// in a step, the first time in a row the step touches the word's line. It
+// is the whole question for most loads (the words of a read that share a
+// line), so it is kept small enough to be inlined into View.Load.
 func (m *meter) loads(v *View, off int) bool {
-	return m.active && (m.line != off/memory.LineBytes || m.last != v.lines)
+	return m.active && (m.line != int(uint(off)/memory.LineBytes) || m.last != v.lines)
 }
 
 // load charges a load or read of the word at off of v, which loads says
 // is to be paid for: a line's cost.
 func (m *meter) load(v *View, off int) {
 	m.touched = true
-	m.last, m.line = v.lines, off/memory.LineBytes
+	m.last, m.line = v.lines, int(uint(off)/memory.LineBytes)
 	if v.coherent {
 		m.owed = addDurations(m.owed, m.timing.HostToGPU)
 	} else {

@@ -152,10 +152,10 @@ func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
 		words := pg[k%plainPageWords : k%plainPageWords+stop-k]
 		k = stop
 		if p.n == w.words {
-			added := 0
+			added, epoch := 0, w.epoch
 			for i, x := range words {
-				if x&^plainReported != w.epoch {
-					words[i] = w.epoch
+				if x&^plainReported != epoch {
+					words[i] = epoch
 					added++
 				}
 			}
@@ -179,11 +179,9 @@ func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
 }
 
 // publish publishes every plain store of writer: a release store of its
-// program, or its retirement.
+// program, or its retirement. Its callers look at n first: with no
+// unpublished word, there is nothing to publish.
 func (p *plainWords) publish(writer *Device) {
-	if p.n == 0 {
-		return
-	}
 	if wi := p.writer(writer, false); wi >= 0 {
 		w := &p.writers[wi]
 		p.n -= w.words
@@ -214,11 +212,9 @@ func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *uint64) {
 
 // hidden reports whether another device than reader wrote the word at off
 // of b with a plain store that is not yet published: a waiter of reader's
-// is not woken by it.
+// is not woken by it. Its callers look at n first: with no unpublished
+// word, none is hidden.
 func (p *plainWords) hidden(b *Buffer, off int, reader *Device) bool {
-	if p.n == 0 {
-		return false
-	}
 	w, _ := p.unpublished(b, off)
 	return w != nil && w != reader
 }

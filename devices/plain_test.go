@@ -34,7 +34,9 @@ func plainTrace(p *plainWords, b *Buffer, devs [2]*Device, ops []plainOp) (trace
 		case 0:
 			p.wroteWords(b, op.off, op.n, d)
 		case 1:
-			p.publish(d)
+			if p.n != 0 {
+				p.publish(d)
+			}
 		case 2:
 			if p.n != 0 {
 				p.read(b, op.off, d)

@@ -236,12 +236,14 @@ func (s *simExecutor) wakes(v program.View, off int, old uint32, dev *Device) bo
 	if !ok {
 		return v.Load(off) != old
 	}
-	return dv.load(off) != old && !s.plain.hidden(dv.buffer, off, dev)
+	return dv.load(off, false) != old && (s.plain.n == 0 || !s.plain.hidden(dv.buffer, off, dev))
 }
 
 func (s *simExecutor) step(inv *invocation) {
 	if inv.next.Kind() == program.NextRetire {
-		s.plain.publish(inv.dev) // a completion is a release
+		if s.plain.n != 0 {
+			s.plain.publish(inv.dev) // a completion is a release
+		}
 		s.remove(inv)
 		inv.comp.finish(inv.next.Err())
 		return

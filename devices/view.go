@@ -81,19 +81,28 @@ func (v *View) Coherent() bool { return v.coherent }
 
 // Load reads the word at byte offset off as this family sees it. The
 // program's step pays for the word's line (meter).
-func (v *View) Load(off int) uint32 {
+func (v *View) Load(off int) uint32 { return v.load(off, true) }
+
+// account is what a program's load of the word at off pays beyond the
+// word: its line, when the meter charges it, and a look at whether
+// another device's plain store to it is unpublished (rule 8), when some
+// store is.
+func (v *View) account(off int) {
 	if v.meter.loads(v, off) {
 		v.meter.load(v, off)
 	}
 	if v.plain != nil && v.plain.n != 0 {
 		v.plain.read(v.buffer, off, v.att.device)
 	}
-	return v.load(off)
 }
 
-// load is Load without the check of rule 8: what a waiter's wake-up looks
-// at, which is no read of the program's.
-func (v *View) load(off int) uint32 {
+// load reads the word at off as this family sees it: for a program's
+// load, accounted for (account); else, for the executor's look at a
+// waiter's word, which is no read of the program's, not.
+func (v *View) load(off int, program bool) uint32 {
+	if program && (v.meter.loads(v, off) || v.plain != nil && v.plain.n != 0) {
+		v.account(off)
+	}
 	if v.coherent {
 		return v.region.Load(off)
 	}
@@ -118,7 +127,7 @@ func (v *View) load(off int) uint32 {
 func (v *View) Store(off int, val uint32) {
 	v.meter.store()
 	if v.coherent {
-		if v.plain != nil {
+		if v.plain != nil && v.plain.n != 0 {
 			v.plain.publish(v.att.device)
 		}
 		v.region.Store(off, val)
@@ -171,9 +180,7 @@ func (v *View) WritePlain(off int, words []uint32) {
 	if v.plain != nil {
 		v.plain.wroteWords(v.buffer, off, len(words), v.att.device)
 	}
-	for i, w := range words {
-		v.region.StorePlain(off+4*i, w)
-	}
+	v.region.WritePlain(off, words)
 }
 
 // Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
@@ -212,7 +219,7 @@ func (v *View) Size() int { return v.region.Len() }
 type peeker struct{ *View }
 
 // Load reads the word as the view sees it, charging no step.
-func (p peeker) Load(off int) uint32 { return p.View.load(off) }
+func (p peeker) Load(off int) uint32 { return p.View.load(off, false) }
 
 // peek is the view for the executor's looks (peeker).
 func (v *View) peek() program.View { return peeker{v} }

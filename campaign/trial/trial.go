@@ -309,6 +309,7 @@ type trial struct {
 	closed   []*sessionPlan     // plans of closed sessions, reused for the next ones
 	term     []byte             // a fault chain being drawn
 	words    []byte             // a session's arguments in words, being drawn
+	sites    []fault.Site       // the sites armFaults shuffles
 	counter  func(*event.Event) // count, bound once
 	devs     []*devices.Device  // the fabric's devices
 }
@@ -586,9 +587,13 @@ func Sites() []fault.Site {
 	return sites
 }
 
+// armable is Sites, listed once: armFaults shuffles a copy of it.
+var armable = Sites()
+
 // armFaults sets random chains at random distinct sites.
 func (t *trial) armFaults() {
-	sites := Sites()
+	t.sites = append(t.sites[:0], armable...)
+	sites := t.sites
 	t.rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
 	n := 0
 	if t.cfg.MaxFaults > 0 {

@@ -108,11 +108,22 @@ func RoundUp(n int) int {
 func (r *Region) Len() int { return len(r.bytes) }
 
 func (r *Region) word(off int) *uint32 {
-	if off < 0 || off+4 > len(r.bytes) || off%4 != 0 {
-		panic(fmt.Sprintf("memory: word offset %d outside region of %d bytes or not 4-aligned", off, len(r.bytes)))
+	if off < 0 || off > len(r.bytes)-4 || off%4 != 0 {
+		panic(misplacedWord{off, 4, len(r.bytes)})
 	}
-	// Every region starts on a line and off is 4-aligned, so the word is aligned.
-	return (*uint32)(unsafe.Pointer(&r.bytes[off]))
+	// Every region starts on a line and off is 4-aligned, so the word is
+	// aligned; it lies in the region, as the test above made sure.
+	return (*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.bytes)), off))
+}
+
+// misplacedWord is what a load or store panics with for a word outside
+// the region or not aligned to its size: a caller's bug. It is a value
+// that makes its message only when printed, so that word and word64,
+// which every load and store calls, stay small enough to be inlined.
+type misplacedWord struct{ off, size, regionBytes int }
+
+func (m misplacedWord) Error() string {
+	return fmt.Sprintf("memory: %d-byte word offset %d outside region of %d bytes or not %d-aligned", m.size, m.off, m.regionBytes, m.size)
 }
 
 // Load reads the word at off with acquire (sequentially consistent) ordering.
@@ -128,6 +139,16 @@ func (r *Region) Store(off int, v uint32) { atomic.StoreUint32(r.word(off), v) }
 // data so before the release store of its flag, and it saves the fence
 // that every Store is on amd64 (docs/memory-model.md, rule 8).
 func (r *Region) StorePlain(off int, v uint32) { *r.word(off) = v }
+
+// WritePlain stores words from off on with plain stores, one after
+// another, as StorePlain does each.
+func (r *Region) WritePlain(off int, words []uint32) {
+	if len(words) == 0 {
+		return
+	}
+	r.word(off + 4*(len(words)-1)) // the last word is in the region
+	copy(unsafe.Slice(r.word(off), len(words)), words)
+}
 
 // Xor flips bits of the word at off atomically.
 func (r *Region) Xor(off int, mask uint32) {
@@ -191,10 +212,10 @@ func (r *Region) Load64(off int) uint64 { return atomic.LoadUint64(r.word64(off)
 func (r *Region) Store64(off int, v uint64) { atomic.StoreUint64(r.word64(off), v) }
 
 func (r *Region) word64(off int) *uint64 {
-	if off < 0 || off+8 > len(r.bytes) || off%8 != 0 {
-		panic(fmt.Sprintf("memory: 8-byte word offset %d outside region of %d bytes or not 8-aligned", off, len(r.bytes)))
+	if off < 0 || off > len(r.bytes)-8 || off%8 != 0 {
+		panic(misplacedWord{off, 8, len(r.bytes)})
 	}
-	return (*uint64)(unsafe.Pointer(&r.bytes[off]))
+	return (*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.bytes)), off))
 }
 
 // Write copies b into the region at off, for data a driver reads (a

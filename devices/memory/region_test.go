@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,19 +62,43 @@ func TestOutOfRangeAccessPanicsWithTheOffset(t *testing.T) {
 	}
 	defer r.Unmap()
 	for name, f := range map[string]func(){
-		"Load64 unaligned": func() { r.Load64(4) },
-		"Store64 past end": func() { r.Store64(64, 0) },
-		"Write past end":   func() { r.Write(60, []byte("12345")) },
-		"Read past end":    func() { r.Read(0, 65) },
-		"Addr past end":    func() { r.Addr(65) },
+		"Load64 unaligned":        func() { r.Load64(4) },
+		"Store64 past end":        func() { r.Store64(64, 0) },
+		"Load before the start":   func() { r.Load(-4) },
+		"Load past end":           func() { r.Load(64) },
+		"StorePlain unaligned":    func() { r.StorePlain(2, 0) },
+		"WritePlain past end":     func() { r.WritePlain(56, []uint32{1, 2, 3}) },
+		"WritePlain before start": func() { r.WritePlain(-4, []uint32{1, 2}) },
+		"Write past end":          func() { r.Write(60, []byte("12345")) },
+		"Read past end":           func() { r.Read(0, 65) },
+		"Addr past end":           func() { r.Addr(65) },
 	} {
 		func() {
 			defer func() {
-				if p := recover(); p == nil || !strings.Contains(p.(string), "memory:") {
+				if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "memory:") {
 					t.Errorf("%s: panic %v, want a memory: message", name, p)
 				}
 			}()
 			f()
 		}()
+	}
+}
+
+func TestWritePlainStoresEachWord(t *testing.T) {
+	r, err := Map(LineBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unmap()
+	r.WritePlain(52, []uint32{7, 8, 9}) // the last three words
+	r.WritePlain(0, nil)
+	for off := 0; off < LineBytes; off += 4 {
+		want := uint32(0)
+		if off >= 52 {
+			want = uint32(7 + (off-52)/4)
+		}
+		if got := r.Load(off); got != want {
+			t.Errorf("word at %d = %d, want %d", off, got, want)
+		}
 	}
 }
