@@ -34,20 +34,46 @@ import (
 // numbers, not pointers, so that the collector neither scans the pages nor
 // makes a store pay a write barrier.
 //
+// Most runs are published before anyone looks at them: a program writes a
+// slot's data, then the release store that publishes it, in one step. So
+// while the only unpublished words are one writer's runs, a run is only
+// listed (deferred), and a publication of that writer drops the list: the
+// pages under it hold only published epochs, which is what they must say
+// after the publication. Anything else (another writer's store, a read or
+// a waiter's look while some word is unpublished, the state hash, a long
+// list) stamps the listed runs into the pages first (settle).
+//
 // Only programs' steps reach it (their views' loads and stores, the
 // executor's look at a waiter's word, the checker's state hash at a step's
 // choice), and the simulated executor runs every step holding its lock, so
 // that lock guards it too.
 type plainWords struct {
-	n       int            // unpublished words: the fast path of every load
+	n       int            // unpublished words, deferred ones included: the fast path of every load
 	clock   uint64         // the last epoch begun
 	writers []plainWriter  // each device that made plain stores
 	buffers []*plainBuffer // the buffers written since the fabric began, each once
 	spare   []*plainBuffer // buffers' pages kept from earlier fabrics, to reuse
+	// deferred are runs of the writer at index owner, in its epoch, not
+	// yet stamped into pages, of held words: while there are any, they
+	// are all the unpublished words (n == held).
+	deferred []plainRun
+	owner    int
+	held     int
 }
 
+// plainRun is a run of words [from, to) of a buffer, by word index.
+type plainRun struct {
+	buf      *Buffer
+	from, to int
+}
+
+// plainDeferredRuns is the most runs deferred before they are stamped:
+// each run deferred is first compared with those before it.
+const plainDeferredRuns = 16
+
 // plainWriter is a device that made plain stores: its epoch, which its
-// next publication ends, and how many words it wrote last in this epoch.
+// next publication ends, and how many words stamped in pages it wrote
+// last in this epoch.
 type plainWriter struct {
 	dev   *Device
 	epoch uint64
@@ -138,17 +164,27 @@ func (p *plainWords) wrote(b *Buffer, off int, writer *Device) {
 }
 
 // wroteWords notes plain stores of writer to the n words from off on of b,
-// a page at a time. While no other writer has an unpublished word (the
-// common case: the other program published what it wrote), a word's
-// epoch is writer's current one or over, and a page's words are stamped
-// without asking whose they were.
+// which lie in b. The run is deferred while the only unpublished words
+// are writer's deferred runs, none of which it overlaps; else it is
+// stamped, a page at a time. While no other writer has an unpublished
+// word, a word's epoch is writer's current one or over, and a page's
+// words are stamped without asking whose they were.
 func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
-	pb := p.of(b, true)
+	if n <= 0 {
+		return
+	}
 	wi := p.writer(writer, true)
+	pb := p.of(b, true)
+	from, to := off/4, off/4+n
+	if p.n == p.held && (p.held == 0 || p.owner == wi && p.disjoint(b, from, to)) {
+		p.deferRun(wi, b, from, to)
+		return
+	}
+	p.settle()
 	w := &p.writers[wi]
-	for k, end := off/4, off/4+n; k < end; {
+	for k := from; k < to; {
 		pg := pb.page(k, true)
-		stop := min(end, (k/plainPageWords+1)*plainPageWords)
+		stop := min(to, (k/plainPageWords+1)*plainPageWords)
 		words := pg[k%plainPageWords : k%plainPageWords+stop-k]
 		k = stop
 		if p.n == w.words {
@@ -178,11 +214,74 @@ func (p *plainWords) wroteWords(b *Buffer, off, n int, writer *Device) {
 	}
 }
 
+// disjoint reports whether words [from, to) of b overlap no deferred run,
+// and there is room for one more.
+func (p *plainWords) disjoint(b *Buffer, from, to int) bool {
+	if len(p.deferred) >= plainDeferredRuns {
+		return false
+	}
+	for _, r := range p.deferred {
+		if r.buf == b && r.from < to && from < r.to {
+			return false
+		}
+	}
+	return true
+}
+
+// deferRun lists words [from, to) of b as written by writer wi, joining
+// the last run when it goes on from it.
+func (p *plainWords) deferRun(wi int, b *Buffer, from, to int) {
+	p.owner = wi
+	p.n += to - from
+	p.held += to - from
+	if k := len(p.deferred); k > 0 && p.deferred[k-1].buf == b && p.deferred[k-1].to == from {
+		p.deferred[k-1].to = to
+		return
+	}
+	p.deferred = append(p.deferred, plainRun{b, from, to})
+}
+
+// settle stamps the deferred runs into pages with their writer's epoch.
+// No word under them holds an unpublished epoch (they were deferred only
+// while nothing else was unpublished), so each word is stamped as it
+// stands, and n, which counts them already, stays.
+func (p *plainWords) settle() {
+	if p.held == 0 {
+		return
+	}
+	w := &p.writers[p.owner]
+	for _, r := range p.deferred {
+		pb := r.buf.plain // made when the run was deferred
+		for k := r.from; k < r.to; {
+			pg := pb.page(k, true)
+			stop := min(r.to, (k/plainPageWords+1)*plainPageWords)
+			words := pg[k%plainPageWords : k%plainPageWords+stop-k]
+			for i := range words {
+				words[i] = w.epoch
+			}
+			k = stop
+		}
+	}
+	w.words += p.held
+	p.dropDeferred()
+}
+
+// dropDeferred forgets the deferred runs.
+func (p *plainWords) dropDeferred() {
+	clear(p.deferred)
+	p.deferred, p.held = p.deferred[:0], 0
+}
+
 // publish publishes every plain store of writer: a release store of its
 // program, or its retirement. Its callers look at n first: with no
 // unpublished word, there is nothing to publish.
 func (p *plainWords) publish(writer *Device) {
-	if wi := p.writer(writer, false); wi >= 0 {
+	wi := p.writer(writer, false)
+	if p.held > 0 && p.owner == wi {
+		p.n -= p.held // all there was: the pages under the runs hold published epochs
+		p.dropDeferred()
+	}
+	if wi >= 0 {
 		w := &p.writers[wi]
 		p.n -= w.words
 		w.words = 0
@@ -194,6 +293,7 @@ func (p *plainWords) publish(writer *Device) {
 // unpublished is the writer of the word at off of b when a plain store
 // wrote it that is not yet published, with the word.
 func (p *plainWords) unpublished(b *Buffer, off int) (*Device, *uint64) {
+	p.settle()
 	pb := p.of(b, false)
 	if pb == nil {
 		return nil, nil
@@ -242,6 +342,7 @@ func (p *plainWords) hash(h *program.StateHash) {
 	if p.n == 0 {
 		return
 	}
+	p.settle()
 	bufs := slices.Clone(p.buffers)
 	slices.SortFunc(bufs, func(a, b *plainBuffer) int { return cmp.Compare(a.buf.id, b.buf.id) })
 	for _, pb := range bufs {
@@ -286,5 +387,6 @@ func (p *plainWords) reset() {
 	p.buffers = p.buffers[:0]
 	clear(p.writers)
 	p.writers = p.writers[:0]
+	p.dropDeferred()
 	p.n = 0
 }

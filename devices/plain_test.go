@@ -142,3 +142,86 @@ func TestPlainWordsWriters(t *testing.T) {
 		t.Errorf("%d unpublished words after both publications", p.n)
 	}
 }
+
+// TestPlainWordsAgreeWithAModel runs random stores, publications, reads and
+// looks (a waiter's question, then every word's writer) by two devices on
+// two buffers, mostly with no look between stores and their publication
+// (the runs rule 8 defers), and compares every answer with a model that
+// keeps each word's unpublished writer in a map.
+func TestPlainWordsAgreeWithAModel(t *testing.T) {
+	const size = 1024
+	f, gpu, npu, b0 := mmShared(t, Config{Mode: Simulated, Seed: 3}, size)
+	b1 := mmAlloc(t, mmProfile(t, f, memory.FineGrained), size)
+	devs, bufs := [2]*Device{gpu, npu}, [2]*Buffer{b0, b1}
+	type word struct{ buf, w int }
+	rng := rand.New(rand.NewPCG(11, 12))
+	looks, deferred := 0, 0
+	for round := range 40 {
+		var p plainWords
+		model := map[word]int{} // unpublished word: its writer
+		reported := map[word]bool{}
+		reports := 0
+		events := func() int {
+			return len(mmEvents(f, event.EvPlainRead, b0.id)) + len(mmEvents(f, event.EvPlainRead, b1.id))
+		}
+		before := events()
+		for range 300 {
+			d, bi := rng.IntN(2), rng.IntN(2)
+			at := rng.IntN(size / 4)
+			switch op := rng.IntN(10); {
+			case op < 5:
+				n := 1 + rng.IntN(min(40, size/4-at))
+				p.wroteWords(bufs[bi], 4*at, n, devs[d])
+				for k := at; k < at+n; k++ {
+					model[word{bi, k}] = d
+					delete(reported, word{bi, k})
+				}
+				if p.held > 0 {
+					deferred++
+				}
+			case op < 8:
+				if p.n != 0 {
+					p.publish(devs[d])
+				}
+				for k, w := range model {
+					if w == d {
+						delete(model, k)
+					}
+				}
+			case op < 9:
+				if p.n != 0 {
+					p.read(bufs[bi], 4*at, devs[d])
+				}
+				if w, ok := model[word{bi, at}]; ok && w != d && !reported[word{bi, at}] {
+					reported[word{bi, at}] = true
+					reports++
+				}
+			default:
+				looks++
+				w, unpublished := model[word{bi, at}]
+				if got := p.n != 0 && p.hidden(bufs[bi], 4*at, devs[d]); got != (unpublished && w != d) {
+					t.Fatalf("round %d: hidden(%d, word %d, %s) = %v, the model says unpublished %v by %d", round, bi, at, devs[d].name, got, unpublished, w)
+				}
+				if p.n != len(model) {
+					t.Fatalf("round %d: %d unpublished words, the model has %d", round, p.n, len(model))
+				}
+				for k := range size / 4 {
+					for bj, buf := range bufs {
+						got, _ := p.unpublished(buf, 4*k)
+						want, ok := model[word{bj, k}]
+						if ok != (got != nil) || ok && got != devs[want] {
+							t.Fatalf("round %d: buffer %d word %d unpublished by %v, the model says %v (%d)", round, bj, k, got, ok, want)
+						}
+					}
+				}
+			}
+		}
+		if got := events() - before; got != reports {
+			t.Fatalf("round %d: %d reads reported, the model reports %d", round, got, reports)
+		}
+		p.reset()
+	}
+	if looks == 0 || deferred < 100 {
+		t.Fatalf("%d looks, %d stores left deferred: the test checked too little", looks, deferred)
+	}
+}

@@ -157,10 +157,10 @@ func (v *View) keep(off int, val uint32, plain bool) {
 func (v *View) StorePlain(off int, val uint32) {
 	v.meter.store()
 	if v.coherent {
+		v.region.StorePlain(off, val) // first: a word outside the buffer panics before rule 8 notes it
 		if v.plain != nil {
 			v.plain.wrote(v.buffer, off, v.att.device)
 		}
-		v.region.StorePlain(off, val)
 		return
 	}
 	v.keep(off, val, true)
@@ -177,10 +177,10 @@ func (v *View) WritePlain(off int, words []uint32) {
 		}
 		return
 	}
+	v.region.WritePlain(off, words) // first: words outside the buffer panic before rule 8 notes them
 	if v.plain != nil {
 		v.plain.wroteWords(v.buffer, off, len(words), v.att.device)
 	}
-	v.region.WritePlain(off, words)
 }
 
 // Flip flips bits of a word in memory, as a fault would (no ordering, no drain).
