@@ -25,7 +25,8 @@ import (
 // device's own generator, seeded from the fabric's seed and the device.
 type meter struct {
 	timing  *program.Timing
-	active  bool // a step is running
+	active  bool // a step is running, under a timing whose memory operations cost (costly)
+	costly  bool // the timing charges memory operations or stalls steps
 	owed    time.Duration
 	touched bool // the step made a memory operation
 	// last and line are the line the step last paid for: of the buffer
@@ -40,11 +41,15 @@ type meter struct {
 // renew readies the meter for a fabric of timing t and seed.
 func (m *meter) renew(t *program.Timing, seed uint64, actor event.Actor) {
 	m.timing, m.active, m.owed, m.touched, m.last = t, false, 0, false, meterKey{}
+	m.costly = t.HostToGPU != 0 || t.NPUDMALine != 0 || t.Stall > 0
 	m.rng.Seed(seed, 0x7157a11<<8|uint64(actor))
 }
 
-// begin begins a step.
-func (m *meter) begin() { m.active, m.owed, m.touched, m.last, m.line = true, 0, false, meterKey{}, -1 }
+// begin begins a step. Under a timing that charges nothing, the meter
+// stays inactive: the step owes nothing whatever it does.
+func (m *meter) begin() {
+	m.active, m.owed, m.touched, m.last, m.line = m.costly, 0, false, meterKey{}, -1
+}
 
 // meterKey names the lines of one buffer through one queue family: the
 // buffer's id and the family's ordinal.
