@@ -340,6 +340,8 @@ func (g *GPU) Close() error {
 	g.control.Store(ctlStop, 1)
 	g.control.Store(ctlPing, pingStop)
 	_ = g.waitIdle(stopTimeout)
+	modules := g.modules
+	g.modules = nil
 	g.mu.Unlock()
 	out, releaseErr := g.pinned.Release()
 	err := g.thread.do(func() error {
@@ -353,6 +355,9 @@ func (g *GPU) Close() error {
 		g.thread.stop()
 		_ = g.scratch.Unmap()
 		_ = g.image.Unmap()
+		for _, m := range modules {
+			_ = m.image.Unmap()
+		}
 	}
 	return err
 }

@@ -43,25 +43,44 @@ type userModule struct {
 	module, fn uintptr
 }
 
+// moduleKey is a kernel as Load is asked for it: its PTX and entry.
+type moduleKey struct{ ptx, entry string }
+
 // Load compiles ptx and finds entry in it, in the execution context: a
 // PTX that does not load or an entry that is not in it is an error here,
-// before anything is dispatched.
+// before anything is dispatched. A kernel loaded before is given again,
+// not compiled again (GPU.modules).
 func (g *GPU) Load(ptx []byte, entry string) (kernel.Module, error) {
 	if len(entry) == 0 || len(entry) > maxEntry {
 		return nil, failure.Errorf(failure.Invalid, "kernel", "the entry %q must be a kernel's name of 1 to %d bytes", entry, maxEntry)
+	}
+	key := moduleKey{string(ptx), entry}
+	g.mu.Lock()
+	m, ok := g.modules[key]
+	g.mu.Unlock()
+	if ok {
+		return m, nil
 	}
 	image, err := memory.Map(len(ptx) + 1)
 	if err != nil {
 		return nil, err
 	}
 	image.Write(0, ptx)
-	m := &userModule{g: g, image: image, entry: entry}
+	m = &userModule{g: g, image: image, entry: entry}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if loaded, ok := g.modules[key]; ok { // another Load of it came first
+		_ = image.Unmap()
+		return loaded, nil
+	}
 	if err := m.load(); err != nil {
 		_ = image.Unmap()
 		return nil, err
 	}
+	if g.modules == nil {
+		g.modules = make(map[moduleKey]*userModule)
+	}
+	g.modules[key] = m
 	return m, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/residentlua/residentlua/backends/cuda"
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/program"
@@ -127,5 +128,42 @@ func TestUserKernelLoadErrors(t *testing.T) {
 	}
 	if _, err := launcher.Load(ptx, "no_such_kernel"); err == nil || !strings.Contains(err.Error(), `the PTX has no kernel entry "no_such_kernel"`) {
 		t.Errorf("Load of a missing entry: %v", err)
+	}
+}
+
+// TestLoadingAKernelAgainGivesTheModuleLoadedBefore checks that the GPU keeps
+// what it compiled: the same PTX and entry give the same module, another
+// entry or a Load that failed is not taken for it, and after Close a Load
+// is refused.
+func TestLoadingAKernelAgainGivesTheModuleLoadedBefore(t *testing.T) {
+	g, err := cuda.Open()
+	if err != nil {
+		t.Skipf("skipped: this test needs a CUDA GPU: %v", err)
+	}
+	ptx, err := os.ReadFile(examplePTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := g.Load(ptx, exampleEntry)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	again, err := g.Load(append([]byte(nil), ptx...), exampleEntry)
+	if err != nil || again != first {
+		t.Errorf("a second Load of the kernel = %v, %v; want the module loaded first", again, err)
+	}
+	if _, err := g.Load(ptx, "no_such_kernel"); err == nil {
+		t.Error("a Load of another entry was given the loaded kernel")
+	}
+	for i := range 2 {
+		if _, err := g.Load([]byte("this is not PTX"), "k"); err == nil {
+			t.Errorf("Load %d of garbage succeeded", i)
+		}
+	}
+	if err := g.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := g.Load(ptx, exampleEntry); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Load after Close = %v, want the closed backend refused", err)
 	}
 }

@@ -337,10 +337,12 @@ func TestClosingTheFabricClosesTheAccelerator(t *testing.T) {
 	}
 }
 
-// The exchange's kernel is loaded (a JIT compile on real hardware) once
-// per accelerator, not per session; a kernel that does not load refuses the
-// session before anything is dispatched.
-func TestTheKernelIsLoadedOncePerAccelerator(t *testing.T) {
+// Each session asks its GPU's launcher for the exchange's kernel, which the
+// launcher keeps compiled (backends/cuda does: a JIT compile once a GPU);
+// the exchange keeps nothing of its own, so no closed GPU stays reachable
+// from it. A kernel that does not load refuses the session before anything
+// is dispatched.
+func TestEachSessionAsksTheLauncherForTheKernel(t *testing.T) {
 	g := &fakeGPU{}
 	f := fakeFabric(t, g)
 	for i := 0; i < 3; i++ {
@@ -353,8 +355,8 @@ func TestTheKernelIsLoadedOncePerAccelerator(t *testing.T) {
 			t.Fatalf("session %d: Close = %v", i, out)
 		}
 	}
-	if n := g.loads.Load(); n != 1 {
-		t.Errorf("the kernel was loaded %d times for 3 sessions, want once", n)
+	if n := g.loads.Load(); n != 3 {
+		t.Errorf("the launcher was asked for the kernel %d times for 3 sessions, want once a session", n)
 	}
 	bad := fakeFabric(t, &fakeGPU{loadErr: errors.New("the PTX does not load")})
 	_, err := engine.Open(bad.First(devices.GPU), bad.First(devices.NPU), exchange.Programs(exchange.Default()))

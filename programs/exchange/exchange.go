@@ -235,7 +235,7 @@ func kernelOf(gpu *devices.Device, startup *devices.Buffer) (kernel.Module, erro
 	if !ok {
 		return nil, failure.Errorf(failure.Unsupported, "startup", "%s (%s) cannot launch the exchange kernel", gpu.Name(), accel.Describe())
 	}
-	module, err := moduleOf(launcher)
+	module, err := launcher.Load(kernelPTX, kernelEntry) // the launcher keeps what it compiled
 	if err != nil {
 		return nil, failure.Errorf(failure.Device, "startup", "%s (%s) could not load the exchange kernel: %w", gpu.Name(), accel.Describe(), err)
 	}

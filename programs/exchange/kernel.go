@@ -2,7 +2,6 @@ package exchange
 
 import (
 	_ "embed"
-	"sync"
 
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
@@ -25,32 +24,6 @@ var kernelPTX []byte
 
 // kernelEntry is the kernel's entry in kernelPTX.
 const kernelEntry = "exchange_gpu"
-
-// loaded holds the exchange's kernel loaded on each launcher, so that a
-// session does not compile the PTX again (loading it is a JIT compile); a
-// backend's module loads itself again after a reset of its device.
-var loaded struct {
-	mu      sync.Mutex
-	modules map[kernel.Launcher]kernel.Module
-}
-
-// moduleOf is the exchange's kernel loaded on l, loading it the first time.
-func moduleOf(l kernel.Launcher) (kernel.Module, error) {
-	loaded.mu.Lock()
-	defer loaded.mu.Unlock()
-	if m, ok := loaded.modules[l]; ok {
-		return m, nil
-	}
-	m, err := l.Load(kernelPTX, kernelEntry)
-	if err != nil {
-		return nil, err
-	}
-	if loaded.modules == nil {
-		loaded.modules = make(map[kernel.Launcher]kernel.Module)
-	}
-	loaded.modules[l] = m
-	return m, nil
-}
 
 // kernelExchange is the GPU half of an exchange on an accelerator. It is a
 // step machine like every program, run by the device's real-time goroutine,

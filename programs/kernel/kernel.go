@@ -31,7 +31,9 @@ const (
 type Launcher interface {
 	// Load compiles ptx and finds the kernel entry in it: a PTX that does
 	// not load, or an entry that does not exist, is an error here, before
-	// anything is dispatched.
+	// anything is dispatched. A launcher keeps what it compiled: the same
+	// PTX and entry again give the module loaded before (a session of the
+	// built-in exchange loads its kernel each time).
 	Load(ptx []byte, entry string) (Module, error)
 }
 
