@@ -25,14 +25,13 @@ import (
 // 600 in a standard trial), so a store costs a few loads and stores: each
 // buffer reaches pages of its words (plainBuffer), each word holding the
 // epoch in which its last writer stored it. Epochs are numbered by one
-// clock that only goes forward, so no two writers, in this fabric or an
-// earlier one, ever had the same epoch: a word is unpublished while some
-// writer is still in the epoch it holds, and a writer publishes every word
-// it wrote at once by starting its next epoch. So pages are kept from one
-// fabric to the next (a trial makes its buffers anew) without being
-// cleared: what an earlier fabric left in them is published. Words hold
-// numbers, not pointers, so that the collector neither scans the pages nor
-// makes a store pay a write barrier.
+// clock, so no two writers of the fabric ever had the same epoch: a word
+// is unpublished while some writer is still in the epoch it holds, and a
+// writer publishes every word it wrote at once by starting its next epoch.
+// Words hold numbers, not pointers, so that the collector neither scans
+// the pages nor makes a store pay a write barrier; and a fabric begun anew
+// (a trial makes its buffers anew) gives the pages, cleared, to its new
+// buffers.
 //
 // Most runs are published before anyone looks at them: a program writes a
 // slot's data, then the release store that publishes it, in one step. So
@@ -372,14 +371,19 @@ const (
 )
 
 // reset forgets every word, buffer and writer: a fabric begun anew (whose
-// devices may be new ones). The buffers' pages are kept, as they are, for
-// the next fabric's buffers (up to plainSpares buffers of plainSparePages):
-// every epoch in them is over. A buffer kept from before (a handle the
-// renewal made stale) gets a new plainBuffer if it is ever written again.
+// devices may be new ones). The buffers' pages are kept, cleared, for the
+// next fabric's buffers (up to plainSpares buffers of plainSparePages). A
+// buffer kept from before (a handle the renewal made stale) gets a new
+// plainBuffer if it is ever written again.
 func (p *plainWords) reset() {
 	for _, pb := range p.buffers {
 		pb.buf.plain, pb.buf = nil, nil
 		if len(p.spare) < plainSpares && cap(pb.pages) <= plainSparePages {
+			for _, pg := range pb.pages {
+				if pg != nil {
+					clear(pg[:])
+				}
+			}
 			p.spare = append(p.spare, pb)
 		}
 	}
@@ -388,5 +392,5 @@ func (p *plainWords) reset() {
 	clear(p.writers)
 	p.writers = p.writers[:0]
 	p.dropDeferred()
-	p.n = 0
+	p.n, p.clock = 0, 0
 }

@@ -66,10 +66,10 @@ func randomPlainOps(rng *rand.Rand, n, words int) []plainOp {
 }
 
 // TestPlainWordsKeptPagesReadAsFresh checks that rule 8's bookkeeping,
-// whose pages a fabric begun anew keeps as they are (holding the epochs
-// of the fabric before), answers every question as one that never had a
-// page: the same unpublished words, writers and reports after each of a
-// run of random stores, publications and reads, across page boundaries.
+// whose pages a fabric begun anew keeps for its new buffers, answers every
+// question as one that never had a page: the same unpublished words,
+// writers and reports after each of a run of random stores, publications
+// and reads, across page boundaries.
 func TestPlainWordsKeptPagesReadAsFresh(t *testing.T) {
 	const size = 1024 // 256 words: four pages
 	f, gpu, npu, b := mmShared(t, Config{Mode: Simulated, Seed: 3}, size)
