@@ -83,25 +83,18 @@ func (v *View) Coherent() bool { return v.coherent }
 // program's step pays for the word's line (meter).
 func (v *View) Load(off int) uint32 { return v.load(off, true) }
 
-// account is what a program's load of the word at off pays beyond the
-// word: its line, when the meter charges it, and a look at whether
-// another device's plain store to it is unpublished (rule 8), when some
-// store is.
-func (v *View) account(off int) {
-	if v.meter.loads(v, off) {
-		v.meter.load(v, off)
-	}
-	if v.plain != nil && v.plain.n != 0 {
-		v.plain.read(v.buffer, off, v.att.device)
-	}
-}
-
-// load reads the word at off as this family sees it: for a program's
-// load, accounted for (account); else, for the executor's look at a
-// waiter's word, which is no read of the program's, not.
+// load reads the word at off as this family sees it. A program's load
+// (program) pays for the word's line when the meter charges it, and is
+// looked at by rule 8 while some word is unpublished; the executor's look
+// at a waiter's word, which is no read of the program's, is neither.
 func (v *View) load(off int, program bool) uint32 {
-	if program && (v.meter.loads(v, off) || v.plain != nil && v.plain.n != 0) {
-		v.account(off)
+	if program {
+		if v.meter.loads(v, off) {
+			v.meter.load(v, off)
+		}
+		if v.plain != nil && v.plain.n != 0 {
+			v.plain.read(v.buffer, off, v.att.device)
+		}
 	}
 	if v.coherent {
 		return v.region.Load(off)
