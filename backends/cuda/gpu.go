@@ -127,11 +127,11 @@ type GPU struct {
 	alignedAt   time.Duration        // when the clocks were last aligned, by clock
 	clockOffset atomic.Int64         // kernel clock minus fabric clock, in ns
 	closed      bool
-	// modules keeps each kernel Load compiled, by its PTX and entry, until
-	// the GPU is closed: loading is a JIT compile, and every session of
-	// the built-in exchange (or a script's resident.kernel) loads the same
-	// kernel again.
-	modules map[moduleKey]*userModule
+	// modules keeps each kernel Load compiled, by its entry (and, among
+	// those of one entry, its PTX), until the GPU is closed: loading is a
+	// JIT compile, and every session of the built-in exchange (or a
+	// script's resident.kernel) loads the same kernel again.
+	modules map[string][]*userModule
 
 	lentMu sync.Mutex   // guards lent; taken under mu or alone, never the other way
 	lent   []pinnedLoan // the driver's allocations the arena carves

@@ -355,7 +355,9 @@ func (g *GPU) Close() error {
 		g.thread.stop()
 		_ = g.scratch.Unmap()
 		_ = g.image.Unmap()
-		for _, m := range modules {
+	}
+	for _, ms := range modules { // the driver read the images as it loaded them, and nothing loads now
+		for _, m := range ms {
 			_ = m.image.Unmap()
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // backend's methods from drifting away from it unnoticed.
 var _ kernel.Launcher = (*GPU)(nil)
 
-// The argument block of a user's kernel, at ctlUserArgs: docs/cuda.md gives
+// The argument block of a loaded kernel (a user's or the exchange's), at ctlUserArgs: docs/cuda.md gives
 // it as the C struct ResidentArgs.
 const (
 	userStartup  = ctlUserArgs + 0   // const u32 *startup
@@ -33,18 +33,16 @@ const (
 	maxEntry = 200 // bytes of an entry's name
 )
 
-// userModule is a user's kernel loaded into the execution context of one
+// userModule is a kernel (a user's or the exchange's) loaded into the execution context of one
 // generation; a reset makes a new context, and Launch loads it again.
 type userModule struct {
 	g          *GPU
 	image      *memory.Region // the PTX, NUL-terminated
+	ptx        string         // the PTX, which a Load of it again finds
 	entry      string
 	generation uint64
 	module, fn uintptr
 }
-
-// moduleKey is a kernel as Load is asked for it: its PTX and entry.
-type moduleKey struct{ ptx, entry string }
 
 // Load compiles ptx and finds entry in it, in the execution context: a
 // PTX that does not load or an entry that is not in it is an error here,
@@ -54,33 +52,27 @@ func (g *GPU) Load(ptx []byte, entry string) (kernel.Module, error) {
 	if len(entry) == 0 || len(entry) > maxEntry {
 		return nil, failure.Errorf(failure.Invalid, "kernel", "the entry %q must be a kernel's name of 1 to %d bytes", entry, maxEntry)
 	}
-	key := moduleKey{string(ptx), entry}
 	g.mu.Lock()
-	m, ok := g.modules[key]
-	g.mu.Unlock()
-	if ok {
-		return m, nil
+	defer g.mu.Unlock()
+	for _, m := range g.modules[entry] {
+		if m.ptx == string(ptx) { // compared in place: no copy of the PTX
+			return m, nil
+		}
 	}
 	image, err := memory.Map(len(ptx) + 1)
 	if err != nil {
 		return nil, err
 	}
 	image.Write(0, ptx)
-	m = &userModule{g: g, image: image, entry: entry}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if loaded, ok := g.modules[key]; ok { // another Load of it came first
-		_ = image.Unmap()
-		return loaded, nil
-	}
+	m := &userModule{g: g, image: image, ptx: string(ptx), entry: entry}
 	if err := m.load(); err != nil {
 		_ = image.Unmap()
 		return nil, err
 	}
 	if g.modules == nil {
-		g.modules = make(map[moduleKey]*userModule)
+		g.modules = make(map[string][]*userModule)
 	}
-	g.modules[key] = m
+	g.modules[entry] = append(g.modules[entry], m)
 	return m, nil
 }
 

@@ -184,7 +184,7 @@ func Prepare(startup *devices.Buffer, gpu, npu *devices.Device, cfg Config, owne
 	}
 	gl, gp, err := views(gpu, gfam)
 	if err == nil {
-		*r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}}
+		*r.gpu = gpuExchange{half: half{x: x, line: gl, payload: gp, observer: program.NewObserver(fault.GPURun)}, data: make([]uint32, x.words())}
 		var prog program.Program = r.gpu
 		if module != nil {
 			prog = &kernelExchange{x: x, module: module, startup: startup}

@@ -211,9 +211,6 @@ func (p *gpuExchange) Step(env program.Env) program.Next {
 			}
 			p.op = opWrite
 		case opWrite:
-			if len(p.data) != x.words() {
-				p.data = make([]uint32, x.words())
-			}
 			for i := range p.data {
 				p.data[i] = Pattern(x.owner, p.g, i)
 			}

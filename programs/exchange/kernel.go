@@ -6,7 +6,6 @@ import (
 	"github.com/residentlua/residentlua/devices"
 	"github.com/residentlua/residentlua/devices/event"
 	"github.com/residentlua/residentlua/devices/failure"
-	"github.com/residentlua/residentlua/devices/fault"
 	"github.com/residentlua/residentlua/devices/memory"
 	"github.com/residentlua/residentlua/devices/program"
 	"github.com/residentlua/residentlua/programs/kernel"
@@ -27,11 +26,11 @@ const kernelEntry = "exchange_gpu"
 
 // kernelExchange is the GPU half of an exchange on an accelerator. It is a
 // step machine like every program, run by the device's real-time goroutine,
-// but it is a devices.Starter: Dispatch has it launch the kernel (Start),
+// but it is a program.Starter: Dispatch has it launch the kernel (Start),
 // and its steps only watch the kernel's mapped status block: the kernel
 // itself polls the startup word and produces the generations. It reports
 // the observation when the kernel does and retires when the kernel does,
-// and rings the doorbell (devices.Env.Ring) whenever the kernel publishes a
+// and rings the doorbell (program.Env.Ring) whenever the kernel publishes a
 // generation, so that a sleeping NPU wakes as it would for a host write.
 type kernelExchange struct {
 	x       *Exchange
@@ -101,16 +100,7 @@ func (p *kernelExchange) Start(env program.Env) error {
 		Values:     []int64{int64(cfg.Rounds), int64(cfg.Credits), int64(cfg.SlotBytes)},
 		AwaitStart: true,
 	}
-	switch fired := env.Fault(fault.GPURun); fired.Action {
-	case fault.Hang:
-		b.Mode = kernel.ModeHang
-	case fault.Crash:
-		b.Mode, p.crash = kernel.ModeCrash, fired.Message
-	case fault.IgnoreAbort:
-		b.Mode = kernel.ModeIgnoreAbort
-	case fault.Delay:
-		b.Delay = fired.Delay
-	}
+	p.crash = b.RunFault(env)
 	running, err := p.module.Launch(b)
 	if err != nil {
 		return failure.Errorf(failure.Device, "dispatch", "%s could not launch the kernel: %w", env.DeviceName(), err)

@@ -183,18 +183,27 @@ func NewProgram(module Module, entry string, block Block) (*Program, error) {
 	return &Program{module: module, name: entry, block: block}, nil
 }
 
-// Start applies the run fault to the kernel's mode and launches it.
-func (p *Program) Start(env program.Env) error {
+// RunFault hits the gpu.run fault for a kernel about to be launched and
+// sets b's Mode and Delay to what fired: a kernel consults no fault plane,
+// so the fault shapes how it runs. It returns the crash's message when a
+// crash fired, for the kernel's ending.
+func (b *Block) RunFault(env program.Env) (crash string) {
 	switch fired := env.Fault(fault.GPURun); fired.Action {
 	case fault.Hang:
-		p.block.Mode = ModeHang
+		b.Mode = ModeHang
 	case fault.Crash:
-		p.block.Mode, p.crash = ModeCrash, fired.Message
+		b.Mode, crash = ModeCrash, fired.Message
 	case fault.IgnoreAbort:
-		p.block.Mode = ModeIgnoreAbort
+		b.Mode = ModeIgnoreAbort
 	case fault.Delay:
-		p.block.Delay = fired.Delay
+		b.Delay = fired.Delay
 	}
+	return crash
+}
+
+// Start applies the run fault to the kernel's mode and launches it.
+func (p *Program) Start(env program.Env) error {
+	p.crash = p.block.RunFault(env)
 	r, err := p.module.Launch(p.block)
 	if err != nil {
 		return fmt.Errorf("%s could not launch kernel %s: %w", env.DeviceName(), p.name, err)

@@ -14,10 +14,10 @@ import (
 // fire there. The program registers such a site here with its reason, and a
 // hardware backend refuses it (backend.FaultSupport) without knowing the
 // program.
-var unhonoured struct {
+var unhonoured = struct {
 	mu  sync.Mutex
 	why map[fault.Site]string
-}
+}{why: map[fault.Site]string{}}
 
 // Unhonoured registers site as one a kernel on real hardware cannot honour,
 // for why, which a refusal quotes. A program calls it as it defines the
@@ -25,9 +25,6 @@ var unhonoured struct {
 func Unhonoured(site fault.Site, why string) {
 	unhonoured.mu.Lock()
 	defer unhonoured.mu.Unlock()
-	if unhonoured.why == nil {
-		unhonoured.why = make(map[fault.Site]string)
-	}
 	unhonoured.why[site] = why
 }
 
