@@ -1,7 +1,9 @@
 package lua51
 
 import (
+	"context"
 	"runtime"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -99,4 +101,36 @@ func TestDefaultMemoryLimit(t *testing.T) {
 	if limit := DefaultMemoryLimit(); limit <= 0 || limit > half {
 		t.Errorf("DefaultMemoryLimit() = %d, want at most half the machine's %d bytes", limit, 2*half)
 	}
+}
+
+// TestMemoryIsCheckedAcrossShortResumes runs a coroutine that grows a table
+// a few instructions at a time, resumed from the host step by step (as a
+// device program is): however short each resume, the instructions add up
+// to the memory budget's checks, and the growth ends in "not enough memory".
+func TestMemoryIsCheckedAcrossShortResumes(t *testing.T) {
+	runtime.GC()
+	L := NewState(Options{MemoryLimit: int64(heapBytes()) + 16<<20})
+	defer L.Close()
+	fn, err := L.LoadString(`local t = {}
+		while true do
+			t[#t + 1] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32}
+			coroutine.yield()
+		end`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := L.NewThread()
+	for step := range 2_000_000 {
+		st, _, err := ResumeBudget(context.Background(), L, th, fn, 1_000_000)
+		if err != nil {
+			if !strings.Contains(err.Error(), "not enough memory") {
+				t.Fatalf("step %d: %v, want not enough memory", step, err)
+			}
+			return
+		}
+		if st != lua.ResumeYield {
+			t.Fatalf("step %d: the coroutine ended (%v)", step, st)
+		}
+	}
+	t.Fatal("2,000,000 short resumes grew the table past the memory budget with no check")
 }

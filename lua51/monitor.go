@@ -46,7 +46,8 @@ type monitor struct {
 	period   int64 // the length of the current countdown
 	executed int64 // instructions run before the current countdown
 
-	memoryAt int64 // the count of instructions at which the memory budget is next checked
+	memoryAt  int64 // the count of instructions at which the memory budget is next checked
+	nextCheck int64 // the count at which the host's context and the memory are next looked at
 
 	// ended is what Done returns: nil, or a closed channel once a look at
 	// the host's context found it ended.
@@ -63,7 +64,7 @@ type monitor struct {
 
 // newMonitor makes the monitor of a universe with the memory limit given.
 func newMonitor(memoryLimit int64) *monitor {
-	m := &monitor{memory: memoryBudget{limit: memoryLimit}, mainThread: &scriptThread{}}
+	m := &monitor{memory: memoryBudget{limit: memoryLimit}, mainThread: &scriptThread{}, nextCheck: checkEvery}
 	m.schedule()
 	return m
 }
@@ -76,28 +77,45 @@ func (m *monitor) newContext(L *lua.LState, thread *scriptThread) *threadContext
 // now is the number of instructions the universe has run.
 func (m *monitor) now() int64 { return m.executed + m.period - m.ticks }
 
-// schedule starts the countdown to the next check: checkEvery
-// instructions (hostPollEvery while a host's context may end), or what is
-// left of the instruction budget.
+// schedule starts the countdown to the next check: at nextCheck, or at
+// the end of the instruction budget when that comes first. Starting it
+// again (a budget begun or ended, a host's call) does not put the next
+// check off: a host that calls into Lua in short pieces (a device
+// program's steps) still reaches it.
 func (m *monitor) schedule() {
 	m.executed = m.now()
-	period := int64(checkEvery)
-	if m.host != nil {
-		period = hostPollEvery
-	}
+	period := max(m.nextCheck-m.executed, 1)
 	if m.budgeted {
 		period = max(min(period, m.budgetEnd-m.executed), 1)
 	}
 	m.period, m.ticks = period, period
 }
 
+// restart starts the countdown again once it is over, moving the next
+// check on when this one was it: checkEvery instructions on, or
+// hostPollEvery while a host's context may end.
+func (m *monitor) restart() {
+	if now := m.now(); now >= m.nextCheck {
+		every := int64(checkEvery)
+		if m.host != nil {
+			every = hostPollEvery
+		}
+		m.nextCheck = now + every
+	}
+	m.schedule()
+}
+
 // setHost makes ctx the context of the host's call and returns the one it
-// replaces. Lua code stops at once when ctx has ended.
+// replaces. Lua code stops at once when ctx has ended, and the next check
+// comes within a poll while it has not.
 func (m *monitor) setHost(ctx context.Context) context.Context {
 	old := m.host
 	m.host, m.ended = ctx, nil
 	m.pollHost()
-	m.schedule()
+	if m.host != nil && m.nextCheck > m.now()+hostPollEvery {
+		m.nextCheck = m.now() + hostPollEvery
+		m.schedule()
+	}
 	return old
 }
 
@@ -194,9 +212,15 @@ func (c *threadContext) tick() {
 	if m.ticks > 0 {
 		return
 	}
-	m.schedule()
+	m.restart()
 	m.stopIfOver(L, 0)
 	m.pollHost()
+	m.checkMemory(L)
+}
+
+// checkMemory checks the memory budget when checkEvery instructions ran
+// since it last did: reading the heap's size costs more than a poll.
+func (m *monitor) checkMemory(L *lua.LState) {
 	if m.executed >= m.memoryAt {
 		m.memoryAt = m.executed + checkEvery
 		m.memory.check(L, 0)
@@ -252,9 +276,11 @@ func (b *meter) built(size int) {
 
 // charge counts the work of a library function called in L's universe (a
 // pattern search, a sort, a string it builds) as n instructions, so that a
-// long Go call is bounded as Lua code is: every checkEvery instructions it
-// stops a call past its instruction budget, stops the host's call whose
-// context ended (Ctrl-C, a time limit), and checks the memory budget. A
+// long Go call is bounded as Lua code is: at each check (every
+// hostPollEvery instructions while a host's context may end, else every
+// checkEvery) it stops a call past its instruction budget and the host's
+// call whose context ended (Ctrl-C, a time limit), and every checkEvery
+// instructions it checks the memory budget. A
 // monitor of nil (a state Install did not set up) counts nothing.
 func (m *monitor) charge(L *lua.LState, n int64) {
 	if m == nil {
@@ -263,7 +289,7 @@ func (m *monitor) charge(L *lua.LState, n int64) {
 	if m.ticks -= n; m.ticks > 0 {
 		return
 	}
-	m.schedule()
+	m.restart()
 	m.stopIfOver(L, 1) // the library function's caller, as luaL_error says
 	if m.host != nil {
 		if err := m.host.Err(); err != nil {
@@ -271,7 +297,7 @@ func (m *monitor) charge(L *lua.LState, n int64) {
 			L.RaiseError("%s", err.Error())
 		}
 	}
-	m.memory.check(L, 0)
+	m.checkMemory(L)
 }
 
 // entry is what enter changed, for leave to undo.
