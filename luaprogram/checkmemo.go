@@ -35,10 +35,12 @@ type memoKey struct {
 
 // Bounds of the memo: a check that reaches more memory than maxMemoBytes
 // runs every time (gathering its inputs would cost about what it does),
-// and once it holds maxMemoTotal bytes of inputs the memo starts again.
+// and once it holds maxMemoTotal bytes (its inputs, and memoEntryBytes an
+// entry for the map's and the slice's own) the memo starts again.
 const (
-	maxMemoBytes = 64 << 10
-	maxMemoTotal = 4 << 20
+	maxMemoBytes   = 64 << 10
+	maxMemoTotal   = 4 << 20
+	memoEntryBytes = 64
 )
 
 // inputs gathers what in's check reads, run as s: the session, and each
@@ -96,9 +98,9 @@ func (c *checkMemo) passes(key memoKey) bool {
 
 // remember records that the check passed with the inputs of key.
 func (c *checkMemo) remember(key memoKey) {
-	if c.passed == nil || c.bytes+len(c.buf) > maxMemoTotal {
+	if c.passed == nil || c.bytes+len(c.buf)+memoEntryBytes > maxMemoTotal {
 		c.passed, c.bytes = map[memoKey][][]byte{}, 0
 	}
 	c.passed[key] = append(c.passed[key], bytes.Clone(c.buf))
-	c.bytes += len(c.buf)
+	c.bytes += len(c.buf) + memoEntryBytes
 }

@@ -265,10 +265,7 @@ func (m *machine) argsOf(a Args) lua.LValue {
 	m.args, m.argsFields = nil, m.argsFields[:0]
 	if t, ok := v.(*lua.LTable); ok && a.flat() {
 		m.args, m.argsFor = t, a
-		root := a.root.(*table)
-		for i, k := range root.keys { // in the order lua set them
-			m.argsFields = append(m.argsFields, field{lua.LString(k.(string)), toLua(m.L, root.vals[i])})
-		}
+		t.ForEach(func(k, v lua.LValue) { m.argsFields = append(m.argsFields, field{k, v}) }) // in the order lua set them
 	}
 	return v
 }
@@ -299,8 +296,9 @@ func (m *machine) asMade(env *lua.LTable) bool {
 	return len(m.globals) > 0 && nothingElse(env, m.globals[0].k, lua.LString("_G"))
 }
 
-// holdsOnly reports whether t, a library's copy, holds exactly fields and
-// has no metatable.
+// holdsOnly reports whether t (a library's copy, the arguments' copy)
+// holds exactly fields, numbers compared bit for bit (same), and has no
+// metatable.
 func holdsOnly(t *lua.LTable, fields []field) bool {
 	if t.Metatable != lua.LNil {
 		return false
